@@ -1,0 +1,34 @@
+import type { Command } from 'commander';
+import { readyLine, startPlatform } from '../../server/main.ts';
+import { configFromOptions, startFailure, withPlatformOptions } from '../platform.ts';
+import { exitCodes } from '../output.ts';
+
+export function registerServe(program: Command): void {
+  withPlatformOptions(program.command('serve'))
+    .description('Start the platform (CAP, Orchestrator, LMS) and keep it running until SIGINT or SIGTERM')
+    .action(async (options: Record<string, unknown>) => {
+      const config = configFromOptions(options);
+      let platform;
+      try {
+        platform = await startPlatform(config);
+      } catch (err) {
+        const message = startFailure(err);
+        if (!message) throw err;
+        process.stderr.write(`capctl serve: ${message}\n`);
+        process.exitCode = exitCodes.failed;
+        return;
+      }
+      process.stdout.write(`${readyLine(platform.urls)}\n`);
+      await new Promise<void>((resolve) => {
+        const shutdown = (signal: string) => {
+          platform.logger.info({ signal }, 'stopping');
+          process.off('SIGINT', shutdown);
+          process.off('SIGTERM', shutdown);
+          void platform.stop().then(resolve);
+        };
+        process.on('SIGINT', shutdown);
+        process.on('SIGTERM', shutdown);
+      });
+      process.exitCode = exitCodes.ok;
+    });
+}

@@ -1,0 +1,33 @@
+import { Command, CommanderError } from 'commander';
+import { UsageError, exitCodes } from './output.ts';
+import { registerServe } from './commands/serve.ts';
+import { registerDemo } from './commands/demo.ts';
+import { registerGrpc } from './commands/grpc.ts';
+
+/** Builds the capctl program. Each command module adds its own subcommands. */
+export function buildProgram(): Command {
+  const program = new Command('capctl')
+    .description('Run, seed, script and verify the CAP platform reference')
+    .showHelpAfterError()
+    .exitOverride();
+  for (const register of [registerServe, registerDemo, registerGrpc]) register(program);
+  return program;
+}
+
+/** Runs capctl and resolves to the process exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : exitCodes.ok;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      return err.exitCode === 0 ? exitCodes.ok : exitCodes.usage;
+    }
+    if (err instanceof UsageError) {
+      process.stderr.write(`capctl: ${err.message}\n`);
+      return exitCodes.usage;
+    }
+    throw err;
+  }
+}

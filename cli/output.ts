@@ -1,0 +1,17 @@
+/** Exit codes shared by every capctl command (README, "Exit codes"). */
+export const exitCodes = {
+  ok: 0,
+  failed: 1,
+  usage: 2,
+  unreachable: 3,
+} as const;
+
+/** A mistake in how capctl was called or configured: printed as one line, exit code 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/** Prints a value for machines (`--json`) or a line for people. */
+export function print(value: unknown, asJson: boolean, human: () => string): void {
+  process.stdout.write(asJson ? `${JSON.stringify(value, null, 2)}\n` : `${human()}\n`);
+}

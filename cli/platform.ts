@@ -1,0 +1,57 @@
+import { Command } from 'commander';
+import { ConfigError, resolveConfig, type ConfigInput, type PlatformConfig } from '../server/platform/config.ts';
+import { DataDirBusyError } from '../server/platform/db/embedded.ts';
+import { PortInUseError } from '../server/platform/http/app.ts';
+import { UsageError } from './output.ts';
+
+/** The platform options shared by `serve` and `demo`. Values are validated by resolveConfig, not here. */
+export function withPlatformOptions(command: Command): Command {
+  return command
+    .option('--host <host>', 'address to listen on (env CAPCTL_HOST)')
+    .option('--port <port>', 'gateway port serving /v1/ol, /v1/cap and /v1/lms (env PORT, default 4000)')
+    .option('--ol-port <port>', 'Orchestrator listener, prefix /v1 (env OL_PORT, default 4300)')
+    .option('--cap-port <port>', 'CAP listener, prefix /v1 (env CAP_PORT, default 4100)')
+    .option('--lms-port <port>', 'LMS listener, prefix /v1 (env LMS_PORT, default 4200)')
+    .option('--grpc-port <port>', 'Orchestrator gRPC listener (env GRPC_PORT, default 4400)')
+    .option('--lms-grpc-port <port>', 'LMS gRPC listener (env LMS_GRPC_PORT, default 4401)')
+    .option('--no-service-ports', 'serve only the gateway port')
+    .option('--only <service>', 'run only this service: ol, cap or lms (repeatable)', (v: string, all: string[] = []) => [...all, v])
+    .option('--data-dir <dir>', 'where the embedded PostgreSQL keeps its data (env CAPCTL_DATA_DIR, default ./.capctl)')
+    .option('--database-url <url>', 'use this PostgreSQL instead of the embedded one (env DATABASE_URL)')
+    .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (env LOG_LEVEL, default info)');
+}
+
+/** Commander's parsed options -> validated configuration. A bad value is a usage error (exit 2). */
+export function configFromOptions(options: Record<string, unknown>, overrides: ConfigInput = {}): PlatformConfig {
+  const input: ConfigInput = {
+    host: options.host,
+    port: options.port,
+    olPort: options.olPort,
+    capPort: options.capPort,
+    lmsPort: options.lmsPort,
+    grpcPort: options.grpcPort,
+    lmsGrpcPort: options.lmsGrpcPort,
+    servicePorts: options.servicePorts === false ? false : undefined,
+    only: options.only,
+    dataDir: options.dataDir,
+    databaseUrl: options.databaseUrl,
+    logLevel: options.logLevel,
+    ...overrides,
+  };
+  try {
+    return resolveConfig(input);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
+/** Start failures a person can act on, as one line; anything else is rethrown with its stack. */
+export function startFailure(err: unknown): string | undefined {
+  if (err instanceof DataDirBusyError || err instanceof PortInUseError) return err.message;
+  const code = (err as NodeJS.ErrnoException)?.code;
+  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === '28P01' || code === '3D000') {
+    return `cannot use the database: ${(err as Error).message}`;
+  }
+  return undefined;
+}

@@ -1,0 +1,109 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Router } from 'express';
+import type { Sequelize } from 'sequelize';
+import { createCap } from './cap/index.ts';
+import { createLms } from './lms/index.ts';
+import { createOrchestrator } from './orchestrator/index.ts';
+import type { PlatformConfig, ServiceName } from './platform/config.ts';
+import { createSequelize } from './platform/db/database.ts';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from './platform/db/embedded.ts';
+import { createMigrator, migrate } from './platform/db/migrations.ts';
+import { createHttpApp, listen, type Listener, type Mount } from './platform/http/app.ts';
+import { loadApiDocument } from './platform/http/openapi.ts';
+import { bindOperations } from './platform/http/operations.ts';
+import { standardHandlers } from './platform/http/standard.ts';
+import { createLogger, type Logger } from './platform/logger.ts';
+import type { Service, ServiceDeps } from './platform/service.ts';
+
+const serverDir = path.dirname(fileURLToPath(import.meta.url));
+
+/** Each service: its schema, its folder, its factory. */
+const catalogue: Record<ServiceName, { schema: string; folder: string; create(deps: ServiceDeps): Promise<Service> }> = {
+  ol: { schema: 'ol', folder: 'orchestrator', create: createOrchestrator },
+  cap: { schema: 'cap', folder: 'cap', create: createCap },
+  lms: { schema: 'lms', folder: 'lms', create: createLms },
+};
+
+export interface RunningPlatform {
+  /** Every URL this process serves, by name: gateway, ol, cap, lms. */
+  urls: Record<string, string>;
+  databaseUrl: string;
+  logger: Logger;
+  /** The router of each running service, as mounted on every listener. */
+  routers: Partial<Record<ServiceName, Router>>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The composition root: configuration -> database -> migrations -> services -> listeners. Whatever
+ * was started is stopped again if a later step fails, so a failed start leaves nothing running.
+ */
+export async function startPlatform(config: PlatformConfig, logger: Logger = createLogger(config.logLevel)): Promise<RunningPlatform> {
+  const cleanups: Array<() => Promise<void>> = [];
+  const stop = async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) {
+      await cleanup().catch((err) => logger.error({ err }, 'error while stopping'));
+    }
+  };
+  try {
+    let databaseUrl = config.databaseUrl;
+    if (!databaseUrl) {
+      const embedded: EmbeddedDatabase = await startEmbeddedPostgres(config.dataDir, logger);
+      cleanups.push(() => embedded.stop());
+      databaseUrl = embedded.url;
+    }
+
+    const mounts: Record<string, Mount> = {};
+    const services: Service[] = [];
+    for (const name of config.only) {
+      const entry = catalogue[name];
+      const sequelize: Sequelize = createSequelize(databaseUrl, entry.schema);
+      cleanups.push(() => sequelize.close());
+      const migrator = createMigrator(sequelize, entry.schema, path.join(serverDir, entry.folder, 'migrations'));
+      await migrate(sequelize, entry.schema, migrator);
+      const service = await entry.create({ config, logger: logger.child({ service: name }), sequelize, migrator });
+      const doc = await loadApiDocument(name);
+      const router = bindOperations(name, doc, { ...standardHandlers(name, doc, sequelize, migrator), ...service.handlers }, {
+        security: service.security,
+        checkResponses: config.devMode,
+      });
+      mounts[name] = { prefix: `/v1/${name}`, router };
+      services.push(service);
+    }
+
+    // Background work starts before the listeners, so stopping in reverse closes the listeners first.
+    const urls: Record<string, string> = {};
+    for (const service of services) {
+      Object.assign(urls, (await service.start?.()) ?? {});
+      if (service.stop) cleanups.push(() => service.stop!());
+    }
+    const open = async (name: string, app: ReturnType<typeof createHttpApp>, port: number) => {
+      const listener: Listener = await listen(app, config.host, port, name);
+      cleanups.push(() => listener.close());
+      urls[name] = listener.url;
+    };
+    await open('gateway', createHttpApp(Object.values(mounts), logger, config.bodyLimitBytes), config.port);
+    if (config.servicePorts) {
+      const ports: Record<ServiceName, number> = { ol: config.olPort, cap: config.capPort, lms: config.lmsPort };
+      for (const name of config.only) {
+        await open(name, createHttpApp([{ prefix: '/v1', router: mounts[name]!.router }], logger, config.bodyLimitBytes), ports[name]);
+      }
+    }
+    const routers = Object.fromEntries(Object.entries(mounts).map(([name, m]) => [name, m.router]));
+    return { urls, databaseUrl, logger, routers, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** The one line `capctl serve` prints when the platform is ready. */
+export function readyLine(urls: Record<string, string>): string {
+  const parts = Object.entries(urls).map(([name, url]) => {
+    if (name === 'gateway') return `gateway=${url}`;
+    if (name.startsWith('grpc')) return `${name}=${url}`;
+    return `${name}=${url}/v1`;
+  });
+  return `ready ${parts.join(' ')}`;
+}

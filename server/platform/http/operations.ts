@@ -1,0 +1,163 @@
+import express, { type Request, type Response, type Router } from 'express';
+import type { Logger } from '../logger.ts';
+import { AppError, validationFailed } from './errors.ts';
+import { expressPath, type ApiDocument, type Operation } from './openapi.ts';
+import { successBody, type Reply } from './reply.ts';
+import { compileOperation, toDetails, type OperationValidators } from './validation.ts';
+
+/** Who is calling, as established by the operation's security scheme. */
+export interface Principal {
+  kind: 'user' | 'service';
+  userId?: string;
+  email?: string;
+  intents?: string[];
+  claims?: Record<string, unknown>;
+}
+
+/** A validated request, as a handler sees it. No response object: handlers return a Reply. */
+export interface Call {
+  operationId: string;
+  params: Record<string, any>;
+  query: Record<string, any>;
+  /** The documented headers, lower-cased and validated. */
+  headers: Record<string, any>;
+  body: any;
+  requestId: string;
+  log: Logger;
+  principal?: Principal;
+  /** The underlying request, for the few handlers that need more (raw body of a signed webhook). */
+  req: Request;
+}
+
+export type Handler = (call: Call) => Promise<Reply> | Reply;
+/** Establishes `call.principal` for one security scheme of the document, or throws an AppError. */
+export type SecurityHandler = (call: Call) => Promise<void> | void;
+
+export interface BindOptions {
+  security?: Record<string, SecurityHandler>;
+  /** Check every JSON reply against the documented response schema; a mismatch is a 500 (our bug). */
+  checkResponses?: boolean;
+}
+
+/**
+ * Builds a router from an OpenAPI document: every documented operation is routed to the handler of
+ * the same operationId. A documented operation without a handler, or a handler for an operation the
+ * document does not have, stops the service from starting: the two cannot drift apart.
+ */
+export function bindOperations(service: string, doc: ApiDocument, handlers: Record<string, Handler>, options: BindOptions = {}): Router {
+  const documented = new Set(doc.operations.map((o) => o.operationId));
+  const unrouted = [...documented].filter((id) => !handlers[id]);
+  const undocumented = Object.keys(handlers).filter((id) => !documented.has(id));
+  if (unrouted.length || undocumented.length) {
+    throw new Error(
+      `${service}: the OpenAPI document and the handlers disagree` +
+        (unrouted.length ? `; documented but not routed: ${unrouted.join(', ')}` : '') +
+        (undocumented.length ? `; routed but not documented: ${undocumented.join(', ')}` : ''),
+    );
+  }
+  const router = express.Router();
+  const byPath = new Map<string, Operation[]>();
+  for (const op of doc.operations) byPath.set(op.path, [...(byPath.get(op.path) ?? []), op]);
+  // Literal segments before templated ones, so `/centre/staff/summary` wins over `/centre/staff/{id}`.
+  const paths = [...byPath.keys()].sort((a, b) => specificity(b) - specificity(a));
+  for (const p of paths) {
+    const ops = byPath.get(p)!;
+    for (const op of ops) {
+      const handle = handlerFor(op, compileOperation(op), handlers[op.operationId]!, options);
+      (router as unknown as Record<string, (path: string, h: express.RequestHandler) => void>)[op.method]!(expressPath(p), handle);
+    }
+    const allow = ops.map((o) => o.method.toUpperCase()).join(', ');
+    router.all(expressPath(p), () => {
+      throw new AppError(405, 'http.method_not_allowed', `This path allows ${allow}.`, undefined, { Allow: allow });
+    });
+  }
+  return router;
+}
+
+function specificity(p: string): number {
+  return p.split('/').reduce((score, segment) => score * 2 + (segment.startsWith('{') ? 0 : 1), 1);
+}
+
+function handlerFor(op: Operation, v: OperationValidators, handler: Handler, options: BindOptions): express.RequestHandler {
+  return async (req: Request, res: Response) => {
+    const call: Call = {
+      operationId: op.operationId,
+      params: { ...req.params },
+      query: { ...(req.query as Record<string, unknown>) },
+      headers: pickHeaders(req, op),
+      body: req.body,
+      requestId: res.locals.requestId as string,
+      log: res.locals.log as Logger,
+      req,
+    };
+    if (!v.path(call.params)) throw validationFailed(toDetails(v.path.errors, 'path'));
+    await authenticate(op, call, options.security ?? {});
+    if (!v.header(call.headers)) throw validationFailed(toDetails(v.header.errors, 'header'));
+    if (!v.query(call.query)) throw validationFailed(toDetails(v.query.errors, 'query'));
+    checkBody(op, v, call);
+    const reply = await handler(call);
+    send(res, reply, op, v, options.checkResponses ?? false);
+  };
+}
+
+function pickHeaders(req: Request, op: Operation): Record<string, unknown> {
+  const headers: Record<string, unknown> = {};
+  for (const p of op.parameters) {
+    if (p.in !== 'header') continue;
+    const value = req.headers[p.name.toLowerCase()];
+    if (value !== undefined) headers[p.name.toLowerCase()] = value;
+  }
+  return headers;
+}
+
+async function authenticate(op: Operation, call: Call, schemes: Record<string, SecurityHandler>): Promise<void> {
+  const alternatives = op.security ?? [];
+  if (alternatives.length === 0) return;
+  let firstError: unknown;
+  for (const alternative of alternatives) {
+    try {
+      for (const scheme of Object.keys(alternative)) {
+        const verify = schemes[scheme];
+        if (!verify) throw new Error(`security scheme ${scheme} has no handler`);
+        await verify(call);
+      }
+      return;
+    } catch (err) {
+      firstError ??= err;
+      call.principal = undefined;
+    }
+  }
+  throw firstError;
+}
+
+function checkBody(op: Operation, v: OperationValidators, call: Call): void {
+  if (!op.requestBody) return;
+  const hasBody = Number(call.req.headers['content-length'] ?? 0) > 0 || call.req.headers['transfer-encoding'] !== undefined;
+  if (hasBody && !call.req.is('application/json') && !call.req.is('application/*+json')) {
+    throw new AppError(415, 'http.unsupported_media_type', 'Send the request body as application/json.');
+  }
+  if (call.body === undefined) {
+    if (v.bodyRequired) throw validationFailed([{ field: 'body', issue: 'is required' }], 'The request needs a JSON body.');
+    return;
+  }
+  if (v.body && !v.body(call.body)) throw validationFailed(toDetails(v.body.errors, 'body'));
+}
+
+function send(res: Response, reply: Reply, op: Operation, v: OperationValidators, checkResponses: boolean): void {
+  for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+  if (reply.kind === 'raw') {
+    res.status(reply.status).type(reply.contentType).send(reply.body);
+    return;
+  }
+  const body = successBody(reply.data, reply.meta);
+  if (checkResponses) {
+    const status = String(reply.status);
+    const check = v.responses.has(status) ? v.responses.get(status) : v.responses.get('default');
+    if (check === undefined) throw new Error(`${op.operationId} replied ${reply.status}, which its document does not describe`);
+    if (check && !check(JSON.parse(JSON.stringify(body)))) {
+      (res.locals.log as Logger).error({ operationId: op.operationId, errors: check.errors }, 'reply does not match the document');
+      throw new AppError(500, 'internal.response_contract', `The server built a reply that breaks its own API document (${op.operationId}).`);
+    }
+  }
+  res.status(reply.status).json(body);
+}

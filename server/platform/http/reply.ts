@@ -1,0 +1,20 @@
+/** What a handler returns: a JSON envelope, or raw content (the API reference page, its assets). */
+export type Reply =
+  | { kind: 'json'; status: number; data: unknown; meta?: Record<string, unknown>; headers?: Record<string, string> }
+  | { kind: 'raw'; status: number; body: string | Buffer; contentType: string; headers?: Record<string, string> };
+
+export const ok = (data: unknown, meta?: Record<string, unknown>): Reply => ({ kind: 'json', status: 200, data, meta });
+export const created = (data: unknown): Reply => ({ kind: 'json', status: 201, data });
+export const accepted = (data: unknown): Reply => ({ kind: 'json', status: 202, data });
+export const raw = (body: string | Buffer, contentType: string, headers?: Record<string, string>): Reply => ({
+  kind: 'raw',
+  status: 200,
+  body,
+  contentType,
+  headers,
+});
+
+/** The success envelope of DESIGN.md section 5. */
+export function successBody(data: unknown, meta?: Record<string, unknown>) {
+  return meta ? { success: true, data, meta } : { success: true, data };
+}

@@ -1,0 +1,91 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { ErrorDetail } from './errors.ts';
+import type { JsonSchema, Operation } from './openapi.ts';
+
+// ajv-formats is CommonJS; its default export arrives wrapped under ESM.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => void;
+
+function createAjv(coerce: boolean): Ajv2020 {
+  const ajv = new Ajv2020({
+    allErrors: true,
+    strict: false, // OpenAPI adds keywords (example, discriminator, ...) that JSON Schema does not know
+    coerceTypes: coerce ? 'array' : false,
+    useDefaults: true,
+  });
+  addFormats(ajv);
+  return ajv;
+}
+
+// Bodies are typed JSON and must match exactly; path, query and header values arrive as strings.
+const bodyAjv = createAjv(false);
+const stringAjv = createAjv(true);
+
+export type Location = 'path' | 'query' | 'header' | 'body';
+
+export interface OperationValidators {
+  path: ValidateFunction;
+  query: ValidateFunction;
+  header: ValidateFunction;
+  body?: ValidateFunction;
+  bodyRequired: boolean;
+  /** Response schema by documented status code (or `default`); null where no JSON schema is given. */
+  responses: Map<string, ValidateFunction | null>;
+}
+
+/** Compiles the request and response validators of one documented operation. */
+export function compileOperation(op: Operation): OperationValidators {
+  const group = (where: 'path' | 'query' | 'header') => {
+    const params = op.parameters.filter((p) => p.in === where);
+    const properties: Record<string, JsonSchema> = {};
+    const required: string[] = [];
+    for (const p of params) {
+      const name = where === 'header' ? p.name.toLowerCase() : p.name;
+      properties[name] = p.schema ?? {};
+      if (p.required || where === 'path') required.push(name);
+    }
+    return stringAjv.compile({ type: 'object', properties, required });
+  };
+  const jsonBody = op.requestBody?.content['application/json']?.schema;
+  const responses = new Map<string, ValidateFunction | null>();
+  for (const [status, response] of Object.entries(op.responses)) {
+    const schema = response.content?.['application/json']?.schema;
+    responses.set(status, schema ? bodyAjv.compile(schema) : null);
+  }
+  return {
+    path: group('path'),
+    query: group('query'),
+    header: group('header'),
+    body: jsonBody ? bodyAjv.compile(jsonBody) : undefined,
+    bodyRequired: Boolean(op.requestBody?.required),
+    responses,
+  };
+}
+
+/** Turns Ajv's errors into the envelope's `details`: a dotted field path and an issue a person can read. */
+export function toDetails(errors: ErrorObject[] | null | undefined, location: Location): ErrorDetail[] {
+  const details: ErrorDetail[] = [];
+  for (const e of errors ?? []) {
+    const segments = e.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    let issue = e.message ?? 'is not valid';
+    if (e.keyword === 'required') {
+      segments.push(String(e.params.missingProperty));
+      issue = 'is required';
+    } else if (e.keyword === 'additionalProperties') {
+      segments.push(String(e.params.additionalProperty));
+      issue = 'is not a known field';
+    } else if (e.keyword === 'enum') {
+      issue = `must be one of: ${(e.params.allowedValues as unknown[]).join(', ')}`;
+    } else if (e.keyword === 'format') {
+      issue = `must be a valid ${String(e.params.format)}`;
+    } else if (e.keyword === 'if' || e.keyword === 'oneOf' || e.keyword === 'anyOf') {
+      continue; // the branch errors beside it say what is wrong
+    }
+    const dotted = segments.map((s, i) => (/^\d+$/.test(s) ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
+    const field = location === 'body' ? dotted : [location, dotted].filter(Boolean).join('.');
+    if (!details.some((d) => d.field === (field || undefined) && d.issue === issue)) {
+      details.push(field ? { field, issue } : { issue });
+    }
+  }
+  return details.length ? details : [{ issue: 'is not valid' }];
+}

@@ -1,0 +1,73 @@
+import { request, type Dispatcher } from 'undici';
+import { resolveConfig, type ConfigInput } from '../../server/platform/config.ts';
+import { createDatabase, dropDatabase } from '../../server/platform/db/database.ts';
+import { newId } from '../../server/platform/ids.ts';
+import { startPlatform, type RunningPlatform } from '../../server/main.ts';
+
+export interface TestPlatform extends RunningPlatform {
+  /** Gateway URL + path, e.g. `url('/v1/cap/me')`. */
+  url(path: string): string;
+}
+
+/**
+ * Starts the real platform for one test file on its own fresh database (on the run's embedded
+ * PostgreSQL, see test/run.ts), every listener on a free port. `stop` drops the database.
+ */
+export async function startTestPlatform(overrides: ConfigInput = {}): Promise<TestPlatform> {
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  if (!adminUrl) throw new Error('TEST_DATABASE_URL is not set: run the tests with `npm test`');
+  const name = `test_${newId().toLowerCase()}`;
+  const databaseUrl = await createDatabase(adminUrl, name);
+  const config = resolveConfig({
+    port: 0, olPort: 0, capPort: 0, lmsPort: 0, grpcPort: 0, lmsGrpcPort: 0,
+    logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
+    databaseUrl,
+    ...overrides,
+  });
+  let platform: RunningPlatform;
+  try {
+    platform = await startPlatform(config);
+  } catch (err) {
+    await dropDatabase(adminUrl, name);
+    throw err;
+  }
+  return {
+    ...platform,
+    url: (path: string) => `${platform.urls.gateway}${path}`,
+    async stop() {
+      await platform.stop();
+      await dropDatabase(adminUrl, name);
+    },
+  };
+}
+
+export interface JsonResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: any;
+  text: string;
+}
+
+/** One HTTP call with a JSON body (or a raw string body), answered with status, headers and parsed body. */
+export async function call(
+  method: Dispatcher.HttpMethod,
+  url: string,
+  options: { json?: unknown; body?: string; headers?: Record<string, string>; token?: string } = {},
+): Promise<JsonResponse> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  let body = options.body;
+  if (options.json !== undefined) {
+    body = JSON.stringify(options.json);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await request(url, { method, headers, body });
+  const text = await res.body.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.statusCode, headers: res.headers, body: parsed, text };
+}
