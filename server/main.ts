@@ -14,7 +14,7 @@ import { loadApiDocument } from './platform/http/openapi.ts';
 import { bindOperations } from './platform/http/operations.ts';
 import { standardHandlers } from './platform/http/standard.ts';
 import { createLogger, type Logger } from './platform/logger.ts';
-import type { Service, ServiceDeps } from './platform/service.ts';
+import type { Peers, Service, ServiceDeps } from './platform/service.ts';
 
 const serverDir = path.dirname(fileURLToPath(import.meta.url));
 
@@ -54,6 +54,8 @@ export async function startPlatform(config: PlatformConfig, logger: Logger = cre
       databaseUrl = embedded.url;
     }
 
+    const urls: Record<string, string> = {};
+    const peers = createPeers(config, urls);
     const mounts: Record<string, Mount> = {};
     const services: Service[] = [];
     for (const name of config.only) {
@@ -62,7 +64,7 @@ export async function startPlatform(config: PlatformConfig, logger: Logger = cre
       cleanups.push(() => sequelize.close());
       const migrator = createMigrator(sequelize, entry.schema, path.join(serverDir, entry.folder, 'migrations'));
       await migrate(sequelize, entry.schema, migrator);
-      const service = await entry.create({ config, logger: logger.child({ service: name }), sequelize, migrator });
+      const service = await entry.create({ config, logger: logger.child({ service: name }), sequelize, migrator, peers });
       const doc = await loadApiDocument(name);
       const router = bindOperations(name, doc, { ...standardHandlers(name, doc, sequelize, migrator), ...service.handlers }, {
         security: service.security,
@@ -73,7 +75,6 @@ export async function startPlatform(config: PlatformConfig, logger: Logger = cre
     }
 
     // Background work starts before the listeners, so stopping in reverse closes the listeners first.
-    const urls: Record<string, string> = {};
     for (const service of services) {
       Object.assign(urls, (await service.start?.()) ?? {});
       if (service.stop) cleanups.push(() => service.stop!());
@@ -96,6 +97,23 @@ export async function startPlatform(config: PlatformConfig, logger: Logger = cre
     await stop();
     throw err;
   }
+}
+
+function createPeers(config: PlatformConfig, urls: Record<string, string>): Peers {
+  const configured: Record<ServiceName, string> = { ol: config.olUrl, cap: config.capUrl, lms: config.lmsUrl };
+  return {
+    url(service) {
+      if (configured[service]) return configured[service];
+      if (!config.only.includes(service)) throw new Error(`${service} does not run in this process: set its URL (see README, Configuration)`);
+      if (!urls.gateway) throw new Error('listeners are not up yet');
+      return `${urls.gateway}/v1/${service}`;
+    },
+    olGrpcAddress() {
+      if (config.olGrpcAddress) return config.olGrpcAddress;
+      if (!urls.grpc) throw new Error('the Orchestrator gRPC listener is not running in this process: set ORCHESTRATOR_GRPC_ADDRESS');
+      return urls.grpc;
+    },
+  };
 }
 
 /** The one line `capctl serve` prints when the platform is ready. */

@@ -28,6 +28,37 @@ export interface PlatformConfig {
   /** Largest accepted JSON body, in bytes. */
   bodyLimitBytes: number;
   serviceApiKey: string;
+
+  /** Peers: where the other services are, when this process does not run them (`--only`). */
+  olUrl: string;
+  capUrl: string;
+  lmsUrl: string;
+  olGrpcAddress: string;
+
+  /** Access tokens (RS256, signed by OL, verified by CAP and LMS through the JWKS). */
+  jwtIssuer: string;
+  jwtAudience: string;
+  accessTokenTtlSeconds: number;
+  refreshTokenTtlSeconds: number;
+  /** One-time codes mailed for account verification and password reset. */
+  otpTtlSeconds: number;
+  otpMaxAttempts: number;
+  /** OTP mails one address may be sent per hour (first mail included). */
+  otpSendsPerHour: number;
+
+  /** Outgoing mail: empty keeps mail in the dev mailbox (dev mode only); smtp:// or smtps:// sends it. */
+  mailUrl: string;
+  mailFrom: string;
+  /** Google sign-in: the OAuth client id (audience) and where Google's signing keys are published. */
+  googleClientId: string;
+  googleIssuer: string;
+  /** Empty in dev mode: the Orchestrator's own sandbox issuer. */
+  googleJwksUrl: string;
+
+  /** Identity checks: the adapter (`sandbox`), its simulated latency, and the HMAC key for identity numbers. */
+  identityProvider: string;
+  identityLatencyMs: number;
+  identityHmacKey: string;
 }
 
 /** Raw settings from flags or a caller; anything missing comes from the environment, then defaults. */
@@ -58,6 +89,25 @@ const envNames: Partial<Record<keyof PlatformConfig, string>> = {
   logLevel: 'LOG_LEVEL',
   bodyLimitBytes: 'BODY_LIMIT_BYTES',
   serviceApiKey: 'ORCHESTRATOR_SERVICE_API_KEY',
+  olUrl: 'ORCHESTRATOR_URL',
+  capUrl: 'CAP_URL',
+  lmsUrl: 'LMS_URL',
+  olGrpcAddress: 'ORCHESTRATOR_GRPC_ADDRESS',
+  jwtIssuer: 'JWT_ISSUER',
+  jwtAudience: 'JWT_AUDIENCE',
+  accessTokenTtlSeconds: 'ACCESS_TOKEN_TTL_SECONDS',
+  refreshTokenTtlSeconds: 'REFRESH_TOKEN_TTL_SECONDS',
+  otpTtlSeconds: 'OTP_TTL_SECONDS',
+  otpMaxAttempts: 'OTP_MAX_ATTEMPTS',
+  otpSendsPerHour: 'OTP_SENDS_PER_HOUR',
+  mailUrl: 'MAIL_URL',
+  mailFrom: 'MAIL_FROM',
+  googleClientId: 'GOOGLE_CLIENT_ID',
+  googleIssuer: 'GOOGLE_ISSUER',
+  googleJwksUrl: 'GOOGLE_JWKS_URL',
+  identityProvider: 'IDENTITY_PROVIDER',
+  identityLatencyMs: 'IDENTITY_LATENCY_MS',
+  identityHmacKey: 'IDENTITY_HMAC_KEY',
 };
 
 function port(setting: string, value: unknown): number {
@@ -72,6 +122,34 @@ function positiveInt(setting: string, value: unknown): number {
   const n = typeof value === 'number' ? value : Number(String(value).trim());
   if (!Number.isInteger(n) || n <= 0) throw new ConfigError(setting, `expected a positive integer, got "${String(value)}"`);
   return n;
+}
+
+function nonNegativeInt(setting: string, value: unknown): number {
+  const n = typeof value === 'number' ? value : Number(String(value).trim());
+  if (!Number.isInteger(n) || n < 0) throw new ConfigError(setting, `expected a whole number of 0 or more, got "${String(value)}"`);
+  return n;
+}
+
+function httpUrl(setting: string, value: unknown): string {
+  const s = String(value ?? '').trim().replace(/\/+$/, '');
+  if (!s) return '';
+  try {
+    const url = new URL(s);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return s;
+  } catch {
+    // reported below
+  }
+  throw new ConfigError(setting, `expected an http(s) URL, got "${s}"`);
+}
+
+function mailUrl(value: unknown, devMode: boolean): string {
+  const s = String(value ?? '').trim();
+  if (!s) {
+    if (!devMode) throw new ConfigError('mailUrl', 'MAIL_URL (smtp:// or smtps://) is required outside development mode');
+    return '';
+  }
+  if (!/^smtps?:\/\//.test(s)) throw new ConfigError('mailUrl', 'expected an smtp:// or smtps:// URL');
+  return s;
 }
 
 function bool(setting: string, value: unknown): boolean {
@@ -145,5 +223,36 @@ export function resolveConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = 
     logLevel,
     bodyLimitBytes: positiveInt('bodyLimitBytes', pick('bodyLimitBytes') ?? 1024 * 1024),
     serviceApiKey,
+    olUrl: httpUrl('olUrl', pick('olUrl')),
+    capUrl: httpUrl('capUrl', pick('capUrl')),
+    lmsUrl: httpUrl('lmsUrl', pick('lmsUrl')),
+    olGrpcAddress: String(pick('olGrpcAddress') ?? ''),
+    jwtIssuer: String(pick('jwtIssuer') ?? 'cap-platform-ol'),
+    jwtAudience: String(pick('jwtAudience') ?? 'cap-platform'),
+    accessTokenTtlSeconds: positiveInt('accessTokenTtlSeconds', pick('accessTokenTtlSeconds') ?? 900),
+    refreshTokenTtlSeconds: positiveInt('refreshTokenTtlSeconds', pick('refreshTokenTtlSeconds') ?? 30 * 24 * 3600),
+    otpTtlSeconds: positiveInt('otpTtlSeconds', pick('otpTtlSeconds') ?? 600),
+    otpMaxAttempts: positiveInt('otpMaxAttempts', pick('otpMaxAttempts') ?? 5),
+    otpSendsPerHour: positiveInt('otpSendsPerHour', pick('otpSendsPerHour') ?? 5),
+    mailUrl: mailUrl(pick('mailUrl'), devMode),
+    mailFrom: String(pick('mailFrom') ?? 'CAP Platform <no-reply@cap-platform.invalid>'),
+    googleClientId: required('googleClientId', pick('googleClientId') ?? (devMode ? 'capctl-sandbox-client' : undefined)),
+    googleIssuer: String(pick('googleIssuer') ?? (devMode ? 'capctl-sandbox-google' : 'https://accounts.google.com')),
+    googleJwksUrl: httpUrl('googleJwksUrl', pick('googleJwksUrl') ?? (devMode ? '' : 'https://www.googleapis.com/oauth2/v3/certs')),
+    identityProvider: oneOf('identityProvider', pick('identityProvider') ?? 'sandbox', ['sandbox']),
+    identityLatencyMs: nonNegativeInt('identityLatencyMs', pick('identityLatencyMs') ?? 0),
+    identityHmacKey: required('identityHmacKey', pick('identityHmacKey') ?? (devMode ? 'dev-identity-hmac-key' : undefined)),
   };
+}
+
+function required(setting: string, value: unknown): string {
+  const s = String(value ?? '').trim();
+  if (!s) throw new ConfigError(setting, 'is required outside development mode');
+  return s;
+}
+
+function oneOf(setting: string, value: unknown, allowed: string[]): string {
+  const s = String(value);
+  if (!allowed.includes(s)) throw new ConfigError(setting, `expected one of ${allowed.join(', ')}, got "${s}"`);
+  return s;
 }

@@ -4,12 +4,25 @@ import type { Migrator } from './db/migrations.ts';
 import type { Logger } from './logger.ts';
 import type { Handler, SecurityHandler } from './http/operations.ts';
 
+/**
+ * Where the other services are. In one process these are this process's own listeners (known once
+ * they are up, so call these when handling a request, not while constructing a service); with
+ * `--only`, the configured URLs (ORCHESTRATOR_URL, CAP_URL, LMS_URL, ORCHESTRATOR_GRPC_ADDRESS).
+ */
+export interface Peers {
+  /** Base URL of a service including its prefix, e.g. `http://127.0.0.1:4000/v1/ol`. */
+  url(service: ServiceName): string;
+  /** host:port of the Orchestrator's gRPC listener. */
+  olGrpcAddress(): string;
+}
+
 /** What the composition root hands each service. */
 export interface ServiceDeps {
   config: PlatformConfig;
   logger: Logger;
   sequelize: Sequelize;
   migrator: Migrator;
+  peers: Peers;
 }
 
 /** A running service as the composition root sees it: its operations and its lifecycle. */

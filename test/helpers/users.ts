@@ -1,0 +1,38 @@
+import { newId } from '../../server/platform/ids.ts';
+import { call, type TestPlatform } from './platform.ts';
+
+export interface SignedUpUser {
+  userId: string;
+  email: string;
+  password: string;
+  accessToken: string;
+  refreshToken: string;
+}
+
+export const testPassword = 'Correct-horse-9';
+
+/** A fresh address nobody has used in this database. */
+export const uniqueEmail = (label = 'user') => `${label}+${newId().toLowerCase()}@example.test`;
+
+/** The newest mail to an address in the dev mailbox (the platform runs in dev mode in tests). */
+export async function latestMail(platform: TestPlatform, to: string): Promise<{ subject: string; text: string; otp?: string; password?: string }> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const res = await call('GET', platform.url(`/v1/ol/dev/mailbox?to=${encodeURIComponent(to)}`));
+    if (res.status === 200 && res.body.data.length > 0) return res.body.data[0];
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no mail reached ${to}`);
+}
+
+/** Registers, reads the OTP from the dev mailbox and verifies: the real sign-up flow, over HTTP. */
+export async function signUp(platform: TestPlatform, options: { email?: string; password?: string; intents?: string[] } = {}): Promise<SignedUpUser> {
+  const email = options.email ?? uniqueEmail();
+  const password = options.password ?? testPassword;
+  const registered = await call('POST', platform.url('/v1/ol/auth/register'), { json: { email, password, intents: options.intents ?? ['cap'] } });
+  if (registered.status !== 201) throw new Error(`register failed: ${registered.status} ${registered.text}`);
+  const { otp } = await latestMail(platform, email);
+  const verified = await call('POST', platform.url('/v1/ol/auth/verify-account'), { json: { email, otp, purpose: 'account_verify' } });
+  if (verified.status !== 200) throw new Error(`verify-account failed: ${verified.status} ${verified.text}`);
+  const { accessToken, refreshToken, user } = verified.body.data;
+  return { userId: user.userId ?? user.id, email, password, accessToken, refreshToken };
+}
