@@ -9,6 +9,7 @@ import type { PlatformConfig, ServiceName } from './platform/config.ts';
 import { createSequelize } from './platform/db/database.ts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './platform/db/embedded.ts';
 import { createMigrator, migrate } from './platform/db/migrations.ts';
+import { createEventRuntime } from './platform/events/runtime.ts';
 import { createHttpApp, listen, type Listener, type Mount } from './platform/http/app.ts';
 import { loadApiDocument } from './platform/http/openapi.ts';
 import { bindOperations } from './platform/http/operations.ts';
@@ -54,6 +55,8 @@ export async function startPlatform(config: PlatformConfig, logger: Logger = cre
       databaseUrl = embedded.url;
     }
 
+    // Opens no connection until `start`; its cleanup is pushed then, so it stops before the Sequelize pools close.
+    const events = createEventRuntime(databaseUrl, logger.child({ component: 'events' }));
     const urls: Record<string, string> = {};
     const peers = createPeers(config, urls);
     const mounts: Record<string, Mount> = {};
@@ -64,7 +67,9 @@ export async function startPlatform(config: PlatformConfig, logger: Logger = cre
       cleanups.push(() => sequelize.close());
       const migrator = createMigrator(sequelize, entry.schema, path.join(serverDir, entry.folder, 'migrations'));
       await migrate(sequelize, entry.schema, migrator);
-      const service = await entry.create({ config, logger: logger.child({ service: name }), sequelize, migrator, peers });
+      const service = await entry.create({
+        config, logger: logger.child({ service: name }), sequelize, migrator, peers, events: events.forService(name, entry.schema, sequelize),
+      });
       const doc = await loadApiDocument(name);
       const router = bindOperations(name, doc, { ...standardHandlers(name, doc, sequelize, migrator), ...service.handlers }, {
         security: service.security,
@@ -79,6 +84,9 @@ export async function startPlatform(config: PlatformConfig, logger: Logger = cre
       Object.assign(urls, (await service.start?.()) ?? {});
       if (service.stop) cleanups.push(() => service.stop!());
     }
+    // Every subscription is registered by now, so events already in an outbox reach all consumers.
+    await events.start();
+    cleanups.push(() => events.stop());
     const open = async (name: string, app: ReturnType<typeof createHttpApp>, port: number) => {
       const listener: Listener = await listen(app, config.host, port, name);
       cleanups.push(() => listener.close());

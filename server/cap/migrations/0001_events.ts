@@ -1,0 +1,3 @@
+import { eventTablesMigration } from '../../platform/events/tables.ts';
+
+export const { up, down } = eventTablesMigration('cap');

@@ -1,0 +1,127 @@
+import type PgBoss from 'pg-boss';
+import type pg from 'pg';
+import type { Logger } from '../logger.ts';
+import type { EventType, PlatformEvent } from './types.ts';
+
+/** What a consumer's queue job carries: the consumer is repeated so a dead-lettered copy still names it. */
+export interface DeliveryJob {
+  consumer: string;
+  event: PlatformEvent;
+}
+
+interface OutboxRow {
+  id: string;
+  type: EventType;
+  occurred_at: Date;
+  source: string;
+  data: Record<string, unknown>;
+}
+
+const batchSize = 100;
+
+/**
+ * Moves undelivered outbox rows of the producing schemas to the consumers' pg-boss queues. One pass
+ * per schema runs in a single transaction: it locks a batch (`SKIP LOCKED`, so two processes never
+ * relay the same rows), inserts one job per subscribed queue and marks the rows dispatched, so the
+ * jobs and the mark commit together. The loop polls every `intervalMs` and runs at once on `wake()`.
+ */
+export class Relay {
+  private stopping = false;
+  private woken = false;
+  private interruptSleep: (() => void) | undefined;
+  private loop: Promise<void> | undefined;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly boss: PgBoss,
+    private readonly bossSchema: string,
+    private readonly schemas: string[],
+    private readonly intervalMs: number,
+    private readonly logger: Logger,
+    /** Called after a pass committed jobs for these queues (to wake this process's workers). */
+    private readonly onQueued: (queues: Set<string>) => void,
+  ) {}
+
+  start(): void {
+    this.loop ??= this.run();
+  }
+
+  wake(): void {
+    this.woken = true;
+    this.interruptSleep?.();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.interruptSleep?.();
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopping) {
+      this.woken = false;
+      try {
+        for (const schema of this.schemas) {
+          let relayed = batchSize;
+          while (!this.stopping && relayed === batchSize) relayed = await this.relayBatch(schema);
+        }
+      } catch (err) {
+        this.logger.error({ err }, 'event relay failed; retrying');
+      }
+      if (!this.woken && !this.stopping) await this.sleep();
+    }
+  }
+
+  private sleep(): Promise<void> {
+    return new Promise((resolve) => {
+      const finish = () => {
+        clearTimeout(timer);
+        this.interruptSleep = undefined;
+        resolve();
+      };
+      const timer = setTimeout(finish, this.intervalMs);
+      this.interruptSleep = finish;
+    });
+  }
+
+  /** Relays one batch of a schema's outbox; returns how many events it took. */
+  private async relayBatch(schema: string): Promise<number> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const { rows } = await client.query<OutboxRow>(
+        `SELECT id, type, occurred_at, source, data FROM "${schema}".outbox
+         WHERE dispatched_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [batchSize],
+      );
+      if (rows.length === 0) {
+        await client.query('COMMIT');
+        return 0;
+      }
+      // pg-boss's own subscription table, so consumers registered by other processes are included.
+      const subscriptions = await client.query<{ event: string; name: string }>(
+        `SELECT event, name FROM "${this.bossSchema}".subscription WHERE event = ANY($1)`,
+        [[...new Set(rows.map((row) => row.type))]],
+      );
+      const jobs: PgBoss.JobInsert<DeliveryJob>[] = [];
+      for (const row of rows) {
+        const event: PlatformEvent = { id: row.id, type: row.type, occurredAt: row.occurred_at.toISOString(), source: row.source, data: row.data };
+        for (const { name } of subscriptions.rows.filter((s) => s.event === row.type)) {
+          jobs.push({ name, data: { consumer: name, event } });
+        }
+      }
+      if (jobs.length > 0) {
+        await this.boss.insert(jobs, { db: { executeSql: (text, values) => client.query(text, values) } });
+      }
+      await client.query(`UPDATE "${schema}".outbox SET dispatched_at = now() WHERE id = ANY($1)`, [rows.map((row) => row.id)]);
+      await client.query('COMMIT');
+      if (jobs.length > 0) this.onQueued(new Set(jobs.map((job) => job.name)));
+      return rows.length;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+}

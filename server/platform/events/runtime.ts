@@ -1,0 +1,238 @@
+import PgBoss from 'pg-boss';
+import pg from 'pg';
+import { QueryTypes, type Sequelize } from 'sequelize';
+import { newId } from '../ids.ts';
+import type { Logger } from '../logger.ts';
+import { Relay, type DeliveryJob } from './relay.ts';
+import type { EventHandler, EventType, PlatformEvent, ServiceEvents } from './types.ts';
+
+export interface EventRuntimeOptions {
+  /** Retries after the first failed attempt before the event is dead-lettered. */
+  retryLimit?: number;
+  /** Whole seconds before a retry; with `retryBackoff`, doubled (with jitter) on each attempt. */
+  retryDelaySeconds?: number;
+  retryBackoff?: boolean;
+  /**
+   * How often an idle worker looks for jobs (pg-boss allows 0.5 at least). Events relayed by this
+   * process wake its workers at once, so this bounds retries and events relayed by other processes.
+   */
+  pollingIntervalSeconds?: number;
+  /** How often the relay looks at the outboxes; a commit that published in this process wakes it at once. */
+  relayIntervalMs?: number;
+  deadLetterPollingSeconds?: number;
+  /** pg-boss's own schema in the platform database. */
+  bossSchema?: string;
+}
+
+/** An event a consumer gave up on after its retries. */
+export interface DeadLetter {
+  consumer: string;
+  event: PlatformEvent;
+  /** The message of the handler's last error. */
+  error: string;
+  deadAt: string;
+}
+
+/**
+ * The process's event bus: one pg-boss instance, the relay of every service's outbox, and a worker
+ * per consumer. Each running service gets its scoped `ServiceEvents` from `forService`; `start` runs
+ * once every subscription is registered.
+ */
+export interface EventRuntime {
+  forService(service: string, schema: string, sequelize: Sequelize): ServiceEvents;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Dead-lettered events of the consumers of the services in this process, oldest first. */
+  deadLetters(): Promise<DeadLetter[]>;
+}
+
+interface ServiceScope {
+  service: string;
+  schema: string;
+  sequelize: Sequelize;
+}
+
+interface Consumer {
+  name: string;
+  scope: ServiceScope;
+  handlers: Map<EventType, EventHandler>;
+}
+
+const defaults: Required<EventRuntimeOptions> = {
+  retryLimit: 8,
+  retryDelaySeconds: 2,
+  retryBackoff: true,
+  pollingIntervalSeconds: 0.5,
+  relayIntervalMs: 250,
+  deadLetterPollingSeconds: 2,
+  bossSchema: 'pgboss',
+};
+
+/**
+ * Fan-out: every consumer name is its own pg-boss queue, subscribed (pg-boss `subscribe`, stored in
+ * the database) to its event types, and the relay inserts one job per subscribed queue. Subscriptions
+ * of this process are stored before its relay starts, so events already waiting in an outbox reach
+ * them. A consumer running in another process (`--only`) on the same database gets the events relayed
+ * after its process first subscribed it; while that process is down its jobs wait in its queue. An
+ * event relayed before any consumer of its type ever subscribed is delivered to nobody.
+ */
+export function createEventRuntime(databaseUrl: string, logger: Logger, options: EventRuntimeOptions = {}): EventRuntime {
+  const settings = { ...defaults, ...options };
+  const scopes: ServiceScope[] = [];
+  const consumers = new Map<string, Consumer>();
+  const workers = new Map<string, string>();
+  let boss: PgBoss | undefined;
+  let pool: pg.Pool | undefined;
+  let relay: Relay | undefined;
+
+  const deadLetterQueue = (scope: ServiceScope) => `dead-letters.${scope.service}`;
+
+  async function deliver(consumer: Consumer, event: PlatformEvent): Promise<void> {
+    const { sequelize, schema } = consumer.scope;
+    const fields = { type: event.type, id: event.id, consumer: consumer.name };
+    const handler = consumer.handlers.get(event.type);
+    if (!handler) {
+      logger.warn(fields, 'event has no handler in this consumer; skipped');
+      return;
+    }
+    try {
+      const processed = await sequelize.transaction(async (transaction) => {
+        const claimed = await sequelize.query(
+          `INSERT INTO "${schema}".inbox (consumer, event_id, event_type, processed_at) VALUES ($1, $2, $3, now())
+           ON CONFLICT DO NOTHING RETURNING event_id`,
+          { bind: [consumer.name, event.id, event.type], transaction, type: QueryTypes.SELECT },
+        );
+        if (claimed.length === 0) return false;
+        await handler(event, transaction);
+        return true;
+      });
+      if (processed) logger.info(fields, 'event delivered');
+      else logger.debug(fields, 'event already processed; skipped');
+    } catch (err) {
+      logger.warn({ ...fields, err }, 'event handler failed');
+      throw err;
+    }
+  }
+
+  async function recordDeadLetter(scope: ServiceScope, job: PgBoss.JobWithMetadata<DeliveryJob>): Promise<void> {
+    const { consumer, event } = job.data;
+    const error = errorMessage(job.output);
+    await scope.sequelize.query(
+      `INSERT INTO "${scope.schema}".dead_letters (consumer, event_id, event_type, event, error, dead_at)
+       VALUES ($1, $2, $3, $4, $5, now())
+       ON CONFLICT (consumer, event_id) DO UPDATE SET error = EXCLUDED.error, dead_at = EXCLUDED.dead_at`,
+      { bind: [consumer, event.id, event.type, JSON.stringify(event), error] },
+    );
+    logger.error({ type: event.type, id: event.id, consumer, error }, 'event dead-lettered after its retries');
+  }
+
+  async function startDelivery(started: PgBoss): Promise<void> {
+    await started.start();
+    const consumingScopes = new Set([...consumers.values()].map((c) => c.scope));
+    for (const scope of consumingScopes) {
+      const name = deadLetterQueue(scope);
+      await started.createQueue(name, { name });
+      await started.work<DeliveryJob>(
+        name,
+        { includeMetadata: true, batchSize: 10, pollingIntervalSeconds: settings.deadLetterPollingSeconds },
+        async (jobs) => {
+          for (const job of jobs) await recordDeadLetter(scope, job);
+        },
+      );
+    }
+    for (const consumer of consumers.values()) {
+      const queue: PgBoss.Queue = {
+        name: consumer.name,
+        retryLimit: settings.retryLimit,
+        retryDelay: settings.retryDelaySeconds,
+        retryBackoff: settings.retryBackoff,
+        deadLetter: deadLetterQueue(consumer.scope),
+      };
+      await started.createQueue(consumer.name, queue);
+      await started.updateQueue(consumer.name, queue); // an existing queue takes the current settings
+      for (const type of consumer.handlers.keys()) await started.subscribe(type, consumer.name);
+      const workerId = await started.work<DeliveryJob>(
+        consumer.name,
+        { batchSize: 1, pollingIntervalSeconds: settings.pollingIntervalSeconds },
+        async ([job]) => deliver(consumer, job!.data.event),
+      );
+      workers.set(consumer.name, workerId);
+    }
+    relay = new Relay(pool!, started, settings.bossSchema, scopes.map((s) => s.schema), settings.relayIntervalMs, logger, (queues) => {
+      for (const queue of queues) {
+        const workerId = workers.get(queue);
+        if (workerId) started.notifyWorker(workerId);
+      }
+    });
+    relay.start();
+  }
+
+  const runtime: EventRuntime = {
+    forService(service, schema, sequelize) {
+      const scope: ServiceScope = { service, schema, sequelize };
+      scopes.push(scope);
+      return {
+        async publish(transaction, type, data) {
+          const event = { id: newId(), type, occurredAt: new Date().toISOString(), source: service, data };
+          await sequelize.query(
+            `INSERT INTO "${schema}".outbox (id, type, occurred_at, source, data) VALUES ($1, $2, $3, $4, $5)`,
+            { bind: [event.id, type, event.occurredAt, service, JSON.stringify(data)], transaction },
+          );
+          transaction.afterCommit(() => relay?.wake());
+          return event;
+        },
+        subscribe(type, name, handler) {
+          if (boss) throw new Error(`subscribe ${name} to ${type} before event delivery starts`);
+          const consumer = consumers.get(name) ?? { name, scope, handlers: new Map() };
+          if (consumer.scope !== scope) throw new Error(`consumer name ${name} is already used by ${consumer.scope.service}`);
+          if (consumer.handlers.has(type)) throw new Error(`${name} already subscribes to ${type}`);
+          consumer.handlers.set(type, handler);
+          consumers.set(name, consumer);
+        },
+      };
+    },
+
+    async start() {
+      if (boss) throw new Error('event delivery already started');
+      boss = new PgBoss({ connectionString: databaseUrl, schema: settings.bossSchema, max: 4, schedule: false, application_name: 'capctl-events' });
+      boss.on('error', (err) => logger.error({ err }, 'event bus error'));
+      pool = new pg.Pool({ connectionString: databaseUrl, max: 2, application_name: 'capctl-relay' });
+      pool.on('error', (err) => logger.error({ err }, 'event relay connection error'));
+      try {
+        await startDelivery(boss);
+      } catch (err) {
+        await runtime.stop();
+        throw err;
+      }
+    },
+
+    async stop() {
+      await relay?.stop();
+      await boss?.stop({ graceful: true, wait: true, timeout: 10_000 });
+      await pool?.end();
+      relay = undefined;
+      pool = undefined;
+      workers.clear();
+    },
+
+    async deadLetters() {
+      const letters: DeadLetter[] = [];
+      for (const scope of scopes) {
+        const rows = await scope.sequelize.query<{ consumer: string; event: PlatformEvent; error: string; dead_at: Date }>(
+          `SELECT consumer, event, error, dead_at FROM "${scope.schema}".dead_letters ORDER BY dead_at`,
+          { type: QueryTypes.SELECT },
+        );
+        letters.push(...rows.map((row) => ({ consumer: row.consumer, event: row.event, error: row.error, deadAt: row.dead_at.toISOString() })));
+      }
+      return letters.sort((a, b) => a.deadAt.localeCompare(b.deadAt));
+    },
+  };
+  return runtime;
+}
+
+/** pg-boss keeps a failed job's error as `{message, ...}` or, for a timeout, `{value: {message}}`. */
+function errorMessage(output: unknown): string {
+  const value = output as { message?: unknown; value?: { message?: unknown } } | null | undefined;
+  const message = value?.message ?? value?.value?.message;
+  return typeof message === 'string' ? message : JSON.stringify(output ?? null);
+}

@@ -1,0 +1,85 @@
+import test from 'ava';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { createDatabase, dropDatabase } from '../server/platform/db/database.ts';
+import { newId } from '../server/platform/ids.ts';
+import { runCapctl, startServe } from './helpers/cli.ts';
+import { call } from './helpers/platform.ts';
+
+const freePorts = ['--port', '0', '--ol-port', '0', '--cap-port', '0', '--lms-port', '0', '--grpc-port', '0', '--lms-grpc-port', '0'];
+
+test('a bad setting names the setting and the problem, and exits 2', async (t) => {
+  const result = await runCapctl(['serve', '--port', 'http']);
+  t.is(result.code, 2);
+  t.regex(result.stderr, /invalid setting port: expected a port number/);
+  const url = await runCapctl(['serve', '--database-url', 'mysql://x']);
+  t.is(url.code, 2);
+  t.regex(url.stderr, /invalid setting databaseUrl/);
+});
+
+test('dev mode is refused when NODE_ENV=production', async (t) => {
+  const result = await runCapctl(['serve'], { NODE_ENV: 'production', CAPCTL_DEV_MODE: 'true' });
+  t.is(result.code, 2);
+  t.regex(result.stderr, /development mode is not allowed/);
+});
+
+test('with DATABASE_URL, serve uses that server, answers on every listener, and exits 0 on SIGTERM', async (t) => {
+  const name = `test_${newId().toLowerCase()}`;
+  const databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name);
+  t.teardown(() => dropDatabase(process.env.TEST_DATABASE_URL!, name));
+  const serve = await startServe([...freePorts], { DATABASE_URL: databaseUrl });
+  t.deepEqual(Object.keys(serve.urls).sort(), ['cap', 'gateway', 'lms', 'ol'].concat(serve.urls.grpc ? ['grpc'] : []).sort());
+  for (const service of ['ol', 'cap', 'lms']) {
+    t.is((await call('GET', `${serve.urls.gateway}/v1/${service}/readyz`)).status, 200);
+    t.is((await call('GET', `${serve.urls[service]}/readyz`)).status, 200);
+  }
+  t.is(await serve.stop('SIGTERM'), 0);
+});
+
+test('--only runs a subset and --no-service-ports serves the gateway alone', async (t) => {
+  const name = `test_${newId().toLowerCase()}`;
+  const databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name);
+  t.teardown(() => dropDatabase(process.env.TEST_DATABASE_URL!, name));
+  const serve = await startServe(['--port', '0', '--grpc-port', '0', '--lms-grpc-port', '0', '--no-service-ports', '--only', 'lms'], { DATABASE_URL: databaseUrl });
+  t.deepEqual(Object.keys(serve.urls).filter((k) => !k.startsWith('grpc')), ['gateway']);
+  t.is((await call('GET', `${serve.urls.gateway}/v1/lms/healthz`)).status, 200);
+  t.is((await call('GET', `${serve.urls.gateway}/v1/cap/healthz`)).status, 404);
+  t.is(await serve.stop('SIGINT'), 0);
+});
+
+test('the embedded database is created on first start, reused on the next, guarded against a second serve, and stopped on exit', async (t) => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'capctl-serve-'));
+  t.teardown(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  const env = { DATABASE_URL: '' };
+  const first = await startServe(['--data-dir', dataDir, ...freePorts], env);
+  t.true(fs.existsSync(path.join(dataDir, 'pg', 'PG_VERSION')));
+
+  const second = await runCapctl(['serve', '--data-dir', dataDir, ...freePorts], env);
+  t.is(second.code, 1);
+  t.regex(second.stderr, /is in use by another capctl \(pid \d+\)/);
+  t.is((await call('GET', `${first.urls.gateway}/v1/ol/readyz`)).status, 200, 'the running serve is unharmed');
+
+  t.is(await first.stop(), 0);
+  t.false(fs.existsSync(path.join(dataDir, 'pg', 'postmaster.pid')), 'postgres was stopped');
+  t.false(fs.existsSync(path.join(dataDir, 'capctl.lock')));
+
+  const again = await startServe(['--data-dir', dataDir, ...freePorts], env);
+  t.is((await call('GET', `${again.urls.gateway}/v1/cap/readyz`)).status, 200);
+  t.is(await again.stop(), 0);
+});
+
+test('a port in use is one clear line, not a stack trace', async (t) => {
+  const blocker = net.createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => blocker.close());
+  const port = (blocker.address() as net.AddressInfo).port;
+  const name = `test_${newId().toLowerCase()}`;
+  const databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name);
+  t.teardown(() => dropDatabase(process.env.TEST_DATABASE_URL!, name));
+  const result = await runCapctl(['serve', ...freePorts, '--port', String(port)], { DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' });
+  t.is(result.code, 1);
+  t.regex(result.stderr, new RegExp(`port ${port} \\(gateway\\) is already in use`));
+  t.notRegex(result.stderr, /\n\s+at /);
+});

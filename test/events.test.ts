@@ -1,0 +1,220 @@
+import test, { type ExecutionContext } from 'ava';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
+import type { Sequelize } from 'sequelize';
+import { createDatabase, createSequelize, dropDatabase } from '../server/platform/db/database.ts';
+import { createEventRuntime, type EventRuntime, type EventRuntimeOptions } from '../server/platform/events/runtime.ts';
+import { createEventTables } from '../server/platform/events/tables.ts';
+import type { EventHandler, PlatformEvent, ServiceEvents } from '../server/platform/events/types.ts';
+import { newId } from '../server/platform/ids.ts';
+
+// The bus over the real database, without the services' domains: each test gets a fresh database
+// with the event tables of the `ol`, `cap` and `lms` schemas, plus an `effects` table per schema that
+// the test consumers write to inside their delivery transaction.
+
+const schemas = ['ol', 'cap', 'lms'] as const;
+type Schema = (typeof schemas)[number];
+const testSettings: EventRuntimeOptions = { retryLimit: 5, retryDelaySeconds: 0, retryBackoff: false, deadLetterPollingSeconds: 0.5 };
+const crashProducer = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'events-crash-producer.ts');
+
+interface EventDatabase {
+  url: string;
+  db: Record<Schema, Sequelize>;
+}
+
+interface Bus extends EventDatabase {
+  runtime: EventRuntime;
+  events: Record<Schema, ServiceEvents>;
+  logs: Array<Record<string, unknown>>;
+}
+
+async function createEventDatabase(t: ExecutionContext): Promise<EventDatabase> {
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  if (!adminUrl) throw new Error('TEST_DATABASE_URL is not set: run the tests with `npm test`');
+  const name = `test_${newId().toLowerCase()}`;
+  const url = await createDatabase(adminUrl, name);
+  const db = Object.fromEntries(schemas.map((schema) => [schema, createSequelize(url, schema, 3)])) as Record<Schema, Sequelize>;
+  t.teardown(async () => {
+    for (const sequelize of Object.values(db)) await sequelize.close();
+    await dropDatabase(adminUrl, name);
+  });
+  for (const schema of schemas) {
+    await db[schema].query(`CREATE SCHEMA "${schema}"`);
+    await createEventTables(db[schema].getQueryInterface(), schema);
+    await db[schema].query(`CREATE TABLE "${schema}".effects (consumer text NOT NULL, event_id text NOT NULL)`);
+  }
+  return { url, db };
+}
+
+/** Starts a runtime on the database after `register` has subscribed its consumers. */
+async function startBus(t: ExecutionContext, database: EventDatabase, register: (bus: Bus) => void): Promise<Bus> {
+  const logs: Array<Record<string, unknown>> = [];
+  const logger = pino({ level: 'debug' }, { write: (line: string) => void logs.push(JSON.parse(line)) });
+  const runtime = createEventRuntime(database.url, logger, testSettings);
+  const events = Object.fromEntries(schemas.map((schema) => [schema, runtime.forService(schema, schema, database.db[schema])])) as Record<Schema, ServiceEvents>;
+  const bus: Bus = { ...database, runtime, events, logs };
+  register(bus);
+  // Registered before the database teardown, so it runs first: the runtime stops before the pools close.
+  t.teardown(() => runtime.stop());
+  await runtime.start();
+  return bus;
+}
+
+/** A consumer handler that records its effect in `<schema>.effects`, in the delivery transaction. */
+function recordEffect(bus: Bus, schema: Schema, consumer: string): EventHandler {
+  return async (event, transaction) => {
+    await bus.db[schema].query(`INSERT INTO "${schema}".effects (consumer, event_id) VALUES ($1, $2)`, { bind: [consumer, event.id], transaction });
+  };
+}
+
+async function effects(bus: EventDatabase, schema: Schema, eventId: string): Promise<number> {
+  const [rows] = await bus.db[schema].query(`SELECT count(*)::int AS n FROM "${schema}".effects WHERE event_id = $1`, { bind: [eventId] });
+  return (rows as Array<{ n: number }>)[0]!.n;
+}
+
+async function eventually(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function publishCommitted(bus: Bus, data: Record<string, unknown>): Promise<PlatformEvent> {
+  return bus.db.ol.transaction((transaction) => bus.events.ol.publish(transaction, 'user.created', data));
+}
+
+function subscribeCapAndLms(bus: Bus): void {
+  bus.events.cap.subscribe('user.created', 'cap.provision-user', recordEffect(bus, 'cap', 'cap.provision-user'));
+  bus.events.lms.subscribe('user.created', 'lms.provision-user', recordEffect(bus, 'lms', 'lms.provision-user'));
+}
+
+test('an event published in a committed transaction reaches every subscribed consumer once', async (t) => {
+  const bus = await startBus(t, await createEventDatabase(t), subscribeCapAndLms);
+  const started = Date.now();
+  const event = await publishCommitted(bus, { userId: 'u-1' });
+
+  await eventually('CAP and LMS both processed the event', async () => (await effects(bus, 'cap', event.id)) === 1 && (await effects(bus, 'lms', event.id)) === 1);
+  t.log(`delivered to both consumers ${Date.now() - started} ms after commit`);
+  t.like(event, { type: 'user.created', source: 'ol', data: { userId: 'u-1' } });
+
+  // Later passes of the relay and the workers add nothing.
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  t.is(await effects(bus, 'cap', event.id), 1);
+  t.is(await effects(bus, 'lms', event.id), 1);
+  const [pending] = await bus.db.ol.query('SELECT count(*)::int AS n FROM ol.outbox WHERE dispatched_at IS NULL');
+  t.is((pending as Array<{ n: number }>)[0]!.n, 0);
+});
+
+test('each delivery is logged once with type, id and consumer, never the data', async (t) => {
+  const bus = await startBus(t, await createEventDatabase(t), subscribeCapAndLms);
+  const event = await publishCommitted(bus, { userId: 'u-2', email: 'private@example.test' });
+
+  await eventually('both deliveries are logged', () => bus.logs.filter((l) => l.msg === 'event delivered').length === 2);
+  const delivered = bus.logs.filter((l) => l.msg === 'event delivered');
+  t.deepEqual(delivered.map((l) => l.consumer).sort(), ['cap.provision-user', 'lms.provision-user']);
+  for (const line of delivered) t.like(line, { level: 30, type: 'user.created', id: event.id });
+  t.false(bus.logs.some((line) => JSON.stringify(line).includes('private@example.test')));
+});
+
+test('an event published in a rolled-back transaction is never delivered', async (t) => {
+  const bus = await startBus(t, await createEventDatabase(t), subscribeCapAndLms);
+  let rolledBack: PlatformEvent | undefined;
+  await t.throwsAsync(
+    bus.db.ol.transaction(async (transaction) => {
+      rolledBack = await bus.events.ol.publish(transaction, 'user.created', { userId: 'never' });
+      throw new Error('the change fails after publishing');
+    }),
+    { message: 'the change fails after publishing' },
+  );
+  // Outbox rows are relayed in id order, so once a later event arrives the earlier one had its chance.
+  const later = await publishCommitted(bus, { userId: 'later' });
+  await eventually('the later event reached both consumers', async () => (await effects(bus, 'cap', later.id)) === 1 && (await effects(bus, 'lms', later.id)) === 1);
+
+  t.is(await effects(bus, 'cap', rolledBack!.id), 0);
+  t.is(await effects(bus, 'lms', rolledBack!.id), 0);
+  const [rows] = await bus.db.ol.query('SELECT id FROM ol.outbox WHERE id = $1', { bind: [rolledBack!.id] });
+  t.deepEqual(rows, []);
+});
+
+test('a redelivered event has exactly one effect per consumer', async (t) => {
+  let capCalls = 0;
+  const bus = await startBus(t, await createEventDatabase(t), (bus) => {
+    const record = recordEffect(bus, 'cap', 'cap.provision-user');
+    bus.events.cap.subscribe('user.created', 'cap.provision-user', async (event, transaction) => {
+      capCalls += 1;
+      await record(event, transaction);
+    });
+    bus.events.lms.subscribe('user.created', 'lms.provision-user', recordEffect(bus, 'lms', 'lms.provision-user'));
+  });
+  const event = await publishCommitted(bus, { userId: 'u-3' });
+  await eventually('the first delivery is processed', async () => (await effects(bus, 'cap', event.id)) === 1 && (await effects(bus, 'lms', event.id)) === 1);
+
+  // As if the relay had crashed before marking the row: it is relayed, and delivered, a second time.
+  await bus.db.ol.query('UPDATE ol.outbox SET dispatched_at = NULL WHERE id = $1', { bind: [event.id] });
+  await eventually('both consumers saw the duplicate', () =>
+    bus.logs.filter((l) => l.msg === 'event already processed; skipped' && l.id === event.id).length === 2);
+
+  t.is(capCalls, 1);
+  t.is(await effects(bus, 'cap', event.id), 1);
+  t.is(await effects(bus, 'lms', event.id), 1);
+});
+
+test('a failing handler is retried and its effect happens once, rolled-back attempts leaving nothing', async (t) => {
+  let attempts = 0;
+  const bus = await startBus(t, await createEventDatabase(t), (bus) => {
+    const record = recordEffect(bus, 'cap', 'cap.flaky');
+    bus.events.cap.subscribe('user.created', 'cap.flaky', async (event, transaction) => {
+      attempts += 1;
+      await record(event, transaction);
+      if (attempts <= 2) throw new Error(`attempt ${attempts} fails`);
+    });
+  });
+  const event = await publishCommitted(bus, { userId: 'u-4' });
+
+  await eventually('the third attempt succeeds', async () => (await effects(bus, 'cap', event.id)) === 1);
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  t.is(attempts, 3);
+  t.is(await effects(bus, 'cap', event.id), 1);
+  t.deepEqual(await bus.runtime.deadLetters(), []);
+});
+
+test('a handler that always fails ends dead-lettered after its retries, with no effect', async (t) => {
+  let attempts = 0;
+  const bus = await startBus(t, await createEventDatabase(t), (bus) => {
+    bus.events.cap.subscribe('user.created', 'cap.broken', async (event, transaction) => {
+      attempts += 1;
+      await recordEffect(bus, 'cap', 'cap.broken')(event, transaction);
+      throw new Error('the handler is broken');
+    });
+    bus.events.lms.subscribe('user.created', 'lms.provision-user', recordEffect(bus, 'lms', 'lms.provision-user'));
+  });
+  const event = await publishCommitted(bus, { userId: 'u-5' });
+
+  await eventually('the event is dead-lettered', async () => (await bus.runtime.deadLetters()).length === 1, 20_000);
+  const [letter] = await bus.runtime.deadLetters();
+  t.like(letter, { consumer: 'cap.broken', event: { id: event.id, type: 'user.created', source: 'ol', data: { userId: 'u-5' } }, error: 'the handler is broken' });
+  t.is(attempts, 1 + testSettings.retryLimit!);
+  t.is(await effects(bus, 'cap', event.id), 0);
+  t.truthy(bus.logs.find((l) => l.msg === 'event dead-lettered after its retries' && l.level === 50 && l.id === event.id));
+  // The other consumer is not held back by the broken one.
+  t.is(await effects(bus, 'lms', event.id), 1);
+});
+
+test('an event committed by a process killed before its relay ran is delivered after the next start', async (t) => {
+  const database = await createEventDatabase(t);
+  const { stdout, signal } = await new Promise<{ stdout: string; signal: NodeJS.Signals | null }>((resolve) => {
+    execFile(process.execPath, ['--import=tsx', crashProducer, database.url], (error, stdout) => {
+      resolve({ stdout, signal: (error as { signal?: NodeJS.Signals } | null)?.signal ?? null });
+    });
+  });
+  t.is(signal, 'SIGKILL');
+  const eventId = stdout.trim();
+  const [waiting] = await database.db.ol.query('SELECT id FROM ol.outbox WHERE dispatched_at IS NULL');
+  t.deepEqual(waiting, [{ id: eventId }]);
+
+  const bus = await startBus(t, database, subscribeCapAndLms);
+  await eventually('CAP and LMS processed the event', async () => (await effects(bus, 'cap', eventId)) === 1 && (await effects(bus, 'lms', eventId)) === 1);
+});

@@ -1,0 +1,59 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+const capctl = path.resolve('bin/capctl');
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs capctl to completion. */
+export function runCapctl(args: string[], env: NodeJS.ProcessEnv = {}, input?: string): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [capctl, ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.stdin.end(input ?? '');
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+export interface RunningServe {
+  child: ChildProcess;
+  /** The ready line's URLs by name (gateway, ol, cap, lms, grpc). */
+  urls: Record<string, string>;
+  stderr: () => string;
+  /** Sends a signal and resolves to the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `capctl serve` and waits for its ready line (or rejects with what it printed). */
+export function startServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<RunningServe> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [capctl, 'serve', ...args], { env: { ...process.env, LOG_LEVEL: 'warn', ...env } });
+    let stdout = '';
+    let stderr = '';
+    const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.stdout.on('data', (d) => {
+      stdout += d;
+      const line = stdout.split('\n').find((l) => l.startsWith('ready '));
+      if (!line) return;
+      const urls = Object.fromEntries(line.slice(6).split(' ').map((pair) => pair.split('=') as [string, string]));
+      resolve({
+        child,
+        urls,
+        stderr: () => stderr,
+        stop: (signal = 'SIGTERM') => {
+          child.kill(signal);
+          return exited;
+        },
+      });
+    });
+    void exited.then((code) => reject(new Error(`capctl serve exited with ${code} before ready: ${stderr}`)));
+  });
+}
