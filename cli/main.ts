@@ -3,6 +3,11 @@ import { UsageError, exitCodes } from './output.ts';
 import { registerServe } from './commands/serve.ts';
 import { registerDemo } from './commands/demo.ts';
 import { registerGrpc } from './commands/grpc.ts';
+import { registerKeys } from './commands/keys.ts';
+import { registerAccount } from './commands/account.ts';
+import { registerMail } from './commands/mail.ts';
+import { registerGoogleToken } from './commands/google-token.ts';
+import { registerRun } from './commands/run.ts';
 
 /** Builds the capctl program. Each command module adds its own subcommands. */
 export function buildProgram(): Command {
@@ -10,7 +15,7 @@ export function buildProgram(): Command {
     .description('Run, seed, script and verify the CAP platform reference')
     .showHelpAfterError()
     .exitOverride();
-  for (const register of [registerServe, registerDemo, registerGrpc]) register(program);
+  for (const register of [registerServe, registerDemo, registerRun, registerAccount, registerMail, registerGoogleToken, registerKeys, registerGrpc]) register(program);
   return program;
 }
 

@@ -1,7 +1,5 @@
 import { Command } from 'commander';
 import { ConfigError, resolveConfig, type ConfigInput, type PlatformConfig } from '../server/platform/config.ts';
-import { DataDirBusyError } from '../server/platform/db/embedded.ts';
-import { PortInUseError } from '../server/platform/http/app.ts';
 import { UsageError } from './output.ts';
 
 /** The platform options shared by `serve` and `demo`. Values are validated by resolveConfig, not here. */
@@ -48,7 +46,9 @@ export function configFromOptions(options: Record<string, unknown>, overrides: C
 
 /** Start failures a person can act on, as one line; anything else is rethrown with its stack. */
 export function startFailure(err: unknown): string | undefined {
-  if (err instanceof DataDirBusyError || err instanceof PortInUseError) return err.message;
+  // Matched by name so that loading the CLI does not load the server.
+  const name = (err as Error)?.name;
+  if (name === 'DataDirBusyError' || name === 'PortInUseError') return (err as Error).message;
   const code = (err as NodeJS.ErrnoException)?.code;
   if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === '28P01' || code === '3D000') {
     return `cannot use the database: ${(err as Error).message}`;

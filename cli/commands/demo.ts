@@ -3,7 +3,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { request } from 'undici';
-import { readyLine, startPlatform } from '../../server/main.ts';
 import { configFromOptions } from '../platform.ts';
 import { exitCodes } from '../output.ts';
 
@@ -13,6 +12,7 @@ export function registerDemo(program: Command): void {
     .description('Start a throwaway platform on free ports, check every service is ready, print the URLs and stop')
     .option('--keep', 'keep running until SIGINT instead of stopping after the checks')
     .action(async (options: { keep?: boolean }) => {
+      const { readyLine, startPlatform } = await import('../../server/main.ts');
       const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'capctl-demo-'));
       const config = configFromOptions({}, { dataDir, port: 0, olPort: 0, capPort: 0, lmsPort: 0, grpcPort: 0, lmsGrpcPort: 0, logLevel: 'warn', databaseUrl: '' });
       const platform = await startPlatform(config);

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { readyLine, startPlatform } from '../../server/main.ts';
 import { configFromOptions, startFailure, withPlatformOptions } from '../platform.ts';
 import { exitCodes } from '../output.ts';
 
@@ -8,6 +7,7 @@ export function registerServe(program: Command): void {
     .description('Start the platform (CAP, Orchestrator, LMS) and keep it running until SIGINT or SIGTERM')
     .action(async (options: Record<string, unknown>) => {
       const config = configFromOptions(options);
+      const { readyLine, startPlatform } = await import('../../server/main.ts');
       let platform;
       try {
         platform = await startPlatform(config);

@@ -1,6 +1,67 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createGrpcServer, type GrpcServerHandle } from '../platform/grpc/server.ts';
 import type { Service, ServiceDeps } from '../platform/service.ts';
+import { accountRoutes } from './accounts/routes.ts';
+import { createAccounts } from './accounts/service.ts';
+import { createGoogleVerifier, googleJwksUrl } from './google/verify.ts';
+import { googleSandboxRoutes } from './google/routes.ts';
+import { createGoogleSandbox } from './google/sandbox.ts';
+import { identityService } from './grpc.ts';
+import { createIdentityProvider } from './identity/provider.ts';
+import { createIdentityVerification } from './identity/service.ts';
+import { notificationRoutes } from './notifications/routes.ts';
+import { createNotifications } from './notifications/service.ts';
+import { createAccessTokens } from './tokens/access.ts';
+import { createOlBearerAuth } from './tokens/bearer.ts';
+import { createSigningKeys, ensureSigningKey } from './tokens/keys.ts';
+import { tokenRoutes } from './tokens/routes.ts';
+
+/** The Orchestrator's migrations, for commands that prepare its schema without starting it (`capctl keys`). */
+export const olMigrationsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
 /** The Orchestrator (OL): accounts, tokens, notifications and the internal gRPC contracts. */
-export async function createOrchestrator(_deps: ServiceDeps): Promise<Service> {
-  return { name: 'ol', handlers: {} };
+export async function createOrchestrator(deps: ServiceDeps): Promise<Service> {
+  const notifications = createNotifications(deps);
+  const googleSandbox = createGoogleSandbox(deps);
+  await ensureSigningKey(deps.sequelize);
+  const signingKeys = createSigningKeys(deps.sequelize, deps.config);
+  const tokens = createAccessTokens(signingKeys, deps.config);
+  const accounts = createAccounts({
+    ...deps,
+    tokens,
+    requestMail: notifications.requestMail,
+    sendMailNow: notifications.sendMailNow,
+    verifyGoogleIdToken: createGoogleVerifier(deps.config, googleJwksUrl(deps)),
+  });
+  const identity = createIdentityVerification({
+    ...deps,
+    provider: createIdentityProvider(deps.config),
+    userStatus: accounts.userStatus,
+  });
+  let grpcServer: GrpcServerHandle | undefined;
+  return {
+    name: 'ol',
+    handlers: {
+      ...accountRoutes(accounts),
+      ...tokenRoutes(signingKeys),
+      ...notificationRoutes(notifications),
+      ...googleSandboxRoutes(googleSandbox),
+    },
+    security: { bearerAuth: createOlBearerAuth(tokens, accounts.isActive) },
+    async start() {
+      grpcServer = await createGrpcServer({
+        host: deps.config.host,
+        port: deps.config.grpcPort,
+        serviceKey: deps.config.serviceApiKey,
+        logger: deps.logger,
+        services: [identityService({ identity, accounts })],
+      });
+      return { grpc: grpcServer.address };
+    },
+    async stop() {
+      await grpcServer?.stop();
+      await notifications.stop();
+    },
+  };
 }

@@ -1,0 +1,154 @@
+/** What each kind of step does: an HTTP call, a gRPC call or a mailbox read. */
+import type { Agent } from 'undici';
+import type { ActorSession } from './actors.ts';
+import { parseDuration, sleep } from './duration.ts';
+import { evaluate, ExpressionError, type ExpressionContext } from './expressions.ts';
+import { callGrpc } from './grpc-step.ts';
+import { isSuccess, send, StepError, type HttpRequest, type HttpResponse } from './http.ts';
+import type { Operation } from './operations.ts';
+import { getPath } from './paths.ts';
+import type { HttpAction, Step } from './types.ts';
+
+/** The platform being driven, resolved once per run. */
+export interface Platform {
+  baseUrl: string;
+  dispatcher: Agent;
+  operations: Map<string, Operation>;
+  grpc: { address: string; serviceKey: string };
+}
+
+/** The state of one scenario while it runs. */
+export interface ScenarioRun {
+  platform: Platform;
+  context: ExpressionContext;
+  sessions: Map<string, ActorSession>;
+  /** When each step started (epoch ms), for `mail.since`. */
+  startedAt: Map<string, number>;
+}
+
+export interface Exchange {
+  request: HttpRequest;
+  response: HttpResponse;
+  /** How this kind of step tells success when the expectation names no status. */
+  success: { test: (status: number) => boolean; description: string };
+}
+
+/** Carries out a step's action once. */
+export function perform(step: Step, run: ScenarioRun): Promise<Exchange> {
+  if (step.http) return performHttp(step, step.http, run);
+  if (step.grpc) return performGrpc(step, run);
+  return performMail(step, run);
+}
+
+const httpSuccess = { test: isSuccess, description: 'a 2xx status' };
+
+async function performHttp(step: Step, action: HttpAction, run: ScenarioRun): Promise<Exchange> {
+  const { platform } = run;
+  const http = evaluate(action, run.context) as HttpAction;
+  const operation = http.operation === undefined ? undefined : platform.operations.get(http.operation)!;
+  const method = operation?.method ?? http.method!;
+  const path = fillPath(operation?.path ?? http.path!, http.params ?? {});
+  const request: HttpRequest = {
+    method,
+    url: `${platform.baseUrl}${path}${queryString(http.query ?? {}, path)}`,
+    headers: { accept: 'application/json' },
+  };
+  if (http.body !== undefined) {
+    request.headers['content-type'] = 'application/json';
+    request.body = http.body;
+  }
+  const session = step.as === undefined ? undefined : run.sessions.get(step.as)!;
+  let bearer: string | undefined;
+  if (session) {
+    bearer = `Bearer ${await session.accessToken()}`;
+    request.headers.authorization = bearer;
+    if (path.startsWith('/v1/cap/')) {
+      if (session.actor.persona) request.headers['x-cap-persona'] = session.actor.persona;
+      if (session.actor.centre) request.headers['x-cap-centre-id'] = session.actor.centre;
+    }
+  }
+  for (const [name, value] of Object.entries(http.headers ?? {})) {
+    if (value === null) delete request.headers[name.toLowerCase()];
+    else request.headers[name.toLowerCase()] = String(value);
+  }
+  let response = await send(request, platform.dispatcher);
+  // Refresh only the token we sent ourselves, once, and replay once.
+  if (response.status === 401 && session && request.headers.authorization === bearer && (await session.refresh())) {
+    request.headers.authorization = `Bearer ${await session.accessToken()}`;
+    response = await send(request, platform.dispatcher);
+  }
+  return { request, response, success: httpSuccess };
+}
+
+function fillPath(template: string, params: Record<string, unknown>): string {
+  return template.replace(/(?<!\$)\{([A-Za-z0-9_]+)\}/g, (_, name: string) => {
+    if (params[name] === undefined) throw new ExpressionError(`path parameter {${name}} has no value in params`);
+    return encodeURIComponent(String(params[name]));
+  });
+}
+
+function queryString(query: Record<string, unknown>, path: string): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (item !== null && item !== undefined) search.append(name, String(item));
+    }
+  }
+  const text = search.toString();
+  return text === '' ? '' : `${path.includes('?') ? '&' : '?'}${text}`;
+}
+
+async function performGrpc(step: Step, run: ScenarioRun): Promise<Exchange> {
+  const grpc = evaluate(step.grpc, run.context) as NonNullable<Step['grpc']>;
+  const address = grpc.address ?? run.platform.grpc.address;
+  const request = (grpc.request ?? {}) as object;
+  const outcome = await callGrpc(address, run.platform.grpc.serviceKey, grpc.method, request);
+  return {
+    request: {
+      method: 'GRPC',
+      url: `grpc://${address}/${grpc.method}`,
+      headers: { 'x-platform-service-key': run.platform.grpc.serviceKey },
+      body: request,
+    },
+    response: { status: outcome.status, headers: {}, body: outcome.body },
+    success: { test: (status) => status === 0, description: 'status 0 (OK)' },
+  };
+}
+
+interface Mail {
+  to: string;
+  subject: string;
+  text: string;
+  sentAt: string;
+  otp?: string;
+  password?: string;
+}
+
+/** Reads the newest mail to an address from the dev mailbox, polling until `wait` runs out. */
+async function performMail(step: Step, run: ScenarioRun): Promise<Exchange> {
+  const mail = step.mail!;
+  const to = String(evaluate(mail.to, run.context));
+  const since = mail.since === undefined ? undefined : run.startedAt.get(mail.since)!;
+  const deadline = Date.now() + (mail.wait === undefined ? 0 : parseDuration(mail.wait));
+  const request: HttpRequest = {
+    method: 'GET',
+    url: `${run.platform.baseUrl}/v1/ol/dev/mailbox?${new URLSearchParams({ to })}`,
+    headers: { accept: 'application/json' },
+  };
+  for (;;) {
+    const response = await send(request, run.platform.dispatcher);
+    if (!isSuccess(response.status)) {
+      throw new StepError(`the dev mailbox answered ${response.status}`, request, response);
+    }
+    const mails = (getPath(response.body, ['data']) ?? []) as Mail[];
+    const latest = mails.find((m) => since === undefined || Date.parse(m.sentAt) >= since);
+    if (latest) return { request, response: { ...response, body: latest }, success: httpSuccess };
+    if (Date.now() >= deadline) {
+      const after = mail.since === undefined ? '' : ` sent after step ${mail.since} started`;
+      const within = mail.wait === undefined ? '' : ` within ${mail.wait}`;
+      throw new StepError(`no mail to ${to}${after}${within}`, request, response);
+    }
+    await sleep(Math.min(250, Math.max(0, deadline - Date.now())));
+  }
+}
+

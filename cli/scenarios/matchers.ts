@@ -1,0 +1,90 @@
+/** Checks a response against an expectation; every failed part is reported as expected vs actual. */
+import { isDeepStrictEqual } from 'node:util';
+import { getPath, parsePath } from './paths.ts';
+import { matcherKeywords } from './schema.ts';
+import type { Expectation } from './types.ts';
+
+export interface Mismatch {
+  /** What was checked: `status`, `code` or `body <path>`. */
+  target: string;
+  expected: string;
+  actual: unknown;
+}
+
+export interface Observed {
+  status: number;
+  body: unknown;
+}
+
+/** `expectation` must already have its expressions evaluated. Without a status, `successful` decides. */
+export function checkExpectation(
+  expectation: Expectation | undefined,
+  observed: Observed,
+  successful: { test: (status: number) => boolean; description: string },
+): Mismatch[] {
+  const mismatches: Mismatch[] = [];
+  const status = expectation?.status;
+  if (status === undefined) {
+    if (!successful.test(observed.status)) {
+      mismatches.push({ target: 'status', expected: successful.description, actual: observed.status });
+    }
+  } else if (!(Array.isArray(status) ? status : [status]).includes(observed.status)) {
+    mismatches.push({ target: 'status', expected: JSON.stringify(status), actual: observed.status });
+  }
+  if (expectation?.code !== undefined) {
+    const code = getPath(observed.body, ['error', 'code']);
+    if (code !== expectation.code) {
+      mismatches.push({ target: 'code', expected: JSON.stringify(expectation.code), actual: code });
+    }
+  }
+  for (const [path, matcher] of Object.entries(expectation?.body ?? {})) {
+    const actual = getPath(observed.body, parsePath(path));
+    const failed = matchFailure(matcher, actual);
+    if (failed) mismatches.push({ target: `body ${path}`, expected: failed, actual });
+  }
+  return mismatches;
+}
+
+interface MatcherObject {
+  type?: string;
+  regex?: string;
+  present?: boolean;
+  length?: number;
+  minLength?: number;
+  equals?: unknown;
+}
+
+/** An object whose keys are all matcher keywords is a matcher; anything else is compared for equality. */
+export function isMatcherObject(value: unknown): value is MatcherObject {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const keys = Object.keys(value);
+  return keys.length > 0 && keys.every((k) => (matcherKeywords as readonly string[]).includes(k));
+}
+
+/** Undefined when the value matches; otherwise a description of what was expected. */
+export function matchFailure(matcher: unknown, actual: unknown): string | undefined {
+  if (!isMatcherObject(matcher)) {
+    return isDeepStrictEqual(matcher, actual) ? undefined : JSON.stringify(matcher);
+  }
+  const failures: string[] = [];
+  const { type, regex, present, length, minLength } = matcher;
+  if (type !== undefined && typeOf(actual) !== type) failures.push(`type ${type}`);
+  if (regex !== undefined && !(typeof actual === 'string' && new RegExp(regex).test(actual))) {
+    failures.push(`a string matching /${regex}/`);
+  }
+  if (present !== undefined && (actual !== undefined) !== present) failures.push(present ? 'present' : 'absent');
+  if (length !== undefined && sizeOf(actual) !== length) failures.push(`length ${length}`);
+  if (minLength !== undefined && !((sizeOf(actual) ?? -1) >= minLength)) failures.push(`length >= ${minLength}`);
+  if ('equals' in matcher && !isDeepStrictEqual(matcher.equals, actual)) failures.push(JSON.stringify(matcher.equals));
+  return failures.length > 0 ? failures.join(', ') : undefined;
+}
+
+function typeOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+function sizeOf(value: unknown): number | undefined {
+  return typeof value === 'string' || Array.isArray(value) ? value.length : undefined;
+}

@@ -1,0 +1,18 @@
+/** The machine report of `capctl run --json`. Requests and responses appear only for failed steps. */
+import type { RunReport } from './runner.ts';
+
+export function jsonReport(report: RunReport): object {
+  const steps = report.scenarios.flatMap((s) => s.steps);
+  const count = (status: string) => steps.filter((step) => step.status === status).length;
+  return {
+    exitCode: report.exitCode,
+    durationMs: report.durationMs,
+    summary: {
+      scenarios: report.scenarios.length,
+      passed: report.scenarios.filter((s) => s.status === 'passed').length,
+      failed: report.scenarios.filter((s) => s.status !== 'passed').length,
+      steps: { total: steps.length, passed: count('passed'), failed: count('failed'), skipped: count('skipped') },
+    },
+    scenarios: report.scenarios,
+  };
+}

@@ -1,0 +1,300 @@
+/**
+ * Runs scenarios: scenarios in parallel (up to `concurrency`), the steps of one scenario in order. The
+ * first failed step ends its scenario; the steps after it are reported as skipped.
+ */
+import { performance } from 'node:perf_hooks';
+import { exitCodes, UsageError } from '../output.ts';
+import { perform, type Exchange, type Platform, type ScenarioRun } from './actions.ts';
+import { ActorSession } from './actors.ts';
+import { parseDuration, sleep } from './duration.ts';
+import { evaluate, type ExpressionContext } from './expressions.ts';
+import { grpcMethodProblem } from './grpc-step.ts';
+import {
+  checkReachable,
+  createDispatcher,
+  redact,
+  StepError,
+  UnreachableError,
+  type HttpRequest,
+  type HttpResponse,
+} from './http.ts';
+import { checkExpectation, type Mismatch } from './matchers.ts';
+import { OperationCatalog, type Operation } from './operations.ts';
+import { getPath, parsePath } from './paths.ts';
+import { unselectedSteps } from './selection.ts';
+import { placeholders } from './validate.ts';
+import type { Actor, Expectation, Scenario, Step } from './types.ts';
+
+export interface RunOptions {
+  baseUrl: string;
+  grpc?: { address: string; serviceKey: string };
+  /** Scenarios run at the same time (default 1). */
+  concurrency?: number;
+  only?: string[];
+  skip?: string[];
+  env?: Record<string, string | undefined>;
+  onEvent?: (event: RunEvent) => void;
+}
+
+export type RunEvent =
+  | { type: 'run-start'; scenarios: Scenario[] }
+  | { type: 'scenario-start'; scenario: Scenario }
+  | { type: 'step-start'; scenario: Scenario; step: Step }
+  | { type: 'step-end'; scenario: Scenario; result: StepResult }
+  | { type: 'scenario-end'; scenario: Scenario; result: ScenarioResult };
+
+export type StepStatus = 'passed' | 'failed' | 'skipped';
+
+export interface StepResult {
+  id: string;
+  name: string;
+  status: StepStatus;
+  durationMs: number;
+  attempts: number;
+  /** Why a step failed without a mismatch, or why it was skipped. */
+  message?: string;
+  /** On failure: what was sent (credentials redacted) and what came back. */
+  request?: HttpRequest;
+  response?: HttpResponse;
+  mismatches?: Mismatch[];
+}
+
+export interface ScenarioResult {
+  name: string;
+  file: string;
+  /** `unreachable`: the platform stopped answering during the scenario. */
+  status: 'passed' | 'failed' | 'unreachable';
+  /** ISO 8601 time the scenario started. */
+  startedAt: string;
+  durationMs: number;
+  steps: StepResult[];
+}
+
+export interface RunReport {
+  scenarios: ScenarioResult[];
+  durationMs: number;
+  /** 0 all passed, 1 an expectation failed, 3 the platform could not be reached. */
+  exitCode: typeof exitCodes.ok | typeof exitCodes.failed | typeof exitCodes.unreachable;
+}
+
+export const defaultGrpc = (env: Record<string, string | undefined> = process.env) => ({
+  address: env.CAPCTL_GRPC_ADDRESS || '127.0.0.1:4400',
+  serviceKey: env.ORCHESTRATOR_SERVICE_API_KEY || 'dev-service-key',
+});
+
+/**
+ * Checks the platform is reachable and every operation and gRPC method exists, then runs. Throws
+ * UnreachableError (exit 3) or UsageError (exit 2) before any step runs.
+ */
+export async function runScenarios(scenarios: Scenario[], options: RunOptions): Promise<RunReport> {
+  const started = performance.now();
+  const only = options.only ?? [];
+  const skip = options.skip ?? [];
+  for (const id of [...only, ...skip]) {
+    if (!scenarios.some((s) => s.steps.some((step) => step.id === id))) {
+      throw new UsageError(`no scenario has a step "${id}"`);
+    }
+  }
+  const planned = scenarios.flatMap((scenario) => {
+    const unselected = unselectedSteps(scenario, only, skip);
+    return unselected ? [{ scenario, unselected }] : [];
+  });
+
+  await checkGrpcMethods(scenarios);
+
+  const dispatcher = createDispatcher();
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  try {
+    await checkReachable(baseUrl, dispatcher);
+    const platform: Platform = {
+      baseUrl,
+      dispatcher,
+      operations: await resolveOperations(scenarios, new OperationCatalog(baseUrl, dispatcher)),
+      grpc: options.grpc ?? defaultGrpc(options.env),
+    };
+    const env = options.env ?? process.env;
+    const emit = options.onEvent ?? (() => {});
+    emit({ type: 'run-start', scenarios: planned.map((p) => p.scenario) });
+    const results = await inParallel(planned, options.concurrency ?? 1, ({ scenario, unselected }) =>
+      runScenario(scenario, unselected, platform, env, emit),
+    );
+    const exitCode = results.some((r) => r.status === 'unreachable')
+      ? exitCodes.unreachable
+      : results.some((r) => r.status === 'failed')
+        ? exitCodes.failed
+        : exitCodes.ok;
+    return { scenarios: results, durationMs: elapsed(started), exitCode };
+  } finally {
+    await dispatcher.close();
+  }
+}
+
+async function resolveOperations(scenarios: Scenario[], catalog: OperationCatalog): Promise<Map<string, Operation>> {
+  const operations = new Map<string, Operation>();
+  const problems: string[] = [];
+  for (const scenario of scenarios) {
+    for (const [index, step] of scenario.steps.entries()) {
+      const name = step.http?.operation;
+      if (name === undefined) continue;
+      const at = ['steps', index, 'http', 'operation'];
+      try {
+        const found = operations.get(name) ?? (await catalog.find(name));
+        if (!found) {
+          problems.push(fileProblem(scenario, at, `${name}: no such operationId in ${catalog.documentPath(name)}`));
+          continue;
+        }
+        operations.set(name, found);
+        for (const param of placeholders(found.path).filter((p) => step.http?.params?.[p] === undefined)) {
+          problems.push(fileProblem(scenario, at, `${name} (${found.path}) needs params.${param}`));
+        }
+      } catch (err) {
+        if (err instanceof UnreachableError) throw err;
+        problems.push(fileProblem(scenario, at, (err as Error).message));
+      }
+    }
+  }
+  if (problems.length > 0) throw new UsageError(problems.join('\n'));
+  return operations;
+}
+
+async function checkGrpcMethods(scenarios: Scenario[]): Promise<void> {
+  const problems: string[] = [];
+  for (const scenario of scenarios) {
+    for (const [index, step] of scenario.steps.entries()) {
+      const problem = step.grpc && (await grpcMethodProblem(step.grpc.method));
+      if (problem) problems.push(fileProblem(scenario, ['steps', index, 'grpc', 'method'], problem));
+    }
+  }
+  if (problems.length > 0) throw new UsageError(problems.join('\n'));
+}
+
+function fileProblem(scenario: Scenario, path: Array<string | number>, message: string): string {
+  const { line, column } = scenario.locate(path);
+  return `${scenario.file}:${line}:${column}: ${message}`;
+}
+
+async function runScenario(
+  scenario: Scenario,
+  unselected: Map<string, string>,
+  platform: Platform,
+  env: Record<string, string | undefined>,
+  emit: (event: RunEvent) => void,
+): Promise<ScenarioResult> {
+  const started = performance.now();
+  const startedAt = new Date().toISOString();
+  emit({ type: 'scenario-start', scenario });
+  const steps: StepResult[] = [];
+  let status: ScenarioResult['status'] = 'passed';
+  const run = startRun(scenario, platform, env);
+  for (const step of scenario.steps) {
+    const reason = unselected.get(step.id) ?? (status === 'passed' ? undefined : 'an earlier step failed');
+    if (reason !== undefined) {
+      const result: StepResult = { ...stepNames(step), status: 'skipped', durationMs: 0, attempts: 0, message: reason };
+      steps.push(result);
+      emit({ type: 'step-end', scenario, result });
+      continue;
+    }
+    emit({ type: 'step-start', scenario, step });
+    const { result, unreachable } = await runStep(step, run);
+    steps.push(result);
+    emit({ type: 'step-end', scenario, result });
+    if (result.status === 'failed') status = unreachable ? 'unreachable' : 'failed';
+  }
+  const result: ScenarioResult = {
+    name: scenario.name,
+    file: scenario.file,
+    status,
+    startedAt,
+    durationMs: elapsed(started),
+    steps,
+  };
+  emit({ type: 'scenario-end', scenario, result });
+  return result;
+}
+
+/** Evaluates vars (env and generators) and then actors (vars too), once per run. */
+function startRun(scenario: Scenario, platform: Platform, env: Record<string, string | undefined>): ScenarioRun {
+  const context: ExpressionContext = { vars: {}, env, actors: {}, steps: {} };
+  context.vars = evaluate(scenario.vars ?? {}, context) as Record<string, unknown>;
+  context.actors = evaluate(scenario.actors ?? {}, context) as Record<string, unknown>;
+  const sessions = new Map(
+    Object.entries(context.actors as Record<string, Actor>).map(([name, actor]) => [
+      name,
+      new ActorSession(name, actor, platform.baseUrl, platform.dispatcher),
+    ]),
+  );
+  return { platform, context, sessions, startedAt: new Map() };
+}
+
+async function runStep(step: Step, run: ScenarioRun): Promise<{ result: StepResult; unreachable: boolean }> {
+  const started = performance.now();
+  run.startedAt.set(step.id, Date.now());
+  const base = stepNames(step);
+  let attempts = 0;
+  let exchange: Exchange | undefined;
+  try {
+    if (step.wait !== undefined) {
+      await sleep(parseDuration(step.wait));
+      return { result: { ...base, status: 'passed', durationMs: elapsed(started), attempts: 1 }, unreachable: false };
+    }
+    let untilMismatches: Mismatch[] = [];
+    for (;;) {
+      attempts += 1;
+      exchange = await perform(step, run);
+      if (!step.retry) break;
+      const until = evaluate(step.retry.until, run.context) as Expectation;
+      untilMismatches = checkExpectation(until, exchange.response, exchange.success);
+      if (untilMismatches.length === 0 || attempts >= step.retry.times) break;
+      await sleep(parseDuration(step.retry.interval ?? '500ms'));
+    }
+    const expectation = evaluate(step.expect, run.context) as Expectation | undefined;
+    const mismatches = [
+      ...untilMismatches.map((m) => ({ ...m, target: `retry until ${m.target}` })),
+      ...checkExpectation(expectation, exchange.response, exchange.success),
+    ];
+    const { status, headers, body } = exchange.response;
+    const record: Record<string, unknown> = { status, headers, body };
+    for (const [name, path] of Object.entries(step.capture ?? {})) {
+      const value = getPath(record, parsePath(path));
+      if (value !== undefined) record[name] = value;
+      else mismatches.push({ target: `capture ${name}`, expected: `a value at ${path}`, actual: undefined });
+    }
+    run.context.steps[step.id] = record;
+    const durationMs = elapsed(started);
+    if (mismatches.length === 0) {
+      return { result: { ...base, status: 'passed', durationMs, attempts }, unreachable: false };
+    }
+    const failure = { request: redact(exchange.request), response: exchange.response, mismatches };
+    return { result: { ...base, status: 'failed', durationMs, attempts, ...failure }, unreachable: false };
+  } catch (err) {
+    if (!(err instanceof Error)) throw err;
+    const shown = err instanceof StepError ? err : exchange;
+    const result: StepResult = {
+      ...base,
+      status: 'failed',
+      durationMs: elapsed(started),
+      attempts,
+      message: err.message,
+      ...(shown?.request ? { request: redact(shown.request) } : {}),
+      ...(shown?.response ? { response: shown.response } : {}),
+    };
+    return { result, unreachable: err instanceof UnreachableError };
+  }
+}
+
+async function inParallel<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return results;
+}
+
+const stepNames = (step: Step) => ({ id: step.id, name: step.name ?? step.id });
+
+const elapsed = (since: number) => Math.round(performance.now() - since);

@@ -1,0 +1,147 @@
+/**
+ * JSON Schema (2020-12) of a scenario file: the structure only. Rules that need the whole file (unique step
+ * ids, references between steps, expressions) live in validate.ts. `hint` is an annotation that replaces
+ * Ajv's message when a value does not match.
+ */
+import { durationPattern } from './duration.ts';
+
+export const matcherKeywords = ['type', 'regex', 'present', 'length', 'minLength', 'equals'] as const;
+export const matcherTypes = ['string', 'number', 'boolean', 'array', 'object', 'null'] as const;
+
+const duration = { type: 'string', pattern: durationPattern, hint: 'must be a duration such as 500ms, 2s or 1m' };
+const identifier = {
+  type: 'string',
+  pattern: '^[A-Za-z][A-Za-z0-9_-]*$',
+  hint: 'must start with a letter and use only letters, digits, _ and -',
+};
+const stringMap = (values: object) => ({ type: 'object', additionalProperties: values });
+
+export const scenarioSchema = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  $id: 'https://cap-platform.example/schemas/scenario.json',
+  title: 'capctl scenario',
+  type: 'object',
+  hint: 'a scenario file must be a mapping with name and steps',
+  additionalProperties: false,
+  required: ['name', 'steps'],
+  properties: {
+    name: { type: 'string', minLength: 1 },
+    description: { type: 'string' },
+    vars: { type: 'object', propertyNames: identifier },
+    actors: { type: 'object', propertyNames: identifier, additionalProperties: { $ref: '#/$defs/actor' } },
+    steps: { type: 'array', minItems: 1, items: { $ref: '#/$defs/step' }, hint: 'must be a list of at least one step' },
+  },
+  $defs: {
+    actor: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['email', 'password'],
+      properties: {
+        email: { type: 'string' },
+        password: { type: 'string' },
+        persona: { type: 'string' },
+        centre: { type: 'string' },
+      },
+    },
+    step: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['id'],
+      properties: {
+        id: identifier,
+        name: { type: 'string' },
+        as: { type: 'string' },
+        http: { $ref: '#/$defs/http' },
+        grpc: { $ref: '#/$defs/grpc' },
+        mail: { $ref: '#/$defs/mail' },
+        wait: duration,
+        expect: { $ref: '#/$defs/expectation' },
+        capture: { type: 'object', propertyNames: identifier, additionalProperties: { type: 'string' } },
+        retry: { $ref: '#/$defs/retry' },
+      },
+      oneOf: [{ required: ['http'] }, { required: ['grpc'] }, { required: ['mail'] }, { required: ['wait'] }],
+    },
+    http: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        operation: {
+          type: 'string',
+          pattern: '^(ol|cap|lms)\\.[A-Za-z0-9_]+$',
+          hint: 'must be <service>.<operationId>, service ol, cap or lms (e.g. cap.getMe)',
+        },
+        method: { enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] },
+        path: {
+          type: 'string',
+          pattern: '^/v1/(ol|cap|lms)(/|\\?|$)',
+          hint: 'must start with a service prefix: /v1/ol, /v1/cap or /v1/lms',
+        },
+        params: stringMap({ type: ['string', 'number', 'boolean'] }),
+        query: stringMap({ type: ['string', 'number', 'boolean', 'array', 'null'] }),
+        headers: stringMap({ type: ['string', 'number', 'null'] }),
+        body: {},
+      },
+    },
+    grpc: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['method'],
+      properties: {
+        method: {
+          type: 'string',
+          pattern: '^/?[A-Za-z][\\w.]*[./][A-Za-z]\\w*$',
+          hint: 'must be Service.Method (e.g. IdentityService.ProvisionAccount)',
+        },
+        request: { type: 'object' },
+        address: { type: 'string' },
+      },
+    },
+    mail: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['to'],
+      properties: { to: { type: 'string' }, wait: duration, since: { type: 'string' } },
+    },
+    expectation: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        status: {
+          anyOf: [
+            { type: 'integer', minimum: 0, maximum: 599 },
+            { type: 'array', minItems: 1, items: { type: 'integer', minimum: 0, maximum: 599 } },
+          ],
+          hint: 'must be a status code or a list of status codes',
+        },
+        code: { type: 'string' },
+        body: { type: 'object', additionalProperties: { $ref: '#/$defs/matcher' } },
+      },
+    },
+    // An object with any matcher keyword is a matcher and may hold only matcher keywords; any other
+    // value is compared for equality.
+    matcher: {
+      if: { type: 'object', anyOf: matcherKeywords.map((keyword) => ({ required: [keyword] })) },
+      then: {
+        additionalProperties: false,
+        properties: {
+          type: { enum: matcherTypes },
+          regex: { type: 'string' },
+          present: { type: 'boolean' },
+          length: { type: 'integer', minimum: 0 },
+          minLength: { type: 'integer', minimum: 0 },
+          equals: {},
+        },
+      },
+    },
+    retry: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['until', 'times'],
+      properties: {
+        until: { $ref: '#/$defs/expectation' },
+        times: { type: 'integer', minimum: 1, maximum: 100 },
+        interval: duration,
+      },
+    },
+  },
+} as const;

@@ -1,0 +1,78 @@
+/** The shapes of a scenario file once parsed and validated (see FORMAT.md). */
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+export interface Actor {
+  email: string;
+  password: string;
+  persona?: string;
+  centre?: string;
+}
+
+export interface Expectation {
+  status?: number | number[];
+  code?: string;
+  /** Matchers keyed by a path into the response body. */
+  body?: Record<string, Json>;
+}
+
+export interface HttpAction {
+  operation?: string;
+  method?: string;
+  path?: string;
+  params?: Record<string, Json>;
+  query?: Record<string, Json>;
+  headers?: Record<string, Json>;
+  body?: Json;
+}
+
+export interface GrpcAction {
+  method: string;
+  request?: Json;
+  address?: string;
+}
+
+export interface MailAction {
+  to: string;
+  wait?: string;
+  since?: string;
+}
+
+export interface Retry {
+  until: Expectation;
+  times: number;
+  interval?: string;
+}
+
+export interface Step {
+  id: string;
+  name?: string;
+  as?: string;
+  http?: HttpAction;
+  grpc?: GrpcAction;
+  mail?: MailAction;
+  wait?: string;
+  expect?: Expectation;
+  capture?: Record<string, string>;
+  retry?: Retry;
+}
+
+export interface ScenarioDocument {
+  name: string;
+  description?: string;
+  vars?: Record<string, Json>;
+  actors?: Record<string, Actor>;
+  steps: Step[];
+}
+
+/** A position in a scenario file, 1-based. */
+export interface Position {
+  line: number;
+  column: number;
+}
+
+export interface Scenario extends ScenarioDocument {
+  file: string;
+  /** Where the value at a path of the document starts (the nearest existing node when the path is absent). */
+  locate(path: ReadonlyArray<string | number>): Position;
+}

@@ -1,0 +1,77 @@
+import {
+  DataTypes,
+  type CreationOptional,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Model,
+  type ModelStatic,
+  type NonAttribute,
+  type Sequelize,
+} from 'sequelize';
+import { newId } from '../../platform/ids.ts';
+import type { CentreRole, CentreStaffStatus, CentreStatus, JsonObject } from '../vocabulary.ts';
+
+/** An assessment centre. Created `pending` by the owner's onboarding; approval is the admins' (later issue). */
+export interface Centre extends Model<InferAttributes<Centre>, InferCreationAttributes<Centre>> {
+  id: CreationOptional<string>;
+  name: string;
+  registrationNo: string;
+  status: CreationOptional<CentreStatus>;
+  logoAssetId: CreationOptional<string | null>;
+  /** `{country, state, lga?, address}` */
+  address: CreationOptional<JsonObject | null>;
+  /** `{emailAddress, phoneNumber: {countryCode, number}}` */
+  supportContact: CreationOptional<JsonObject | null>;
+  /** `{bank, accountNo, nameOfAccount?}` */
+  accountDetails: CreationOptional<JsonObject | null>;
+  createdBy: CreationOptional<string | null>;
+  createdAt: CreationOptional<Date>;
+  updatedAt: CreationOptional<Date>;
+}
+
+/** A user's membership of a centre. Only an `active` row lets the user act for the centre. */
+export interface CentreStaff extends Model<InferAttributes<CentreStaff>, InferCreationAttributes<CentreStaff>> {
+  id: CreationOptional<string>;
+  centreId: string;
+  userId: string;
+  role: CentreRole;
+  status: CentreStaffStatus;
+  createdAt: CreationOptional<Date>;
+  updatedAt: CreationOptional<Date>;
+  centre?: NonAttribute<Centre>;
+}
+
+export function defineCentreModels(sequelize: Sequelize) {
+  const Centre: ModelStatic<Centre> = sequelize.define<Centre>(
+    'Centre',
+    {
+      id: { type: DataTypes.STRING(26), primaryKey: true, defaultValue: () => newId() },
+      name: { type: DataTypes.STRING(200), allowNull: false },
+      registrationNo: { type: DataTypes.STRING(100), allowNull: false },
+      status: { type: DataTypes.STRING(16), allowNull: false, defaultValue: 'pending' },
+      logoAssetId: { type: DataTypes.STRING(64), allowNull: true },
+      address: { type: DataTypes.JSONB, allowNull: true },
+      supportContact: { type: DataTypes.JSONB, allowNull: true },
+      accountDetails: { type: DataTypes.JSONB, allowNull: true },
+      createdBy: { type: DataTypes.STRING(26), allowNull: true },
+      createdAt: DataTypes.DATE,
+      updatedAt: DataTypes.DATE,
+    },
+    { tableName: 'centres' },
+  );
+  const CentreStaff: ModelStatic<CentreStaff> = sequelize.define<CentreStaff>(
+    'CentreStaff',
+    {
+      id: { type: DataTypes.STRING(26), primaryKey: true, defaultValue: () => newId() },
+      centreId: { type: DataTypes.STRING(26), allowNull: false },
+      userId: { type: DataTypes.STRING(26), allowNull: false },
+      role: { type: DataTypes.STRING(16), allowNull: false },
+      status: { type: DataTypes.STRING(16), allowNull: false },
+      createdAt: DataTypes.DATE,
+      updatedAt: DataTypes.DATE,
+    },
+    { tableName: 'centre_staff' },
+  );
+  CentreStaff.belongsTo(Centre, { as: 'centre', foreignKey: 'centreId' });
+  return { Centre, CentreStaff };
+}

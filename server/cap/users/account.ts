@@ -1,0 +1,46 @@
+import type { CentreService } from '../centres/service.ts';
+import type { OnboardingService } from '../onboarding/service.ts';
+import type { Persona } from '../vocabulary.ts';
+import type { CapUser } from './models.ts';
+
+/** A persona's standing on GET /me: usable, or still to be onboarded. */
+type HatStatus = 'operable' | 'onboarding_required';
+
+/** GET /me and GET /me/deletion-eligibility: what the caller is on CAP, from users, onboardings and centres. */
+export function createAccountService(onboarding: OnboardingService, centres: CentreService) {
+  return {
+    async me(user: CapUser) {
+      const [{ onboardings }, memberships] = await Promise.all([onboarding.mine(user.userId), centres.membershipsOf(user.userId)]);
+      const hat = (persona: Persona): { status: HatStatus } | null => {
+        const record = onboardings.find((o) => o.persona === persona);
+        return record ? { status: record.status === 'completed' ? 'operable' : 'onboarding_required' } : null;
+      };
+      return {
+        userId: user.userId,
+        email: user.email,
+        identityVerified: user.identityVerified,
+        candidate: hat('candidate'),
+        // An active membership is operable; a pending one (staff not yet let in) still needs onboarding.
+        centres: memberships.map((m) => ({
+          centreId: m.centreId,
+          name: m.centre!.name,
+          role: m.role,
+          status: (m.status === 'active' ? 'operable' : 'onboarding_required') as HatStatus,
+        })),
+        assessor: hat('assessor'),
+        awardingBody: null,
+      };
+    },
+
+    /** What stops the account from being deleted now. Later issues add in-flight applications. */
+    async deletionEligibility(user: CapUser) {
+      const blockers = (await centres.soleSuperAdminOf(user.userId)).map((centre) => ({
+        code: 'last_centre_super_admin',
+        message: `You are the only super admin of ${centre.name}: make someone else a super admin first.`,
+      }));
+      return { canDelete: blockers.length === 0, blockers };
+    },
+  };
+}
+
+export type AccountService = ReturnType<typeof createAccountService>;

@@ -1,0 +1,81 @@
+import type { Sequelize, Transaction } from 'sequelize';
+import { forbidden } from '../../platform/http/errors.ts';
+import type { Principal } from '../../platform/http/operations.ts';
+import { mergePatch } from '../merge-patch.ts';
+import type { JsonObject } from '../vocabulary.ts';
+import { defineUserModels, type CapUser } from './models.ts';
+
+/** The profile sections PATCH /me/profile edits. */
+export const profileSections = ['personalDetails', 'contactInformation', 'residentialAddress'] as const;
+
+export interface UserIdentity {
+  userId: string;
+  email: string;
+}
+
+export function createUserService(sequelize: Sequelize) {
+  const models = defineUserModels(sequelize);
+  const { CapUser } = models;
+
+  /**
+   * Creates the CapUser unless it exists. The user.created consumer and a user's first call may both
+   * get here at once: the primary key and ON CONFLICT DO NOTHING make the second insert a no-op.
+   */
+  async function provision(identity: UserIdentity, transaction?: Transaction): Promise<void> {
+    await CapUser.bulkCreate([{ userId: identity.userId, email: identity.email }], { ignoreDuplicates: true, transaction });
+  }
+
+  /**
+   * Marks the user deactivated, writing the row when user.created has not been handled yet, so that
+   * a late user.created or a first call with a still-valid token cannot bring the account back.
+   */
+  async function deactivate(identity: { userId: string; email?: string }, transaction?: Transaction): Promise<void> {
+    await CapUser.bulkCreate([{ userId: identity.userId, email: identity.email ?? '', status: 'deactivated' }], {
+      updateOnDuplicate: ['status', 'updatedAt'],
+      transaction,
+    });
+  }
+
+  /** The caller's CapUser, provisioned on the spot if the event has not arrived; deactivated users are refused. */
+  async function admit(principal: Principal): Promise<CapUser> {
+    const userId = principal.userId!;
+    let user = await CapUser.findByPk(userId);
+    if (!user) {
+      await provision({ userId, email: principal.email ?? '' });
+      user = (await CapUser.findByPk(userId))!;
+    }
+    if (user.status === 'deactivated') {
+      throw forbidden('auth.account_deactivated', 'This account has been deleted, so it can no longer use the portal.');
+    }
+    return user;
+  }
+
+  function profileOf(user: CapUser) {
+    const sections = Object.fromEntries(profileSections.filter((s) => user.profile[s] !== undefined).map((s) => [s, user.profile[s]]));
+    return { identityVerified: user.identityVerified, ...sections };
+  }
+
+  /** Deep-merges the patch (null removes) into the profile, under a row lock so concurrent edits both land. */
+  async function updateProfile(userId: string, patch: JsonObject) {
+    return sequelize.transaction(async (transaction) => {
+      const user = (await CapUser.findByPk(userId, { transaction, lock: transaction.LOCK.UPDATE }))!;
+      user.profile = mergePatch(user.profile, patch) as JsonObject;
+      user.changed('profile', true);
+      await user.save({ transaction });
+      return profileOf(user);
+    });
+  }
+
+  /** Fills the profile sections that are still empty from a completed onboarding's person details. */
+  async function seedProfile(userId: string, details: JsonObject, transaction: Transaction): Promise<void> {
+    const user = (await CapUser.findByPk(userId, { transaction, lock: transaction.LOCK.UPDATE }))!;
+    const missing = profileSections.filter((s) => user.profile[s] === undefined && details[s] !== undefined);
+    if (missing.length === 0) return;
+    user.profile = { ...user.profile, ...Object.fromEntries(missing.map((s) => [s, details[s]])) };
+    await user.save({ transaction });
+  }
+
+  return { models, provision, deactivate, admit, profileOf, updateProfile, seedProfile };
+}
+
+export type UserService = ReturnType<typeof createUserService>;

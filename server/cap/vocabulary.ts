@@ -1,0 +1,14 @@
+/** CAP's wire vocabularies (the real client's values, ../shared/reference/cap-web-client/enums.md). */
+export const personas = ['candidate', 'centre', 'assessor', 'awarding_body'] as const;
+export type Persona = (typeof personas)[number];
+
+export const centreRoles = ['super_admin', 'regular_admin', 'staff'] as const;
+export type CentreRole = (typeof centreRoles)[number];
+
+export type CentreStaffStatus = 'pending' | 'active' | 'inactive';
+export type CentreStatus = 'pending' | 'approved' | 'suspended' | 'rejected';
+export type UserStatus = 'active' | 'deactivated';
+export type OnboardingStatus = 'draft' | 'completed';
+
+/** A plain JSON object, as stored in the JSONB columns (drafts, profile, centre details). */
+export type JsonObject = Record<string, unknown>;

@@ -1,0 +1,529 @@
+import crypto from 'node:crypto';
+import { Op, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
+import type { PlatformConfig } from '../../platform/config.ts';
+import type { ServiceEvents } from '../../platform/events/types.ts';
+import {
+  AppError,
+  badGateway,
+  forbidden,
+  tooManyRequests,
+  unauthorized,
+  unprocessable,
+  validationFailed,
+} from '../../platform/http/errors.ts';
+import { newId } from '../../platform/ids.ts';
+import type { Logger } from '../../platform/logger.ts';
+import { GoogleTokenError, type GoogleVerifier } from '../google/verify.ts';
+import type { MailRequest, Notifications } from '../notifications/service.ts';
+import type { AccessTokens } from '../tokens/access.ts';
+import { defineAccountModels, type AuthProvider, type OtpPurpose, type UserRow, type UserStatus } from './models.ts';
+import { checkPasswordRule, hashPassword, passwordMatches } from './passwords.ts';
+
+export interface AccountsDeps {
+  config: PlatformConfig;
+  logger: Logger;
+  sequelize: Sequelize;
+  events: ServiceEvents;
+  tokens: AccessTokens;
+  requestMail: (transaction: Transaction, request: MailRequest) => Promise<void>;
+  /** In-process mail without queue or event: the only way a generated password leaves the server. */
+  sendMailNow: Notifications['sendMailNow'];
+  verifyGoogleIdToken: GoogleVerifier;
+}
+
+/** ProvisionAccount's input. The last three only shape the mail. */
+export interface ProvisionRequest {
+  email: string;
+  intents: string[];
+  correlationId?: string;
+  displayName?: string;
+  centreName?: string;
+  role?: string;
+}
+
+/** The caller of a bearer operation: the user and the session (refresh-token family) of the access token. */
+export interface SignedIn {
+  userId: string;
+  sessionId: string;
+}
+
+/** AuthResult.user, as the web client reads it. */
+export interface AuthUser {
+  userId: string;
+  id: string;
+  email: string;
+  phone: null;
+  authProvider: AuthProvider;
+  status: UserStatus;
+  intents: string[];
+  mustChangePassword: boolean;
+  createdAt: string;
+}
+
+export interface TokenPair {
+  accessToken: string;
+  refreshToken: string;
+}
+
+export type Accounts = ReturnType<typeof createAccounts>;
+
+/** How the user status may change, by the action that changes it. Suspension is set by staff (later issue). */
+const statusTransitions = {
+  verify: { from: ['pending_verification'], to: 'active' },
+  deactivate: { from: ['pending_verification', 'active', 'suspended'], to: 'deactivated' },
+} as const satisfies Record<string, { from: readonly UserStatus[]; to: UserStatus }>;
+
+/** Who may be mailed a code of each purpose; anyone else gets the same answer and no mail. */
+const otpRecipientStatus: Record<OtpPurpose, UserStatus> = {
+  account_verify: 'pending_verification',
+  password_reset: 'active',
+};
+
+const invalidCredentials = () => unauthorized('auth.invalid_credentials', 'The email or password is not correct.');
+const refreshInvalid = () => unauthorized('auth.refresh_invalid', 'The session has ended. Sign in again.');
+const notVerified = () => forbidden('auth.account_not_verified', 'Verify your email address first: enter the code we sent you, or ask for a new one.');
+const suspended = () => forbidden('auth.account_suspended', 'This account is suspended. Contact support.');
+
+/** Sign-in refusals by status, after the credentials were found correct. */
+const loginRefusals: Partial<Record<UserStatus, () => AppError>> = {
+  pending_verification: notVerified,
+  suspended,
+  deactivated: invalidCredentials,
+};
+/** Google proves the address, so a pending account is simply activated. */
+const googleRefusals: Partial<Record<UserStatus, () => AppError>> = {
+  suspended,
+  deactivated: () => forbidden('auth.account_deactivated', 'This account was deleted and cannot sign in.'),
+};
+
+type OtpOutcome = 'ok' | 'invalid' | 'expired' | 'exhausted';
+const otpRefusals: Record<Exclude<OtpOutcome, 'ok'>, () => AppError> = {
+  invalid: () => unprocessable('auth.otp_invalid', 'The code is not correct. Check the latest email we sent, or ask for a new code.'),
+  expired: () => unprocessable('auth.otp_invalid', 'The code has expired. Ask for a new one.'),
+  exhausted: () => tooManyRequests('auth.otp_attempts_exceeded', 'Too many wrong codes. Ask for a new code.'),
+};
+
+const emailShape = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+// No look-alike characters (0/O, 1/l/I): the password is typed from a mail.
+const passwordAlphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
+const sha256 = (value: string) => crypto.createHash('sha256').update(value).digest('hex');
+// Keyed by the row id so equal codes never share a hash; the code is short-lived and attempt-limited anyway.
+const otpHash = (otpId: string, code: string) => crypto.createHmac('sha256', otpId).update(code).digest('hex');
+
+/** Trimmed and lower-cased, as stored; 422 when it is not an address. */
+export function normaliseEmail(raw: string, field = 'email'): string {
+  const email = raw.trim().toLowerCase();
+  if (email.length > 254 || !emailShape.test(email)) throw validationFailed([{ field, issue: 'must be a valid email address' }]);
+  return email;
+}
+
+/** 20 random characters (about 116 bits), drawn again until the password rule's letter and digit are there. */
+function generatePassword(): string {
+  for (;;) {
+    const password = Array.from({ length: 20 }, () => passwordAlphabet[crypto.randomInt(passwordAlphabet.length)]).join('');
+    if (/[A-Za-z]/.test(password) && /\d/.test(password)) return password;
+  }
+}
+
+export function authUser(user: UserRow): AuthUser {
+  return {
+    userId: user.id,
+    id: user.id,
+    email: user.email,
+    phone: null,
+    authProvider: user.authProvider,
+    status: user.status,
+    intents: user.intents,
+    mustChangePassword: user.mustChangePassword,
+    createdAt: user.createdAt.toISOString(),
+  };
+}
+
+/**
+ * Accounts and sessions of the Orchestrator: registration and verification by mailed code, password
+ * and Google sign-in, refresh-token rotation with reuse detection, password change and reset, and
+ * account deletion. `user.created` is published when an account first becomes active, `user.deleted`
+ * when it is deactivated, each in the transaction of the change.
+ */
+export function createAccounts(deps: AccountsDeps) {
+  const { config, logger, sequelize, events, tokens } = deps;
+  const { User, Otp, OtpSend, RefreshToken } = defineAccountModels(sequelize);
+
+  /** Commits even when the outcome is a refusal (a counted OTP attempt, a revoked family), then throws it. */
+  async function commitThenThrow<T>(work: (transaction: Transaction) => Promise<T | AppError>): Promise<T> {
+    const result = await sequelize.transaction(work);
+    if (result instanceof AppError) throw result;
+    return result;
+  }
+
+  async function transition(transaction: Transaction, user: UserRow, action: keyof typeof statusTransitions): Promise<void> {
+    const rule = statusTransitions[action];
+    if (!(rule.from as readonly UserStatus[]).includes(user.status)) throw new Error(`user ${user.id}: cannot ${action} from ${user.status}`);
+    user.status = rule.to;
+    if (rule.to === 'deactivated') user.deactivatedAt = new Date();
+    await user.save({ transaction });
+    if (action === 'verify') await announceUser(transaction, user);
+  }
+
+  async function announceUser(transaction: Transaction, user: UserRow): Promise<void> {
+    await events.publish(transaction, 'user.created', {
+      userId: user.id,
+      email: user.email,
+      intents: user.intents,
+      status: user.status,
+      createdAt: user.createdAt.toISOString(),
+    });
+  }
+
+  /** Inserts a user; one created active is announced at once (a pending one is when verified). */
+  async function createUser(
+    transaction: Transaction,
+    fields: Pick<UserRow, 'email' | 'passwordHash' | 'authProvider' | 'googleSub' | 'status' | 'intents' | 'mustChangePassword'>,
+  ): Promise<UserRow> {
+    const user = await User.create({ id: newId(), ...fields, intents: [...new Set(fields.intents)], deactivatedAt: null }, { transaction });
+    if (user.status === 'active') await announceUser(transaction, user);
+    return user;
+  }
+
+  /**
+   * Counts a mail request to an address against the hourly limit (429 with Retry-After once it is
+   * used up). Unknown addresses count too, so the answer never tells whether an account exists.
+   */
+  async function reserveOtpSend(transaction: Transaction, email: string, purpose: OtpPurpose, enforceLimit = true): Promise<void> {
+    await sequelize.query('SELECT pg_advisory_xact_lock(hashtext(:key))', { replacements: { key: `otp-send:${email}` }, transaction });
+    const windowStart = new Date(Date.now() - 3600_000);
+    await OtpSend.destroy({ where: { createdAt: { [Op.lt]: windowStart } }, transaction });
+    const recent = await OtpSend.findAll({ where: { email }, order: [['createdAt', 'ASC']], transaction });
+    if (enforceLimit && recent.length >= config.otpSendsPerHour) {
+      const retryAfter = Math.max(1, Math.ceil((recent[0]!.createdAt.getTime() + 3600_000 - Date.now()) / 1000));
+      throw tooManyRequests('auth.otp_rate_limited', 'Too many codes were requested for this address. Try again later.', retryAfter);
+    }
+    await OtpSend.create({ id: newId(), email, purpose, createdAt: new Date() }, { transaction });
+  }
+
+  /** Replaces the user's live code for the purpose with a new one and mails it. */
+  async function issueOtp(transaction: Transaction, user: UserRow, purpose: OtpPurpose): Promise<void> {
+    const code = String(crypto.randomInt(0, 10_000)).padStart(4, '0');
+    const id = newId();
+    await Otp.destroy({ where: { userId: user.id, purpose }, transaction });
+    await Otp.create(
+      { id, userId: user.id, purpose, codeHash: otpHash(id, code), expiresAt: new Date(Date.now() + config.otpTtlSeconds * 1000) },
+      { transaction },
+    );
+    await deps.requestMail(transaction, { to: user.email, userId: user.id, template: purpose, variables: { otp: code } });
+  }
+
+  /** Checks a code; a wrong one uses up an attempt (the caller commits it), a right one is used up itself. */
+  async function consumeOtp(transaction: Transaction, user: UserRow | null, purpose: OtpPurpose, code: string): Promise<OtpOutcome> {
+    if (!user || user.status !== otpRecipientStatus[purpose]) return 'invalid';
+    const otp = await Otp.findOne({ where: { userId: user.id, purpose }, lock: transaction.LOCK.UPDATE, transaction });
+    if (!otp) return 'invalid';
+    if (otp.attempts >= config.otpMaxAttempts) return 'exhausted';
+    if (otp.expiresAt.getTime() <= Date.now()) return 'expired';
+    const expected = Buffer.from(otp.codeHash, 'hex');
+    if (!crypto.timingSafeEqual(expected, Buffer.from(otpHash(otp.id, code), 'hex'))) {
+      await otp.update({ attempts: otp.attempts + 1 }, { transaction });
+      return otp.attempts >= config.otpMaxAttempts ? 'exhausted' : 'invalid';
+    }
+    await otp.destroy({ transaction });
+    return 'ok';
+  }
+
+  /** A new refresh token in a family (a new family for a new sign-in) and an access token for that session. */
+  async function issueTokens(transaction: Transaction, user: UserRow, familyId = newId(), parentId: string | null = null): Promise<TokenPair> {
+    const refreshToken = crypto.randomBytes(32).toString('base64url');
+    const now = Date.now();
+    await RefreshToken.create(
+      {
+        id: newId(),
+        userId: user.id,
+        familyId,
+        parentId,
+        tokenHash: sha256(refreshToken),
+        expiresAt: new Date(now + config.refreshTokenTtlSeconds * 1000),
+        usedAt: null,
+        revokedAt: null,
+        createdAt: new Date(now),
+      },
+      { transaction },
+    );
+    const accessToken = await tokens.issue({ userId: user.id, email: user.email, intents: user.intents, sessionId: familyId });
+    return { accessToken, refreshToken };
+  }
+
+  async function signIn(transaction: Transaction, user: UserRow) {
+    return { ...(await issueTokens(transaction, user)), user: authUser(user) };
+  }
+
+  async function revokeSessions(transaction: Transaction, where: { userId: string } | { familyId: string }, exceptFamilyId?: string) {
+    await RefreshToken.update(
+      { revokedAt: new Date() },
+      { where: { ...where, revokedAt: null, ...(exceptFamilyId ? { familyId: { [Op.ne]: exceptFamilyId } } : {}) }, transaction },
+    );
+  }
+
+  function findByEmail(email: string, transaction?: Transaction) {
+    return User.findOne({ where: { email }, transaction, ...(transaction ? { lock: transaction.LOCK.UPDATE } : {}) });
+  }
+
+  return {
+    async register(input: { email: string; password: string; intents: string[] }) {
+      const email = normaliseEmail(input.email);
+      checkPasswordRule(input.password, 'password');
+      const passwordHash = await hashPassword(input.password);
+      try {
+        const user = await sequelize.transaction(async (transaction) => {
+          const created = await createUser(transaction, {
+            email,
+            passwordHash,
+            authProvider: 'password',
+            googleSub: null,
+            status: 'pending_verification',
+            intents: input.intents,
+            mustChangePassword: false,
+          });
+          // The first code of a new account always goes out.
+          await reserveOtpSend(transaction, email, 'account_verify', false);
+          await issueOtp(transaction, created, 'account_verify');
+          return created;
+        });
+        logger.info({ userId: user.id }, 'account registered');
+        return { userId: user.id, email: user.email, status: user.status };
+      } catch (err) {
+        if (err instanceof UniqueConstraintError) {
+          throw new AppError(409, 'auth.email_taken', 'An account with this email already exists. Sign in, or reset the password.');
+        }
+        throw err;
+      }
+    },
+
+    /** Mails a new code when the address has an account in the right state; the same answer otherwise. */
+    async sendOtp(input: { email: string; purpose: OtpPurpose }) {
+      const email = normaliseEmail(input.email);
+      await sequelize.transaction(async (transaction) => {
+        await reserveOtpSend(transaction, email, input.purpose);
+        const user = await findByEmail(email, transaction);
+        if (user?.status === otpRecipientStatus[input.purpose]) await issueOtp(transaction, user, input.purpose);
+      });
+      return { sent: true as const };
+    },
+
+    async verifyAccount(input: { email: string; otp: string }) {
+      const email = normaliseEmail(input.email);
+      return commitThenThrow(async (transaction) => {
+        const user = await findByEmail(email, transaction);
+        const outcome = await consumeOtp(transaction, user, 'account_verify', input.otp);
+        if (outcome !== 'ok') return otpRefusals[outcome]();
+        await transition(transaction, user!, 'verify');
+        logger.info({ userId: user!.id }, 'account verified');
+        return signIn(transaction, user!);
+      });
+    },
+
+    async login(input: { email: string; password: string }) {
+      const email = normaliseEmail(input.email);
+      const user = await findByEmail(email);
+      const matches = await passwordMatches(user?.passwordHash ?? null, input.password);
+      if (!user || !matches) throw invalidCredentials();
+      const refusal = loginRefusals[user.status];
+      if (refusal) throw refusal();
+      return sequelize.transaction((transaction) => signIn(transaction, user));
+    },
+
+    async signInWithGoogle(input: { idToken: string; intents: string[] }) {
+      let identity;
+      try {
+        identity = await deps.verifyGoogleIdToken(input.idToken);
+      } catch (err) {
+        if (!(err instanceof GoogleTokenError)) throw err;
+        if (err.reason === 'keys_unavailable') throw badGateway('auth.google_unavailable', 'Google sign-in is not reachable right now. Try again shortly.');
+        throw unprocessable('auth.google_token_invalid', `Google sign-in failed: ${err.message}`);
+      }
+      if (!identity.emailVerified) throw unprocessable('auth.google_token_invalid', 'Google has not verified this email address.');
+      const email = normaliseEmail(identity.email);
+      const attempt = () =>
+        sequelize.transaction(async (transaction) => {
+          const user =
+            (await User.findOne({ where: { googleSub: identity.sub }, lock: transaction.LOCK.UPDATE, transaction })) ??
+            (await findByEmail(email, transaction));
+          if (!user) {
+            const created = await createUser(transaction, {
+              email,
+              passwordHash: null,
+              authProvider: 'google',
+              googleSub: identity.sub,
+              status: 'active',
+              intents: input.intents,
+              mustChangePassword: false,
+            });
+            logger.info({ userId: created.id }, 'account created by Google sign-in');
+            return { ...(await signIn(transaction, created)), isNewUser: true };
+          }
+          const refusal = googleRefusals[user.status];
+          if (refusal) throw refusal();
+          if (user.googleSub === null) {
+            user.googleSub = identity.sub;
+            await user.save({ transaction });
+          }
+          if (user.status === 'pending_verification') await transition(transaction, user, 'verify');
+          return { ...(await signIn(transaction, user)), isNewUser: false };
+        });
+      try {
+        return await attempt();
+      } catch (err) {
+        // Two first sign-ins of one person at once: the loser finds the winner's account.
+        if (err instanceof UniqueConstraintError) return attempt();
+        throw err;
+      }
+    },
+
+    async resetPassword(input: { email: string; otp: string; newPassword: string }) {
+      const email = normaliseEmail(input.email);
+      checkPasswordRule(input.newPassword, 'newPassword');
+      const passwordHash = await hashPassword(input.newPassword);
+      return commitThenThrow(async (transaction) => {
+        const user = await findByEmail(email, transaction);
+        const outcome = await consumeOtp(transaction, user, 'password_reset', input.otp);
+        if (outcome !== 'ok') return otpRefusals[outcome]();
+        await user!.update({ passwordHash, mustChangePassword: false }, { transaction });
+        await revokeSessions(transaction, { userId: user!.id });
+        logger.info({ userId: user!.id }, 'password reset; every session revoked');
+        return { reset: true as const };
+      });
+    },
+
+    /** Rotates a refresh token. Presenting one that was already rotated revokes its whole family. */
+    async refresh(refreshToken: string): Promise<TokenPair> {
+      return commitThenThrow(async (transaction) => {
+        const token = await RefreshToken.findOne({ where: { tokenHash: sha256(refreshToken) }, lock: transaction.LOCK.UPDATE, transaction });
+        if (!token || token.revokedAt || token.expiresAt.getTime() <= Date.now()) return refreshInvalid();
+        if (token.usedAt) {
+          await revokeSessions(transaction, { familyId: token.familyId });
+          logger.warn({ userId: token.userId, familyId: token.familyId }, 'a rotated refresh token was presented again; its family is revoked');
+          return refreshInvalid();
+        }
+        const user = await User.findByPk(token.userId, { transaction });
+        if (user?.status !== 'active') return refreshInvalid();
+        await token.update({ usedAt: new Date() }, { transaction });
+        return issueTokens(transaction, user, token.familyId, token.id);
+      });
+    },
+
+    async logout(caller: SignedIn, refreshToken: string) {
+      const token = await RefreshToken.findOne({ where: { tokenHash: sha256(refreshToken) } });
+      if (token?.userId === caller.userId) {
+        await sequelize.transaction((transaction) => revokeSessions(transaction, { familyId: token.familyId }));
+      }
+      return { loggedOut: true as const };
+    },
+
+    /** Keeps the caller's session (and returns a fresh pair in it); every other session is revoked. */
+    async changePassword(caller: SignedIn, input: { currentPassword: string; newPassword: string }): Promise<TokenPair> {
+      checkPasswordRule(input.newPassword, 'newPassword');
+      const user = await User.findByPk(caller.userId, { rejectOnEmpty: true });
+      if (!(await passwordMatches(user.passwordHash, input.currentPassword))) {
+        throw unprocessable('auth.current_password_wrong', 'The current password is not correct.');
+      }
+      const passwordHash = await hashPassword(input.newPassword);
+      return sequelize.transaction(async (transaction) => {
+        await user.update({ passwordHash, mustChangePassword: false }, { transaction });
+        await revokeSessions(transaction, { userId: user.id }, caller.sessionId);
+        await Otp.destroy({ where: { userId: user.id, purpose: 'password_reset' }, transaction });
+        logger.info({ userId: user.id }, 'password changed; other sessions revoked');
+        return issueTokens(transaction, user, caller.sessionId);
+      });
+    },
+
+    /** Deactivates the account: no sign-in afterwards, every session revoked, `user.deleted` published. */
+    async deleteAccount(caller: SignedIn, input: { password?: string }) {
+      const found = await User.findByPk(caller.userId, { rejectOnEmpty: true });
+      if (found.passwordHash) {
+        if (input.password === undefined) {
+          throw validationFailed([{ field: 'password', issue: 'is required to delete an account that has a password' }]);
+        }
+        if (!(await passwordMatches(found.passwordHash, input.password))) {
+          throw unprocessable('auth.current_password_wrong', 'The password is not correct.');
+        }
+      }
+      await sequelize.transaction(async (transaction) => {
+        const user = await User.findByPk(caller.userId, { lock: transaction.LOCK.UPDATE, transaction, rejectOnEmpty: true });
+        if (user.status === 'deactivated') return;
+        user.passwordHash = null;
+        user.googleSub = null;
+        await transition(transaction, user, 'deactivate');
+        await revokeSessions(transaction, { userId: user.id });
+        await Otp.destroy({ where: { userId: user.id }, transaction });
+        await events.publish(transaction, 'user.deleted', { userId: user.id, email: user.email, deletedAt: user.deactivatedAt!.toISOString() });
+        logger.info({ userId: user.id }, 'account deleted');
+      });
+      return { deleted: true as const };
+    },
+
+    /** Whether a user may act with an access token right now (bearer checks inside OL). */
+    async isActive(userId: string): Promise<boolean> {
+      const user = await User.findByPk(userId, { attributes: ['status'] });
+      return user?.status === 'active';
+    },
+
+    /** The user's status, or null when no user has this id. */
+    async userStatus(userId: string): Promise<UserStatus | null> {
+      const user = await User.findByPk(userId, { attributes: ['status'] });
+      return user?.status ?? null;
+    },
+
+    /**
+     * Get-or-create by email for the platform's own services (gRPC ProvisionAccount). An existing
+     * account, whatever its state, is returned as it is, and nothing is mailed. A new one is active,
+     * with a generated password that only the mail carries and that must be changed at first sign-in.
+     * When calls race, the unique index on the email lets one insert win; the others read the winner.
+     */
+    async provisionAccount(input: ProvisionRequest): Promise<{ userId: string; isNew: boolean }> {
+      const email = normaliseEmail(input.email);
+      const existing = await findByEmail(email);
+      if (existing) return { userId: existing.id, isNew: false };
+
+      const password = generatePassword();
+      const passwordHash = await hashPassword(password);
+      let user: UserRow;
+      try {
+        user = await sequelize.transaction((transaction) =>
+          createUser(transaction, {
+            email,
+            passwordHash,
+            authProvider: 'password',
+            googleSub: null,
+            status: 'active',
+            intents: input.intents,
+            mustChangePassword: true,
+          }),
+        );
+      } catch (err) {
+        if (!(err instanceof UniqueConstraintError)) throw err;
+        const winner = await findByEmail(email);
+        if (!winner) throw err;
+        return { userId: winner.id, isNew: false };
+      }
+      logger.info({ userId: user.id, correlationId: input.correlationId }, 'account provisioned');
+
+      // After the commit, so that only the call that created the account mails a password.
+      try {
+        await deps.sendMailNow({
+          to: email,
+          userId: user.id,
+          template: 'provisioned_account',
+          variables: {
+            password,
+            ...(input.displayName ? { name: input.displayName } : {}),
+            ...(input.centreName ? { centreName: input.centreName } : {}),
+            ...(input.role ? { role: input.role } : {}),
+          },
+        });
+      } catch (err) {
+        // The account stays: its owner can still set a password with forgot-password. The error
+        // object is not logged because a database error carries its query parameters, the password among them.
+        logger.error({ userId: user.id, reason: err instanceof Error ? err.message : String(err) }, 'the password mail of a provisioned account failed');
+      }
+      return { userId: user.id, isNew: true };
+    },
+  };
+}

@@ -1,0 +1,10 @@
+import type { Handler } from '../../platform/http/operations.ts';
+import { ok, raw } from '../../platform/http/reply.ts';
+import type { GoogleSandbox } from './sandbox.ts';
+
+export function googleSandboxRoutes(sandbox: GoogleSandbox): Record<string, Handler> {
+  return {
+    getGoogleSandboxJwks: async () => raw(JSON.stringify(await sandbox.jwks()), 'application/json'),
+    mintGoogleSandboxIdToken: async (call) => ok({ idToken: await sandbox.mintIdToken(call.body) }),
+  };
+}

@@ -1,0 +1,65 @@
+import { SignJWT, errors, jwtVerify } from 'jose';
+import type { PlatformConfig } from '../../platform/config.ts';
+import { newId } from '../../platform/ids.ts';
+import { signingAlgorithm, type SigningKeys } from './keys.ts';
+
+/** Who an access token speaks for. `sessionId` is the refresh-token family the token belongs to. */
+export interface TokenSubject {
+  userId: string;
+  email: string;
+  intents: string[];
+  sessionId: string;
+}
+
+export interface AccessClaims {
+  sub: string;
+  email: string;
+  intents: string[];
+  /** The session (refresh-token family): lets change-password keep the caller's own session. */
+  sid: string;
+  iss: string;
+  aud: string | string[];
+  iat: number;
+  exp: number;
+  jti: string;
+}
+
+export interface AccessTokens {
+  issue(subject: TokenSubject): Promise<string>;
+  /** The claims of a valid token; throws for anything else (signature, issuer, audience, expiry, shape). */
+  verify(token: string): Promise<AccessClaims>;
+}
+
+/** RS256 access tokens signed with the active key and checked locally against the published ones. */
+export function createAccessTokens(keys: SigningKeys, config: PlatformConfig): AccessTokens {
+  const verifyOptions = { issuer: config.jwtIssuer, audience: config.jwtAudience, algorithms: [signingAlgorithm] };
+  return {
+    async issue(subject) {
+      const { signing } = await keys.current();
+      return new SignJWT({ email: subject.email, intents: subject.intents, sid: subject.sessionId })
+        .setProtectedHeader({ alg: signingAlgorithm, kid: signing.kid, typ: 'JWT' })
+        .setSubject(subject.userId)
+        .setIssuer(config.jwtIssuer)
+        .setAudience(config.jwtAudience)
+        .setIssuedAt()
+        .setExpirationTime(`${config.accessTokenTtlSeconds}s`)
+        .setJti(newId())
+        .sign(signing.privateKey);
+    },
+    async verify(token) {
+      let result;
+      try {
+        result = await jwtVerify(token, (await keys.current()).keyFor, verifyOptions);
+      } catch (err) {
+        if (!(err instanceof errors.JWKSNoMatchingKey)) throw err;
+        // Signed with a key this process has not read yet (rotated by another process).
+        result = await jwtVerify(token, (await keys.reload()).keyFor, verifyOptions);
+      }
+      const claims = result.payload;
+      if (typeof claims.sub !== 'string' || typeof claims.email !== 'string' || typeof claims.sid !== 'string' || !Array.isArray(claims.intents)) {
+        throw new Error('access token lacks sub, email, sid or intents');
+      }
+      return claims as unknown as AccessClaims;
+    },
+  };
+}

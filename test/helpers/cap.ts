@@ -1,0 +1,76 @@
+import pg from 'pg';
+import { call, type JsonResponse, type TestPlatform } from './platform.ts';
+import type { SignedUpUser } from './users.ts';
+
+// Complete onboarding drafts in the shapes the real web client sends, and short ways to drive CAP.
+
+const person = {
+  personalDetails: { firstName: 'Ada', lastName: 'Obi', middleName: 'N', dob: '1990-04-12', gender: 'Female', nationality: 'Nigerian' },
+  contactInformation: { emailAddress: 'ada@example.test', phoneNumber: { countryCode: '+234', number: '8031234567' } },
+  residentialAddress: { country: 'Nigeria', state: 'Lagos', lga: 'Ikeja', address: '12 Allen Avenue' },
+};
+
+export const drafts = {
+  candidate: {
+    ...person,
+    accessibility: { hasImpairment: false, impairment: 'None / No impairment' },
+    previousAssessmentStatus: { hasCompletedPreviousAssessment: false },
+  },
+  centre: {
+    centre: {
+      centreInformation: { name: 'Lagos Skills Centre', registrationNo: 'RC-104233' },
+      centreResidentialAddress: { country: 'Nigeria', state: 'Lagos', address: '3 Broad Street' },
+      centreSupportInformation: { emailAddress: 'help@lagos-skills.test', phoneNumber: { countryCode: '+234', number: '8020000000' } },
+      centreAccountDetails: { bank: 'Access Bank', accountNo: '0123456789', nameOfAccount: 'Lagos Skills Centre' },
+    },
+    owner: person,
+  },
+  assessor: {
+    ...person,
+    assessorDetails: { assessorNo: 'ASR-0042' },
+  },
+};
+
+export type StartablePersona = keyof typeof drafts;
+
+/** A CAP call as a signed-up user (`path` under /v1/cap). */
+export function cap(
+  platform: TestPlatform,
+  user: SignedUpUser,
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE',
+  path: string,
+  options: { json?: unknown; headers?: Record<string, string> } = {},
+): Promise<JsonResponse> {
+  return call(method, platform.url(`/v1/cap${path}`), { ...options, token: user.accessToken });
+}
+
+/** Start, save the complete draft (or the one given) and submit: the persona is then held. */
+export async function onboard(platform: TestPlatform, user: SignedUpUser, persona: StartablePersona, draft: object = drafts[persona]) {
+  const started = await cap(platform, user, 'POST', '/onboarding/start', { json: { persona } });
+  if (started.status !== 201) throw new Error(`start ${persona}: ${started.status} ${started.text}`);
+  const saved = await cap(platform, user, 'PATCH', `/onboarding/${persona}/save`, { json: draft });
+  if (saved.status !== 200) throw new Error(`save ${persona}: ${saved.status} ${saved.text}`);
+  const submitted = await cap(platform, user, 'POST', `/onboarding/${persona}/submit`);
+  if (submitted.status !== 200) throw new Error(`submit ${persona}: ${submitted.status} ${submitted.text}`);
+  return submitted.body.data;
+}
+
+/** A query on the platform's database, for what the API does not show (row counts, fixtures). */
+export async function sql<T = Record<string, unknown>>(platform: TestPlatform, text: string, values: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: platform.databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query(text, values)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+/** Polls until `check` holds (events are delivered asynchronously). */
+export async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
