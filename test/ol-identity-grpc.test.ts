@@ -6,40 +6,22 @@ import * as grpc from '@grpc/grpc-js';
 import protoLoader from '@grpc/proto-loader';
 import { protoPath as healthProtoPath } from 'grpc-health-check';
 import pg from 'pg';
-import { pino } from 'pino';
-import { startPlatform } from '../server/main.ts';
-import { resolveConfig, type PlatformConfig } from '../server/platform/config.ts';
-import { createDatabase, dropDatabase } from '../server/platform/db/database.ts';
+import type { PlatformConfig } from '../server/platform/config.ts';
 import { newId } from '../server/platform/ids.ts';
-import { call, type TestPlatform } from './helpers/platform.ts';
+import { call, captureLogs, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { signUp, testPassword, uniqueEmail } from './helpers/users.ts';
 
 const require = createRequire(import.meta.url);
 const latencyMs = 100;
-const logLines: string[] = [];
+const logs = captureLogs();
+const logLines = logs.lines;
 let platform: TestPlatform;
 let config: PlatformConfig;
 
-// The platform of test/helpers/platform.ts, but logging everything (trace, no redaction) into logLines.
+// Everything the platform logs (trace level, nothing redacted) lands in logLines.
 test.before(async () => {
-  const adminUrl = process.env.TEST_DATABASE_URL;
-  if (!adminUrl) throw new Error('TEST_DATABASE_URL is not set: run the tests with `npm test`');
-  const name = `test_${newId().toLowerCase()}`;
-  const databaseUrl = await createDatabase(adminUrl, name);
-  config = resolveConfig({ port: 0, olPort: 0, capPort: 0, lmsPort: 0, grpcPort: 0, lmsGrpcPort: 0, databaseUrl, identityLatencyMs: latencyMs });
-  const logger = pino({ level: 'trace' }, { write: (line: string) => void logLines.push(line) });
-  const running = await startPlatform(config, logger).catch(async (err) => {
-    await dropDatabase(adminUrl, name);
-    throw err;
-  });
-  platform = {
-    ...running,
-    url: (p: string) => `${running.urls.gateway}${p}`,
-    async stop() {
-      await running.stop();
-      await dropDatabase(adminUrl, name);
-    },
-  };
+  platform = await startTestPlatform({ identityLatencyMs: latencyMs }, { logger: logs.logger });
+  config = platform.config;
 });
 test.after.always(() => platform?.stop());
 

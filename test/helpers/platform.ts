@@ -1,10 +1,13 @@
 import { request, type Dispatcher } from 'undici';
-import { resolveConfig, type ConfigInput } from '../../server/platform/config.ts';
+import { resolveConfig, type ConfigInput, type PlatformConfig } from '../../server/platform/config.ts';
 import { createDatabase, dropDatabase } from '../../server/platform/db/database.ts';
 import { newId } from '../../server/platform/ids.ts';
 import { startPlatform, type RunningPlatform } from '../../server/main.ts';
+import pino from 'pino';
+import type { Logger } from '../../server/platform/logger.ts';
 
 export interface TestPlatform extends RunningPlatform {
+  config: PlatformConfig;
   /** Gateway URL + path, e.g. `url('/v1/cap/me')`. */
   url(path: string): string;
 }
@@ -13,7 +16,7 @@ export interface TestPlatform extends RunningPlatform {
  * Starts the real platform for one test file on its own fresh database (on the run's embedded
  * PostgreSQL, see test/run.ts), every listener on a free port. `stop` drops the database.
  */
-export async function startTestPlatform(overrides: ConfigInput = {}): Promise<TestPlatform> {
+export async function startTestPlatform(overrides: ConfigInput = {}, options: { logger?: Logger } = {}): Promise<TestPlatform> {
   const adminUrl = process.env.TEST_DATABASE_URL;
   if (!adminUrl) throw new Error('TEST_DATABASE_URL is not set: run the tests with `npm test`');
   const name = `test_${newId().toLowerCase()}`;
@@ -26,19 +29,26 @@ export async function startTestPlatform(overrides: ConfigInput = {}): Promise<Te
   });
   let platform: RunningPlatform;
   try {
-    platform = await startPlatform(config);
+    platform = await startPlatform(config, options.logger);
   } catch (err) {
     await dropDatabase(adminUrl, name);
     throw err;
   }
   return {
     ...platform,
+    config,
     url: (path: string) => `${platform.urls.gateway}${path}`,
     async stop() {
       await platform.stop();
       await dropDatabase(adminUrl, name);
     },
   };
+}
+
+/** A logger that keeps every line (trace level, nothing redacted) for tests that check what is logged. */
+export function captureLogs(): { logger: Logger; lines: string[] } {
+  const lines: string[] = [];
+  return { logger: pino({ level: 'trace' }, { write: (line: string) => void lines.push(line) }), lines };
 }
 
 export interface JsonResponse {
