@@ -8,6 +8,10 @@ import { registerAccount } from './commands/account.ts';
 import { registerMail } from './commands/mail.ts';
 import { registerGoogleToken } from './commands/google-token.ts';
 import { registerRun } from './commands/run.ts';
+import { registerAdmin } from './commands/admin.ts';
+import { registerCentre } from './commands/centre.ts';
+import { registerIdentity } from './commands/identity.ts';
+import { registerStaff } from './commands/staff.ts';
 
 /** Builds the capctl program. Each command module adds its own subcommands. */
 export function buildProgram(): Command {
@@ -15,7 +19,7 @@ export function buildProgram(): Command {
     .description('Run, seed, script and verify the CAP platform reference')
     .showHelpAfterError()
     .exitOverride();
-  for (const register of [registerServe, registerDemo, registerRun, registerAccount, registerMail, registerGoogleToken, registerKeys, registerGrpc]) register(program);
+  for (const register of [registerServe, registerDemo, registerRun, registerAccount, registerIdentity, registerAdmin, registerCentre, registerStaff, registerMail, registerGoogleToken, registerKeys, registerGrpc]) register(program);
   return program;
 }
 

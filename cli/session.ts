@@ -94,6 +94,13 @@ export class CommandFailed extends Error {
   override name = 'CommandFailed';
 }
 
+export interface RequestOptions {
+  body?: unknown;
+  token?: string;
+  /** Further request headers, e.g. CAP's X-CAP-PERSONA. */
+  headers?: Record<string, string>;
+}
+
 /** Calls to one platform; `close()` when done so the process can exit. */
 export class Api {
   private readonly dispatcher: Agent = createDispatcher();
@@ -101,8 +108,8 @@ export class Api {
   constructor(readonly baseUrl: string) {}
 
   /** Sends a request; 2xx answers the raw response, anything else throws ApiError. */
-  async send(method: string, urlPath: string, options: { body?: unknown; token?: string } = {}): Promise<HttpResponse> {
-    const headers: Record<string, string> = { accept: 'application/json' };
+  async send(method: string, urlPath: string, options: RequestOptions = {}): Promise<HttpResponse> {
+    const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     const res = await send({ method, url: `${this.baseUrl}${urlPath}`, headers, body: options.body }, this.dispatcher);
@@ -112,7 +119,7 @@ export class Api {
   }
 
   /** Sends a request and answers the envelope's `data`. */
-  async call<T = any>(method: string, urlPath: string, options: { body?: unknown; token?: string } = {}): Promise<T> {
+  async call<T = any>(method: string, urlPath: string, options: RequestOptions = {}): Promise<T> {
     return ((await this.send(method, urlPath, options)).body as { data: T }).data;
   }
 
@@ -149,9 +156,9 @@ export class Session {
   ) {}
 
   /** `body` is built per attempt, so a retry after a refresh sends the current tokens. */
-  async call<T = any>(method: string, urlPath: string, body?: (profile: Profile) => unknown): Promise<T> {
+  async call<T = any>(method: string, urlPath: string, body?: (profile: Profile) => unknown, headers?: Record<string, string>): Promise<T> {
     if (expiresWithin(this.profile.accessToken, 30)) await this.refresh();
-    const attempt = () => this.api.call<T>(method, urlPath, { body: body?.(this.profile), token: this.profile.accessToken });
+    const attempt = () => this.api.call<T>(method, urlPath, { body: body?.(this.profile), token: this.profile.accessToken, headers });
     try {
       return await attempt();
     } catch (err) {

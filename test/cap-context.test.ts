@@ -76,10 +76,11 @@ const users: Record<string, SignedUpUser> = {};
 const centres: Record<string, string> = { unknown: newId() };
 
 async function addStaff(user: SignedUpUser, centre: string, role: string, status: string) {
-  await sql(platform, 'INSERT INTO cap.centre_staff (id, centre_id, user_id, role, status, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, now(), now())', [
+  await sql(platform, 'INSERT INTO cap.centre_staff (id, centre_id, user_id, email, role, status, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, now(), now())', [
     newId(),
     centres[centre],
     user.userId,
+    user.email,
     role,
     status,
   ]);

@@ -153,10 +153,11 @@ test('deletion eligibility: blocked only while the caller is the only super admi
   const partner = await signUp(platform);
   await cap(platform, partner, 'GET', '/me');
   const centreId = (await cap(platform, user, 'GET', '/me')).body.data.centres[0].centreId;
-  await sql(platform, "INSERT INTO cap.centre_staff (id, centre_id, user_id, role, status, created_at, updated_at) VALUES ($1, $2, $3, 'super_admin', 'active', now(), now())", [
+  await sql(platform, "INSERT INTO cap.centre_staff (id, centre_id, user_id, email, role, status, created_at, updated_at) VALUES ($1, $2, $3, $4, 'super_admin', 'active', now(), now())", [
     newId(),
     centreId,
     partner.userId,
+    partner.email,
   ]);
   t.deepEqual((await cap(platform, user, 'GET', '/me/deletion-eligibility')).body.data, { canDelete: true, blockers: [] });
 });

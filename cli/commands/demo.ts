@@ -1,42 +1,286 @@
-import type { Command } from 'commander';
+/**
+ * `capctl demo`: the project's main command. Starts a throwaway platform (its own PostgreSQL in a
+ * temporary directory, every listener on a free port), checks that every HTTP listener answers readyz
+ * and every gRPC listener answers the standard health check, prepares a platform admin for the admin
+ * scenarios, runs every bundled scenario (fixtures/scenarios) against it, prints the summary table
+ * and stops. Exit code 0 only when every service was ready and every scenario passed; 1 otherwise;
+ * 2 for a bad flag or a broken bundled scenario; 3 when the platform stopped answering during the run.
+ */
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { InvalidArgumentError, type Command } from 'commander';
 import { request } from 'undici';
-import { configFromOptions } from '../platform.ts';
-import { exitCodes } from '../output.ts';
+import { exitCodes, UsageError } from '../output.ts';
+import { configFromOptions, startFailure } from '../platform.ts';
+import { closeGrpc } from '../scenarios/grpc-step.ts';
+import { UnreachableError } from '../scenarios/http.ts';
+import { loadScenarioFile } from '../scenarios/parse.ts';
+import { ProgressPrinter } from '../scenarios/progress.ts';
+import { jsonReport } from '../scenarios/report-json.ts';
+import { junitReport } from '../scenarios/report-junit.ts';
+import { runScenarios } from '../scenarios/runner.ts';
+import type { Scenario } from '../scenarios/types.ts';
+import { scenarioFiles } from './run.ts';
+
+const bundledDir = fileURLToPath(new URL('../../fixtures/scenarios/', import.meta.url));
+
+export interface DemoOptions {
+  keep?: boolean;
+  json?: boolean;
+  junit?: string;
+  concurrency: number;
+  logLevel: string;
+}
 
 export function registerDemo(program: Command): void {
   program
     .command('demo')
-    .description('Start a throwaway platform on free ports, check every service is ready, print the URLs and stop')
-    .option('--keep', 'keep running until SIGINT instead of stopping after the checks')
-    .action(async (options: { keep?: boolean }) => {
-      const { readyLine, startPlatform } = await import('../../server/main.ts');
-      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'capctl-demo-'));
-      const config = configFromOptions({}, { dataDir, port: 0, olPort: 0, capPort: 0, lmsPort: 0, grpcPort: 0, lmsGrpcPort: 0, logLevel: 'warn', databaseUrl: '' });
-      const platform = await startPlatform(config);
-      try {
-        process.stdout.write(`${readyLine(platform.urls)}\n`);
-        let failures = 0;
-        for (const [name, base] of Object.entries(platform.urls)) {
-          if (name.startsWith('grpc')) continue;
-          const prefixes = name === 'gateway' ? config.only.map((s) => `/v1/${s}`) : ['/v1'];
-          for (const prefix of prefixes) {
-            const url = `${base}${prefix}/readyz`;
-            const res = await request(url);
-            const body = (await res.body.json()) as { success?: boolean };
-            const ready = res.statusCode === 200 && body.success === true;
-            if (!ready) failures++;
-            process.stdout.write(`${ready ? 'ready    ' : 'NOT READY'}  ${url}\n`);
-          }
-        }
-        process.stdout.write(failures ? `${failures} listener(s) not ready\n` : 'all services ready\n');
-        process.exitCode = failures ? exitCodes.failed : exitCodes.ok;
-        if (options.keep) await new Promise((resolve) => process.once('SIGINT', resolve));
-      } finally {
-        await platform.stop();
-        fs.rmSync(dataDir, { recursive: true, force: true });
-      }
+    .description(
+      'Start a throwaway platform on free ports, check every service is ready, run every bundled scenario, print the summary and stop',
+    )
+    .option('--keep', 'after the run, keep the platform running until SIGINT or SIGTERM')
+    .option('--json', 'print the machine report of the run on stdout (the rest goes to stderr)')
+    .option('--junit <file>', 'also write a JUnit XML report of the run to this file')
+    .option('--concurrency <n>', 'scenarios run at the same time', positiveInt, 1)
+    .option('--log-level <level>', "the platform's log level on stderr", 'error')
+    .action(async (options: DemoOptions) => {
+      process.exitCode = await demo(options);
     });
+}
+
+export async function demo(options: DemoOptions): Promise<number> {
+  // With --json, stdout carries the report alone.
+  const say = (line: string) => (options.json ? process.stderr : process.stdout).write(`${line}\n`);
+
+  // A broken bundled scenario is found before anything starts (exit 2, with file:line:column).
+  const files = await scenarioFiles(shown(bundledDir));
+  for (const file of files) await loadScenarioFile(file);
+
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'capctl-demo-'));
+  const config = configFromOptions(
+    {},
+    { dataDir, port: 0, olPort: 0, capPort: 0, lmsPort: 0, grpcPort: 0, lmsGrpcPort: 0, logLevel: options.logLevel, databaseUrl: '' },
+  );
+  const { readyLine, startPlatform } = await import('../../server/main.ts');
+  const started = performance.now();
+  let platform: Awaited<ReturnType<typeof startPlatform>>;
+  try {
+    platform = await startPlatform(config);
+  } catch (err) {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    const message = startFailure(err);
+    if (!message) throw err;
+    process.stderr.write(`capctl demo: the platform did not start: ${message}\n`);
+    return exitCodes.failed;
+  }
+
+  // Ctrl-C while scenarios run still stops the platform and its PostgreSQL.
+  let stopping: Promise<void> | undefined;
+  const stop = () => (stopping ??= platform.stop().finally(() => fs.rmSync(dataDir, { recursive: true, force: true })));
+  const interrupted = (signal: NodeJS.Signals) => {
+    say(`\n${signal}: stopping the platform`);
+    void stop().then(() => process.exit(130));
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+
+  try {
+    say(`${readyLine(platform.urls)}  (${seconds(performance.now() - started)})`);
+    const checks = await readinessChecks(platform.urls, config.only);
+    for (const check of checks) say(`${check.ready ? 'ready    ' : 'NOT READY'}  ${check.what}${check.ready ? '' : `: ${check.problem}`}`);
+    const notReady = checks.filter((c) => !c.ready).length;
+    if (notReady > 0) {
+      say(`${notReady} listener(s) not ready: scenarios not run`);
+      return exitCodes.failed;
+    }
+    say('all services ready');
+
+    let vars = {};
+    try {
+      const admin = await preparePlatformAdmin(platform.urls.gateway!, platform.databaseUrl);
+      say(`platform admin ${admin.adminEmail} prepared (given to the scenarios as vars adminEmail and adminPassword)`);
+      vars = admin;
+    } catch (err) {
+      // The scenarios that act as the admin will fail and show why; the others still run.
+      say(`could not prepare a platform admin: ${(err as Error).message}`);
+    }
+    const scenarios: Scenario[] = [];
+    for (const file of files) scenarios.push(await loadScenarioFile(file, { vars }));
+    say(`running ${scenarios.length} bundled scenario${scenarios.length === 1 ? '' : 's'}\n`);
+
+    const printer = options.json ? undefined : new ProgressPrinter(process.stdout, options.concurrency === 1);
+    let exitCode: number;
+    try {
+      const report = await runScenarios(scenarios, {
+        baseUrl: platform.urls.gateway!,
+        grpc: { address: platform.urls.grpc!, serviceKey: config.serviceApiKey },
+        concurrency: options.concurrency,
+        ...(printer ? { onEvent: printer.handle } : {}),
+      });
+      if (options.junit) writeJunit(options.junit, junitReport(report));
+      if (options.json) process.stdout.write(`${JSON.stringify(jsonReport(report), null, 2)}\n`);
+      printer?.finish(report);
+      exitCode = report.exitCode;
+    } catch (err) {
+      if (!(err instanceof UnreachableError)) throw err;
+      process.stderr.write(`capctl demo: ${err.message}\n`);
+      return exitCodes.unreachable;
+    }
+
+    if (options.keep) {
+      process.off('SIGINT', interrupted);
+      process.off('SIGTERM', interrupted);
+      say(`\nkeeping the platform: ${readyLine(platform.urls)}`);
+      say('press Ctrl-C to stop it');
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', () => resolve());
+        process.once('SIGTERM', () => resolve());
+      });
+    }
+    return exitCode;
+  } finally {
+    await closeGrpc();
+    const stopStarted = performance.now();
+    await stop();
+    process.off('SIGINT', interrupted);
+    process.off('SIGTERM', interrupted);
+    say(`platform stopped (${seconds(performance.now() - stopStarted)})`);
+  }
+}
+
+export interface PreparedAdmin {
+  adminEmail: string;
+  adminPassword: string;
+}
+
+/**
+ * A platform admin for the scenarios that need one (admin-creates-centre.yaml). Platform roles are
+ * granted outside the API, so this does what an operator does: signs an account up through the
+ * Orchestrator's public API (register, the code from the dev mailbox, verify) with a known password,
+ * then grants it platform_admin in the CAP schema the way `capctl admin create` does for an existing
+ * account.
+ */
+export async function preparePlatformAdmin(gateway: string, databaseUrl: string): Promise<PreparedAdmin> {
+  const adminEmail = `admin+${randomBytes(6).toString('hex')}@example.test`;
+  const adminPassword = `Admin-${randomBytes(6).toString('hex')}-1`;
+  const post = async (path: string, body: object) => {
+    const res = await request(`${gateway}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const answer = (await res.body.json()) as { data?: Record<string, unknown> };
+    if (res.statusCode >= 300) throw new Error(`preparing the platform admin: ${path} answered ${res.statusCode} ${JSON.stringify(answer)}`);
+    return answer.data!;
+  };
+  const { userId } = (await post('/v1/ol/auth/register', { email: adminEmail, password: adminPassword, intents: ['cap'] })) as { userId: string };
+  const otp = await mailedCode(gateway, adminEmail);
+  await post('/v1/ol/auth/verify-account', { email: adminEmail, otp, purpose: 'account_verify' });
+
+  const [{ createSequelize }, { createPlatformRoles }, { createUserService }] = await Promise.all([
+    import('../../server/platform/db/database.ts'),
+    import('../../server/cap/admin/service.ts'),
+    import('../../server/cap/users/service.ts'),
+  ]);
+  const sequelize = createSequelize(databaseUrl, 'cap', 1);
+  try {
+    await createPlatformRoles(sequelize, createUserService(sequelize)).grant({ userId, email: adminEmail }, 'platform_admin');
+  } finally {
+    await sequelize.close();
+  }
+  return { adminEmail, adminPassword };
+}
+
+/** The code of the newest mail to an address in the dev mailbox, waiting up to 10 s for it. */
+async function mailedCode(gateway: string, to: string): Promise<string> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const res = await request(`${gateway}/v1/ol/dev/mailbox?${new URLSearchParams({ to })}`);
+    const mails = ((await res.body.json()) as { data?: Array<{ otp?: string }> }).data ?? [];
+    if (mails[0]?.otp) return mails[0].otp;
+    if (Date.now() > deadline) throw new Error(`preparing the platform admin: no verification code reached ${to}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+interface Check {
+  what: string;
+  ready: boolean;
+  problem?: string;
+}
+
+/** readyz on every HTTP listener (the gateway once per service prefix), the gRPC health check on every gRPC one. */
+async function readinessChecks(urls: Record<string, string>, services: string[]): Promise<Check[]> {
+  const checks: Array<Promise<Check>> = [];
+  for (const [name, base] of Object.entries(urls)) {
+    if (name.startsWith('grpc')) {
+      checks.push(grpcHealth(base.replace(/^\w+:\/\//, '')));
+      continue;
+    }
+    const prefixes = name === 'gateway' ? services.map((s) => `/v1/${s}`) : ['/v1'];
+    for (const prefix of prefixes) checks.push(readyz(`${base}${prefix}/readyz`));
+  }
+  return Promise.all(checks);
+}
+
+async function readyz(url: string): Promise<Check> {
+  try {
+    const res = await request(url, { headersTimeout: 5000, bodyTimeout: 5000 });
+    const body = (await res.body.json().catch(() => undefined)) as { success?: boolean } | undefined;
+    const ready = res.statusCode === 200 && body?.success === true;
+    return { what: url, ready, ...(ready ? {} : { problem: `answered ${res.statusCode}` }) };
+  } catch (err) {
+    return { what: url, ready: false, problem: (err as Error).message };
+  }
+}
+
+/** grpc.health.v1.Health/Check for the whole server (service ""). */
+async function grpcHealth(address: string): Promise<Check> {
+  const grpc = await import('@grpc/grpc-js');
+  const { service } = await import('grpc-health-check');
+  const Client = grpc.makeGenericClientConstructor(service, 'Health');
+  const client = new Client(address, grpc.credentials.createInsecure());
+  const what = `grpc://${address} (grpc.health.v1.Health)`;
+  try {
+    const status = await new Promise<string>((resolve, reject) => {
+      (client as unknown as HealthClient).check({ service: '' }, { deadline: Date.now() + 5000 }, (err, res) =>
+        err ? reject(err) : resolve(String(res?.status)),
+      );
+    });
+    const ready = status === 'SERVING' || status === '1';
+    return { what, ready, ...(ready ? {} : { problem: `status ${status}` }) };
+  } catch (err) {
+    return { what, ready: false, problem: (err as Error).message };
+  } finally {
+    client.close();
+  }
+}
+
+interface HealthClient {
+  check(
+    request: { service: string },
+    options: { deadline: number },
+    callback: (err: Error | null, response?: { status: string | number }) => void,
+  ): void;
+}
+
+/** The bundled directory as the reports show it: relative to the working directory when inside it. */
+function shown(dir: string): string {
+  const relative = path.relative(process.cwd(), dir);
+  return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : dir;
+}
+
+function writeJunit(file: string, xml: string): void {
+  try {
+    fs.writeFileSync(file, xml);
+  } catch (err) {
+    throw new UsageError(`cannot write ${file}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+  }
+}
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number of at least 1');
+  return n;
 }

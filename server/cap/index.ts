@@ -1,11 +1,19 @@
 import { createBearerAuth } from '../platform/auth/bearer.ts';
 import type { PlatformEvent } from '../platform/events/types.ts';
 import type { Service, ServiceDeps } from '../platform/service.ts';
+import { adminRoutes } from './admin/routes.ts';
+import { createAdminCentres, createPlatformRoles } from './admin/service.ts';
 import { createCentreService } from './centres/service.ts';
 import { contextRoutes } from './context/routes.ts';
 import { createActingContexts } from './context/service.ts';
+import { capProviderStateRoutes } from './dev/provider-states.ts';
+import { identityRoutes } from './identity/routes.ts';
+import { createIdentityService } from './identity/service.ts';
 import { onboardingRoutes } from './onboarding/routes.ts';
 import { createOnboardingService } from './onboarding/service.ts';
+import { createIdentityClient } from './orchestrator.ts';
+import { staffRoutes } from './staff/routes.ts';
+import { createStaffService } from './staff/service.ts';
 import { createAccountService } from './users/account.ts';
 import { createCapAuth } from './users/auth.ts';
 import { userRoutes } from './users/routes.ts';
@@ -30,6 +38,11 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   const onboarding = createOnboardingService(sequelize, users, centres);
   const account = createAccountService(onboarding, centres);
   const contexts = createActingContexts(onboarding, centres);
+  const orchestrator = createIdentityClient(() => peers.olGrpcAddress(), config.serviceApiKey);
+  const identity = createIdentityService(users, onboarding, orchestrator);
+  const staff = createStaffService(sequelize, users, centres, onboarding, orchestrator);
+  const roles = createPlatformRoles(sequelize, users);
+  const adminCentres = createAdminCentres(centres, staff);
   const auth = createCapAuth(
     users,
     createBearerAuth({
@@ -37,6 +50,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       issuer: config.jwtIssuer,
       audience: config.jwtAudience,
     }),
+    staff.admitFirstCall,
   );
 
   // Intents say which platforms a new account is for; someone who signed up for another platform
@@ -57,6 +71,10 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       ...userRoutes(auth, users, account),
       ...onboardingRoutes(auth, onboarding),
       ...contextRoutes(contexts),
+      ...identityRoutes(auth, identity),
+      ...staffRoutes(auth, contexts, staff),
+      ...adminRoutes(auth, roles, adminCentres),
+      ...capProviderStateRoutes(deps),
     },
   };
 }

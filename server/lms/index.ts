@@ -1,6 +1,7 @@
 import { createBearerAuth } from '../platform/auth/bearer.ts';
 import type { PlatformEvent } from '../platform/events/types.ts';
 import type { Service, ServiceDeps } from '../platform/service.ts';
+import { lmsProviderStateRoutes } from './dev/provider-states.ts';
 import { meRoutes } from './me/routes.ts';
 import { onboardingRoutes } from './onboarding/routes.ts';
 import { createOnboarding } from './onboarding/service.ts';
@@ -16,7 +17,7 @@ export async function createLms(deps: ServiceDeps): Promise<Service> {
 
   return {
     name: 'lms',
-    handlers: { ...meRoutes(users, onboarding), ...onboardingRoutes(users, onboarding) },
+    handlers: { ...meRoutes(users, onboarding), ...onboardingRoutes(users, onboarding), ...lmsProviderStateRoutes(deps) },
     security: {
       bearerAuth: createBearerAuth({
         jwksUrl: () => `${deps.peers.url('ol')}/.well-known/jwks.json`,

@@ -4,6 +4,7 @@ import { createGrpcServer, type GrpcServerHandle } from '../platform/grpc/server
 import type { Service, ServiceDeps } from '../platform/service.ts';
 import { accountRoutes } from './accounts/routes.ts';
 import { createAccounts } from './accounts/service.ts';
+import { olProviderStateRoutes } from './dev/provider-states.ts';
 import { createGoogleVerifier, googleJwksUrl } from './google/verify.ts';
 import { googleSandboxRoutes } from './google/routes.ts';
 import { createGoogleSandbox } from './google/sandbox.ts';
@@ -47,6 +48,7 @@ export async function createOrchestrator(deps: ServiceDeps): Promise<Service> {
       ...tokenRoutes(signingKeys),
       ...notificationRoutes(notifications),
       ...googleSandboxRoutes(googleSandbox),
+      ...olProviderStateRoutes(deps),
     },
     security: { bearerAuth: createOlBearerAuth(tokens, accounts.isActive) },
     async start() {

@@ -14,9 +14,12 @@ export const testPassword = 'Correct-horse-9';
 /** A fresh address nobody has used in this database. */
 export const uniqueEmail = (label = 'user') => `${label}+${newId().toLowerCase()}@example.test`;
 
-/** The newest mail to an address in the dev mailbox (the platform runs in dev mode in tests). */
-export async function latestMail(platform: TestPlatform, to: string): Promise<{ subject: string; text: string; otp?: string; password?: string }> {
-  for (let attempt = 0; attempt < 50; attempt++) {
+/**
+ * The newest mail to an address in the dev mailbox (the platform runs in dev mode in tests). Mail is
+ * delivered by the event bus, so it may take a moment; a loaded machine can take seconds.
+ */
+export async function latestMail(platform: TestPlatform, to: string): Promise<{ subject: string; text: string; otp?: string; password?: string; template?: string }> {
+  for (let attempt = 0; attempt < 300; attempt++) {
     const res = await call('GET', platform.url(`/v1/ol/dev/mailbox?to=${encodeURIComponent(to)}`));
     if (res.status === 200 && res.body.data.length > 0) return res.body.data[0];
     await new Promise((r) => setTimeout(r, 100));

@@ -29,11 +29,18 @@ export interface Centre extends Model<InferAttributes<Centre>, InferCreationAttr
   updatedAt: CreationOptional<Date>;
 }
 
-/** A user's membership of a centre. Only an `active` row lets the user act for the centre. */
+/**
+ * A user's membership of a centre. Only an `active` row lets the user act for the centre; a `pending`
+ * one waits for the person's first CAP call.
+ */
 export interface CentreStaff extends Model<InferAttributes<CentreStaff>, InferCreationAttributes<CentreStaff>> {
   id: CreationOptional<string>;
   centreId: string;
   userId: string;
+  /** As given when the person was added (the owner's name from their onboarding). */
+  name: string | null;
+  /** Lower-cased; unique within the centre. */
+  email: string;
   role: CentreRole;
   status: CentreStaffStatus;
   createdAt: CreationOptional<Date>;
@@ -65,6 +72,8 @@ export function defineCentreModels(sequelize: Sequelize) {
       id: { type: DataTypes.STRING(26), primaryKey: true, defaultValue: () => newId() },
       centreId: { type: DataTypes.STRING(26), allowNull: false },
       userId: { type: DataTypes.STRING(26), allowNull: false },
+      name: { type: DataTypes.STRING(200), allowNull: true },
+      email: { type: DataTypes.STRING(320), allowNull: false },
       role: { type: DataTypes.STRING(16), allowNull: false },
       status: { type: DataTypes.STRING(16), allowNull: false },
       createdAt: DataTypes.DATE,

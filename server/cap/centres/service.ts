@@ -16,8 +16,9 @@ export function createCentreService(sequelize: Sequelize) {
      * The centre described by a completed centre onboarding draft, `pending` until an admin approves
      * it, with its owner as an active super_admin. Runs in the submit's transaction.
      */
-    async createForOwner(ownerId: string, draft: JsonObject, transaction: Transaction) {
+    async createForOwner(owner: { userId: string; email: string }, draft: JsonObject, transaction: Transaction) {
       const part = (path: string) => (valueAt(draft, path) as JsonObject | undefined) ?? null;
+      const name = ['firstName', 'lastName'].map((field) => valueAt(draft, `owner.personalDetails.${field}`)).join(' ');
       const centre = await Centre.create(
         {
           name: String(valueAt(draft, 'centre.centreInformation.name')),
@@ -26,11 +27,14 @@ export function createCentreService(sequelize: Sequelize) {
           address: part('centre.centreResidentialAddress'),
           supportContact: part('centre.centreSupportInformation'),
           accountDetails: part('centre.centreAccountDetails'),
-          createdBy: ownerId,
+          createdBy: owner.userId,
         },
         { transaction },
       );
-      await CentreStaff.create({ centreId: centre.id, userId: ownerId, role: 'super_admin', status: 'active' }, { transaction });
+      await CentreStaff.create(
+        { centreId: centre.id, userId: owner.userId, name, email: owner.email.toLowerCase(), role: 'super_admin', status: 'active' },
+        { transaction },
+      );
       return centre;
     },
 

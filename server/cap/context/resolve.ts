@@ -83,7 +83,10 @@ export function resolveActingContext(memberships: Memberships, headers: ContextH
   return { ok: true, context: { persona, centreId: centre.centreId, role: centre.role } };
 }
 
-/** Paths that never take the persona headers (DESIGN.md section 6): onboarding, account, identity, public catalogue. */
-export const exemptPaths = [/^\/onboarding(\/|$)/, /^\/me(\/|$)/, /^\/identity-verification(\/|$)/, /^\/(sectors|trades|centres)(\/|$)/];
+/**
+ * Paths that never take the persona headers (DESIGN.md section 6): onboarding, account, identity,
+ * public catalogue; and the admin back office, which platform permissions authorise, not a persona.
+ */
+export const exemptPaths = [/^\/onboarding(\/|$)/, /^\/me(\/|$)/, /^\/identity-verification(\/|$)/, /^\/(sectors|trades|centres)(\/|$)/, /^\/admin(\/|$)/];
 
 export const isExempt = (path: string) => exemptPaths.some((pattern) => pattern.test(path));

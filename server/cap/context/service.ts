@@ -1,4 +1,4 @@
-import { AppError } from '../../platform/http/errors.ts';
+import { AppError, forbidden } from '../../platform/http/errors.ts';
 import type { Call, Handler } from '../../platform/http/operations.ts';
 import type { Reply } from '../../platform/http/reply.ts';
 import type { CentreService } from '../centres/service.ts';
@@ -6,6 +6,8 @@ import type { OnboardingService } from '../onboarding/service.ts';
 import { resolveActingContext, type ActingContext, type Memberships } from './resolve.ts';
 
 export type ContextHandler = (call: Call, context: ActingContext) => Promise<Reply> | Reply;
+export type CentreContext = Extract<ActingContext, { persona: 'centre' }>;
+export type CentreHandler = (call: Call, context: CentreContext) => Promise<Reply> | Reply;
 
 /**
  * The acting context of authenticated, non-exempt operations: loads the caller's memberships and
@@ -40,6 +42,14 @@ export function createActingContexts(onboarding: OnboardingService, centres: Cen
     resolve,
     /** A handler that runs in the caller's acting context (resolved, or the call fails with the table's error). */
     bound: (handler: ContextHandler): Handler => async (call) => handler(call, await resolve(call)),
+    /** A handler of a centre operation: the context must be the centre persona, which gives the centre and role. */
+    centre: (handler: CentreHandler): Handler => async (call) => {
+      const context = await resolve(call);
+      if (context.persona !== 'centre') {
+        throw forbidden('auth.centre_persona_required', `This acts for a centre, and you are acting as ${context.persona}: send X-CAP-PERSONA: centre.`);
+      }
+      return handler(call, context);
+    },
   };
 }
 

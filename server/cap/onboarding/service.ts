@@ -1,4 +1,4 @@
-import { UniqueConstraintError, type Sequelize } from 'sequelize';
+import { UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 import { conflict, forbidden, notFound, unprocessable } from '../../platform/http/errors.ts';
 import type { CentreService } from '../centres/service.ts';
 import { mergePatch, valueAt } from '../merge-patch.ts';
@@ -89,7 +89,10 @@ export function createOnboardingService(sequelize: Sequelize, users: UserService
         onboarding.status = 'completed';
         onboarding.completedAt = new Date();
         await onboarding.save({ transaction });
-        if (persona === 'centre') await centres.createForOwner(userId, onboarding.data, transaction);
+        if (persona === 'centre') {
+          const owner = (await users.models.CapUser.findByPk(userId, { transaction }))!;
+          await centres.createForOwner(owner, onboarding.data, transaction);
+        }
         const section = personSection[persona];
         if (section !== null) {
           const details = (section ? valueAt(onboarding.data, section) : onboarding.data) as JsonObject | undefined;
@@ -97,6 +100,25 @@ export function createOnboardingService(sequelize: Sequelize, users: UserService
         }
         return summaryOf(onboarding);
       });
+    },
+
+    /**
+     * The "centre as staff" onboarding of someone a centre took on: the real client lets a person into a
+     * centre only with a completed centre onboarding. A completed one is left as it is; a draft of their
+     * own centre is completed as staff, keeping what they had typed.
+     */
+    async completeAsStaff(userId: string, centreId: string, transaction: Transaction) {
+      const staffData = { variant: 'staff', centreId };
+      await Onboarding.bulkCreate([{ userId, persona: 'centre', status: 'completed', completedAt: new Date(), data: staffData }], {
+        ignoreDuplicates: true,
+        transaction,
+      });
+      const onboarding = (await Onboarding.findOne({ where: { userId, persona: 'centre' }, transaction, lock: transaction.LOCK.UPDATE }))!;
+      if (onboarding.status === 'completed') return;
+      onboarding.status = 'completed';
+      onboarding.completedAt = new Date();
+      onboarding.data = { ...onboarding.data, ...staffData };
+      await onboarding.save({ transaction });
     },
   };
 }

@@ -5,14 +5,18 @@ import type { UserService } from './service.ts';
 /**
  * CAP's `bearerAuth` scheme: the Orchestrator's access token (checked by `bearer`), then the caller's
  * CapUser, provisioned on the first call if user.created has not arrived yet and refused (403) once
- * deactivated. Handlers of authenticated operations read that CapUser with `caller(call)`.
+ * deactivated. The user's first authenticated call also runs `firstCall` (it lets in the staff
+ * memberships that were waiting for them) before the operation. Handlers of authenticated operations
+ * read the CapUser with `caller(call)`.
  */
-export function createCapAuth(users: UserService, bearer: SecurityHandler) {
+export function createCapAuth(users: UserService, bearer: SecurityHandler, firstCall: (userId: string) => Promise<void>) {
   const callers = new WeakMap<Call, CapUser>();
   return {
     scheme: (async (call) => {
       await bearer(call);
-      callers.set(call, await users.admit(call.principal!));
+      const user = await users.admit(call.principal!);
+      if (!user.firstSeenAt) await firstCall(user.userId);
+      callers.set(call, user);
     }) satisfies SecurityHandler,
     caller(call: Call): CapUser {
       const user = callers.get(call);

@@ -6,8 +6,15 @@ export interface CapUser extends Model<InferAttributes<CapUser>, InferCreationAt
   userId: string;
   email: string;
   status: CreationOptional<UserStatus>;
-  /** Set by identity verification (a later issue); false until then. */
+  /** True once an identity check has verified the user; a later failed check does not undo it. */
   identityVerified: CreationOptional<boolean>;
+  /** The adapter that answered the verifying check (or the latest check while none verified). */
+  identityProvider: CreationOptional<string | null>;
+  /** The provider's opaque reference of that check. */
+  identityProviderReference: CreationOptional<string | null>;
+  identityVerifiedAt: CreationOptional<Date | null>;
+  /** The user's first authenticated CAP call; null until then. */
+  firstSeenAt: CreationOptional<Date | null>;
   /** `personalDetails`, `contactInformation`, `residentialAddress` as PATCH /me/profile stores them. */
   profile: CreationOptional<JsonObject>;
   createdAt: CreationOptional<Date>;
@@ -22,6 +29,10 @@ export function defineUserModels(sequelize: Sequelize) {
       email: { type: DataTypes.STRING(320), allowNull: false },
       status: { type: DataTypes.STRING(16), allowNull: false, defaultValue: 'active' },
       identityVerified: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
+      identityProvider: { type: DataTypes.STRING(32), allowNull: true },
+      identityProviderReference: { type: DataTypes.STRING(128), allowNull: true },
+      identityVerifiedAt: { type: DataTypes.DATE, allowNull: true },
+      firstSeenAt: { type: DataTypes.DATE, allowNull: true },
       profile: { type: DataTypes.JSONB, allowNull: false, defaultValue: {} },
       createdAt: DataTypes.DATE,
       updatedAt: DataTypes.DATE,

@@ -8,6 +8,14 @@ import { defineUserModels, type CapUser } from './models.ts';
 /** The profile sections PATCH /me/profile edits. */
 export const profileSections = ['personalDetails', 'contactInformation', 'residentialAddress'] as const;
 
+/** The outcome of one identity check, as the Orchestrator reports it. */
+export interface IdentityCheck {
+  provider: string;
+  providerReference: string;
+  /** Null when the check did not verify. */
+  verifiedAt: Date | null;
+}
+
 export interface UserIdentity {
   userId: string;
   email: string;
@@ -75,7 +83,29 @@ export function createUserService(sequelize: Sequelize) {
     await user.save({ transaction });
   }
 
-  return { models, provision, deactivate, admit, profileOf, updateProfile, seedProfile };
+  /**
+   * Keeps the outcome of an identity check. A verifying check is recorded; a failing one is recorded
+   * only while the user has never been verified, so a mistyped retry cannot undo a verification.
+   */
+  async function recordIdentityCheck(userId: string, check: IdentityCheck): Promise<void> {
+    const fields = { identityProvider: check.provider, identityProviderReference: check.providerReference };
+    if (check.verifiedAt) {
+      await CapUser.update({ ...fields, identityVerified: true, identityVerifiedAt: check.verifiedAt }, { where: { userId } });
+    } else {
+      await CapUser.update(fields, { where: { userId, identityVerified: false } });
+    }
+  }
+
+  /**
+   * Marks the user's first authenticated call. True for the one call that does it: concurrent first
+   * calls wait on the row lock and then find the mark already set.
+   */
+  async function markFirstSeen(userId: string, transaction: Transaction): Promise<boolean> {
+    const [marked] = await CapUser.update({ firstSeenAt: new Date() }, { where: { userId, firstSeenAt: null }, transaction });
+    return marked === 1;
+  }
+
+  return { models, provision, deactivate, admit, profileOf, updateProfile, seedProfile, recordIdentityCheck, markFirstSeen };
 }
 
 export type UserService = ReturnType<typeof createUserService>;

@@ -17,6 +17,21 @@ export interface EmbeddedDatabase {
 
 const databaseName = 'cap_platform';
 const user = 'capctl';
+const databaseUrlFile = 'database-url';
+
+/**
+ * The URL of the embedded database that a running capctl serves from `dataDir` (written at start,
+ * removed at stop), or undefined when no capctl runs there.
+ */
+export function runningDatabaseUrl(dataDir: string): string | undefined {
+  try {
+    if (!isAlive(Number(fs.readFileSync(path.join(dataDir, 'capctl.lock'), 'utf8')))) return undefined;
+    return fs.readFileSync(path.join(dataDir, databaseUrlFile), 'utf8').trim() || undefined;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
 
 /**
  * Starts the embedded PostgreSQL kept in `<dataDir>/pg`, creating the cluster on first start and
@@ -57,9 +72,14 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
       await client.end();
     }
     logger.info({ port, fresh }, 'embedded postgres started');
+    const url = `postgres://${user}:${encodeURIComponent(password)}@127.0.0.1:${port}/${databaseName}`;
+    // Tools that work on a running platform's database (capctl admin create) find it here.
+    const urlFile = path.join(dataDir, databaseUrlFile);
+    fs.writeFileSync(urlFile, url, { mode: 0o600 });
     return {
-      url: `postgres://${user}:${encodeURIComponent(password)}@127.0.0.1:${port}/${databaseName}`,
+      url,
       async stop() {
+        fs.rmSync(urlFile, { force: true });
         await pg.stop();
         releaseLock();
       },

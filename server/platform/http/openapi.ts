@@ -17,6 +17,7 @@ export interface Parameter {
 
 export interface Operation {
   operationId: string;
+  tags: string[];
   method: string;
   /** Path as written in the document, e.g. `/centre/staff/{id}`. */
   path: string;
@@ -53,6 +54,7 @@ export async function loadApiDocument(serviceOrFile: string): Promise<ApiDocumen
       const own = (op.parameters as Parameter[] | undefined) ?? [];
       operations.push({
         operationId: op.operationId,
+        tags: (op.tags as string[] | undefined) ?? [],
         method,
         path: p,
         parameters: [...shared.filter((s) => !own.some((o) => o.name === s.name && o.in === s.in)), ...own],

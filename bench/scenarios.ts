@@ -1,0 +1,83 @@
+// The bundled candidate-signup scenario (29 steps: register, mailed code, verify, login, CAP onboarding,
+// refresh rotation) end to end against an embedded platform in this process, through the real runner:
+// first one run at a time, then 20 runs at once (the runner's --concurrency 20). Prints wall time and
+// per-run mean, p50 and p95. Loopback only; bounded (every phase has a fixed number of runs and the
+// whole benchmark gives up after BENCH_TIMEOUT_MS, default 5 minutes).
+//
+//   node --import=tsx bench/scenarios.ts [--sequential N] [--concurrent N]
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { closeGrpc } from '../cli/scenarios/grpc-step.ts';
+import { loadScenarioFile } from '../cli/scenarios/parse.ts';
+import { describeFailure, plain } from '../cli/scenarios/report-text.ts';
+import { runScenarios, type RunReport } from '../cli/scenarios/runner.ts';
+import { startPlatform } from '../server/main.ts';
+import { resolveConfig } from '../server/platform/config.ts';
+
+const { values } = parseArgs({
+  options: {
+    sequential: { type: 'string', default: '10' },
+    concurrent: { type: 'string', default: '20' },
+  },
+});
+const sequentialRuns = Number(values.sequential);
+const concurrentRuns = Number(values.concurrent);
+const timeoutMs = Number(process.env.BENCH_TIMEOUT_MS ?? 300_000);
+
+const giveUp = setTimeout(() => {
+  console.error(`benchmark did not finish within ${timeoutMs} ms`);
+  process.exit(1);
+}, timeoutMs);
+giveUp.unref();
+
+const scenario = await loadScenarioFile('fixtures/scenarios/candidate-signup.yaml');
+const dataDir = await mkdtemp(path.join(tmpdir(), 'capctl-bench-scenarios-'));
+const config = resolveConfig({ port: 0, servicePorts: false, grpcPort: 0, lmsGrpcPort: 0, dataDir, databaseUrl: '', logLevel: 'error' });
+const platform = await startPlatform(config);
+const options = { baseUrl: platform.urls.gateway!, grpc: { address: platform.urls.grpc!, serviceKey: config.serviceApiKey } };
+
+function mustPass(report: RunReport): void {
+  if (report.exitCode === 0) return;
+  const failed = report.scenarios.flatMap((s) => s.steps.filter((step) => step.status === 'failed'));
+  throw new Error(`the scenario failed:\n${failed.map((step) => [step.id, ...describeFailure(step, plain)].join('\n')).join('\n')}`);
+}
+
+function stats(durations: number[]) {
+  const sorted = [...durations].sort((a, b) => a - b);
+  const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * p) - 1)]!;
+  const mean = sorted.reduce((sum, d) => sum + d, 0) / sorted.length;
+  return `mean ${Math.round(mean)} ms, p50 ${pct(0.5)} ms, p95 ${pct(0.95)} ms, min ${sorted[0]} ms, max ${sorted.at(-1)} ms`;
+}
+
+try {
+  const steps = scenario.steps.length;
+  console.log(`scenario: ${scenario.name} (${steps} steps), embedded platform at ${platform.urls.gateway}`);
+
+  mustPass(await runScenarios([scenario], options)); // warm-up: connections, JIT, first argon2 hashes
+
+  const sequential: number[] = [];
+  const sequentialStarted = performance.now();
+  for (let i = 0; i < sequentialRuns; i++) {
+    const report = await runScenarios([scenario], options);
+    mustPass(report);
+    sequential.push(report.scenarios[0]!.durationMs);
+  }
+  const sequentialWall = performance.now() - sequentialStarted;
+  console.log(`one at a time, ${sequentialRuns} runs: wall ${Math.round(sequentialWall)} ms; per run ${stats(sequential)}`);
+
+  const concurrentStarted = performance.now();
+  const report = await runScenarios(Array.from({ length: concurrentRuns }, () => scenario), { ...options, concurrency: concurrentRuns });
+  const concurrentWall = performance.now() - concurrentStarted;
+  mustPass(report);
+  const perRun = report.scenarios.map((s) => s.durationMs);
+  const stepsPerSecond = ((concurrentRuns * steps) / (concurrentWall / 1000)).toFixed(0);
+  console.log(
+    `${concurrentRuns} at once (--concurrency ${concurrentRuns}): wall ${Math.round(concurrentWall)} ms; per run ${stats(perRun)}; ${stepsPerSecond} steps/s`,
+  );
+} finally {
+  await closeGrpc();
+  await platform.stop();
+  await rm(dataDir, { recursive: true, force: true });
+}

@@ -1,0 +1,67 @@
+import { QueryTypes } from 'sequelize';
+import { applyStates, loadStateDefinitions, type StateDefinition } from '../../../fixtures/states/definitions.ts';
+import { platformCall } from '../../../fixtures/states/http.ts';
+import { notFound } from '../../platform/http/errors.ts';
+import type { Handler } from '../../platform/http/operations.ts';
+import { raw } from '../../platform/http/reply.ts';
+import { newId } from '../../platform/ids.ts';
+import type { EventType, PlatformEvent } from '../../platform/events/types.ts';
+import type { ServiceDeps } from '../../platform/service.ts';
+
+/**
+ * The Orchestrator's provider states for contract tests (development mode only): accounts at each
+ * stage of sign-up, a sandbox Google ID token, and the events those accounts published. Defined in
+ * fixtures/states/ol.yaml; built through the public HTTP API and the dev mailbox, as a client would.
+ */
+export function olProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers' | 'sequelize'>): Record<string, Handler> {
+  const api = (method: 'GET' | 'POST' | 'DELETE', path: string, options: { body?: unknown; token?: string } = {}) =>
+    platformCall(deps.peers.url('ol'), method, path, options);
+
+  /** Registers an account and reads its verification code from the dev mailbox. */
+  async function register(email: string, password: string, intents: unknown) {
+    const { userId } = (await api('POST', '/auth/register', { body: { email, password, intents } })).data;
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const mails: Array<{ template: string; otp?: string }> = (await api('GET', `/dev/mailbox?to=${encodeURIComponent(email)}`)).data;
+      const otp = mails.find((mail) => mail.template === 'account_verify' && mail.otp)?.otp;
+      if (otp) return { userId, otp };
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`no verification code reached ${email}`);
+  }
+
+  /** The newest event of this type about the user, as the relay hands it to the consumers. */
+  async function publishedEvent(type: EventType, userId: string): Promise<PlatformEvent> {
+    const [row] = await deps.sequelize.query<{ id: string; type: EventType; occurred_at: Date; source: string; data: Record<string, unknown> }>(
+      `SELECT id, type, occurred_at, source, data FROM ol.outbox WHERE type = $1 AND data->>'userId' = $2 ORDER BY id DESC LIMIT 1`,
+      { bind: [type, userId], type: QueryTypes.SELECT },
+    );
+    if (!row) throw new Error(`no ${type} event for user ${userId} in the outbox`);
+    return { id: row.id, type: row.type, occurredAt: row.occurred_at.toISOString(), source: row.source, data: row.data };
+  }
+
+  async function setUp(definition: StateDefinition, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const { account, googleIdToken, event } = definition.creates as { account?: string; googleIdToken?: boolean; event?: EventType };
+    const email = String(params.email ?? `pact+${newId().toLowerCase()}@example.test`);
+    const password = params.password as string;
+    const values: Record<string, unknown> = { email, password };
+    if (account === 'pending' || account === 'verified' || account === 'deleted') {
+      Object.assign(values, await register(email, password, params.intents));
+    }
+    if (account === 'verified' || account === 'deleted') {
+      const verified = (await api('POST', '/auth/verify-account', { body: { email, otp: values.otp, purpose: 'account_verify' } })).data;
+      Object.assign(values, { accessToken: verified.accessToken, refreshToken: verified.refreshToken });
+    }
+    if (account === 'deleted') await api('DELETE', '/auth/account', { body: { password }, token: String(values.accessToken) });
+    if (googleIdToken) values.idToken = (await api('POST', '/dev/google/id-token', { body: { email } })).data.idToken;
+    if (event) values.event = await publishedEvent(event, String(values.userId));
+    return values;
+  }
+
+  return {
+    changeProviderState: async (call) => {
+      if (!deps.config.devMode) throw notFound('Provider states exist only in development mode.');
+      return raw(JSON.stringify(await applyStates(call.body, loadStateDefinitions('ol'), setUp)), 'application/json');
+    },
+  };
+}
+

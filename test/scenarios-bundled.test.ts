@@ -1,0 +1,272 @@
+import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import anyTest, { type TestFn } from 'ava';
+import { preparePlatformAdmin, type PreparedAdmin } from '../cli/commands/demo.ts';
+import { closeGrpc } from '../cli/scenarios/grpc-step.ts';
+import { loadScenarioFile } from '../cli/scenarios/parse.ts';
+import { describeFailure, plain } from '../cli/scenarios/report-text.ts';
+import { defaultGrpc, runScenarios, type RunReport } from '../cli/scenarios/runner.ts';
+import { runCapctl } from './helpers/cli.ts';
+import { call, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
+
+// The bundled scenarios (fixtures/scenarios) against the real platform, and what `capctl run` and
+// `capctl demo` promise on top of the runner's own tests (test/scenario-*.test.ts, which use a fake
+// platform): JSON and JUnit reports of real runs, a wrong expectation, a malformed file and a platform
+// that stops in the middle of a run.
+
+const test = anyTest as TestFn<{ dir: string }>;
+
+const bundledDir = 'fixtures/scenarios';
+const bundled = readdirSync(bundledDir)
+  .filter((name) => /\.ya?ml$/.test(name))
+  .sort();
+
+let platform: TestPlatform;
+/** The platform admin that admin-creates-centre.yaml acts as, made the way `capctl demo` makes it. */
+let admin: PreparedAdmin;
+test.before(async () => {
+  platform = await startTestPlatform();
+  admin = await preparePlatformAdmin(platform.urls.gateway!, platform.databaseUrl);
+});
+test.after.always(async () => {
+  await closeGrpc();
+  await platform?.stop();
+});
+test.beforeEach(async (t) => {
+  t.context.dir = await mkdtemp(path.join(tmpdir(), 'capctl-bundled-'));
+});
+test.afterEach.always(async (t) => {
+  await rm(t.context.dir, { recursive: true, force: true });
+});
+
+/** Every failed step of a report, as the text report shows it, for the assertion message. */
+function failures(report: RunReport): string {
+  return report.scenarios
+    .flatMap((s) => s.steps.filter((step) => step.status === 'failed').map((step) => [`${s.file} › ${step.id}`, ...describeFailure(step, plain)].join('\n')))
+    .join('\n\n');
+}
+
+test('the bundled scenarios cover the flows issue 5 names', (t) => {
+  const flows = [
+    'candidate-signup.yaml',
+    'identity-verification.yaml',
+    'admin-creates-centre.yaml',
+    'centre-staff.yaml',
+    'persona-rules.yaml',
+    'lms-learner.yaml',
+  ];
+  for (const name of flows) t.true(bundled.includes(name), name);
+});
+
+for (const name of bundled) {
+  test(`bundled scenario ${name} passes against the real platform`, async (t) => {
+    const scenario = await loadScenarioFile(path.join(bundledDir, name), { vars: { ...admin } });
+    const report = await runScenarios([scenario], {
+      baseUrl: platform.urls.gateway!,
+      grpc: { ...defaultGrpc(), address: platform.urls.grpc! },
+    });
+    t.is(report.exitCode, 0, failures(report));
+    t.true(report.scenarios[0]!.steps.every((step) => step.status === 'passed'));
+  });
+}
+
+test('capctl run --json prints a valid JSON report with per-step timings; --junit writes well-formed JUnit XML', async (t) => {
+  const junit = path.join(t.context.dir, 'report.xml');
+  const files = ['candidate-signup', 'lms-learner'];
+  const result = await runCapctl(['run', ...files, '--base-url', platform.urls.gateway!, '--json', '--junit', junit]);
+  t.is(result.code, 0, result.stderr);
+
+  const report = JSON.parse(result.stdout);
+  t.is(report.exitCode, 0);
+  t.deepEqual(report.summary.scenarios, 2);
+  t.deepEqual(report.summary.failed, 0);
+  t.is(report.scenarios.length, 2);
+  for (const scenario of report.scenarios) {
+    t.is(scenario.status, 'passed');
+    t.false(Number.isNaN(Date.parse(scenario.startedAt)));
+    t.true(scenario.steps.length > 10);
+    for (const step of scenario.steps) {
+      t.is(step.status, 'passed', `${scenario.name} › ${step.id}`);
+      t.true(Number.isInteger(step.durationMs) && step.durationMs >= 0, `${step.id} durationMs`);
+      t.true(step.attempts >= 1);
+    }
+  }
+  t.is(report.summary.steps.total, report.scenarios[0].steps.length + report.scenarios[1].steps.length);
+
+  const xml = await readFile(junit, 'utf8');
+  t.notThrows(() => checkWellFormed(xml));
+  t.is(xml.match(/<testsuite /g)?.length, 2);
+  t.is(xml.match(/<testcase /g)?.length, report.summary.steps.total);
+  t.regex(xml, /<testsuites name="capctl run" tests="\d+" failures="0" errors="0" skipped="0"/);
+});
+
+test('a bundled scenario with a wrong expectation exits 1 and shows the difference from the real answer', async (t) => {
+  const original = await readFile(path.join(bundledDir, 'candidate-signup.yaml'), 'utf8');
+  const wrong = original.replace('data.status: pending_verification', 'data.status: active');
+  t.not(wrong, original);
+  const file = path.join(t.context.dir, 'wrong.yaml');
+  await writeFile(file, wrong);
+
+  const result = await runCapctl(['run', file, '--base-url', platform.urls.gateway!]);
+  t.is(result.code, 1, result.stderr);
+  t.regex(result.stdout, /FAIL register \(register a new account for CAP\)/);
+  t.regex(result.stdout, /response: 201/);
+  t.regex(result.stdout, /body data\.status {2}expected "active", got "pending_verification"/);
+  t.regex(result.stdout, /SKIP verify .*an earlier step failed/);
+  t.regex(result.stdout, /1 scenario: 0 passed, 1 failed/);
+});
+
+test('a malformed scenario exits 2 with its line and column, and nothing reaches the platform', async (t) => {
+  const original = await readFile(path.join(bundledDir, 'candidate-signup.yaml'), 'utf8');
+  const lines = original.split('\n');
+  const at = lines.findIndex((line) => line === '    name: log in with email and password');
+  t.true(at > 0);
+  lines[at + 4] = lines[at + 4]!.replace('expect:', 'expcet:');
+  const file = path.join(t.context.dir, 'malformed.yaml');
+  await writeFile(file, lines.join('\n'));
+  const email = `malformed+${Date.now()}@example.test`;
+
+  const result = await runCapctl(['run', file, '--base-url', platform.urls.gateway!, '--var', `email=${email}`]);
+  t.is(result.code, 2);
+  t.regex(result.stderr, new RegExp(`${escape(file)}:${at + 5}:5: .*expcet`));
+  t.is(result.stdout, '');
+  // The first step would have registered the address and mailed it a code.
+  const mailbox = await call('GET', platform.url(`/v1/ol/dev/mailbox?to=${encodeURIComponent(email)}`));
+  t.deepEqual(mailbox.body.data, []);
+});
+
+test('a platform that stops during a run exits 3 and the report says unreachable', async (t) => {
+  const doomed = await startTestPlatform();
+  let stopped = false;
+  try {
+    const file = path.join(t.context.dir, 'stops.yaml');
+    await writeFile(
+      file,
+      [
+        'name: the platform goes away',
+        'steps:',
+        '  - { id: before, name: the platform answers, http: { operation: cap.getHealthz } }',
+        '  - { id: pause, wait: 4s }',
+        '  - { id: after, name: the platform is gone, http: { operation: cap.getHealthz } }',
+        '',
+      ].join('\n'),
+    );
+    const run = spawnCapctl(['run', file, '--base-url', doomed.urls.gateway!]);
+    // Progress streams a line per step: stop the platform while the scenario pauses after its first step.
+    await run.printed(/PASS before/);
+    await doomed.stop();
+    stopped = true;
+    const result = await run.exited;
+    t.is(result.code, 3, `${result.stdout}\n${result.stderr}`);
+    t.regex(result.stdout, /PASS pause/);
+    t.regex(result.stdout, /FAIL after \(the platform is gone\)/);
+    t.regex(result.stdout, /error: .*(ECONNREFUSED|cannot reach)/);
+    t.regex(result.stdout, /^the platform goes away +UNREACHABLE +3 +2 +1 +0 /m);
+  } finally {
+    if (!stopped) await doomed.stop();
+  }
+});
+
+test('capctl demo starts its own platform, checks every service, runs every bundled scenario green and stops', async (t) => {
+  t.timeout(180_000);
+  const junit = path.join(t.context.dir, 'demo.xml');
+  const result = await runCapctl(['demo', '--json', '--junit', junit]);
+  let report: RunReport | undefined;
+  try {
+    report = JSON.parse(result.stdout);
+  } catch {
+    // reported by the assertions below
+  }
+  t.is(result.code, 0, `${result.stderr}\n${report ? failures(report) : result.stdout.slice(0, 2000)}`);
+  t.regex(result.stderr, /^ready .*gateway=http:\/\/127\.0\.0\.1:\d+ /m);
+  for (const prefix of ['/v1/ol', '/v1/cap', '/v1/lms']) t.regex(result.stderr, new RegExp(`^ready +http://\\S+${prefix}/readyz$`, 'm'));
+  t.regex(result.stderr, /^ready +grpc:\/\/\S+ \(grpc\.health\.v1\.Health\)$/m);
+  t.regex(result.stderr, /^all services ready$/m);
+  t.regex(result.stderr, /^platform admin admin\+\w+@example\.test prepared/m);
+  t.regex(result.stderr, new RegExp(`^running ${bundled.length} bundled scenarios$`, 'm'));
+  t.regex(result.stderr, /^platform stopped/m);
+  t.notRegex(result.stderr, /NOT READY/);
+
+  t.truthy(report, 'stdout is the JSON report');
+  t.is(report!.exitCode, 0);
+  t.deepEqual(report!.scenarios.map((s) => path.basename(s.file)).sort(), bundled);
+  t.true(report!.scenarios.every((s) => s.status === 'passed'));
+  const xml = await readFile(junit, 'utf8');
+  t.notThrows(() => checkWellFormed(xml));
+  t.is(xml.match(/<testsuite /g)?.length, bundled.length);
+});
+
+/** Starts capctl; unlike runCapctl, the caller can wait for a line of its output while it runs. */
+function spawnCapctl(args: string[]) {
+  const child = spawn(process.execPath, [path.resolve('bin/capctl'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  const watchers: Array<() => void> = [];
+  child.stdout.on('data', (d) => {
+    stdout += d;
+    for (const watch of watchers) watch();
+  });
+  child.stderr.on('data', (d) => (stderr += d));
+  const exited = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('close', (code) => resolve({ code, stdout, stderr })),
+  );
+  const printed = (pattern: RegExp) =>
+    new Promise<void>((resolve, reject) => {
+      const watch = () => pattern.test(stdout) && resolve();
+      watchers.push(watch);
+      watch();
+      void exited.then(() => reject(new Error(`capctl exited before printing ${pattern}: ${stdout}${stderr}`)));
+    });
+  return { exited, printed };
+}
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Well-formed XML, checked by hand (no XML parser among the dependencies): a declaration, then exactly
+ * one root element; tags nest and close in order; attributes are quoted and unique per element; `<` never
+ * appears in text or attribute values and every `&` starts a known entity.
+ */
+function checkWellFormed(xml: string): void {
+  let rest = xml;
+  if (!rest.startsWith('<?xml ')) throw new Error('no XML declaration');
+  rest = rest.slice(rest.indexOf('?>') + 2);
+  const name = '[A-Za-z_][A-Za-z0-9_.-]*';
+  const tag = new RegExp(`^<(/?)(${name})((?:\\s+${name}\\s*=\\s*"[^"<]*")*)\\s*(/?)>`);
+  const attribute = new RegExp(`(${name})\\s*=\\s*"([^"]*)"`, 'g');
+  const badAmpersand = /&(?!(?:amp|lt|gt|quot|apos|#[0-9]+|#x[0-9A-Fa-f]+);)/;
+  const stack: string[] = [];
+  let roots = 0;
+  while (rest.length > 0) {
+    if (rest[0] !== '<') {
+      const end = rest.indexOf('<');
+      const text = end < 0 ? rest : rest.slice(0, end);
+      if (stack.length === 0 && text.trim() !== '') throw new Error(`text outside the root: ${text.slice(0, 40)}`);
+      if (badAmpersand.test(text)) throw new Error(`bare & in text: ${text.slice(0, 40)}`);
+      rest = end < 0 ? '' : rest.slice(end);
+      continue;
+    }
+    const match = tag.exec(rest);
+    if (!match) throw new Error(`malformed markup: ${rest.slice(0, 60)}`);
+    const [whole, closing, tagName, attributes, selfClosing] = match;
+    if (closing) {
+      if (attributes || selfClosing) throw new Error(`malformed closing tag ${whole}`);
+      if (stack.pop() !== tagName) throw new Error(`</${tagName}> closes the wrong element`);
+    } else {
+      const seen = new Set<string>();
+      for (const [, attr, value] of attributes!.matchAll(attribute)) {
+        if (seen.has(attr!)) throw new Error(`duplicate attribute ${attr} on <${tagName}>`);
+        seen.add(attr!);
+        if (badAmpersand.test(value!)) throw new Error(`bare & in ${attr} of <${tagName}>`);
+      }
+      if (stack.length === 0 && ++roots > 1) throw new Error('more than one root element');
+      if (!selfClosing) stack.push(tagName!);
+    }
+    rest = rest.slice(whole.length);
+  }
+  if (stack.length > 0) throw new Error(`unclosed <${stack.join('>, <')}>`);
+  if (roots !== 1) throw new Error('no root element');
+}
