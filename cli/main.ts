@@ -8,6 +8,7 @@ import { registerAccount } from './commands/account.ts';
 import { registerMail } from './commands/mail.ts';
 import { registerGoogleToken } from './commands/google-token.ts';
 import { registerRun } from './commands/run.ts';
+import { registerPact } from './commands/pact.ts';
 import { registerAdmin } from './commands/admin.ts';
 import { registerCentre } from './commands/centre.ts';
 import { registerIdentity } from './commands/identity.ts';
@@ -19,7 +20,7 @@ export function buildProgram(): Command {
     .description('Run, seed, script and verify the CAP platform reference')
     .showHelpAfterError()
     .exitOverride();
-  for (const register of [registerServe, registerDemo, registerRun, registerAccount, registerIdentity, registerAdmin, registerCentre, registerStaff, registerMail, registerGoogleToken, registerKeys, registerGrpc]) register(program);
+  for (const register of [registerServe, registerDemo, registerRun, registerAccount, registerIdentity, registerAdmin, registerCentre, registerStaff, registerMail, registerGoogleToken, registerKeys, registerGrpc, registerPact]) register(program);
   return program;
 }
 

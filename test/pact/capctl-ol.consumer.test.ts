@@ -1,0 +1,172 @@
+import test from 'ava';
+import { MatchersV3 } from '@pact-foundation/pact';
+import { bearer, capctl, configDir, email, isoDateTime, jwt, pactFiles, runScenario, ulid } from './support.ts';
+
+// capctl -> Orchestrator: the calls capctl's account commands and its scenario runner make, driven
+// through the real client code against Pact's mock server. Writes pacts/capctl-ol.json.
+
+const { eachLike, fromProviderState, like, regex, string } = MatchersV3;
+const pact = pactFiles(test);
+const olPact = () => pact('capctl', 'ol');
+
+const authUser = (authProvider: 'password' | 'google') => ({
+  userId: ulid(),
+  id: ulid(),
+  email: email(),
+  phone: null,
+  authProvider,
+  status: 'active',
+  intents: eachLike('cap'),
+  mustChangePassword: false,
+  createdAt: isoDateTime(),
+});
+const authResult = (authProvider: 'password' | 'google') => ({
+  accessToken: jwt(),
+  refreshToken: string('example-refresh-token'),
+  user: authUser(authProvider),
+});
+
+const stateEmail = fromProviderState('${email}', 'ada@example.test');
+const statePassword = fromProviderState('${password}', 'Pact-pass-2024');
+
+test.serial('capctl register sends the address, password and intents and reads the new pending account', async (t) => {
+  const cli = configDir(t);
+  await olPact()
+    .addInteraction()
+    .given('an address with no account')
+    .uponReceiving('a registration')
+    .withRequest('POST', '/v1/ol/auth/register', (b) =>
+      b.jsonBody({ email: stateEmail, password: like('Pact-pass-2024'), intents: ['cap'] }),
+    )
+    .willRespondWith(201, (b) => b.jsonBody({ success: true, data: { userId: ulid(), email: email(), status: 'pending_verification' } }))
+    .executeTest(async (mock) => {
+      const run = await capctl(t, cli.dir, 'register', '--email', 'ada@example.test', '--password', 'Pact-pass-2024', '--base-url', mock.url, '--json');
+      t.is(run.code, 0, run.stderr);
+      t.like(JSON.parse(run.stdout), { email: 'ada@example.test', status: 'pending_verification' });
+    });
+});
+
+test.serial('capctl verify reads the code from the dev mailbox, verifies the account and keeps the session', async (t) => {
+  const cli = configDir(t);
+  const ol = olPact();
+  ol.addInteraction()
+    .given('an account waiting for verification')
+    .uponReceiving('a read of the dev mailbox')
+    .withRequest('GET', '/v1/ol/dev/mailbox', (b) => b.query({ to: stateEmail }))
+    .willRespondWith(200, (b) =>
+      b.jsonBody({
+        success: true,
+        data: eachLike({
+          id: ulid(),
+          to: email(),
+          template: 'account_verify',
+          subject: string('Your verification code'),
+          text: string('Your code is 1234.'),
+          sentAt: isoDateTime(),
+          otp: regex('^[0-9]{4}$', '1234'),
+        }),
+      }),
+    );
+  await ol
+    .addInteraction()
+    .given('an account waiting for verification')
+    .uponReceiving('an account verification with the mailed code')
+    .withRequest('POST', '/v1/ol/auth/verify-account', (b) =>
+      b.jsonBody({ email: stateEmail, otp: fromProviderState('${otp}', '1234'), purpose: 'account_verify' }),
+    )
+    .willRespondWith(200, (b) => b.jsonBody({ success: true, data: authResult('password') }))
+    .executeTest(async (mock) => {
+      const run = await capctl(t, cli.dir, 'verify', '--email', 'ada@example.test', '--base-url', mock.url, '--json');
+      t.is(run.code, 0, run.stderr);
+      t.like(JSON.parse(run.stdout), { profile: 'default', user: { status: 'active' } });
+    });
+});
+
+test.serial('capctl login signs in with email and password', async (t) => {
+  const cli = configDir(t);
+  await olPact()
+    .addInteraction()
+    .given('a verified user')
+    .uponReceiving('a login with email and password')
+    .withRequest('POST', '/v1/ol/auth/login', (b) => b.jsonBody({ email: stateEmail, password: statePassword }))
+    .willRespondWith(200, (b) => b.jsonBody({ success: true, data: authResult('password') }))
+    .executeTest(async (mock) => {
+      const run = await capctl(t, cli.dir, 'login', '--email', 'ada@example.test', '--password', 'Pact-pass-2024', '--base-url', mock.url, '--json');
+      t.is(run.code, 0, run.stderr);
+    });
+});
+
+test.serial('capctl logout renews an expired access token first, then ends the session', async (t) => {
+  const cli = configDir(t);
+  const expired = `${Buffer.from('{"alg":"RS256"}').toString('base64url')}.${Buffer.from('{"exp":1}').toString('base64url')}.c2ln`;
+  const ol = olPact();
+  ol.addInteraction()
+    .given('a verified user')
+    .uponReceiving('a session refresh')
+    .withRequest('POST', '/v1/ol/auth/refresh', (b) =>
+      b.jsonBody({ refreshToken: fromProviderState('${refreshToken}', 'example-refresh-token') }),
+    )
+    .willRespondWith(200, (b) => b.jsonBody({ success: true, data: { accessToken: jwt(), refreshToken: string('example-refresh-token') } }));
+  await ol
+    .addInteraction()
+    .given('a verified user')
+    .uponReceiving('a logout')
+    .withRequest('POST', '/v1/ol/auth/logout', (b) =>
+      b.headers({ Authorization: bearer() }).jsonBody({ refreshToken: fromProviderState('${refreshToken}', 'example-refresh-token') }),
+    )
+    .willRespondWith(200, (b) => b.jsonBody({ success: true, data: { loggedOut: true } }))
+    .executeTest(async (mock) => {
+      cli.signedIn(mock.url, expired);
+      const run = await capctl(t, cli.dir, 'logout', '--json');
+      t.is(run.code, 0, run.stderr);
+      t.like(JSON.parse(run.stdout), { alreadyEnded: false });
+    });
+});
+
+const googleTokenRequest = (ol: ReturnType<typeof olPact>) =>
+  ol
+    .addInteraction()
+    .given('an address with no account')
+    .uponReceiving('a request for a sandbox Google ID token')
+    .withRequest('POST', '/v1/ol/dev/google/id-token', (b) => b.jsonBody({ email: stateEmail }))
+    .willRespondWith(200, (b) => b.jsonBody({ success: true, data: { idToken: jwt() } }));
+
+test.serial('capctl google-token mints an ID token from the sandbox issuer', async (t) => {
+  const cli = configDir(t);
+  await googleTokenRequest(olPact()).executeTest(async (mock) => {
+    const run = await capctl(t, cli.dir, 'google-token', '--email', 'ada@example.test', '--base-url', mock.url, '--json');
+    t.is(run.code, 0, run.stderr);
+    t.truthy(JSON.parse(run.stdout).idToken);
+  });
+});
+
+test.serial('capctl run checks the platform is up, then signs in with a sandbox Google ID token', async (t) => {
+  const ol = olPact();
+  googleTokenRequest(ol);
+  ol.addInteraction()
+    .uponReceiving('a health check')
+    .withRequest('GET', '/v1/ol/healthz')
+    .willRespondWith(200, (b) => b.jsonBody({ success: true, data: { status: 'ok', service: 'ol' } }));
+  await ol
+    .addInteraction()
+    .given('a Google ID token for a new address')
+    .uponReceiving('a Google sign-in')
+    .withRequest('POST', '/v1/ol/auth/google', (b) =>
+      b.jsonBody({ idToken: fromProviderState('${idToken}', 'eyJhbGciOiJSUzI1NiJ9.eyJlbWFpbCI6ImFkYUBleGFtcGxlLnRlc3QifQ.c2ln'), provider: 'google', intents: ['cap'] }),
+    )
+    .willRespondWith(200, (b) => b.jsonBody({ success: true, data: { ...authResult('google'), isNewUser: true } }))
+    .executeTest(async (mock) => {
+      await runScenario(t, mock.url, `
+name: Google sign-in
+steps:
+  - id: token
+    http: { method: POST, path: /v1/ol/dev/google/id-token, body: { email: ada@example.test } }
+  - id: google
+    http:
+      method: POST
+      path: /v1/ol/auth/google
+      body: { idToken: "\${steps.token.body.data.idToken}", provider: google, intents: [cap] }
+    expect: { body: { data.isNewUser: true, data.user.authProvider: google } }
+`);
+    });
+});

@@ -1,0 +1,81 @@
+import test from 'ava';
+import { loadStateDefinitions } from '../../fixtures/states/definitions.ts';
+import { call, startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+
+// The dev-only provider-state endpoints (fixtures/states.md) over real HTTP.
+
+let platform: TestPlatform;
+test.before(async () => {
+  platform = await startTestPlatform();
+});
+test.after.always(() => platform?.stop());
+
+const changeState = (service: 'ol' | 'cap' | 'lms', body: unknown) => call('POST', platform.url(`/v1/${service}/dev/provider-states`), { json: body });
+
+test('a state answers exactly its documented values, bare, and a CAP state builds on the Orchestrator account', async (t) => {
+  const res = await changeState('cap', { state: 'a user with an onboarding', params: { persona: 'assessor', stage: 'submitted' }, action: 'setup' });
+  t.is(res.status, 200);
+  const documented = Object.keys(loadStateDefinitions('cap').get('a user with an onboarding')!.returns);
+  t.deepEqual(Object.keys(res.body).sort(), documented.sort());
+
+  const me = await call('GET', platform.url('/v1/cap/me'), { token: res.body.accessToken });
+  t.is(me.body.data.email, res.body.email);
+  t.deepEqual(me.body.data.assessor, { status: 'operable' });
+  const mine = await call('GET', platform.url('/v1/cap/onboarding/mine'), { token: res.body.accessToken });
+  t.is(mine.body.data.onboardings[0].onboardingId, res.body.onboardingId);
+});
+
+test('{states: [...]} sets each state up and merges their values; teardown answers {}', async (t) => {
+  const res = await changeState('ol', {
+    states: ['an address with no account', { name: 'a Google ID token for a new address', params: { email: 'grace@example.test' } }],
+  });
+  t.is(res.status, 200);
+  t.is(res.body.email, 'grace@example.test');
+  t.regex(res.body.idToken, /^[\w-]+\.[\w-]+\.[\w-]+$/);
+
+  const teardown = await changeState('ol', { state: 'a verified user', action: 'teardown' });
+  t.is(teardown.status, 200);
+  t.deepEqual(teardown.body, {});
+});
+
+test('the event states answer the event as the bus delivers it', async (t) => {
+  const res = await changeState('ol', { state: 'a user.deleted event was published', params: { intents: ['lms'] } });
+  t.is(res.status, 200);
+  t.like(res.body.event, { type: 'user.deleted', source: 'ol', data: { userId: res.body.userId, email: res.body.email } });
+  t.regex(res.body.event.id, /^[0-9A-HJKMNP-TV-Z]{26}$/);
+  t.is(new Date(res.body.event.occurredAt).toISOString(), res.body.event.occurredAt);
+});
+
+test('an unknown state or parameter is 400 dev.provider_state_invalid', async (t) => {
+  const unknownState = await changeState('lms', { state: 'a course with lessons' });
+  t.is(unknownState.status, 400);
+  t.is(unknownState.body.error.code, 'dev.provider_state_invalid');
+  t.regex(unknownState.body.error.message, /Unknown provider state "a course with lessons" \(known: "a verified user", /);
+
+  const unknownParam = await changeState('cap', { state: 'a verified user', params: { persona: 'centre' } });
+  t.is(unknownParam.status, 400);
+  t.regex(unknownParam.body.error.message, /takes no parameter persona/);
+});
+
+test('a state the platform cannot build is 500 dev.provider_state_failed with the reason', async (t) => {
+  const res = await changeState('cap', { state: 'a user with an onboarding', params: { persona: 'awarding_body' } });
+  t.is(res.status, 500);
+  t.is(res.body.error.code, 'dev.provider_state_failed');
+  t.regex(res.body.error.message, /POST \/onboarding\/start answered 403 onboarding\.invite_required/);
+});
+
+test('outside development mode the state endpoints answer 404', async (t) => {
+  const live = await startTestPlatform({
+    devMode: false,
+    mailUrl: 'smtp://127.0.0.1:9',
+    serviceApiKey: 'a-production-grade-service-key',
+    googleClientId: 'test-google-client',
+    identityHmacKey: 'test-identity-hmac-key',
+  });
+  t.teardown(() => live.stop());
+  for (const service of ['ol', 'cap', 'lms']) {
+    const res = await call('POST', live.url(`/v1/${service}/dev/provider-states`), { json: { state: 'a verified user' } });
+    t.is(res.status, 404, service);
+    t.is(res.body.error.code, 'http.not_found');
+  }
+});

@@ -1,0 +1,178 @@
+/**
+ * What the consumer tests share: where pact files go, the matchers for our ids, times and tokens, a
+ * gateway in front of Pact mock servers, and capctl run in this process.
+ */
+import type { ExecutionContext, TestFn } from 'ava';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { MatchersV3, PactV4 } from '@pact-foundation/pact';
+import { request } from 'undici';
+import { main } from '../../cli/main.ts';
+import { parseScenario } from '../../cli/scenarios/parse.ts';
+import { runScenarios, type RunReport } from '../../cli/scenarios/runner.ts';
+
+const { regex } = MatchersV3;
+
+// No usage statistics sent from test runs.
+process.env.PACT_DO_NOT_TRACK = 'true';
+
+export const pactsDir = path.resolve('pacts');
+
+/**
+ * Pacts of one test file. Pact merges every interaction a passing test exercised into a scratch
+ * directory; once every test of the file has passed, each file goes to pacts/ with its interactions
+ * sorted, replacing the old one in one step, so a re-run writes the same bytes and a reader (the
+ * provider verification running alongside) never sees half a file.
+ */
+export function pactFiles(test: TestFn) {
+  let scratch = '';
+  let allPassed = true;
+  test.before(() => {
+    scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'pact-consumer-'));
+  });
+  test.afterEach.always((t) => {
+    allPassed &&= t.passed;
+  });
+  test.after.always(() => {
+    if (allPassed) publish(scratch);
+    fs.rmSync(scratch, { recursive: true, force: true });
+  });
+  return (consumer: string, provider: string) => new PactV4({ consumer, provider, dir: scratch, logLevel: 'error' });
+}
+
+/** Writes each pact of the scratch directory into pacts/, interactions sorted, replacing the old file in one step. */
+function publish(scratch: string) {
+  for (const name of fs.readdirSync(scratch).filter((f) => f.endsWith('.json'))) {
+    const pact = JSON.parse(fs.readFileSync(path.join(scratch, name), 'utf8'));
+    pact.interactions.sort((a: Interaction, b: Interaction) => sortKey(a).localeCompare(sortKey(b)));
+    const target = path.join(pactsDir, name);
+    fs.mkdirSync(pactsDir, { recursive: true });
+    fs.writeFileSync(`${target}.tmp`, `${JSON.stringify(pact, null, 2)}\n`);
+    fs.renameSync(`${target}.tmp`, target);
+  }
+}
+
+interface Interaction {
+  description: string;
+  providerStates?: unknown[];
+}
+
+const sortKey = (i: Interaction) => `${i.description}\u0000${JSON.stringify(i.providerStates ?? [])}`;
+
+// --- Matchers --------------------------------------------------------------------------------------
+
+const ulidPattern = '^[0-9A-HJKMNP-TV-Z]{26}$';
+export const ulid = (example = '01J9Z8X7W6V5T4S3R2Q1P0N9M8') => regex(ulidPattern, example);
+export const isoDateTime = (example = '2024-05-01T09:30:00.000Z') =>
+  MatchersV3.datetime("yyyy-MM-dd'T'HH:mm:ss.SSSX", example);
+export const email = (example = 'ada@example.test') => regex('^[^@\\s]+@[^@\\s]+$', example);
+
+const base64url = (text: string) => Buffer.from(text).toString('base64url');
+/** A JWT-shaped access token that does not expire (until 2100), so capctl sends it without refreshing. */
+export const exampleAccessToken = [
+  base64url('{"alg":"RS256","typ":"JWT"}'),
+  base64url('{"sub":"01J9Z8X7W6V5T4S3R2Q1P0N9M8","exp":4102444800}'),
+  base64url('signature'),
+].join('.');
+export const jwt = (example = exampleAccessToken) => regex('^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$', example);
+/** The bearer header: the verifier puts the state's user's own token in its place. */
+export const bearer = () => regex('^Bearer \\S+$', `Bearer ${exampleAccessToken}`);
+
+/** An error envelope with this code. */
+export const errorBody = (code: string) => ({
+  success: false,
+  error: { code, message: MatchersV3.string('What went wrong, for a person.') },
+  requestId: MatchersV3.string('01J9Z8X7W6V5T4S3R2Q1P0N9RQ'),
+});
+
+// --- Driving capctl --------------------------------------------------------------------------------
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs capctl (cli/main.ts, as bin/capctl does) in this process with its own config directory, and
+ * captures what it prints. Tests using it run serially.
+ */
+export async function capctl(t: ExecutionContext, configDir: string, ...args: string[]): Promise<CliRun> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const { write: writeOut } = process.stdout;
+  const { write: writeErr } = process.stderr;
+  const previousDir = process.env.CAPCTL_CONFIG_DIR;
+  process.env.CAPCTL_CONFIG_DIR = configDir;
+  process.stdout.write = ((chunk: string) => out.push(String(chunk)) > 0) as typeof process.stdout.write;
+  process.stderr.write = ((chunk: string) => err.push(String(chunk)) > 0) as typeof process.stderr.write;
+  try {
+    const code = await main(['node', 'capctl', ...args]);
+    const run = { code, stdout: out.join(''), stderr: err.join('') };
+    t.log(`capctl ${args.join(' ')} -> ${code}`);
+    return run;
+  } finally {
+    process.stdout.write = writeOut;
+    process.stderr.write = writeErr;
+    process.exitCode = undefined;
+    if (previousDir === undefined) delete process.env.CAPCTL_CONFIG_DIR;
+    else process.env.CAPCTL_CONFIG_DIR = previousDir;
+  }
+}
+
+/** A config directory for capctl, removed after the test; `signedIn` saves a profile as login would. */
+export function configDir(t: ExecutionContext) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pact-capctl-'));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return {
+    dir,
+    signedIn(baseUrl: string, accessToken = exampleAccessToken) {
+      const profile = { baseUrl, email: 'ada@example.test', userId: '01J9Z8X7W6V5T4S3R2Q1P0N9M8', accessToken, refreshToken: 'example-refresh-token' };
+      fs.mkdirSync(path.join(dir, 'profiles'), { recursive: true });
+      fs.writeFileSync(path.join(dir, 'profiles', 'default.json'), JSON.stringify(profile));
+    },
+  };
+}
+
+/** Runs a scenario given as YAML with capctl's scenario runner; fails the test unless every step passed. */
+export async function runScenario(t: ExecutionContext, baseUrl: string, yaml: string): Promise<RunReport> {
+  const report = await runScenarios([parseScenario(yaml, 'pact-consumer.yaml')], { baseUrl, env: {} });
+  const failed = report.scenarios.flatMap((s) => s.steps).filter((step) => step.status !== 'passed');
+  t.deepEqual(failed, [], 'every step passes against the mock');
+  return report;
+}
+
+/**
+ * One base URL in front of Pact mock servers, routed by service prefix as the real gateway routes.
+ * `capctl run` first checks GET /v1/ol/healthz; when no OL mock is routed, this answers it itself
+ * (that interaction is pinned in capctl-ol.json).
+ */
+export async function mockGateway(t: ExecutionContext, routes: Partial<Record<'ol' | 'cap' | 'lms', string>>): Promise<string> {
+  const server = http.createServer(async (req, res) => {
+    const service = /^\/v1\/(ol|cap|lms)\//.exec(req.url ?? '')?.[1] as 'ol' | 'cap' | 'lms' | undefined;
+    const target = service && routes[service];
+    if (!target) {
+      const healthy = req.url === '/v1/ol/healthz';
+      res.writeHead(healthy ? 200 : 502, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(healthy ? { success: true, data: { status: 'ok', service: 'ol' } } : { error: `no mock for ${req.url}` }));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const headers = { ...req.headers };
+    delete headers.host;
+    const answer = await request(`${target}${req.url}`, {
+      method: req.method as 'GET',
+      headers: headers as Record<string, string>,
+      body: chunks.length ? Buffer.concat(chunks) : undefined,
+    });
+    res.writeHead(answer.statusCode, answer.headers as http.OutgoingHttpHeaders);
+    res.end(Buffer.from(await answer.body.arrayBuffer()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
