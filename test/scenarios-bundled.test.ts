@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import anyTest, { type TestFn } from 'ava';
-import { preparePlatformAdmin, type PreparedAdmin } from '../cli/commands/demo.ts';
+import { preparePlatformAdmin, type PreparedAdmin } from '../cli/scenarios/embedded.ts';
 import { closeGrpc } from '../cli/scenarios/grpc-step.ts';
 import { loadScenarioFile } from '../cli/scenarios/parse.ts';
 import { describeFailure, plain } from '../cli/scenarios/report-text.ts';

@@ -6,16 +6,14 @@
  * and stops. Exit code 0 only when every service was ready and every scenario passed; 1 otherwise;
  * 2 for a bad flag or a broken bundled scenario; 3 when the platform stopped answering during the run.
  */
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InvalidArgumentError, type Command } from 'commander';
 import { request } from 'undici';
 import { exitCodes, UsageError } from '../output.ts';
-import { configFromOptions, startFailure } from '../platform.ts';
 import { closeGrpc } from '../scenarios/grpc-step.ts';
+import { adminVars, startEmbeddedPlatform, type EmbeddedPlatform } from '../scenarios/embedded.ts';
 import { UnreachableError } from '../scenarios/http.ts';
 import { loadScenarioFile } from '../scenarios/parse.ts';
 import { ProgressPrinter } from '../scenarios/progress.ts';
@@ -59,27 +57,20 @@ export async function demo(options: DemoOptions): Promise<number> {
   const files = await scenarioFiles(shown(bundledDir));
   for (const file of files) await loadScenarioFile(file);
 
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'capctl-demo-'));
-  const config = configFromOptions(
-    {},
-    { dataDir, port: 0, olPort: 0, capPort: 0, lmsPort: 0, grpcPort: 0, lmsGrpcPort: 0, logLevel: options.logLevel, databaseUrl: '' },
-  );
-  const { readyLine, startPlatform } = await import('../../server/main.ts');
+  const { readyLine } = await import('../../server/main.ts');
   const started = performance.now();
-  let platform: Awaited<ReturnType<typeof startPlatform>>;
+  let platform: EmbeddedPlatform;
   try {
-    platform = await startPlatform(config);
+    platform = await startEmbeddedPlatform({ logLevel: options.logLevel });
   } catch (err) {
-    fs.rmSync(dataDir, { recursive: true, force: true });
-    const message = startFailure(err);
-    if (!message) throw err;
-    process.stderr.write(`capctl demo: the platform did not start: ${message}\n`);
+    if (!(err instanceof UnreachableError)) throw err;
+    process.stderr.write(`capctl demo: ${err.message}\n`);
     return exitCodes.failed;
   }
 
   // Ctrl-C while scenarios run still stops the platform and its PostgreSQL.
   let stopping: Promise<void> | undefined;
-  const stop = () => (stopping ??= platform.stop().finally(() => fs.rmSync(dataDir, { recursive: true, force: true })));
+  const stop = () => (stopping ??= platform.stop());
   const interrupted = (signal: NodeJS.Signals) => {
     say(`\n${signal}: stopping the platform`);
     void stop().then(() => process.exit(130));
@@ -89,7 +80,7 @@ export async function demo(options: DemoOptions): Promise<number> {
 
   try {
     say(`${readyLine(platform.urls)}  (${seconds(performance.now() - started)})`);
-    const checks = await readinessChecks(platform.urls, config.only);
+    const checks = await readinessChecks(platform.urls, platform.services);
     for (const check of checks) say(`${check.ready ? 'ready    ' : 'NOT READY'}  ${check.what}${check.ready ? '' : `: ${check.problem}`}`);
     const notReady = checks.filter((c) => !c.ready).length;
     if (notReady > 0) {
@@ -97,16 +88,11 @@ export async function demo(options: DemoOptions): Promise<number> {
       return exitCodes.failed;
     }
     say('all services ready');
-
-    let vars = {};
-    try {
-      const admin = await preparePlatformAdmin(platform.urls.gateway!, platform.databaseUrl);
-      say(`platform admin ${admin.adminEmail} prepared (given to the scenarios as vars adminEmail and adminPassword)`);
-      vars = admin;
-    } catch (err) {
-      // The scenarios that act as the admin will fail and show why; the others still run.
-      say(`could not prepare a platform admin: ${(err as Error).message}`);
-    }
+    // Without a prepared admin the admin scenarios fail and show why; the others still run.
+    say('problem' in platform.admin
+      ? `could not prepare a platform admin: ${platform.admin.problem}`
+      : `platform admin ${platform.admin.adminEmail} prepared (given to the scenarios as vars adminEmail and adminPassword)`);
+    const vars = adminVars(platform.admin);
     const scenarios: Scenario[] = [];
     for (const file of files) scenarios.push(await loadScenarioFile(file, { vars }));
     say(`running ${scenarios.length} bundled scenario${scenarios.length === 1 ? '' : 's'}\n`);
@@ -115,8 +101,8 @@ export async function demo(options: DemoOptions): Promise<number> {
     let exitCode: number;
     try {
       const report = await runScenarios(scenarios, {
-        baseUrl: platform.urls.gateway!,
-        grpc: { address: platform.urls.grpc!, serviceKey: config.serviceApiKey },
+        baseUrl: platform.baseUrl,
+        grpc: platform.grpc,
         concurrency: options.concurrency,
         ...(printer ? { onEvent: printer.handle } : {}),
       });
@@ -151,56 +137,6 @@ export async function demo(options: DemoOptions): Promise<number> {
   }
 }
 
-export interface PreparedAdmin {
-  adminEmail: string;
-  adminPassword: string;
-}
-
-/**
- * A platform admin for the scenarios that need one (admin-creates-centre.yaml). Platform roles are
- * granted outside the API, so this does what an operator does: signs an account up through the
- * Orchestrator's public API (register, the code from the dev mailbox, verify) with a known password,
- * then grants it platform_admin in the CAP schema the way `capctl admin create` does for an existing
- * account.
- */
-export async function preparePlatformAdmin(gateway: string, databaseUrl: string): Promise<PreparedAdmin> {
-  const adminEmail = `admin+${randomBytes(6).toString('hex')}@example.test`;
-  const adminPassword = `Admin-${randomBytes(6).toString('hex')}-1`;
-  const post = async (path: string, body: object) => {
-    const res = await request(`${gateway}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const answer = (await res.body.json()) as { data?: Record<string, unknown> };
-    if (res.statusCode >= 300) throw new Error(`preparing the platform admin: ${path} answered ${res.statusCode} ${JSON.stringify(answer)}`);
-    return answer.data!;
-  };
-  const { userId } = (await post('/v1/ol/auth/register', { email: adminEmail, password: adminPassword, intents: ['cap'] })) as { userId: string };
-  const otp = await mailedCode(gateway, adminEmail);
-  await post('/v1/ol/auth/verify-account', { email: adminEmail, otp, purpose: 'account_verify' });
-
-  const [{ createSequelize }, { createPlatformRoles }, { createUserService }] = await Promise.all([
-    import('../../server/platform/db/database.ts'),
-    import('../../server/cap/admin/service.ts'),
-    import('../../server/cap/users/service.ts'),
-  ]);
-  const sequelize = createSequelize(databaseUrl, 'cap', 1);
-  try {
-    await createPlatformRoles(sequelize, createUserService(sequelize)).grant({ userId, email: adminEmail }, 'platform_admin');
-  } finally {
-    await sequelize.close();
-  }
-  return { adminEmail, adminPassword };
-}
-
-/** The code of the newest mail to an address in the dev mailbox, waiting up to 10 s for it. */
-async function mailedCode(gateway: string, to: string): Promise<string> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const res = await request(`${gateway}/v1/ol/dev/mailbox?${new URLSearchParams({ to })}`);
-    const mails = ((await res.body.json()) as { data?: Array<{ otp?: string }> }).data ?? [];
-    if (mails[0]?.otp) return mails[0].otp;
-    if (Date.now() > deadline) throw new Error(`preparing the platform admin: no verification code reached ${to}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 interface Check {
   what: string;

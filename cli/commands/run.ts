@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { InvalidArgumentError, type Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import { exitCodes, UsageError } from '../output.ts';
-import { startEmbeddedPlatform, type EmbeddedPlatform } from '../scenarios/embedded.ts';
+import { adminVars, startEmbeddedPlatform, type EmbeddedPlatform } from '../scenarios/embedded.ts';
 import { closeGrpc } from '../scenarios/grpc-step.ts';
 import { UnreachableError } from '../scenarios/http.ts';
 import { loadScenarioFile } from '../scenarios/parse.ts';
@@ -64,15 +64,22 @@ export async function runCommand(
   if (options.embedded && options.baseUrl) throw new UsageError('--embedded and --base-url exclude each other');
   const vars = { ...(await readVarsFile(options.varsFile)), ...parseVarFlags(options.var) };
   const files = (await Promise.all(inputs.map((input) => scenarioFiles(input)))).flat();
-  const scenarios = [];
-  for (const file of files) scenarios.push(await loadScenarioFile(file, { vars }));
+  const load = async (extra: Record<string, string> = {}) => {
+    const loaded = [];
+    for (const file of files) loaded.push(await loadScenarioFile(file, { vars: { ...extra, ...vars } }));
+    return loaded;
+  };
+  let scenarios = await load(); // a broken file is reported before anything starts
   const configuredUrl = options.embedded
     ? undefined
     : checkedUrl(options.baseUrl ?? process.env.CAPCTL_BASE_URL ?? defaultBaseUrl);
 
   let embedded: EmbeddedPlatform | undefined;
   try {
-    if (options.embedded) embedded = await startEmbeddedPlatform();
+    if (options.embedded) {
+      embedded = await startEmbeddedPlatform();
+      scenarios = await load(adminVars(embedded.admin)); // --var still wins over the prepared admin
+    }
     const baseUrl = embedded?.baseUrl ?? configuredUrl!;
     const printer = options.json
       ? undefined

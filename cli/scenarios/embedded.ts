@@ -1,42 +1,106 @@
-/** `capctl run --embedded`: a throwaway platform in this process, on free ports, with its own database. */
+/**
+ * A throwaway platform in this process, for `capctl run --embedded` and `capctl demo`: its own
+ * PostgreSQL in a temporary directory, every listener on a free port, and a platform admin prepared
+ * for the scenarios that need one (given to them as vars adminEmail and adminPassword).
+ */
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { request } from 'undici';
+import type { ServiceName } from '../../server/platform/config.ts';
 import { UnreachableError } from './http.ts';
+
+export interface PreparedAdmin {
+  adminEmail: string;
+  adminPassword: string;
+}
 
 export interface EmbeddedPlatform {
   baseUrl: string;
   grpc: { address: string; serviceKey: string };
+  /** Every listener by name, as the ready line prints them. */
+  urls: Record<string, string>;
+  services: ServiceName[];
+  /** The prepared admin, or the reason none could be prepared (the admin scenarios then fail and say so). */
+  admin: PreparedAdmin | { problem: string };
   stop(): Promise<void>;
 }
 
-export async function startEmbeddedPlatform(): Promise<EmbeddedPlatform> {
+export async function startEmbeddedPlatform(options: { logLevel?: string } = {}): Promise<EmbeddedPlatform> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'capctl-run-'));
   const { resolveConfig } = await import('../../server/platform/config.ts');
   const { startPlatform } = await import('../../server/main.ts');
   const config = resolveConfig({
-    port: 0,
-    servicePorts: false,
-    grpcPort: 0,
-    lmsGrpcPort: 0,
+    port: 0, olPort: 0, capPort: 0, lmsPort: 0, grpcPort: 0, lmsGrpcPort: 0,
     dataDir,
     databaseUrl: '',
-    logLevel: 'warn',
+    logLevel: options.logLevel ?? 'warn',
   });
-  let platform;
+  let platform: Awaited<ReturnType<typeof startPlatform>>;
   try {
     platform = await startPlatform(config);
   } catch (err) {
     await rm(dataDir, { recursive: true, force: true });
     throw new UnreachableError(`the embedded platform did not start: ${(err as Error).message}`);
   }
-  const grpcUrl = platform.urls.grpc ?? Object.entries(platform.urls).find(([name]) => name.startsWith('grpc'))?.[1];
+  const admin = await preparePlatformAdmin(platform.urls.gateway!, platform.databaseUrl).catch((err: Error) => ({ problem: err.message }));
   return {
     baseUrl: platform.urls.gateway!,
-    grpc: { address: (grpcUrl ?? '127.0.0.1:4400').replace(/^\w+:\/\//, ''), serviceKey: config.serviceApiKey },
+    grpc: { address: platform.urls.grpc!, serviceKey: config.serviceApiKey },
+    urls: platform.urls,
+    services: config.only,
+    admin,
     async stop() {
       await platform.stop();
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** The admin's vars for the scenarios, when one was prepared. */
+export const adminVars = (admin: EmbeddedPlatform['admin']): Record<string, string> => ('problem' in admin ? {} : { ...admin });
+
+/**
+ * Platform roles are granted outside the API, so this does what an operator does: signs an account up
+ * through the Orchestrator's public API (register, the code from the dev mailbox, verify) with a known
+ * password, then grants it platform_admin in the CAP schema the way `capctl admin create` does.
+ */
+export async function preparePlatformAdmin(gateway: string, databaseUrl: string): Promise<PreparedAdmin> {
+  const adminEmail = `admin+${randomBytes(6).toString('hex')}@example.test`;
+  const adminPassword = `Admin-${randomBytes(6).toString('hex')}-1`;
+  const post = async (path: string, body: object) => {
+    const res = await request(`${gateway}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const answer = (await res.body.json()) as { data?: Record<string, unknown> };
+    if (res.statusCode >= 300) throw new Error(`preparing the platform admin: ${path} answered ${res.statusCode} ${JSON.stringify(answer)}`);
+    return answer.data!;
+  };
+  const { userId } = (await post('/v1/ol/auth/register', { email: adminEmail, password: adminPassword, intents: ['cap'] })) as { userId: string };
+  const otp = await mailedCode(gateway, adminEmail);
+  await post('/v1/ol/auth/verify-account', { email: adminEmail, otp, purpose: 'account_verify' });
+
+  const [{ createSequelize }, { createPlatformRoles }, { createUserService }] = await Promise.all([
+    import('../../server/platform/db/database.ts'),
+    import('../../server/cap/admin/service.ts'),
+    import('../../server/cap/users/service.ts'),
+  ]);
+  const sequelize = createSequelize(databaseUrl, 'cap', 1);
+  try {
+    await createPlatformRoles(sequelize, createUserService(sequelize)).grant({ userId, email: adminEmail }, 'platform_admin');
+  } finally {
+    await sequelize.close();
+  }
+  return { adminEmail, adminPassword };
+}
+
+/** The code of the newest mail to an address in the dev mailbox, waiting up to 10 s for it. */
+async function mailedCode(gateway: string, to: string): Promise<string> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const res = await request(`${gateway}/v1/ol/dev/mailbox?${new URLSearchParams({ to })}`);
+    const mails = ((await res.body.json()) as { data?: Array<{ otp?: string }> }).data ?? [];
+    if (mails[0]?.otp) return mails[0].otp;
+    if (Date.now() > deadline) throw new Error(`preparing the platform admin: no verification code reached ${to}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
