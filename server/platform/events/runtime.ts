@@ -20,6 +20,11 @@ export interface EventRuntimeOptions {
   /** How often the relay looks at the outboxes; a commit that published in this process wakes it at once. */
   relayIntervalMs?: number;
   deadLetterPollingSeconds?: number;
+  /**
+   * Workers per consumer: deliveries of one consumer run this many at a time (each in its own
+   * transaction), so one slow handler or mail server does not hold up every other event.
+   */
+  workersPerConsumer?: number;
   /** pg-boss's own schema in the platform database. */
   bossSchema?: string;
 }
@@ -65,6 +70,7 @@ const defaults: Required<EventRuntimeOptions> = {
   pollingIntervalSeconds: 0.5,
   relayIntervalMs: 250,
   deadLetterPollingSeconds: 2,
+  workersPerConsumer: 4,
   bossSchema: 'pgboss',
 };
 
@@ -80,7 +86,7 @@ export function createEventRuntime(databaseUrl: string, logger: Logger, options:
   const settings = { ...defaults, ...options };
   const scopes: ServiceScope[] = [];
   const consumers = new Map<string, Consumer>();
-  const workers = new Map<string, string>();
+  const workers = new Map<string, string[]>();
   let boss: PgBoss | undefined;
   let pool: pg.Pool | undefined;
   let relay: Relay | undefined;
@@ -151,17 +157,21 @@ export function createEventRuntime(databaseUrl: string, logger: Logger, options:
       await started.createQueue(consumer.name, queue);
       await started.updateQueue(consumer.name, queue); // an existing queue takes the current settings
       for (const type of consumer.handlers.keys()) await started.subscribe(type, consumer.name);
-      const workerId = await started.work<DeliveryJob>(
-        consumer.name,
-        { batchSize: 1, pollingIntervalSeconds: settings.pollingIntervalSeconds },
-        async ([job]) => deliver(consumer, job!.data.event),
-      );
-      workers.set(consumer.name, workerId);
+      const workerIds: string[] = [];
+      for (let i = 0; i < settings.workersPerConsumer; i++) {
+        workerIds.push(
+          await started.work<DeliveryJob>(
+            consumer.name,
+            { batchSize: 1, pollingIntervalSeconds: settings.pollingIntervalSeconds },
+            async ([job]) => deliver(consumer, job!.data.event),
+          ),
+        );
+      }
+      workers.set(consumer.name, workerIds);
     }
     relay = new Relay(pool!, started, settings.bossSchema, scopes.map((s) => s.schema), settings.relayIntervalMs, logger, (queues) => {
       for (const queue of queues) {
-        const workerId = workers.get(queue);
-        if (workerId) started.notifyWorker(workerId);
+        for (const workerId of workers.get(queue) ?? []) started.notifyWorker(workerId);
       }
     });
     relay.start();
