@@ -2,37 +2,18 @@ import { status } from '@grpc/grpc-js';
 import { callUnary } from '../platform/grpc/client.ts';
 import { GrpcCallError } from '../platform/grpc/errors.ts';
 import { serviceNames } from '../platform/grpc/proto.ts';
+import type {
+  ProvisionAccountRequest,
+  ProvisionAccountResponse,
+  VerifyIdentityRequest,
+  VerifyIdentityResponse,
+} from '../platform/grpc/identity-messages.ts';
 import { AppError } from '../platform/http/errors.ts';
 
-// CAP's client of orchestrator.v1.IdentityService (proto/orchestrator/v1/identity.proto).
+// CAP's client of orchestrator.v1.IdentityService (proto/orchestrator/v1/identity.proto). Fields left out
+// of a request arrive as '' (proto3 defaults).
 
-export interface VerifyIdentityRequest {
-  user_id: string;
-  type: string;
-  identification_number: string;
-  first_name: string;
-  last_name: string;
-  date_of_birth: string;
-}
-export interface VerifyIdentityResponse {
-  verified: boolean;
-  provider: string;
-  provider_reference: string;
-  /** Empty when not verified. */
-  verified_at: string;
-}
-export interface ProvisionAccountRequest {
-  email: string;
-  intents: string[];
-  correlation_id: string;
-  display_name: string;
-  centre_name?: string;
-  role?: string;
-}
-export interface ProvisionAccountResponse {
-  user_id: string;
-  is_new: boolean;
-}
+export type { VerifyIdentityResponse, ProvisionAccountResponse } from '../platform/grpc/identity-messages.ts';
 
 /** `address` is read per call: in one process the Orchestrator's listener is known only once it is up. */
 export function createIdentityClient(address: () => string, serviceKey: string) {
@@ -40,7 +21,7 @@ export function createIdentityClient(address: () => string, serviceKey: string) 
   return {
     verifyIdentity: (request: VerifyIdentityRequest) =>
       callUnary<VerifyIdentityResponse>(address(), serviceKey, method('VerifyIdentity'), request),
-    provisionAccount: (request: ProvisionAccountRequest) =>
+    provisionAccount: (request: Pick<ProvisionAccountRequest, 'email' | 'intents'> & Partial<ProvisionAccountRequest>) =>
       callUnary<ProvisionAccountResponse>(address(), serviceKey, method('ProvisionAccount'), request),
   };
 }

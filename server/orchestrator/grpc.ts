@@ -4,35 +4,12 @@ import type { GrpcServiceEntry } from '../platform/grpc/server.ts';
 import { AppError } from '../platform/http/errors.ts';
 import type { Accounts } from './accounts/service.ts';
 import type { IdentityVerification } from './identity/service.ts';
-
-// The messages of proto/orchestrator/v1/identity.proto, as proto-loader hands them over (unset strings are '').
-interface VerifyIdentityRequest {
-  user_id: string;
-  type: string;
-  identification_number: string;
-  first_name: string;
-  last_name: string;
-  date_of_birth: string;
-}
-interface VerifyIdentityResponse {
-  verified: boolean;
-  provider: string;
-  provider_reference: string;
-  verified_at: string;
-}
-interface ProvisionAccountRequest {
-  email: string;
-  intents: string[];
-  correlation_id: string;
-  display_name: string;
-  notify_kind: string;
-  centre_name: string;
-  role: string;
-}
-interface ProvisionAccountResponse {
-  user_id: string;
-  is_new: boolean;
-}
+import type {
+  ProvisionAccountRequest,
+  ProvisionAccountResponse,
+  VerifyIdentityRequest,
+  VerifyIdentityResponse,
+} from '../platform/grpc/identity-messages.ts';
 
 /** A request rule: when `valid` fails, the caller is told `<field> <issue>`. */
 interface Rule<Request> {

@@ -1,21 +1,21 @@
 import test, { type ExecutionContext } from 'ava';
 import { MatchersV3 } from '@pact-foundation/pact';
 import { loadDrafts } from '../../fixtures/states/definitions.ts';
-import { bearer, capctl, configDir, email, errorBody, exampleAccessToken, isoDateTime, mockGateway, pactFiles, runScenario, ulid } from './support.ts';
+import { bearer, capctl, configDir, email, errorBody, exampleAccessToken, isoDateTime, mockGateway, pactFiles, runScenario, stepTests, ulid, type State, type StepInteraction } from './support.ts';
 
 // capctl -> CAP: `capctl me --service cap` and the onboarding and acting-context steps of the bundled
 // scenarios, run by capctl's scenario runner against Pact's mock server. Writes pacts/capctl-cap.json.
 
-const { boolean, eachLike, like } = MatchersV3;
+const { boolean, eachLike, fromProviderState, integer, like, string } = MatchersV3;
 const pact = pactFiles(test);
 const capPact = () => pact('capctl', 'cap');
 
 const candidateDraft = loadDrafts('cap').candidate!;
 const started = { persona: 'candidate', stage: 'started' };
 
-const summary = (status: 'draft' | 'completed') => ({
+const summary = (status: 'draft' | 'completed', persona = 'candidate') => ({
   onboardingId: ulid(),
-  persona: 'candidate',
+  persona,
   status,
   createdAt: isoDateTime(),
   lastUpdatedAt: isoDateTime(),
@@ -160,3 +160,155 @@ test.serial('a centre header with another persona is 400 auth.centre_header_not_
     status: 400,
     body: errorBody('auth.centre_header_not_allowed'),
   }));
+
+// --- The other CAP steps of the bundled scenarios, as capctl run makes them -------------------------
+
+const drafts = loadDrafts('cap');
+const onboarding = (persona: string, stage: 'started' | 'saved' | 'submitted'): State => ['a user with an onboarding', { persona, stage }];
+const holding = (...personas: string[]): State => ['a user holding personas', { personas }];
+const verified: State = ['a verified user'];
+const superAdmin: State = ['a centre with a super admin'];
+const member = (params: { role?: string; status?: string; centres?: number } = {}): State => ['a centre staff member', params];
+const withStaff = (status: 'pending' | 'active' | 'inactive'): State => ['a centre with a staff member', { status }];
+
+const centreId = fromProviderState('${centreId}', '01J9Z8X7W6V5T4S3R2Q1P0CENT');
+const asCentre = { 'X-CAP-PERSONA': 'centre', 'X-CAP-CENTRE-ID': centreId };
+const otherCentre = '01J9Z8X7W6V5T4S3R2Q1P0XTRA';
+
+/** GET /me's data; the fields not given are a new user's. */
+const me = (fields: Record<string, unknown> = {}) => ({
+  success: true,
+  data: { userId: ulid(), email: email(), identityVerified: false, candidate: null, centres: [], assessor: null, awardingBody: null, ...fields },
+});
+const centreHeld = (role: string) => ({ centreId: ulid(), name: string('Lagos Skills Centre'), role, status: 'operable' });
+const withDetails = (code: string, field: string) => ({
+  ...errorBody(code),
+  error: { ...errorBody(code).error, details: eachLike({ field: string(field), issue: string('is required') }) },
+});
+const staffMember = (role: string, status: string) => ({ id: ulid(), email: email(), name: string('Bola Ade'), role, status, createdAt: isoDateTime() });
+const pagination = { pagination: { nextCursor: null, hasMore: false, limit: integer(20) } };
+const context = (data: Record<string, unknown>) => ({ success: true, data });
+const adminCentre = {
+  id: ulid(),
+  name: string('Port Harcourt Skills Academy'),
+  registrationNo: string('RC-104233'),
+  status: 'approved',
+  logoAssetId: null,
+  address: like({ country: 'Nigeria', state: 'Rivers', lga: 'Obio-Akpor', address: '40 Aba Road' }),
+  createdAt: isoDateTime(),
+  superAdmin: { userId: ulid(), name: string('Tari Briggs'), email: email(), photo: null },
+};
+
+type Rule = StepInteraction & { rule: string };
+const get = (path: StepInteraction['path'], rest: Omit<Rule, 'method' | 'path'>): Rule => ({ method: 'GET', path, ...rest });
+
+// Onboarding (candidate-signup, persona-rules, centre-staff, identity-verification).
+stepTests(test, capPact, 'cap', [
+  get('/v1/cap/onboarding/mine', { rule: 'before any onboarding the list is empty', description: "a list of the caller's onboardings before any", states: [verified], status: 200, response: { success: true, data: { onboardings: [] } } }),
+  get('/v1/cap/onboarding/mine', { rule: 'a completed onboarding is listed completed', description: "a list of the caller's completed onboardings", states: [onboarding('candidate', 'submitted')], status: 200, response: { success: true, data: { onboardings: eachLike(summary('completed')) } } }),
+  get('/v1/cap/onboarding/mine', { rule: 'a centre staff member holds a completed centre onboarding', description: "a list of the onboardings of a centre staff member", states: [member()], status: 200, response: { success: true, data: { onboardings: eachLike(summary('completed', 'centre')) } } }),
+  { rule: 'starting again is 409 onboarding.already_started', description: 'a second start of the candidate onboarding', states: [onboarding('candidate', 'started')], method: 'POST', path: '/v1/cap/onboarding/start', body: { persona: 'candidate' }, status: 409, response: errorBody('onboarding.already_started') },
+  { rule: 'the awarding body onboarding needs an invitation (403 onboarding.invite_required)', description: 'a start of the awarding body onboarding', states: [verified], method: 'POST', path: '/v1/cap/onboarding/start', body: { persona: 'awarding_body' }, status: 403, response: errorBody('onboarding.invite_required') },
+  { rule: 'onboarding ignores the persona header', description: 'a start of the candidate onboarding naming another persona', states: [verified], method: 'POST', path: '/v1/cap/onboarding/start', headers: { 'X-CAP-PERSONA': 'centre' }, body: { persona: 'candidate' }, status: 201, response: { success: true, data: summary('draft') } },
+  ...['centre', 'assessor'].flatMap((persona): Rule[] => [
+    { rule: `the ${persona} onboarding starts`, description: `a start of the ${persona} onboarding`, states: [verified], method: 'POST', path: '/v1/cap/onboarding/start', body: { persona }, status: 201, response: { success: true, data: summary('draft', persona) } },
+    { rule: `the complete ${persona} draft saves`, description: `a save of the complete ${persona} draft`, states: [onboarding(persona, 'started')], method: 'PATCH', path: `/v1/cap/onboarding/${persona}/save`, body: drafts[persona], status: 200, response: { success: true, data: { ...summary('draft', persona), data: like(drafts[persona]) } } },
+    { rule: `the ${persona} onboarding submits`, description: `a submit of the ${persona} onboarding`, states: [onboarding(persona, 'saved')], method: 'POST', path: `/v1/cap/onboarding/${persona}/submit`, status: 200, response: { success: true, data: summary('completed', persona) } },
+  ]),
+  { rule: 'a save of part of the draft answers the merged draft', description: 'a save of part of the candidate draft', states: [onboarding('candidate', 'started')], method: 'PATCH', path: '/v1/cap/onboarding/candidate/save', body: { personalDetails: { firstName: 'Ada', lastName: 'Obi' } }, status: 200, response: { success: true, data: { ...summary('draft'), data: like({ personalDetails: { firstName: 'Ada', lastName: 'Obi' } }) } } },
+  { rule: 'an identity number is not part of the draft (422)', description: 'a save of a candidate draft with an identity number', states: [onboarding('candidate', 'started')], method: 'PATCH', path: '/v1/cap/onboarding/candidate/save', body: { personalDetails: { nin: '10012345678' } }, status: 422, response: withDetails('validation.failed', 'personalDetails.nin') },
+  { rule: 'submitting an empty draft is 422 onboarding.incomplete', description: 'a submit of an empty candidate draft', states: [onboarding('candidate', 'started')], method: 'POST', path: '/v1/cap/onboarding/candidate/submit', status: 422, response: withDetails('onboarding.incomplete', 'personalDetails.firstName') },
+  { rule: 'a second submit is 409 onboarding.already_completed', description: 'a second submit of the candidate onboarding', states: [onboarding('candidate', 'submitted')], method: 'POST', path: '/v1/cap/onboarding/candidate/submit', status: 409, response: errorBody('onboarding.already_completed') },
+]);
+
+// Who am I: /me and the profile.
+stepTests(test, capPact, 'cap', [
+  get('/v1/cap/me', { rule: '/me ignores persona headers', description: "a read of the caller's CAP account naming a persona not held", states: [verified], headers: { 'X-CAP-PERSONA': 'assessor', 'X-CAP-CENTRE-ID': otherCentre }, status: 200, response: me() }),
+  get('/v1/cap/me', { rule: 'with a draft the candidate persona needs onboarding', description: "a read of the CAP account of a candidate with a draft", states: [onboarding('candidate', 'started')], status: 200, response: me({ candidate: { status: 'onboarding_required' } }) }),
+  get('/v1/cap/me', { rule: 'a completed onboarding makes the candidate persona operable', description: "a read of the CAP account of a candidate", states: [holding('candidate')], status: 200, response: me({ candidate: { status: 'operable' } }) }),
+  get('/v1/cap/me', { rule: '/me shows both personas of a candidate who is also an assessor', description: "a read of the CAP account of a candidate who is also an assessor", states: [holding('candidate', 'assessor')], status: 200, response: me({ candidate: { status: 'operable' }, assessor: { status: 'operable' } }) }),
+  get('/v1/cap/me', { rule: 'a verified identity shows on /me', description: "a read of the CAP account of a user with a verified identity", states: [['a user with an identity verified']], status: 200, response: me({ identityVerified: true, candidate: { status: 'onboarding_required' } }) }),
+  get('/v1/cap/me', { rule: "/me lists the super admin's centre", description: "a read of the CAP account of a centre super admin", states: [superAdmin], status: 200, response: me({ centres: eachLike(centreHeld('super_admin')) }) }),
+  get('/v1/cap/me', { rule: "/me lists a staff member's centre with their role", description: "a read of the CAP account of a centre staff member", states: [member()], status: 200, response: me({ centres: eachLike(centreHeld('staff')) }) }),
+  get('/v1/cap/me', { rule: '/me lists both centres of a staff member of two', description: "a read of the CAP account of a staff member of two centres", states: [member({ centres: 2 })], status: 200, response: me({ centres: eachLike(centreHeld('staff'), 2) }) }),
+  get('/v1/cap/me/profile', { rule: 'a completed onboarding seeds the profile', description: "a read of the profile of a candidate", states: [holding('candidate')], status: 200, response: { success: true, data: { identityVerified: false, personalDetails: like(drafts.candidate!.personalDetails), contactInformation: like(drafts.candidate!.contactInformation), residentialAddress: like(drafts.candidate!.residentialAddress) } } }),
+  get('/v1/cap/me/profile', { rule: 'the profile carries the verified flag', description: "a read of the profile of a candidate with a verified identity", states: [['a user with an identity verified', { stage: 'submitted' }]], status: 200, response: { success: true, data: { identityVerified: true, personalDetails: like(drafts.candidate!.personalDetails) } } }),
+]);
+
+// Identity verification.
+const identityRequest = (nin: string) => ({ method: 'POST' as const, path: '/v1/cap/identity-verification', body: { type: 'nin', identificationNumber: nin } });
+stepTests(test, capPact, 'cap', [
+  { rule: 'with no name or date of birth saved the check is 422 identity.details_missing', description: 'an identity verification with no name or date of birth saved', states: [onboarding('candidate', 'started')], ...identityRequest('10000000001'), status: 422, response: withDetails('identity.details_missing', 'personalDetails.firstName') },
+  { rule: 'a number that is not 11 digits is 422', description: 'an identity verification with a malformed number', states: [onboarding('candidate', 'saved')], ...identityRequest('12345'), status: 422, response: withDetails('validation.failed', 'identificationNumber') },
+  { rule: 'a number the provider does not match is 200 with verified false', description: 'an identity verification with a number that does not match', states: [onboarding('candidate', 'saved')], ...identityRequest('20000000001'), status: 200, response: { success: true, data: { verified: false, verifiedAt: null, provider: string('sandbox') } } },
+  { rule: 'a valid number verifies', description: 'an identity verification with a number that matches', states: [onboarding('candidate', 'saved')], ...identityRequest('10000000001'), status: 200, response: { success: true, data: { verified: true, verifiedAt: isoDateTime(), provider: string('sandbox') } } },
+  { rule: 'verifying again is fine', description: 'a second identity verification with a number that matches', states: [['a user with an identity verified']], ...identityRequest('10000000001'), status: 200, response: { success: true, data: { verified: true, verifiedAt: isoDateTime(), provider: string('sandbox') } } },
+  { rule: 'a later failed check answers verified false', description: 'a later identity verification with a number that does not match', states: [['a user with an identity verified']], ...identityRequest('30000000001'), status: 200, response: { success: true, data: { verified: false, verifiedAt: null, provider: string('sandbox') } } },
+]);
+
+// The acting context (persona-rules, centre-staff, admin-creates-centre).
+const contextRequest = (description: string, rule: string, states: State[], headers: StepInteraction['headers'], status: number, response: unknown): Rule =>
+  get('/v1/cap/context', { rule, description, states, headers, status, response });
+stepTests(test, capPact, 'cap', [
+  { ...contextRequest('a context request without a token', 'without a bearer token the context is 401', [], undefined, 401, errorBody('auth.unauthenticated')), signedIn: false },
+  contextRequest('a context request naming a persona outside the vocabulary', 'a persona outside the vocabulary is 422 on the header', [verified], { 'X-CAP-PERSONA': 'wizard' }, 422, withDetails('validation.failed', 'header.x-cap-persona')),
+  contextRequest('a context request as a candidate from a user holding no persona', 'the header selects, it does not grant (403 persona_not_held)', [verified], { 'X-CAP-PERSONA': 'candidate' }, 403, errorBody('auth.persona_not_held')),
+  contextRequest('a context request as a candidate from a candidate', 'naming the held persona resolves to it', [holding('candidate')], { 'X-CAP-PERSONA': 'candidate' }, 200, context({ persona: 'candidate' })),
+  contextRequest('a context request as an assessor from a candidate', 'naming assessor, not held, is 403 persona_not_held', [holding('candidate')], { 'X-CAP-PERSONA': 'assessor' }, 403, errorBody('auth.persona_not_held')),
+  contextRequest('a context request with only a centre header from a candidate', 'a centre header alone with a candidate default is 400 centre_header_not_allowed', [holding('candidate')], { 'X-CAP-CENTRE-ID': otherCentre }, 400, errorBody('auth.centre_header_not_allowed')),
+  contextRequest('a context request as a candidate from a candidate who is also an assessor', 'the header picks the candidate hat', [holding('candidate', 'assessor')], { 'X-CAP-PERSONA': 'candidate' }, 200, context({ persona: 'candidate' })),
+  contextRequest('a context request as an assessor from a candidate who is also an assessor', 'the header picks the assessor hat', [holding('candidate', 'assessor')], { 'X-CAP-PERSONA': 'assessor' }, 200, context({ persona: 'assessor' })),
+  contextRequest('a context request as a centre from a candidate who is also an assessor', 'neither hat is centre (403 persona_not_held)', [holding('candidate', 'assessor')], { 'X-CAP-PERSONA': 'centre' }, 403, errorBody('auth.persona_not_held')),
+  contextRequest('a context request without headers from a centre super admin', 'with no headers the only persona and centre are used', [superAdmin], undefined, 200, context({ persona: 'centre', centreId: ulid(), role: 'super_admin' })),
+  contextRequest("a context request naming the super admin's centre", 'naming the persona and centre resolves to the same context', [superAdmin], asCentre, 200, context({ persona: 'centre', centreId: ulid(), role: 'super_admin' })),
+  contextRequest('a context request naming a centre the super admin does not hold', 'a centre where the caller is not staff is 403 centre_not_held', [superAdmin], { 'X-CAP-PERSONA': 'centre', 'X-CAP-CENTRE-ID': otherCentre }, 403, errorBody('auth.centre_not_held')),
+  contextRequest('a context request naming a malformed centre id', 'a centre id that is not a ULID is 422 on the header', [superAdmin], { 'X-CAP-PERSONA': 'centre', 'X-CAP-CENTRE-ID': 'centre-1' }, 422, withDetails('validation.failed', 'header.x-cap-centre-id')),
+  contextRequest('a context request as a centre from a centre staff member', 'a staff member acts for their centre with the staff role', [member()], { 'X-CAP-PERSONA': 'centre' }, 200, context({ persona: 'centre', centreId: ulid(), role: 'staff' })),
+  contextRequest('a context request as a centre from a deactivated staff member', 'an inactive member no longer holds the centre persona (403)', [member({ status: 'inactive' })], { 'X-CAP-PERSONA': 'centre' }, 403, errorBody('auth.persona_not_held')),
+  contextRequest('a context request without headers from a staff member of two centres', 'two centres and no centre header is 400 centre_ambiguous', [member({ centres: 2 })], undefined, 400, errorBody('auth.centre_ambiguous')),
+  contextRequest('a context request as a centre from a staff member of two centres', 'naming the persona does not settle which centre (400 centre_ambiguous)', [member({ centres: 2 })], { 'X-CAP-PERSONA': 'centre' }, 400, errorBody('auth.centre_ambiguous')),
+  contextRequest('a context request naming one centre of a staff member of two', 'the centre header picks the centre, with the role held there', [member({ centres: 2, role: 'regular_admin' })], asCentre, 200, context({ persona: 'centre', centreId: ulid(), role: 'regular_admin' })),
+  contextRequest('a context request with only a centre header from a staff member of two centres', 'the centre header alone is enough when centre is the only persona', [member({ centres: 2 })], { 'X-CAP-CENTRE-ID': centreId }, 200, context({ persona: 'centre', centreId: ulid(), role: 'staff' })),
+]);
+
+// Centre staff (centre-staff, persona-rules, admin-creates-centre).
+const staffPath = '/v1/cap/centre/staff';
+stepTests(test, capPact, 'cap', [
+  get(staffPath, { rule: 'the staff list of a new centre holds its super admin', description: 'a read of the staff list of a new centre', states: [superAdmin], headers: asCentre, status: 200, response: { success: true, data: eachLike(staffMember('super_admin', 'active')), meta: pagination } }),
+  get(staffPath, { rule: 'every role may read the staff list', description: 'a read of the staff list by a staff member', states: [member()], headers: { 'X-CAP-PERSONA': 'centre' }, status: 200, response: { success: true, data: eachLike(staffMember('super_admin', 'active'), 2), meta: pagination } }),
+  { rule: 'a super admin adds a person with no account yet, who is pending', description: 'an addition of a new address as staff', states: [superAdmin], method: 'POST', path: staffPath, headers: asCentre, body: { name: 'Bola Ade', email: fromProviderState('${newStaffEmail}', 'bola@example.test'), role: 'staff' }, status: 201, response: { success: true, data: staffMember('staff', 'pending') } },
+  { rule: 'a CAP user added as staff is active at once', description: 'an addition of a CAP user as a regular admin', states: [['a centre with a super admin and another CAP user']], method: 'POST', path: staffPath, headers: asCentre, body: { name: 'New Comer', email: fromProviderState('${otherEmail}', 'newcomer@example.test'), role: 'regular_admin' }, status: 201, response: { success: true, data: staffMember('regular_admin', 'active') } },
+  { rule: 'adding the same email again is 409 centre.staff_exists', description: 'an addition of someone who is already staff', states: [withStaff('pending')], method: 'POST', path: staffPath, headers: asCentre, body: { name: 'Bola Ade', email: fromProviderState('${staffEmail}', 'bola@example.test'), role: 'staff' }, status: 409, response: errorBody('centre.staff_exists') },
+  { rule: 'the staff role cannot add staff (403 centre.role_forbidden)', description: 'an addition of staff by a staff member', states: [member()], method: 'POST', path: staffPath, headers: { 'X-CAP-PERSONA': 'centre' }, body: { name: 'Someone Else', email: 'someone-else@example.test', role: 'staff' }, status: 403, response: errorBody('centre.role_forbidden') },
+  get(fromProviderState(`${staffPath}/\${staffId}`, `${staffPath}/01J9Z8X7W6V5T4S3R2Q1P0STAF`) as StepInteraction['path'], { rule: 'the staff detail shows the member with their workload', description: 'a read of a staff member', states: [withStaff('active')], headers: asCentre, status: 200, response: { success: true, data: { ...staffMember('staff', 'active'), workload: { assigned: integer(0), ongoing: integer(0), completed: integer(0) } } } }),
+  get(`${staffPath}/summary`, { rule: 'the summary counts the members by status', description: 'a read of the staff summary', states: [withStaff('pending')], headers: asCentre, status: 200, response: { success: true, data: { total: 2, active: 1, pending: 1, inactive: 0 } } }),
+  { rule: 'the super admin deactivates a member', description: 'a deactivation of a staff member', states: [withStaff('active')], method: 'PATCH', path: staffPath, headers: asCentre, body: { ids: [fromProviderState('${staffId}', '01J9Z8X7W6V5T4S3R2Q1P0STAF')], status: 'inactive' }, status: 200, response: { success: true, data: eachLike(staffMember('staff', 'inactive')) } },
+  { rule: 'the super admin activates a member again', description: 'an activation of a deactivated staff member', states: [withStaff('inactive')], method: 'PATCH', path: staffPath, headers: asCentre, body: { ids: [fromProviderState('${staffId}', '01J9Z8X7W6V5T4S3R2Q1P0STAF')], status: 'active' }, status: 200, response: { success: true, data: eachLike(staffMember('staff', 'active')) } },
+  { rule: 'a super admin cannot deactivate themselves (409 centre.self_deactivation)', description: 'a deactivation of the super admin by themselves', states: [superAdmin], method: 'PATCH', path: staffPath, headers: asCentre, body: { ids: [fromProviderState('${superAdminStaffId}', '01J9Z8X7W6V5T4S3R2Q1P0SPAD')], status: 'inactive' }, status: 409, response: errorBody('centre.self_deactivation') },
+]);
+
+// Platform admins (admin-creates-centre).
+const adminCentres = '/v1/cap/admin/centres';
+const admin: State = ['a platform admin'];
+stepTests(test, capPact, 'cap', [
+  get(adminCentres, { rule: 'the admins find no centre with an unused registration number', description: "a search of the admins' centre list with no match", states: [admin], query: { q: 'RC-01J9Z8X7W6V5T4S3R2Q1P0NONE' }, status: 200, response: { success: true, data: [], meta: pagination } }),
+  get(adminCentres, { rule: 'the admins find a centre by its registration number', description: "a search of the admins' centre list by registration number", states: [['a centre created by a platform admin']], query: { q: fromProviderState('${registrationNo}', 'RC-104233') }, status: 200, response: { success: true, data: eachLike(adminCentre), meta: pagination } }),
+  { rule: 'a centre without its super admin is 422', description: 'a creation of a centre without its super admin', states: [admin], method: 'POST', path: adminCentres, body: { name: 'Port Harcourt Skills Academy', registrationNo: fromProviderState('${unusedRegistrationNo}', 'RC-104233') }, status: 422, response: withDetails('validation.failed', 'superAdmin') },
+  {
+    rule: 'a platform admin creates an approved centre and invites its super admin',
+    description: 'a creation of a centre with its super admin',
+    states: [admin],
+    method: 'POST',
+    path: adminCentres,
+    body: {
+      name: 'Port Harcourt Skills Academy',
+      registrationNo: fromProviderState('${unusedRegistrationNo}', 'RC-104233'),
+      address: { country: 'Nigeria', state: 'Rivers', lga: 'Obio-Akpor', address: '40 Aba Road' },
+      superAdmin: { name: 'Tari Briggs', email: fromProviderState('${unusedEmail}', 'tari@example.test') },
+    },
+    status: 201,
+    response: { success: true, data: adminCentre },
+  },
+  get(adminCentres, { rule: 'running a centre does not make one a platform admin (403)', description: "a read of the admins' centre list by a centre super admin", states: [superAdmin], status: 403, response: errorBody('auth.permission_denied') }),
+  { rule: 'nor can a centre super admin create centres (403)', description: 'a creation of a centre by a centre super admin', states: [superAdmin], method: 'POST', path: adminCentres, body: { name: 'Another Centre', registrationNo: 'X-RC-104233', superAdmin: { name: 'Someone', email: 'someone@example.test' } }, status: 403, response: errorBody('auth.permission_denied') },
+]);

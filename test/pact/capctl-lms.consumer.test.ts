@@ -1,11 +1,11 @@
 import test from 'ava';
 import { MatchersV3 } from '@pact-foundation/pact';
-import { bearer, capctl, configDir, exampleAccessToken, isoDateTime, mockGateway, pactFiles, runScenario, ulid } from './support.ts';
+import { bearer, capctl, configDir, email, errorBody, exampleAccessToken, isoDateTime, mockGateway, pactFiles, runScenario, stepTests, ulid, type State } from './support.ts';
 
 // capctl -> LMS: `capctl me --service lms` and the learner onboarding steps of the bundled scenarios,
 // run by capctl's scenario runner against Pact's mock server. Writes pacts/capctl-lms.json.
 
-const { eachLike } = MatchersV3;
+const { eachLike, like, string } = MatchersV3;
 const pact = pactFiles(test);
 const lmsPact = () => pact('capctl', 'lms');
 
@@ -62,3 +62,158 @@ steps:
 `);
     });
 });
+
+// --- The other LMS steps of the learner scenario, as capctl run makes them -------------------------
+
+const learner = (stage: 'started' | 'saved' | 'submitted'): State => ['a user with an onboarding', { persona: 'learner', stage }];
+const learnerSummary = (status: 'draft' | 'completed') => ({
+  ...learnerDraft,
+  status,
+  completedAt: status === 'completed' ? isoDateTime() : null,
+});
+const personalDetails = { firstName: 'Ngozi', lastName: 'Eze', gender: 'Female' };
+const validationFailed = {
+  ...errorBody('validation.failed'),
+  error: { ...errorBody('validation.failed').error, details: eachLike({ field: string('personalDetails.firstName'), issue: string('is required') }) },
+};
+
+stepTests(test, lmsPact, 'lms', [
+  {
+    rule: 'the LMS profile carries the account address',
+    description: "a read of the caller's LMS profile",
+    states: [['a verified user']],
+    method: 'GET',
+    path: '/v1/lms/me/profile',
+    status: 200,
+    response: { success: true, data: { lmsUserId: ulid(), email: email(), displayName: null, photoAssetId: null, photo: null } },
+  },
+  {
+    rule: 'with no onboarding the list is empty',
+    description: "a list of the caller's onboardings before any",
+    states: [['a verified user']],
+    method: 'GET',
+    path: '/v1/lms/onboarding/mine',
+    status: 200,
+    response: { success: true, data: [] },
+  },
+  {
+    rule: 'starting again picks up the same draft',
+    description: 'a second start of the learner onboarding',
+    states: [learner('started')],
+    method: 'POST',
+    path: '/v1/lms/onboarding/start',
+    body: { persona: 'learner' },
+    status: 201,
+    response: { success: true, data: learnerSummary('draft') },
+  },
+  {
+    rule: '/me lists the learner persona as a draft without capabilities',
+    description: "a read of the LMS account of a learner with a draft",
+    states: [learner('started')],
+    method: 'GET',
+    path: '/v1/lms/me',
+    status: 200,
+    response: {
+      success: true,
+      data: { lmsUserId: ulid(), userId: ulid(), personas: [{ persona: 'learner', onboardingStatus: 'draft', profileId: null }], capabilities: [], instructorStatus: null },
+    },
+  },
+  {
+    rule: 'a save merges the personal details into the draft',
+    description: 'a save of the learner personal details',
+    states: [learner('started')],
+    method: 'PATCH',
+    path: '/v1/lms/onboarding/learner/save',
+    body: { personalDetails },
+    status: 200,
+    response: { success: true, data: { ...learnerSummary('draft'), data: like({ schemaVersion: 1, personalDetails }) } },
+  },
+  {
+    rule: 'submitting with required fields missing is 422 naming each field',
+    description: 'a submit of an incomplete learner onboarding',
+    states: [learner('started')],
+    method: 'POST',
+    path: '/v1/lms/onboarding/learner/submit',
+    status: 422,
+    response: validationFailed,
+  },
+  {
+    rule: 'an instructor-only section in a learner draft is 422',
+    description: 'a save of an instructor-only section in a learner draft',
+    states: [learner('started')],
+    method: 'PATCH',
+    path: '/v1/lms/onboarding/learner/save',
+    body: { bio: 'I teach welding.' },
+    status: 422,
+    response: validationFailed,
+  },
+  {
+    rule: 'the draft reads back with everything saved',
+    description: 'a read of the learner onboarding',
+    states: [learner('saved')],
+    method: 'GET',
+    path: '/v1/lms/onboarding/learner',
+    status: 200,
+    response: { success: true, data: { ...learnerSummary('draft'), data: like({ schemaVersion: 1, contactInformation: { phoneNumber: { countryCode: '+234', number: '8031234567' } } }) } },
+  },
+  {
+    rule: 'submit completes the learner onboarding',
+    description: 'a submit of the learner onboarding',
+    states: [learner('saved')],
+    method: 'POST',
+    path: '/v1/lms/onboarding/learner/submit',
+    status: 200,
+    response: { success: true, data: learnerSummary('completed') },
+  },
+  {
+    rule: '/me of a learner shows the completed persona with a profile and course enrolment',
+    description: 'a read of the LMS account of a learner',
+    states: [learner('submitted')],
+    method: 'GET',
+    path: '/v1/lms/me',
+    status: 200,
+    response: {
+      success: true,
+      data: { lmsUserId: ulid(), userId: ulid(), personas: [{ persona: 'learner', onboardingStatus: 'completed', profileId: ulid() }], capabilities: ['course.enroll'], instructorStatus: null },
+    },
+  },
+  {
+    rule: 'onboarding/mine lists the completed learner onboarding',
+    description: "a list of the caller's completed onboardings",
+    states: [learner('submitted')],
+    method: 'GET',
+    path: '/v1/lms/onboarding/mine',
+    status: 200,
+    response: { success: true, data: eachLike(learnerSummary('completed')) },
+  },
+  {
+    rule: 'starting a completed onboarding is 409 lms.onboarding.already_completed',
+    description: 'a start of a completed learner onboarding',
+    states: [learner('submitted')],
+    method: 'POST',
+    path: '/v1/lms/onboarding/start',
+    body: { persona: 'learner' },
+    status: 409,
+    response: errorBody('lms.onboarding.already_completed'),
+  },
+  {
+    rule: 'saving a completed onboarding is 409 lms.onboarding.already_completed',
+    description: 'a save of a completed learner onboarding',
+    states: [learner('submitted')],
+    method: 'PATCH',
+    path: '/v1/lms/onboarding/learner/save',
+    body: { personalDetails },
+    status: 409,
+    response: errorBody('lms.onboarding.already_completed'),
+  },
+  ...(['instructor', 'staff'] as const).map((persona) => ({
+    rule: `the ${persona} onboarding needs an invite (403 lms.invite.required)`,
+    description: `a start of the ${persona} onboarding without an invite`,
+    states: [['a verified user'] as State],
+    method: 'POST' as const,
+    path: '/v1/lms/onboarding/start',
+    body: { persona },
+    status: 403,
+    response: errorBody('lms.invite.required'),
+  })),
+]);

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { MatchersV3 } from '@pact-foundation/pact';
-import { bearer, capctl, configDir, email, isoDateTime, jwt, pactFiles, runScenario, ulid } from './support.ts';
+import { bearer, capctl, configDir, email, errorBody, isoDateTime, jwt, mockGateway, pactFiles, runScenario, stepTests, ulid } from './support.ts';
 
 // capctl -> Orchestrator: the calls capctl's account commands and its scenario runner make, driven
 // through the real client code against Pact's mock server. Writes pacts/capctl-ol.json.
@@ -9,7 +9,7 @@ const { eachLike, fromProviderState, like, regex, string } = MatchersV3;
 const pact = pactFiles(test);
 const olPact = () => pact('capctl', 'ol');
 
-const authUser = (authProvider: 'password' | 'google') => ({
+const authUser = (authProvider: 'password' | 'google', mustChangePassword = false) => ({
   userId: ulid(),
   id: ulid(),
   email: email(),
@@ -17,13 +17,13 @@ const authUser = (authProvider: 'password' | 'google') => ({
   authProvider,
   status: 'active',
   intents: eachLike('cap'),
-  mustChangePassword: false,
+  mustChangePassword,
   createdAt: isoDateTime(),
 });
-const authResult = (authProvider: 'password' | 'google') => ({
+const authResult = (authProvider: 'password' | 'google', mustChangePassword = false) => ({
   accessToken: jwt(),
   refreshToken: string('example-refresh-token'),
-  user: authUser(authProvider),
+  user: authUser(authProvider, mustChangePassword),
 });
 
 const stateEmail = fromProviderState('${email}', 'ada@example.test');
@@ -167,6 +167,100 @@ steps:
       path: /v1/ol/auth/google
       body: { idToken: "\${steps.token.body.data.idToken}", provider: google, intents: [cap] }
     expect: { body: { data.isNewUser: true, data.user.authProvider: google } }
+`);
+    });
+});
+
+// --- The other Orchestrator steps of the bundled scenarios, as capctl run makes them ----------------
+
+const generatedPassword = fromProviderState('${password}', 'bCcY5QiGXCSt8Y69bDig');
+
+stepTests(test, olPact, 'ol', [
+  {
+    rule: 'signing in before verification is 403 auth.account_not_verified',
+    description: 'a login to an account waiting for verification',
+    states: [['an account waiting for verification']],
+    method: 'POST',
+    path: '/v1/ol/auth/login',
+    signedIn: false,
+    body: { email: stateEmail, password: statePassword },
+    status: 403,
+    response: errorBody('auth.account_not_verified'),
+  },
+  {
+    rule: 'a wrong password is 401 auth.invalid_credentials',
+    description: 'a login with a wrong password',
+    states: [['a verified user']],
+    method: 'POST',
+    path: '/v1/ol/auth/login',
+    signedIn: false,
+    body: { email: stateEmail, password: 'Not-the-password-1' },
+    status: 401,
+    response: errorBody('auth.invalid_credentials'),
+  },
+  {
+    rule: 'signing in with a generated password says the password must be changed',
+    description: 'a login with a generated password',
+    states: [['an account with a generated password']],
+    method: 'POST',
+    path: '/v1/ol/auth/login',
+    signedIn: false,
+    body: { email: stateEmail, password: generatedPassword },
+    status: 200,
+    response: { success: true, data: authResult('password', true) },
+  },
+  {
+    rule: 'change-password replaces the generated password and answers a fresh pair',
+    description: 'a change of a generated password',
+    states: [['an account with a generated password']],
+    method: 'PATCH',
+    path: '/v1/ol/auth/change-password',
+    body: { currentPassword: generatedPassword, newPassword: like('Staff-chosen-2024') },
+    status: 200,
+    response: { success: true, data: { accessToken: jwt(), refreshToken: string('example-refresh-token') } },
+  },
+  {
+    rule: 'presenting a used refresh token again is 401 auth.refresh_invalid',
+    description: 'a session refresh with a used refresh token',
+    states: [['a user whose refresh token was used']],
+    method: 'POST',
+    path: '/v1/ol/auth/refresh',
+    signedIn: false,
+    body: { refreshToken: fromProviderState('${usedRefreshToken}', 'used-refresh-token') },
+    status: 401,
+    response: errorBody('auth.refresh_invalid'),
+  },
+]);
+
+test.serial('capctl run reads a generated password from the dev mailbox', async (t) => {
+  await olPact()
+    .addInteraction()
+    .given('an account with a generated password')
+    .uponReceiving('a read of the dev mailbox of a provisioned account')
+    .withRequest('GET', '/v1/ol/dev/mailbox', (b) => b.query({ to: stateEmail }))
+    .willRespondWith(200, (b) =>
+      b.jsonBody({
+        success: true,
+        data: eachLike({
+          id: ulid(),
+          to: email(),
+          template: 'provisioned_account',
+          subject: string('Your CAP account is ready'),
+          text: string('Sign in with this temporary password: bCcY5QiGXCSt8Y69bDig'),
+          sentAt: isoDateTime(),
+          password: string('bCcY5QiGXCSt8Y69bDig'),
+        }),
+      }),
+    )
+    .executeTest(async (mock) => {
+      await runScenario(t, await mockGateway(t, { ol: mock.url }), `
+name: provisioned password
+steps:
+  - id: password-mail
+    mail: { to: ada@example.test }
+    expect:
+      body:
+        password: { type: string, minLength: 8 }
 `);
     });
 });

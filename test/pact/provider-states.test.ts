@@ -25,6 +25,18 @@ test('a state answers exactly its documented values, bare, and a CAP state build
   t.is(mine.body.data.onboardings[0].onboardingId, res.body.onboardingId);
 });
 
+test('a platform admin may use the admin operations; a centre staff member acts for the centre', async (t) => {
+  const admin = await changeState('cap', { state: 'a platform admin' });
+  t.is(admin.status, 200);
+  const list = await call('GET', platform.url('/v1/cap/admin/centres'), { token: admin.body.accessToken });
+  t.is(list.status, 200);
+
+  const member = await changeState('cap', { state: 'a centre staff member', params: { role: 'regular_admin' } });
+  t.is(member.status, 200);
+  const context = await call('GET', platform.url('/v1/cap/context'), { token: member.body.accessToken });
+  t.deepEqual(context.body.data, { persona: 'centre', centreId: member.body.centreId, role: 'regular_admin' });
+});
+
 test('{states: [...]} sets each state up and merges their values; teardown answers {}', async (t) => {
   const res = await changeState('ol', {
     states: ['an address with no account', { name: 'a Google ID token for a new address', params: { email: 'grace@example.test' } }],

@@ -9,12 +9,12 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { MatchersV3, PactV4 } from '@pact-foundation/pact';
-import { request } from 'undici';
+import { Agent, request } from 'undici';
 import { main } from '../../cli/main.ts';
 import { parseScenario } from '../../cli/scenarios/parse.ts';
 import { runScenarios, type RunReport } from '../../cli/scenarios/runner.ts';
 
-const { regex } = MatchersV3;
+const { regex, reify } = MatchersV3;
 
 // No usage statistics sent from test runs.
 process.env.PACT_DO_NOT_TRACK = 'true';
@@ -88,6 +88,12 @@ export const errorBody = (code: string) => ({
   requestId: MatchersV3.string('01J9Z8X7W6V5T4S3R2Q1P0N9RQ'),
 });
 
+/**
+ * Pact's mock server records a matched request in the background, after it has answered: a moment's
+ * wait, or the check that every interaction was received can run first and fail a passing test.
+ */
+const mockSettles = () => new Promise((resolve) => setTimeout(resolve, 100));
+
 // --- Driving capctl --------------------------------------------------------------------------------
 
 export interface CliRun {
@@ -113,6 +119,7 @@ export async function capctl(t: ExecutionContext, configDir: string, ...args: st
     const code = await main(['node', 'capctl', ...args]);
     const run = { code, stdout: out.join(''), stderr: err.join('') };
     t.log(`capctl ${args.join(' ')} -> ${code}`);
+    await mockSettles();
     return run;
   } finally {
     process.stdout.write = writeOut;
@@ -142,20 +149,24 @@ export async function runScenario(t: ExecutionContext, baseUrl: string, yaml: st
   const report = await runScenarios([parseScenario(yaml, 'pact-consumer.yaml')], { baseUrl, env: {} });
   const failed = report.scenarios.flatMap((s) => s.steps).filter((step) => step.status !== 'passed');
   t.deepEqual(failed, [], 'every step passes against the mock');
+  await mockSettles();
   return report;
 }
 
 /**
  * One base URL in front of Pact mock servers, routed by service prefix as the real gateway routes.
- * `capctl run` first checks GET /v1/ol/healthz; when no OL mock is routed, this answers it itself
- * (that interaction is pinned in capctl-ol.json).
+ * `capctl run` first checks GET /v1/ol/healthz; this answers it itself (that interaction is pinned
+ * in capctl-ol.json), so a mock only sees the interactions of its test.
  */
 export async function mockGateway(t: ExecutionContext, routes: Partial<Record<'ol' | 'cap' | 'lms', string>>): Promise<string> {
+  // Its own connections: a kept-alive one to an earlier test's mock server, on a port a later mock
+  // server was given again, would reach the earlier mock.
+  const dispatcher = new Agent();
   const server = http.createServer(async (req, res) => {
     const service = /^\/v1\/(ol|cap|lms)\//.exec(req.url ?? '')?.[1] as 'ol' | 'cap' | 'lms' | undefined;
-    const target = service && routes[service];
+    const healthy = req.url === '/v1/ol/healthz';
+    const target = !healthy && service && routes[service];
     if (!target) {
-      const healthy = req.url === '/v1/ol/healthz';
       res.writeHead(healthy ? 200 : 502, { 'content-type': 'application/json' });
       res.end(JSON.stringify(healthy ? { success: true, data: { status: 'ok', service: 'ol' } } : { error: `no mock for ${req.url}` }));
       return;
@@ -164,7 +175,9 @@ export async function mockGateway(t: ExecutionContext, routes: Partial<Record<'o
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const headers = { ...req.headers };
     delete headers.host;
+    delete headers.connection;
     const answer = await request(`${target}${req.url}`, {
+      dispatcher,
       method: req.method as 'GET',
       headers: headers as Record<string, string>,
       body: chunks.length ? Buffer.concat(chunks) : undefined,
@@ -173,6 +186,81 @@ export async function mockGateway(t: ExecutionContext, routes: Partial<Record<'o
     res.end(Buffer.from(await answer.body.arrayBuffer()));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  t.teardown(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await dispatcher.destroy();
+  });
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+// --- One scenario step per interaction -------------------------------------------------------------
+
+type StateParams = Parameters<ReturnType<PactV4['addInteraction']>['given']>[1];
+
+/** A provider state: its name and parameters. */
+export type State = [name: string, params?: Record<string, unknown>];
+
+/** One interaction of a bundled scenario's step: the request (with matchers) and the answer. */
+export interface StepInteraction {
+  description: string;
+  states: State[];
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** A gateway path, or a `fromProviderState` matcher of one. */
+  path: string | MatchersV3.Matcher<string>;
+  query?: Record<string, string | MatchersV3.Matcher<string>>;
+  /** Headers besides Authorization. */
+  headers?: Record<string, string | MatchersV3.Matcher<string>>;
+  /** Sends the example bearer token (the verifier puts the state's user's in its place); default true. */
+  signedIn?: boolean;
+  body?: unknown;
+  status: number;
+  response: unknown;
+}
+
+/**
+ * Pins one interaction the way capctl's scenario runner makes it: the step sends the interaction's
+ * example request (the matchers' examples) through a gateway in front of the Pact mock server, and
+ * expects its status (and error code).
+ */
+export async function scenarioStep(
+  t: ExecutionContext,
+  pact: PactV4,
+  service: 'ol' | 'cap' | 'lms',
+  i: StepInteraction,
+): Promise<void> {
+  const signedIn = i.signedIn ?? true;
+  const headers = { ...(signedIn ? { Authorization: bearer() } : {}), ...i.headers };
+  let interaction = pact.addInteraction();
+  for (const [name, params] of i.states) interaction = interaction.given(name, params as StateParams);
+  await interaction
+    .uponReceiving(i.description)
+    .withRequest(i.method, i.path, (b) => {
+      if (Object.keys(headers).length) b.headers(headers);
+      if (i.query) b.query(i.query);
+      if (i.body !== undefined) b.jsonBody(i.body);
+    })
+    .willRespondWith(i.status, (b) => b.jsonBody(i.response))
+    .executeTest(async (mock) => {
+      const http: Record<string, unknown> = { method: i.method, path: reify(i.path) };
+      if (i.query) http.query = reify(i.query);
+      if (Object.keys(headers).length) http.headers = reify(headers);
+      if (i.body !== undefined) http.body = reify(i.body);
+      const code = (reify(i.response) as { error?: { code?: string } })?.error?.code;
+      const expect = { status: i.status, ...(code ? { code } : {}) };
+      await runScenario(t, await mockGateway(t, { [service]: mock.url }), `
+name: ${JSON.stringify(i.description)}
+steps:
+  - id: step
+    http: ${JSON.stringify(http)}
+    expect: ${JSON.stringify(expect)}
+`);
+    });
+}
+
+/** Registers one serial test per interaction. */
+export function stepTests(test: TestFn, pact: () => PactV4, service: 'ol' | 'cap' | 'lms', interactions: Array<StepInteraction & { rule: string }>) {
+  for (const { rule, ...interaction } of interactions) {
+    test.serial(rule, (t) => scenarioStep(t, pact(), service, interaction));
+  }
 }

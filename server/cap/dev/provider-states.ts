@@ -1,31 +1,133 @@
-import { applyStates, loadDrafts, loadStateDefinitions, substitute, type StateDefinition } from '../../../fixtures/states/definitions.ts';
-import { platformCall } from '../../../fixtures/states/http.ts';
+import { applyStates, loadStateDefinitions, substitute, type StateDefinition } from '../../../fixtures/states/definitions.ts';
+import { onboard, platformCall, verifiedUser, type VerifiedUser } from '../../../fixtures/states/http.ts';
 import { notFound } from '../../platform/http/errors.ts';
+import { newId } from '../../platform/ids.ts';
 import type { Handler } from '../../platform/http/operations.ts';
 import { raw } from '../../platform/http/reply.ts';
 import type { ServiceDeps } from '../../platform/service.ts';
 
+type Method = 'GET' | 'POST' | 'PATCH';
+
+/** What a CAP state may create besides the account (fixtures/states/cap.yaml). */
+interface CapCreates {
+  account: { intents: string[] };
+  onboardings?: { personas: unknown; stage: unknown };
+  identityVerified?: boolean;
+  platformAdmin?: boolean;
+  adminCentre?: boolean;
+  centre?: boolean;
+  otherUser?: boolean;
+  staffMember?: { status: unknown };
+  member?: { role: unknown; status: unknown; centres: unknown };
+}
+
+/** A sandbox NIN that verifies (README, "Identity checks"). */
+const verifyingNin = '10000000001';
+const newAddress = () => `pact+${newId().toLowerCase()}@example.test`;
+
 /**
  * CAP's provider states for contract tests (development mode only): verified users with onboardings
- * at a given stage. Defined in fixtures/states/cap.yaml. The account comes from the Orchestrator's
- * own "a verified user" state and the onboardings from CAP's public API, all over HTTP.
+ * at a given stage, a verified identity, centres with their super admin and staff, and platform
+ * admins. Defined in fixtures/states/cap.yaml. Accounts come from the Orchestrator's own "a verified
+ * user" state and everything else from CAP's public API, all over HTTP; only the platform_admin role,
+ * which no API grants, is written to CAP's schema directly.
  */
-export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers'>): Record<string, Handler> {
+export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers' | 'sequelize'>): Record<string, Handler> {
+  const verified = (params: { email?: unknown; password?: unknown }, intents: string[]) => verifiedUser(deps.peers.url('ol'), params, intents);
+
+  /** CAP's API as this user. */
+  const capAs =
+    (user: VerifiedUser) =>
+    (method: Method, path: string, body?: unknown, headers?: Record<string, string>) =>
+      platformCall(deps.peers.url('cap'), method, path, { body, token: user.accessToken, headers });
+
+  const onboardAt = (user: VerifiedUser, personas: string[], stage: string) => onboard('cap', deps.peers.url('cap'), user, personas, stage);
+
+  /** The centre this super admin's submitted onboarding created, and their own staff record there. */
+  async function ownCentre(user: VerifiedUser) {
+    const cap = capAs(user);
+    const centreId: string = (await cap('GET', '/me')).data.centres[0].centreId;
+    const staff: Array<{ id: string; email: string }> = (await cap('GET', '/centre/staff', undefined, centreHeaders(centreId))).data;
+    return { centreId, superAdminStaffId: staff.find((member) => member.email === user.email)!.id };
+  }
+
+  /** A new user who onboarded a centre, so is its super admin. */
+  async function newCentre() {
+    const owner = await verified({}, ['cap']);
+    await onboardAt(owner, ['centre'], 'submitted');
+    return { owner, ...(await ownCentre(owner)) };
+  }
+
+  /** A verified user who has made a CAP call, so CAP knows them (a staff addition makes them active at once). */
+  async function capUser(): Promise<VerifiedUser> {
+    const user = await verified({}, ['cap']);
+    await capAs(user)('GET', '/me');
+    return user;
+  }
+
+  async function addStaff(owner: VerifiedUser, centreId: string, email: string, role: string, status: string): Promise<string> {
+    const cap = capAs(owner);
+    const staffId: string = (await cap('POST', '/centre/staff', { name: 'Bola Ade', email, role }, centreHeaders(centreId))).data.id;
+    if (status === 'inactive') await cap('PATCH', '/centre/staff', { ids: [staffId], status: 'inactive' }, centreHeaders(centreId));
+    return staffId;
+  }
+
+  async function grantPlatformAdmin(user: VerifiedUser): Promise<void> {
+    await capAs(user)('GET', '/me');
+    await deps.sequelize.query(
+      `INSERT INTO cap.platform_role_grants (user_id, role, created_at) VALUES ($1, 'platform_admin', now()) ON CONFLICT DO NOTHING`,
+      { bind: [user.userId] },
+    );
+  }
+
   async function setUp(definition: StateDefinition, params: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const { intents } = definition.creates.account as { intents: string[] };
-    const user = await platformCall(deps.peers.url('ol'), 'POST', '/dev/provider-states', {
-      body: { state: 'a verified user', params: { email: params.email, password: params.password, intents } },
-    });
+    const creates = definition.creates as unknown as CapCreates;
+    const user = await verified(params, creates.account.intents);
+    const cap = capAs(user);
     const values: Record<string, unknown> = { ...user };
-    const onboardings = definition.creates.onboardings as { personas: unknown; stage: unknown } | undefined;
-    if (!onboardings) return values;
-    const cap = (method: 'POST' | 'PATCH', path: string, body?: unknown) =>
-      platformCall(deps.peers.url('cap'), method, path, { body, token: user.accessToken });
-    const stage = String(substitute(onboardings.stage, params));
-    for (const persona of substitute(onboardings.personas, params) as string[]) {
-      values.onboardingId = (await cap('POST', '/onboarding/start', { persona })).data.onboardingId;
-      if (stage === 'saved' || stage === 'submitted') await cap('PATCH', `/onboarding/${persona}/save`, loadDrafts('cap')[persona]);
-      if (stage === 'submitted') await cap('POST', `/onboarding/${persona}/submit`);
+    if (creates.onboardings) {
+      const personas = substitute(creates.onboardings.personas, params) as string[];
+      values.onboardingId = await onboardAt(user, personas, String(substitute(creates.onboardings.stage, params)));
+    }
+    if (creates.identityVerified) {
+      const result = (await cap('POST', '/identity-verification', { type: 'nin', identificationNumber: verifyingNin })).data;
+      if (!result.verified) throw new Error('the sandbox did not verify the test NIN');
+    }
+    if (creates.platformAdmin) {
+      await grantPlatformAdmin(user);
+      Object.assign(values, { unusedRegistrationNo: `RC-${newId()}`, unusedEmail: newAddress() });
+    }
+    if (creates.adminCentre) {
+      const registrationNo = `RC-${newId()}`;
+      const centre = (
+        await cap('POST', '/admin/centres', {
+          name: 'Port Harcourt Skills Academy',
+          registrationNo,
+          address: { country: 'Nigeria', state: 'Rivers', lga: 'Obio-Akpor', address: '40 Aba Road' },
+          superAdmin: { name: 'Tari Briggs', email: newAddress() },
+        })
+      ).data;
+      Object.assign(values, { centreId: centre.id, registrationNo });
+    }
+    if (creates.centre) Object.assign(values, await ownCentre(user), { newStaffEmail: newAddress() });
+    if (creates.otherUser) values.otherEmail = (await capUser()).email;
+    if (creates.staffMember) {
+      const status = String(substitute(creates.staffMember.status, params));
+      const email = status === 'pending' ? newAddress() : (await capUser()).email;
+      values.staffId = await addStaff(user, String(values.centreId), email, 'staff', status);
+      values.staffEmail = email;
+    }
+    if (creates.member) {
+      const role = String(substitute(creates.member.role, params));
+      const status = String(substitute(creates.member.status, params));
+      const count = Number(substitute(creates.member.centres, params));
+      if (count !== 1 && count !== 2) throw new Error('centres must be 1 or 2');
+      await cap('GET', '/me');
+      for (let i = 0; i < count; i++) {
+        const { owner, centreId } = await newCentre();
+        const staffId = await addStaff(owner, centreId, user.email, role, status);
+        if (i === 0) Object.assign(values, { centreId, staffId });
+      }
     }
     return values;
   }
@@ -37,3 +139,5 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
     },
   };
 }
+
+const centreHeaders = (centreId: string) => ({ 'x-cap-persona': 'centre', 'x-cap-centre-id': centreId });

@@ -1,6 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { applyStates, loadStateDefinitions, type StateDefinition } from '../../../fixtures/states/definitions.ts';
 import { platformCall } from '../../../fixtures/states/http.ts';
+import { callUnary } from '../../platform/grpc/client.ts';
 import { notFound } from '../../platform/http/errors.ts';
 import type { Handler } from '../../platform/http/operations.ts';
 import { raw } from '../../platform/http/reply.ts';
@@ -10,23 +11,42 @@ import type { ServiceDeps } from '../../platform/service.ts';
 
 /**
  * The Orchestrator's provider states for contract tests (development mode only): accounts at each
- * stage of sign-up, a sandbox Google ID token, and the events those accounts published. Defined in
- * fixtures/states/ol.yaml; built through the public HTTP API and the dev mailbox, as a client would.
+ * stage of sign-up, a refreshed session, an account provisioned with a generated password, a sandbox
+ * Google ID token, and the events those accounts published. Defined in fixtures/states/ol.yaml; built
+ * through the public HTTP API, the dev mailbox and the gRPC IdentityService, as a client would.
  */
 export function olProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers' | 'sequelize'>): Record<string, Handler> {
   const api = (method: 'GET' | 'POST' | 'DELETE', path: string, options: { body?: unknown; token?: string } = {}) =>
     platformCall(deps.peers.url('ol'), method, path, options);
 
+  /** The newest mail of this template to the address, with the secret it carries (waits for the mailer). */
+  async function mailed(email: string, template: string, secret: 'otp' | 'password'): Promise<string> {
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const mails: Array<{ template: string; otp?: string; password?: string }> = (await api('GET', `/dev/mailbox?to=${encodeURIComponent(email)}`)).data;
+      const value = mails.find((mail) => mail.template === template && mail[secret])?.[secret];
+      if (value) return value;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`no ${template} mail reached ${email}`);
+  }
+
   /** Registers an account and reads its verification code from the dev mailbox. */
   async function register(email: string, password: string, intents: unknown) {
     const { userId } = (await api('POST', '/auth/register', { body: { email, password, intents } })).data;
-    for (let attempt = 0; attempt < 50; attempt++) {
-      const mails: Array<{ template: string; otp?: string }> = (await api('GET', `/dev/mailbox?to=${encodeURIComponent(email)}`)).data;
-      const otp = mails.find((mail) => mail.template === 'account_verify' && mail.otp)?.otp;
-      if (otp) return { userId, otp };
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    throw new Error(`no verification code reached ${email}`);
+    return { userId, otp: await mailed(email, 'account_verify', 'otp') };
+  }
+
+  /** Creates the account as the platform's services do (gRPC ProvisionAccount), then signs in with the mailed password. */
+  async function provision(email: string) {
+    await callUnary(deps.peers.olGrpcAddress(), deps.config.serviceApiKey, 'IdentityService.ProvisionAccount', {
+      email,
+      intents: ['cap'],
+      correlation_id: newId(),
+      display_name: 'Bola Ade',
+    });
+    const password = await mailed(email, 'provisioned_account', 'password');
+    const { accessToken, refreshToken, user } = (await api('POST', '/auth/login', { body: { email, password } })).data;
+    return { password, userId: user.userId, accessToken, refreshToken };
   }
 
   /** The newest event of this type about the user, as the relay hands it to the consumers. */
@@ -40,7 +60,12 @@ export function olProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers'
   }
 
   async function setUp(definition: StateDefinition, params: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const { account, googleIdToken, event } = definition.creates as { account?: string; googleIdToken?: boolean; event?: EventType };
+    const { account, googleIdToken, event, refreshed } = definition.creates as {
+      account?: string;
+      googleIdToken?: boolean;
+      event?: EventType;
+      refreshed?: boolean;
+    };
     const email = String(params.email ?? `pact+${newId().toLowerCase()}@example.test`);
     const password = params.password as string;
     const values: Record<string, unknown> = { email, password };
@@ -51,6 +76,11 @@ export function olProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers'
       const verified = (await api('POST', '/auth/verify-account', { body: { email, otp: values.otp, purpose: 'account_verify' } })).data;
       Object.assign(values, { accessToken: verified.accessToken, refreshToken: verified.refreshToken });
     }
+    if (refreshed) {
+      const rotated = (await api('POST', '/auth/refresh', { body: { refreshToken: values.refreshToken } })).data;
+      Object.assign(values, { usedRefreshToken: values.refreshToken, accessToken: rotated.accessToken, refreshToken: rotated.refreshToken });
+    }
+    if (account === 'provisioned') Object.assign(values, await provision(email));
     if (account === 'deleted') await api('DELETE', '/auth/account', { body: { password }, token: String(values.accessToken) });
     if (googleIdToken) values.idToken = (await api('POST', '/dev/google/id-token', { body: { email } })).data.idToken;
     if (event) values.event = await publishedEvent(event, String(values.userId));
