@@ -63,7 +63,7 @@ export function bindOperations(service: string, doc: ApiDocument, handlers: Reco
   for (const p of paths) {
     const ops = byPath.get(p)!;
     for (const op of ops) {
-      const handle = handlerFor(op, compileOperation(op), handlers[op.operationId]!, options);
+      const handle = handlerFor(op, handlers[op.operationId]!, options);
       (router as unknown as Record<string, (path: string, h: express.RequestHandler) => void>)[op.method]!(expressPath(p), handle);
     }
     const allow = ops.map((o) => o.method.toUpperCase()).join(', ');
@@ -78,8 +78,12 @@ function specificity(p: string): number {
   return p.split('/').reduce((score, segment) => score * 2 + (segment.startsWith('{') ? 0 : 1), 1);
 }
 
-function handlerFor(op: Operation, v: OperationValidators, handler: Handler, options: BindOptions): express.RequestHandler {
+function handlerFor(op: Operation, handler: Handler, options: BindOptions): express.RequestHandler {
+  // Compiled on the first request: compiling every schema up front costs start-up time
+  // (test/openapi-documents.test.ts compiles them all, so a broken schema still fails the tests).
+  let validators: OperationValidators | undefined;
   return async (req: Request, res: Response) => {
+    const v = (validators ??= compileOperation(op));
     const call: Call = {
       operationId: op.operationId,
       params: { ...req.params },
