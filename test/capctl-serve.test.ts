@@ -6,7 +6,8 @@ import path from 'node:path';
 import { createDatabase, dropDatabase } from '../server/platform/db/database.ts';
 import { newId } from '../server/platform/ids.ts';
 import { runCapctl, startServe } from './helpers/cli.ts';
-import { call } from './helpers/platform.ts';
+import { call, type TestPlatform } from './helpers/platform.ts';
+import { signUp } from './helpers/users.ts';
 
 const freePorts = ['--port', '0', '--ol-port', '0', '--cap-port', '0', '--lms-port', '0', '--grpc-port', '0', '--lms-grpc-port', '0'];
 
@@ -82,4 +83,31 @@ test('a port in use is one clear line, not a stack trace', async (t) => {
   t.is(result.code, 1);
   t.regex(result.stderr, new RegExp(`port ${port} \\(gateway\\) is already in use`));
   t.notRegex(result.stderr, /\n\s+at /);
+});
+
+test('on SIGTERM, a request already in flight still gets its answer before serve exits 0', async (t) => {
+  const name = `test_${newId().toLowerCase()}`;
+  const databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name);
+  t.teardown(() => dropDatabase(process.env.TEST_DATABASE_URL!, name));
+  // The sandbox identity provider waits this long: a slow request to be caught in flight.
+  const serve = await startServe([...freePorts], { DATABASE_URL: databaseUrl, IDENTITY_LATENCY_MS: '1500' });
+  const gateway = serve.urls.gateway!;
+  const platform = { url: (p: string) => `${gateway}${p}` } as TestPlatform;
+  const user = await signUp(platform);
+  const profile = await call('PATCH', platform.url('/v1/cap/me/profile'), {
+    token: user.accessToken,
+    json: { personalDetails: { firstName: 'Ada', lastName: 'Obi', dob: '1990-04-12', gender: 'Female', nationality: 'Nigerian' } },
+  });
+  t.is(profile.status, 200);
+
+  const inFlight = call('POST', platform.url('/v1/cap/identity-verification'), {
+    token: user.accessToken,
+    json: { type: 'nin', identificationNumber: '10000000001' },
+  });
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const exited = serve.stop('SIGTERM');
+  const answer = await inFlight;
+  t.is(answer.status, 200);
+  t.is(answer.body.data.verified, true);
+  t.is(await exited, 0);
 });
