@@ -26,6 +26,8 @@ const catalogue: Record<ServiceName, { schema: string; folder: string; create(de
   lms: { schema: 'lms', folder: 'lms', create: createLms },
 };
 
+const stopStepLimitMs = 15_000;
+
 export interface RunningPlatform {
   /** Every URL this process serves, by name: gateway, ol, cap, lms. */
   urls: Record<string, string>;
@@ -42,9 +44,19 @@ export interface RunningPlatform {
  */
 export async function startPlatform(config: PlatformConfig, logger: Logger = createLogger(config.logLevel)): Promise<RunningPlatform> {
   const cleanups: Array<() => Promise<void>> = [];
+  // Each step gets a bounded time (listeners already allow in-flight requests 10 s), so a stuck step
+  // is logged and skipped instead of keeping the process from ever exiting.
   const stop = async () => {
     for (const cleanup of cleanups.splice(0).reverse()) {
-      await cleanup().catch((err) => logger.error({ err }, 'error while stopping'));
+      let timer: NodeJS.Timeout | undefined;
+      const limit = new Promise<void>((resolve) => {
+        timer = setTimeout(() => {
+          logger.error({ ms: stopStepLimitMs }, 'a stop step did not finish in time; going on');
+          resolve();
+        }, stopStepLimitMs);
+      });
+      await Promise.race([cleanup().catch((err) => logger.error({ err }, 'error while stopping')), limit]);
+      clearTimeout(timer);
     }
   };
   try {

@@ -39,8 +39,12 @@ export async function startTestPlatform(overrides: ConfigInput = {}, options: { 
     config,
     url: (path: string) => `${platform.urls.gateway}${path}`,
     async stop() {
-      await platform.stop();
-      await dropDatabase(adminUrl, name);
+      try {
+        await platform.stop();
+      } finally {
+        // WITH (FORCE) also ends any connection a stuck stop step left open, so the test process can exit.
+        await dropDatabase(adminUrl, name);
+      }
     },
   };
 }

@@ -70,7 +70,7 @@ const defaults: Required<EventRuntimeOptions> = {
   pollingIntervalSeconds: 0.5,
   relayIntervalMs: 250,
   deadLetterPollingSeconds: 2,
-  workersPerConsumer: 4,
+  workersPerConsumer: 2,
   bossSchema: 'pgboss',
 };
 
