@@ -5,8 +5,8 @@ import type { PlatformRole } from '../server/cap/admin/roles.ts';
 import { createUserService } from '../server/cap/users/service.ts';
 import { createSequelize } from '../server/platform/db/database.ts';
 import { closeGrpcClients } from '../server/platform/grpc/client.ts';
-import { cap, onboard, sql } from './helpers/cap.ts';
-import { call, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
+import { cap, onboard } from './helpers/cap.ts';
+import { call, sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { latestMail, signUp, uniqueEmail, type SignedUpUser } from './helpers/users.ts';
 
 // Platform admins: permissions from roles held as data, and the admins' centres (/admin/centres).

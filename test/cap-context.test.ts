@@ -2,8 +2,8 @@ import test from 'ava';
 import { isExempt, resolveActingContext, type ContextHeaders, type Memberships } from '../server/cap/context/resolve.ts';
 import { newId } from '../server/platform/ids.ts';
 import { loadApiDocument } from '../server/platform/http/openapi.ts';
-import { cap, onboard, sql } from './helpers/cap.ts';
-import { startTestPlatform, type TestPlatform } from './helpers/platform.ts';
+import { cap, onboard } from './helpers/cap.ts';
+import { sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { signUp, type SignedUpUser } from './helpers/users.ts';
 
 // The acting context (X-CAP-PERSONA, X-CAP-CENTRE-ID), rule by rule as the spec's table states it:

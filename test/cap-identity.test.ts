@@ -1,8 +1,8 @@
 import test from 'ava';
 import crypto from 'node:crypto';
 import { closeGrpcClients } from '../server/platform/grpc/client.ts';
-import { cap, drafts, sql } from './helpers/cap.ts';
-import { captureLogs, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
+import { cap, drafts } from './helpers/cap.ts';
+import { captureLogs, sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { signUp, type SignedUpUser } from './helpers/users.ts';
 
 // POST /identity-verification: CAP's side of VerifyIdentity, over the real gRPC listener.

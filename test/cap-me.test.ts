@@ -3,8 +3,8 @@ import { createSequelize } from '../server/platform/db/database.ts';
 import { createEventRuntime } from '../server/platform/events/runtime.ts';
 import { newId } from '../server/platform/ids.ts';
 import { createLogger } from '../server/platform/logger.ts';
-import { cap, drafts, eventually, onboard, sql } from './helpers/cap.ts';
-import { call, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
+import { cap, drafts, onboard } from './helpers/cap.ts';
+import { call, eventually, sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { signUp } from './helpers/users.ts';
 
 // CAP identity over real HTTP: the Orchestrator's tokens, CapUser provisioning by event and on first

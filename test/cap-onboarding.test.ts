@@ -1,6 +1,6 @@
 import test from 'ava';
-import { cap, drafts, onboard, sql } from './helpers/cap.ts';
-import { startTestPlatform, type TestPlatform } from './helpers/platform.ts';
+import { cap, drafts, onboard } from './helpers/cap.ts';
+import { sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { signUp } from './helpers/users.ts';
 
 // CAP onboarding over real HTTP: start, mine, get, save (JSON merge patch) and submit per persona.

@@ -1,8 +1,8 @@
 import test from 'ava';
 import { closeGrpcClients } from '../server/platform/grpc/client.ts';
 import { newId } from '../server/platform/ids.ts';
-import { cap, onboard, sql } from './helpers/cap.ts';
-import { call, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
+import { cap, onboard } from './helpers/cap.ts';
+import { call, sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { latestMail, signUp, testPassword, uniqueEmail, type SignedUpUser } from './helpers/users.ts';
 
 // Centre staff (/centre/staff): adding people through ProvisionAccount, how they get in, the list and

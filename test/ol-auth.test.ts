@@ -1,6 +1,5 @@
 import test from 'ava';
-import pg from 'pg';
-import { call, startTestPlatform, type JsonResponse, type TestPlatform } from './helpers/platform.ts';
+import { call, sql, startTestPlatform, type JsonResponse, type TestPlatform } from './helpers/platform.ts';
 import { latestMail, signUp, testPassword, uniqueEmail } from './helpers/users.ts';
 
 // The Orchestrator's account and session rules, over real HTTP against the real platform.
@@ -29,14 +28,8 @@ async function register(email: string, on: TestPlatform = platform): Promise<Jso
 const wrongCode = (otp: string) => String((Number(otp) + 1) % 10_000).padStart(4, '0');
 
 async function outboxEvents(type: string): Promise<Array<Record<string, unknown>>> {
-  const client = new pg.Client({ connectionString: platform.databaseUrl });
-  await client.connect();
-  try {
-    const { rows } = await client.query('SELECT data FROM ol.outbox WHERE type = $1', [type]);
-    return rows.map((row) => row.data);
-  } finally {
-    await client.end();
-  }
+  const rows = await sql<{ data: Record<string, unknown> }>(platform, 'SELECT data FROM ol.outbox WHERE type = $1', [type]);
+  return rows.map((row) => row.data);
 }
 
 test('register, verify with the mailed code and login give tokens and the AuthResult user', async (t) => {

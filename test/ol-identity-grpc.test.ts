@@ -5,10 +5,9 @@ import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import protoLoader from '@grpc/proto-loader';
 import { protoPath as healthProtoPath } from 'grpc-health-check';
-import pg from 'pg';
 import type { PlatformConfig } from '../server/platform/config.ts';
 import { newId } from '../server/platform/ids.ts';
-import { call, captureLogs, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
+import { call, sql, captureLogs, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { signUp, testPassword, uniqueEmail } from './helpers/users.ts';
 
 const require = createRequire(import.meta.url);
@@ -59,16 +58,6 @@ async function verifyRequest(overrides: Record<string, string> = {}) {
   return { user_id: user.userId, type: 'nin', identification_number: testNumber('100'), first_name: 'Amaka', last_name: 'Eze', date_of_birth: '1990-04-17', ...overrides };
 }
 
-async function query<T = Record<string, unknown>>(sql: string, values: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: platform.databaseUrl });
-  await client.connect();
-  try {
-    return (await client.query(sql, values)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
-
 test('a client built from proto/ alone calls both RPCs with the service key', async (t) => {
   const verified = await rpc('VerifyIdentity', await verifyRequest());
   t.is(verified.verified, true);
@@ -82,7 +71,7 @@ test('a call without the service key, or with a wrong one, is UNAUTHENTICATED', 
   t.is((await rpcError('VerifyIdentity', request, null)).code, grpc.status.UNAUTHENTICATED);
   t.is((await rpcError('VerifyIdentity', request, 'not-the-key')).code, grpc.status.UNAUTHENTICATED);
   t.is((await rpcError('ProvisionAccount', { email: uniqueEmail('no-key') }, null)).code, grpc.status.UNAUTHENTICATED);
-  t.is((await query(`SELECT 1 FROM ol.identity_checks WHERE user_id = $1`, [request.user_id])).length, 0);
+  t.is((await sql(platform, `SELECT 1 FROM ol.identity_checks WHERE user_id = $1`, [request.user_id])).length, 0);
 });
 
 test('reflection lists the IdentityService and the health service', async (t) => {
@@ -138,7 +127,7 @@ for (const { prefix, outcome } of failingClasses) {
     const response = await rpc('VerifyIdentity', request);
     t.like(response, { verified: false, provider: 'sandbox', verified_at: '' });
     t.regex(response.provider_reference, /^sbx_/);
-    const [row] = await query(`SELECT outcome, verified_at FROM ol.identity_checks WHERE user_id = $1`, [request.user_id]);
+    const [row] = await sql(platform, `SELECT outcome, verified_at FROM ol.identity_checks WHERE user_id = $1`, [request.user_id]);
     t.like(row, { outcome, verified_at: null });
   });
 }
@@ -155,7 +144,7 @@ test('each check is stored with the HMAC of type and number, and a fresh referen
   const first = await rpc('VerifyIdentity', request);
   const second = await rpc('VerifyIdentity', request);
   t.not(first.provider_reference, second.provider_reference);
-  const rows = await query(`SELECT * FROM ol.identity_checks WHERE user_id = $1 ORDER BY id`, [request.user_id]);
+  const rows = await sql(platform, `SELECT * FROM ol.identity_checks WHERE user_id = $1 ORDER BY id`, [request.user_id]);
   const expectedHmac = crypto.createHmac('sha256', config.identityHmacKey).update(`nin:${request.identification_number}`).digest('hex');
   t.deepEqual(
     rows.map((row) => [row.document_type, row.number_hmac, row.outcome, row.provider, row.provider_reference]),
@@ -212,14 +201,14 @@ test('after checks of every kind, no table of any schema and no log line holds a
   for (const number of numbers) await rpc('VerifyIdentity', await verifyRequest({ identification_number: number }));
   await rpcError('VerifyIdentity', await verifyRequest({ identification_number: `${numbers[0]}9` }));
 
-  const tables = await query<{ table_schema: string; table_name: string }>(
+  const tables = await sql<{ table_schema: string; table_name: string }>(platform, 
     `SELECT table_schema, table_name FROM information_schema.tables
      WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema')`,
   );
   t.true(tables.some((table) => table.table_schema === 'ol' && table.table_name === 'identity_checks'));
   let dump = '';
   for (const { table_schema, table_name } of tables) {
-    dump += JSON.stringify(await query(`SELECT * FROM "${table_schema}"."${table_name}"`));
+    dump += JSON.stringify(await sql(platform, `SELECT * FROM "${table_schema}"."${table_name}"`));
   }
   t.true(logLines.some((line) => line.includes('identity checked')), 'the log was captured');
   for (const number of numbers) {

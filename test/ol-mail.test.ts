@@ -1,6 +1,5 @@
 import test from 'ava';
 import net from 'node:net';
-import pg from 'pg';
 import { createNotifications } from '../server/orchestrator/notifications/service.ts';
 import { resolveConfig } from '../server/platform/config.ts';
 import { createDatabase, createSequelize, dropDatabase } from '../server/platform/db/database.ts';
@@ -8,7 +7,7 @@ import { newId } from '../server/platform/ids.ts';
 import { createLogger } from '../server/platform/logger.ts';
 import type { ServiceDeps } from '../server/platform/service.ts';
 import { startServe } from './helpers/cli.ts';
-import { call, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
+import { call, sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { latestMail, signUp, testPassword, uniqueEmail } from './helpers/users.ts';
 
 let platform: TestPlatform;
@@ -28,16 +27,6 @@ async function mailbox(to: string, expected: number): Promise<any[]> {
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`fewer than ${expected} mails reached ${to}`);
-}
-
-async function query<T>(databaseUrl: string, sql: string, values: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    return (await client.query(sql, values)).rows as T[];
-  } finally {
-    await client.end();
-  }
 }
 
 test('the dev mailbox lists an address its mails newest first, each with its OTP', async (t) => {
@@ -62,8 +51,8 @@ test('notification.requested carries no OTP, and a delivered mail keeps only its
   const email = uniqueEmail('outbox');
   const registered = await register(email);
   const { otp } = await latestMail(platform, email);
-  const events = await query<{ data: Record<string, unknown> }>(
-    platform.databaseUrl,
+  const events = await sql<{ data: Record<string, unknown> }>(
+    platform,
     `SELECT data FROM ol.outbox WHERE type = 'notification.requested' AND data->>'to' = $1`,
     [email],
   );
@@ -72,7 +61,7 @@ test('notification.requested carries no OTP, and a delivered mail keeps only its
   t.like(events[0]!.data, { channel: 'email', template: 'account_verify', to: email, userId: registered.body.data.userId });
   t.false(JSON.stringify(events[0]).includes(otp!));
 
-  const [queued] = await query<Record<string, unknown>>(platform.databaseUrl, 'SELECT * FROM ol.notifications WHERE id = $1', [events[0]!.data.notificationId]);
+  const [queued] = await sql<Record<string, unknown>>(platform, 'SELECT * FROM ol.notifications WHERE id = $1', [events[0]!.data.notificationId]);
   t.like(queued, { status: 'sent', text: null, secrets: null, subject: 'Verify your CAP account' });
   t.truthy(queued!.sent_at);
 });
@@ -103,7 +92,7 @@ test('a generated password is sent at once, without an event, and kept only in t
   t.true(mail.text.includes('Hello Ngozi,'));
   t.true(mail.text.includes(`Sign in with ${email} and this temporary password: Generated-Pass-42`));
   t.is(mail.otp, undefined);
-  const rows = await query<Record<string, unknown>>(platform.databaseUrl, 'SELECT * FROM ol.notifications WHERE to_address = $1', [email]);
+  const rows = await sql<Record<string, unknown>>(platform, 'SELECT * FROM ol.notifications WHERE to_address = $1', [email]);
   t.is(rows.length, 1);
   t.like(rows[0], { status: 'sent', text: null, secrets: null, template: 'provisioned_account' });
 });
@@ -154,7 +143,7 @@ test('no log line carries a mail body or its OTP', async (t) => {
   const email = uniqueEmail('logs');
   t.is((await call('POST', `${gateway}/v1/ol/auth/register`, { json: { email, password: testPassword, intents: ['cap'] } })).status, 201);
   const { otp, text } = await latestMail({ url: (path: string) => `${gateway}${path}` } as TestPlatform, email);
-  const [sent] = await query<{ id: string }>(databaseUrl, `SELECT id FROM ol.notifications WHERE to_address = $1 AND status = 'sent'`, [email]);
+  const [sent] = await sql<{ id: string }>({ databaseUrl }, `SELECT id FROM ol.notifications WHERE to_address = $1 AND status = 'sent'`, [email]);
   t.truthy(sent);
   const logLines = () => serve.stderr().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
   let lines = logLines();

@@ -1,10 +1,9 @@
 import test from 'ava';
 import * as grpc from '@grpc/grpc-js';
-import pg from 'pg';
 import { callUnary, closeGrpcClients } from '../server/platform/grpc/client.ts';
 import { GrpcCallError } from '../server/platform/grpc/errors.ts';
 import type { PlatformConfig } from '../server/platform/config.ts';
-import { call, captureLogs, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
+import { call, sql, captureLogs, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { latestMail, signUp, uniqueEmail } from './helpers/users.ts';
 
 const logs = captureLogs();
@@ -39,16 +38,6 @@ async function provisionError(request: Record<string, unknown>): Promise<GrpcCal
   return error;
 }
 
-async function query<T = Record<string, unknown>>(sql: string, values: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: platform.databaseUrl });
-  await client.connect();
-  try {
-    return (await client.query(sql, values)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
-
 async function mailbox(to: string): Promise<Array<{ template: string; text: string; password?: string }>> {
   const res = await call('GET', platform.url(`/v1/ol/dev/mailbox?to=${encodeURIComponent(to)}`));
   return res.body.data;
@@ -62,17 +51,17 @@ test('a new email creates an account (is_new true); the same email, however writ
   t.is(created.is_new, true);
   const again = await provision({ email: `  ${email.toUpperCase()} `, intents: ['lms'] });
   t.deepEqual(again, { user_id: created.user_id, is_new: false });
-  const [user] = await query(`SELECT * FROM ol.users WHERE email = $1`, [email]);
+  const [user] = await sql(platform, `SELECT * FROM ol.users WHERE email = $1`, [email]);
   t.like(user, { id: created.user_id, status: 'active', auth_provider: 'password', must_change_password: true, intents: ['cap'] });
 });
 
 test('an existing email changes nothing: same password, no new mail, mustChangePassword untouched', async (t) => {
   const existing = await signUp(platform);
-  const [before] = await query(`SELECT * FROM ol.users WHERE id = $1`, [existing.userId]);
+  const [before] = await sql(platform, `SELECT * FROM ol.users WHERE id = $1`, [existing.userId]);
   const mailsBefore = await mailbox(existing.email);
   const response = await provision({ email: existing.email, intents: ['lms'], notify_kind: 'existing_member', centre_name: 'Kano Centre', role: 'staff' });
   t.deepEqual(response, { user_id: existing.userId, is_new: false });
-  const [after] = await query(`SELECT * FROM ol.users WHERE id = $1`, [existing.userId]);
+  const [after] = await sql(platform, `SELECT * FROM ol.users WHERE id = $1`, [existing.userId]);
   t.deepEqual(after, before);
   t.deepEqual(await mailbox(existing.email), mailsBefore);
   const signedIn = await login(existing.email, existing.password);
@@ -85,9 +74,9 @@ test('20 concurrent calls with one email create one user, and exactly one answer
   const responses = await Promise.all(Array.from({ length: 20 }, () => provision({ email, intents: ['cap'] })));
   t.is(new Set(responses.map((response) => response.user_id)).size, 1);
   t.is(responses.filter((response) => response.is_new).length, 1);
-  t.is((await query(`SELECT id FROM ol.users WHERE email = $1`, [email])).length, 1);
+  t.is((await sql(platform, `SELECT id FROM ol.users WHERE email = $1`, [email])).length, 1);
   t.is((await mailbox(email)).length, 1);
-  const announced = await query(`SELECT data FROM ol.outbox WHERE type = 'user.created' AND data->>'userId' = $1`, [responses[0]!.user_id]);
+  const announced = await sql(platform, `SELECT data FROM ol.outbox WHERE type = 'user.created' AND data->>'userId' = $1`, [responses[0]!.user_id]);
   t.is(announced.length, 1);
 });
 
@@ -136,18 +125,18 @@ test('user.created is published, and the password is in no event, no table but t
   const email = uniqueEmail('secret');
   const { user_id } = await provision({ email, intents: ['cap', 'lms'], correlation_id: 'staff-42' });
   const { password } = await latestMail(platform, email);
-  const [announced] = await query<{ data: Record<string, unknown> }>(`SELECT data FROM ol.outbox WHERE type = 'user.created' AND data->>'userId' = $1`, [user_id]);
+  const [announced] = await sql<{ data: Record<string, unknown> }>(platform, `SELECT data FROM ol.outbox WHERE type = 'user.created' AND data->>'userId' = $1`, [user_id]);
   t.like(announced?.data, { userId: user_id, email, intents: ['cap', 'lms'], status: 'active' });
 
-  const events = await query(`SELECT * FROM ol.outbox`);
+  const events = await sql(platform, `SELECT * FROM ol.outbox`);
   t.false(JSON.stringify(events).includes(password!));
-  const tables = await query<{ table_schema: string; table_name: string }>(
+  const tables = await sql<{ table_schema: string; table_name: string }>(platform, 
     `SELECT table_schema, table_name FROM information_schema.tables
      WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema')`,
   );
   for (const { table_schema, table_name } of tables) {
     if (table_schema === 'ol' && table_name === 'dev_mailbox') continue;
-    const rows = await query(`SELECT * FROM "${table_schema}"."${table_name}"`);
+    const rows = await sql(platform, `SELECT * FROM "${table_schema}"."${table_name}"`);
     t.false(JSON.stringify(rows).includes(password!), `${table_schema}.${table_name} holds the password`);
   }
   t.true(logLines.some((line) => line.includes('account provisioned')), 'the log was captured');
@@ -157,7 +146,7 @@ test('user.created is published, and the password is in no event, no table but t
 test('intents default to cap when the request has none', async (t) => {
   const email = uniqueEmail('default-intent');
   await provision({ email });
-  const [user] = await query(`SELECT intents FROM ol.users WHERE email = $1`, [email]);
+  const [user] = await sql(platform, `SELECT intents FROM ol.users WHERE email = $1`, [email]);
   t.deepEqual(user?.intents, ['cap']);
 });
 
@@ -172,6 +161,6 @@ for (const [label, request, message] of invalidRequests) {
     const error = await provisionError(request);
     t.is(error.code, grpc.status.INVALID_ARGUMENT);
     t.regex(error.details, message);
-    t.is((await query(`SELECT 1 FROM ol.users WHERE email = $1`, [String(request.email).toLowerCase()])).length, 0);
+    t.is((await sql(platform, `SELECT 1 FROM ol.users WHERE email = $1`, [String(request.email).toLowerCase()])).length, 0);
   });
 }

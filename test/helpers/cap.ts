@@ -1,4 +1,3 @@
-import pg from 'pg';
 import { call, type JsonResponse, type TestPlatform } from './platform.ts';
 import type { SignedUpUser } from './users.ts';
 
@@ -55,22 +54,3 @@ export async function onboard(platform: TestPlatform, user: SignedUpUser, person
   return submitted.body.data;
 }
 
-/** A query on the platform's database, for what the API does not show (row counts, fixtures). */
-export async function sql<T = Record<string, unknown>>(platform: TestPlatform, text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: platform.databaseUrl });
-  await client.connect();
-  try {
-    return (await client.query(text, values)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
-
-/** Polls until `check` holds (events are delivered asynchronously). */
-export async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { request, type Dispatcher } from 'undici';
 import { resolveConfig, type ConfigInput, type PlatformConfig } from '../../server/platform/config.ts';
 import { createDatabase, dropDatabase } from '../../server/platform/db/database.ts';
@@ -84,4 +85,24 @@ export async function call(
     parsed = undefined;
   }
   return { status: res.statusCode, headers: res.headers, body: parsed, text };
+}
+
+/** A query on the platform's database, for what the API does not show (row counts, fixtures). */
+export async function sql<T = Record<string, unknown>>(platform: { databaseUrl: string }, text: string, values: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: platform.databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query(text, values)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+/** Polls until `check` holds (events are delivered asynchronously). */
+export async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }

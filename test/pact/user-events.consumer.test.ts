@@ -4,8 +4,7 @@ import { importJWK, SignJWT, type JWK } from 'jose';
 import { createBearerAuth } from '../../server/platform/auth/bearer.ts';
 import type { PlatformEvent } from '../../server/platform/events/types.ts';
 import type { Call } from '../../server/platform/http/operations.ts';
-import { eventually, sql } from '../helpers/cap.ts';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import { eventually, sql, startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 import { email, isoDateTime, pactFiles, ulid } from './support.ts';
 
 // CAP and the LMS consume the Orchestrator's user.created and user.deleted. Each message is put in
