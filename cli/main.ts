@@ -12,7 +12,9 @@ import { registerPact } from './commands/pact.ts';
 import { registerAdmin } from './commands/admin.ts';
 import { registerCentre } from './commands/centre.ts';
 import { registerIdentity } from './commands/identity.ts';
+import { registerInvitations } from './commands/invitations.ts';
 import { registerStaff } from './commands/staff.ts';
+import { registerPay } from './commands/pay.ts';
 
 /** Builds the capctl program. Each command module adds its own subcommands. */
 export function buildProgram(): Command {
@@ -20,7 +22,7 @@ export function buildProgram(): Command {
     .description('Run, seed, script and verify the CAP platform reference')
     .showHelpAfterError()
     .exitOverride();
-  for (const register of [registerServe, registerDemo, registerRun, registerAccount, registerIdentity, registerAdmin, registerCentre, registerStaff, registerMail, registerGoogleToken, registerKeys, registerGrpc, registerPact]) register(program);
+  for (const register of [registerServe, registerDemo, registerRun, registerAccount, registerIdentity, registerAdmin, registerCentre, registerStaff, registerInvitations, registerPay, registerMail, registerGoogleToken, registerKeys, registerGrpc, registerPact]) register(program);
   return program;
 }
 

@@ -11,6 +11,11 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
+/** The platform could not be reached at all (as opposed to answering with an error): exit code 3. */
+export class UnreachableError extends Error {
+  override name = 'UnreachableError';
+}
+
 /** Prints a value for machines (`--json`) or a line for people. */
 export function print(value: unknown, asJson: boolean, human: () => string): void {
   process.stdout.write(asJson ? `${JSON.stringify(value, null, 2)}\n` : `${human()}\n`);

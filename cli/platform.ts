@@ -5,7 +5,8 @@ import { UsageError } from './output.ts';
 /** The platform options shared by `serve` and `demo`. Values are validated by resolveConfig, not here. */
 export function withPlatformOptions(command: Command): Command {
   return command
-    .option('--host <host>', 'address to listen on (env CAPCTL_HOST)')
+    .option('--host <host>', 'address to listen on (env CAPCTL_HOST); in development mode, loopback only unless --dev-mode-on-network')
+    .option('--dev-mode-on-network', 'allow development mode (dev mailbox, provider states, dev service key) on a non-loopback --host (env CAPCTL_DEV_MODE_ON_NETWORK)')
     .option('--port <port>', 'gateway port serving /v1/ol, /v1/cap and /v1/lms (env PORT, default 4000)')
     .option('--ol-port <port>', 'Orchestrator listener, prefix /v1 (env OL_PORT, default 4300)')
     .option('--cap-port <port>', 'CAP listener, prefix /v1 (env CAP_PORT, default 4100)')
@@ -23,6 +24,7 @@ export function withPlatformOptions(command: Command): Command {
 export function configFromOptions(options: Record<string, unknown>, overrides: ConfigInput = {}): PlatformConfig {
   const input: ConfigInput = {
     host: options.host,
+    devModeOnNetwork: options.devModeOnNetwork,
     port: options.port,
     olPort: options.olPort,
     capPort: options.capPort,

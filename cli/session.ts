@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Agent } from 'undici';
-import { exitCodes, UsageError } from './output.ts';
-import { createDispatcher, send, UnreachableError, type HttpResponse } from './scenarios/http.ts';
+import { exitCodes, UnreachableError, UsageError } from './output.ts';
+import type { HttpResponse } from './scenarios/http.ts';
 
 const defaultBaseUrl = 'http://127.0.0.1:4000';
 
@@ -103,7 +103,7 @@ export interface RequestOptions {
 
 /** Calls to one platform; `close()` when done so the process can exit. */
 export class Api {
-  private readonly dispatcher: Agent = createDispatcher();
+  private dispatcher: Agent | undefined;
 
   constructor(readonly baseUrl: string) {}
 
@@ -112,6 +112,9 @@ export class Api {
     const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     if (options.token) headers.authorization = `Bearer ${options.token}`;
+    // The HTTP client is loaded on the first call, so a command's --help does not pay for it.
+    const { createDispatcher, send } = await import('./scenarios/http.ts');
+    this.dispatcher ??= createDispatcher();
     const res = await send({ method, url: `${this.baseUrl}${urlPath}`, headers, body: options.body }, this.dispatcher);
     if (res.status >= 200 && res.status <= 299) return res;
     const error = (res.body as { error?: { code?: string; message?: string; details?: ApiError['details'] } } | undefined)?.error;
@@ -123,8 +126,8 @@ export class Api {
     return ((await this.send(method, urlPath, options)).body as { data: T }).data;
   }
 
-  close(): Promise<void> {
-    return this.dispatcher.close();
+  async close(): Promise<void> {
+    await this.dispatcher?.close();
   }
 }
 

@@ -1,6 +1,5 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Router } from 'express';
 import type { Sequelize } from 'sequelize';
 import { createCap } from './cap/index.ts';
 import { createLms } from './lms/index.ts';
@@ -12,7 +11,7 @@ import { createMigrator, migrate } from './platform/db/migrations.ts';
 import { createEventRuntime } from './platform/events/runtime.ts';
 import { createHttpApp, listen, type Listener, type Mount } from './platform/http/app.ts';
 import { loadApiDocument } from './platform/http/openapi.ts';
-import { bindOperations } from './platform/http/operations.ts';
+import { bindOperations, type OperationRouter } from './platform/http/operations.ts';
 import { standardHandlers } from './platform/http/standard.ts';
 import { createLogger, type Logger } from './platform/logger.ts';
 import type { Peers, Service, ServiceDeps } from './platform/service.ts';
@@ -34,7 +33,7 @@ export interface RunningPlatform {
   databaseUrl: string;
   logger: Logger;
   /** The router of each running service, as mounted on every listener. */
-  routers: Partial<Record<ServiceName, Router>>;
+  routers: Partial<Record<ServiceName, OperationRouter>>;
   stop(): Promise<void>;
 }
 
@@ -110,14 +109,15 @@ export async function startPlatform(config: PlatformConfig, logger: Logger = cre
       cleanups.push(() => listener.close());
       urls[name] = listener.url;
     };
-    await open('gateway', createHttpApp(Object.values(mounts), logger, config.bodyLimitBytes), config.port);
+    const http = { bodyLimitBytes: config.bodyLimitBytes, corsOrigins: config.corsOrigins, devMode: config.devMode };
+    await open('gateway', createHttpApp(Object.values(mounts), logger, http), config.port);
     if (config.servicePorts) {
       const ports: Record<ServiceName, number> = { ol: config.olPort, cap: config.capPort, lms: config.lmsPort };
       for (const name of config.only) {
-        await open(name, createHttpApp([{ prefix: '/v1', router: mounts[name]!.router }], logger, config.bodyLimitBytes), ports[name]);
+        await open(name, createHttpApp([{ prefix: '/v1', router: mounts[name]!.router }], logger, http), ports[name]);
       }
     }
-    const routers = Object.fromEntries(Object.entries(mounts).map(([name, m]) => [name, m.router]));
+    const routers = Object.fromEntries(prepared.map(({ name, router }) => [name, router]));
     return { urls, databaseUrl, logger, routers, stop };
   } catch (err) {
     await stop();

@@ -9,9 +9,9 @@ import { signUp, type SignedUpUser } from './helpers/users.ts';
 // The acting context (X-CAP-PERSONA, X-CAP-CENTRE-ID), rule by rule as the spec's table states it:
 // first the pure function, then the same rules over HTTP against GET /context.
 
-const nothing: Memberships = { candidate: false, assessor: false, awardingBody: false, centres: [] };
-const centreA = { centreId: 'A', role: 'super_admin' as const };
-const centreB = { centreId: 'B', role: 'staff' as const };
+const nothing: Memberships = { candidate: false, assessor: false, assessorStatus: null, awardingBody: false, centres: [] };
+const centreA = { centreId: 'A', role: 'super_admin' as const, centreStatus: 'approved' as const };
+const centreB = { centreId: 'B', role: 'staff' as const, centreStatus: 'approved' as const };
 
 const pureRules: Array<{ rule: string; memberships: Partial<Memberships>; headers: ContextHeaders; expect: object | string }> = [
   { rule: 'a named persona the caller holds is the context', memberships: { candidate: true, assessor: true }, headers: { persona: 'assessor' }, expect: { persona: 'assessor' } },

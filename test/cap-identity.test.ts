@@ -44,12 +44,18 @@ test('a number starting 100 verifies the caller: verifiedAt and provider come ba
   t.true((await cap(platform, user, 'GET', '/me/profile')).body.data.identityVerified);
 });
 
-for (const [prefix, kind] of [['200', 'a name mismatch'], ['300', 'a date-of-birth mismatch'], ['456', 'an unknown number']] as const) {
-  test(`${kind} (${prefix}...) is 200 with verified false and no verifiedAt, and the user stays unverified`, async (t) => {
+const failures = [
+  ['200', 'a name mismatch', 'identity.not_verified', 'name_mismatch'],
+  ['300', 'a date-of-birth mismatch', 'identity.not_verified', 'dob_mismatch'],
+  ['456', 'an unknown number', 'identity.not_found', 'not_found'],
+] as const;
+for (const [prefix, kind, code, outcome] of failures) {
+  test(`${kind} (${prefix}...) is 422 ${code} with the outcome as the detail (the client decides by status), and the user stays unverified`, async (t) => {
     const user = await candidateWithDraft();
     const res = await verify(platform, user, nin(prefix));
-    t.is(res.status, 200, res.text);
-    t.deepEqual(res.body.data, { verified: false, verifiedAt: null, provider: 'sandbox' });
+    t.is(res.status, 422, res.text);
+    t.is(res.body.error.code, code);
+    t.deepEqual(res.body.error.details, [{ field: 'identificationNumber', issue: outcome }]);
     t.false((await cap(platform, user, 'GET', '/me')).body.data.identityVerified);
   });
 }
@@ -69,7 +75,7 @@ test('a failed check after a successful one does not undo the verification', asy
   const user = await candidateWithDraft();
   await verify(platform, user, nin('100'));
   const failed = await verify(platform, user, nin('200'));
-  t.false(failed.body.data.verified);
+  t.is(failed.status, 422);
   t.true((await cap(platform, user, 'GET', '/me')).body.data.identityVerified);
 });
 

@@ -242,3 +242,37 @@ test('a refused centre submit creates no centre', async (t) => {
   t.deepEqual(await sql(platform, 'SELECT id FROM cap.centres WHERE created_by = $1', [user.userId]), []);
   t.deepEqual((await cap(platform, user, 'GET', '/me')).body.data.centres, []);
 });
+
+test("the web client's phone shape (+NG and the whole international number) is saved and read back exactly as sent", async (t) => {
+  const user = await signUp(platform);
+  await cap(platform, user, 'POST', '/onboarding/start', { json: { persona: 'candidate' } });
+  const phoneNumber = { countryCode: '+NG', number: '+2348031234567' };
+  const saved = await cap(platform, user, 'PATCH', '/onboarding/candidate/save', { json: { contactInformation: { emailAddress: user.email, phoneNumber } } });
+  t.is(saved.status, 200, saved.text);
+  t.deepEqual(saved.body.data.data.contactInformation.phoneNumber, phoneNumber);
+  const read = await cap(platform, user, 'GET', '/onboarding/candidate');
+  t.deepEqual(read.body.data.data.contactInformation.phoneNumber, phoneNumber);
+  // The same shape on the profile, and a dialling code with a national number as well.
+  for (const phone of [phoneNumber, { countryCode: '+234', number: '0803 123 4567' }]) {
+    const profile = await cap(platform, user, 'PATCH', '/me/profile', { json: { contactInformation: { phoneNumber: phone } } });
+    t.is(profile.status, 200, profile.text);
+    t.deepEqual(profile.body.data.contactInformation.phoneNumber, phone);
+  }
+});
+
+test('fields a form leaves untouched arrive as blank strings and are accepted; a blank still counts as missing on submit', async (t) => {
+  const user = await signUp(platform);
+  await cap(platform, user, 'POST', '/onboarding/start', { json: { persona: 'candidate' } });
+  const blank = {
+    personalDetails: { firstName: 'Ada', lastName: 'Obi', middleName: '', dob: '', gender: '', nationality: '' },
+    contactInformation: { emailAddress: '', phoneNumber: { countryCode: '', number: '' } },
+    currentOccupation: { employmentHistory: [{ company: 'Acme', jobTitle: 'Welder', employmentType: 'Contract', startDate: '2020-01-01', endDate: '', keyResponsibilities: 'Welding' }] },
+  };
+  const saved = await cap(platform, user, 'PATCH', '/onboarding/candidate/save', { json: blank });
+  t.is(saved.status, 200, saved.text);
+  const submit = await cap(platform, user, 'POST', '/onboarding/candidate/submit');
+  t.is(submit.status, 422);
+  const missing = submit.body.error.details.map((d: { field: string }) => d.field);
+  t.true(missing.includes('personalDetails.dob'));
+  t.true(missing.includes('contactInformation.phoneNumber.number'));
+});

@@ -1,9 +1,9 @@
 import test from 'ava';
 import { closeGrpcClients } from '../server/platform/grpc/client.ts';
 import { newId } from '../server/platform/ids.ts';
-import { cap, onboard } from './helpers/cap.ts';
+import { approvedCentreOwner, cap, onboard } from './helpers/cap.ts';
 import { call, sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
-import { latestMail, signUp, testPassword, uniqueEmail, type SignedUpUser } from './helpers/users.ts';
+import { firstSignIn, latestMail, type SignedUpUser, signUp, testPassword, uniqueEmail } from './helpers/users.ts';
 
 // Centre staff (/centre/staff): adding people through ProvisionAccount, how they get in, the list and
 // their status. Every call acts as the centre persona for one centre, as the real client does.
@@ -23,8 +23,7 @@ const asCentre = (centreId: string) => ({ 'X-CAP-PERSONA': 'centre', 'X-CAP-CENT
 /** A user who onboarded a centre: its active super admin. */
 async function centreOwner(on: TestPlatform = platform): Promise<{ owner: SignedUpUser; centreId: string }> {
   const owner = await signUp(on);
-  await onboard(on, owner, 'centre');
-  const centreId = (await cap(on, owner, 'GET', '/me')).body.data.centres[0].centreId;
+  const centreId = await approvedCentreOwner(on, owner);
   return { owner, centreId };
 }
 
@@ -49,7 +48,7 @@ async function activeMember(by: SignedUpUser, centreId: string, role = 'staff', 
   const email = uniqueEmail(role);
   const added = await addStaff(by, centreId, { name, email, role });
   if (added.status !== 201) throw new Error(`add staff: ${added.status} ${added.text}`);
-  const { member } = await signInWithMailedPassword(email);
+  const member = await firstSignIn(platform, email);
   await cap(platform, member, 'GET', '/me');
   return { member, staffId: added.body.data.id as string };
 }
@@ -99,33 +98,11 @@ test('the first calls of a new member may race: they all succeed and the member 
   const { owner, centreId } = await centreOwner();
   const email = uniqueEmail('racer');
   await addStaff(owner, centreId, { email });
-  const { member } = await signInWithMailedPassword(email);
+  const member = await firstSignIn(platform, email);
   const answers = await Promise.all(['/me', '/onboarding/mine', '/me/profile', '/me'].map((path) => cap(platform, member, 'GET', path)));
   t.deepEqual(answers.map((a) => a.status), [200, 200, 200, 200]);
   t.is((await sql(platform, `SELECT 1 FROM cap.onboardings WHERE user_id = $1 AND persona = 'centre'`, [member.userId])).length, 1);
   t.is((await cap(platform, member, 'GET', '/me')).body.data.centres[0].status, 'operable');
-});
-
-test('someone who already uses CAP is active at once, with the centre onboarding made for them', async (t) => {
-  const { owner, centreId } = await centreOwner();
-  const existing = await signUp(platform);
-  await cap(platform, existing, 'GET', '/me');
-  const res = await addStaff(owner, centreId, { email: existing.email });
-  t.is(res.status, 201, res.text);
-  t.is(res.body.data.status, 'active');
-  t.like((await cap(platform, existing, 'GET', '/onboarding/mine')).body.data.onboardings, [{ persona: 'centre', status: 'completed' }]);
-  t.is((await latestMail(platform, existing.email)).password, undefined, 'an existing account gets no new password');
-});
-
-test("a member who had started their own centre onboarding has it completed as staff, keeping what they typed", async (t) => {
-  const { owner, centreId } = await centreOwner();
-  const existing = await signUp(platform);
-  await cap(platform, existing, 'POST', '/onboarding/start', { json: { persona: 'centre' } });
-  await cap(platform, existing, 'PATCH', '/onboarding/centre/save', { json: { centre: { centreInformation: { name: 'My own centre' } } } });
-  await addStaff(owner, centreId, { email: existing.email });
-  const record = (await cap(platform, existing, 'GET', '/onboarding/centre')).body.data;
-  t.is(record.status, 'completed');
-  t.like(record.data, { variant: 'staff', centreId, centre: { centreInformation: { name: 'My own centre' } } });
 });
 
 test('only super admins add staff: a regular admin or a staff member gets 403 centre.role_forbidden', async (t) => {

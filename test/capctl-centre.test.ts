@@ -128,7 +128,7 @@ test('identity verify uses the stored session: exit 0 when verified, 1 when not,
   t.regex(verified.stdout, /^verified by sandbox at \d{4}-/);
   const mismatch = await cli.run('identity', 'verify', '--nin', nin('200'), '--json');
   t.is(mismatch.code, 1);
-  t.deepEqual(JSON.parse(mismatch.stdout), { verified: false, verifiedAt: null, provider: 'sandbox' });
+  t.like(JSON.parse(mismatch.stdout).error, { status: 422, code: 'identity.not_verified', details: [{ field: 'identificationNumber', issue: 'name_mismatch' }] });
   t.is((await cli.run('identity', 'verify', '--nin', '123')).code, 2);
   t.true((await cli.json('me', '--service', 'cap')).identityVerified);
 });
@@ -148,4 +148,45 @@ test('commands that need a session exit 2 without one', async (t) => {
     t.is(res.code, 2, args.join(' '));
     t.regex(res.stderr, /not signed in/);
   }
+});
+
+test('admin centres list|suspend|approve moderate centres as the signed-in platform admin; several ids change all or none', async (t) => {
+  const cli = capctl(t);
+  const adminEmail = uniqueEmail('admin');
+  await cli.adminCreate('--email', adminEmail);
+  await cli.firstSignIn(adminEmail, 'admin');
+  const made = [];
+  for (const name of ['Jos Crafts', 'Ilorin Works']) {
+    made.push(await cli.json('centre', 'create', '--profile', 'admin', '--name', name, '--registration-no', `RC-${crypto.randomUUID()}`, '--admin-name', 'A B', '--admin-email', uniqueEmail('f')));
+  }
+  const ids = made.map((c) => c.id as string);
+  const suspended = await cli.json('admin', 'centres', 'suspend', ...ids, '--profile', 'admin');
+  t.deepEqual(suspended.map((c: { status: string }) => c.status), ['suspended', 'suspended']);
+  const listed = await cli.json('admin', 'centres', 'list', '--status', 'suspended', '--profile', 'admin');
+  t.true(ids.every((id) => listed.some((c: { id: string }) => c.id === id)));
+  const plain = await cli.run('admin', 'centres', 'approve', ids[0]!, '--profile', 'admin');
+  t.is(plain.code, 0, plain.stderr);
+  t.regex(plain.stdout, /^approved: Jos Crafts/);
+  const deleted = await cli.run('admin', 'centres', 'delete', ids[0]!, '--profile', 'admin');
+  t.is(deleted.code, 0, 'an unused centre (only its super admin) is deleted');
+});
+
+test('capctl invitations list|accept: someone who already had an account accepts the centre that invited them', async (t) => {
+  const cli = capctl(t);
+  const adminEmail = uniqueEmail('admin');
+  await cli.adminCreate('--email', adminEmail);
+  await cli.firstSignIn(adminEmail, 'admin');
+  const founderEmail = uniqueEmail('founder');
+  const centre = await cli.json('centre', 'create', '--profile', 'admin', '--name', 'Abeokuta Works', '--registration-no', `RC-${crypto.randomUUID()}`, '--admin-name', 'A B', '--admin-email', founderEmail);
+  await cli.firstSignIn(founderEmail, 'founder');
+  const existingEmail = uniqueEmail('existing');
+  await cli.json('register', '--email', existingEmail, '--password', testPassword);
+  await cli.json('verify', '--email', existingEmail, '--profile', 'existing');
+  await cli.json('staff', 'add', '--profile', 'founder', '--centre', centre.id, '--name', 'Kemi', '--email', existingEmail, '--role', 'staff');
+  const [invitation] = await cli.json('invitations', 'list', '--profile', 'existing');
+  t.like(invitation, { kind: 'centre', organisationName: 'Abeokuta Works', role: 'staff' });
+  const accepted = await cli.run('invitations', 'accept', invitation.id, '--profile', 'existing');
+  t.is(accepted.code, 0, accepted.stderr);
+  const me = await cli.json('me', '--service', 'cap', '--profile', 'existing');
+  t.like(me.centres, [{ centreId: centre.id, status: 'operable' }]);
 });

@@ -111,3 +111,46 @@ test('on SIGTERM, a request already in flight still gets its answer before serve
   t.is(answer.body.data.verified, true);
   t.is(await exited, 0);
 });
+
+// As root, the embedded PostgreSQL runs as user `postgres`. A data directory under a private home
+// (its parent mode 700) is out of that user's reach, so the cluster is placed under
+// CAPCTL_CLUSTER_HOME instead, and found there again on the next start.
+const asRoot = process.getuid?.() === 0;
+
+test('as root, a data directory under a private folder still serves: its cluster is placed where postgres can reach it', async (t) => {
+  if (!asRoot) return t.pass('only root runs the embedded PostgreSQL as another user');
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'capctl-home-'));
+  const clusters = fs.mkdtempSync(path.join(os.tmpdir(), 'capctl-clusters-'));
+  fs.chmodSync(clusters, 0o755);
+  const dataDir = path.join(home, 'project', '.capctl');
+  fs.mkdirSync(path.dirname(dataDir), { recursive: true });
+  fs.chmodSync(home, 0o700);
+  t.teardown(() => {
+    fs.rmSync(home, { recursive: true, force: true });
+    fs.rmSync(clusters, { recursive: true, force: true });
+  });
+  const env = { CAPCTL_CLUSTER_HOME: clusters, DATABASE_URL: '' };
+  for (const start of ['first', 'next']) {
+    const serve = await startServe(['--data-dir', dataDir, ...freePorts], env);
+    t.is((await call('GET', `${serve.urls.gateway}/v1/cap/readyz`)).status, 200, `${start} start`);
+    t.is(await serve.stop('SIGTERM'), 0);
+  }
+  const placed = fs.readFileSync(path.join(dataDir, 'pg-location'), 'utf8').trim();
+  t.is(path.dirname(placed), clusters);
+  t.true(fs.existsSync(path.join(placed, 'PG_VERSION')));
+});
+
+test('as root, when no reachable place can be found either, serve says why in one line and exits 2', async (t) => {
+  if (!asRoot) return t.pass('only root runs the embedded PostgreSQL as another user');
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'capctl-home-'));
+  fs.chmodSync(home, 0o700);
+  t.teardown(() => fs.rmSync(home, { recursive: true, force: true }));
+  const result = await runCapctl(['serve', '--data-dir', path.join(home, '.capctl'), ...freePorts], {
+    CAPCTL_CLUSTER_HOME: path.join(home, 'clusters'),
+    DATABASE_URL: '',
+  });
+  t.is(result.code, 2);
+  const lines = result.stderr.trim().split('\n');
+  t.is(lines.length, 1, result.stderr);
+  t.regex(lines[0]!, /runs as user "postgres".*cannot reach .*has mode 700.*--data-dir/);
+});

@@ -218,3 +218,13 @@ test('an event committed by a process killed before its relay ran is delivered a
   const bus = await startBus(t, database, subscribeCapAndLms);
   await eventually('CAP and LMS processed the event', async () => (await effects(bus, 'cap', eventId)) === 1 && (await effects(bus, 'lms', eventId)) === 1);
 });
+
+test('processes starting on one database at the same moment all start: queue declarations do not deadlock', async (t) => {
+  const database = await createEventDatabase(t);
+  const buses = await Promise.all(
+    [1, 2, 3].map(() => startBus(t, database, (bus) => bus.events.cap.subscribe('user.created', 'cap.users', recordEffect(bus, 'cap', 'cap.users')))),
+  );
+  const event = await database.db.ol.transaction((tx) => buses[0]!.events.ol.publish(tx, 'user.created', { userId: 'u1' }));
+  await eventually('the event is delivered once', async () => (await effects(database, 'cap', event.id)) === 1);
+  t.is(await effects(database, 'cap', event.id), 1);
+});

@@ -112,6 +112,7 @@ test('outside development mode mail goes out by SMTP, and the dev mailbox and Go
     serviceApiKey: 'a-production-grade-service-key',
     googleClientId: 'test-google-client',
     identityHmacKey: 'test-identity-hmac-key',
+    paymentSecretKey: 'test-payment-secret-key',
   });
   t.teardown(() => live.stop());
   const email = uniqueEmail('smtp');

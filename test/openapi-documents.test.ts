@@ -1,4 +1,7 @@
 import test from 'ava';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { serviceNames } from '../server/platform/config.ts';
 import { loadApiDocument } from '../server/platform/http/openapi.ts';
 import { compileOperation } from '../server/platform/http/validation.ts';
@@ -17,3 +20,28 @@ for (const service of serviceNames) {
     t.is(new Set(ids).size, ids.length);
   });
 }
+
+// A service's document is its root file plus its area files (openapi/<service>/*.yaml).
+async function documentWithAreas(areas: Record<string, string>): Promise<Awaited<ReturnType<typeof loadApiDocument>>> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'openapi-'));
+  await writeFile(path.join(dir, 'svc.yaml'), 'openapi: 3.1.0\ninfo: { title: t, version: "1" }\ntags: [{ name: Root }]\npaths:\n  /a:\n    get: { operationId: getA, responses: { "200": { description: ok } } }\n');
+  await mkdir(path.join(dir, 'svc'));
+  for (const [name, text] of Object.entries(areas)) await writeFile(path.join(dir, 'svc', name), text);
+  return loadApiDocument(path.join(dir, 'svc.yaml'));
+}
+
+test('area files add their tags, paths and components to the service document', async (t) => {
+  const doc = await documentWithAreas({
+    'b.yaml': 'tags: [{ name: B }]\npaths:\n  /b:\n    get: { operationId: getB, responses: { "200": { description: ok, content: { application/json: { schema: { $ref: "#/components/schemas/B" } } } } } }\ncomponents:\n  schemas:\n    B: { type: string }\n',
+  });
+  t.deepEqual(doc.operations.map((o) => o.operationId), ['getA', 'getB']);
+  t.deepEqual((doc.bundled.tags as Array<{ name: string }>).map((tag) => tag.name), ['Root', 'B']);
+});
+
+test('a path or a component defined twice across area files is refused when the document loads', async (t) => {
+  await t.throwsAsync(documentWithAreas({ 'b.yaml': 'paths:\n  /a:\n    post: { operationId: postA, responses: {} }\n' }), { message: /path \/a is already defined/ });
+  await t.throwsAsync(
+    documentWithAreas({ 'b.yaml': 'components: { schemas: { X: { type: string } } }\n', 'c.yaml': 'components: { schemas: { X: { type: number } } }\n' }),
+    { message: /components.schemas.X is already defined/ },
+  );
+});

@@ -1,13 +1,17 @@
 // `npm test`: one embedded PostgreSQL for the whole run, then ava. Each test file creates its own
 // database on it (test/helpers/platform.ts). The server is stopped and its files removed at the end,
-// whatever the tests did.
+// whatever the tests did. Tests run the TypeScript sources in-process, and `bin/capctl` as users do:
+// from the compiled build, brought up to date here once, before the tests start (CAPCTL_FROM_SOURCE=1
+// skips the build and runs capctl from the sources too, for a quicker inner loop).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startEmbeddedPostgres } from '../server/platform/db/embedded.ts';
+import { ensureBuild } from '../bin/build.mjs';
+import { removeDataDir, startEmbeddedPostgres } from '../server/platform/db/embedded.ts';
 import { createLogger } from '../server/platform/logger.ts';
 
+if (process.env.CAPCTL_FROM_SOURCE !== '1') ensureBuild();
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'capctl-test-'));
 const database = await startEmbeddedPostgres(dataDir, createLogger('warn'));
 let cleaned = false;
@@ -15,7 +19,7 @@ const cleanup = async () => {
   if (cleaned) return;
   cleaned = true;
   await database.stop().catch(() => undefined);
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  removeDataDir(dataDir);
 };
 
 const ava = spawn(process.execPath, [path.join('node_modules', 'ava', 'entrypoints', 'cli.mjs'), ...process.argv.slice(2)], {

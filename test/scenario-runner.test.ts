@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import anyTest, { type TestFn } from 'ava';
 import { UsageError } from '../cli/output.ts';
-import { UnreachableError } from '../cli/scenarios/http.ts';
+import { UnreachableError } from '../cli/output.ts';
 import { parseScenario } from '../cli/scenarios/parse.ts';
 import { runScenarios, type RunOptions, type RunReport, type StepResult } from '../cli/scenarios/runner.ts';
 import { startFakePlatform, type FakePlatform } from './scenario-fake-platform.ts';

@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
+import type { JSONWebKeySet } from 'jose';
 import { print, UsageError } from '../output.ts';
 import {
   Api,
@@ -220,6 +220,7 @@ export function registerAccount(program: Command): void {
  */
 async function checkedClaims(session: Session): Promise<Record<string, unknown>> {
   if (expiresWithin(session.profile.accessToken, 30)) await session.refresh();
+  const { createLocalJWKSet, jwtVerify } = await import('jose');
   const keys = createLocalJWKSet((await session.api.send('GET', '/v1/ol/.well-known/jwks.json')).body as JSONWebKeySet);
   try {
     return (await jwtVerify(session.profile.accessToken, keys)).payload;

@@ -1,19 +1,10 @@
-import { status } from '@grpc/grpc-js';
 import { Option, type Command } from 'commander';
-import type { Sequelize } from 'sequelize';
-import { createPlatformRoles } from '../../server/cap/admin/service.ts';
 import { platformRoles, type PlatformRole } from '../../server/cap/admin/roles.ts';
-import { createIdentityClient, type ProvisionAccountResponse } from '../../server/cap/orchestrator.ts';
-import { createUserService } from '../../server/cap/users/service.ts';
-import { createSequelize } from '../../server/platform/db/database.ts';
-import { runningDatabaseUrl } from '../../server/platform/db/embedded.ts';
-import { closeGrpcClients } from '../../server/platform/grpc/client.ts';
-import { GrpcCallError, statusName } from '../../server/platform/grpc/errors.ts';
-import { newId } from '../../server/platform/ids.ts';
-import { exitCodes, print } from '../output.ts';
-import { configFromOptions, startFailure } from '../platform.ts';
+import { print } from '../output.ts';
+import { runCommand } from '../session.ts';
+import { asProfileUser, signedInOptions, type SignedInOptions } from './signed-in.ts';
 
-interface CreateOptions {
+export interface CreateOptions {
   email: string;
   name?: string;
   role: PlatformRole;
@@ -23,78 +14,12 @@ interface CreateOptions {
   json?: boolean;
 }
 
-const defaultGrpcAddress = '127.0.0.1:4400';
-
-/** A reason the command stopped, with its exit code. */
-class Stop extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    readonly exitCode: number,
-  ) {
-    super(message);
-  }
-}
-
-/**
- * Makes someone a platform admin of a running platform: their account comes from the Orchestrator's
- * ProvisionAccount (so a new one gets its password by mail), and the role is granted in the CAP schema
- * directly, since only an admin could grant it through the API.
- */
-async function createAdmin(options: CreateOptions): Promise<void> {
-  const config = configFromOptions(options as unknown as Record<string, unknown>);
-  const databaseUrl = config.databaseUrl || runningDatabaseUrl(config.dataDir);
-  if (!databaseUrl) {
-    throw new Stop(
-      'capctl.not_running',
-      `no capctl serve is running on data directory ${config.dataDir}: start it, or pass --database-url of the platform's database`,
-      exitCodes.unreachable,
-    );
-  }
-  const address = options.grpcAddress ?? (config.olGrpcAddress || defaultGrpcAddress);
-  const email = options.email.trim().toLowerCase();
-  const sequelize: Sequelize = createSequelize(databaseUrl, 'cap', 2);
-  try {
-    // Checked before the account is made, so that a database not ready yet leaves nothing half done.
-    const [[found]] = (await sequelize.query(`SELECT to_regclass('cap.platform_role_grants') AS grants`)) as [Array<{ grants: string | null }>, unknown];
-    if (!found?.grants) {
-      throw new Stop('capctl.not_migrated', 'the CAP schema of this database has no platform roles yet: start capctl serve on it first', exitCodes.failed);
-    }
-    let account: ProvisionAccountResponse;
-    try {
-      account = await createIdentityClient(() => address, config.serviceApiKey).provisionAccount({
-        email,
-        intents: ['cap'],
-        correlation_id: newId(),
-        display_name: options.name?.trim() ?? '',
-      });
-    } catch (err) {
-      if (!(err instanceof GrpcCallError)) throw err;
-      const unreachable = err.code === status.UNAVAILABLE || err.code === status.DEADLINE_EXCEEDED;
-      throw new Stop(
-        `grpc.${statusName(err.code).toLowerCase()}`,
-        `ProvisionAccount at ${address} failed: ${statusName(err.code)}: ${err.details}${unreachable ? ' (is capctl serve running? see --grpc-address)' : ''}`,
-        unreachable ? exitCodes.unreachable : exitCodes.failed,
-      );
-    }
-    const roles = createPlatformRoles(sequelize, createUserService(sequelize));
-    const { granted } = await roles.grant({ userId: account.user_id, email }, options.role);
-    const result = { email, userId: account.user_id, role: options.role, newAccount: account.is_new, granted };
-    print(result, Boolean(options.json), () =>
-      [
-        granted ? `${options.role} granted to ${email} (user ${account.user_id})` : `${email} (user ${account.user_id}) already holds ${options.role}`,
-        account.is_new ? 'a new account: its password is in the mail, to be changed at first sign-in' : 'an existing account: its password is unchanged',
-      ].join('\n'),
-    );
-  } finally {
-    closeGrpcClients();
-    await sequelize.close();
-  }
-}
+export const defaultGrpcAddress = '127.0.0.1:4400';
 
 /** `capctl admin create`: the platform admins of CAP. */
 export function registerAdmin(program: Command): void {
-  const admin = program.command('admin').description('Platform admins of CAP');
+  const admin = program.command('admin').description('Platform admins of CAP, and what they moderate');
+  registerModeration(admin);
 
   admin
     .command('create')
@@ -115,14 +40,58 @@ export function registerAdmin(program: Command): void {
         '\nExit codes: 0 granted (or already held), 1 refused, 2 usage error, 3 platform not running or unreachable.',
     )
     .action(async (options: CreateOptions) => {
-      try {
-        await createAdmin(options);
-      } catch (err) {
-        const stop = err instanceof Stop ? err : startFailure(err) ? new Stop('capctl.database_unreachable', startFailure(err)!, exitCodes.unreachable) : undefined;
-        if (!stop) throw err;
-        if (options.json) print({ error: { code: stop.code, message: stop.message } }, true, () => '');
-        else process.stderr.write(`capctl admin create: ${stop.message}\n`);
-        process.exitCode = stop.exitCode;
-      }
+      const { adminCreate } = await import('./admin.action.ts');
+      await adminCreate(options);
     });
+}
+
+/** What platform admins moderate, by the name `capctl admin <kind>` gives it. */
+const moderated = {
+  centres: { path: '/v1/cap/admin/centres', label: (row: Moderated) => `${row.name} (${row.id})` },
+  assessors: { path: '/v1/cap/admin/assessors', label: (row: Moderated) => `${row.name ?? row.email} (${row.id})` },
+} as const;
+
+interface Moderated {
+  id: string;
+  name: string | null;
+  email?: string;
+  status: string;
+  createdAt: string;
+}
+
+/**
+ * `capctl admin centres|assessors list|approve|reject|suspend|delete`: the moderation of centres and
+ * assessor profiles, as a signed-in platform admin. Several ids are one all-or-nothing bulk call.
+ */
+export function registerModeration(admin: Command): void {
+  for (const [kind, { path, label }] of Object.entries(moderated)) {
+    const group = admin.command(kind).description(`Moderate ${kind} (as a platform admin profile)`);
+    signedInOptions(group.command('list'))
+      .description(`List ${kind}, newest first`)
+      .addOption(new Option('--status <status>', 'only this status').choices(['pending', 'approved', 'suspended', 'rejected']))
+      .action((options: SignedInOptions & { status?: string }) =>
+        runCommand(Boolean(options.json), () =>
+          asProfileUser(options, async (session) => {
+            const rows = await session.call<Moderated[]>('GET', `${path}?limit=100${options.status ? `&status=${options.status}` : ''}`);
+            print(rows, Boolean(options.json), () => rows.map((row) => `${row.status.padEnd(9)}  ${label(row)}  since ${row.createdAt}`).join('\n') || `no ${kind}`);
+          }),
+        ),
+      );
+    for (const action of ['approve', 'reject', 'suspend', 'delete'] as const) {
+      signedInOptions(group.command(action))
+        .description(`${action[0]!.toUpperCase()}${action.slice(1)} ${kind}; several ids change all or none`)
+        .argument('<ids...>', 'their ids')
+        .action((ids: string[], options: SignedInOptions) =>
+          runCommand(Boolean(options.json), () =>
+            asProfileUser(options, async (session) => {
+              let done: Moderated[] = [];
+              if (ids.length > 1) done = await session.call<Moderated[]>('PATCH', `${path}/bulk`, () => ({ ids, action }));
+              else if (action === 'delete') await session.call('DELETE', `${path}/${ids[0]}`);
+              else done = [await session.call<Moderated>('POST', `${path}/${ids[0]}/${action}`)];
+              print(done, Boolean(options.json), () => (action === 'delete' ? `deleted ${ids.join(', ')}` : done.map((row) => `${row.status}: ${label(row)}`).join('\n')));
+            }),
+          ),
+        );
+    }
+  }
 }

@@ -10,10 +10,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Option, type Command } from 'commander';
 import type { RequestHandler, Response } from 'express';
-import { request } from 'undici';
 import type { VerifierOptions } from '@pact-foundation/pact';
-import { exitCodes, print, UsageError } from '../output.ts';
-import { createDispatcher, send, UnreachableError } from '../scenarios/http.ts';
+import { exitCodes, print, UnreachableError, UsageError } from '../output.ts';
 import { CommandFailed, resolveBaseUrl, runCommand } from '../session.ts';
 
 export const providers = ['ol', 'cap', 'lms'] as const;
@@ -89,7 +87,8 @@ export function verifyPacts(options: VerifyOptions): Promise<VerifyReport> {
   // The verifier adds this broker to every run when it is set: only a broker run may use it.
   if (!options.broker) delete env.PACT_BROKER_BASE_URL;
   const child = fork(thisModule, [], {
-    execArgv: ['--import', import.meta.resolve('tsx')],
+    // From the sources the child needs tsx too; the compiled build runs as it is.
+    execArgv: thisModule.endsWith('.ts') ? ['--import', import.meta.resolve('tsx')] : [],
     stdio: ['ignore', options.verbose ? process.stderr : 'ignore', 'pipe', 'ipc'],
     env,
   });
@@ -146,6 +145,7 @@ class ProviderStates {
       this.failure = undefined;
     }
     try {
+      const { request } = await import('undici');
       const res = await request(this.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json' },
@@ -299,6 +299,7 @@ export async function publishPacts(options: PublishOptions): Promise<Published[]
   const broker = options.brokerUrl.replace(/\/+$/, '');
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/hal+json' };
   if (options.brokerToken) headers.authorization = `Bearer ${options.brokerToken}`;
+  const { createDispatcher, send } = await import('../scenarios/http.ts');
   const dispatcher = createDispatcher();
   const put = async (url: string, body: unknown) => {
     const res = await send({ method: 'PUT', url, headers, body }, dispatcher);
@@ -435,6 +436,7 @@ export function registerPact(program: Command): void {
 
 /** Fails with UnreachableError (exit 3) unless the provider answers its health check. */
 async function checkReachable(baseUrl: string, provider: ProviderName): Promise<void> {
+  const { createDispatcher, send } = await import('../scenarios/http.ts');
   const dispatcher = createDispatcher();
   try {
     const res = await send({ method: 'GET', url: `${baseUrl}/v1/${provider}/healthz`, headers: { accept: 'application/json' } }, dispatcher);

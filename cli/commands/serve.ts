@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { configFromOptions, startFailure, withPlatformOptions } from '../platform.ts';
-import { exitCodes } from '../output.ts';
+import { exitCodes, UsageError } from '../output.ts';
 
 export function registerServe(program: Command): void {
   withPlatformOptions(program.command('serve'))
@@ -12,11 +12,19 @@ export function registerServe(program: Command): void {
       try {
         platform = await startPlatform(config);
       } catch (err) {
+        // Matched by name so that loading the CLI does not load the server.
+        if ((err as Error).name === 'DataDirUnreachableError') throw new UsageError((err as Error).message);
         const message = startFailure(err);
         if (!message) throw err;
         process.stderr.write(`capctl serve: ${message}\n`);
         process.exitCode = exitCodes.failed;
         return;
+      }
+      if (config.devMode) {
+        process.stderr.write(
+          `capctl serve: development mode: the dev mailbox, provider states and the development service key are open to anyone who reaches ${config.host}` +
+            ' (NODE_ENV=production turns them off)\n',
+        );
       }
       process.stdout.write(`${readyLine(platform.urls)}\n`);
       await new Promise<void>((resolve) => {

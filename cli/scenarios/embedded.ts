@@ -4,12 +4,12 @@
  * for the scenarios that need one (given to them as vars adminEmail and adminPassword).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { request } from 'undici';
 import type { ServiceName } from '../../server/platform/config.ts';
-import { UnreachableError } from './http.ts';
+import { UnreachableError, UsageError } from '../output.ts';
 
 export interface PreparedAdmin {
   adminEmail: string;
@@ -31,6 +31,7 @@ export async function startEmbeddedPlatform(options: { logLevel?: string } = {})
   const dataDir = await mkdtemp(path.join(tmpdir(), 'capctl-run-'));
   const { resolveConfig } = await import('../../server/platform/config.ts');
   const { startPlatform } = await import('../../server/main.ts');
+  const { removeDataDir } = await import('../../server/platform/db/embedded.ts');
   const config = resolveConfig({
     port: 0, olPort: 0, capPort: 0, lmsPort: 0, grpcPort: 0, lmsGrpcPort: 0,
     dataDir,
@@ -41,7 +42,8 @@ export async function startEmbeddedPlatform(options: { logLevel?: string } = {})
   try {
     platform = await startPlatform(config);
   } catch (err) {
-    await rm(dataDir, { recursive: true, force: true });
+    removeDataDir(dataDir);
+    if ((err as Error).name === 'DataDirUnreachableError') throw new UsageError((err as Error).message); // a setting to change: exit 2
     throw new UnreachableError(`the embedded platform did not start: ${(err as Error).message}`);
   }
   const admin = await preparePlatformAdmin(platform.urls.gateway!, platform.databaseUrl).catch((err: Error) => ({ problem: err.message }));
@@ -53,7 +55,7 @@ export async function startEmbeddedPlatform(options: { logLevel?: string } = {})
     admin,
     async stop() {
       await platform.stop();
-      await rm(dataDir, { recursive: true, force: true });
+      removeDataDir(dataDir);
     },
   };
 }

@@ -2,7 +2,7 @@
  * gRPC steps, through the platform's own client (server/platform/grpc/client.ts). Loaded on first use so
  * scenarios without gRPC steps never load grpc-js.
  */
-import { UnreachableError } from './http.ts';
+import { UnreachableError } from '../output.ts';
 
 async function importGrpc() {
   const [client, errors, proto] = await Promise.all([

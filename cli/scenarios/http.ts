@@ -1,5 +1,6 @@
 /** The HTTP side of the runner: sending requests (undici), reachability and redaction. */
 import { Agent, request } from 'undici';
+import { UnreachableError } from '../output.ts';
 
 export interface HttpRequest {
   method: string;
@@ -15,10 +16,6 @@ export interface HttpResponse {
   body: unknown;
 }
 
-/** The platform could not be reached at all (as opposed to answering with an error). */
-export class UnreachableError extends Error {
-  override name = 'UnreachableError';
-}
 
 const connectionErrorCodes = new Set([
   'ECONNREFUSED',

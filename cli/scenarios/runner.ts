@@ -14,10 +14,10 @@ import {
   createDispatcher,
   redact,
   StepError,
-  UnreachableError,
   type HttpRequest,
   type HttpResponse,
 } from './http.ts';
+import { UnreachableError } from '../output.ts';
 import { checkExpectation, type Mismatch } from './matchers.ts';
 import { OperationCatalog, type Operation } from './operations.ts';
 import { getPath, parsePath } from './paths.ts';

@@ -2,7 +2,19 @@ import { createBearerAuth } from '../platform/auth/bearer.ts';
 import type { PlatformEvent } from '../platform/events/types.ts';
 import type { Service, ServiceDeps } from '../platform/service.ts';
 import { adminRoutes } from './admin/routes.ts';
-import { createAdminCentres, createPlatformRoles } from './admin/service.ts';
+import { createAdminAssessors } from './admin/assessors.ts';
+import { createAdminCentres } from './admin/centres.ts';
+import { createAssessorService } from './assessors/service.ts';
+import { platformConfigRoutes } from './platform-config/routes.ts';
+import { createPlatformConfig } from './platform-config/service.ts';
+import { centreProfileRoutes } from './centre-profile/routes.ts';
+import { createCentreProfiles } from './centre-profile/service.ts';
+import { awardingBodyRoutes } from './awarding-bodies/routes.ts';
+import { createAwardingBodies } from './awarding-bodies/service.ts';
+import { createInvitations } from './memberships/invitations.ts';
+import { createMemberProvisioning } from './memberships/provision.ts';
+import { invitationRoutes } from './memberships/routes.ts';
+import { createPlatformRoles } from './admin/service.ts';
 import { createCentreService } from './centres/service.ts';
 import { contextRoutes } from './context/routes.ts';
 import { createActingContexts } from './context/service.ts';
@@ -35,22 +47,36 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   const { sequelize, config, peers, events } = deps;
   const users = createUserService(sequelize);
   const centres = createCentreService(sequelize);
-  const onboarding = createOnboardingService(sequelize, users, centres);
-  const account = createAccountService(onboarding, centres);
-  const contexts = createActingContexts(onboarding, centres);
+  const assessors = createAssessorService(sequelize);
+  const onboarding = createOnboardingService(sequelize, users, {
+    submitted: {
+      centre: (owner, draft, transaction) => centres.createForOwner(owner, draft, transaction),
+      assessor: (owner, _draft, transaction) => assessors.createForOwner(owner.userId, transaction),
+    },
+    savedAfterCompletion: { centre: (owner, draft, transaction) => centres.followOwnerDraft(owner.userId, draft, transaction) },
+  });
+  const account = createAccountService(sequelize, centres);
+  const contexts = createActingContexts(sequelize);
   const orchestrator = createIdentityClient(() => peers.olGrpcAddress(), config.serviceApiKey);
   const identity = createIdentityService(users, onboarding, orchestrator);
-  const staff = createStaffService(sequelize, users, centres, onboarding, orchestrator);
+  const provisionMember = createMemberProvisioning(users, orchestrator);
+  const staff = createStaffService(sequelize, users, centres, onboarding, provisionMember);
+  const awardingBodies = createAwardingBodies(sequelize, provisionMember);
+  const invitations = createInvitations(sequelize, users, [staff.membershipKind, awardingBodies.membershipKind]);
   const roles = createPlatformRoles(sequelize, users);
   const adminCentres = createAdminCentres(centres, staff);
+  const centreProfiles = createCentreProfiles(sequelize, centres, onboarding, users);
+  const platformConfig = createPlatformConfig(sequelize);
+  const adminAssessors = createAdminAssessors(assessors, onboarding, users);
   const auth = createCapAuth(
     users,
     createBearerAuth({
       jwksUrl: () => peers.url('ol') + '/.well-known/jwks.json',
       issuer: config.jwtIssuer,
       audience: config.jwtAudience,
+      allowedBeforePasswordChange: ['getMe'],
     }),
-    staff.admitFirstCall,
+    invitations.firstCall,
   );
 
   // Intents say which platforms a new account is for; someone who signed up for another platform
@@ -73,7 +99,11 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       ...contextRoutes(contexts),
       ...identityRoutes(auth, identity),
       ...staffRoutes(auth, contexts, staff),
-      ...adminRoutes(auth, roles, adminCentres),
+      ...adminRoutes(auth, roles, adminCentres, adminAssessors),
+      ...awardingBodyRoutes(auth, roles, contexts, awardingBodies),
+      ...invitationRoutes(auth, invitations),
+      ...centreProfileRoutes(contexts, centreProfiles),
+      ...platformConfigRoutes(auth, roles, platformConfig),
       ...capProviderStateRoutes(deps),
     },
   };

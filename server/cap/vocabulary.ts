@@ -6,8 +6,13 @@ export const centreRoles = ['super_admin', 'regular_admin', 'staff'] as const;
 export type CentreRole = (typeof centreRoles)[number];
 
 export type CentreStaffStatus = 'pending' | 'active' | 'inactive';
-export type CentreStatus = 'pending' | 'approved' | 'suspended' | 'rejected';
+/** What platform admins moderate (centres, assessor profiles) goes through these (moderation/lifecycle.ts). */
+export type ModerationStatus = 'pending' | 'approved' | 'suspended' | 'rejected';
+export type CentreStatus = ModerationStatus;
 export type UserStatus = 'active' | 'deactivated';
+
+export const applicationTypes = ['RPL', 'NSQ'] as const;
+export type ApplicationType = (typeof applicationTypes)[number];
 export type OnboardingStatus = 'draft' | 'completed';
 
 /** A plain JSON object, as stored in the JSONB columns (drafts, profile, centre details). */

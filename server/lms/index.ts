@@ -23,6 +23,7 @@ export async function createLms(deps: ServiceDeps): Promise<Service> {
         jwksUrl: () => `${deps.peers.url('ol')}/.well-known/jwks.json`,
         issuer: deps.config.jwtIssuer,
         audience: deps.config.jwtAudience,
+        allowedBeforePasswordChange: ['getMe'],
       }),
     },
   };

@@ -12,7 +12,7 @@ import type {
 } from '../platform/grpc/identity-messages.ts';
 
 /** A request rule: when `valid` fails, the caller is told `<field> <issue>`. */
-interface Rule<Request> {
+export interface Rule<Request> {
   field: string;
   valid(request: Request): boolean;
   issue: string | ((request: Request) => string);
@@ -25,8 +25,8 @@ const documentTypes: Record<string, { pattern: RegExp; format: string }> = {
 const intents = ['cap', 'lms'];
 const notifyKinds = ['new_account', 'existing_member'];
 
-const present = (value: string) => value.trim() !== '';
-const within = (value: string, max: number) => [...value].length <= max;
+export const present = (value: string) => value.trim() !== '';
+export const within = (value: string, max: number) => [...value].length <= max;
 const documentType = (type: string) => (Object.hasOwn(documentTypes, type) ? documentTypes[type] : undefined);
 
 /** A real calendar date written YYYY-MM-DD, not after today. */
@@ -63,7 +63,7 @@ const provisionRules: Rule<ProvisionAccountRequest>[] = [
 ];
 
 /** Throws INVALID_ARGUMENT naming every broken rule. Issues describe the rule, never echo the value. */
-function check<Request>(request: Request, rules: Rule<Request>[]): void {
+export function check<Request>(request: Request, rules: Rule<Request>[]): void {
   const problems = rules
     .filter((rule) => !rule.valid(request))
     .map((rule) => `${rule.field} ${typeof rule.issue === 'function' ? rule.issue(request) : rule.issue}`);
@@ -99,6 +99,7 @@ export function identityService(deps: { identity: IdentityVerification; accounts
           provider: result.provider,
           provider_reference: result.providerReference,
           verified_at: result.verifiedAt?.toISOString() ?? '',
+          outcome: result.outcome,
         };
       },
 
@@ -109,6 +110,8 @@ export function identityService(deps: { identity: IdentityVerification; accounts
             email: request.email,
             intents: request.intents.length > 0 ? request.intents : ['cap'],
             correlationId: request.correlation_id,
+            // An invitation to a centre is mailed to an existing member too; the hint can ask for it as well.
+            notifyExisting: request.notify_kind === 'existing_member' || request.centre_name.trim() !== '',
             displayName: request.display_name.trim(),
             centreName: request.centre_name.trim(),
             role: request.role.trim(),

@@ -12,6 +12,11 @@ import { identityService } from './grpc.ts';
 import { createIdentityProvider } from './identity/provider.ts';
 import { createIdentityVerification } from './identity/service.ts';
 import { notificationRoutes } from './notifications/routes.ts';
+import { paymentsService } from './payments/grpc.ts';
+import { paymentRoutes, webhookSignatureAuth } from './payments/routes.ts';
+import { createSandboxPayments } from './payments/sandbox/service.ts';
+import { sandboxRoutes } from './payments/sandbox/routes.ts';
+import { createPayments } from './payments/service.ts';
 import { createNotifications } from './notifications/service.ts';
 import { createAccessTokens } from './tokens/access.ts';
 import { createOlBearerAuth } from './tokens/bearer.ts';
@@ -21,7 +26,7 @@ import { tokenRoutes } from './tokens/routes.ts';
 /** The Orchestrator's migrations, for commands that prepare its schema without starting it (`capctl keys`). */
 export const olMigrationsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
-/** The Orchestrator (OL): accounts, tokens, notifications and the internal gRPC contracts. */
+/** The Orchestrator (OL): accounts, tokens, notifications, payments and the internal gRPC contracts. */
 export async function createOrchestrator(deps: ServiceDeps): Promise<Service> {
   const notifications = createNotifications(deps);
   const googleSandbox = createGoogleSandbox(deps);
@@ -40,6 +45,10 @@ export async function createOrchestrator(deps: ServiceDeps): Promise<Service> {
     provider: createIdentityProvider(deps.config),
     userStatus: accounts.userStatus,
   });
+  // The payment provider adapters, by PAYMENT_PROVIDER; the sandbox also serves its hosted checkout.
+  const sandbox = createSandboxPayments(deps);
+  const paymentProvider = { sandbox: sandbox.provider }[deps.config.paymentProvider as 'sandbox'];
+  const payments = createPayments({ ...deps, provider: paymentProvider, payerAccount: accounts.userContact });
   let grpcServer: GrpcServerHandle | undefined;
   return {
     name: 'ol',
@@ -48,21 +57,25 @@ export async function createOrchestrator(deps: ServiceDeps): Promise<Service> {
       ...tokenRoutes(signingKeys),
       ...notificationRoutes(notifications),
       ...googleSandboxRoutes(googleSandbox),
+      ...paymentRoutes(payments, paymentProvider),
+      ...sandboxRoutes(sandbox),
       ...olProviderStateRoutes(deps),
     },
-    security: { bearerAuth: createOlBearerAuth(tokens, accounts.isActive) },
+    security: { bearerAuth: createOlBearerAuth(tokens, accounts.sessionLive), paymentWebhookSignature: webhookSignatureAuth(paymentProvider) },
     async start() {
       grpcServer = await createGrpcServer({
         host: deps.config.host,
         port: deps.config.grpcPort,
         serviceKey: deps.config.serviceApiKey,
         logger: deps.logger,
-        services: [identityService({ identity, accounts })],
+        services: [identityService({ identity, accounts }), paymentsService({ payments })],
       });
+      sandbox.start();
       return { grpc: grpcServer.address };
     },
     async stop() {
       await grpcServer?.stop();
+      await sandbox.stop();
       await notifications.stop();
     },
   };

@@ -13,7 +13,7 @@ export interface PlatformConfig {
   olPort: number;
   capPort: number;
   lmsPort: number;
-  /** Orchestrator gRPC listener (IdentityService). */
+  /** Orchestrator gRPC listener (IdentityService, PaymentsService). */
   grpcPort: number;
   /** LMS gRPC listener (RecommendationsService). */
   lmsGrpcPort: number;
@@ -24,9 +24,17 @@ export interface PlatformConfig {
   databaseUrl: string;
   /** Development mode: dev mailbox, sandbox issuers, provider-state endpoint. Forbidden in production. */
   devMode: boolean;
+  /** Allows development mode on an address other machines can reach (it is loopback-only otherwise). */
+  devModeOnNetwork: boolean;
   logLevel: string;
   /** Largest accepted JSON body, in bytes. */
   bodyLimitBytes: number;
+  /**
+   * Browser origins allowed to call the API (CORS): exact origins, or `*` for any. Empty in
+   * development mode means any localhost / 127.0.0.1 / [::1] origin on any port; empty in production
+   * means none.
+   */
+  corsOrigins: string[];
   serviceApiKey: string;
 
   /** Peers: where the other services are, when this process does not run them (`--only`). */
@@ -59,6 +67,11 @@ export interface PlatformConfig {
   identityProvider: string;
   identityLatencyMs: number;
   identityHmacKey: string;
+
+  /** Payments: the provider adapter (`sandbox`), the secret key its webhooks are signed with, and where they go (empty: the Orchestrator's own `/payments/webhook`). */
+  paymentProvider: string;
+  paymentSecretKey: string;
+  paymentWebhookUrl: string;
 }
 
 /** Raw settings from flags or a caller; anything missing comes from the environment, then defaults. */
@@ -74,6 +87,8 @@ export class ConfigError extends Error {
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const devServiceKey = 'dev-service-key';
+/** The development default of PAYMENT_SECRET_KEY (tests sign webhooks with it); production needs its own. */
+export const devPaymentSecretKey = 'sk_test_sandbox_development_key';
 
 /** Where each setting is read from in the environment when no flag gives it. */
 const envNames: Partial<Record<keyof PlatformConfig, string>> = {
@@ -85,9 +100,11 @@ const envNames: Partial<Record<keyof PlatformConfig, string>> = {
   grpcPort: 'GRPC_PORT',
   lmsGrpcPort: 'LMS_GRPC_PORT',
   dataDir: 'CAPCTL_DATA_DIR',
+  devModeOnNetwork: 'CAPCTL_DEV_MODE_ON_NETWORK',
   databaseUrl: 'DATABASE_URL',
   logLevel: 'LOG_LEVEL',
   bodyLimitBytes: 'BODY_LIMIT_BYTES',
+  corsOrigins: 'CORS_ORIGINS',
   serviceApiKey: 'ORCHESTRATOR_SERVICE_API_KEY',
   olUrl: 'ORCHESTRATOR_URL',
   capUrl: 'CAP_URL',
@@ -108,6 +125,9 @@ const envNames: Partial<Record<keyof PlatformConfig, string>> = {
   identityProvider: 'IDENTITY_PROVIDER',
   identityLatencyMs: 'IDENTITY_LATENCY_MS',
   identityHmacKey: 'IDENTITY_HMAC_KEY',
+  paymentProvider: 'PAYMENT_PROVIDER',
+  paymentSecretKey: 'PAYMENT_SECRET_KEY',
+  paymentWebhookUrl: 'PAYMENT_WEBHOOK_URL',
 };
 
 function port(setting: string, value: unknown): number {
@@ -140,6 +160,24 @@ function httpUrl(setting: string, value: unknown): string {
     // reported below
   }
   throw new ConfigError(setting, `expected an http(s) URL, got "${s}"`);
+}
+
+/** `CORS_ORIGINS`: a comma-separated list of origins (`https://app.example.org`, `http://localhost:3000`) or `*`. */
+function origins(value: unknown): string[] {
+  const list = (Array.isArray(value) ? value : String(value ?? '').split(',')).map((s) => String(s).trim()).filter(Boolean);
+  for (const origin of list) {
+    if (origin === '*') continue;
+    let url: URL | undefined;
+    try {
+      url = new URL(origin);
+    } catch {
+      // reported below
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== origin) {
+      throw new ConfigError('corsOrigins', `"${origin}" is not an origin: expected scheme://host[:port] with nothing after it, e.g. https://app.example.org, or *`);
+    }
+  }
+  return list;
 }
 
 function mailUrl(value: unknown, devMode: boolean): string {
@@ -200,6 +238,16 @@ export function resolveConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = 
   const devMode = bool('devMode', pick('devMode') ?? env.CAPCTL_DEV_MODE ?? !production);
   if (devMode && production) throw new ConfigError('devMode', 'development mode is not allowed when NODE_ENV=production');
 
+  const host = String(pick('host') ?? '127.0.0.1');
+  const devModeOnNetwork = bool('devModeOnNetwork', pick('devModeOnNetwork') ?? false);
+  if (devMode && !devModeOnNetwork && !isLoopback(host)) {
+    throw new ConfigError(
+      'host',
+      `development mode opens the dev mailbox, provider states and a known service key, so it listens on loopback only, not on ${host}: ` +
+        'set NODE_ENV=production for a deployment, or --dev-mode-on-network (CAPCTL_DEV_MODE_ON_NETWORK=true) to open them on purpose',
+    );
+  }
+
   const logLevel = String(pick('logLevel') ?? 'info');
   if (!logLevels.includes(logLevel)) throw new ConfigError('logLevel', `expected one of ${logLevels.join(', ')}`);
 
@@ -208,7 +256,7 @@ export function resolveConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = 
   if (!devMode && serviceApiKey.length < 16) throw new ConfigError('serviceApiKey', 'must be at least 16 characters in production');
 
   return {
-    host: String(pick('host') ?? '127.0.0.1'),
+    host,
     port: port('port', pick('port') ?? 4000),
     servicePorts: bool('servicePorts', pick('servicePorts') ?? true),
     olPort: port('olPort', pick('olPort') ?? 4300),
@@ -220,8 +268,10 @@ export function resolveConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = 
     dataDir: path.resolve(String(pick('dataDir') ?? '.capctl')),
     databaseUrl: databaseUrl(pick('databaseUrl')),
     devMode,
+    devModeOnNetwork,
     logLevel,
     bodyLimitBytes: positiveInt('bodyLimitBytes', pick('bodyLimitBytes') ?? 1024 * 1024),
+    corsOrigins: origins(pick('corsOrigins')),
     serviceApiKey,
     olUrl: httpUrl('olUrl', pick('olUrl')),
     capUrl: httpUrl('capUrl', pick('capUrl')),
@@ -232,7 +282,7 @@ export function resolveConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = 
     accessTokenTtlSeconds: positiveInt('accessTokenTtlSeconds', pick('accessTokenTtlSeconds') ?? 900),
     refreshTokenTtlSeconds: positiveInt('refreshTokenTtlSeconds', pick('refreshTokenTtlSeconds') ?? 30 * 24 * 3600),
     otpTtlSeconds: positiveInt('otpTtlSeconds', pick('otpTtlSeconds') ?? 600),
-    otpMaxAttempts: positiveInt('otpMaxAttempts', pick('otpMaxAttempts') ?? 5),
+    otpMaxAttempts: positiveInt('otpMaxAttempts', pick('otpMaxAttempts') ?? 3),
     otpSendsPerHour: positiveInt('otpSendsPerHour', pick('otpSendsPerHour') ?? 5),
     mailUrl: mailUrl(pick('mailUrl'), devMode),
     mailFrom: String(pick('mailFrom') ?? 'CAP Platform <no-reply@cap-platform.invalid>'),
@@ -242,12 +292,26 @@ export function resolveConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = 
     identityProvider: oneOf('identityProvider', pick('identityProvider') ?? 'sandbox', ['sandbox']),
     identityLatencyMs: nonNegativeInt('identityLatencyMs', pick('identityLatencyMs') ?? 0),
     identityHmacKey: required('identityHmacKey', pick('identityHmacKey') ?? (devMode ? 'dev-identity-hmac-key' : undefined)),
+    paymentProvider: oneOf('paymentProvider', pick('paymentProvider') ?? 'sandbox', ['sandbox']),
+    paymentSecretKey: secretKey('paymentSecretKey', pick('paymentSecretKey') ?? (devMode ? devPaymentSecretKey : undefined), devMode),
+    paymentWebhookUrl: httpUrl('paymentWebhookUrl', pick('paymentWebhookUrl')),
   };
+}
+
+/** An address only this machine reaches: 127.0.0.0/8, ::1, localhost. */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
 function required(setting: string, value: unknown): string {
   const s = String(value ?? '').trim();
   if (!s) throw new ConfigError(setting, 'is required outside development mode');
+  return s;
+}
+
+function secretKey(setting: string, value: unknown, devMode: boolean): string {
+  const s = required(setting, value);
+  if (!devMode && s.length < 16) throw new ConfigError(setting, 'must be at least 16 characters in production');
   return s;
 }
 

@@ -43,6 +43,25 @@ export function shareOf(amount: Money, basisPoints: number): Money {
   return money(negative ? -rounded : rounded, amount.currency);
 }
 
+/**
+ * For people: `₦15,000.00` from `{amountMinorUnits: "1500000", currency: "NGN"}`, exactly (the decimal
+ * string goes to Intl as it is, never through a float). A code Intl refuses prints as `XY 1500000`.
+ */
+export function formatMoney(amount: Money, locale = 'en-NG'): string {
+  let format: Intl.NumberFormat;
+  try {
+    format = new Intl.NumberFormat(locale, { style: 'currency', currency: amount.currency, currencyDisplay: 'narrowSymbol' });
+  } catch {
+    return `${amount.currency} ${amount.amountMinorUnits}`;
+  }
+  const digits = format.resolvedOptions().maximumFractionDigits ?? 2;
+  const negative = amount.amountMinorUnits.startsWith('-');
+  const minor = (negative ? amount.amountMinorUnits.slice(1) : amount.amountMinorUnits).padStart(digits + 1, '0');
+  const decimal = digits === 0 ? minor : `${minor.slice(0, -digits)}.${minor.slice(-digits)}`;
+  // Intl formats a decimal string exactly; the type declarations only know numbers.
+  return format.format(`${negative ? '-' : ''}${decimal}` as unknown as number);
+}
+
 function toMinorUnits(value: bigint | number | string): bigint {
   if (typeof value === 'bigint') return value;
   if (typeof value === 'number') {

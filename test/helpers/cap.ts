@@ -1,4 +1,4 @@
-import { call, type JsonResponse, type TestPlatform } from './platform.ts';
+import { call, sql, type JsonResponse, type TestPlatform } from './platform.ts';
 import type { SignedUpUser } from './users.ts';
 
 // Complete onboarding drafts in the shapes the real web client sends, and short ways to drive CAP.
@@ -54,3 +54,14 @@ export async function onboard(platform: TestPlatform, user: SignedUpUser, person
   return submitted.body.data;
 }
 
+
+/**
+ * A user who onboarded their centre and had it approved (approval is what a platform admin's
+ * `POST /admin/centres/{id}/approve` does; tests of that operation are in cap-admin.test.ts).
+ */
+export async function approvedCentreOwner(platform: TestPlatform, owner: SignedUpUser): Promise<string> {
+  await onboard(platform, owner, 'centre');
+  const centreId = (await cap(platform, owner, 'GET', '/me')).body.data.centres[0].centreId as string;
+  await sql(platform, `UPDATE cap.centres SET status = 'approved' WHERE id = $1`, [centreId]);
+  return centreId;
+}

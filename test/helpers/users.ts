@@ -1,3 +1,7 @@
+import type { PlatformRole } from '../../server/cap/admin/roles.ts';
+import { createPlatformRoles } from '../../server/cap/admin/service.ts';
+import { createUserService } from '../../server/cap/users/service.ts';
+import { createSequelize } from '../../server/platform/db/database.ts';
 import { newId } from '../../server/platform/ids.ts';
 import { call, type TestPlatform } from './platform.ts';
 
@@ -38,4 +42,30 @@ export async function signUp(platform: TestPlatform, options: { email?: string; 
   if (verified.status !== 200) throw new Error(`verify-account failed: ${verified.status} ${verified.text}`);
   const { accessToken, refreshToken, user } = verified.body.data;
   return { userId: user.userId ?? user.id, email, password, accessToken, refreshToken };
+}
+
+/**
+ * Signs in with the password ProvisionAccount mailed and changes it to `testPassword`, as a new member
+ * must before anything else: the answer is the member, ready to act.
+ */
+export async function firstSignIn(platform: TestPlatform, email: string): Promise<SignedUpUser> {
+  const { password } = await latestMail(platform, email);
+  const login = await call('POST', platform.url('/v1/ol/auth/login'), { json: { email, password } });
+  if (login.status !== 200) throw new Error(`login with the mailed password: ${login.status} ${login.text}`);
+  const changed = await call('PATCH', platform.url('/v1/ol/auth/change-password'), {
+    token: login.body.data.accessToken,
+    json: { currentPassword: password, newPassword: testPassword },
+  });
+  if (changed.status !== 200) throw new Error(`change of the mailed password: ${changed.status} ${changed.text}`);
+  return { userId: login.body.data.user.userId, email, password: testPassword, ...changed.body.data };
+}
+
+/** Grants a platform role the way `capctl admin create` does: straight into the CAP schema (no API grants one). */
+export async function grantPlatformRole(platform: TestPlatform, user: SignedUpUser, role: PlatformRole = 'platform_admin'): Promise<{ granted: boolean }> {
+  const sequelize = createSequelize(platform.databaseUrl, 'cap', 1);
+  try {
+    return await createPlatformRoles(sequelize, createUserService(sequelize)).grant({ userId: user.userId, email: user.email }, role);
+  } finally {
+    await sequelize.close();
+  }
 }

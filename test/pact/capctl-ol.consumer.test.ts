@@ -1,13 +1,16 @@
 import test from 'ava';
 import { MatchersV3 } from '@pact-foundation/pact';
+import { capctlPaymentPacts } from './capctl-ol-payments.ts';
 import { bearer, capctl, configDir, email, errorBody, isoDateTime, jwt, mockGateway, pactFiles, runScenario, stepTests, ulid } from './support.ts';
 
 // capctl -> Orchestrator: the calls capctl's account commands and its scenario runner make, driven
-// through the real client code against Pact's mock server. Writes pacts/capctl-ol.json.
+// through the real client code against Pact's mock server. Writes pacts/capctl-ol.json; the payment
+// interactions (capctl pay, the sandbox-payment scenario) are in capctl-ol-payments.ts.
 
 const { eachLike, fromProviderState, like, regex, string } = MatchersV3;
 const pact = pactFiles(test);
 const olPact = () => pact('capctl', 'ol');
+capctlPaymentPacts(test, olPact);
 
 const authUser = (authProvider: 'password' | 'google', mustChangePassword = false) => ({
   userId: ulid(),

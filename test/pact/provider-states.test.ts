@@ -83,6 +83,7 @@ test('outside development mode the state endpoints answer 404', async (t) => {
     serviceApiKey: 'a-production-grade-service-key',
     googleClientId: 'test-google-client',
     identityHmacKey: 'test-identity-hmac-key',
+    paymentSecretKey: 'test-payment-secret-key',
   });
   t.teardown(() => live.stop());
   for (const service of ['ol', 'cap', 'lms']) {

@@ -82,9 +82,9 @@ export const jwt = (example = exampleAccessToken) => regex('^[A-Za-z0-9_-]+\\.[A
 export const bearer = () => regex('^Bearer \\S+$', `Bearer ${exampleAccessToken}`);
 
 /** An error envelope with this code. */
-export const errorBody = (code: string) => ({
+export const errorBody = (code: string, details?: Array<{ field?: string; issue: string }>) => ({
   success: false,
-  error: { code, message: MatchersV3.string('What went wrong, for a person.') },
+  error: { code, message: MatchersV3.string('What went wrong, for a person.'), ...(details ? { details } : {}) },
   requestId: MatchersV3.string('01J9Z8X7W6V5T4S3R2Q1P0N9RQ'),
 });
 

@@ -5,16 +5,19 @@ import { createBearerAuth } from '../../server/platform/auth/bearer.ts';
 import type { PlatformEvent } from '../../server/platform/events/types.ts';
 import type { Call } from '../../server/platform/http/operations.ts';
 import { eventually, sql, startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import { paymentCompletedPacts } from './payment-events.ts';
 import { email, isoDateTime, pactFiles, ulid } from './support.ts';
 
 // CAP and the LMS consume the Orchestrator's user.created and user.deleted. Each message is put in
 // OL's outbox of a real platform, so the real bus delivers it to the real consumer (cap.provision-user,
 // lms.deactivate-user, ...), and the test checks the consumer's effect. CAP also fetches OL's JWKS
 // over HTTP to check access tokens (server/platform/auth/bearer.ts). Writes pacts/cap-ol.json (the
-// HTTP interaction and the messages in one V4 pact) and pacts/lms-ol.json.
+// HTTP interaction and the messages in one V4 pact) and pacts/lms-ol.json. The payment.completed
+// messages of the same pacts are in payment-events.ts.
 
 const { eachLike, regex, string } = MatchersV3;
 const pact = pactFiles(test);
+paymentCompletedPacts(test, pact);
 
 let platform: TestPlatform;
 test.before(async () => {
@@ -152,7 +155,7 @@ test.serial("CAP checks an access token against the Orchestrator's published key
       }),
     )
     .executeTest(async (mock) => {
-      const authenticate = createBearerAuth({ jwksUrl: () => `${mock.url}/v1/ol/.well-known/jwks.json`, issuer, audience });
+      const authenticate = createBearerAuth({ jwksUrl: () => `${mock.url}/v1/ol/.well-known/jwks.json`, issuer, audience, allowedBeforePasswordChange: [] });
       const call = { req: { headers: { authorization: `Bearer ${token}` } } } as unknown as Call;
       await authenticate(call);
       t.like(call.principal, { kind: 'user', userId, email: 'ada@example.test', intents: ['cap'] });

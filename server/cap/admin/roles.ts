@@ -1,5 +1,14 @@
 /** Everything a platform role can allow. `/admin/*` operations each require one of these. */
-export const permissions = ['platform.centres.read', 'platform.centres.write', 'platform.pricing.read'] as const;
+export const permissions = [
+  'platform.centres.read',
+  'platform.centres.write',
+  'platform.assessors.read',
+  'platform.assessors.write',
+  'platform.pricing.read',
+  'platform.config.write',
+  'platform.policies.write',
+  'platform.awarding_bodies.write',
+] as const;
 export type Permission = (typeof permissions)[number];
 
 /** Platform roles and what each allows. A user's permissions are the union over their grants. */

@@ -43,6 +43,8 @@ export interface CentreStaff extends Model<InferAttributes<CentreStaff>, InferCr
   email: string;
   role: CentreRole;
   status: CentreStaffStatus;
+  /** An invitation of someone who already had an account: pending until they accept it. */
+  requiresAcceptance: CreationOptional<boolean>;
   createdAt: CreationOptional<Date>;
   updatedAt: CreationOptional<Date>;
   centre?: NonAttribute<Centre>;
@@ -76,6 +78,7 @@ export function defineCentreModels(sequelize: Sequelize) {
       email: { type: DataTypes.STRING(320), allowNull: false },
       role: { type: DataTypes.STRING(16), allowNull: false },
       status: { type: DataTypes.STRING(16), allowNull: false },
+      requiresAcceptance: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
       createdAt: DataTypes.DATE,
       updatedAt: DataTypes.DATE,
     },

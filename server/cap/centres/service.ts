@@ -1,9 +1,31 @@
-import { Op, type Sequelize, type Transaction } from 'sequelize';
+import { Op, type InferAttributes, type Sequelize, type Transaction } from 'sequelize';
 import type { JsonObject } from '../vocabulary.ts';
 import { valueAt } from '../merge-patch.ts';
-import { defineCentreModels, type CentreStaff } from './models.ts';
+import { defineCentreModels, type Centre, type CentreStaff } from './models.ts';
 
 export type CentreModels = ReturnType<typeof defineCentreModels>;
+
+/** Where each field of a centre is in a centre onboarding draft (under `centre`). */
+export const centreDraftPaths = {
+  name: 'centreInformation.name',
+  registrationNo: 'centreInformation.registrationNo',
+  logoAssetId: 'centreInformation.logoAssetId',
+  address: 'centreResidentialAddress',
+  supportContact: 'centreSupportInformation',
+  accountDetails: 'centreAccountDetails',
+} as const;
+
+export type CentreFields = Pick<InferAttributes<Centre>, keyof typeof centreDraftPaths>;
+
+/** The centre's fields the draft holds (a blank logo is no logo). */
+function centreFieldsOf(draft: JsonObject): Partial<CentreFields> {
+  const fields: Record<string, unknown> = {};
+  for (const [field, path] of Object.entries(centreDraftPaths)) {
+    const value = valueAt(draft, `centre.${path}`);
+    if (value !== undefined) fields[field] = field === 'logoAssetId' && value === '' ? null : value;
+  }
+  return fields as Partial<CentreFields>;
+}
 
 export function createCentreService(sequelize: Sequelize) {
   const models = defineCentreModels(sequelize);
@@ -17,25 +39,23 @@ export function createCentreService(sequelize: Sequelize) {
      * it, with its owner as an active super_admin. Runs in the submit's transaction.
      */
     async createForOwner(owner: { userId: string; email: string }, draft: JsonObject, transaction: Transaction) {
-      const part = (path: string) => (valueAt(draft, path) as JsonObject | undefined) ?? null;
       const name = ['firstName', 'lastName'].map((field) => valueAt(draft, `owner.personalDetails.${field}`)).join(' ');
-      const centre = await Centre.create(
-        {
-          name: String(valueAt(draft, 'centre.centreInformation.name')),
-          registrationNo: String(valueAt(draft, 'centre.centreInformation.registrationNo')),
-          logoAssetId: (valueAt(draft, 'centre.centreInformation.logoAssetId') as string | undefined) ?? null,
-          address: part('centre.centreResidentialAddress'),
-          supportContact: part('centre.centreSupportInformation'),
-          accountDetails: part('centre.centreAccountDetails'),
-          createdBy: owner.userId,
-        },
-        { transaction },
-      );
+      const centre = await Centre.create({ ...(centreFieldsOf(draft) as CentreFields), createdBy: owner.userId }, { transaction });
       await CentreStaff.create(
         { centreId: centre.id, userId: owner.userId, name, email: owner.email.toLowerCase(), role: 'super_admin', status: 'active' },
         { transaction },
       );
       return centre;
+    },
+
+    /**
+     * A save of the owner's completed centre onboarding (the centre settings screen) is the centre's
+     * own record too: the centre takes whatever parts the draft has. Staff variants are no centre's.
+     */
+    async followOwnerDraft(userId: string, draft: JsonObject, transaction: Transaction) {
+      if (draft.variant === 'staff') return;
+      const centre = await Centre.findOne({ where: { createdBy: userId }, order: [['createdAt', 'ASC']], transaction, lock: transaction.LOCK.UPDATE });
+      if (centre) await centre.update(centreFieldsOf(draft), { transaction });
     },
 
     /** The user's memberships that are not inactive, with their centre, oldest first. */

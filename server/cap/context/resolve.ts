@@ -1,4 +1,4 @@
-import type { CentreRole, Persona } from '../vocabulary.ts';
+import type { CentreRole, CentreStatus, ModerationStatus, Persona } from '../vocabulary.ts';
 
 /** What the caller holds, as the acting context sees it. */
 export interface Memberships {
@@ -6,10 +6,12 @@ export interface Memberships {
   candidate: boolean;
   /** A completed assessor onboarding. */
   assessor: boolean;
-  /** Awarding body membership (by invitation, a later issue). */
+  /** The assessor profile's moderation status, or null without one. */
+  assessorStatus: ModerationStatus | null;
+  /** An active membership of an awarding body. */
   awardingBody: boolean;
-  /** Active CentreStaff rows, oldest first. */
-  centres: Array<{ centreId: string; role: CentreRole }>;
+  /** Active CentreStaff rows, oldest first, with their centre's status. */
+  centres: Array<{ centreId: string; role: CentreRole; centreStatus: CentreStatus }>;
 }
 
 /** The two headers, as validated by the API document (absent = undefined). */

@@ -1,8 +1,10 @@
 import { AppError, forbidden } from '../../platform/http/errors.ts';
 import type { Call, Handler } from '../../platform/http/operations.ts';
 import type { Reply } from '../../platform/http/reply.ts';
-import type { CentreService } from '../centres/service.ts';
-import type { OnboardingService } from '../onboarding/service.ts';
+import type { Sequelize } from 'sequelize';
+import { preparedReads } from '../../platform/db/prepared.ts';
+import { operableStatuses } from '../moderation/lifecycle.ts';
+import type { ModerationStatus, Persona } from '../vocabulary.ts';
 import { resolveActingContext, type ActingContext, type Memberships } from './resolve.ts';
 
 export type ContextHandler = (call: Call, context: ActingContext) => Promise<Reply> | Reply;
@@ -13,28 +15,47 @@ export type CentreHandler = (call: Call, context: CentreContext) => Promise<Repl
  * The acting context of authenticated, non-exempt operations: loads the caller's memberships and
  * applies the persona table to the `X-CAP-PERSONA` / `X-CAP-CENTRE-ID` headers the document declares.
  */
-export function createActingContexts(onboarding: OnboardingService, centres: CentreService) {
+export function createActingContexts(sequelize: Sequelize) {
+  const read = preparedReads(sequelize);
+
+  /** What the caller holds, read on every call in an acting context: one prepared statement. */
   async function membershipsOf(userId: string): Promise<Memberships> {
-    const [completed, staff] = await Promise.all([
-      onboarding.models.Onboarding.findAll({ where: { userId, status: 'completed' }, attributes: ['persona'] }),
-      centres.membershipsOf(userId, ['active']),
-    ]);
-    const done = new Set(completed.map((o) => o.persona));
+    const [row] = await read<{ personas: Persona[]; centres: Memberships['centres']; awardingBody: boolean; assessorStatus: ModerationStatus | null }>(
+      'cap.context.memberships',
+      `SELECT
+         (SELECT coalesce(array_agg(persona), '{}') FROM cap.onboardings WHERE user_id = $1 AND status = 'completed') AS personas,
+         (SELECT coalesce(json_agg(json_build_object('centreId', s.centre_id, 'role', s.role, 'centreStatus', c.status) ORDER BY s.created_at, s.id), '[]')
+            FROM cap.centre_staff s JOIN cap.centres c ON c.id = s.centre_id WHERE s.user_id = $1 AND s.status = 'active') AS centres,
+         EXISTS (SELECT 1 FROM cap.awarding_body_members WHERE user_id = $1 AND status = 'active') AS "awardingBody",
+         (SELECT status FROM cap.assessor_profiles WHERE user_id = $1) AS "assessorStatus"`,
+      [userId],
+    );
     return {
-      candidate: done.has('candidate'),
-      assessor: done.has('assessor'),
-      awardingBody: false,
-      centres: staff.map((s) => ({ centreId: s.centreId, role: s.role })),
+      candidate: row!.personas.includes('candidate'),
+      assessor: row!.personas.includes('assessor'),
+      assessorStatus: row!.assessorStatus,
+      awardingBody: row!.awardingBody,
+      centres: row!.centres,
     };
   }
 
   async function resolve(call: Call): Promise<ActingContext> {
-    const resolution = resolveActingContext(await membershipsOf(call.principal!.userId!), {
+    const memberships = await membershipsOf(call.principal!.userId!);
+    const resolution = resolveActingContext(memberships, {
       persona: call.headers['x-cap-persona'],
       centreId: call.headers['x-cap-centre-id'],
     });
     if (!resolution.ok) throw new AppError(resolution.error.status, resolution.error.code, resolution.error.message);
-    return resolution.context;
+    const { context } = resolution;
+    // The persona holds, but nobody acts for a suspended or rejected centre, or as such an assessor.
+    if (context.persona === 'centre') {
+      const status = memberships.centres.find((c) => c.centreId === context.centreId)!.centreStatus;
+      if (!operableStatuses.includes(status)) throw forbidden(`centre.${status}`, `The centre is ${status}: nobody can act for it.`);
+    }
+    if (context.persona === 'assessor' && memberships.assessorStatus && !operableStatuses.includes(memberships.assessorStatus)) {
+      throw forbidden(`assessor.${memberships.assessorStatus}`, `Your assessor profile is ${memberships.assessorStatus}: you cannot act as an assessor.`);
+    }
+    return context;
   }
 
   return {
@@ -42,6 +63,14 @@ export function createActingContexts(onboarding: OnboardingService, centres: Cen
     resolve,
     /** A handler that runs in the caller's acting context (resolved, or the call fails with the table's error). */
     bound: (handler: ContextHandler): Handler => async (call) => handler(call, await resolve(call)),
+    /** A handler of an operation for one persona: the context must be that persona. */
+    as: (persona: Exclude<Persona, 'centre'>, handler: ContextHandler): Handler => async (call) => {
+      const context = await resolve(call);
+      if (context.persona !== persona) {
+        throw forbidden(`auth.${persona}_persona_required`, `This acts as ${persona}, and you are acting as ${context.persona}: send X-CAP-PERSONA: ${persona}.`);
+      }
+      return handler(call, context);
+    },
     /** A handler of a centre operation: the context must be the centre persona, which gives the centre and role. */
     centre: (handler: CentreHandler): Handler => async (call) => {
       const context = await resolve(call);

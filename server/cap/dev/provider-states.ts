@@ -51,23 +51,36 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
     return { centreId, superAdminStaffId: staff.find((member) => member.email === user.email)!.id };
   }
 
-  /** A new user who onboarded a centre, so is its super admin. */
+  /**
+   * The approval of a centre a user onboarded: a platform admin's `POST /admin/centres/{id}/approve`,
+   * written directly here (as the platform_admin role is) so that no admin account is needed.
+   */
+  async function approve(centreId: string): Promise<void> {
+    await deps.sequelize.query(`UPDATE cap.centres SET status = 'approved' WHERE id = $1`, { bind: [centreId] });
+  }
+
+  /** A new user who onboarded a centre, approved, so is its super admin. */
   async function newCentre() {
     const owner = await verified({}, ['cap']);
     await onboardAt(owner, ['centre'], 'submitted');
-    return { owner, ...(await ownCentre(owner)) };
+    const centre = await ownCentre(owner);
+    await approve(centre.centreId);
+    return { owner, ...centre };
   }
 
-  /** A verified user who has made a CAP call, so CAP knows them (a staff addition makes them active at once). */
+  /** A verified user who has made a CAP call, so CAP knows them (a centre invites them, and they accept). */
   async function capUser(): Promise<VerifiedUser> {
     const user = await verified({}, ['cap']);
     await capAs(user)('GET', '/me');
     return user;
   }
 
-  async function addStaff(owner: VerifiedUser, centreId: string, email: string, role: string, status: string): Promise<string> {
+  /** Adds someone who has an account (`member`, who accepts the invitation) or a new address (left pending). */
+  async function addStaff(owner: VerifiedUser, centreId: string, member: VerifiedUser | string, role: string, status: string): Promise<string> {
     const cap = capAs(owner);
+    const email = typeof member === 'string' ? member : member.email;
     const staffId: string = (await cap('POST', '/centre/staff', { name: 'Bola Ade', email, role }, centreHeaders(centreId))).data.id;
+    if (typeof member !== 'string') await capAs(member)('POST', `/me/invitations/${staffId}/accept`);
     if (status === 'inactive') await cap('PATCH', '/centre/staff', { ids: [staffId], status: 'inactive' }, centreHeaders(centreId));
     return staffId;
   }
@@ -109,13 +122,17 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
       ).data;
       Object.assign(values, { centreId: centre.id, registrationNo });
     }
-    if (creates.centre) Object.assign(values, await ownCentre(user), { newStaffEmail: newAddress() });
+    if (creates.centre) {
+      const centre = await ownCentre(user);
+      await approve(centre.centreId);
+      Object.assign(values, centre, { newStaffEmail: newAddress() });
+    }
     if (creates.otherUser) values.otherEmail = (await capUser()).email;
     if (creates.staffMember) {
       const status = String(substitute(creates.staffMember.status, params));
-      const email = status === 'pending' ? newAddress() : (await capUser()).email;
-      values.staffId = await addStaff(user, String(values.centreId), email, 'staff', status);
-      values.staffEmail = email;
+      const member = status === 'pending' ? newAddress() : await capUser();
+      values.staffId = await addStaff(user, String(values.centreId), member, 'staff', status);
+      values.staffEmail = typeof member === 'string' ? member : member.email;
     }
     if (creates.member) {
       const role = String(substitute(creates.member.role, params));
@@ -125,7 +142,7 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
       await cap('GET', '/me');
       for (let i = 0; i < count; i++) {
         const { owner, centreId } = await newCentre();
-        const staffId = await addStaff(owner, centreId, user.email, role, status);
+        const staffId = await addStaff(owner, centreId, user, role, status);
         if (i === 0) Object.assign(values, { centreId, staffId });
       }
     }

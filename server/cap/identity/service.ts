@@ -5,7 +5,7 @@ import { valueAt } from '../merge-patch.ts';
 import type { OnboardingService } from '../onboarding/service.ts';
 import { personSection } from '../onboarding/rules.ts';
 import { upstreamFailure, type IdentityClient, type VerifyIdentityResponse } from '../orchestrator.ts';
-import type { CapUser } from '../users/models.ts';
+import type { CapUserRecord } from '../users/models.ts';
 import type { UserService } from '../users/service.ts';
 import type { JsonObject } from '../vocabulary.ts';
 
@@ -28,7 +28,7 @@ export function createIdentityService(users: UserService, onboarding: Onboarding
    * ones among the onboarding drafts, newest first (the candidate wizard verifies before submitting,
    * when only the draft has them). Places are never mixed.
    */
-  async function personOf(user: CapUser): Promise<Person> {
+  async function personOf(user: CapUserRecord): Promise<Person> {
     const places: Array<JsonObject | undefined> = [user.profile.personalDetails as JsonObject | undefined];
     const drafts = await onboarding.models.Onboarding.findAll({ where: { userId: user.userId }, order: [['updatedAt', 'DESC']] });
     for (const draft of drafts) {
@@ -49,7 +49,7 @@ export function createIdentityService(users: UserService, onboarding: Onboarding
   }
 
   return {
-    async verify(user: CapUser, document: { type: string; identificationNumber: string }) {
+    async verify(user: CapUserRecord, document: { type: string; identificationNumber: string }) {
       const person = await personOf(user);
       let answer: VerifyIdentityResponse;
       try {
@@ -70,9 +70,25 @@ export function createIdentityService(users: UserService, onboarding: Onboarding
       }
       const verifiedAt = answer.verified && answer.verified_at ? new Date(answer.verified_at) : null;
       await users.recordIdentityCheck(user.userId, { provider: answer.provider, providerReference: answer.provider_reference, verifiedAt });
-      return { verified: verifiedAt !== null, verifiedAt: verifiedAt?.toISOString() ?? null, provider: answer.provider };
+      // The web client decides by the HTTP status alone, so a check that did not verify is an error.
+      if (!verifiedAt) throw notVerified(answer.outcome);
+      return { verified: true, verifiedAt: verifiedAt.toISOString(), provider: answer.provider };
     },
   };
+}
+
+/** A check that did not verify: its outcome as the detail, in words a person can act on as the message. */
+function notVerified(outcome: string) {
+  const detail = [{ field: 'identificationNumber', issue: outcome }];
+  if (outcome === 'not_found') {
+    return unprocessable('identity.not_found', 'The identity register does not know this number: check it and try again.', detail);
+  }
+  const what = { name_mismatch: 'name', dob_mismatch: 'date of birth' }[outcome] ?? 'name or date of birth';
+  return unprocessable(
+    'identity.not_verified',
+    `The identity register holds this number under another ${what}: check the number and the ${what} in your details, then try again.`,
+    detail,
+  );
 }
 
 export type IdentityService = ReturnType<typeof createIdentityService>;

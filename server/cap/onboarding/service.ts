@@ -1,6 +1,5 @@
 import { UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 import { conflict, forbidden, notFound, unprocessable } from '../../platform/http/errors.ts';
-import type { CentreService } from '../centres/service.ts';
 import { mergePatch, valueAt } from '../merge-patch.ts';
 import type { UserService } from '../users/service.ts';
 import type { JsonObject, Persona } from '../vocabulary.ts';
@@ -22,7 +21,19 @@ export function summaryOf(onboarding: Onboarding) {
 
 const recordOf = (onboarding: Onboarding) => ({ ...summaryOf(onboarding), data: onboarding.data });
 
-export function createOnboardingService(sequelize: Sequelize, users: UserService, centres: CentreService) {
+type Hook = (user: { userId: string; email: string }, draft: JsonObject, transaction: Transaction) => Promise<unknown>;
+
+/**
+ * What else happens, by persona, in the transaction of an onboarding's submit (creating a centre, an
+ * assessor profile) and of a save after it was completed (the settings screens keep saving: the
+ * centre follows its owner's draft).
+ */
+export interface OnboardingHooks {
+  submitted: Partial<Record<Persona, Hook>>;
+  savedAfterCompletion: Partial<Record<Persona, Hook>>;
+}
+
+export function createOnboardingService(sequelize: Sequelize, users: UserService, hooks: OnboardingHooks) {
   const models = defineOnboardingModels(sequelize);
   const { Onboarding } = models;
   const notStarted = (persona: Persona) => notFound(`You have not started the ${persona} onboarding: start it first.`);
@@ -63,13 +74,16 @@ export function createOnboardingService(sequelize: Sequelize, users: UserService
         onboarding.data = mergePatch(onboarding.data, patch) as JsonObject;
         onboarding.changed('data', true); // an empty save still counts as a save (lastUpdatedAt moves)
         await onboarding.save({ transaction });
+        const saved = hooks.savedAfterCompletion[persona];
+        if (saved && onboarding.status === 'completed') await saved((await users.models.CapUser.findByPk(userId, { transaction }))!, onboarding.data, transaction);
         return recordOf(onboarding);
       });
     },
 
     /**
-     * Completes the onboarding once every required field is there. The centre persona creates its
-     * centre and the owner's super_admin membership in the same transaction.
+     * Completes the onboarding once every required field is there, and creates what the persona's
+     * `hooks.submitted` says (the centre with its owner as super admin; the assessor's profile), all in one
+     * transaction.
      */
     async submit(userId: string, persona: Persona) {
       return sequelize.transaction(async (transaction) => {
@@ -89,10 +103,8 @@ export function createOnboardingService(sequelize: Sequelize, users: UserService
         onboarding.status = 'completed';
         onboarding.completedAt = new Date();
         await onboarding.save({ transaction });
-        if (persona === 'centre') {
-          const owner = (await users.models.CapUser.findByPk(userId, { transaction }))!;
-          await centres.createForOwner(owner, onboarding.data, transaction);
-        }
+        const create = hooks.submitted[persona];
+        if (create) await create((await users.models.CapUser.findByPk(userId, { transaction }))!, onboarding.data, transaction);
         const section = personSection[persona];
         if (section !== null) {
           const details = (section ? valueAt(onboarding.data, section) : onboarding.data) as JsonObject | undefined;
@@ -103,22 +115,15 @@ export function createOnboardingService(sequelize: Sequelize, users: UserService
     },
 
     /**
-     * The "centre as staff" onboarding of someone a centre took on: the real client lets a person into a
-     * centre only with a completed centre onboarding. A completed one is left as it is; a draft of their
-     * own centre is completed as staff, keeping what they had typed.
+     * The completed centre onboarding ("centre as staff") the web client needs to let a member into
+     * the centre console, made for someone who has no centre onboarding. One they have (a draft of
+     * their own centre, or a completed one) is never touched.
      */
     async completeAsStaff(userId: string, centreId: string, transaction: Transaction) {
-      const staffData = { variant: 'staff', centreId };
-      await Onboarding.bulkCreate([{ userId, persona: 'centre', status: 'completed', completedAt: new Date(), data: staffData }], {
-        ignoreDuplicates: true,
-        transaction,
-      });
-      const onboarding = (await Onboarding.findOne({ where: { userId, persona: 'centre' }, transaction, lock: transaction.LOCK.UPDATE }))!;
-      if (onboarding.status === 'completed') return;
-      onboarding.status = 'completed';
-      onboarding.completedAt = new Date();
-      onboarding.data = { ...onboarding.data, ...staffData };
-      await onboarding.save({ transaction });
+      await Onboarding.bulkCreate(
+        [{ userId, persona: 'centre', status: 'completed', completedAt: new Date(), data: { variant: 'staff', centreId } }],
+        { ignoreDuplicates: true, transaction },
+      );
     },
   };
 }

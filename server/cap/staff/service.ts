@@ -2,11 +2,12 @@ import { col, fn, Op, UniqueConstraintError, where as compare, type Sequelize, t
 import { conflict, forbidden, notFound, validationFailed } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { pageOf, pageRequest } from '../../platform/http/pagination.ts';
-import type { CentreStaff } from '../centres/models.ts';
+import type { Centre, CentreStaff } from '../centres/models.ts';
 import type { CentreService } from '../centres/service.ts';
 import type { CentreContext } from '../context/service.ts';
 import type { OnboardingService } from '../onboarding/service.ts';
-import { upstreamFailure, type IdentityClient, type ProvisionAccountResponse } from '../orchestrator.ts';
+import type { MembershipKind } from '../memberships/invitations.ts';
+import type { ProvisionMember } from '../memberships/provision.ts';
 import type { UserService } from '../users/service.ts';
 import type { CentreRole, CentreStaffStatus } from '../vocabulary.ts';
 import { managesStaff, staffSorts, type StaffSort } from './rules.ts';
@@ -50,23 +51,29 @@ const sortKeys: Record<StaffSort, ReturnType<typeof col> | ReturnType<typeof fn>
 
 /**
  * Centre staff: adding people (their account comes from the Orchestrator's ProvisionAccount), the
- * staff list, and their status. A new member is `pending` until their first CAP call, which makes
- * them `active`; someone who already uses CAP is `active` at once.
+ * staff list, and their status. Every added member is `pending`, and the answer is the same whether
+ * or not the address had an account. A new account is let in by its first CAP call (after changing
+ * the mailed password); someone who already had an account is invited, and the membership waits for
+ * them to accept it. Only approved centres manage staff.
  */
 export function createStaffService(
   sequelize: Sequelize,
   users: UserService,
   centres: CentreService,
   onboarding: OnboardingService,
-  orchestrator: IdentityClient,
+  provisionMember: ProvisionMember,
 ) {
   const { Centre, CentreStaff } = centres.models;
-  const { CapUser } = users.models;
 
-  function mustManage(context: CentreContext): void {
+  async function mustManage(context: CentreContext, transaction?: Transaction): Promise<Centre> {
     if (!managesStaff[context.role]) {
       throw forbidden('centre.role_forbidden', 'Only a super admin of the centre can add staff or change their status.');
     }
+    const centre = (await Centre.findByPk(context.centreId, { transaction, ...(transaction ? { lock: transaction.LOCK.UPDATE } : {}) }))!;
+    if (centre.status !== 'approved') {
+      throw forbidden('centre.not_approved', 'The centre is not approved yet: staff can be added once a platform admin approves it.');
+    }
+    return centre;
   }
 
   /** A staff row of the caller's centre: 404 when there is none, 403 when it is another centre's. */
@@ -77,39 +84,27 @@ export function createStaffService(
   }
 
   /**
-   * Adds a person to a centre: their Orchestrator account first (get or create by email, which mails
-   * a new account its password), then, in one transaction, `prepare` (creating the centre, for the
-   * admins), their CapUser and the staff row. A failed provisioning leaves nothing behind.
+   * Adds a person to a centre, all or nothing, in one transaction: `prepare` (creating the centre, for
+   * the admins) and the duplicate check first, so that a refusal makes no account; then their
+   * Orchestrator account (get or create by email: a new one is mailed its password, an existing one an
+   * invitation), their CapUser and the pending staff row. A failed provisioning rolls everything back.
    */
   async function enrol(centre: { id: string; name: string }, person: NewStaff, prepare?: (transaction: Transaction) => Promise<unknown>) {
     const email = person.email.trim().toLowerCase();
-    if ((await CentreStaff.count({ where: { centreId: centre.id, email } })) > 0) throw alreadyStaff();
     const id = newId();
-    let account: ProvisionAccountResponse;
-    try {
-      account = await orchestrator.provisionAccount({
-        email,
-        intents: ['cap'],
-        correlation_id: id,
-        display_name: person.name.trim(),
-        centre_name: centre.name,
-        role: person.role,
-      });
-    } catch (err) {
-      upstreamFailure(err, { unavailable: 'accounts.unavailable', failed: 'accounts.upstream_error' }, 'Creating the account');
-    }
     try {
       return await sequelize.transaction(async (transaction) => {
         await prepare?.(transaction);
-        await users.provision({ userId: account.user_id, email }, transaction);
-        // The lock orders this against the person's first call (admitFirstCall): one of the two sees the other.
-        const user = (await CapUser.findByPk(account.user_id, { transaction, lock: transaction.LOCK.UPDATE }))!;
-        const status: CentreStaffStatus = user.firstSeenAt ? 'active' : 'pending';
+        if ((await CentreStaff.count({ where: { centreId: centre.id, email }, transaction })) > 0) throw alreadyStaff();
+        const member = await provisionMember(transaction, person, { name: centre.name, correlationId: id });
         const row = await CentreStaff.create(
-          { id, centreId: centre.id, userId: user.userId, name: person.name.trim(), email, role: person.role, status },
+          {
+            id, centreId: centre.id, userId: member.userId, name: person.name.trim(), email, role: person.role,
+            status: member.letIn ? 'active' : 'pending', requiresAcceptance: member.invited,
+          },
           { transaction },
         );
-        if (status === 'active') await onboarding.completeAsStaff(user.userId, centre.id, transaction);
+        if (member.letIn) await onboarding.completeAsStaff(member.userId, centre.id, transaction);
         return row;
       });
     } catch (err) {
@@ -118,25 +113,25 @@ export function createStaffService(
     }
   }
 
+  const membershipKind: MembershipKind<CentreStaff> = {
+    kind: 'centre',
+    Model: CentreStaff,
+    async organisationOf(row, transaction) {
+      const centre = (await Centre.findByPk(row.centreId, { transaction }))!;
+      return { id: centre.id, name: centre.name };
+    },
+    // The completed centre onboarding the web client needs, for someone who has none of their own.
+    onActive: (row, transaction) => onboarding.completeAsStaff(row.userId, row.centreId, transaction),
+  };
+
   return {
     enrol,
+    /** Centre staff memberships, as invitations and first calls handle them. */
+    membershipKind: membershipKind as unknown as MembershipKind,
 
     async add(context: CentreContext, person: NewStaff) {
-      mustManage(context);
-      const centre = (await Centre.findByPk(context.centreId))!;
+      const centre = await mustManage(context);
       return staffOf(await enrol(centre, person));
-    },
-
-    /** The user's first authenticated CAP call: their pending memberships become active, with the onboarding that lets them in. */
-    async admitFirstCall(userId: string): Promise<void> {
-      await sequelize.transaction(async (transaction) => {
-        if (!(await users.markFirstSeen(userId, transaction))) return;
-        const pending = await CentreStaff.findAll({ where: { userId, status: 'pending' }, order: [['createdAt', 'ASC']], transaction });
-        for (const row of pending) {
-          await row.update({ status: 'active' }, { transaction });
-          await onboarding.completeAsStaff(userId, row.centreId, transaction);
-        }
-      });
     },
 
     async list(context: CentreContext, query: StaffQuery) {
@@ -200,15 +195,16 @@ export function createStaffService(
      * locked), so two super admins deactivating each other at once cannot both succeed.
      */
     async setStatus(context: CentreContext, callerId: string, change: { ids: string[]; status: 'active' | 'inactive' }) {
-      mustManage(context);
       const ids = [...new Set(change.ids)];
       return sequelize.transaction(async (transaction) => {
-        await Centre.findByPk(context.centreId, { transaction, lock: transaction.LOCK.UPDATE });
+        await mustManage(context, transaction);
         const found = await CentreStaff.findAll({ where: { id: { [Op.in]: ids } }, transaction });
         const rows = ids.map((id) => inCentre(found.find((row) => row.id === id) ?? null, id, context));
         if (change.status === 'inactive' && rows.some((row) => row.userId === callerId)) {
           throw conflict('centre.self_deactivation', 'You cannot deactivate yourself: ask another super admin of the centre.');
         }
+        const invited = rows.find((row) => row.requiresAcceptance && change.status === 'active');
+        if (invited) throw conflict('centre.invitation_pending', `${invited.email} has not accepted the centre's invitation yet: only they can.`);
         for (const row of rows) {
           if (row.status === change.status) continue;
           await row.update({ status: change.status }, { transaction });

@@ -1,5 +1,5 @@
 import type { Call, SecurityHandler } from '../../platform/http/operations.ts';
-import type { CapUser } from './models.ts';
+import type { CapUserRecord } from './models.ts';
 import type { UserService } from './service.ts';
 
 /**
@@ -10,7 +10,7 @@ import type { UserService } from './service.ts';
  * read the CapUser with `caller(call)`.
  */
 export function createCapAuth(users: UserService, bearer: SecurityHandler, firstCall: (userId: string) => Promise<void>) {
-  const callers = new WeakMap<Call, CapUser>();
+  const callers = new WeakMap<Call, CapUserRecord>();
   return {
     scheme: (async (call) => {
       await bearer(call);
@@ -18,7 +18,7 @@ export function createCapAuth(users: UserService, bearer: SecurityHandler, first
       if (!user.firstSeenAt) await firstCall(user.userId);
       callers.set(call, user);
     }) satisfies SecurityHandler,
-    caller(call: Call): CapUser {
+    caller(call: Call): CapUserRecord {
       const user = callers.get(call);
       if (!user) throw new Error(`${call.operationId} reads the caller but is not behind bearerAuth`);
       return user;

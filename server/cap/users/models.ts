@@ -21,6 +21,9 @@ export interface CapUser extends Model<InferAttributes<CapUser>, InferCreationAt
   updatedAt: CreationOptional<Date>;
 }
 
+/** The caller as handlers read it: the row's attributes, no model instance. */
+export type CapUserRecord = InferAttributes<CapUser>;
+
 export function defineUserModels(sequelize: Sequelize) {
   const CapUser: ModelStatic<CapUser> = sequelize.define<CapUser>(
     'CapUser',

@@ -3,7 +3,8 @@ import { forbidden } from '../../platform/http/errors.ts';
 import type { Principal } from '../../platform/http/operations.ts';
 import { mergePatch } from '../merge-patch.ts';
 import type { JsonObject } from '../vocabulary.ts';
-import { defineUserModels, type CapUser } from './models.ts';
+import { preparedReads } from '../../platform/db/prepared.ts';
+import { defineUserModels, type CapUserRecord } from './models.ts';
 
 /** The profile sections PATCH /me/profile edits. */
 export const profileSections = ['personalDetails', 'contactInformation', 'residentialAddress'] as const;
@@ -24,6 +25,20 @@ export interface UserIdentity {
 export function createUserService(sequelize: Sequelize) {
   const models = defineUserModels(sequelize);
   const { CapUser } = models;
+  const read = preparedReads(sequelize);
+
+  /** The user by id, read on every authenticated call (a prepared statement: see preparedReads). */
+  async function find(userId: string): Promise<CapUserRecord | undefined> {
+    const [user] = await read<CapUserRecord>(
+      'cap.users.by_id',
+      `SELECT user_id AS "userId", email, status, identity_verified AS "identityVerified", identity_provider AS "identityProvider",
+              identity_provider_reference AS "identityProviderReference", identity_verified_at AS "identityVerifiedAt",
+              first_seen_at AS "firstSeenAt", profile, created_at AS "createdAt", updated_at AS "updatedAt"
+         FROM cap.users WHERE user_id = $1`,
+      [userId],
+    );
+    return user;
+  }
 
   /**
    * Creates the CapUser unless it exists. The user.created consumer and a user's first call may both
@@ -45,12 +60,12 @@ export function createUserService(sequelize: Sequelize) {
   }
 
   /** The caller's CapUser, provisioned on the spot if the event has not arrived; deactivated users are refused. */
-  async function admit(principal: Principal): Promise<CapUser> {
+  async function admit(principal: Principal): Promise<CapUserRecord> {
     const userId = principal.userId!;
-    let user = await CapUser.findByPk(userId);
+    let user = await find(userId);
     if (!user) {
       await provision({ userId, email: principal.email ?? '' });
-      user = (await CapUser.findByPk(userId))!;
+      user = (await find(userId))!;
     }
     if (user.status === 'deactivated') {
       throw forbidden('auth.account_deactivated', 'This account has been deleted, so it can no longer use the portal.');
@@ -58,7 +73,7 @@ export function createUserService(sequelize: Sequelize) {
     return user;
   }
 
-  function profileOf(user: CapUser) {
+  function profileOf(user: CapUserRecord) {
     const sections = Object.fromEntries(profileSections.filter((s) => user.profile[s] !== undefined).map((s) => [s, user.profile[s]]));
     return { identityVerified: user.identityVerified, ...sections };
   }

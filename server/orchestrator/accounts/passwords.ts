@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { hash, verify, type Algorithm } from '@node-rs/argon2';
+import type { Algorithm } from '@node-rs/argon2';
 import { validationFailed } from '../../platform/http/errors.ts';
 
 // Algorithm is a const enum the package does not export at run time; 2 is its Argon2id.
@@ -16,8 +16,11 @@ export function checkPasswordRule(password: string, field: string): void {
   }
 }
 
-export function hashPassword(password: string): Promise<string> {
-  return hash(password, { algorithm: argon2id });
+// The native module is loaded on the first password operation, not at start-up.
+const argon2 = () => import('@node-rs/argon2');
+
+export async function hashPassword(password: string): Promise<string> {
+  return (await argon2()).hash(password, { algorithm: argon2id });
 }
 
 let decoyHash: Promise<string> | undefined;
@@ -27,6 +30,7 @@ let decoyHash: Promise<string> | undefined;
  * decoy hash is checked instead, so the answer takes as long either way.
  */
 export async function passwordMatches(passwordHash: string | null, password: string): Promise<boolean> {
+  const { verify } = await argon2();
   if (passwordHash) return verify(passwordHash, password);
   decoyHash ??= hashPassword(crypto.randomBytes(16).toString('base64url'));
   await verify(await decoyHash, password);

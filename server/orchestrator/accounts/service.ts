@@ -18,6 +18,7 @@ import type { MailRequest, Notifications } from '../notifications/service.ts';
 import type { AccessTokens } from '../tokens/access.ts';
 import { defineAccountModels, type AuthProvider, type OtpPurpose, type UserRow, type UserStatus } from './models.ts';
 import { checkPasswordRule, hashPassword, passwordMatches } from './passwords.ts';
+import { createThrottle, limits } from './throttle.ts';
 
 export interface AccountsDeps {
   config: PlatformConfig;
@@ -31,14 +32,28 @@ export interface AccountsDeps {
   verifyGoogleIdToken: GoogleVerifier;
 }
 
-/** ProvisionAccount's input. The last three only shape the mail. */
+/** ProvisionAccount's input. The last four only shape the mail. */
 export interface ProvisionRequest {
   email: string;
   intents: string[];
   correlationId?: string;
+  /** Mail an existing account's owner about the invitation (`notify_kind: existing_member`). */
+  notifyExisting?: boolean;
   displayName?: string;
   centreName?: string;
   role?: string;
+}
+
+/** The mail variables of a provisioning request: its name, centre and role, when given. */
+const mailContext = (input: ProvisionRequest): Record<string, string> => ({
+  ...(input.displayName ? { name: input.displayName } : {}),
+  ...(input.centreName ? { centreName: input.centreName } : {}),
+  ...(input.role ? { role: input.role } : {}),
+});
+
+/** Where a public auth request came from (the client's address), for the throttles. */
+export interface Origin {
+  address: string;
 }
 
 /** The caller of a bearer operation: the user and the session (refresh-token family) of the access token. */
@@ -79,6 +94,7 @@ const otpRecipientStatus: Record<OtpPurpose, UserStatus> = {
   password_reset: 'active',
 };
 
+const emailTaken = () => new AppError(409, 'auth.email_taken', 'An account with this email already exists. Sign in, or reset the password.');
 const invalidCredentials = () => unauthorized('auth.invalid_credentials', 'The email or password is not correct.');
 const refreshInvalid = () => unauthorized('auth.refresh_invalid', 'The session has ended. Sign in again.');
 const notVerified = () => forbidden('auth.account_not_verified', 'Verify your email address first: enter the code we sent you, or ask for a new one.');
@@ -148,6 +164,9 @@ export function authUser(user: UserRow): AuthUser {
 export function createAccounts(deps: AccountsDeps) {
   const { config, logger, sequelize, events, tokens } = deps;
   const { User, Otp, OtpSend, RefreshToken } = defineAccountModels(sequelize);
+  const throttle = createThrottle(sequelize);
+  const tooMany = (retryAfter: number, what: string) =>
+    tooManyRequests('auth.too_many_attempts', `Too many ${what}. Try again in ${Math.ceil(retryAfter / 60)} minute(s).`, retryAfter);
 
   /** Commits even when the outcome is a refusal (a counted OTP attempt, a revoked family), then throws it. */
   async function commitThenThrow<T>(work: (transaction: Transaction) => Promise<T | AppError>): Promise<T> {
@@ -213,8 +232,29 @@ export function createAccounts(deps: AccountsDeps) {
     await deps.requestMail(transaction, { to: user.email, userId: user.id, template: purpose, variables: { otp: code } });
   }
 
-  /** Checks a code; a wrong one uses up an attempt (the caller commits it), a right one is used up itself. */
-  async function consumeOtp(transaction: Transaction, user: UserRow | null, purpose: OtpPurpose, code: string): Promise<OtpOutcome> {
+  /**
+   * Checks a code under the guessing budget (see throttle.ts): refused with 429 while the account or the
+   * client address must wait; a wrong code uses up an attempt and counts against both (the caller
+   * commits it), and the owner is told by mail when the account's free tries are spent.
+   */
+  async function consumeOtp(transaction: Transaction, email: string, user: UserRow | null, purpose: OtpPurpose, code: string, origin: Origin): Promise<OtpOutcome | AppError> {
+    const account = `account:${email}`;
+    const address = `address:${origin.address}`;
+    const wait = await throttle.retryAfter(purpose, [[account, limits.codePerAccount], [address, limits.codePerAddress]], transaction);
+    if (wait) return tooMany(wait, 'wrong codes');
+    const outcome = await checkOtp(transaction, user, purpose, code);
+    if (outcome === 'ok') await throttle.forget(purpose, account, transaction);
+    else {
+      await throttle.record(purpose, [account, address], transaction);
+      if (user && (await throttle.retryAfter(purpose, [[account, limits.codePerAccount]], transaction))) {
+        await deps.requestMail(transaction, { to: user.email, userId: user.id, template: 'security_alert', variables: { what: purpose === 'password_reset' ? 'password reset' : 'account verification' } });
+      }
+    }
+    return outcome;
+  }
+
+  /** Checks a code; a wrong one uses up an attempt, a right one is used up itself. */
+  async function checkOtp(transaction: Transaction, user: UserRow | null, purpose: OtpPurpose, code: string): Promise<OtpOutcome> {
     if (!user || user.status !== otpRecipientStatus[purpose]) return 'invalid';
     const otp = await Otp.findOne({ where: { userId: user.id, purpose }, lock: transaction.LOCK.UPDATE, transaction });
     if (!otp) return 'invalid';
@@ -247,7 +287,9 @@ export function createAccounts(deps: AccountsDeps) {
       },
       { transaction },
     );
-    const accessToken = await tokens.issue({ userId: user.id, email: user.email, intents: user.intents, sessionId: familyId });
+    const accessToken = await tokens.issue({
+      userId: user.id, email: user.email, intents: user.intents, sessionId: familyId, passwordChangeRequired: user.mustChangePassword,
+    });
     return { accessToken, refreshToken };
   }
 
@@ -267,21 +309,27 @@ export function createAccounts(deps: AccountsDeps) {
   }
 
   return {
+    /**
+     * A new account waits for its address to be proven with the mailed code. Registering an address
+     * whose account is still unproven replaces that registration (password, intents, code): an
+     * unproven registrant holds nothing the address's owner could inherit.
+     */
     async register(input: { email: string; password: string; intents: string[] }) {
       const email = normaliseEmail(input.email);
       checkPasswordRule(input.password, 'password');
       const passwordHash = await hashPassword(input.password);
+      const fields = { passwordHash, authProvider: 'password' as const, googleSub: null, intents: [...new Set(input.intents)], mustChangePassword: false };
       try {
         const user = await sequelize.transaction(async (transaction) => {
-          const created = await createUser(transaction, {
-            email,
-            passwordHash,
-            authProvider: 'password',
-            googleSub: null,
-            status: 'pending_verification',
-            intents: input.intents,
-            mustChangePassword: false,
-          });
+          const pending = await findByEmail(email, transaction);
+          if (pending && pending.status !== 'pending_verification') throw emailTaken();
+          if (pending) {
+            await pending.update(fields, { transaction });
+            await reserveOtpSend(transaction, email, 'account_verify');
+            await issueOtp(transaction, pending, 'account_verify');
+            return pending;
+          }
+          const created = await createUser(transaction, { email, ...fields, status: 'pending_verification' });
           // The first code of a new account always goes out.
           await reserveOtpSend(transaction, email, 'account_verify', false);
           await issueOtp(transaction, created, 'account_verify');
@@ -290,9 +338,7 @@ export function createAccounts(deps: AccountsDeps) {
         logger.info({ userId: user.id }, 'account registered');
         return { userId: user.id, email: user.email, status: user.status };
       } catch (err) {
-        if (err instanceof UniqueConstraintError) {
-          throw new AppError(409, 'auth.email_taken', 'An account with this email already exists. Sign in, or reset the password.');
-        }
+        if (err instanceof UniqueConstraintError) throw emailTaken();
         throw err;
       }
     },
@@ -308,11 +354,12 @@ export function createAccounts(deps: AccountsDeps) {
       return { sent: true as const };
     },
 
-    async verifyAccount(input: { email: string; otp: string }) {
+    async verifyAccount(input: { email: string; otp: string }, origin: Origin) {
       const email = normaliseEmail(input.email);
       return commitThenThrow(async (transaction) => {
         const user = await findByEmail(email, transaction);
-        const outcome = await consumeOtp(transaction, user, 'account_verify', input.otp);
+        const outcome = await consumeOtp(transaction, email, user, 'account_verify', input.otp, origin);
+        if (outcome instanceof AppError) return outcome;
         if (outcome !== 'ok') return otpRefusals[outcome]();
         await transition(transaction, user!, 'verify');
         logger.info({ userId: user!.id }, 'account verified');
@@ -320,11 +367,20 @@ export function createAccounts(deps: AccountsDeps) {
       });
     },
 
-    async login(input: { email: string; password: string }) {
+    /** Password sign-in, throttled per account and client address, and per client address (throttle.ts). */
+    async login(input: { email: string; password: string }, origin: Origin) {
       const email = normaliseEmail(input.email);
+      const pair = `account:${email}|address:${origin.address}`;
+      const address = `address:${origin.address}`;
+      const wait = await throttle.retryAfter('login', [[pair, limits.loginPerAccountAndAddress], [address, limits.loginPerAddress]]);
+      if (wait) throw tooMany(wait, 'failed sign-ins');
       const user = await findByEmail(email);
       const matches = await passwordMatches(user?.passwordHash ?? null, input.password);
-      if (!user || !matches) throw invalidCredentials();
+      if (!user || !matches) {
+        await throttle.record('login', [pair, address]);
+        throw invalidCredentials();
+      }
+      await throttle.forget('login', pair);
       const refusal = loginRefusals[user.status];
       if (refusal) throw refusal();
       return sequelize.transaction((transaction) => signIn(transaction, user));
@@ -361,11 +417,16 @@ export function createAccounts(deps: AccountsDeps) {
           }
           const refusal = googleRefusals[user.status];
           if (refusal) throw refusal();
+          if (user.status === 'pending_verification') {
+            // Google proves the address; the password was set by whoever registered it, unproven.
+            user.set({ passwordHash: null, authProvider: 'google', intents: [...new Set(input.intents)] });
+            await Otp.destroy({ where: { userId: user.id }, transaction });
+            await transition(transaction, user, 'verify');
+          }
           if (user.googleSub === null) {
             user.googleSub = identity.sub;
             await user.save({ transaction });
           }
-          if (user.status === 'pending_verification') await transition(transaction, user, 'verify');
           return { ...(await signIn(transaction, user)), isNewUser: false };
         });
       try {
@@ -377,13 +438,14 @@ export function createAccounts(deps: AccountsDeps) {
       }
     },
 
-    async resetPassword(input: { email: string; otp: string; newPassword: string }) {
+    async resetPassword(input: { email: string; otp: string; newPassword: string }, origin: Origin) {
       const email = normaliseEmail(input.email);
       checkPasswordRule(input.newPassword, 'newPassword');
       const passwordHash = await hashPassword(input.newPassword);
       return commitThenThrow(async (transaction) => {
         const user = await findByEmail(email, transaction);
-        const outcome = await consumeOtp(transaction, user, 'password_reset', input.otp);
+        const outcome = await consumeOtp(transaction, email, user, 'password_reset', input.otp, origin);
+        if (outcome instanceof AppError) return outcome;
         if (outcome !== 'ok') return otpRefusals[outcome]();
         await user!.update({ passwordHash, mustChangePassword: false }, { transaction });
         await revokeSessions(transaction, { userId: user!.id });
@@ -459,10 +521,18 @@ export function createAccounts(deps: AccountsDeps) {
       return { deleted: true as const };
     },
 
-    /** Whether a user may act with an access token right now (bearer checks inside OL). */
-    async isActive(userId: string): Promise<boolean> {
+    /**
+     * Whether an access token may act right now (bearer checks inside OL): its user is active and its
+     * session has not ended (logged out, revoked by a password change or reset, or by refresh reuse).
+     */
+    async sessionLive(userId: string, sessionId: string): Promise<boolean> {
       const user = await User.findByPk(userId, { attributes: ['status'] });
-      return user?.status === 'active';
+      if (user?.status !== 'active') return false;
+      const live = await RefreshToken.findOne({
+        where: { userId, familyId: sessionId, revokedAt: null, expiresAt: { [Op.gt]: new Date() } },
+        attributes: ['id'],
+      });
+      return live !== null;
     },
 
     /** The user's status, or null when no user has this id. */
@@ -471,59 +541,66 @@ export function createAccounts(deps: AccountsDeps) {
       return user?.status ?? null;
     },
 
+    /** The user's status and address, or null when no user has this id (a payment's payer). */
+    async userContact(userId: string): Promise<{ status: UserStatus; email: string } | null> {
+      const user = await User.findByPk(userId, { attributes: ['status', 'email'] });
+      return user ? { status: user.status, email: user.email } : null;
+    },
+
     /**
-     * Get-or-create by email for the platform's own services (gRPC ProvisionAccount). An existing
-     * account, whatever its state, is returned as it is, and nothing is mailed. A new one is active,
-     * with a generated password that only the mail carries and that must be changed at first sign-in.
-     * When calls race, the unique index on the email lets one insert win; the others read the winner.
+     * Get-or-create by email for the platform's own services (gRPC ProvisionAccount). An active
+     * account is returned as it is, with no password change; the caller may mail the owner about why
+     * (`notifyExisting`). A new account is active, with a generated password that only the mail carries
+     * and that must be changed at first sign-in. An account whose address was never proven (someone
+     * registered it and never entered the code) is not handed over as it is: it gets a generated
+     * password like a new one, and the unproven registrant's password is gone. When calls race, the
+     * unique index on the email lets one insert win; the others read the winner.
      */
     async provisionAccount(input: ProvisionRequest): Promise<{ userId: string; isNew: boolean }> {
       const email = normaliseEmail(input.email);
       const existing = await findByEmail(email);
-      if (existing) return { userId: existing.id, isNew: false };
+      if (existing && existing.status !== 'pending_verification') {
+        if (input.notifyExisting && existing.status === 'active') {
+          await sequelize.transaction((transaction) =>
+            deps.requestMail(transaction, { to: email, userId: existing.id, template: 'centre_invitation', variables: mailContext(input) }),
+          );
+        }
+        return { userId: existing.id, isNew: false };
+      }
 
       const password = generatePassword();
       const passwordHash = await hashPassword(password);
+      const credentials = { passwordHash, authProvider: 'password' as const, googleSub: null, mustChangePassword: true };
       let user: UserRow;
       try {
-        user = await sequelize.transaction((transaction) =>
-          createUser(transaction, {
-            email,
-            passwordHash,
-            authProvider: 'password',
-            googleSub: null,
-            status: 'active',
-            intents: input.intents,
-            mustChangePassword: true,
-          }),
-        );
+        user = await sequelize.transaction(async (transaction) => {
+          const unproven = existing && (await findByEmail(email, transaction));
+          if (unproven?.status === 'pending_verification') {
+            unproven.set({ ...credentials, intents: [...new Set([...unproven.intents, ...input.intents])] });
+            await Otp.destroy({ where: { userId: unproven.id }, transaction });
+            await transition(transaction, unproven, 'verify');
+            return unproven;
+          }
+          return createUser(transaction, { email, ...credentials, status: 'active', intents: input.intents });
+        });
       } catch (err) {
         if (!(err instanceof UniqueConstraintError)) throw err;
         const winner = await findByEmail(email);
         if (!winner) throw err;
         return { userId: winner.id, isNew: false };
       }
-      logger.info({ userId: user.id, correlationId: input.correlationId }, 'account provisioned');
+      const isNew = !existing;
+      logger.info({ userId: user.id, correlationId: input.correlationId, isNew }, isNew ? 'account provisioned' : 'an unproven registration was provisioned afresh');
 
-      // After the commit, so that only the call that created the account mails a password.
+      // After the commit, so that only the call that set the password mails it.
       try {
-        await deps.sendMailNow({
-          to: email,
-          userId: user.id,
-          template: 'provisioned_account',
-          variables: {
-            password,
-            ...(input.displayName ? { name: input.displayName } : {}),
-            ...(input.centreName ? { centreName: input.centreName } : {}),
-            ...(input.role ? { role: input.role } : {}),
-          },
-        });
+        await deps.sendMailNow({ to: email, userId: user.id, template: 'provisioned_account', variables: { password, ...mailContext(input) } });
       } catch (err) {
         // The account stays: its owner can still set a password with forgot-password. The error
         // object is not logged because a database error carries its query parameters, the password among them.
         logger.error({ userId: user.id, reason: err instanceof Error ? err.message : String(err) }, 'the password mail of a provisioned account failed');
       }
-      return { userId: user.id, isNew: true };
+      return { userId: user.id, isNew };
     },
   };
 }

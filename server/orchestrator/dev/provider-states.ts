@@ -1,5 +1,5 @@
 import { QueryTypes } from 'sequelize';
-import { applyStates, loadStateDefinitions, type StateDefinition } from '../../../fixtures/states/definitions.ts';
+import { applyStates, loadStateDefinitions, substitute, type StateDefinition } from '../../../fixtures/states/definitions.ts';
 import { platformCall } from '../../../fixtures/states/http.ts';
 import { callUnary } from '../../platform/grpc/client.ts';
 import { notFound } from '../../platform/http/errors.ts';
@@ -12,8 +12,9 @@ import type { ServiceDeps } from '../../platform/service.ts';
 /**
  * The Orchestrator's provider states for contract tests (development mode only): accounts at each
  * stage of sign-up, a refreshed session, an account provisioned with a generated password, a sandbox
- * Google ID token, and the events those accounts published. Defined in fixtures/states/ol.yaml; built
- * through the public HTTP API, the dev mailbox and the gRPC IdentityService, as a client would.
+ * Google ID token, sandbox payments (pending, paid), and the events those published. Defined in
+ * fixtures/states/ol.yaml; built through the public HTTP API, the dev mailbox and the gRPC
+ * IdentityService and PaymentsService, as a client would.
  */
 export function olProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers' | 'sequelize'>): Record<string, Handler> {
   const api = (method: 'GET' | 'POST' | 'DELETE', path: string, options: { body?: unknown; token?: string } = {}) =>
@@ -49,22 +50,52 @@ export function olProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers'
     return { password, userId: user.userId, accessToken, refreshToken };
   }
 
-  /** The newest event of this type about the user, as the relay hands it to the consumers. */
-  async function publishedEvent(type: EventType, userId: string): Promise<PlatformEvent> {
+  /** The newest event of this type whose data has this key and value, as the relay hands it to the consumers. */
+  async function publishedEvent(type: EventType, key: 'userId' | 'paymentId', value: string): Promise<PlatformEvent | undefined> {
     const [row] = await deps.sequelize.query<{ id: string; type: EventType; occurred_at: Date; source: string; data: Record<string, unknown> }>(
-      `SELECT id, type, occurred_at, source, data FROM ol.outbox WHERE type = $1 AND data->>'userId' = $2 ORDER BY id DESC LIMIT 1`,
-      { bind: [type, userId], type: QueryTypes.SELECT },
+      `SELECT id, type, occurred_at, source, data FROM ol.outbox WHERE type = $1 AND data->>$2 = $3 ORDER BY id DESC LIMIT 1`,
+      { bind: [type, key, value], type: QueryTypes.SELECT },
     );
-    if (!row) throw new Error(`no ${type} event for user ${userId} in the outbox`);
-    return { id: row.id, type: row.type, occurredAt: row.occurred_at.toISOString(), source: row.source, data: row.data };
+    return row && { id: row.id, type: row.type, occurredAt: row.occurred_at.toISOString(), source: row.source, data: row.data };
+  }
+
+  /**
+   * A payment made the way the platform makes them: InitiatePayment over gRPC (as CAP or the LMS), then
+   * for `paid` the sandbox checkout's pay button and the sandbox's signed webhook, waited for until the
+   * Orchestrator has acknowledged it (so the payment succeeded and payment.completed is in the outbox).
+   */
+  async function makePayment(payerUserId: string, spec: { purpose: string; stage: string; amountMinor?: unknown; currency?: unknown }) {
+    const { payment_id: paymentId, reference } = await callUnary<{ payment_id: string; reference: string }>(deps.peers.olGrpcAddress(), deps.config.serviceApiKey, 'PaymentsService.InitiatePayment', {
+      payer_user_id: payerUserId,
+      purpose: `PAYMENT_PURPOSE_${spec.purpose.toUpperCase()}`,
+      purpose_reference_id: newId(),
+      amount_minor: String(spec.amountMinor ?? '1500000'),
+      currency: String(spec.currency ?? 'NGN'),
+      beneficiary_centre_id: spec.purpose === 'cap_application' ? newId() : '',
+      idempotency_key: `provider-state:${newId()}`,
+    });
+    if (spec.stage === 'paid') {
+      await api('POST', `/payments/sandbox/transactions/${reference}/pay`, { body: {} });
+      await until(`the webhook of ${reference} is acknowledged`, async () => (await api('GET', `/payments/sandbox/transactions/${reference}`)).data.webhook?.status === 'delivered');
+    }
+    return { paymentId, reference };
+  }
+
+  async function until(what: string, check: () => Promise<boolean>): Promise<void> {
+    for (let attempt = 0; attempt < 150; attempt++) {
+      if (await check()) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`timed out waiting until ${what}`);
   }
 
   async function setUp(definition: StateDefinition, params: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const { account, googleIdToken, event, refreshed } = definition.creates as {
+    const { account, googleIdToken, event, refreshed, payment } = definition.creates as {
       account?: string;
       googleIdToken?: boolean;
       event?: EventType;
       refreshed?: boolean;
+      payment?: Record<string, unknown>;
     };
     const email = String(params.email ?? `pact+${newId().toLowerCase()}@example.test`);
     const password = params.password as string;
@@ -83,7 +114,15 @@ export function olProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers'
     if (account === 'provisioned') Object.assign(values, await provision(email));
     if (account === 'deleted') await api('DELETE', '/auth/account', { body: { password }, token: String(values.accessToken) });
     if (googleIdToken) values.idToken = (await api('POST', '/dev/google/id-token', { body: { email } })).data.idToken;
-    if (event) values.event = await publishedEvent(event, String(values.userId));
+    if (payment) {
+      const spec = Object.fromEntries(Object.entries(payment).map(([key, value]) => [key, substitute(value, params)]));
+      Object.assign(values, await makePayment(String(values.userId), spec as { purpose: string; stage: string }));
+    }
+    if (event) {
+      // payment.completed is about a payment; the account events are about the user.
+      const key = event === 'payment.completed' ? 'paymentId' : 'userId';
+      await until(`${event} is in the outbox`, async () => (values.event = await publishedEvent(event, key, String(values[key]))) !== undefined);
+    }
     return values;
   }
 

@@ -6,7 +6,7 @@ import { newId } from '../../platform/ids.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { UserStatus } from '../accounts/models.ts';
 import { defineIdentityModels } from './models.ts';
-import type { IdentityProvider } from './provider.ts';
+import type { IdentityOutcome, IdentityProvider } from './provider.ts';
 
 export interface IdentityDeps {
   config: PlatformConfig;
@@ -29,6 +29,7 @@ export interface IdentityCheckInput {
 
 export interface IdentityCheckResult {
   verified: boolean;
+  outcome: IdentityOutcome;
   provider: string;
   providerReference: string;
   verifiedAt: Date | null;
@@ -71,7 +72,7 @@ export function createIdentityVerification(deps: IdentityDeps) {
         createdAt: new Date(),
       });
       logger.info({ userId: input.userId, provider: provider.name, outcome: answer.outcome }, 'identity checked');
-      return { verified: verifiedAt !== null, provider: provider.name, providerReference: answer.reference, verifiedAt };
+      return { verified: verifiedAt !== null, outcome: answer.outcome, provider: provider.name, providerReference: answer.reference, verifiedAt };
     },
   };
 }

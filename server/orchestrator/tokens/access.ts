@@ -9,6 +9,8 @@ export interface TokenSubject {
   email: string;
   intents: string[];
   sessionId: string;
+  /** The account still has a generated password: the token may only be used to change it (claim `pcr`). */
+  passwordChangeRequired?: boolean;
 }
 
 export interface AccessClaims {
@@ -17,6 +19,8 @@ export interface AccessClaims {
   intents: string[];
   /** The session (refresh-token family): lets change-password keep the caller's own session. */
   sid: string;
+  /** Present (true) while the password mailed to the account has not been changed. */
+  pcr?: true;
   iss: string;
   aud: string | string[];
   iat: number;
@@ -36,7 +40,7 @@ export function createAccessTokens(keys: SigningKeys, config: PlatformConfig): A
   return {
     async issue(subject) {
       const { signing } = await keys.current();
-      return new SignJWT({ email: subject.email, intents: subject.intents, sid: subject.sessionId })
+      return new SignJWT({ email: subject.email, intents: subject.intents, sid: subject.sessionId, ...(subject.passwordChangeRequired ? { pcr: true } : {}) })
         .setProtectedHeader({ alg: signingAlgorithm, kid: signing.kid, typ: 'JWT' })
         .setSubject(subject.userId)
         .setIssuer(config.jwtIssuer)

@@ -12,11 +12,10 @@ import {
 } from 'jose';
 import type { PlatformConfig } from '../../platform/config.ts';
 import { defineSigningKey, type SigningKeyRow } from './models.ts';
+import { keyReloadSeconds } from './timing.ts';
 
 export const signingAlgorithm = 'RS256';
 
-/** A running server rereads its keys this often, so `capctl keys rotate` on its database reaches it without a restart. */
-export const keyReloadSeconds = 30;
 /** An unknown `kid` triggers an early reread, but no more often than this (garbage tokens must not hammer the database). */
 const minReloadMs = 5_000;
 

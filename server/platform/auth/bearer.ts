@@ -1,7 +1,8 @@
+import { createPublicKey, type KeyObject } from 'node:crypto';
 import passport from 'passport';
-import { ExtractJwt, Strategy as JwtStrategy, type StrategyOptionsWithoutRequest } from 'passport-jwt';
-import jwksRsa from 'jwks-rsa';
-import { unauthorized } from '../http/errors.ts';
+import { ExtractJwt, Strategy as JwtStrategy, type StrategyOptionsWithRequest } from 'passport-jwt';
+import { JwksClient } from 'jwks-rsa';
+import { passwordChangeRequired, unauthorized } from '../http/errors.ts';
 import type { Principal, SecurityHandler } from '../http/operations.ts';
 
 export interface BearerAuthOptions {
@@ -9,6 +10,18 @@ export interface BearerAuthOptions {
   jwksUrl: () => string;
   issuer: string;
   audience: string;
+  /** The published keys are read again this often (default 60 s), so a rotation reaches us by itself. */
+  refreshSeconds?: number;
+  /**
+   * A token naming a key we do not hold may make us read the keys again, but not more often than
+   * this (default 10 s), whoever sends such tokens and however many.
+   */
+  unknownKidCooldownSeconds?: number;
+  /**
+   * The operations a token may call while its account still has a generated password (claim `pcr`);
+   * every other one is 403 auth.password_change_required.
+   */
+  allowedBeforePasswordChange: string[];
 }
 
 /** Claims of an access token issued by the Orchestrator. */
@@ -20,39 +33,86 @@ interface AccessClaims {
 }
 
 /**
+ * The issuer's public keys by `kid`, as KeyObjects made once per key (not once per request). The set
+ * is read on first use, then on a schedule; an unknown `kid` is refused from the set we hold, and at
+ * most triggers one early read per cooldown, so made-up `kid`s cannot spend our reads or keep
+ * genuine tokens out.
+ */
+interface KeyRing {
+  key(kid: string | undefined): Promise<KeyObject | undefined>;
+}
+
+function createKeyRing(options: BearerAuthOptions): KeyRing {
+  const refreshMs = (options.refreshSeconds ?? 60) * 1000;
+  const cooldownMs = (options.unknownKidCooldownSeconds ?? 10) * 1000;
+  let client: JwksClient | undefined;
+  let keys = new Map<string, KeyObject>();
+  let readAt = -Infinity;
+  let reading: Promise<void> | undefined;
+
+  const read = () =>
+    (reading ??= (async () => {
+      client ??= new JwksClient({ jwksUri: options.jwksUrl(), cache: false, timeout: 5000 });
+      readAt = Date.now();
+      try {
+        const signing = await client.getSigningKeys();
+        keys = new Map(signing.filter((k) => k.kid).map((k) => [k.kid, createPublicKey(k.getPublicKey())]));
+      } catch {
+        // Keep the keys we hold; the next scheduled or cooled-down read tries again.
+      }
+    })().finally(() => (reading = undefined)));
+
+  return {
+    async key(kid) {
+      if (!kid) return undefined;
+      if (reading && !keys.has(kid)) await reading;
+      const age = Date.now() - readAt;
+      // Holding no keys at all (the issuer was not up yet), we may ask again after a second.
+      if (!keys.has(kid) && age >= (keys.size ? cooldownMs : 1000)) await read();
+      else if (age >= refreshMs) void read(); // in the background: the keys we hold still answer
+      return keys.get(kid);
+    },
+  };
+}
+
+/**
  * The `bearerAuth` security scheme for a service that trusts the Orchestrator's tokens: checks the
- * RS256 signature against the published JWKS (keys cached, refetched for an unknown `kid`), the
- * issuer, audience and expiry, and sets `call.principal`. Anything wrong is 401 auth.unauthenticated.
+ * RS256 signature against the key ring, the issuer, audience and expiry, and sets `call.principal`.
+ * Anything wrong is 401 auth.unauthenticated.
  */
 export function createBearerAuth(options: BearerAuthOptions): SecurityHandler {
-  let strategyName: string | undefined;
-  const strategy = () => {
-    if (strategyName) return strategyName;
-    const jwtOptions: StrategyOptionsWithoutRequest = {
-      jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
-      secretOrKeyProvider: jwksRsa.passportJwtSecret({
-        jwksUri: options.jwksUrl(),
-        cache: true,
-        cacheMaxAge: 10 * 60_000,
-        rateLimit: true,
-        jwksRequestsPerMinute: 30,
-      }),
-      issuer: options.issuer,
-      audience: options.audience,
-      algorithms: ['RS256'],
-    };
-    strategyName = `jwt-${options.audience}-${Math.random().toString(36).slice(2)}`;
-    passport.use(strategyName, new JwtStrategy(jwtOptions, (claims: AccessClaims, done: (e: unknown, p?: Principal) => void) => {
-      done(null, { kind: 'user', userId: claims.sub, email: claims.email, intents: claims.intents ?? [], claims });
-    }));
-    return strategyName;
+  const keys = createKeyRing(options);
+  const allowed = new Set(options.allowedBeforePasswordChange);
+  const strategyName = `jwt-${options.audience}-${Math.random().toString(36).slice(2)}`;
+  const jwtOptions: StrategyOptionsWithRequest = {
+    jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
+    secretOrKeyProvider: (_req, rawJwt, done) => {
+      keys.key(headerKid(rawJwt)).then(
+        (key) => (key ? done(null, key as unknown as string) : done(new Error('unknown signing key'))),
+        done,
+      );
+    },
+    issuer: options.issuer,
+    audience: options.audience,
+    algorithms: ['RS256'],
+    passReqToCallback: true,
   };
+  passport.use(
+    strategyName,
+    new JwtStrategy(jwtOptions, (_req: unknown, claims: AccessClaims, done: (e: unknown, p?: Principal) => void) => {
+      done(null, { kind: 'user', userId: claims.sub, email: claims.email, intents: claims.intents ?? [], claims });
+    }),
+  );
 
   return (call) =>
     new Promise<void>((resolve, reject) => {
-      const authenticate = passport.authenticate(strategy(), { session: false }, (err: unknown, principal: Principal | false) => {
+      const authenticate = passport.authenticate(strategyName, { session: false }, (err: unknown, principal: Principal | false) => {
         if (err || !principal || !principal.userId) {
           reject(unauthorized('auth.unauthenticated', 'Sign in again: the access token is missing, expired or not valid.'));
+          return;
+        }
+        if (principal.claims?.pcr && !allowed.has(call.operationId)) {
+          reject(passwordChangeRequired());
           return;
         }
         call.principal = principal;
@@ -60,4 +120,14 @@ export function createBearerAuth(options: BearerAuthOptions): SecurityHandler {
       });
       authenticate(call.req, {}, reject);
     });
+}
+
+/** The `kid` of a compact JWS header, or undefined when there is none to read. */
+function headerKid(token: string): string | undefined {
+  try {
+    const header = JSON.parse(Buffer.from(token.slice(0, token.indexOf('.')), 'base64url').toString('utf8')) as { kid?: unknown };
+    return typeof header.kid === 'string' ? header.kid : undefined;
+  } catch {
+    return undefined;
+  }
 }

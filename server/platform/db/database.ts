@@ -1,5 +1,6 @@
 import { Sequelize } from 'sequelize';
 import pg from 'pg';
+import { requestScope } from '../request-scope.ts';
 
 // BIGINT (money in minor units) stays a string end to end; never a float.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => value);
@@ -8,10 +9,16 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => value);
 export function createSequelize(url: string, schema: string, poolMax = 10): Sequelize {
   return new Sequelize(url, {
     dialect: 'postgres',
-    logging: false,
+    // Not a log: each statement counts towards its request's total, which the access log reports.
+    logging: countQuery,
     pool: { max: poolMax, min: 0, idle: 10_000 },
     define: { schema, underscored: true, timestamps: true },
   });
+}
+
+function countQuery(): void {
+  const scope = requestScope();
+  if (scope) scope.queries += 1;
 }
 
 /** True when the database answers a trivial query. */

@@ -9,6 +9,11 @@ export class DataDirBusyError extends Error {
   override name = 'DataDirBusyError';
 }
 
+/** As root, the embedded PostgreSQL runs as user `postgres`, and no place it can reach was found. */
+export class DataDirUnreachableError extends Error {
+  override name = 'DataDirUnreachableError';
+}
+
 export interface EmbeddedDatabase {
   /** Admin URL of the platform database on the embedded server. */
   url: string;
@@ -18,6 +23,9 @@ export interface EmbeddedDatabase {
 const databaseName = 'cap_platform';
 const user = 'capctl';
 const databaseUrlFile = 'database-url';
+const clusterPointerFile = 'pg-location';
+/** Where clusters go whose data directory the `postgres` user cannot reach (CAPCTL_CLUSTER_HOME). */
+const defaultClusterHome = '/var/lib/capctl';
 
 /**
  * The URL of the embedded database that a running capctl serves from `dataDir` (written at start,
@@ -45,7 +53,7 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
   if (asRoot) fs.chmodSync(dataDir, 0o755);
   const releaseLock = acquireLock(dataDir);
   try {
-    const pgDir = path.join(dataDir, 'pg');
+    const pgDir = clusterDir(dataDir, asRoot);
     const password = readOrCreateSecret(path.join(dataDir, 'pg-password'));
     stopOrphanedPostgres(pgDir, logger);
     const port = await freePort();
@@ -88,6 +96,58 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
     releaseLock();
     throw err;
   }
+}
+
+/**
+ * Where the cluster of `dataDir` lives: `<dataDir>/pg`, unless capctl runs as root and the
+ * `postgres` user that then runs PostgreSQL cannot reach it (a data directory under a private home,
+ * mode 700, is the usual case). Then the cluster is placed in a folder of its own under
+ * CAPCTL_CLUSTER_HOME (default /var/lib/capctl), owned by `postgres`, and `<dataDir>/pg-location`
+ * records where, so the next start finds it and `removeDataDir` removes it.
+ */
+function clusterDir(dataDir: string, asRoot: boolean): string {
+  const pointer = path.join(dataDir, clusterPointerFile);
+  if (fs.existsSync(pointer)) return fs.readFileSync(pointer, 'utf8').trim();
+  const inside = path.join(dataDir, 'pg');
+  if (!asRoot) return inside;
+  const blocked = unreachableAncestor(dataDir);
+  if (!blocked) return inside;
+  const home = path.resolve(process.env.CAPCTL_CLUSTER_HOME || defaultClusterHome);
+  const unreachable = (detail: string) =>
+    new DataDirUnreachableError(
+      `the embedded PostgreSQL runs as user "postgres" (capctl runs as root), which cannot reach ${dataDir}: ` +
+        `${blocked} has mode ${modeOf(blocked)}, and ${detail}. Use a --data-dir it can reach, run \`chmod o+x ${blocked}\`, or set --database-url`,
+    );
+  if (fs.existsSync(path.join(inside, 'PG_VERSION'))) throw unreachable('the cluster there cannot move');
+  try {
+    fs.mkdirSync(home, { recursive: true, mode: 0o755 });
+  } catch (err) {
+    throw unreachable(`${home} (CAPCTL_CLUSTER_HOME) cannot be created (${(err as NodeJS.ErrnoException).code})`);
+  }
+  const homeBlocked = unreachableAncestor(home);
+  if (homeBlocked) throw unreachable(`${homeBlocked} on the way to ${home} (CAPCTL_CLUSTER_HOME) has mode ${modeOf(homeBlocked)}`);
+  const dir = path.join(home, crypto.createHash('sha256').update(fs.realpathSync(dataDir)).digest('hex').slice(0, 16));
+  fs.writeFileSync(pointer, `${dir}\n`, { mode: 0o600 });
+  return dir;
+}
+
+/** The first folder on the way to `dir` (itself included) that other users cannot pass through. */
+function unreachableAncestor(dir: string): string | undefined {
+  const parts = fs.realpathSync(dir).split(path.sep).filter(Boolean);
+  for (let i = 0; i <= parts.length; i++) {
+    const folder = path.sep + parts.slice(0, i).join(path.sep);
+    if ((fs.statSync(folder).mode & 0o001) === 0) return folder;
+  }
+  return undefined;
+}
+
+const modeOf = (file: string) => (fs.statSync(file).mode & 0o777).toString(8);
+
+/** Removes a data directory and the cluster it placed elsewhere, if it did (throwaway platforms). */
+export function removeDataDir(dataDir: string): void {
+  const pointer = path.join(dataDir, clusterPointerFile);
+  if (fs.existsSync(pointer)) fs.rmSync(fs.readFileSync(pointer, 'utf8').trim(), { recursive: true, force: true });
+  fs.rmSync(dataDir, { recursive: true, force: true });
 }
 
 const exitHookEvents = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'] as const;

@@ -1,6 +1,6 @@
-import { Umzug, SequelizeStorage } from 'umzug';
-import type { QueryInterface, Sequelize } from 'sequelize';
+import fs from 'node:fs';
 import path from 'node:path';
+import type { QueryInterface, Sequelize } from 'sequelize';
 
 /** What a migration file exports. `context` is the service's query interface. */
 export interface Migration {
@@ -8,23 +8,54 @@ export interface Migration {
   down(params: { context: QueryInterface }): Promise<void>;
 }
 
-export type Migrator = Umzug<QueryInterface>;
+/**
+ * The migrations of one service: files `<dir>/NNNN_name.ts` (`.js` in the compiled build; a
+ * migration's name leaves the extension out, so both record the same history), state in
+ * `<schema>.schema_migrations` (umzug's table). What is pending is read with one query; umzug itself
+ * is loaded only when there is something to apply, which is seldom, and costs start-up time.
+ */
+export interface Migrator {
+  /** Names of the migration files not applied yet, in order. */
+  pending(): Promise<string[]>;
+  /** Applies the pending migrations in order; answers their names. */
+  up(): Promise<string[]>;
+}
 
-/** The migrator of one service: files `<dir>/NNNN_name.ts`, state in `<schema>.schema_migrations`. */
 export function createMigrator(sequelize: Sequelize, schema: string, dir: string): Migrator {
-  return new Umzug({
-    migrations: {
-      glob: ['*.ts', { cwd: dir, ignore: ['*.d.ts'] }],
-      resolve: ({ name, path: file, context }) => ({
-        name: path.basename(name, '.ts'),
-        up: async () => ((await import(file!)) as Migration).up({ context }),
-        down: async () => ((await import(file!)) as Migration).down({ context }),
-      }),
+  const files = () =>
+    fs.readdirSync(dir)
+      .filter((f) => /\.(ts|js)$/.test(f) && !f.endsWith('.d.ts'))
+      .sort()
+      .map((f) => ({ name: path.basename(f, path.extname(f)), file: path.join(dir, f) }));
+
+  async function applied(): Promise<Set<string>> {
+    const [[table]] = (await sequelize.query(`SELECT to_regclass('"${schema}".schema_migrations') AS name`)) as [Array<{ name: string | null }>, unknown];
+    if (!table?.name) return new Set();
+    const [rows] = (await sequelize.query(`SELECT name FROM "${schema}".schema_migrations`)) as [Array<{ name: string }>, unknown];
+    return new Set(rows.map((r) => r.name));
+  }
+
+  return {
+    async pending() {
+      const done = await applied();
+      return files().filter((f) => !done.has(f.name)).map((f) => f.name);
     },
-    context: sequelize.getQueryInterface(),
-    storage: new SequelizeStorage({ sequelize, schema, tableName: 'schema_migrations' }),
-    logger: undefined,
-  });
+    async up() {
+      const { Umzug, SequelizeStorage } = await import('umzug');
+      const context = sequelize.getQueryInterface();
+      const umzug = new Umzug({
+        migrations: files().map(({ name, file }) => ({
+          name,
+          up: async () => ((await import(file)) as Migration).up({ context }),
+          down: async () => ((await import(file)) as Migration).down({ context }),
+        })),
+        context,
+        storage: new SequelizeStorage({ sequelize, schema, tableName: 'schema_migrations' }),
+        logger: undefined,
+      });
+      return (await umzug.up()).map((m) => m.name);
+    },
+  };
 }
 
 /**
@@ -38,8 +69,8 @@ export async function migrate(sequelize: Sequelize, schema: string, migrator: Mi
   try {
     await client.query('SELECT pg_advisory_lock(hashtext($1))', [lockKey]);
     await sequelize.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-    const applied = await migrator.up();
-    return applied.map((m) => m.name);
+    if ((await migrator.pending()).length === 0) return [];
+    return await migrator.up();
   } finally {
     await client.query('SELECT pg_advisory_unlock(hashtext($1))', [lockKey]).catch(() => undefined);
     sequelize.connectionManager.releaseConnection(connection);

@@ -63,6 +63,8 @@ interface Consumer {
   handlers: Map<EventType, EventHandler>;
 }
 
+const deliveryTimeLimitSeconds = 30;
+
 const defaults: Required<EventRuntimeOptions> = {
   retryLimit: 8,
   retryDelaySeconds: 2,
@@ -132,31 +134,66 @@ export function createEventRuntime(databaseUrl: string, logger: Logger, options:
     logger.error({ type: event.type, id: event.id, consumer, error }, 'event dead-lettered after its retries');
   }
 
+  /**
+   * Deliveries that were in flight when an earlier process died (kill -9, a crash) would wait for the
+   * job's expiry: they are made due again now, before the workers start. Should another process still
+   * be working one of them, its second delivery finds the event in the inbox and has no effect.
+   */
+  async function recoverInFlight(): Promise<void> {
+    const { rowCount } = await pool!.query(
+      `UPDATE ${settings.bossSchema}.job SET state = 'retry', start_after = now() WHERE name = ANY($1) AND state = 'active'`,
+      [[...consumers.keys()]],
+    );
+    if (rowCount) logger.warn({ jobs: rowCount }, 'deliveries cut off by an earlier stop are due again');
+  }
+
+  /**
+   * Declares this process's queues and subscriptions. Two processes starting on one database at once
+   * (`--only` splits, a restart overlapping a stop) would otherwise deadlock inside pg-boss's queue
+   * creation, so the declarations are serialised by a database advisory lock.
+   */
+  async function declareQueues(started: PgBoss): Promise<void> {
+    const client = await pool!.connect();
+    try {
+      await client.query(`SELECT pg_advisory_lock(hashtext($1))`, [`${settings.bossSchema}:declare-queues`]);
+      for (const scope of new Set([...consumers.values()].map((c) => c.scope))) {
+        const name = deadLetterQueue(scope);
+        await started.createQueue(name, { name });
+      }
+      for (const consumer of consumers.values()) {
+        const queue: PgBoss.Queue = {
+          name: consumer.name,
+          // A delivery still running after this long is failed and retried (the inbox keeps it to one effect).
+          expireInSeconds: deliveryTimeLimitSeconds,
+          retryLimit: settings.retryLimit,
+          retryDelay: settings.retryDelaySeconds,
+          retryBackoff: settings.retryBackoff,
+          deadLetter: deadLetterQueue(consumer.scope),
+        };
+        await started.createQueue(consumer.name, queue);
+        await started.updateQueue(consumer.name, queue); // an existing queue takes the current settings
+        for (const type of consumer.handlers.keys()) await started.subscribe(type, consumer.name);
+      }
+    } finally {
+      await client.query(`SELECT pg_advisory_unlock(hashtext($1))`, [`${settings.bossSchema}:declare-queues`]).catch(() => undefined);
+      client.release();
+    }
+  }
+
   async function startDelivery(started: PgBoss): Promise<void> {
     await started.start();
-    const consumingScopes = new Set([...consumers.values()].map((c) => c.scope));
-    for (const scope of consumingScopes) {
-      const name = deadLetterQueue(scope);
-      await started.createQueue(name, { name });
+    await declareQueues(started);
+    for (const scope of new Set([...consumers.values()].map((c) => c.scope))) {
       await started.work<DeliveryJob>(
-        name,
+        deadLetterQueue(scope),
         { includeMetadata: true, batchSize: 10, pollingIntervalSeconds: settings.deadLetterPollingSeconds },
         async (jobs) => {
           for (const job of jobs) await recordDeadLetter(scope, job);
         },
       );
     }
+    await recoverInFlight();
     for (const consumer of consumers.values()) {
-      const queue: PgBoss.Queue = {
-        name: consumer.name,
-        retryLimit: settings.retryLimit,
-        retryDelay: settings.retryDelaySeconds,
-        retryBackoff: settings.retryBackoff,
-        deadLetter: deadLetterQueue(consumer.scope),
-      };
-      await started.createQueue(consumer.name, queue);
-      await started.updateQueue(consumer.name, queue); // an existing queue takes the current settings
-      for (const type of consumer.handlers.keys()) await started.subscribe(type, consumer.name);
       const workerIds: string[] = [];
       for (let i = 0; i < settings.workersPerConsumer; i++) {
         workerIds.push(
@@ -204,7 +241,10 @@ export function createEventRuntime(databaseUrl: string, logger: Logger, options:
 
     async start() {
       if (boss) throw new Error('event delivery already started');
-      boss = new PgBoss({ connectionString: databaseUrl, schema: settings.bossSchema, max: 4, schedule: false, application_name: 'capctl-events' });
+      // Maintenance (which fails deliveries past their time limit) every 10 s instead of pg-boss's 2 minutes.
+      boss = new PgBoss({
+        connectionString: databaseUrl, schema: settings.bossSchema, max: 4, schedule: false, application_name: 'capctl-events', maintenanceIntervalSeconds: 10,
+      });
       boss.on('error', (err) => logger.error({ err }, 'event bus error'));
       pool = new pg.Pool({ connectionString: databaseUrl, max: 2, application_name: 'capctl-relay' });
       pool.on('error', (err) => logger.error({ err }, 'event relay connection error'));

@@ -17,6 +17,8 @@ export interface VerifyIdentityResponse {
   provider_reference: string;
   /** Empty when not verified. */
   verified_at: string;
+  /** `verified`, `name_mismatch`, `dob_mismatch` or `not_found`. */
+  outcome: string;
 }
 
 export interface ProvisionAccountRequest {

@@ -1,9 +1,9 @@
-import { fileURLToPath } from 'node:url';
 import protoLoader from '@grpc/proto-loader';
 import type { MethodDefinition, PackageDefinition, ServiceDefinition } from '@grpc/proto-loader';
+import { projectPath } from '../paths.ts';
 
 /** The proto/ folder at the repository root: the gRPC source of truth. */
-export const protoRoot = fileURLToPath(new URL('../../../proto/', import.meta.url));
+export const protoRoot = projectPath('proto') + '/';
 
 /** Every .proto file of the platform, relative to protoRoot. */
 export const protoFiles = [

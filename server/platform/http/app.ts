@@ -1,47 +1,70 @@
-import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { newId } from '../ids.ts';
 import type { Logger } from '../logger.ts';
+import { requestScope, withRequestScope } from '../request-scope.ts';
+import { browserPolicy, type BrowserPolicy } from './browser.ts';
 import { AppError } from './errors.ts';
 
 export interface Mount {
   prefix: string;
-  router: Router;
+  router: RequestHandler;
 }
 
 const saneRequestId = /^[A-Za-z0-9._:-]{1,128}$/;
 
+export interface HttpOptions extends BrowserPolicy {
+  /** Largest accepted JSON body, in bytes. */
+  bodyLimitBytes: number;
+}
+
 /**
- * One HTTP listener's app: request ids, access log, JSON bodies, the mounted service routers, and the
- * error envelope for everything that goes wrong, including routes nobody serves.
+ * One HTTP listener's app: request ids, access log, the browser policy (CORS and security headers),
+ * JSON bodies, the mounted service routers, and the error envelope for everything that goes wrong,
+ * including routes nobody serves.
  */
-export function createHttpApp(mounts: Mount[], logger: Logger, bodyLimitBytes: number): express.Express {
+export function createHttpApp(mounts: Mount[], logger: Logger, options: HttpOptions): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
 
   app.use((req, res, next) => {
+    withRequestScope(() => start(req, res, next));
+  });
+  const start = (req: Request, res: Response, next: NextFunction) => {
     const incoming = req.get('x-request-id');
     const requestId = incoming && saneRequestId.test(incoming) ? incoming : newId();
     const started = process.hrtime.bigint();
     res.locals.requestId = requestId;
     res.locals.log = logger.child({ requestId });
     res.setHeader('X-Request-Id', requestId);
+    const scope = requestScope();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      (res.locals.log as Logger).info({ method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+      (res.locals.log as Logger).info({ method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10, queries: scope?.queries }, 'request');
     });
     next();
-  });
-  app.use(express.json({ limit: bodyLimitBytes, type: ['application/json', 'application/*+json'] }));
+  };
+  app.use(browserPolicy(options));
+  app.use(express.json({ limit: options.bodyLimitBytes, type: ['application/json', 'application/*+json'], verify: keepRawBody }));
   for (const { prefix, router } of mounts) app.use(prefix, router);
   app.use(() => {
     throw new AppError(404, 'http.not_found', 'No route serves this path.');
   });
   app.use(errorHandler);
   return app;
+}
+
+/** Keeps the exact bytes of a JSON body beside the parsed one, for signatures over the raw body (a payment webhook). */
+function keepRawBody(req: http.IncomingMessage, _res: http.ServerResponse, body: Buffer): void {
+  (req as { rawBody?: Buffer }).rawBody = body;
+}
+
+/** The exact bytes of the request's JSON body as received (undefined when it had none). */
+export function rawBody(req: Request): Buffer | undefined {
+  return (req as { rawBody?: Buffer }).rawBody;
 }
 
 /** Maps any error to the error envelope. Only a real bug gives a 500. */

@@ -1,10 +1,8 @@
-import $RefParser from '@apidevtools/json-schema-ref-parser';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import YAML from 'yaml';
+import { projectPath } from '../paths.ts';
 
-export const openapiDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../openapi');
+export const openapiDir = projectPath('openapi');
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -35,11 +33,22 @@ export interface ApiDocument {
 
 const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
-/** Loads `openapi/<service>.yaml` (or a document file) with the shared components it references. */
+/**
+ * Loads `openapi/<service>.yaml` (or a document file) with the shared components it references and
+ * the service's area files (`openapi/<service>/*.yaml`, see `bundle`). The compiled build carries each
+ * service's document already loaded (`dist/openapi/<service>.json`, written by `writeCompiledDocuments`
+ * when the build is made), which saves parsing and resolving the YAML at every start.
+ */
 export async function loadApiDocument(serviceOrFile: string): Promise<ApiDocument> {
+  if (!serviceOrFile.endsWith('.yaml') && compiledBuild) {
+    const compiled = compiledDocumentPath(serviceOrFile);
+    if (fs.existsSync(compiled)) return JSON.parse(fs.readFileSync(compiled, 'utf8')) as ApiDocument;
+  }
   const service = path.basename(serviceOrFile, '.yaml');
   const file = serviceOrFile.endsWith('.yaml') ? serviceOrFile : path.join(openapiDir, `${service}.yaml`);
-  const bundled = bundle(file);
+  // Only the sources (and the build) read YAML: the compiled build starts without these modules.
+  const [{ default: YAML }, { default: $RefParser }] = await Promise.all([import('yaml'), import('@apidevtools/json-schema-ref-parser')]);
+  const bundled = bundle(file, YAML);
   const resolved = (await $RefParser.dereference(structuredClone(bundled))) as {
     paths: Record<string, Record<string, unknown>>;
     security?: Array<Record<string, string[]>>;
@@ -67,15 +76,31 @@ export async function loadApiDocument(serviceOrFile: string): Promise<ApiDocumen
   return { bundled, operations };
 }
 
+/** True when this module runs from the compiled build in dist/. */
+const compiledBuild = import.meta.url.endsWith('.js');
+const compiledDocumentPath = (service: string) => projectPath('dist', 'openapi', `${service}.json`);
+
+/** Writes every service's loaded document into the build (called by bin/build.mjs after compiling). */
+export async function writeCompiledDocuments(services: readonly string[]): Promise<void> {
+  fs.mkdirSync(projectPath('dist', 'openapi'), { recursive: true });
+  for (const service of services) {
+    const document = await loadApiDocument(path.join(openapiDir, `${service}.yaml`));
+    fs.writeFileSync(compiledDocumentPath(service), JSON.stringify(document));
+  }
+}
+
 const sharedFile = '_shared.yaml';
 
 /**
- * Makes one self-contained document: the shared file's components join the service's own (the
- * service wins on a name clash), references into the shared file become internal, and the shared
- * path items are copied in where they are referenced.
+ * Makes one self-contained document: the service's area files (`openapi/<service>/<area>.yaml`, each
+ * with its own `tags`, `paths` and `components`) join the root document, where a path or a component
+ * defined twice is an error; the shared file's components join too (the service wins on a name
+ * clash), references into the shared file become internal, and the shared path items are copied in
+ * where they are referenced. Area files refer to the merged document's components as `#/components/...`.
  */
-function bundle(file: string): Record<string, unknown> {
+function bundle(file: string, YAML: typeof import('yaml')): Record<string, unknown> {
   const doc = YAML.parse(fs.readFileSync(file, 'utf8')) as Record<string, any>;
+  for (const area of areaFiles(file)) mergeArea(doc, YAML.parse(fs.readFileSync(area, 'utf8')) ?? {}, path.relative(openapiDir, area));
   const sharedPath = path.join(openapiDir, sharedFile);
   const shared = YAML.parse(fs.readFileSync(sharedPath, 'utf8')) as Record<string, any>;
   const components: Record<string, any> = (doc.components ??= {});
@@ -96,6 +121,32 @@ function bundle(file: string): Record<string, unknown> {
   return internalise(doc) as Record<string, unknown>;
 }
 
+/** `openapi/cap.yaml` -> the `.yaml` files of `openapi/cap/`, in name order (none is fine). */
+function areaFiles(rootFile: string): string[] {
+  const dir = rootFile.slice(0, -'.yaml'.length);
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort().map((f) => path.join(dir, f));
+}
+
+function mergeArea(doc: Record<string, any>, area: Record<string, any>, name: string): void {
+  const unknown = Object.keys(area).filter((k) => !['tags', 'paths', 'components'].includes(k));
+  if (unknown.length) throw new Error(`${name}: an area file holds only tags, paths and components, not ${unknown.join(', ')}`);
+  doc.tags = [...(doc.tags ?? []), ...(area.tags ?? [])];
+  const paths: Record<string, any> = (doc.paths ??= {});
+  for (const [p, item] of Object.entries(area.paths ?? {})) {
+    if (paths[p]) throw new Error(`${name}: path ${p} is already defined`);
+    paths[p] = item;
+  }
+  const components: Record<string, any> = (doc.components ??= {});
+  for (const [kind, entries] of Object.entries(area.components ?? {})) {
+    const into: Record<string, any> = (components[kind] ??= {});
+    for (const [key, value] of Object.entries(entries as object)) {
+      if (into[key]) throw new Error(`${name}: components.${kind}.${key} is already defined`);
+      into[key] = value;
+    }
+  }
+}
+
 function resolvePointer(root: unknown, pointer: string, ref: string): unknown {
   let node: any = root;
   for (const part of pointer.slice(2).split('/')) {
@@ -103,9 +154,4 @@ function resolvePointer(root: unknown, pointer: string, ref: string): unknown {
     if (node === undefined) throw new Error(`unresolved reference ${ref}`);
   }
   return structuredClone(node);
-}
-
-/** `/centre/staff/{id}` -> `/centre/staff/:id` */
-export function expressPath(openapiPath: string): string {
-  return openapiPath.replace(/\{([^}]+)\}/g, ':$1');
 }

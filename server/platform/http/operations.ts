@@ -1,7 +1,8 @@
-import express, { type Request, type Response, type Router } from 'express';
+import type express from 'express';
+import type { Request, Response } from 'express';
 import type { Logger } from '../logger.ts';
 import { AppError, validationFailed } from './errors.ts';
-import { expressPath, type ApiDocument, type Operation } from './openapi.ts';
+import type { ApiDocument, Operation } from './openapi.ts';
 import { successBody, type Reply } from './reply.ts';
 import { compileOperation, toDetails, type OperationValidators } from './validation.ts';
 
@@ -39,12 +40,19 @@ export interface BindOptions {
   checkResponses?: boolean;
 }
 
+/** A service's operations as one middleware, and the routes it serves ("GET /centre/staff/{id}"). */
+export interface OperationRouter extends express.RequestHandler {
+  readonly routes: string[];
+}
+
 /**
- * Builds a router from an OpenAPI document: every documented operation is routed to the handler of
+ * Builds the router of an OpenAPI document: every documented operation is routed to the handler of
  * the same operationId. A documented operation without a handler, or a handler for an operation the
- * document does not have, stops the service from starting: the two cannot drift apart.
+ * document does not have, stops the service from starting: the two cannot drift apart. Routing is a
+ * table lookup (a map for literal paths, then templated paths, most literal first), not a walk
+ * through one route per operation: a service has hundreds.
  */
-export function bindOperations(service: string, doc: ApiDocument, handlers: Record<string, Handler>, options: BindOptions = {}): Router {
+export function bindOperations(service: string, doc: ApiDocument, handlers: Record<string, Handler>, options: BindOptions = {}): OperationRouter {
   const documented = new Set(doc.operations.map((o) => o.operationId));
   const unrouted = [...documented].filter((id) => !handlers[id]);
   const undocumented = Object.keys(handlers).filter((id) => !documented.has(id));
@@ -55,30 +63,76 @@ export function bindOperations(service: string, doc: ApiDocument, handlers: Reco
         (undocumented.length ? `; routed but not documented: ${undocumented.join(', ')}` : ''),
     );
   }
-  const router = express.Router();
-  const byPath = new Map<string, Operation[]>();
-  for (const op of doc.operations) byPath.set(op.path, [...(byPath.get(op.path) ?? []), op]);
-  // Literal segments before templated ones, so `/centre/staff/summary` wins over `/centre/staff/{id}`.
-  const paths = [...byPath.keys()].sort((a, b) => specificity(b) - specificity(a));
-  for (const p of paths) {
-    const ops = byPath.get(p)!;
-    for (const op of ops) {
-      const handle = handlerFor(op, handlers[op.operationId]!, options);
-      (router as unknown as Record<string, (path: string, h: express.RequestHandler) => void>)[op.method]!(expressPath(p), handle);
-    }
-    const allow = ops.map((o) => o.method.toUpperCase()).join(', ');
-    router.all(expressPath(p), () => {
-      throw new AppError(405, 'http.method_not_allowed', `This path allows ${allow}.`, undefined, { Allow: allow });
-    });
+  const byPath = new Map<string, PathEntry>();
+  for (const op of doc.operations) {
+    const entry = byPath.get(op.path) ?? { pattern: pathPattern(op.path), methods: new Map() };
+    entry.methods.set(op.method.toUpperCase(), handlerFor(op, handlers[op.operationId]!, options));
+    byPath.set(op.path, entry);
   }
+  const literal = new Map([...byPath].filter(([p]) => !p.includes('{')).map(([p, e]) => [p, e]));
+  // Literal segments before templated ones, so `/centre/staff/summary` wins over `/centre/staff/{id}`.
+  const templated = [...byPath].filter(([p]) => p.includes('{')).sort(([a], [b]) => specificity(b) - specificity(a)).map(([, e]) => e);
+
+  const router = ((req, res, next) => {
+    const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
+    let entry = literal.get(path);
+    let params: Record<string, string> = {};
+    if (!entry) {
+      for (const candidate of templated) {
+        const match = candidate.pattern.regex.exec(path);
+        if (!match) continue;
+        entry = candidate;
+        params = Object.fromEntries(candidate.pattern.names.map((name, i) => [name, decodeSegment(match[i + 1]!)]));
+        break;
+      }
+    }
+    if (!entry) return next();
+    const handle = entry.methods.get(req.method) ?? (req.method === 'HEAD' ? entry.methods.get('GET') : undefined);
+    if (!handle) {
+      const allow = [...entry.methods.keys()].join(', ');
+      return next(new AppError(405, 'http.method_not_allowed', `This path allows ${allow}.`, undefined, { Allow: allow }));
+    }
+    req.params = params;
+    handle(req, res).catch(next);
+  }) as OperationRouter;
+  Object.defineProperty(router, 'routes', { value: doc.operations.map((o) => `${o.method.toUpperCase()} ${o.path}`) });
   return router;
+}
+
+interface PathEntry {
+  pattern: { regex: RegExp; names: string[] };
+  methods: Map<string, (req: Request, res: Response) => Promise<void>>;
+}
+
+/** `/centre/staff/{id}` -> a regex matching one segment per template, and the template names. */
+function pathPattern(openapiPath: string): PathEntry['pattern'] {
+  const names: string[] = [];
+  const source = openapiPath
+    .split('/')
+    .map((segment) => {
+      const template = /^\{([^}]+)\}$/.exec(segment);
+      if (!template) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      names.push(template[1]!);
+      return '([^/]+)';
+    })
+    .join('/');
+  return { regex: new RegExp(`^${source}$`), names };
+}
+
+/** A path segment as sent, percent-decoded; a malformed escape is the client's mistake. */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new AppError(400, 'http.bad_request', 'The request path has a malformed percent-escape.');
+  }
 }
 
 function specificity(p: string): number {
   return p.split('/').reduce((score, segment) => score * 2 + (segment.startsWith('{') ? 0 : 1), 1);
 }
 
-function handlerFor(op: Operation, handler: Handler, options: BindOptions): express.RequestHandler {
+function handlerFor(op: Operation, handler: Handler, options: BindOptions): (req: Request, res: Response) => Promise<void> {
   // Compiled on the first request: compiling every schema up front costs start-up time
   // (test/openapi-documents.test.ts compiles them all, so a broken schema still fails the tests).
   let validators: OperationValidators | undefined;
@@ -94,6 +148,8 @@ function handlerFor(op: Operation, handler: Handler, options: BindOptions): expr
       log: res.locals.log as Logger,
       req,
     };
+    const unsafe = [...unsafeText(call.params, 'path'), ...unsafeText(call.query, 'query'), ...unsafeText(call.body, '')];
+    if (unsafe.length) throw validationFailed(unsafe);
     if (!v.path(call.params)) throw validationFailed(toDetails(v.path.errors, 'path'));
     await authenticate(op, call, options.security ?? {});
     if (!v.header(call.headers)) throw validationFailed(toDetails(v.header.errors, 'header'));
@@ -102,6 +158,31 @@ function handlerFor(op: Operation, handler: Handler, options: BindOptions): expr
     const reply = await handler(call);
     send(res, reply, op, v, options.checkResponses ?? false);
   };
+}
+
+// A NUL character, or half of a surrogate pair: no text of ours holds either (PostgreSQL cannot store
+// a NUL, and a lone surrogate is not Unicode), so a request carrying one is refused before anything runs.
+const badCharacter = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Every string (and object key) of a request part that holds a bad character, as validation details. */
+function unsafeText(value: unknown, at: string): Array<{ field: string; issue: string }> {
+  const found: Array<{ field: string; issue: string }> = [];
+  const issue = 'must not contain a NUL character or an unpaired surrogate';
+  const visit = (node: unknown, path: string) => {
+    if (typeof node === 'string') {
+      if (badCharacter.test(node)) found.push({ field: path || 'body', issue });
+    } else if (Array.isArray(node)) {
+      node.forEach((item, i) => visit(item, `${path}[${i}]`));
+    } else if (node && typeof node === 'object') {
+      for (const [key, item] of Object.entries(node)) {
+        const field = path ? `${path}.${key}` : key;
+        if (badCharacter.test(key)) found.push({ field: path || 'body', issue });
+        else visit(item, field);
+      }
+    }
+  };
+  visit(value, at);
+  return found;
 }
 
 function pickHeaders(req: Request, op: Operation): Record<string, unknown> {
@@ -153,15 +234,16 @@ function send(res: Response, reply: Reply, op: Operation, v: OperationValidators
     res.status(reply.status).type(reply.contentType).send(reply.body);
     return;
   }
-  const body = successBody(reply.data, reply.meta);
+  // Serialised once: the check reads the reply as the client will (dates as strings, no undefined).
+  const text = JSON.stringify(successBody(reply.data, reply.meta));
   if (checkResponses) {
     const status = String(reply.status);
     const check = v.responses.has(status) ? v.responses.get(status) : v.responses.get('default');
     if (check === undefined) throw new Error(`${op.operationId} replied ${reply.status}, which its document does not describe`);
-    if (check && !check(JSON.parse(JSON.stringify(body)))) {
+    if (check && !check(JSON.parse(text))) {
       (res.locals.log as Logger).error({ operationId: op.operationId, errors: check.errors }, 'reply does not match the document');
       throw new AppError(500, 'internal.response_contract', `The server built a reply that breaks its own API document (${op.operationId}).`);
     }
   }
-  res.status(reply.status).json(body);
+  res.status(reply.status).type('application/json').send(text);
 }

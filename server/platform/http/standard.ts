@@ -32,12 +32,19 @@ export function standardHandlers(service: string, doc: ApiDocument, sequelize: S
     getApiReference: () => raw(page, 'text/html; charset=utf-8'),
     getApiReferenceAsset: (call) => {
       const file = String(call.params.asset);
+      if (file === 'reference.js') return raw(referenceScript, 'text/javascript', { 'Cache-Control': 'public, max-age=86400' });
       const type = assetTypes[file];
       if (!type) throw notFound('No such asset.');
       return raw(fs.readFileSync(path.join(swaggerUiDir, file)), type, { 'Cache-Control': 'public, max-age=86400' });
     },
   };
 }
+
+// A file, not an inline script: the content security policy allows scripts from this origin only.
+const referenceScript = `window.addEventListener('load', function () {
+  SwaggerUIBundle({ url: 'openapi.json', dom_id: '#reference', deepLinking: true });
+});
+`;
 
 /** The reference page loads the document relative to itself, so it works under any prefix. */
 function referencePage(title: string): string {
@@ -53,11 +60,7 @@ function referencePage(title: string): string {
 <body>
 <div id="reference"></div>
 <script src="docs/assets/swagger-ui-bundle.js"></script>
-<script>
-window.addEventListener('load', function () {
-  SwaggerUIBundle({ url: 'openapi.json', dom_id: '#reference', deepLinking: true });
-});
-</script>
+<script src="docs/assets/reference.js"></script>
 </body>
 </html>
 `;

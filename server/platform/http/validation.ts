@@ -83,7 +83,10 @@ export function toDetails(errors: ErrorObject[] | null | undefined, location: Lo
     }
     const dotted = segments.map((s, i) => (/^\d+$/.test(s) ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
     const field = location === 'body' ? dotted : [location, dotted].filter(Boolean).join('.');
-    if (!details.some((d) => d.field === (field || undefined) && d.issue === issue)) {
+    // The branches of an anyOf ("a date, or blank") each refuse the value: name the field once.
+    const sameField = (d: ErrorDetail) => d.field === (field || undefined);
+    if (e.schemaPath.includes('/anyOf/') && details.some(sameField)) continue;
+    if (!details.some((d) => sameField(d) && d.issue === issue)) {
       details.push(field ? { field, issue } : { issue });
     }
   }

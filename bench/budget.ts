@@ -1,0 +1,251 @@
+// "Fast to start, fast to answer, small in memory": every figure as a ratio against a baseline measured
+// in the same run, on the same machine.
+//
+//   capctl --help                      vs  node -e 0
+//   capctl serve, next start           (absolute; the baseline is the goal)
+//   GET /v1/cap/me (authenticated)     vs  a bare Express 5 JSON hello in its own process, 32 connections
+//   GET /v1/cap/healthz (gateway)      vs  the same hello
+//   GET /v1/cap/centre/staff, 10,000 rows in the centre (first page)  vs  the same hello
+//   server RSS after the load
+//
+// in development mode (the default, replies checked against the documents) and with NODE_ENV=production.
+// Loopback only; about three minutes. `node --import=tsx bench/budget.ts [--seconds 10]`
+import autocannon from 'autocannon';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { loadDrafts } from '../fixtures/states/definitions.ts';
+import { newId } from '../server/platform/ids.ts';
+
+const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' } } });
+const loadSeconds = Number(values.seconds);
+const connections = 32;
+const capctl = path.resolve('bin/capctl');
+const productionEnv = {
+  NODE_ENV: 'production',
+  ORCHESTRATOR_SERVICE_API_KEY: 'bench-service-key-0123456789',
+  MAIL_URL: 'smtp://127.0.0.1:9',
+  GOOGLE_CLIENT_ID: 'bench-google-client',
+  IDENTITY_HMAC_KEY: 'bench-identity-hmac-key-0123456789',
+};
+
+interface Row {
+  figure: string;
+  measured: string;
+  baseline: string;
+  ratio: string;
+  goal: string;
+  met: boolean;
+}
+const rows: Row[] = [];
+const record = (row: Row) => {
+  rows.push(row);
+  console.error(`  ${row.figure}: ${row.measured} (baseline ${row.baseline}) ${row.ratio} goal ${row.goal} ${row.met ? 'met' : 'NOT MET'}`);
+};
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+function wallMs(args: string[], env: NodeJS.ProcessEnv = process.env): number {
+  const started = performance.now();
+  const result = spawnSync(process.execPath, args, { env, stdio: 'ignore' });
+  if (result.status !== 0) throw new Error(`node ${args.join(' ')} exited ${result.status}`);
+  return performance.now() - started;
+}
+
+// ---------------------------------------------------------------- the command line
+function cliStart(): void {
+  wallMs([capctl, '--help']); // builds if needed, warms the file cache
+  const node = median(Array.from({ length: 15 }, () => wallMs(['-e', '0'])));
+  const help = median(Array.from({ length: 15 }, () => wallMs([capctl, '--help'])));
+  record({ figure: 'capctl --help, wall time', measured: `${help.toFixed(0)} ms`, baseline: `node -e 0 ${node.toFixed(0)} ms`, ratio: `${(help / node).toFixed(1)}x`, goal: '<= 3x', met: help / node <= 3 });
+}
+
+// ---------------------------------------------------------------- processes
+interface Serve {
+  child: ChildProcess;
+  gateway: string;
+  readyMs: number;
+  stop(): Promise<void>;
+}
+
+function serve(dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<Serve> {
+  const started = performance.now();
+  const child = spawn(
+    process.execPath,
+    [capctl, 'serve', '--data-dir', dataDir, '--port', '0', '--no-service-ports', '--grpc-port', '0', '--lms-grpc-port', '0'],
+    { env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  child.stderr!.resume(); // the access log: written as it is in real use, then dropped
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.once('exit', (code) => reject(new Error(`capctl serve exited with ${code}`)));
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const line = out.split('\n').find((l) => l.startsWith('ready '));
+      if (!line) return;
+      child.removeAllListeners('exit');
+      resolve({
+        child,
+        readyMs: performance.now() - started,
+        gateway: /gateway=(\S+)/.exec(line)![1]!,
+        stop: () => new Promise((done) => { child.once('exit', () => done()); child.kill('SIGTERM'); }),
+      });
+    });
+  });
+}
+
+/** A bare Express 5 app answering one JSON hello, in its own process, as the throughput baseline. */
+function hello(): Promise<{ url: string; stop(): void }> {
+  const source = `
+    import express from 'express';
+    const app = express();
+    app.get('/hello', (req, res) => res.json({ success: true, data: { hello: 'world' } }));
+    const server = app.listen(0, '127.0.0.1', () => process.stdout.write(String(server.address().port) + '\\n'));`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', source], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve) => {
+    child.stdout!.once('data', (d) => resolve({ url: `http://127.0.0.1:${String(d).trim()}/hello`, stop: () => child.kill() }));
+  });
+}
+
+function rssMb(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
+}
+
+interface Load {
+  perSecond: number;
+  p99: number;
+  errors: number;
+}
+
+async function load(url: string, headers: Record<string, string> = {}, seconds = loadSeconds): Promise<Load> {
+  await autocannon({ url, headers, connections, duration: 2 }); // warm-up
+  const result = await autocannon({ url, headers, connections, duration: seconds });
+  return { perSecond: result.requests.average, p99: result.latency.p99, errors: result.errors + result.non2xx };
+}
+
+// ---------------------------------------------------------------- the platform's data
+async function call(gateway: string, method: string, urlPath: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(`${gateway}${urlPath}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = (await res.json()) as { data?: any };
+  if (!res.ok) throw new Error(`${method} ${urlPath}: ${res.status} ${JSON.stringify(json)}`);
+  return json.data;
+}
+
+const password = 'Bench-pass-1234';
+
+/** A verified user who owns a centre (through the real sign-up and onboarding), in development mode. */
+async function prepareOwner(gateway: string): Promise<{ email: string }> {
+  const email = `owner+${newId().toLowerCase()}@example.test`;
+  await call(gateway, 'POST', '/v1/ol/auth/register', { email, password, intents: ['cap'] });
+  let otp: string | undefined;
+  for (let i = 0; i < 100 && !otp; i++) {
+    otp = (await call(gateway, 'GET', `/v1/ol/dev/mailbox?to=${encodeURIComponent(email)}`))[0]?.otp;
+    if (!otp) await new Promise((r) => setTimeout(r, 100));
+  }
+  const { accessToken } = await call(gateway, 'POST', '/v1/ol/auth/verify-account', { email, otp, purpose: 'account_verify' });
+  const auth = { authorization: `Bearer ${accessToken}` };
+  await call(gateway, 'POST', '/v1/cap/onboarding/start', { persona: 'centre' }, auth);
+  await call(gateway, 'PATCH', '/v1/cap/onboarding/centre/save', loadDrafts('cap').centre, auth);
+  await call(gateway, 'POST', '/v1/cap/onboarding/centre/submit', undefined, auth);
+  return { email };
+}
+
+/** 10,000 members (and their users) in the owner's centre, written straight to the database: only their reading is measured. */
+async function fillCentre(dataDir: string, ownerEmail: string): Promise<void> {
+  const client = new pg.Client({ connectionString: fs.readFileSync(path.join(dataDir, 'database-url'), 'utf8').trim() });
+  await client.connect();
+  try {
+    const [centre] = (await client.query(`SELECT s.centre_id FROM cap.centre_staff s WHERE s.email = $1`, [ownerEmail])).rows;
+    const ids = Array.from({ length: 10_000 }, () => newId());
+    await client.query(
+      `INSERT INTO cap.users (user_id, email, created_at, updated_at)
+       SELECT id, 'member' || n || '@example.test', now(), now() FROM unnest($1::text[]) WITH ORDINALITY AS t(id, n)`,
+      [ids],
+    );
+    await client.query(
+      `INSERT INTO cap.centre_staff (id, centre_id, user_id, role, status, name, email, created_at, updated_at)
+       SELECT id, $1, id, 'staff', 'active', 'Member ' || n, 'member' || n || '@example.test', now(), now()
+         FROM unnest($2::text[]) WITH ORDINALITY AS t(id, n)`,
+      [centre.centre_id, ids],
+    );
+    await client.query('ANALYZE cap.centre_staff');
+  } finally {
+    await client.end();
+  }
+}
+
+async function login(gateway: string, email: string): Promise<Record<string, string>> {
+  const { accessToken } = await call(gateway, 'POST', '/v1/ol/auth/login', { email, password });
+  return { authorization: `Bearer ${accessToken}` };
+}
+
+// ---------------------------------------------------------------- the run
+async function reads(mode: string, platform: Serve, owner: { email: string }, baseline: Load): Promise<void> {
+  const auth = await login(platform.gateway, owner.email);
+  const compare = (figure: string, r: Load, goalRatio: number, goalP99?: number) => {
+    const ratio = r.perSecond / baseline.perSecond;
+    record({
+      figure: `${figure}, ${mode}`,
+      measured: `${Math.round(r.perSecond)} req/s, p99 ${r.p99} ms${r.errors ? `, ${r.errors} errors` : ''}`,
+      baseline: `hello ${Math.round(baseline.perSecond)} req/s, p99 ${baseline.p99} ms`,
+      ratio: `${ratio.toFixed(2)}x`,
+      goal: `>= ${goalRatio}x${goalP99 ? `, p99 <= ${goalP99} ms` : ''}`,
+      met: ratio >= goalRatio && (!goalP99 || r.p99 <= goalP99) && r.errors === 0,
+    });
+  };
+  compare('GET /v1/cap/me', await load(`${platform.gateway}/v1/cap/me`, auth), 0.35, 25);
+  compare('GET /v1/cap/healthz', await load(`${platform.gateway}/v1/cap/healthz`), 0.7);
+  compare('GET /v1/cap/centre/staff (10,000 rows)', await load(`${platform.gateway}/v1/cap/centre/staff?limit=20`, { ...auth, 'x-cap-persona': 'centre' }), 0.3, 25);
+  const rss = rssMb(platform.child.pid!);
+  record({ figure: `server RSS after the load, ${mode}`, measured: `${rss.toFixed(0)} MB`, baseline: '-', ratio: '-', goal: '<= 250 MB', met: rss <= 250 });
+}
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'capctl-budget-'));
+const baselineServer = await hello();
+try {
+  console.error('capctl on the command line');
+  cliStart();
+
+  console.error('capctl serve');
+  const first = await serve(dataDir);
+  const owner = await prepareOwner(first.gateway);
+  await fillCentre(dataDir, owner.email);
+  await first.stop();
+  const nextStarts: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const again = await serve(dataDir);
+    nextStarts.push(again.readyMs);
+    await again.stop();
+  }
+  const next = median(nextStarts);
+  record({ figure: 'capctl serve ready, next start', measured: `${next.toFixed(0)} ms (first start ${first.readyMs.toFixed(0)} ms)`, baseline: '-', ratio: '-', goal: '<= 1500 ms', met: next <= 1500 });
+
+  console.error('baseline: a bare Express 5 hello');
+  const baseline = await load(baselineServer.url);
+  console.error(`  ${Math.round(baseline.perSecond)} req/s, p99 ${baseline.p99} ms`);
+
+  for (const [mode, env] of [['development mode', {}], ['production mode', productionEnv]] as const) {
+    console.error(mode);
+    const platform = await serve(dataDir, env);
+    try {
+      await reads(mode, platform, owner, baseline);
+    } finally {
+      await platform.stop();
+    }
+  }
+} finally {
+  baselineServer.stop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}
+
+console.log('| Figure | Measured | Baseline (same run) | Ratio | Goal | Met |');
+console.log('|---|---|---|---|---|---|');
+for (const r of rows) console.log(`| ${r.figure} | ${r.measured} | ${r.baseline} | ${r.ratio} | ${r.goal} | ${r.met ? 'yes' : 'no'} |`);

@@ -1,0 +1,91 @@
+// The compiled build: server/, cli/ and fixtures/states/ compiled by tsc (tsconfig.build.json) to dist/,
+// and each service's OpenAPI document loaded once into dist/openapi/<service>.json.
+// `node bin/build.mjs` builds when the build is missing or older than a source; `--force` always.
+// bin/capctl and `npm test` call ensureBuild() so a stale build is never run. Plain JavaScript on
+// purpose: it must run before anything is compiled.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dist = path.join(root, 'dist');
+const stamp = path.join(dist, '.built');
+const lock = path.join(root, '.build-lock');
+const sources = ['server', 'cli', 'fixtures/states', 'openapi', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json'];
+
+/** The newest modification time among the compiled sources (and the settings that shape the build). */
+function newestSource() {
+  let newest = 0;
+  const visit = (file) => {
+    const stat = fs.statSync(file, { throwIfNoEntry: false });
+    if (!stat) return;
+    if (stat.isDirectory()) {
+      for (const name of fs.readdirSync(file)) visit(path.join(file, name));
+    } else if (/\.(ts|json|yaml)$/.test(file)) {
+      newest = Math.max(newest, stat.mtimeMs);
+    }
+  };
+  for (const source of sources) visit(path.join(root, source));
+  return newest;
+}
+
+/** True when dist/ holds a build at least as new as every source. */
+export function buildIsFresh() {
+  const built = fs.statSync(stamp, { throwIfNoEntry: false });
+  return built !== undefined && built.mtimeMs >= newestSource();
+}
+
+/**
+ * Builds unless the build is fresh. Concurrent callers (parallel test processes, two shells) take
+ * turns through a lock directory; whoever waited finds the build fresh and goes on.
+ */
+export function ensureBuild({ force = false, quiet = false } = {}) {
+  if (!force && buildIsFresh()) return;
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    try {
+      fs.mkdirSync(lock);
+      break;
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw err;
+      const age = Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > 180_000) fs.rmSync(lock, { recursive: true, force: true }); // left by a killed build
+      else if (Date.now() > deadline) throw new Error('another build has held the build lock for 3 minutes');
+      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+    }
+  }
+  try {
+    if (!force && buildIsFresh()) return;
+    if (!quiet) process.stderr.write('capctl: compiling the TypeScript sources to dist/ (the build is missing or older than the sources)\n');
+    const startedAt = Date.now();
+    const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+    if (!fs.existsSync(tsc)) {
+      throw new Error('cannot build: TypeScript is not installed (run `npm install`), or set CAPCTL_FROM_SOURCE=1 to run the sources');
+    }
+    const result = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+    if (result.status !== 0) throw new Error('the TypeScript build failed (see above)');
+    const openapiModule = path.join(dist, 'server', 'platform', 'http', 'openapi.js');
+    if (fs.existsSync(openapiModule)) {
+      const documents = spawnSync(process.execPath, ['--input-type=module', '-e', `
+        const { writeCompiledDocuments } = await import(${JSON.stringify(pathToFileURL(openapiModule).href)});
+        const { serviceNames } = await import(${JSON.stringify(pathToFileURL(path.join(dist, 'server', 'platform', 'config.js')).href)});
+        await writeCompiledDocuments(serviceNames);`], { stdio: 'inherit' });
+      if (documents.status !== 0) throw new Error('loading the OpenAPI documents into the build failed (see above)');
+    }
+    fs.writeFileSync(stamp, `${new Date(startedAt).toISOString()}\n`);
+    // Stamped with the time the build started, so a source saved during the build counts as newer.
+    fs.utimesSync(stamp, startedAt / 1000, startedAt / 1000);
+  } finally {
+    fs.rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && fs.realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  try {
+    ensureBuild({ force: process.argv.includes('--force'), quiet: true });
+  } catch (err) {
+    process.stderr.write(`${err.message}\n`);
+    process.exit(1);
+  }
+}

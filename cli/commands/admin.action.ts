@@ -1,0 +1,94 @@
+/** The work of `capctl admin create` (admin.ts defines the command). */
+import { status } from '@grpc/grpc-js';
+import type { Sequelize } from 'sequelize';
+import { createPlatformRoles } from '../../server/cap/admin/service.ts';
+import { createIdentityClient, type ProvisionAccountResponse } from '../../server/cap/orchestrator.ts';
+import { createUserService } from '../../server/cap/users/service.ts';
+import { createSequelize } from '../../server/platform/db/database.ts';
+import { runningDatabaseUrl } from '../../server/platform/db/embedded.ts';
+import { closeGrpcClients } from '../../server/platform/grpc/client.ts';
+import { GrpcCallError, statusName } from '../../server/platform/grpc/errors.ts';
+import { newId } from '../../server/platform/ids.ts';
+import { exitCodes, print } from '../output.ts';
+import { configFromOptions, startFailure } from '../platform.ts';
+import { defaultGrpcAddress, type CreateOptions } from './admin.ts';
+
+/** A reason the command stopped, with its exit code. */
+class Stop extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Makes someone a platform admin of a running platform: their account comes from the Orchestrator's
+ * ProvisionAccount (so a new one gets its password by mail), and the role is granted in the CAP schema
+ * directly, since only an admin could grant it through the API.
+ */
+async function createAdmin(options: CreateOptions): Promise<void> {
+  const config = configFromOptions(options as unknown as Record<string, unknown>);
+  const databaseUrl = config.databaseUrl || runningDatabaseUrl(config.dataDir);
+  if (!databaseUrl) {
+    throw new Stop(
+      'capctl.not_running',
+      `no capctl serve is running on data directory ${config.dataDir}: start it, or pass --database-url of the platform's database`,
+      exitCodes.unreachable,
+    );
+  }
+  const address = options.grpcAddress ?? (config.olGrpcAddress || defaultGrpcAddress);
+  const email = options.email.trim().toLowerCase();
+  const sequelize: Sequelize = createSequelize(databaseUrl, 'cap', 2);
+  try {
+    // Checked before the account is made, so that a database not ready yet leaves nothing half done.
+    const [[found]] = (await sequelize.query(`SELECT to_regclass('cap.platform_role_grants') AS grants`)) as [Array<{ grants: string | null }>, unknown];
+    if (!found?.grants) {
+      throw new Stop('capctl.not_migrated', 'the CAP schema of this database has no platform roles yet: start capctl serve on it first', exitCodes.failed);
+    }
+    let account: ProvisionAccountResponse;
+    try {
+      account = await createIdentityClient(() => address, config.serviceApiKey).provisionAccount({
+        email,
+        intents: ['cap'],
+        correlation_id: newId(),
+        display_name: options.name?.trim() ?? '',
+      });
+    } catch (err) {
+      if (!(err instanceof GrpcCallError)) throw err;
+      const unreachable = err.code === status.UNAVAILABLE || err.code === status.DEADLINE_EXCEEDED;
+      throw new Stop(
+        `grpc.${statusName(err.code).toLowerCase()}`,
+        `ProvisionAccount at ${address} failed: ${statusName(err.code)}: ${err.details}${unreachable ? ' (is capctl serve running? see --grpc-address)' : ''}`,
+        unreachable ? exitCodes.unreachable : exitCodes.failed,
+      );
+    }
+    const roles = createPlatformRoles(sequelize, createUserService(sequelize));
+    const { granted } = await roles.grant({ userId: account.user_id, email }, options.role);
+    const result = { email, userId: account.user_id, role: options.role, newAccount: account.is_new, granted };
+    print(result, Boolean(options.json), () =>
+      [
+        granted ? `${options.role} granted to ${email} (user ${account.user_id})` : `${email} (user ${account.user_id}) already holds ${options.role}`,
+        account.is_new ? 'a new account: its password is in the mail, to be changed at first sign-in' : 'an existing account: its password is unchanged',
+      ].join('\n'),
+    );
+  } finally {
+    closeGrpcClients();
+    await sequelize.close();
+  }
+}
+
+/** Runs `capctl admin create` and sets the exit code. */
+export async function adminCreate(options: CreateOptions): Promise<void> {
+  try {
+    await createAdmin(options);
+  } catch (err) {
+    const stop = err instanceof Stop ? err : startFailure(err) ? new Stop('capctl.database_unreachable', startFailure(err)!, exitCodes.unreachable) : undefined;
+    if (!stop) throw err;
+    if (options.json) print({ error: { code: stop.code, message: stop.message } }, true, () => '');
+    else process.stderr.write(`capctl admin create: ${stop.message}\n`);
+    process.exitCode = stop.exitCode;
+  }
+}

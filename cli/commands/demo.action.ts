@@ -1,0 +1,184 @@
+/** The work of `capctl demo` (demo.ts defines the command). */
+import fs from 'node:fs';
+import path from 'node:path';
+import { request } from 'undici';
+import { projectPath } from '../../server/platform/paths.ts';
+import { exitCodes, UnreachableError, UsageError } from '../output.ts';
+import { closeGrpc } from '../scenarios/grpc-step.ts';
+import { adminVars, startEmbeddedPlatform, type EmbeddedPlatform } from '../scenarios/embedded.ts';
+import { loadScenarioFile } from '../scenarios/parse.ts';
+import { ProgressPrinter } from '../scenarios/progress.ts';
+import { jsonReport } from '../scenarios/report-json.ts';
+import { junitReport } from '../scenarios/report-junit.ts';
+import { runScenarios } from '../scenarios/runner.ts';
+import type { Scenario } from '../scenarios/types.ts';
+import type { DemoOptions } from './demo.ts';
+import { scenarioFiles } from './run.ts';
+
+const bundledDir = projectPath('fixtures', 'scenarios');
+
+export async function demo(options: DemoOptions): Promise<number> {
+  // With --json, stdout carries the report alone.
+  const say = (line: string) => (options.json ? process.stderr : process.stdout).write(`${line}\n`);
+
+  // A broken bundled scenario is found before anything starts (exit 2, with file:line:column).
+  const files = await scenarioFiles(shown(bundledDir));
+  for (const file of files) await loadScenarioFile(file);
+
+  const { readyLine } = await import('../../server/main.ts');
+  const started = performance.now();
+  let platform: EmbeddedPlatform;
+  try {
+    platform = await startEmbeddedPlatform({ logLevel: options.logLevel });
+  } catch (err) {
+    if (!(err instanceof UnreachableError)) throw err;
+    process.stderr.write(`capctl demo: ${err.message}\n`);
+    return exitCodes.failed;
+  }
+
+  // Ctrl-C while scenarios run still stops the platform and its PostgreSQL.
+  let stopping: Promise<void> | undefined;
+  const stop = () => (stopping ??= platform.stop());
+  const interrupted = (signal: NodeJS.Signals) => {
+    say(`\n${signal}: stopping the platform`);
+    void stop().then(() => process.exit(130));
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+
+  try {
+    say(`${readyLine(platform.urls)}  (${seconds(performance.now() - started)})`);
+    const checks = await readinessChecks(platform.urls, platform.services);
+    for (const check of checks) say(`${check.ready ? 'ready    ' : 'NOT READY'}  ${check.what}${check.ready ? '' : `: ${check.problem}`}`);
+    const notReady = checks.filter((c) => !c.ready).length;
+    if (notReady > 0) {
+      say(`${notReady} listener(s) not ready: scenarios not run`);
+      return exitCodes.failed;
+    }
+    say('all services ready');
+    // Without a prepared admin the admin scenarios fail and show why; the others still run.
+    say('problem' in platform.admin
+      ? `could not prepare a platform admin: ${platform.admin.problem}`
+      : `platform admin ${platform.admin.adminEmail} prepared (given to the scenarios as vars adminEmail and adminPassword)`);
+    const vars = adminVars(platform.admin);
+    const scenarios: Scenario[] = [];
+    for (const file of files) scenarios.push(await loadScenarioFile(file, { vars }));
+    say(`running ${scenarios.length} bundled scenario${scenarios.length === 1 ? '' : 's'}\n`);
+
+    const printer = options.json ? undefined : new ProgressPrinter(process.stdout, options.concurrency === 1);
+    let exitCode: number;
+    try {
+      const report = await runScenarios(scenarios, {
+        baseUrl: platform.baseUrl,
+        grpc: platform.grpc,
+        concurrency: options.concurrency,
+        ...(printer ? { onEvent: printer.handle } : {}),
+      });
+      if (options.junit) writeJunit(options.junit, junitReport(report));
+      if (options.json) process.stdout.write(`${JSON.stringify(jsonReport(report), null, 2)}\n`);
+      printer?.finish(report);
+      exitCode = report.exitCode;
+    } catch (err) {
+      if (!(err instanceof UnreachableError)) throw err;
+      process.stderr.write(`capctl demo: ${err.message}\n`);
+      return exitCodes.unreachable;
+    }
+
+    if (options.keep) {
+      process.off('SIGINT', interrupted);
+      process.off('SIGTERM', interrupted);
+      say(`\nkeeping the platform: ${readyLine(platform.urls)}`);
+      say('press Ctrl-C to stop it');
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', () => resolve());
+        process.once('SIGTERM', () => resolve());
+      });
+    }
+    return exitCode;
+  } finally {
+    await closeGrpc();
+    const stopStarted = performance.now();
+    await stop();
+    process.off('SIGINT', interrupted);
+    process.off('SIGTERM', interrupted);
+    say(`platform stopped (${seconds(performance.now() - stopStarted)})`);
+  }
+}
+
+
+interface Check {
+  what: string;
+  ready: boolean;
+  problem?: string;
+}
+
+/** readyz on every HTTP listener (the gateway once per service prefix), the gRPC health check on every gRPC one. */
+async function readinessChecks(urls: Record<string, string>, services: string[]): Promise<Check[]> {
+  const checks: Array<Promise<Check>> = [];
+  for (const [name, base] of Object.entries(urls)) {
+    if (name.startsWith('grpc')) {
+      checks.push(grpcHealth(base.replace(/^\w+:\/\//, '')));
+      continue;
+    }
+    const prefixes = name === 'gateway' ? services.map((s) => `/v1/${s}`) : ['/v1'];
+    for (const prefix of prefixes) checks.push(readyz(`${base}${prefix}/readyz`));
+  }
+  return Promise.all(checks);
+}
+
+async function readyz(url: string): Promise<Check> {
+  try {
+    const res = await request(url, { headersTimeout: 5000, bodyTimeout: 5000 });
+    const body = (await res.body.json().catch(() => undefined)) as { success?: boolean } | undefined;
+    const ready = res.statusCode === 200 && body?.success === true;
+    return { what: url, ready, ...(ready ? {} : { problem: `answered ${res.statusCode}` }) };
+  } catch (err) {
+    return { what: url, ready: false, problem: (err as Error).message };
+  }
+}
+
+/** grpc.health.v1.Health/Check for the whole server (service ""). */
+async function grpcHealth(address: string): Promise<Check> {
+  const grpc = await import('@grpc/grpc-js');
+  const { service } = await import('grpc-health-check');
+  const Client = grpc.makeGenericClientConstructor(service, 'Health');
+  const client = new Client(address, grpc.credentials.createInsecure());
+  const what = `grpc://${address} (grpc.health.v1.Health)`;
+  try {
+    const status = await new Promise<string>((resolve, reject) => {
+      (client as unknown as HealthClient).check({ service: '' }, { deadline: Date.now() + 5000 }, (err, res) =>
+        err ? reject(err) : resolve(String(res?.status)),
+      );
+    });
+    const ready = status === 'SERVING' || status === '1';
+    return { what, ready, ...(ready ? {} : { problem: `status ${status}` }) };
+  } catch (err) {
+    return { what, ready: false, problem: (err as Error).message };
+  } finally {
+    client.close();
+  }
+}
+
+interface HealthClient {
+  check(
+    request: { service: string },
+    options: { deadline: number },
+    callback: (err: Error | null, response?: { status: string | number }) => void,
+  ): void;
+}
+
+/** The bundled directory as the reports show it: relative to the working directory when inside it. */
+function shown(dir: string): string {
+  const relative = path.relative(process.cwd(), dir);
+  return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : dir;
+}
+
+function writeJunit(file: string, xml: string): void {
+  try {
+    fs.writeFileSync(file, xml);
+  } catch (err) {
+    throw new UsageError(`cannot write ${file}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+  }
+}
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;

@@ -1,0 +1,151 @@
+/**
+ * `capctl pay <target>`: completes a sandbox checkout without a browser, through the same calls the
+ * checkout page's buttons make (so the sandbox signs and delivers the webhook exactly as it does for a
+ * person), then waits until the Orchestrator has acknowledged the webhook. Only light modules load at
+ * start-up; the rest is imported when the command runs.
+ */
+import type { Command } from 'commander';
+import { exitCodes, print, UsageError } from '../output.ts';
+import type { Api } from '../session.ts';
+
+/** A sandbox transaction as `GET /v1/ol/payments/sandbox/transactions/{reference}` answers it. */
+interface SandboxTransaction {
+  reference: string;
+  status: 'pending' | 'success' | 'failed' | 'abandoned';
+  amount: { amountMinorUnits: string; currency: string };
+  description: string;
+  gatewayResponse: string | null;
+  card: { brand: string; last4: string } | null;
+  redirectUrl: string | null;
+  webhook: { status: 'pending' | 'delivered' | 'failed'; attempts: number; lastStatusCode: number | null; deliveredAt: string | null } | null;
+}
+
+interface PayOptions {
+  decline?: boolean;
+  cancel?: boolean;
+  card?: string;
+  expiry?: string;
+  cvv?: string;
+  wait: boolean;
+  timeout: string;
+  baseUrl?: string;
+  profile: string;
+  json?: boolean;
+}
+
+const transactionPath = (reference: string) => `/v1/ol/payments/sandbox/transactions/${encodeURIComponent(reference)}`;
+
+/**
+ * One way of naming what to pay. `capctl pay` tries these in order and pays the first reference one
+ * answers; a later kind of target (a CAP application id: its open payment) is one more entry, placed
+ * after the payment id so that a payment id keeps its meaning.
+ */
+export interface PayTarget {
+  /** For the error when nothing matches: "a payment reference (PAY-...)". */
+  describes: string;
+  /** The sandbox reference this target names, or undefined when it is not this kind of target. */
+  resolve(target: string, api: Api): Promise<string | undefined>;
+}
+
+async function hasCheckout(api: Api, reference: string): Promise<boolean> {
+  const { ApiError } = await import('../session.ts');
+  try {
+    await api.call('GET', transactionPath(reference));
+    return true;
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return false;
+    throw err;
+  }
+}
+
+export const payTargets: PayTarget[] = [
+  {
+    describes: 'a checkout URL (.../payments/sandbox/checkout/PAY-...)',
+    resolve: async (target) => /^https?:\/\/.+\/payments\/sandbox\/checkout\/([^/?#]+)/.exec(target)?.[1],
+  },
+  {
+    describes: 'a payment reference (PAY-...)',
+    resolve: async (target) => (/^PAY-[A-Za-z0-9]+$/.test(target) ? target : undefined),
+  },
+  {
+    describes: 'a payment id (the reference is PAY-<id>)',
+    resolve: async (target, api) => (/^[0-9A-HJKMNP-TV-Z]{26}$/.test(target) && (await hasCheckout(api, `PAY-${target}`)) ? `PAY-${target}` : undefined),
+  },
+];
+
+async function waitForWebhook(api: Api, reference: string, timeoutMs: number): Promise<SandboxTransaction> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const tx = await api.call<SandboxTransaction>('GET', transactionPath(reference));
+    if (!tx.webhook || tx.webhook.status !== 'pending' || Date.now() > deadline) return tx;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+function describe(tx: SandboxTransaction, formatMoney: (m: SandboxTransaction['amount']) => string, waited: boolean): string {
+  const amount = `${formatMoney(tx.amount)} (${tx.description})`;
+  const lines = [
+    tx.status === 'success'
+      ? `paid ${amount} with ${tx.card?.brand} ending ${tx.card?.last4}: ${tx.gatewayResponse}`
+      : tx.status === 'failed'
+        ? `declined ${amount}: ${tx.gatewayResponse}`
+        : `cancelled ${amount}: no webhook is sent; verify-by-reference tells the Orchestrator`,
+    `reference ${tx.reference}`,
+  ];
+  const webhook = tx.webhook;
+  if (webhook?.status === 'delivered') lines.push(`webhook acknowledged by the Orchestrator (attempt ${webhook.attempts})`);
+  else if (webhook?.status === 'failed') lines.push(`webhook given up after ${webhook.attempts} attempts (last answer ${webhook.lastStatusCode ?? 'none'})`);
+  else if (webhook && waited) lines.push(`webhook not acknowledged yet (attempt ${webhook.attempts}, last answer ${webhook.lastStatusCode ?? 'none'}); the sandbox keeps retrying`);
+  else if (webhook) lines.push('webhook queued');
+  if (tx.redirectUrl) lines.push(`the checkout returns the payer to ${tx.redirectUrl}`);
+  return lines.join('\n');
+}
+
+export function registerPay(program: Command): void {
+  program
+    .command('pay')
+    .description('Complete a sandbox checkout without a browser: pay with a test card, decline or cancel')
+    .argument('<target>', payTargets.map((t) => t.describes).join(', or '))
+    .option('--decline', "the payer's bank declines (the checkout's Decline button)")
+    .option('--cancel', 'the payer cancels (no webhook; the payment is abandoned on verify)')
+    .option('--card <number>', 'a sandbox test card (default 4084 0840 8408 4081, approved)')
+    .option('--expiry <MM/YY>', 'card expiry')
+    .option('--cvv <digits>', 'card CVV')
+    .option('--no-wait', 'do not wait for the Orchestrator to acknowledge the webhook')
+    .option('--timeout <seconds>', 'how long to wait for the acknowledgement', '30')
+    .option('--base-url <url>', "platform URL (env CAPCTL_BASE_URL, else the profile's)")
+    .option('--profile <name>', 'session profile whose platform to use', 'default')
+    .option('--json', 'print machine-readable JSON')
+    .addHelpText(
+      'after',
+      '\nTest cards: 4084 0840 8408 4081, 5399 8383 8383 8381, 5060 6666 6666 6666 666 approve;' +
+        '\n4000 0000 0000 0002 (issuer), 4000 0000 0000 9995 (insufficient funds), 4000 0000 0000 0069 (expired) decline.' +
+        '\nExit codes: 0 done (paid, declined or cancelled as asked) and the webhook acknowledged; 1 refused, already' +
+        '\nclosed, unknown target or webhook not acknowledged in time; 2 usage error; 3 platform unreachable.',
+    )
+    .action(async (target: string, options: PayOptions) => {
+      if (options.decline && options.cancel) throw new UsageError('--decline and --cancel exclude each other');
+      if ((options.decline || options.cancel) && (options.card || options.expiry || options.cvv)) throw new UsageError('card options go with paying, not with --decline or --cancel');
+      const timeoutSeconds = Number(options.timeout);
+      if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) throw new UsageError('--timeout must be a positive number of seconds');
+      const { CommandFailed, loadProfile, resolveBaseUrl, runCommand, withApi } = await import('../session.ts');
+      const { formatMoney } = await import('../../server/platform/money.ts');
+      const json = Boolean(options.json);
+      await runCommand(json, () =>
+        withApi(resolveBaseUrl(options.baseUrl, loadProfile(options.profile)), async (api) => {
+          let reference: string | undefined;
+          for (const kind of payTargets) if ((reference = await kind.resolve(target.trim(), api))) break;
+          if (!reference) throw new CommandFailed(`no sandbox checkout for "${target}": give ${payTargets.map((t) => t.describes).join(', or ')}`);
+
+          const before = await api.call<SandboxTransaction>('GET', transactionPath(reference));
+          if (before.status !== 'pending') throw new CommandFailed(`${reference} is already closed (${before.status}${before.gatewayResponse ? `: ${before.gatewayResponse}` : ''})`);
+          const action = options.decline ? 'decline' : options.cancel ? 'cancel' : 'pay';
+          const card = { cardNumber: options.card, expiry: options.expiry, cvv: options.cvv };
+          let tx = await api.call<SandboxTransaction>('POST', `${transactionPath(reference)}/${action}`, action === 'pay' ? { body: JSON.parse(JSON.stringify(card)) } : {});
+          if (options.wait && tx.webhook) tx = await waitForWebhook(api, reference, timeoutSeconds * 1000);
+          print(tx, json, () => describe(tx, formatMoney, options.wait));
+          if (options.wait && tx.webhook && tx.webhook.status !== 'delivered') process.exitCode = exitCodes.failed;
+        }),
+      );
+    });
+}

@@ -1,0 +1,86 @@
+import { Op } from 'sequelize';
+import { notFound } from '../../platform/http/errors.ts';
+import { keysetPage, pageRequest } from '../../platform/http/pagination.ts';
+import type { AssessorProfile } from '../assessors/models.ts';
+import type { AssessorService } from '../assessors/service.ts';
+import { valueAt } from '../merge-patch.ts';
+import { createModeration, type BulkAction } from '../moderation/bulk.ts';
+import type { ModerationAction } from '../moderation/lifecycle.ts';
+import type { OnboardingService } from '../onboarding/service.ts';
+import type { UserService } from '../users/service.ts';
+import type { JsonObject, ModerationStatus } from '../vocabulary.ts';
+
+/**
+ * The admins' side of assessors: the list (newest first, with who they are from their onboarding),
+ * the summary, the detail, and their moderation (moderation/lifecycle.ts), one at a time or in bulk.
+ */
+export function createAdminAssessors(assessors: AssessorService, onboarding: OnboardingService, users: UserService) {
+  const { AssessorProfile } = assessors.models;
+  const { Onboarding } = onboarding.models;
+  const { CapUser } = users.models;
+
+  /** Each profile with the email and the assessor onboarding of its user. */
+  async function present(profiles: AssessorProfile[]) {
+    const userIds = profiles.map((p) => p.userId);
+    const [people, drafts] = await Promise.all([
+      CapUser.findAll({ where: { userId: { [Op.in]: userIds } }, attributes: ['userId', 'email'] }),
+      Onboarding.findAll({ where: { userId: { [Op.in]: userIds }, persona: 'assessor' }, attributes: ['userId', 'data'] }),
+    ]);
+    return profiles.map((profile) => {
+      const data = (drafts.find((d) => d.userId === profile.userId)?.data ?? {}) as JsonObject;
+      const name = ['firstName', 'lastName'].map((field) => valueAt(data, `personalDetails.${field}`)).filter(Boolean).join(' ');
+      return {
+        id: profile.id,
+        userId: profile.userId,
+        name: name || null,
+        email: people.find((p) => p.userId === profile.userId)?.email ?? '',
+        // Photos come with storage (a later issue).
+        photo: null,
+        status: profile.status,
+        createdAt: profile.createdAt.toISOString(),
+        personalDetails: (data.personalDetails as JsonObject | undefined) ?? null,
+        assessorDetails: (data.assessorDetails as JsonObject | undefined) ?? null,
+      };
+    });
+  }
+
+  const moderation = createModeration<AssessorProfile>({
+    noun: 'assessor',
+    Model: AssessorProfile,
+    label: (profile) => `assessor ${profile.id}`,
+    // Nothing uses an assessor yet: retained requests and assignments will count once they exist.
+    usedBy: async () => undefined,
+    // The profile and the assessor onboarding go: the person may onboard again.
+    async remove(profile, transaction) {
+      await Onboarding.destroy({ where: { userId: profile.userId, persona: 'assessor' }, transaction });
+      await profile.destroy({ transaction });
+    },
+  });
+
+  const withoutDetails = ({ personalDetails: _p, assessorDetails: _a, ...item }: Awaited<ReturnType<typeof present>>[number]) => item;
+
+  return {
+    async list(query: { status?: ModerationStatus; cursor?: string; limit?: number }) {
+      const where = query.status ? { status: query.status } : {};
+      const { items, meta } = await keysetPage(AssessorProfile, pageRequest(query as Record<string, unknown>), { where });
+      return { items: (await present(items)).map(withoutDetails), meta };
+    },
+
+    summary: () => moderation.summary(),
+
+    async detail(id: string) {
+      const profile = await AssessorProfile.findByPk(id);
+      if (!profile) throw notFound(`No assessor has the id ${id}.`);
+      return (await present([profile]))[0]!;
+    },
+
+    act: async (id: string, action: ModerationAction) => withoutDetails((await present([await moderation.one(id, action)]))[0]!),
+    delete: async (id: string) => {
+      await moderation.one(id, 'delete');
+      return { deleted: true as const };
+    },
+    bulk: async (ids: string[], action: BulkAction) => (await present(await moderation.all(ids, action))).map(withoutDetails),
+  };
+}
+
+export type AdminAssessors = ReturnType<typeof createAdminAssessors>;

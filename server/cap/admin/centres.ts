@@ -1,0 +1,129 @@
+import { Op, type Transaction, type WhereOptions } from 'sequelize';
+import { notFound } from '../../platform/http/errors.ts';
+import { keysetPage, pageRequest } from '../../platform/http/pagination.ts';
+import { newId } from '../../platform/ids.ts';
+import { createModeration, type BulkAction } from '../moderation/bulk.ts';
+import type { ModerationAction } from '../moderation/lifecycle.ts';
+import type { Centre, CentreStaff } from '../centres/models.ts';
+import type { CentreService } from '../centres/service.ts';
+import { staffOf, type StaffService } from '../staff/service.ts';
+import type { CentreStatus, JsonObject } from '../vocabulary.ts';
+
+export interface NewCentre {
+  name: string;
+  registrationNo: string;
+  address?: JsonObject;
+  superAdmin: { name: string; email: string };
+}
+
+/** A centre as the admins see it, with the super admin it was founded with. */
+function adminCentreOf(centre: Centre, founder: CentreStaff | undefined) {
+  return {
+    id: centre.id,
+    name: centre.name,
+    registrationNo: centre.registrationNo,
+    status: centre.status,
+    logoAssetId: centre.logoAssetId,
+    address: centre.address,
+    createdAt: centre.createdAt.toISOString(),
+    // Photos come with storage (a later issue).
+    superAdmin: founder ? { userId: founder.userId, name: founder.name, email: founder.email, photo: null } : null,
+  };
+}
+
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, '\\$&');
+
+/**
+ * The admins' side of centres: creating approved centres with their first super admin, the list, the
+ * summary and the detail, and their moderation (moderation/lifecycle.ts), one centre at a time or in
+ * bulk, where one id that cannot change stops them all.
+ */
+export function createAdminCentres(centres: CentreService, staff: StaffService) {
+  const { Centre, CentreStaff } = centres.models;
+
+  /** The first super admin of each centre, by centre id. */
+  async function foundersOf(centreIds: string[], transaction?: Transaction): Promise<Map<string, CentreStaff>> {
+    const rows = await CentreStaff.findAll({
+      where: { centreId: { [Op.in]: centreIds }, role: 'super_admin' },
+      order: [['createdAt', 'ASC'], ['id', 'ASC']],
+      transaction,
+    });
+    const founders = new Map<string, CentreStaff>();
+    for (const row of rows) if (!founders.has(row.centreId)) founders.set(row.centreId, row);
+    return founders;
+  }
+
+  async function present(centre: Centre, transaction?: Transaction) {
+    return adminCentreOf(centre, (await foundersOf([centre.id], transaction)).get(centre.id));
+  }
+
+  const moderation = createModeration<Centre>({
+    noun: 'centre',
+    Model: Centre,
+    label: (centre) => centre.name,
+    // Anyone but its super admins on its staff. (Applications, retained assessors and job postings
+    // count too once they exist.)
+    async usedBy(centre, transaction) {
+      const members = await CentreStaff.count({ where: { centreId: centre.id, role: { [Op.ne]: 'super_admin' } }, transaction });
+      return members > 0 ? `it has ${members} staff member(s) besides its super admins` : undefined;
+    },
+    async remove(centre, transaction) {
+      await CentreStaff.destroy({ where: { centreId: centre.id }, transaction });
+      await centre.destroy({ transaction });
+    },
+  });
+
+  async function presentAll(rows: Centre[]) {
+    const founders = await foundersOf(rows.map((centre) => centre.id));
+    return rows.map((centre) => adminCentreOf(centre, founders.get(centre.id)));
+  }
+
+  return {
+    /**
+     * An approved centre and the invitation of its super admin (ProvisionAccount mails a new account
+     * its password), all or nothing.
+     */
+    async create(adminId: string, input: NewCentre) {
+      const id = newId();
+      const name = input.name.trim();
+      await staff.enrol({ id, name }, { ...input.superAdmin, role: 'super_admin' }, (transaction) =>
+        Centre.create(
+          { id, name, registrationNo: input.registrationNo.trim(), address: input.address ?? null, status: 'approved', createdBy: adminId },
+          { transaction },
+        ),
+      );
+      return present((await Centre.findByPk(id))!);
+    },
+
+    async list(query: { q?: string; status?: CentreStatus; cursor?: string; limit?: number }) {
+      const where: WhereOptions = {};
+      if (query.q) {
+        const like = `%${escapeLike(query.q.trim())}%`;
+        Object.assign(where, { [Op.or]: [{ name: { [Op.iLike]: like } }, { registrationNo: { [Op.iLike]: like } }] });
+      }
+      if (query.status) Object.assign(where, { status: query.status });
+      const { items, meta } = await keysetPage(Centre, pageRequest(query as Record<string, unknown>), { where });
+      const founders = await foundersOf(items.map((centre) => centre.id));
+      return { items: items.map((centre) => adminCentreOf(centre, founders.get(centre.id))), meta };
+    },
+
+    summary: () => moderation.summary(),
+
+    /** The centre with its staff, read-only. */
+    async detail(id: string) {
+      const centre = await Centre.findByPk(id);
+      if (!centre) throw notFound(`No centre has the id ${id}.`);
+      const members = await CentreStaff.findAll({ where: { centreId: id }, order: [['createdAt', 'ASC'], ['id', 'ASC']] });
+      return { ...(await present(centre)), staff: members.map(staffOf) };
+    },
+
+    act: async (id: string, action: ModerationAction) => present(await moderation.one(id, action)),
+    delete: async (id: string) => {
+      await moderation.one(id, 'delete');
+      return { deleted: true as const };
+    },
+    bulk: async (ids: string[], action: BulkAction) => presentAll(await moderation.all(ids, action)),
+  };
+}
+
+export type AdminCentres = ReturnType<typeof createAdminCentres>;

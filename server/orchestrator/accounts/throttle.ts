@@ -1,0 +1,102 @@
+import { Op, type Sequelize, type Transaction } from 'sequelize';
+import { DataTypes, type Model, type ModelStatic } from 'sequelize';
+import { newId } from '../../platform/ids.ts';
+
+/**
+ * How many failures a subject may have before it must wait, and how long. `free` failures cost
+ * nothing within `windowMs`; after them, each further try waits `firstWaitMs` after the previous
+ * failure, doubled for every failure beyond (capped at `maxWaitMs`). A subject whose newest failure is
+ * older than `windowMs` starts afresh.
+ */
+export interface Limit {
+  free: number;
+  windowMs: number;
+  firstWaitMs: number;
+  maxWaitMs: number;
+}
+
+const minute = 60_000;
+const hour = 60 * minute;
+const day = 24 * hour;
+
+/**
+ * The limits, as data. Sign-in: a person mistyping gets 5 free tries, then 1, 2, 4, ... minutes,
+ * never more than 15, per account and client address, so an attacker elsewhere cannot keep the owner
+ * out; a client address gets 30 failures a quarter of an hour across all accounts. One-time codes
+ * (4 digits, so a guess wins with probability 1/10,000): per account and purpose, 3 free wrong codes,
+ * then 1, 2, 4, ... hours after the previous one. In a week that allows 3 + 7 = 10 wrong codes
+ * (1 h x (2^7 - 1) = 127 h <= 168 h < 1 h x (2^8 - 1)), across every code sent: a success chance of
+ * 1 - (1 - 1/10,000)^10 < 0.1%. A client address gets 10 wrong codes an hour.
+ */
+export const limits = {
+  loginPerAccountAndAddress: { free: 5, windowMs: 15 * minute, firstWaitMs: minute, maxWaitMs: 15 * minute },
+  loginPerAddress: { free: 30, windowMs: 15 * minute, firstWaitMs: 15 * minute, maxWaitMs: 15 * minute },
+  codePerAccount: { free: 3, windowMs: 7 * day, firstWaitMs: hour, maxWaitMs: 7 * day },
+  codePerAddress: { free: 10, windowMs: hour, firstWaitMs: hour, maxWaitMs: hour },
+} as const satisfies Record<string, Limit>;
+
+/** When the next try is allowed after these failure times (newest first), or 0 when it is allowed now. */
+export function waitUntil(failures: Date[], limit: Limit, now = Date.now()): number {
+  const recent = failures.filter((at) => now - at.getTime() < limit.windowMs);
+  if (recent.length < limit.free) return 0;
+  const beyond = recent.length - limit.free;
+  const wait = Math.min(limit.firstWaitMs * 2 ** beyond, limit.maxWaitMs);
+  const next = recent[0]!.getTime() + wait;
+  return next > now ? next : 0;
+}
+
+interface FailureRow extends Model {
+  id: string;
+  kind: string;
+  subject: string;
+  createdAt: Date;
+}
+
+export type Throttle = ReturnType<typeof createThrottle>;
+
+/** The failure ledger: what was tried and failed, counted against the limits above. */
+export function createThrottle(sequelize: Sequelize) {
+  const Failure: ModelStatic<FailureRow> = sequelize.define<FailureRow>(
+    'AuthFailure',
+    {
+      id: { type: DataTypes.STRING(26), primaryKey: true },
+      kind: { type: DataTypes.STRING(32), allowNull: false },
+      subject: { type: DataTypes.STRING(400), allowNull: false },
+      createdAt: DataTypes.DATE,
+    },
+    { tableName: 'auth_failures', updatedAt: false },
+  );
+
+  return {
+    /** Seconds to wait before the next try, over every (subject, limit) pair; 0 when none applies. */
+    async retryAfter(kind: string, checks: Array<[subject: string, limit: Limit]>, transaction?: Transaction): Promise<number> {
+      let until = 0;
+      for (const [subject, limit] of checks) {
+        const rows = await Failure.findAll({
+          where: { kind, subject, createdAt: { [Op.gt]: new Date(Date.now() - limit.windowMs) } },
+          order: [['createdAt', 'DESC']],
+          attributes: ['createdAt'],
+          limit: 200,
+          transaction,
+        });
+        until = Math.max(until, waitUntil(rows.map((r) => r.createdAt), limit));
+      }
+      return until ? Math.max(1, Math.ceil((until - Date.now()) / 1000)) : 0;
+    },
+
+    async record(kind: string, subjects: string[], transaction?: Transaction): Promise<void> {
+      const createdAt = new Date();
+      await Failure.bulkCreate(subjects.map((subject) => ({ id: newId(), kind, subject, createdAt })), { transaction });
+    },
+
+    /** A success forgets the subject's failures (the person got it right). */
+    async forget(kind: string, subject: string, transaction?: Transaction): Promise<void> {
+      await Failure.destroy({ where: { kind, subject }, transaction });
+    },
+
+    /** Drops failures older than any window: called now and then. */
+    async prune(): Promise<void> {
+      await Failure.destroy({ where: { createdAt: { [Op.lt]: new Date(Date.now() - 7 * day) } } });
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type Sequelize } from 'sequelize';
+
+export const sandboxStatuses = ['pending', 'success', 'failed', 'abandoned'] as const;
+export type SandboxStatus = (typeof sandboxStatuses)[number];
+
+/** A transaction on the sandbox processor, keyed by the merchant's reference. `amountMinor` is BIGINT, read as a string. */
+export interface SandboxTransactionRow extends Model<InferAttributes<SandboxTransactionRow>, InferCreationAttributes<SandboxTransactionRow>> {
+  reference: string;
+  id: string;
+  amountMinor: string;
+  currency: string;
+  description: string;
+  customerEmail: string | null;
+  returnUrl: string | null;
+  metadata: Record<string, string>;
+  status: SandboxStatus;
+  gatewayResponse: string | null;
+  cardLast4: string | null;
+  cardBrand: string | null;
+  paidAt: Date | null;
+  createdAt: CreationOptional<Date>;
+  updatedAt: CreationOptional<Date>;
+}
+
+/** A webhook the sandbox owes the merchant; the worker in webhooks.ts sends it until it is acknowledged. */
+export interface SandboxWebhookRow extends Model<InferAttributes<SandboxWebhookRow>, InferCreationAttributes<SandboxWebhookRow>> {
+  id: string;
+  reference: string;
+  event: string;
+  body: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: CreationOptional<number>;
+  nextAttemptAt: Date;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  deliveredAt: Date | null;
+  createdAt: CreationOptional<Date>;
+  updatedAt: CreationOptional<Date>;
+}
+
+export function defineSandboxModels(sequelize: Sequelize) {
+  const SandboxTransaction = sequelize.define<SandboxTransactionRow>(
+    'SandboxTransaction',
+    {
+      reference: { type: DataTypes.STRING(64), primaryKey: true },
+      id: { type: DataTypes.STRING(26), allowNull: false },
+      amountMinor: { type: DataTypes.BIGINT, allowNull: false },
+      currency: { type: DataTypes.STRING(3), allowNull: false },
+      description: { type: DataTypes.STRING(300), allowNull: false },
+      customerEmail: { type: DataTypes.STRING(254), allowNull: true },
+      returnUrl: { type: DataTypes.TEXT, allowNull: true },
+      metadata: { type: DataTypes.JSONB, allowNull: false },
+      status: { type: DataTypes.STRING(16), allowNull: false },
+      gatewayResponse: { type: DataTypes.STRING(200), allowNull: true },
+      cardLast4: { type: DataTypes.STRING(4), allowNull: true },
+      cardBrand: { type: DataTypes.STRING(16), allowNull: true },
+      paidAt: { type: DataTypes.DATE, allowNull: true },
+      createdAt: { type: DataTypes.DATE, allowNull: false },
+      updatedAt: { type: DataTypes.DATE, allowNull: false },
+    },
+    { tableName: 'sandbox_transactions' },
+  );
+  const SandboxWebhook = sequelize.define<SandboxWebhookRow>(
+    'SandboxWebhook',
+    {
+      id: { type: DataTypes.STRING(26), primaryKey: true },
+      reference: { type: DataTypes.STRING(64), allowNull: false },
+      event: { type: DataTypes.STRING(64), allowNull: false },
+      body: { type: DataTypes.TEXT, allowNull: false },
+      status: { type: DataTypes.STRING(16), allowNull: false },
+      attempts: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
+      nextAttemptAt: { type: DataTypes.DATE, allowNull: false },
+      lastStatusCode: { type: DataTypes.INTEGER, allowNull: true },
+      lastError: { type: DataTypes.TEXT, allowNull: true },
+      deliveredAt: { type: DataTypes.DATE, allowNull: true },
+      createdAt: { type: DataTypes.DATE, allowNull: false },
+      updatedAt: { type: DataTypes.DATE, allowNull: false },
+    },
+    { tableName: 'sandbox_webhook_deliveries' },
+  );
+  return { SandboxTransaction, SandboxWebhook };
+}

@@ -1,0 +1,60 @@
+import cors from 'cors';
+import type { RequestHandler } from 'express';
+import helmet from 'helmet';
+
+/** What browsers are told on every listener: which origins may call, and the security headers. */
+export interface BrowserPolicy {
+  /** Exact origins, or `*`; empty means the development default (local origins) or none. */
+  corsOrigins: string[];
+  devMode: boolean;
+}
+
+/** Any port of the local machine: where a developer runs the web clients. */
+const localOrigin = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/;
+
+/** The request headers the real web clients send, besides the CORS-safelisted ones. */
+const allowedHeaders = ['Authorization', 'Content-Type', 'X-CAP-PERSONA', 'X-CAP-CENTRE-ID', 'X-Request-Id'];
+/** Response headers a script may read: the request id, how long to wait after a 429, a download's name. */
+const exposedHeaders = ['X-Request-Id', 'Retry-After', 'Content-Disposition'];
+
+/**
+ * The middleware every listener runs before routing:
+ * - CORS from one allow-list (the clients authenticate with bearer tokens, never cookies, so no
+ *   credentials); a preflight is answered 204 here, with the allow headers when the origin is
+ *   allowed and without them otherwise, and never reaches the operations;
+ * - security headers (helmet): `nosniff`, frame protection, a content security policy without
+ *   inline scripts, and resources that other origins may embed (signed asset URLs in `<img>`);
+ * - `Cache-Control: no-store` on every reply unless an operation says otherwise: replies carry
+ *   tokens, codes and personal data.
+ */
+export function browserPolicy(policy: BrowserPolicy): RequestHandler[] {
+  const allowAll = policy.corsOrigins.includes('*');
+  const listed = new Set(policy.corsOrigins);
+  const allowed = (origin: string) =>
+    allowAll || listed.has(origin) || (policy.devMode && policy.corsOrigins.length === 0 && localOrigin.test(origin));
+  return [
+    cors({
+      origin: (origin, callback) => callback(null, origin !== undefined && allowed(origin) ? origin : false),
+      methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      allowedHeaders,
+      exposedHeaders,
+      credentials: false,
+      maxAge: 600,
+      optionsSuccessStatus: 204,
+    }),
+    (req, res, next) => {
+      // A preflight from an origin that is not allowed: answered, without permission.
+      if (req.method === 'OPTIONS' && req.headers['access-control-request-method']) {
+        res.setHeader('Vary', 'Origin');
+        res.status(204).end();
+        return;
+      }
+      next();
+    },
+    helmet({ crossOriginResourcePolicy: { policy: 'cross-origin' } }),
+    (_req, res, next) => {
+      res.setHeader('Cache-Control', 'no-store');
+      next();
+    },
+  ];
+}

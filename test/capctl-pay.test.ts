@@ -1,0 +1,64 @@
+import test from 'ava';
+import { runCapctl } from './helpers/cli.ts';
+import { eventually, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
+import { completedEvents, feeRequest, initiatePayment, paymentRow, sandboxTransaction } from './helpers/payments.ts';
+import { signUp, type SignedUpUser } from './helpers/users.ts';
+
+// `capctl pay` completes a sandbox checkout without a browser, through the checkout's own calls, and
+// waits until the Orchestrator has acknowledged the signed webhook.
+
+let platform: TestPlatform;
+let payer: SignedUpUser;
+test.before(async () => {
+  platform = await startTestPlatform();
+  payer = await signUp(platform);
+});
+test.after.always(() => platform?.stop());
+
+const pay = (...args: string[]) => runCapctl(['pay', ...args, '--base-url', platform.urls.gateway!], { CAPCTL_CONFIG_DIR: '/nonexistent-capctl-config' });
+
+test('capctl pay <paymentId> pays with the approved test card and returns once the webhook is acknowledged', async (t) => {
+  const { payment_id, reference } = await initiatePayment(platform, feeRequest(payer.userId, { amount_minor: '2000000' }));
+  const result = await pay(payment_id);
+  t.is(result.code, 0, result.stderr);
+  t.regex(result.stdout, /^paid ₦20,000\.00 \(CAP application fee\) with visa ending 4081: Approved$/m);
+  t.regex(result.stdout, new RegExp(`reference ${reference}`));
+  t.regex(result.stdout, /webhook acknowledged by the Orchestrator \(attempt 1\)/);
+  t.is((await paymentRow(platform, payment_id)).status, 'succeeded');
+  t.is((await completedEvents(platform, payment_id)).length, 1);
+
+  const again = await pay(reference);
+  t.is(again.code, 1);
+  t.regex(again.stderr, /is already closed \(success: Approved\)/);
+});
+
+test('capctl pay --decline and --card decline; --json prints the transaction', async (t) => {
+  const declined = await initiatePayment(platform, feeRequest(payer.userId));
+  const result = await pay(declined.reference, '--decline', '--json');
+  t.is(result.code, 0, result.stderr);
+  const tx = JSON.parse(result.stdout);
+  t.like(tx, { reference: declined.reference, status: 'failed', gatewayResponse: "Declined by the payer's bank", webhook: { status: 'delivered' } });
+  await eventually('the payment is failed', async () => (await paymentRow(platform, declined.payment_id)).status === 'failed');
+
+  const card = await initiatePayment(platform, feeRequest(payer.userId));
+  const insufficient = await pay(card.checkout_url, '--card', '4000 0000 0000 9995');
+  t.is(insufficient.code, 0, insufficient.stderr);
+  t.regex(insufficient.stdout, /^declined ₦15,000\.00 \(CAP application fee\): Insufficient funds$/m);
+  t.is((await paymentRow(platform, card.payment_id)).status, 'failed');
+});
+
+test('capctl pay refuses an unknown target, a card that is not a test card, and contradicting options', async (t) => {
+  const unknown = await pay('01J9Z8X7W6V5T4S3R2Q1P0N9M8');
+  t.is(unknown.code, 1);
+  t.regex(unknown.stderr, /no sandbox checkout for "01J9Z8X7W6V5T4S3R2Q1P0N9M8"/);
+
+  const { reference } = await initiatePayment(platform, feeRequest(payer.userId));
+  const badCard = await pay(reference, '--card', '4242424242424242');
+  t.is(badCard.code, 1);
+  t.regex(badCard.stderr, /payment\.sandbox_card_invalid/);
+  t.is((await sandboxTransaction(platform, reference)).body.data.status, 'pending');
+
+  const both = await pay(reference, '--decline', '--cancel');
+  t.is(both.code, 2);
+  t.regex(both.stderr, /--decline and --cancel exclude each other/);
+});
