@@ -20,6 +20,7 @@ test.before(async () => {
       mailUrl: 'smtp://127.0.0.1:9',
       googleClientId: 'client',
       identityHmacKey: 'a-production-hmac-key',
+      paymentSecretKey: 'a-production-payment-key',
     }),
   ]);
 });

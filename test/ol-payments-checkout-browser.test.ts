@@ -14,10 +14,11 @@ const it = browserTest(test);
 let platform: TestPlatform;
 let payer: SignedUpUser;
 let browser: Browser | undefined;
-/** The merchant's return page: records where the browser came back with. */
+/** The merchant's return page: records where the browser came back with (not its favicon). */
 const returns: URL[] = [];
 const merchant = http.createServer((req, res) => {
-  returns.push(new URL(req.url!, 'http://merchant.test'));
+  const url = new URL(req.url!, 'http://merchant.test');
+  if (url.pathname === '/applications/done') returns.push(url);
   res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Back at the merchant</title><h1>Thanks</h1>');
 });
 let returnUrl = '';

@@ -38,5 +38,11 @@ export function registerServe(program: Command): void {
         process.on('SIGTERM', shutdown);
       });
       process.exitCode = exitCodes.ok;
+      // Everything is stopped: a library timer still pending must not keep the process alive (seen
+      // with two serves stopping on one database), so it is named and the process exits anyway.
+      setTimeout(() => {
+        process.stderr.write(`capctl serve: stopped; exiting although these were still pending: ${process.getActiveResourcesInfo().join(', ')}\n`);
+        process.exit(exitCodes.ok);
+      }, 2000).unref();
     });
 }
