@@ -5,6 +5,8 @@ import { adminRoutes } from './admin/routes.ts';
 import { createAdminAssessors } from './admin/assessors.ts';
 import { createAdminCentres } from './admin/centres.ts';
 import { createAssessorService } from './assessors/service.ts';
+import { catalogueRoutes } from './catalogue/routes.ts';
+import { createCatalogue } from './catalogue/service.ts';
 import { platformConfigRoutes } from './platform-config/routes.ts';
 import { createPlatformConfig } from './platform-config/service.ts';
 import { centreProfileRoutes } from './centre-profile/routes.ts';
@@ -67,6 +69,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   const adminCentres = createAdminCentres(centres, staff);
   const centreProfiles = createCentreProfiles(sequelize, centres, onboarding, users);
   const platformConfig = createPlatformConfig(sequelize);
+  const catalogue = createCatalogue(sequelize, centres.models);
   const adminAssessors = createAdminAssessors(assessors, onboarding, users);
   const auth = createCapAuth(
     users,
@@ -104,6 +107,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       ...invitationRoutes(auth, invitations),
       ...centreProfileRoutes(contexts, centreProfiles),
       ...platformConfigRoutes(auth, roles, platformConfig),
+      ...catalogueRoutes(auth, roles, catalogue),
       ...capProviderStateRoutes(deps),
     },
   };

@@ -8,6 +8,7 @@ import type { Centre, CentreStaff } from '../centres/models.ts';
 import type { CentreService } from '../centres/service.ts';
 import { staffOf, type StaffService } from '../staff/service.ts';
 import type { CentreStatus, JsonObject } from '../vocabulary.ts';
+import { containing } from '../../platform/db/like.ts';
 
 export interface NewCentre {
   name: string;
@@ -30,8 +31,6 @@ function adminCentreOf(centre: Centre, founder: CentreStaff | undefined) {
     superAdmin: founder ? { userId: founder.userId, name: founder.name, email: founder.email, photo: null } : null,
   };
 }
-
-const escapeLike = (text: string) => text.replace(/[\\%_]/g, '\\$&');
 
 /**
  * The admins' side of centres: creating approved centres with their first super admin, the list, the
@@ -98,7 +97,7 @@ export function createAdminCentres(centres: CentreService, staff: StaffService) 
     async list(query: { q?: string; status?: CentreStatus; cursor?: string; limit?: number }) {
       const where: WhereOptions = {};
       if (query.q) {
-        const like = `%${escapeLike(query.q.trim())}%`;
+        const like = containing(query.q);
         Object.assign(where, { [Op.or]: [{ name: { [Op.iLike]: like } }, { registrationNo: { [Op.iLike]: like } }] });
       }
       if (query.status) Object.assign(where, { status: query.status });

@@ -8,6 +8,8 @@ export const permissions = [
   'platform.config.write',
   'platform.policies.write',
   'platform.awarding_bodies.write',
+  'platform.catalogue.read',
+  'platform.catalogue.write',
 ] as const;
 export type Permission = (typeof permissions)[number];
 

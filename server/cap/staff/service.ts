@@ -11,6 +11,7 @@ import type { ProvisionMember } from '../memberships/provision.ts';
 import type { UserService } from '../users/service.ts';
 import type { CentreRole, CentreStaffStatus } from '../vocabulary.ts';
 import { managesStaff, staffSorts, type StaffSort } from './rules.ts';
+import { containing } from '../../platform/db/like.ts';
 
 export interface NewStaff {
   name: string;
@@ -40,8 +41,6 @@ export function staffOf(row: CentreStaff) {
 }
 
 const alreadyStaff = () => conflict('centre.staff_exists', 'This person is already staff at this centre.');
-const escapeLike = (text: string) => text.replace(/[\\%_]/g, '\\$&');
-
 /** What each sort orders by; nameless rows sort as an empty name. */
 const sortKeys: Record<StaffSort, ReturnType<typeof col> | ReturnType<typeof fn>> = {
   createdAt: col('created_at'),
@@ -142,7 +141,7 @@ export function createStaffService(
       const filters: WhereOptions[] = [{ centreId: context.centreId }];
       if (query.status) filters.push({ status: query.status });
       if (query.q) {
-        const like = `%${escapeLike(query.q.trim())}%`;
+        const like = containing(query.q);
         filters.push({ [Op.or]: [{ name: { [Op.iLike]: like } }, { email: { [Op.iLike]: like } }] });
       }
       if (page.cursor) {
