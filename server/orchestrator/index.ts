@@ -17,6 +17,8 @@ import { paymentRoutes, webhookSignatureAuth } from './payments/routes.ts';
 import { createSandboxPayments } from './payments/sandbox/service.ts';
 import { sandboxRoutes } from './payments/sandbox/routes.ts';
 import { createPayments } from './payments/service.ts';
+import { referenceRoutes } from './reference/routes.ts';
+import { createReferenceData, createSandboxBankResolver } from './reference/service.ts';
 import { createNotifications } from './notifications/service.ts';
 import { createAccessTokens } from './tokens/access.ts';
 import { createOlBearerAuth } from './tokens/bearer.ts';
@@ -49,6 +51,9 @@ export async function createOrchestrator(deps: ServiceDeps): Promise<Service> {
   const sandbox = createSandboxPayments(deps);
   const paymentProvider = { sandbox: sandbox.provider }[deps.config.paymentProvider as 'sandbox'];
   const payments = createPayments({ ...deps, provider: paymentProvider, payerAccount: accounts.userContact });
+  // The bank registry adapters, by BANK_RESOLVER.
+  const bankResolver = { sandbox: createSandboxBankResolver(deps.logger.child({ component: 'bank-registry' })) }[deps.config.bankResolver as 'sandbox'];
+  const reference = createReferenceData(bankResolver);
   let grpcServer: GrpcServerHandle | undefined;
   return {
     name: 'ol',
@@ -59,6 +64,7 @@ export async function createOrchestrator(deps: ServiceDeps): Promise<Service> {
       ...googleSandboxRoutes(googleSandbox),
       ...paymentRoutes(payments, paymentProvider),
       ...sandboxRoutes(sandbox),
+      ...referenceRoutes(reference),
       ...olProviderStateRoutes(deps),
     },
     security: { bearerAuth: createOlBearerAuth(tokens, accounts.sessionLive), paymentWebhookSignature: webhookSignatureAuth(paymentProvider) },

@@ -72,6 +72,9 @@ export interface PlatformConfig {
   paymentProvider: string;
   paymentSecretKey: string;
   paymentWebhookUrl: string;
+
+  /** Bank account-name lookups: the adapter (`sandbox`). */
+  bankResolver: string;
 }
 
 /** Raw settings from flags or a caller; anything missing comes from the environment, then defaults. */
@@ -128,6 +131,7 @@ const envNames: Partial<Record<keyof PlatformConfig, string>> = {
   paymentProvider: 'PAYMENT_PROVIDER',
   paymentSecretKey: 'PAYMENT_SECRET_KEY',
   paymentWebhookUrl: 'PAYMENT_WEBHOOK_URL',
+  bankResolver: 'BANK_RESOLVER',
 };
 
 function port(setting: string, value: unknown): number {
@@ -295,6 +299,7 @@ export function resolveConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = 
     paymentProvider: oneOf('paymentProvider', pick('paymentProvider') ?? 'sandbox', ['sandbox']),
     paymentSecretKey: secretKey('paymentSecretKey', pick('paymentSecretKey') ?? (devMode ? devPaymentSecretKey : undefined), devMode),
     paymentWebhookUrl: httpUrl('paymentWebhookUrl', pick('paymentWebhookUrl')),
+    bankResolver: oneOf('bankResolver', pick('bankResolver') ?? 'sandbox', ['sandbox']),
   };
 }
 
