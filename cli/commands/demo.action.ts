@@ -5,7 +5,10 @@ import { request } from 'undici';
 import { projectPath } from '../../server/platform/paths.ts';
 import { exitCodes, UnreachableError, UsageError } from '../output.ts';
 import { closeGrpc } from '../scenarios/grpc-step.ts';
-import { adminVars, startEmbeddedPlatform, type EmbeddedPlatform } from '../scenarios/embedded.ts';
+import { startEmbeddedPlatform, type EmbeddedPlatform } from '../scenarios/embedded.ts';
+import { applySeeds, seedKinds } from '../seeds/apply.ts';
+import { loadSeeds } from '../seeds/load.ts';
+import { withApi } from '../session.ts';
 import { loadScenarioFile } from '../scenarios/parse.ts';
 import { ProgressPrinter } from '../scenarios/progress.ts';
 import { jsonReport } from '../scenarios/report-json.ts';
@@ -24,12 +27,13 @@ export async function demo(options: DemoOptions): Promise<number> {
   // A broken bundled scenario is found before anything starts (exit 2, with file:line:column).
   const files = await scenarioFiles(shown(bundledDir));
   for (const file of files) await loadScenarioFile(file);
+  await loadSeeds([projectPath('seeds')]);
 
   const { readyLine } = await import('../../server/main.ts');
   const started = performance.now();
   let platform: EmbeddedPlatform;
   try {
-    platform = await startEmbeddedPlatform({ logLevel: options.logLevel });
+    platform = await startEmbeddedPlatform({ logLevel: options.logLevel, prepareAdmin: false });
   } catch (err) {
     if (!(err instanceof UnreachableError)) throw err;
     process.stderr.write(`capctl demo: ${err.message}\n`);
@@ -56,11 +60,20 @@ export async function demo(options: DemoOptions): Promise<number> {
       return exitCodes.failed;
     }
     say('all services ready');
-    // Without a prepared admin the admin scenarios fail and show why; the others still run.
-    say('problem' in platform.admin
-      ? `could not prepare a platform admin: ${platform.admin.problem}`
-      : `platform admin ${platform.admin.adminEmail} prepared (given to the scenarios as vars adminEmail and adminPassword)`);
-    const vars = adminVars(platform.admin);
+    // The platform is seeded first, as `capctl seed` does it; its first platform admin is the one the
+    // admin scenarios sign in as.
+    const seeds = await loadSeeds([projectPath('seeds')]);
+    let seeded;
+    try {
+      seeded = await withApi(platform.baseUrl, (api) => applySeeds(api, seeds, { dryRun: false, only: new Set(seedKinds), databaseUrl: platform.databaseUrl }));
+    } catch (err) {
+      say(`seeding failed: ${(err as Error).message}`);
+      return exitCodes.failed;
+    }
+    const created = Object.entries(seeded.counts).map(([record, c]) => `${c.created} ${record}`).join(', ');
+    say(`seeded: ${created}`);
+    const admin = seeds.platformAdmins.find((a) => a.password);
+    const vars: Record<string, string> = admin ? { adminEmail: admin.email, adminPassword: admin.password! } : {};
     const scenarios: Scenario[] = [];
     for (const file of files) scenarios.push(await loadScenarioFile(file, { vars }));
     say(`running ${scenarios.length} bundled scenario${scenarios.length === 1 ? '' : 's'}\n`);

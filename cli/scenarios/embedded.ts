@@ -7,9 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { request } from 'undici';
 import type { ServiceName } from '../../server/platform/config.ts';
 import { UnreachableError, UsageError } from '../output.ts';
+import { withApi } from '../session.ts';
 
 export interface PreparedAdmin {
   adminEmail: string;
@@ -22,12 +22,14 @@ export interface EmbeddedPlatform {
   /** Every listener by name, as the ready line prints them. */
   urls: Record<string, string>;
   services: ServiceName[];
+  /** Its database (platform roles are granted there). */
+  databaseUrl: string;
   /** The prepared admin, or the reason none could be prepared (the admin scenarios then fail and say so). */
   admin: PreparedAdmin | { problem: string };
   stop(): Promise<void>;
 }
 
-export async function startEmbeddedPlatform(options: { logLevel?: string } = {}): Promise<EmbeddedPlatform> {
+export async function startEmbeddedPlatform(options: { logLevel?: string; prepareAdmin?: boolean } = {}): Promise<EmbeddedPlatform> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'capctl-run-'));
   const { resolveConfig } = await import('../../server/platform/config.ts');
   const { startPlatform } = await import('../../server/main.ts');
@@ -46,12 +48,16 @@ export async function startEmbeddedPlatform(options: { logLevel?: string } = {})
     if ((err as Error).name === 'DataDirUnreachableError') throw new UsageError((err as Error).message); // a setting to change: exit 2
     throw new UnreachableError(`the embedded platform did not start: ${(err as Error).message}`);
   }
-  const admin = await preparePlatformAdmin(platform.urls.gateway!, platform.databaseUrl).catch((err: Error) => ({ problem: err.message }));
+  const admin =
+    options.prepareAdmin === false
+      ? { problem: 'none was asked for' }
+      : await preparePlatformAdmin(platform.urls.gateway!, platform.databaseUrl).catch((err: Error) => ({ problem: err.message }));
   return {
     baseUrl: platform.urls.gateway!,
     grpc: { address: platform.urls.grpc!, serviceKey: config.serviceApiKey },
     urls: platform.urls,
     services: config.only,
+    databaseUrl: platform.databaseUrl,
     admin,
     async stop() {
       await platform.stop();
@@ -65,44 +71,16 @@ export const adminVars = (admin: EmbeddedPlatform['admin']): Record<string, stri
 
 /**
  * Platform roles are granted outside the API, so this does what an operator does: signs an account up
- * through the Orchestrator's public API (register, the code from the dev mailbox, verify) with a known
- * password, then grants it platform_admin in the CAP schema the way `capctl admin create` does.
+ * through the Orchestrator's public API with a known password, then grants it platform_admin in the
+ * CAP schema the way `capctl admin create` does.
  */
 export async function preparePlatformAdmin(gateway: string, databaseUrl: string): Promise<PreparedAdmin> {
   const adminEmail = `admin+${randomBytes(6).toString('hex')}@example.test`;
   const adminPassword = `Admin-${randomBytes(6).toString('hex')}-1`;
-  const post = async (path: string, body: object) => {
-    const res = await request(`${gateway}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const answer = (await res.body.json()) as { data?: Record<string, unknown> };
-    if (res.statusCode >= 300) throw new Error(`preparing the platform admin: ${path} answered ${res.statusCode} ${JSON.stringify(answer)}`);
-    return answer.data!;
-  };
-  const { userId } = (await post('/v1/ol/auth/register', { email: adminEmail, password: adminPassword, intents: ['cap'] })) as { userId: string };
-  const otp = await mailedCode(gateway, adminEmail);
-  await post('/v1/ol/auth/verify-account', { email: adminEmail, otp, purpose: 'account_verify' });
-
-  const [{ createSequelize }, { createPlatformRoles }, { createUserService }] = await Promise.all([
-    import('../../server/platform/db/database.ts'),
-    import('../../server/cap/admin/service.ts'),
-    import('../../server/cap/users/service.ts'),
-  ]);
-  const sequelize = createSequelize(databaseUrl, 'cap', 1);
-  try {
-    await createPlatformRoles(sequelize, createUserService(sequelize)).grant({ userId, email: adminEmail }, 'platform_admin');
-  } finally {
-    await sequelize.close();
-  }
+  const { registerVerified, grantPlatformAdmin } = await import('../dev-accounts.ts');
+  await withApi(gateway, async (api) => {
+    const { userId } = await registerVerified(api, adminEmail, adminPassword);
+    await grantPlatformAdmin(databaseUrl, userId, adminEmail);
+  });
   return { adminEmail, adminPassword };
-}
-
-/** The code of the newest mail to an address in the dev mailbox, waiting up to 10 s for it. */
-async function mailedCode(gateway: string, to: string): Promise<string> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const res = await request(`${gateway}/v1/ol/dev/mailbox?${new URLSearchParams({ to })}`);
-    const mails = ((await res.body.json()) as { data?: Array<{ otp?: string }> }).data ?? [];
-    if (mails[0]?.otp) return mails[0].otp;
-    if (Date.now() > deadline) throw new Error(`preparing the platform admin: no verification code reached ${to}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }

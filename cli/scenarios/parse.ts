@@ -3,22 +3,15 @@
  * reported with its file, line and column before anything runs.
  */
 import { readFile } from 'node:fs/promises';
-import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { UsageError } from '../output.ts';
-import { formatPath, type PathSegment } from './paths.ts';
+import { parseYamlFile, YamlFileError } from '../yaml-file.ts';
 import { scenarioSchema } from './schema.ts';
-import type { Position, Scenario, ScenarioDocument } from './types.ts';
-import { checkScenario, commandLineVarProblems, type Issue } from './validate.ts';
+import type { Scenario, ScenarioDocument } from './types.ts';
+import { checkScenario, commandLineVarProblems } from './validate.ts';
 
-export class ScenarioFileError extends UsageError {
+export class ScenarioFileError extends YamlFileError {
   override name = 'ScenarioFileError';
-  constructor(
-    readonly file: string,
-    readonly problems: Array<{ position: Position; message: string }>,
-  ) {
-    super(problems.map((p) => `${file}:${p.position.line}:${p.position.column}: ${p.message}`).join('\n'));
-  }
 }
 
 export interface LoadOptions {
@@ -29,7 +22,7 @@ export interface LoadOptions {
 }
 
 const ajv = new Ajv2020({ allErrors: true, verbose: true, strictTypes: false });
-ajv.addVocabulary(['hint']);
+ajv.addVocabulary(['hint', 'oneOfHint']);
 const validateSchema = ajv.compile<ScenarioDocument>(scenarioSchema);
 
 export async function loadScenarioFile(file: string, options: LoadOptions = {}): Promise<Scenario> {
@@ -43,33 +36,7 @@ export async function loadScenarioFile(file: string, options: LoadOptions = {}):
 }
 
 export function parseScenario(text: string, file: string, options: LoadOptions = {}): Scenario {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
-  const at = (offset: number): Position => {
-    const { line, col } = lineCounter.linePos(offset);
-    return { line: Math.max(line, 1), column: col };
-  };
-  if (doc.errors.length > 0) {
-    throw new ScenarioFileError(
-      file,
-      doc.errors.map((e) => ({ position: at(e.pos[0]), message: firstLine(e.message) })),
-    );
-  }
-  const locate = (path: ReadonlyArray<PathSegment>, part: 'key' | 'value' = 'value') =>
-    at(offsetOf(doc, path, part));
-  const fail = (issues: Issue[]): never => {
-    throw new ScenarioFileError(
-      file,
-      issues
-        .map((i) => ({ position: locate(i.path, i.part), message: withPath(i) }))
-        .sort((a, b) => a.position.line - b.position.line || a.position.column - b.position.column),
-    );
-  };
-
-  const data: unknown = doc.toJS({ maxAliasCount: 100 });
-  if (!validateSchema(data)) fail(schemaIssues(validateSchema.errors ?? []));
-  const document = data as ScenarioDocument;
-
+  const { data: document, locate, fail } = parseYamlFile(text, file, validateSchema, ScenarioFileError);
   const env = options.env ?? process.env;
   const commandLineVars = options.vars ?? {};
   const varProblems = commandLineVarProblems(commandLineVars, env);
@@ -87,100 +54,3 @@ export function parseScenario(text: string, file: string, options: LoadOptions =
   if (issues.length > 0) fail(issues);
   return scenario;
 }
-
-/** Turns Ajv's errors into one readable issue per problem. */
-function schemaIssues(errors: ErrorObject[]): Issue[] {
-  // A failed anyOf/oneOf says it all: drop the errors of its branches (and propertyNames' wrapper error).
-  const groups = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf');
-  const inBranch = (e: ErrorObject) => groups.some((g) => e.schemaPath.startsWith(`${g.schemaPath}/`));
-  const kept = errors.filter((e) => e.keyword !== 'if' && e.keyword !== 'propertyNames' && !inBranch(e));
-  const issues = kept.map(toIssue);
-  return issues.filter(
-    (issue, i) => issues.findIndex((o) => o.message === issue.message && samePath(o.path, issue.path)) === i,
-  );
-}
-
-function toIssue(error: ErrorObject): Issue {
-  const path = pointerToPath(error.instancePath);
-  const hint = (error.parentSchema as { hint?: string } | undefined)?.hint;
-  const params = error.params as Record<string, unknown>;
-  if (error.propertyName !== undefined) {
-    return {
-      path: [...path, error.propertyName],
-      part: 'key',
-      message: `name "${error.propertyName}" ${hint ?? error.message}`,
-    };
-  }
-  switch (error.keyword) {
-    case 'additionalProperties': {
-      const field = String(params.additionalProperty);
-      const known = Object.keys((error.parentSchema as { properties?: object }).properties ?? {});
-      const allowed = known.length > 0 ? ` (expected one of: ${known.join(', ')})` : '';
-      return { path: [...path, field], part: 'key', message: `unknown field${allowed}` };
-    }
-    case 'required':
-      return { path, message: `missing field "${String(params.missingProperty)}"` };
-    case 'oneOf':
-      return {
-        path,
-        message: params.passingSchemas
-          ? `a step has only one action; choose one of http, grpc, mail or wait`
-          : `a step needs one action: http, grpc, mail or wait`,
-      };
-    case 'enum':
-      return { path, message: `must be one of: ${(params.allowedValues as unknown[]).join(', ')}` };
-    case 'type':
-      return { path, message: hint ?? `must be ${article(String(params.type))}` };
-    default:
-      return { path, message: `${hint ?? error.message}` };
-  }
-}
-
-/** `string,number` -> `a string or a number`. */
-function article(type: string): string {
-  const names = type.split(',').map((n) => (n === 'null' ? 'null' : /^[aeiou]/.test(n) ? `an ${n}` : `a ${n}`));
-  return names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
-}
-
-function pointerToPath(pointer: string): PathSegment[] {
-  if (pointer === '') return [];
-  return pointer
-    .slice(1)
-    .split('/')
-    .map((raw) => raw.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
-}
-
-const samePath = (a: readonly PathSegment[], b: readonly PathSegment[]) =>
-  a.length === b.length && a.every((s, i) => String(s) === String(b[i]));
-
-/** Offset of the node at a path (its key or its value), or of the deepest node that exists. */
-function offsetOf(doc: Document, path: ReadonlyArray<PathSegment>, part: 'key' | 'value'): number {
-  let node = doc.contents as Node | null;
-  let offset = node?.range?.[0] ?? 0;
-  for (const [i, segment] of path.entries()) {
-    let key: Node | null = null;
-    let value: Node | null = null;
-    if (isMap(node)) {
-      const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(segment));
-      if (!pair) break;
-      key = pair.key as Node;
-      value = pair.value as Node | null;
-    } else if (isSeq(node) && typeof segment === 'number') {
-      value = (node.items[segment] as Node | undefined) ?? null;
-      if (!value) break;
-    } else {
-      break;
-    }
-    const last = i === path.length - 1;
-    const chosen = last && part === 'key' && key ? key : (value ?? key);
-    offset = chosen?.range?.[0] ?? offset;
-    node = value;
-  }
-  return offset;
-}
-
-const withPath = (issue: Issue) =>
-  issue.path.length > 0 ? `${formatPath(issue.path)}: ${issue.message}` : issue.message;
-
-const firstLine = (message: string) => message.split('\n')[0]!;

@@ -60,6 +60,7 @@ export const scenarioSchema = {
         retry: { $ref: '#/$defs/retry' },
       },
       oneOf: [{ required: ['http'] }, { required: ['grpc'] }, { required: ['mail'] }, { required: ['wait'] }],
+      oneOfHint: { none: 'a step needs one action: http, grpc, mail or wait', many: 'a step has only one action; choose one of http, grpc, mail or wait' },
     },
     http: {
       type: 'object',

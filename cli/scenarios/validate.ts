@@ -1,14 +1,10 @@
 /** Rules of a scenario file that a JSON Schema cannot express; each problem carries its path in the file. */
 import { ExpressionError, referencesIn, type ExpressionRoot, type Reference } from './expressions.ts';
 import { parsePath, type PathSegment } from './paths.ts';
+import type { Issue } from '../yaml-file.ts';
 import type { Actor, Expectation, HttpAction, ScenarioDocument, Step } from './types.ts';
 
-export interface Issue {
-  path: PathSegment[];
-  /** Point at the key rather than the value (unknown or misnamed fields). */
-  part?: 'key' | 'value';
-  message: string;
-}
+export type { Issue } from '../yaml-file.ts';
 
 export interface CheckOptions {
   env: Record<string, string | undefined>;

@@ -1,0 +1,43 @@
+/** The work of `capctl seed` (seed.ts defines the command). */
+import { projectPath } from '../../server/platform/paths.ts';
+import { runningDatabaseUrl } from '../../server/platform/db/embedded.ts';
+import { print } from '../output.ts';
+import { configFromOptions } from '../platform.ts';
+import { applySeeds, type SeedKind, type SeedReport } from '../seeds/apply.ts';
+import { loadSeeds } from '../seeds/load.ts';
+import { expiresWithin, requireProfile, resolveBaseUrl, Session, withApi } from '../session.ts';
+import type { SeedCommandOptions } from './seed.ts';
+
+export async function seed(paths: string[], options: SeedCommandOptions): Promise<void> {
+  const seeds = await loadSeeds(paths.length ? paths : [projectPath('seeds')]);
+  const profile = options.profile ? requireProfile(options.profile) : undefined;
+  const baseUrl = resolveBaseUrl(options.baseUrl, profile);
+  const config = configFromOptions({ dataDir: options.dataDir, databaseUrl: options.databaseUrl });
+  const only = new Set(options.only!.split(',') as SeedKind[]);
+  const progress = process.stderr.isTTY && !options.json ? (line: string) => process.stderr.write(`  ${line}\n`) : undefined;
+  const report = await withApi(baseUrl, async (api) => {
+    // A profile's session is renewed first if its access token is about to expire.
+    const session = profile && new Session(api, options.profile!, profile);
+    if (session && expiresWithin(session.profile.accessToken, 300)) await session.refresh();
+    return applySeeds(api, seeds, {
+      dryRun: Boolean(options.dryRun),
+      only,
+      databaseUrl: config.databaseUrl || runningDatabaseUrl(config.dataDir),
+      adminToken: session?.profile.accessToken,
+      progress,
+    });
+  });
+  print({ files: seeds.files.length, ...report }, Boolean(options.json), () => summary(report, seeds.files.length));
+}
+
+function summary(report: SeedReport, files: number): string {
+  const lines = Object.entries(report.counts).map(
+    ([record, c]) => `${record.padEnd(15)} ${String(c.created).padStart(4)} ${report.dryRun ? 'to create' : 'created'}, ${c.updated} ${report.dryRun ? 'to update' : 'updated'}, ${c.unchanged} unchanged`,
+  );
+  const changed = Object.values(report.counts).some((c) => c.created + c.updated > 0);
+  return [
+    `${report.dryRun ? 'plan for' : 'seeded from'} ${files} file(s):`,
+    ...lines,
+    changed ? (report.dryRun ? 'dry run: nothing was written' : 'done') : 'nothing to change: the platform already matches the seeds',
+  ].join('\n');
+}

@@ -1,0 +1,43 @@
+import type { Command } from 'commander';
+import { UsageError } from '../output.ts';
+import { runCommand } from '../session.ts';
+
+export interface SeedCommandOptions {
+  baseUrl?: string;
+  dataDir?: string;
+  databaseUrl?: string;
+  profile?: string;
+  only?: string;
+  dryRun?: boolean;
+  json?: boolean;
+}
+
+/** `capctl seed`: catalogue, centres and people from the seed files. */
+export function registerSeed(program: Command): void {
+  program
+    .command('seed')
+    .description('Bring a running platform to what the seed files say: catalogue, centres, people (idempotent)')
+    .argument('[paths...]', "seed files or folders (default: the project's seeds/)")
+    .option('--base-url <url>', 'platform URL (env CAPCTL_BASE_URL, default http://127.0.0.1:4000)')
+    .option('--data-dir <dir>', 'data directory of the local capctl serve, whose database grants platform roles (env CAPCTL_DATA_DIR, default ./.capctl)')
+    .option('--database-url <url>', "the platform's PostgreSQL instead (env DATABASE_URL)")
+    .option('--profile <name>', 'act as this signed-in platform admin instead of the first seeded one')
+    .option('--only <kinds>', 'seed only these kinds, comma-separated: catalogue, centres, people')
+    .option('--dry-run', 'read the platform and print the plan; write nothing')
+    .option('--json', 'print machine-readable JSON')
+    .addHelpText(
+      'after',
+      '\nEach item is read first and written only when missing or different: a second run reports everything' +
+        '\nunchanged. People (platform admins, candidates) need a development platform: their accounts are' +
+        "\nverified with codes from the dev mailbox, and platform roles are granted in the platform's database." +
+        '\nThe format of the seed files: seeds/README.md.' +
+        '\nExit codes: 0 done, 1 refused by the platform, 2 bad seed file or usage, 3 platform unreachable.',
+    )
+    .action(async (paths: string[], options: SeedCommandOptions) => {
+      const only = (options.only ?? 'people,catalogue,centres').split(',').map((kind) => kind.trim());
+      const unknown = only.filter((kind) => !['people', 'catalogue', 'centres'].includes(kind));
+      if (unknown.length) throw new UsageError(`--only takes catalogue, centres and people, not ${unknown.join(', ')}`);
+      const { seed } = await import('./seed.action.ts');
+      await runCommand(Boolean(options.json), () => seed(paths, { ...options, only: only.join(',') }));
+    });
+}

@@ -1,0 +1,72 @@
+/**
+ * Accounts on a development platform, made as a person would make them: through the Orchestrator's
+ * public API, with the codes and generated passwords read from the dev mailbox. Platform roles are
+ * granted outside the API, in the CAP database, as `capctl admin create` does.
+ */
+import { ApiError, type Api } from './session.ts';
+
+export interface SignedIn {
+  userId: string;
+  accessToken: string;
+}
+
+/** The newest mail to `to` that carries `field`, waiting up to 10 s for it. */
+export async function mailedValue(api: Api, to: string, field: 'otp' | 'password'): Promise<string> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const mails = await api.call<Array<Record<string, string | undefined>>>('GET', `/v1/ol/dev/mailbox?${new URLSearchParams({ to })}`);
+    const value = mails.find((mail) => mail[field])?.[field];
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`no mail with a${field === 'otp' ? ' code' : ' password'} reached ${to} (is the platform in development mode?)`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Signs in; undefined when the address has no account with that password. */
+export async function signIn(api: Api, email: string, password: string): Promise<SignedIn | undefined> {
+  try {
+    const pair = await api.call<{ accessToken: string; user: { userId: string } }>('POST', '/v1/ol/auth/login', { body: { email, password } });
+    return { userId: pair.user.userId, accessToken: pair.accessToken };
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'auth.invalid_credentials') return undefined;
+    throw err;
+  }
+}
+
+/** Registers an account and verifies it with the code from the dev mailbox; answers it signed in. */
+export async function registerVerified(api: Api, email: string, password: string): Promise<SignedIn> {
+  await api.call('POST', '/v1/ol/auth/register', { body: { email, password, intents: ['cap'] } });
+  const otp = await mailedValue(api, email, 'otp');
+  const pair = await api.call<{ accessToken: string; user: { userId: string } }>('POST', '/v1/ol/auth/verify-account', { body: { email, otp, purpose: 'account_verify' } });
+  return { userId: pair.user.userId, accessToken: pair.accessToken };
+}
+
+/**
+ * The first sign-in of someone who was given an account (a centre's super admin): the mailed
+ * password, then the password they choose.
+ */
+export async function firstSignIn(api: Api, email: string, password: string): Promise<SignedIn> {
+  const mailed = await mailedValue(api, email, 'password');
+  const first = await signIn(api, email, mailed);
+  if (!first) throw new Error(`the password mailed to ${email} does not sign in`);
+  const pair = await api.call<{ accessToken: string }>('PATCH', '/v1/ol/auth/change-password', {
+    token: first.accessToken,
+    body: { currentPassword: mailed, newPassword: password },
+  });
+  return { userId: first.userId, accessToken: pair.accessToken };
+}
+
+/** Grants platform_admin in the CAP database; answers whether it was new. */
+export async function grantPlatformAdmin(databaseUrl: string, userId: string, email: string): Promise<boolean> {
+  const [{ createSequelize }, { createPlatformRoles }, { createUserService }] = await Promise.all([
+    import('../server/platform/db/database.ts'),
+    import('../server/cap/admin/service.ts'),
+    import('../server/cap/users/service.ts'),
+  ]);
+  const sequelize = createSequelize(databaseUrl, 'cap', 1);
+  try {
+    return (await createPlatformRoles(sequelize, createUserService(sequelize)).grant({ userId, email }, 'platform_admin')).granted;
+  } finally {
+    await sequelize.close();
+  }
+}

@@ -1,0 +1,189 @@
+/**
+ * Seed files (seeds/README.md): YAML, one kind per file, told apart by the top-level key (`sector`,
+ * `centres` or `people`). Every file is checked before anything is written; a bad one is reported
+ * with its file, line and column.
+ */
+import { readdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { UsageError } from '../output.ts';
+import { parseYamlFile, YamlFileError, type Issue } from '../yaml-file.ts';
+
+export interface SeedUnit {
+  referenceNumber: string;
+  title: string;
+  mandatory?: boolean;
+  creditValue?: number;
+  guidedLearningHours?: number;
+  purpose?: string;
+  assessmentMethods?: string[];
+  learningOutcomes: Array<{ reference: string; description: string; performanceCriteria: Array<{ reference: string; description: string }> }>;
+}
+export interface SeedTrade {
+  slug: string;
+  name: string;
+  description?: string;
+  evidenceTypes?: string[];
+  nos?: { title: string; levels: Array<{ level: number; purpose: string; units: SeedUnit[] }> };
+}
+export interface SeedSector {
+  slug: string;
+  name: string;
+  description?: string;
+  trades: SeedTrade[];
+}
+export interface SeedPerson {
+  email: string;
+  name?: string;
+  password?: string;
+}
+export interface SeedCentre {
+  name: string;
+  registrationNo: string;
+  address?: { country: string; state: string; lga?: string; address: string };
+  superAdmin: SeedPerson & { name: string };
+  staff?: Array<{ name: string; email: string; role: 'regular_admin' | 'staff' }>;
+}
+export interface SeedSet {
+  sectors: SeedSector[];
+  centres: SeedCentre[];
+  platformAdmins: SeedPerson[];
+  candidates: SeedPerson[];
+  files: string[];
+}
+
+const slug = { type: 'string', pattern: '^[a-z0-9]+(-[a-z0-9]+)*$', maxLength: 80, hint: 'must be lowercase letters and digits joined by single hyphens' };
+const text = { type: 'string', minLength: 1 };
+const email = { type: 'string', pattern: '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$', hint: 'must be an email address' };
+const password = { type: 'string', minLength: 8, hint: 'must be a password of at least 8 characters' };
+const person = { type: 'object', required: ['email'], additionalProperties: false, properties: { email, name: text, password } };
+const strict = (required: string[], properties: Record<string, unknown>) => ({ type: 'object', required, additionalProperties: false, properties });
+
+const unit = strict(['referenceNumber', 'title', 'learningOutcomes'], {
+  referenceNumber: text,
+  title: text,
+  mandatory: { type: 'boolean' },
+  creditValue: { type: 'integer', minimum: 0 },
+  guidedLearningHours: { type: 'integer', minimum: 0 },
+  purpose: text,
+  assessmentMethods: { type: 'array', items: text },
+  learningOutcomes: {
+    type: 'array',
+    items: strict(['reference', 'description', 'performanceCriteria'], {
+      reference: text,
+      description: text,
+      performanceCriteria: { type: 'array', items: strict(['reference', 'description'], { reference: text, description: text }) },
+    }),
+  },
+});
+
+const seedSchema = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  maxProperties: 1,
+  hint: 'a seed file holds one of: sector, centres, people',
+  properties: {
+    sector: strict(['slug', 'name', 'trades'], {
+      slug,
+      name: text,
+      description: text,
+      trades: {
+        type: 'array',
+        items: strict(['slug', 'name'], {
+          slug,
+          name: text,
+          description: text,
+          evidenceTypes: { type: 'array', items: text },
+          nos: strict(['title', 'levels'], {
+            title: text,
+            levels: { type: 'array', minItems: 1, items: strict(['level', 'purpose', 'units'], { level: { type: 'integer', minimum: 1, maximum: 8 }, purpose: text, units: { type: 'array', items: unit } }) },
+          }),
+        }),
+      },
+    }),
+    centres: {
+      type: 'array',
+      items: strict(['name', 'registrationNo', 'superAdmin'], {
+        name: text,
+        registrationNo: text,
+        address: strict(['country', 'state', 'address'], { country: text, state: text, lga: text, address: text }),
+        superAdmin: { ...person, required: ['email', 'name'] },
+        staff: { type: 'array', items: strict(['name', 'email', 'role'], { name: text, email, role: { enum: ['regular_admin', 'staff'] } }) },
+      }),
+    },
+    people: strict([], { platformAdmins: { type: 'array', items: person }, candidates: { type: 'array', items: person } }),
+  },
+} as const;
+
+type SeedFile = { sector?: SeedSector; centres?: SeedCentre[]; people?: { platformAdmins?: SeedPerson[]; candidates?: SeedPerson[] } };
+
+const ajv = new Ajv2020({ allErrors: true, verbose: true, strictTypes: false });
+ajv.addVocabulary(['hint', 'oneOfHint']);
+const validate = ajv.compile<SeedFile>(seedSchema);
+
+/** The YAML files of the given files and folders (folders walked, sorted), default `seeds/`. */
+async function seedFiles(targets: string[]): Promise<string[]> {
+  const files: string[] = [];
+  for (const target of targets) {
+    const info = await stat(target).catch(() => undefined);
+    if (!info) throw new UsageError(`no seed file or folder ${target}`);
+    if (info.isFile()) files.push(target);
+    else {
+      for (const entry of (await readdir(target, { withFileTypes: true, recursive: true })).sort((a, b) => a.name.localeCompare(b.name))) {
+        if (entry.isFile() && /\.ya?ml$/.test(entry.name)) files.push(path.join(entry.parentPath, entry.name));
+      }
+    }
+  }
+  return [...new Set(files)].sort();
+}
+
+/** Reads and checks every seed file; any problem in any file stops here, all of them reported. */
+export async function loadSeeds(targets: string[]): Promise<SeedSet> {
+  const set: SeedSet = { sectors: [], centres: [], platformAdmins: [], candidates: [], files: await seedFiles(targets) };
+  const problems: string[] = [];
+  const seen = new Map<string, string>();
+  for (const file of set.files) {
+    try {
+      const { data, fail, locate } = parseYamlFile(await readFile(file, 'utf8'), file, validate);
+      const issues: Issue[] = [];
+      /** A name that must be unique across all files (slugs, registration numbers, emails). */
+      const once = (key: string, at: Issue['path']) => {
+        const place = `${file}:${locate(at).line}`;
+        const first = seen.get(key);
+        if (first) issues.push({ path: at, message: `${key.split(':').slice(1).join(':')} is already seeded at ${first}` });
+        else seen.set(key, place);
+      };
+      if (data.sector) {
+        once(`sector:${data.sector.slug}`, ['sector', 'slug']);
+        data.sector.trades.forEach((trade, t) => {
+          once(`trade:${trade.slug}`, ['sector', 'trades', t, 'slug']);
+          const levels = new Set<number>();
+          trade.nos?.levels.forEach((level, l) => {
+            if (levels.has(level.level)) issues.push({ path: ['sector', 'trades', t, 'nos', 'levels', l, 'level'], message: `level ${level.level} is given twice` });
+            levels.add(level.level);
+          });
+        });
+        set.sectors.push(data.sector);
+      }
+      data.centres?.forEach((centre, c) => {
+        once(`centre:${centre.registrationNo}`, ['centres', c, 'registrationNo']);
+        set.centres.push(centre);
+      });
+      data.people?.platformAdmins?.forEach((p, i) => {
+        once(`person:${p.email.toLowerCase()}`, ['people', 'platformAdmins', i, 'email']);
+        set.platformAdmins.push(p);
+      });
+      data.people?.candidates?.forEach((p, i) => {
+        once(`person:${p.email.toLowerCase()}`, ['people', 'candidates', i, 'email']);
+        set.candidates.push(p);
+      });
+      if (issues.length) fail(issues);
+    } catch (err) {
+      if (!(err instanceof YamlFileError)) throw err;
+      problems.push(err.message);
+    }
+  }
+  if (problems.length) throw new UsageError(problems.join('\n'));
+  return set;
+}
