@@ -123,9 +123,11 @@ async function seedTrade(admin: AdminCall, sectorId: string | undefined, trade: 
     if (!dryRun) tradeId = (await admin('POST', '/admin/trades', { sectorId, slug: trade.slug, ...wanted })).id;
   } else {
     const patch = changes(found, { ...wanted, sectorId });
-    note('trades', Object.keys(patch).length ? 'updated' : 'unchanged', trade.slug);
+    // A seeded trade is an active one: an archived trade is brought back.
+    const restore = found.status === 'archived';
+    note('trades', Object.keys(patch).length || restore ? 'updated' : 'unchanged', trade.slug);
     if (Object.keys(patch).length && !dryRun) await admin('PATCH', `/admin/trades/${found.id}`, patch);
-    if (found.status === 'archived' && !dryRun) await admin('POST', `/admin/trades/${found.id}/restore`);
+    if (restore && !dryRun) await admin('POST', `/admin/trades/${found.id}/restore`);
   }
   if (!trade.nos) return;
   const document = nosDocument(trade);
