@@ -18,6 +18,9 @@ import { createSandboxPayments } from './payments/sandbox/service.ts';
 import { sandboxRoutes } from './payments/sandbox/routes.ts';
 import { createPayments } from './payments/service.ts';
 import { createNotifications } from './notifications/service.ts';
+import { createStorageBackend } from './storage/backends.ts';
+import { serviceKeyAuth, storageRoutes } from './storage/routes.ts';
+import { createStorage } from './storage/service.ts';
 import { createAccessTokens } from './tokens/access.ts';
 import { createOlBearerAuth } from './tokens/bearer.ts';
 import { createSigningKeys, ensureSigningKey } from './tokens/keys.ts';
@@ -26,7 +29,7 @@ import { tokenRoutes } from './tokens/routes.ts';
 /** The Orchestrator's migrations, for commands that prepare its schema without starting it (`capctl keys`). */
 export const olMigrationsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
-/** The Orchestrator (OL): accounts, tokens, notifications, payments and the internal gRPC contracts. */
+/** The Orchestrator (OL): accounts, tokens, notifications, payments, storage and the internal gRPC contracts. */
 export async function createOrchestrator(deps: ServiceDeps): Promise<Service> {
   const notifications = createNotifications(deps);
   const googleSandbox = createGoogleSandbox(deps);
@@ -49,6 +52,7 @@ export async function createOrchestrator(deps: ServiceDeps): Promise<Service> {
   const sandbox = createSandboxPayments(deps);
   const paymentProvider = { sandbox: sandbox.provider }[deps.config.paymentProvider as 'sandbox'];
   const payments = createPayments({ ...deps, provider: paymentProvider, payerAccount: accounts.userContact });
+  const storage = createStorage({ ...deps, backend: await createStorageBackend(deps.config) });
   let grpcServer: GrpcServerHandle | undefined;
   return {
     name: 'ol',
@@ -58,10 +62,15 @@ export async function createOrchestrator(deps: ServiceDeps): Promise<Service> {
       ...notificationRoutes(notifications),
       ...googleSandboxRoutes(googleSandbox),
       ...paymentRoutes(payments, paymentProvider),
+      ...storageRoutes(storage),
       ...sandboxRoutes(sandbox),
       ...olProviderStateRoutes(deps),
     },
-    security: { bearerAuth: createOlBearerAuth(tokens, accounts.sessionLive), paymentWebhookSignature: webhookSignatureAuth(paymentProvider) },
+    security: {
+      bearerAuth: createOlBearerAuth(tokens, accounts.sessionLive),
+      paymentWebhookSignature: webhookSignatureAuth(paymentProvider),
+      serviceKey: serviceKeyAuth(deps.config.serviceApiKey),
+    },
     async start() {
       grpcServer = await createGrpcServer({
         host: deps.config.host,
