@@ -31,7 +31,8 @@ export const olMigrationsDir = path.join(path.dirname(fileURLToPath(import.meta.
 
 /** The Orchestrator (OL): accounts, tokens, notifications, payments, storage and the internal gRPC contracts. */
 export async function createOrchestrator(deps: ServiceDeps): Promise<Service> {
-  const notifications = createNotifications(deps);
+  // Looked up when a notification is delivered, long after `accounts` exists.
+  const notifications = createNotifications({ ...deps, userEmail: async (userId) => (await accounts.userContact(userId))?.email ?? null });
   const googleSandbox = createGoogleSandbox(deps);
   await ensureSigningKey(deps.sequelize);
   const signingKeys = createSigningKeys(deps.sequelize, deps.config);
