@@ -21,6 +21,8 @@ import { createNotifications } from './notifications/service.ts';
 import { createStorageBackend } from './storage/backends.ts';
 import { serviceKeyAuth, storageRoutes } from './storage/routes.ts';
 import { createStorage } from './storage/service.ts';
+import { conversationRoutes } from './conversations/routes.ts';
+import { createConversations } from './conversations/service.ts';
 import { createAccessTokens } from './tokens/access.ts';
 import { createOlBearerAuth } from './tokens/bearer.ts';
 import { createSigningKeys, ensureSigningKey } from './tokens/keys.ts';
@@ -29,7 +31,7 @@ import { tokenRoutes } from './tokens/routes.ts';
 /** The Orchestrator's migrations, for commands that prepare its schema without starting it (`capctl keys`). */
 export const olMigrationsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
-/** The Orchestrator (OL): accounts, tokens, notifications, payments, storage and the internal gRPC contracts. */
+/** The Orchestrator (OL): accounts, tokens, notifications, payments, storage, conversations and the internal gRPC contracts. */
 export async function createOrchestrator(deps: ServiceDeps): Promise<Service> {
   // Looked up when a notification is delivered, long after `accounts` exists.
   const notifications = createNotifications({ ...deps, userEmail: async (userId) => (await accounts.userContact(userId))?.email ?? null });
@@ -54,6 +56,7 @@ export async function createOrchestrator(deps: ServiceDeps): Promise<Service> {
   const paymentProvider = { sandbox: sandbox.provider }[deps.config.paymentProvider as 'sandbox'];
   const payments = createPayments({ ...deps, provider: paymentProvider, payerAccount: accounts.userContact });
   const storage = createStorage({ ...deps, backend: await createStorageBackend(deps.config) });
+  const conversations = createConversations({ ...deps, userContact: accounts.userContact, notify: notifications.notify, resolveAssets: storage.resolve });
   let grpcServer: GrpcServerHandle | undefined;
   return {
     name: 'ol',
@@ -64,6 +67,7 @@ export async function createOrchestrator(deps: ServiceDeps): Promise<Service> {
       ...googleSandboxRoutes(googleSandbox),
       ...paymentRoutes(payments, paymentProvider),
       ...storageRoutes(storage),
+      ...conversationRoutes(conversations),
       ...sandboxRoutes(sandbox),
       ...olProviderStateRoutes(deps),
     },
