@@ -15,6 +15,7 @@ import { registerIdentity } from './commands/identity.ts';
 import { registerInvitations } from './commands/invitations.ts';
 import { registerStaff } from './commands/staff.ts';
 import { registerPay } from './commands/pay.ts';
+import { registerMessaging } from './commands/messaging.ts';
 
 /** Builds the capctl program. Each command module adds its own subcommands. */
 export function buildProgram(): Command {
@@ -22,7 +23,7 @@ export function buildProgram(): Command {
     .description('Run, seed, script and verify the CAP platform reference')
     .showHelpAfterError()
     .exitOverride();
-  for (const register of [registerServe, registerDemo, registerRun, registerAccount, registerIdentity, registerAdmin, registerCentre, registerStaff, registerInvitations, registerPay, registerMail, registerGoogleToken, registerKeys, registerGrpc, registerPact]) register(program);
+  for (const register of [registerServe, registerDemo, registerRun, registerAccount, registerIdentity, registerAdmin, registerCentre, registerStaff, registerInvitations, registerPay, registerMessaging, registerMail, registerGoogleToken, registerKeys, registerGrpc, registerPact]) register(program);
   return program;
 }
 
