@@ -178,7 +178,8 @@ export function createNotifications(deps: ServiceDeps & { userEmail?(userId: str
       });
     }
 
-    // Email: a prepared mail waits in its delivery row; others are rendered here.
+    // Email: an Orchestrator mail waits in its delivery row (without the row there is nothing to send);
+    // others are rendered here from the event.
     if (prepared) {
       if (prepared.text === null) return void (await sms());
       if (wanted('email')) {
@@ -189,7 +190,7 @@ export function createNotifications(deps: ServiceDeps & { userEmail?(userId: str
         await prepared.update({ text: null, secrets: null, status: 'suppressed' }, { transaction });
         logger.info({ notificationId, template: prepared.template }, 'mail suppressed by preferences');
       }
-    } else if (requested.includes('email')) {
+    } else if (requested.includes('email') && !notice) {
       const to = data.to ?? (userId && deps.userEmail ? await deps.userEmail(userId) : null);
       const mail = { subject: title, text: [data.description, ...(data.link ? ['', data.link] : [])].join('\n'), secrets: {} };
       const status = !to ? 'undeliverable' : wanted('email') ? 'sent' : 'suppressed';
