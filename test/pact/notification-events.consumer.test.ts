@@ -44,7 +44,7 @@ test.serial('the notification consumer puts a conversation notice from notificat
       }),
     )
     .executeTest(async (message) => {
-      const event = message.contents.content as PlatformEvent;
+      const event = message.contents.content as unknown as PlatformEvent;
       await sql(platform, 'INSERT INTO ol.outbox (id, type, occurred_at, source, data) VALUES ($1, $2, $3, $4, $5)', [event.id, event.type, event.occurredAt, event.source, JSON.stringify(event.data)]);
       await eventually('ol.notifications processes the event', async () =>
         (await sql(platform, `SELECT 1 FROM ol.inbox WHERE consumer = 'ol.notifications' AND event_id = $1`, [event.id])).length === 1,
