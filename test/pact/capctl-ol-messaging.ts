@@ -4,7 +4,6 @@
  */
 import type { TestFn } from 'ava';
 import fs from 'node:fs';
-import net from 'node:net';
 import { MatchersV3, PactV4 } from '@pact-foundation/pact';
 import { bearer, capctl, configDir, email, isoDateTime, ulid } from './support.ts';
 
@@ -55,14 +54,11 @@ const page = { pagination: { nextCursor: null, hasMore: false, limit: 20 } };
 // A poll always answers where to poll from next.
 const pollPage = { pagination: { nextCursor: like('eyJhZnRlciI6IjAxSjlaOFg3VzZWNVQ0UzNSMlExUDBDVjAxIn0'), hasMore: boolean(false), limit: 100 } };
 
-/** A free port, so the upload URL the mock answers can point back at the mock itself. */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+/**
+ * The upload URL the mock answers must point back at the mock itself, so that mock listens on a fixed
+ * port: the pact then holds the same example URL on every run (a re-run writes the same bytes).
+ */
+const uploadMockPort = 47391;
 
 export function capctlMessagingPacts(test: TestFn, olPact: (options?: { port?: number }) => PactV4): void {
   test.serial('capctl inbox lists unread notifications, marks one read and all read', async (t) => {
@@ -133,7 +129,7 @@ export function capctlMessagingPacts(test: TestFn, olPact: (options?: { port?: n
 
   test.serial('capctl upload asks for an upload URL, PUTs the bytes there and confirms the asset', async (t) => {
     const cli = configDir(t);
-    const port = await freePort();
+    const port = uploadMockPort;
     const ol = olPact({ port });
     const uploadPath = `/v1/ol/storage/uploads/${exampleAsset}`;
     const png = fs.readFileSync('fixtures/files/passport.png');
