@@ -83,7 +83,7 @@ export function storageSuite(backend: () => Promise<ConfigInput>, cleanup: () =>
     t.is((await download(own.body.data[0].url)).status, 200);
   });
 
-  test('the service key resolves any user asset; a wrong key is refused', async (t) => {
+  test('the service key resolves any user asset and opens no other storage operation; a wrong key is refused', async (t) => {
     const { body } = await upload(pngBytes(2), { purpose: 'avatar', type: 'image/png' });
     const asService = await call('POST', ol('/storage/resolve'), {
       headers: { 'x-platform-service-key': platform.config.serviceApiKey },
@@ -94,6 +94,9 @@ export function storageSuite(backend: () => Promise<ConfigInput>, cleanup: () =>
     const wrong = await call('POST', ol('/storage/resolve'), { headers: { 'x-platform-service-key': 'nope' }, json: { assetIds: [body.data.assetId] } });
     t.is(wrong.status, 401);
     t.is(wrong.body.error.code, 'auth.unauthenticated');
+    const key = { 'x-platform-service-key': platform.config.serviceApiKey };
+    t.is((await call('DELETE', ol(`/storage/${body.data.assetId}`), { headers: key })).status, 401);
+    t.is((await call('POST', ol('/storage/upload-url'), { headers: key, json: { fileName: 'a.png', mimeType: 'image/png' } })).status, 401);
   });
 
   test('a signed link stops working once it expires, and a tampered one never works', async (t) => {
