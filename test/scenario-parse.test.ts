@@ -92,7 +92,7 @@ test('every structural problem of a file is reported at once, in file order', (t
     '',
   ].join('\n');
   t.deepEqual(problems(text), [
-    '4:13: steps[0].http.methd: unknown field (expected one of: operation, method, path, params, query, headers, body)',
+    '4:13: steps[0].http.methd: unknown field (expected one of: operation, method, path, params, query, headers, body, upload)',
     '6:11: steps[1].wait: must be a duration such as 500ms, 2s or 1m',
     '7:5: steps[2]: missing field "id"',
   ]);

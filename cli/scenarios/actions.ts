@@ -57,6 +57,7 @@ async function performHttp(step: Step, action: HttpAction, run: ScenarioRun): Pr
     request.headers['content-type'] = 'application/json';
     request.body = http.body;
   }
+  if (http.upload) Object.assign(request, await multipart(http.upload));
   const session = step.as === undefined ? undefined : run.sessions.get(step.as)!;
   let bearer: string | undefined;
   if (session) {
@@ -122,6 +123,30 @@ interface Mail {
   sentAt: string;
   otp?: string;
   password?: string;
+}
+
+/** A multipart/form-data body of one file (part `file`) and text fields; reports show what it holds, not its bytes. */
+async function multipart(upload: NonNullable<HttpAction['upload']>): Promise<Pick<HttpRequest, 'headers' | 'body' | 'raw'>> {
+  const { readFile } = await import('node:fs/promises');
+  const { basename } = await import('node:path');
+  const bytes = await readFile(upload.file).catch((err: NodeJS.ErrnoException) => {
+    throw new StepError(`cannot read the upload file ${upload.file} (${err.code ?? err.message})`);
+  });
+  const boundary = `capctl-${Date.now().toString(36)}${Math.random().toString(36).slice(2)}`;
+  const quoted = (value: string) => value.replace(/["\r\n]/g, '_');
+  const parts = Object.entries(upload.fields ?? {}).map(([name, value]) =>
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${quoted(name)}"\r\n\r\n${String(value)}\r\n`),
+  );
+  parts.push(
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${quoted(basename(upload.file))}"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+    bytes,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  );
+  return {
+    headers: { accept: 'application/json', 'content-type': `multipart/form-data; boundary=${boundary}` },
+    body: { upload: upload.file, size: bytes.length, fields: upload.fields ?? {} },
+    raw: Buffer.concat(parts),
+  };
 }
 
 /** Reads the newest mail to an address from the dev mailbox, polling until `wait` runs out. */

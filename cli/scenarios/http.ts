@@ -8,6 +8,8 @@ export interface HttpRequest {
   headers: Record<string, string>;
   /** A JSON value, or raw text when the content type is not JSON. */
   body?: unknown;
+  /** Bytes sent instead of `body` (a multipart upload), which then only describes them for reports. */
+  raw?: Buffer;
 }
 
 export interface HttpResponse {
@@ -44,7 +46,7 @@ export function createDispatcher(): Agent {
 export async function send(req: HttpRequest, dispatcher: Agent): Promise<HttpResponse> {
   const isJson = /json/i.test(req.headers['content-type'] ?? 'application/json');
   const payload =
-    req.body === undefined ? undefined : typeof req.body === 'string' && !isJson ? req.body : JSON.stringify(req.body);
+    req.raw ?? (req.body === undefined ? undefined : typeof req.body === 'string' && !isJson ? req.body : JSON.stringify(req.body));
   try {
     const res = await request(req.url, {
       method: req.method as 'GET',

@@ -81,7 +81,14 @@ export const scenarioSchema = {
         query: stringMap({ type: ['string', 'number', 'boolean', 'array', 'null'] }),
         headers: stringMap({ type: ['string', 'number', 'null'] }),
         body: {},
+        upload: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['file'],
+          properties: { file: { type: 'string', minLength: 1 }, fields: stringMap({ type: ['string', 'number', 'boolean'] }) },
+        },
       },
+      not: { required: ['body', 'upload'] },
     },
     grpc: {
       type: 'object',

@@ -24,6 +24,8 @@ export interface HttpAction {
   query?: Record<string, Json>;
   headers?: Record<string, Json>;
   body?: Json;
+  /** A multipart/form-data body: one file (path from the working directory) in the part `file`, and text fields. */
+  upload?: { file: string; fields?: Record<string, Json> };
 }
 
 export interface GrpcAction {

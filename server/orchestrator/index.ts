@@ -20,6 +20,11 @@ import { createPayments } from './payments/service.ts';
 import { referenceRoutes } from './reference/routes.ts';
 import { createReferenceData, createSandboxBankResolver } from './reference/service.ts';
 import { createNotifications } from './notifications/service.ts';
+import { createStorageBackend } from './storage/backends.ts';
+import { serviceKeyAuth, storageRoutes } from './storage/routes.ts';
+import { createStorage } from './storage/service.ts';
+import { conversationRoutes } from './conversations/routes.ts';
+import { createConversations } from './conversations/service.ts';
 import { createAccessTokens } from './tokens/access.ts';
 import { createOlBearerAuth } from './tokens/bearer.ts';
 import { createSigningKeys, ensureSigningKey } from './tokens/keys.ts';
@@ -28,9 +33,10 @@ import { tokenRoutes } from './tokens/routes.ts';
 /** The Orchestrator's migrations, for commands that prepare its schema without starting it (`capctl keys`). */
 export const olMigrationsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
-/** The Orchestrator (OL): accounts, tokens, notifications, payments and the internal gRPC contracts. */
+/** The Orchestrator (OL): accounts, tokens, notifications, payments, storage, conversations and the internal gRPC contracts. */
 export async function createOrchestrator(deps: ServiceDeps): Promise<Service> {
-  const notifications = createNotifications(deps);
+  // Looked up when a notification is delivered, long after `accounts` exists.
+  const notifications = createNotifications({ ...deps, userEmail: async (userId) => (await accounts.userContact(userId))?.email ?? null });
   const googleSandbox = createGoogleSandbox(deps);
   await ensureSigningKey(deps.sequelize);
   const signingKeys = createSigningKeys(deps.sequelize, deps.config);
@@ -54,6 +60,8 @@ export async function createOrchestrator(deps: ServiceDeps): Promise<Service> {
   // The bank registry adapters, by BANK_RESOLVER.
   const bankResolver = { sandbox: createSandboxBankResolver(deps.logger.child({ component: 'bank-registry' })) }[deps.config.bankResolver as 'sandbox'];
   const reference = createReferenceData(bankResolver);
+  const storage = createStorage({ ...deps, backend: await createStorageBackend(deps.config) });
+  const conversations = createConversations({ ...deps, userContact: accounts.userContact, notify: notifications.notify, resolveAssets: storage.resolve });
   let grpcServer: GrpcServerHandle | undefined;
   return {
     name: 'ol',
@@ -63,11 +71,17 @@ export async function createOrchestrator(deps: ServiceDeps): Promise<Service> {
       ...notificationRoutes(notifications),
       ...googleSandboxRoutes(googleSandbox),
       ...paymentRoutes(payments, paymentProvider),
+      ...storageRoutes(storage),
+      ...conversationRoutes(conversations),
       ...sandboxRoutes(sandbox),
       ...referenceRoutes(reference),
       ...olProviderStateRoutes(deps),
     },
-    security: { bearerAuth: createOlBearerAuth(tokens, accounts.sessionLive), paymentWebhookSignature: webhookSignatureAuth(paymentProvider) },
+    security: {
+      bearerAuth: createOlBearerAuth(tokens, accounts.sessionLive),
+      paymentWebhookSignature: webhookSignatureAuth(paymentProvider),
+      serviceKey: serviceKeyAuth(deps.config.serviceApiKey),
+    },
     async start() {
       grpcServer = await createGrpcServer({
         host: deps.config.host,

@@ -75,6 +75,25 @@ export interface PlatformConfig {
 
   /** Bank account-name lookups: the adapter (`sandbox`). */
   bankResolver: string;
+  /** Storage: the backend (`filesystem` under storageDir, or `s3`), and how long signed URLs live. */
+  storageBackend: 'filesystem' | 's3';
+  storageDir: string;
+  /** Lifetime of a download URL of a sensitive asset (passport, signature, evidence), and of any other asset. */
+  storageSensitiveUrlTtlSeconds: number;
+  storageUrlTtlSeconds: number;
+  storageUploadUrlTtlSeconds: number;
+  /** Per-purpose size limits overriding the defaults, e.g. `{ passport: 5242880 }` (STORAGE_MAX_BYTES="passport=5MB,logo=2MB"). */
+  storageMaxBytes: Record<string, number>;
+  /** The S3-compatible backend. */
+  s3Endpoint: string;
+  s3Region: string;
+  s3Bucket: string;
+  s3AccessKeyId: string;
+  s3SecretAccessKey: string;
+  s3ForcePathStyle: boolean;
+  /** Conversation notifications by email or SMS are off unless enabled here (in_app is always on). */
+  conversationEmail: boolean;
+  conversationSms: boolean;
 }
 
 /** Raw settings from flags or a caller; anything missing comes from the environment, then defaults. */
@@ -132,6 +151,20 @@ const envNames: Partial<Record<keyof PlatformConfig, string>> = {
   paymentSecretKey: 'PAYMENT_SECRET_KEY',
   paymentWebhookUrl: 'PAYMENT_WEBHOOK_URL',
   bankResolver: 'BANK_RESOLVER',
+  storageBackend: 'STORAGE_BACKEND',
+  storageDir: 'STORAGE_DIR',
+  storageSensitiveUrlTtlSeconds: 'STORAGE_SENSITIVE_URL_TTL_SECONDS',
+  storageUrlTtlSeconds: 'STORAGE_URL_TTL_SECONDS',
+  storageUploadUrlTtlSeconds: 'STORAGE_UPLOAD_URL_TTL_SECONDS',
+  storageMaxBytes: 'STORAGE_MAX_BYTES',
+  s3Endpoint: 'S3_ENDPOINT',
+  s3Region: 'S3_REGION',
+  s3Bucket: 'S3_BUCKET',
+  s3AccessKeyId: 'S3_ACCESS_KEY_ID',
+  s3SecretAccessKey: 'S3_SECRET_ACCESS_KEY',
+  s3ForcePathStyle: 'S3_FORCE_PATH_STYLE',
+  conversationEmail: 'CONVERSATION_NOTIFY_EMAIL',
+  conversationSms: 'CONVERSATION_NOTIFY_SMS',
 };
 
 function port(setting: string, value: unknown): number {
@@ -252,6 +285,7 @@ export function resolveConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = 
     );
   }
 
+  const dataDir = path.resolve(String(pick('dataDir') ?? '.capctl'));
   const logLevel = String(pick('logLevel') ?? 'info');
   if (!logLevels.includes(logLevel)) throw new ConfigError('logLevel', `expected one of ${logLevels.join(', ')}`);
 
@@ -269,7 +303,7 @@ export function resolveConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = 
     grpcPort: port('grpcPort', pick('grpcPort') ?? 4400),
     lmsGrpcPort: port('lmsGrpcPort', pick('lmsGrpcPort') ?? 4401),
     only: services(pick('only') ?? serviceNames),
-    dataDir: path.resolve(String(pick('dataDir') ?? '.capctl')),
+    dataDir,
     databaseUrl: databaseUrl(pick('databaseUrl')),
     devMode,
     devModeOnNetwork,
@@ -300,7 +334,46 @@ export function resolveConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = 
     paymentSecretKey: secretKey('paymentSecretKey', pick('paymentSecretKey') ?? (devMode ? devPaymentSecretKey : undefined), devMode),
     paymentWebhookUrl: httpUrl('paymentWebhookUrl', pick('paymentWebhookUrl')),
     bankResolver: oneOf('bankResolver', pick('bankResolver') ?? 'sandbox', ['sandbox']),
+    ...storage(pick, dataDir),
+    conversationEmail: bool('conversationEmail', pick('conversationEmail') ?? false),
+    conversationSms: bool('conversationSms', pick('conversationSms') ?? false),
   };
+}
+
+function storage(pick: (key: keyof PlatformConfig) => unknown, dataDir: string) {
+  const storageBackend = oneOf('storageBackend', pick('storageBackend') ?? 'filesystem', ['filesystem', 's3']) as 'filesystem' | 's3';
+  const s3Bucket = String(pick('s3Bucket') ?? '');
+  if (storageBackend === 's3' && !s3Bucket) throw new ConfigError('s3Bucket', 'S3_BUCKET is required when STORAGE_BACKEND=s3');
+  return {
+    storageBackend,
+    storageDir: path.resolve(String(pick('storageDir') ?? path.join(dataDir, 'storage'))),
+    storageSensitiveUrlTtlSeconds: positiveInt('storageSensitiveUrlTtlSeconds', pick('storageSensitiveUrlTtlSeconds') ?? 300),
+    storageUrlTtlSeconds: positiveInt('storageUrlTtlSeconds', pick('storageUrlTtlSeconds') ?? 7 * 24 * 3600),
+    storageUploadUrlTtlSeconds: positiveInt('storageUploadUrlTtlSeconds', pick('storageUploadUrlTtlSeconds') ?? 900),
+    storageMaxBytes: byteLimits(pick('storageMaxBytes')),
+    s3Endpoint: httpUrl('s3Endpoint', pick('s3Endpoint')),
+    s3Region: String(pick('s3Region') ?? 'us-east-1'),
+    s3Bucket,
+    s3AccessKeyId: String(pick('s3AccessKeyId') ?? ''),
+    s3SecretAccessKey: String(pick('s3SecretAccessKey') ?? ''),
+    s3ForcePathStyle: bool('s3ForcePathStyle', pick('s3ForcePathStyle') ?? true),
+  };
+}
+
+/** `passport=5MB,logo=512KB,evidence=26214400` (or an object of byte counts) -> bytes by purpose. */
+function byteLimits(value: unknown): Record<string, number> {
+  if (value === undefined) return {};
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, positiveInt(`storageMaxBytes.${k}`, v)]));
+  }
+  const limits: Record<string, number> = {};
+  for (const entry of String(value).split(',').map((s) => s.trim()).filter(Boolean)) {
+    const match = /^([a-z_]+)=(\d+)\s*(KB|MB)?$/i.exec(entry);
+    if (!match) throw new ConfigError('storageMaxBytes', `expected purpose=size entries like passport=5MB, got "${entry}"`);
+    const unit = { KB: 1024, MB: 1024 * 1024 }[(match[3] ?? '').toUpperCase() as 'KB' | 'MB'] ?? 1;
+    limits[match[1]!] = positiveInt(`storageMaxBytes.${match[1]}`, Number(match[2]) * unit);
+  }
+  return limits;
 }
 
 /** An address only this machine reaches: 127.0.0.0/8, ::1, localhost. */

@@ -1,5 +1,6 @@
 import test from 'ava';
 import { MatchersV3 } from '@pact-foundation/pact';
+import { capctlMessagingPacts } from './capctl-ol-messaging.ts';
 import { capctlPaymentPacts } from './capctl-ol-payments.ts';
 import { bearer, capctl, configDir, email, errorBody, isoDateTime, jwt, mockGateway, pactFiles, runScenario, stepTests, ulid } from './support.ts';
 
@@ -11,6 +12,7 @@ const { eachLike, fromProviderState, like, regex, string } = MatchersV3;
 const pact = pactFiles(test);
 const olPact = () => pact('capctl', 'ol');
 capctlPaymentPacts(test, olPact);
+capctlMessagingPacts(test, (options) => pact('capctl', 'ol', options));
 
 const authUser = (authProvider: 'password' | 'google', mustChangePassword = false) => ({
   userId: ulid(),

@@ -40,7 +40,7 @@ export function pactFiles(test: TestFn) {
     if (allPassed) publish(scratch);
     fs.rmSync(scratch, { recursive: true, force: true });
   });
-  return (consumer: string, provider: string) => new PactV4({ consumer, provider, dir: scratch, logLevel: 'error' });
+  return (consumer: string, provider: string, options: { port?: number } = {}) => new PactV4({ consumer, provider, dir: scratch, logLevel: 'error', ...options });
 }
 
 /** Writes each pact of the scratch directory into pacts/, interactions sorted, replacing the old file in one step. */

@@ -1,4 +1,6 @@
+import fs from 'node:fs';
 import { QueryTypes } from 'sequelize';
+import { projectPath } from '../../platform/paths.ts';
 import { applyStates, loadStateDefinitions, substitute, type StateDefinition } from '../../../fixtures/states/definitions.ts';
 import { platformCall } from '../../../fixtures/states/http.ts';
 import { callUnary } from '../../platform/grpc/client.ts';
@@ -89,13 +91,37 @@ export function olProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers'
     throw new Error(`timed out waiting until ${what}`);
   }
 
+  /** Another verified user starts a thread with this one; waits until the notice is in the inbox. */
+  async function conversationWith(userId: string, accessToken: string) {
+    const senderEmail = `pact+${newId().toLowerCase()}@example.test`;
+    const sender = await register(senderEmail, 'Pact-pass-2024', ['cap']);
+    const signedIn = (await api('POST', '/auth/verify-account', { body: { email: senderEmail, otp: sender.otp, purpose: 'account_verify' } })).data;
+    const thread = (await api('POST', '/conversations', { body: { recipientId: userId, subject: 'Interview slot', message: 'Does Monday suit you?' }, token: signedIn.accessToken })).data;
+    let notificationId: string | undefined;
+    await until('the conversation notice is in the inbox', async () => Boolean((notificationId = (await api('GET', '/notifications', { token: accessToken })).data[0]?.id)));
+    return { conversationId: thread.id, notificationId, senderId: sender.userId };
+  }
+
+  /** An upload URL for passport.png (and, for `uploaded`, the fixture's bytes PUT to it). */
+  async function asset(stage: string, accessToken: string) {
+    const issued = (await api('POST', '/storage/upload-url', { body: { fileName: 'passport.png', mimeType: 'image/png', purpose: 'passport' }, token: accessToken })).data;
+    const url = new URL(issued.uploadUrl);
+    if (stage === 'uploaded') {
+      const put = await fetch(url, { method: 'PUT', body: new Uint8Array(fs.readFileSync(projectPath('fixtures', 'files', 'passport.png'))), headers: { 'content-type': 'image/png' } });
+      if (!put.ok) throw new Error(`the upload answered ${put.status}`);
+    }
+    return { assetId: issued.assetId, expires: url.searchParams.get('expires'), signature: url.searchParams.get('signature') };
+  }
+
   async function setUp(definition: StateDefinition, params: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const { account, googleIdToken, event, refreshed, payment } = definition.creates as {
+    const { account, googleIdToken, event, refreshed, payment, conversation, asset: assetStage } = definition.creates as {
       account?: string;
       googleIdToken?: boolean;
       event?: EventType;
       refreshed?: boolean;
       payment?: Record<string, unknown>;
+      conversation?: boolean;
+      asset?: string;
     };
     const email = String(params.email ?? `pact+${newId().toLowerCase()}@example.test`);
     const password = params.password as string;
@@ -118,6 +144,8 @@ export function olProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers'
       const spec = Object.fromEntries(Object.entries(payment).map(([key, value]) => [key, substitute(value, params)]));
       Object.assign(values, await makePayment(String(values.userId), spec as { purpose: string; stage: string }));
     }
+    if (conversation) Object.assign(values, await conversationWith(String(values.userId), String(values.accessToken)));
+    if (assetStage) Object.assign(values, await asset(assetStage, String(values.accessToken)));
     if (event) {
       // payment.completed is about a payment; the account events are about the user.
       const key = event === 'payment.completed' ? 'paymentId' : 'userId';

@@ -1,11 +1,16 @@
 import { DataTypes, type InferAttributes, type InferCreationAttributes, type CreationOptional, type Model, type ModelStatic, type Sequelize } from 'sequelize';
 import type { MailSecrets } from './templates.ts';
 
-/** One outgoing mail: rendered when requested, delivered by the `ol.mailer` consumer. */
+export const channels = ['email', 'sms', 'in_app'] as const;
+export type Channel = (typeof channels)[number];
+export const categories = ['application', 'assessment', 'system', 'security'] as const;
+export type Category = (typeof categories)[number];
+
+/** One channel delivery (email or sms): a mail is rendered when requested, delivered by the `ol.notifications` consumer. */
 export interface NotificationRow extends Model<InferAttributes<NotificationRow>, InferCreationAttributes<NotificationRow>> {
   id: string;
   userId: string | null;
-  channel: 'email';
+  channel: 'email' | 'sms';
   template: string;
   toAddress: string;
   subject: string;
@@ -13,7 +18,8 @@ export interface NotificationRow extends Model<InferAttributes<NotificationRow>,
   text: string | null;
   /** Development mode only: the OTP or password of the body, for the dev mailbox; erased with the body. */
   secrets: MailSecrets | null;
-  status: 'pending' | 'sent';
+  /** `suppressed`: the recipient's preferences turned the channel off; `undeliverable`: no address or no transport. */
+  status: 'pending' | 'sent' | 'suppressed' | 'undeliverable';
   sentAt: Date | null;
   createdAt: CreationOptional<Date>;
   updatedAt: CreationOptional<Date>;
@@ -33,9 +39,48 @@ export interface DevMailRow extends Model<InferAttributes<DevMailRow>, InferCrea
   updatedAt: CreationOptional<Date>;
 }
 
+/** A notification in a user's inbox (the in_app channel). */
+export interface InboxItemRow extends Model<InferAttributes<InboxItemRow>, InferCreationAttributes<InboxItemRow>> {
+  id: string;
+  userId: string;
+  category: Category;
+  type: string;
+  title: string;
+  description: string;
+  link: string | null;
+  metadata: Record<string, unknown> | null;
+  readAt: Date | null;
+  createdAt: CreationOptional<Date>;
+  updatedAt: CreationOptional<Date>;
+}
+
+/** A user's channel preferences; no row means every channel on. */
+export interface PreferenceRow extends Model<InferAttributes<PreferenceRow>, InferCreationAttributes<PreferenceRow>> {
+  userId: string;
+  email: boolean;
+  sms: boolean;
+  inApp: boolean;
+  smsNumber: string | null;
+  createdAt: CreationOptional<Date>;
+  updatedAt: CreationOptional<Date>;
+}
+
+/** An SMS as the dev sink keeps it (development mode only). */
+export interface DevSmsRow extends Model<InferAttributes<DevSmsRow>, InferCreationAttributes<DevSmsRow>> {
+  id: string;
+  notificationId: string;
+  toNumber: string;
+  text: string;
+  createdAt: CreationOptional<Date>;
+  updatedAt: CreationOptional<Date>;
+}
+
 export interface NotificationModels {
   Notification: ModelStatic<NotificationRow>;
   DevMail: ModelStatic<DevMailRow>;
+  InboxItem: ModelStatic<InboxItemRow>;
+  Preference: ModelStatic<PreferenceRow>;
+  DevSms: ModelStatic<DevSmsRow>;
 }
 
 export function defineNotificationModels(sequelize: Sequelize): NotificationModels {
@@ -67,5 +112,38 @@ export function defineNotificationModels(sequelize: Sequelize): NotificationMode
     updatedAt: DataTypes.DATE,
   }, { tableName: 'dev_mailbox' });
 
-  return { Notification, DevMail };
+  const InboxItem = sequelize.define<InboxItemRow>('InboxItem', {
+    id: { type: DataTypes.STRING(26), primaryKey: true },
+    userId: { type: DataTypes.STRING(26), allowNull: false },
+    category: { type: DataTypes.STRING(16), allowNull: false },
+    type: { type: DataTypes.STRING(64), allowNull: false },
+    title: { type: DataTypes.TEXT, allowNull: false },
+    description: { type: DataTypes.TEXT, allowNull: false },
+    link: { type: DataTypes.TEXT, allowNull: true },
+    metadata: { type: DataTypes.JSONB, allowNull: true },
+    readAt: { type: DataTypes.DATE, allowNull: true },
+    createdAt: DataTypes.DATE,
+    updatedAt: DataTypes.DATE,
+  }, { tableName: 'inbox_notifications' });
+
+  const Preference = sequelize.define<PreferenceRow>('NotificationPreference', {
+    userId: { type: DataTypes.STRING(26), primaryKey: true },
+    email: { type: DataTypes.BOOLEAN, allowNull: false },
+    sms: { type: DataTypes.BOOLEAN, allowNull: false },
+    inApp: { type: DataTypes.BOOLEAN, allowNull: false },
+    smsNumber: { type: DataTypes.STRING(20), allowNull: true },
+    createdAt: DataTypes.DATE,
+    updatedAt: DataTypes.DATE,
+  }, { tableName: 'notification_preferences' });
+
+  const DevSms = sequelize.define<DevSmsRow>('DevSms', {
+    id: { type: DataTypes.STRING(26), primaryKey: true },
+    notificationId: { type: DataTypes.STRING(26), allowNull: false },
+    toNumber: { type: DataTypes.STRING(20), allowNull: false },
+    text: { type: DataTypes.TEXT, allowNull: false },
+    createdAt: DataTypes.DATE,
+    updatedAt: DataTypes.DATE,
+  }, { tableName: 'dev_sms' });
+
+  return { Notification, DevMail, InboxItem, Preference, DevSms };
 }

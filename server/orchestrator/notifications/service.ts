@@ -1,9 +1,11 @@
 import nodemailer, { type Transporter } from 'nodemailer';
-import type { Transaction } from 'sequelize';
+import { Op, type Transaction, type WhereOptions } from 'sequelize';
+import type { PlatformEvent } from '../../platform/events/types.ts';
 import { notFound } from '../../platform/http/errors.ts';
+import { keysetPage, type PageRequest } from '../../platform/http/pagination.ts';
 import { newId } from '../../platform/ids.ts';
 import type { ServiceDeps } from '../../platform/service.ts';
-import { defineNotificationModels, type DevMailRow } from './models.ts';
+import { categories, defineNotificationModels, type Category, type Channel, type DevMailRow, type InboxItemRow, type PreferenceRow } from './models.ts';
 import { renderMail, type RenderedMail, type TemplateName } from './templates.ts';
 
 export interface MailRequest {
@@ -26,23 +28,79 @@ export interface DevMail {
   password?: string;
 }
 
+/** A notification for one user (or one address), as `notify` takes it and `notification.requested` carries it. */
+export interface NotificationRequest {
+  userId?: string | null;
+  /** The email address, when it is not the user's own (or there is no user yet). */
+  to?: string | null;
+  /** What kind of notification: a mail template name, or a dotted type such as `conversation.message`. */
+  template: string;
+  category: Category;
+  title: string;
+  description: string;
+  link?: string | null;
+  metadata?: Record<string, unknown> | null;
+  channels: Channel[];
+}
+
+/** NotificationItem of the API. */
+export interface InboxItem {
+  id: string;
+  title: string;
+  description: string;
+  category: Category;
+  type: string;
+  read: boolean;
+  isUnread: boolean;
+  time: string;
+  timestamp: string;
+  createdAt: string;
+  link?: string;
+  actionUrl?: string;
+  metadata: Record<string, unknown>;
+}
+
+export interface Preferences {
+  channels: Record<Channel, boolean>;
+  smsNumber: string | null;
+  /** Sent whatever the preferences say. */
+  alwaysSent: string[];
+}
+
 export type Notifications = ReturnType<typeof createNotifications>;
+
+/**
+ * Mail that reaches its address whatever the recipient's preferences: the codes that let a person in,
+ * and the generated password of a provisioned account.
+ */
+export const essentialTemplates: readonly string[] = ['account_verify', 'password_reset', 'provisioned_account'];
+
+/** How the Orchestrator's own mails show in the inbox besides the mail (OTP mails do not: the code is the mail). */
+const mailNotices: Record<TemplateName, { category: Category; channels: Channel[] }> = {
+  account_verify: { category: 'security', channels: ['email'] },
+  password_reset: { category: 'security', channels: ['email'] },
+  provisioned_account: { category: 'security', channels: ['email'] },
+  security_alert: { category: 'security', channels: ['email', 'in_app'] },
+  centre_invitation: { category: 'system', channels: ['email', 'in_app'] },
+};
 
 /** Addresses are compared the way account emails are stored. */
 const normaliseAddress = (address: string) => address.trim().toLowerCase();
 
 /**
- * The notifications send path. A mail is rendered and queued in the caller's transaction, and
- * `notification.requested` (metadata only) is published in that same transaction; the `ol.mailer`
- * consumer then delivers it. Transport: the dev mailbox in development mode (every mail is kept
- * there), and SMTP whenever MAIL_URL is set.
+ * The one send path. Every notification, the Orchestrator's own mails as well as CAP's and the
+ * LMS's, is a `notification.requested` event (metadata and display text only, never a code or a
+ * password); the `ol.notifications` consumer turns it into an inbox row and channel deliveries, as
+ * the recipient's preferences allow. A mail that carries a code is rendered when requested and waits
+ * in its delivery row for the consumer, which erases the body once it is out. Transports: the dev
+ * mailbox and dev SMS sink in development mode, SMTP whenever MAIL_URL is set.
  */
-export function createNotifications(deps: ServiceDeps) {
+export function createNotifications(deps: ServiceDeps & { userEmail?(userId: string): Promise<string | null> }) {
   const { config, logger, events } = deps;
-  const { Notification, DevMail } = defineNotificationModels(deps.sequelize);
+  const { Notification, DevMail, InboxItem, Preference, DevSms } = defineNotificationModels(deps.sequelize);
   let smtp: Transporter | undefined;
 
-  async function deliver(to: string, template: TemplateName, mail: RenderedMail, notificationId: string, transaction?: Transaction) {
+  async function deliver(to: string, template: string, mail: RenderedMail, notificationId: string, transaction?: Transaction) {
     if (config.mailUrl) {
       smtp ??= nodemailer.createTransport(config.mailUrl);
       await smtp.sendMail({ from: config.mailFrom, to, subject: mail.subject, text: mail.text });
@@ -64,25 +122,125 @@ export function createNotifications(deps: ServiceDeps) {
     }
   }
 
+  /** SMS has only the development sink: with no SMS provider outside development mode it is undeliverable. */
+  async function deliverSms(to: string, text: string, notificationId: string, transaction: Transaction): Promise<boolean> {
+    if (!config.devMode) return false;
+    await DevSms.create({ id: newId(), notificationId, toNumber: to, text }, { transaction });
+    return true;
+  }
+
   function render(request: Pick<MailRequest, 'template' | 'variables'>, to: string): RenderedMail {
     const expiresInMinutes = String(Math.ceil(config.otpTtlSeconds / 60));
     return renderMail(request.template, { expiresInMinutes, ...request.variables }, to);
   }
 
-  // The event cannot carry the OTP or password, so the rendered body waits in the queue row for the
-  // mailer. Once the mail is out the row keeps only metadata: the code exists in the mail alone.
-  events.subscribe('notification.requested', 'ol.mailer', async (event, transaction) => {
-    const notificationId = String(event.data.notificationId);
-    const row = await Notification.findByPk(notificationId, { transaction, lock: transaction.LOCK.UPDATE });
-    if (!row || row.text === null) return;
-    const template = row.template as TemplateName;
-    await deliver(row.toAddress, template, { subject: row.subject, text: row.text, secrets: row.secrets ?? {} }, row.id, transaction);
-    await row.update({ text: null, secrets: null, status: 'sent', sentAt: new Date() }, { transaction });
-    logger.info({ notificationId, template }, 'mail delivered');
-  });
+  async function preferencesOf(userId: string | null, transaction?: Transaction): Promise<Preferences> {
+    const row = userId ? await Preference.findByPk(userId, { transaction }) : null;
+    return toPreferences(row);
+  }
+
+  async function publish(transaction: Transaction, notificationId: string, request: NotificationRequest): Promise<void> {
+    await events.publish(transaction, 'notification.requested', {
+      notificationId,
+      userId: request.userId ?? null,
+      to: request.to ? normaliseAddress(request.to) : null,
+      template: request.template,
+      category: request.category,
+      title: request.title,
+      description: request.description,
+      link: request.link ?? null,
+      metadata: request.metadata ?? null,
+      channels: request.channels,
+    });
+  }
+
+  async function handle(event: PlatformEvent, transaction: Transaction): Promise<void> {
+    const data = event.data as unknown as NotificationRequest & { notificationId?: string };
+    const notificationId = data.notificationId ?? event.id;
+    const userId = data.userId ?? null;
+    const essential = essentialTemplates.includes(data.template);
+    const preferences = await preferencesOf(userId, transaction);
+    // Delivery rows are locked first, so a redelivered event waits for the first to finish.
+    const prepared = await Notification.findByPk(notificationId, { transaction, lock: transaction.LOCK.UPDATE });
+    // The mail form (an Orchestrator mail prepared by requestMail) names no channels: its template does.
+    const notice = mailNotices[data.template as TemplateName];
+    const requested: Channel[] = data.channels ?? notice?.channels ?? ['email'];
+    const title = data.title ?? prepared?.subject ?? data.template;
+    const wanted = (channel: Channel) => requested.includes(channel) && (essential || preferences.channels[channel]);
+
+    if (wanted('in_app') && userId) {
+      const category = (categories as readonly string[]).includes(data.category) ? data.category : (notice?.category ?? 'system');
+      await InboxItem.findOrCreate({
+        where: { id: notificationId },
+        // A prepared mail's body may carry a code: the inbox shows its subject only.
+        defaults: { id: notificationId, userId, category, type: data.template, title, description: data.description ?? title, link: data.link ?? null, metadata: data.metadata ?? null, readAt: null },
+        transaction,
+      });
+    }
+
+    // Email: an Orchestrator mail waits in its delivery row (without the row there is nothing to send);
+    // others are rendered here from the event.
+    if (prepared) {
+      if (prepared.text === null) return void (await sms());
+      if (wanted('email')) {
+        await deliver(prepared.toAddress, prepared.template, { subject: prepared.subject, text: prepared.text, secrets: prepared.secrets ?? {} }, prepared.id, transaction);
+        await prepared.update({ text: null, secrets: null, status: 'sent', sentAt: new Date() }, { transaction });
+        logger.info({ notificationId, template: prepared.template }, 'mail delivered');
+      } else {
+        await prepared.update({ text: null, secrets: null, status: 'suppressed' }, { transaction });
+        logger.info({ notificationId, template: prepared.template }, 'mail suppressed by preferences');
+      }
+    } else if (requested.includes('email') && !notice) {
+      const to = data.to ?? (userId && deps.userEmail ? await deps.userEmail(userId) : null);
+      const mail = { subject: title, text: [data.description, ...(data.link ? ['', data.link] : [])].join('\n'), secrets: {} };
+      const status = !to ? 'undeliverable' : wanted('email') ? 'sent' : 'suppressed';
+      if (status === 'sent') await deliver(to!, data.template, mail, notificationId, transaction);
+      await Notification.create(
+        { id: notificationId, userId, channel: 'email', template: data.template, toAddress: to ?? '', subject: title, text: null, secrets: null, status, sentAt: status === 'sent' ? new Date() : null },
+        { transaction },
+      );
+      logger.info({ notificationId, template: data.template, status }, 'mail handled');
+    }
+    await sms();
+
+    async function sms() {
+      if (!requested.includes('sms')) return;
+      const to = preferences.smsNumber;
+      const sent = wanted('sms') && to ? await deliverSms(to, `${title}: ${data.description ?? ''}`.slice(0, 320), notificationId, transaction) : false;
+      const status = !wanted('sms') ? 'suppressed' : sent ? 'sent' : 'undeliverable';
+      await Notification.create(
+        { id: newId(), userId, channel: 'sms', template: data.template, toAddress: to ?? '', subject: title, text: null, secrets: null, status, sentAt: sent ? new Date() : null },
+        { transaction },
+      );
+    }
+  }
+
+  events.subscribe('notification.requested', 'ol.notifications', handle);
+
+  const inboxWhere = (userId: string, filter: { read?: boolean; category?: Category; status?: 'all' | 'read' | 'unread' }): WhereOptions => {
+    const read = filter.status === 'read' ? true : filter.status === 'unread' ? false : filter.read;
+    return {
+      userId,
+      ...(filter.category ? { category: filter.category } : {}),
+      ...(read === undefined ? {} : { readAt: read ? { [Op.ne]: null } : null }),
+    };
+  };
+
+  async function ownItem(userId: string, id: string): Promise<InboxItemRow> {
+    const item = await InboxItem.findOne({ where: { id, userId } });
+    if (!item) throw notFound('No such notification.');
+    return item;
+  }
 
   return {
-    /** Queues a mail in the caller's transaction; it goes out once that transaction commits. */
+    /** Requests a notification in the caller's transaction: it is delivered once that transaction commits. */
+    async notify(transaction: Transaction, request: NotificationRequest): Promise<string> {
+      const notificationId = newId();
+      await publish(transaction, notificationId, request);
+      return notificationId;
+    },
+
+    /** Queues one of the Orchestrator's mails in the caller's transaction; it goes out once that transaction commits. */
     async requestMail(transaction: Transaction, request: MailRequest): Promise<void> {
       const to = normaliseAddress(request.to);
       const mail = render(request, to);
@@ -102,13 +260,8 @@ export function createNotifications(deps: ServiceDeps) {
         },
         { transaction },
       );
-      await events.publish(transaction, 'notification.requested', {
-        notificationId,
-        userId: request.userId ?? null,
-        channel: 'email',
-        template: request.template,
-        to,
-      });
+      // The mail form of the event: the consumer finds the rest in the delivery row and `mailNotices`.
+      await events.publish(transaction, 'notification.requested', { notificationId, userId: request.userId ?? null, channel: 'email', template: request.template, to });
     },
 
     /**
@@ -135,6 +288,41 @@ export function createNotifications(deps: ServiceDeps) {
       logger.info({ notificationId, template: request.template }, 'mail delivered');
     },
 
+    async list(userId: string, page: PageRequest, filter: { read?: boolean; category?: Category; status?: 'all' | 'read' | 'unread' }) {
+      const { items, meta } = await keysetPage(InboxItem, page, { where: inboxWhere(userId, filter) });
+      return { items: items.map(toInboxItem), meta };
+    },
+
+    async unreadCount(userId: string): Promise<{ unreadCount: number }> {
+      return { unreadCount: await InboxItem.count({ where: { userId, readAt: null } }) };
+    },
+
+    async markRead(userId: string, id: string): Promise<InboxItem> {
+      const item = await ownItem(userId, id);
+      if (!item.readAt) await item.update({ readAt: new Date() });
+      return toInboxItem(item);
+    },
+
+    async markAllRead(userId: string): Promise<{ updated: number }> {
+      const [updated] = await InboxItem.update({ readAt: new Date() }, { where: { userId, readAt: null } });
+      return { updated };
+    },
+
+    async remove(userId: string, id: string): Promise<{ id: string; deleted: true }> {
+      await (await ownItem(userId, id)).destroy();
+      return { id, deleted: true };
+    },
+
+    preferences: (userId: string) => preferencesOf(userId),
+
+    async setPreferences(userId: string, input: { channels?: Partial<Record<Channel, boolean>>; smsNumber?: string | null }): Promise<Preferences> {
+      const current = await preferencesOf(userId);
+      const next = { ...current.channels, ...input.channels };
+      const smsNumber = input.smsNumber === undefined ? current.smsNumber : input.smsNumber;
+      await Preference.upsert({ userId, email: next.email, sms: next.sms, inApp: next.in_app, smsNumber });
+      return preferencesOf(userId);
+    },
+
     /** The dev mailbox of one address, newest first. Off (404) outside development mode. */
     async devMailbox(address: string, limit: number): Promise<DevMail[]> {
       if (!config.devMode) throw notFound('The dev mailbox exists only in development mode.');
@@ -142,9 +330,42 @@ export function createNotifications(deps: ServiceDeps) {
       return rows.map(toDevMail);
     },
 
+    /** The dev SMS sink of one number, newest first. Off (404) outside development mode. */
+    async devSms(to: string, limit: number) {
+      if (!config.devMode) throw notFound('The dev SMS sink exists only in development mode.');
+      const rows = await DevSms.findAll({ where: { toNumber: to.trim() }, order: [['id', 'DESC']], limit });
+      return rows.map((r) => ({ id: r.id, to: r.toNumber, text: r.text, sentAt: r.createdAt.toISOString() }));
+    },
+
     async stop(): Promise<void> {
       smtp?.close();
     },
+  };
+}
+
+function toPreferences(row: PreferenceRow | null): Preferences {
+  return {
+    channels: { email: row?.email ?? true, sms: row?.sms ?? true, in_app: row?.inApp ?? true },
+    smsNumber: row?.smsNumber ?? null,
+    alwaysSent: [...essentialTemplates],
+  };
+}
+
+function toInboxItem(row: InboxItemRow): InboxItem {
+  const at = row.createdAt.toISOString();
+  return {
+    id: row.id,
+    title: row.title,
+    description: row.description,
+    category: row.category,
+    type: row.type,
+    read: row.readAt !== null,
+    isUnread: row.readAt === null,
+    time: at,
+    timestamp: at,
+    createdAt: at,
+    ...(row.link ? { link: row.link, actionUrl: row.link } : {}),
+    metadata: row.metadata ?? {},
   };
 }
 

@@ -1,4 +1,5 @@
 import type express from 'express';
+import { pipeline } from 'node:stream/promises';
 import type { Request, Response } from 'express';
 import type { Logger } from '../logger.ts';
 import { AppError, validationFailed } from './errors.ts';
@@ -218,6 +219,15 @@ async function authenticate(op: Operation, call: Call, schemes: Record<string, S
 function checkBody(op: Operation, v: OperationValidators, call: Call): void {
   if (!op.requestBody) return;
   const hasBody = Number(call.req.headers['content-length'] ?? 0) > 0 || call.req.headers['transfer-encoding'] !== undefined;
+  const types = Object.keys(op.requestBody.content);
+  if (!types.includes('application/json')) {
+    // A streamed body (a multipart upload, a file's bytes): the handler reads and checks it itself.
+    if (hasBody && !types.some((type) => type === '*/*' || call.req.is(type))) {
+      throw new AppError(415, 'http.unsupported_media_type', `Send the request body as ${types.join(' or ')}.`);
+    }
+    if (!hasBody && v.bodyRequired) throw validationFailed([{ field: 'body', issue: 'is required' }], 'The request needs a body.');
+    return;
+  }
   if (hasBody && !call.req.is('application/json') && !call.req.is('application/*+json')) {
     throw new AppError(415, 'http.unsupported_media_type', 'Send the request body as application/json.');
   }
@@ -230,6 +240,11 @@ function checkBody(op: Operation, v: OperationValidators, call: Call): void {
 
 function send(res: Response, reply: Reply, op: Operation, v: OperationValidators, checkResponses: boolean): void {
   for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+  if (reply.kind === 'stream') {
+    res.status(reply.status).type(reply.contentType);
+    pipeline(reply.body, res).catch((err) => (res.locals.log as Logger).warn({ err }, 'streamed reply cut short'));
+    return;
+  }
   if (reply.kind === 'raw') {
     res.status(reply.status).type(reply.contentType).send(reply.body);
     return;

@@ -1,7 +1,10 @@
-/** What a handler returns: a JSON envelope, or raw content (the API reference page, its assets). */
+import type { Readable } from 'node:stream';
+
+/** What a handler returns: a JSON envelope, raw content (the API reference page, its assets), or a stream (a stored file). */
 export type Reply =
   | { kind: 'json'; status: number; data: unknown; meta?: Record<string, unknown>; headers?: Record<string, string> }
-  | { kind: 'raw'; status: number; body: string | Buffer; contentType: string; headers?: Record<string, string> };
+  | { kind: 'raw'; status: number; body: string | Buffer; contentType: string; headers?: Record<string, string> }
+  | { kind: 'stream'; status: number; body: Readable; contentType: string; headers?: Record<string, string> };
 
 export const ok = (data: unknown, meta?: Record<string, unknown>): Reply => ({ kind: 'json', status: 200, data, meta });
 export const created = (data: unknown): Reply => ({ kind: 'json', status: 201, data });
@@ -18,3 +21,11 @@ export const raw = (body: string | Buffer, contentType: string, headers?: Record
 export function successBody(data: unknown, meta?: Record<string, unknown>) {
   return meta ? { success: true, data, meta } : { success: true, data };
 }
+
+export const streamed = (body: Readable, contentType: string, headers?: Record<string, string>): Reply => ({
+  kind: 'stream',
+  status: 200,
+  body,
+  contentType,
+  headers,
+});

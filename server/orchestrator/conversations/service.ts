@@ -1,0 +1,263 @@
+/**
+ * Conversations: threads between users, read only by their participants (anyone else gets 404),
+ * polled with a cursor. Each new message notifies the other participants through the one send path:
+ * in the inbox always; by email or SMS only when the sender asks and the platform allows it
+ * (CONVERSATION_NOTIFY_EMAIL, CONVERSATION_NOTIFY_SMS).
+ */
+import { Op, QueryTypes, type Transaction } from 'sequelize';
+import type { PlatformConfig } from '../../platform/config.ts';
+import { notFound, unprocessable } from '../../platform/http/errors.ts';
+import { encodeCursor, type PageMeta, type PageRequest } from '../../platform/http/pagination.ts';
+import { newId } from '../../platform/ids.ts';
+import type { ServiceDeps } from '../../platform/service.ts';
+import type { UserStatus } from '../accounts/models.ts';
+import type { Channel } from '../notifications/models.ts';
+import type { NotificationRequest } from '../notifications/service.ts';
+import type { ResolvedAsset } from '../storage/service.ts';
+import { defineConversationModels, type Attachment, type ConversationRow, type MessageRow } from './models.ts';
+
+export interface ConversationsDeps extends Pick<ServiceDeps, 'config' | 'sequelize'> {
+  userContact(userId: string): Promise<{ status: UserStatus; email: string } | null>;
+  notify(transaction: Transaction, request: NotificationRequest): Promise<string>;
+  resolveAssets(caller: { kind: 'user'; userId: string } | { kind: 'service' }, assetIds: string[]): Promise<ResolvedAsset[]>;
+}
+
+export interface NewMessage {
+  body: string;
+  attachments?: Attachment[];
+  notify?: { channels?: Channel[] };
+}
+
+export type Conversations = ReturnType<typeof createConversations>;
+
+const noThread = () => notFound('No such conversation.');
+
+/** The channels a conversation notice goes by: in_app always; email and SMS only if asked for and enabled. */
+export function clampChannels(config: Pick<PlatformConfig, 'conversationEmail' | 'conversationSms'>, asked: Channel[] = []): Channel[] {
+  const enabled: Record<Channel, boolean> = { in_app: true, email: config.conversationEmail, sms: config.conversationSms };
+  return ['in_app', ...asked.filter((c) => c !== 'in_app' && enabled[c])].filter((c, i, all) => all.indexOf(c) === i) as Channel[];
+}
+
+export function createConversations(deps: ConversationsDeps) {
+  const { sequelize, config } = deps;
+  const { Conversation, Participant, Message } = defineConversationModels(sequelize);
+
+  async function activeUser(userId: string) {
+    const contact = await deps.userContact(userId);
+    return contact?.status === 'active' ? contact : null;
+  }
+
+  /** Attachments that name a storage asset must be the sender's own, ready asset. */
+  async function checkAttachments(senderId: string, attachments: Attachment[] = []): Promise<Attachment[]> {
+    const ids = attachments.flatMap((a) => (a.id ? [a.id] : []));
+    const own = new Set((ids.length ? await deps.resolveAssets({ kind: 'user', userId: senderId }, ids) : []).map((a) => a.assetId));
+    const missing = attachments.findIndex((a) => (a.id ? !own.has(a.id) : !a.url));
+    if (missing >= 0) {
+      throw unprocessable('conversation.attachment_invalid', 'An attachment must be one of your uploaded files (its asset id) or carry a url.', [
+        { field: `attachments[${missing}]`, issue: 'is not one of your uploaded files, and has no url' },
+      ]);
+    }
+    // A stored asset's link is signed afresh on every read, so only its id is kept.
+    return attachments.map(({ url, ...rest }) => (rest.id ? rest : { ...rest, url }));
+  }
+
+  async function participantOf(conversationId: string, userId: string) {
+    const participant = await Participant.findOne({ where: { conversationId, userId } });
+    if (!participant) throw noThread();
+    return participant;
+  }
+
+  async function addMessage(transaction: Transaction, conversation: ConversationRow, senderId: string, input: NewMessage, attachments: Attachment[]): Promise<MessageRow> {
+    const message = await Message.create({ id: newId(), conversationId: conversation.id, senderId, body: input.body, attachments }, { transaction });
+    await conversation.update({ lastMessageId: message.id }, { transaction });
+    await Participant.update({ lastReadMessageId: message.id }, { where: { conversationId: conversation.id, userId: senderId }, transaction });
+    const sender = await deps.userContact(senderId);
+    const others = await Participant.findAll({ where: { conversationId: conversation.id, userId: { [Op.ne]: senderId } }, transaction });
+    for (const other of others) {
+      await deps.notify(transaction, {
+        userId: other.userId,
+        template: 'conversation.message',
+        category: 'system',
+        title: conversation.subject ? `New message: ${conversation.subject}` : `New message from ${sender?.email ?? 'a user'}`,
+        description: input.body.length > 140 ? `${input.body.slice(0, 139)}…` : input.body,
+        link: `/messages?conversationId=${conversation.id}`,
+        metadata: { conversationId: conversation.id, messageId: message.id, senderId },
+        channels: clampChannels(config, input.notify?.channels),
+      });
+    }
+    return message;
+  }
+
+  async function startThread(transaction: Transaction, senderId: string, recipientId: string, subject: string | null, input: NewMessage, attachments: Attachment[]) {
+    const id = newId();
+    const conversation = await Conversation.create({ id, subject, createdBy: senderId, lastMessageId: id }, { transaction });
+    await Participant.bulkCreate(
+      [senderId, recipientId].map((userId) => ({ conversationId: id, userId, lastReadMessageId: null })),
+      { transaction },
+    );
+    await addMessage(transaction, conversation, senderId, input, attachments);
+    return conversation;
+  }
+
+  /** MessageItems as one reader sees them, with fresh links for stored attachments. */
+  async function messageViews(rows: MessageRow[], readerId: string, lastRead: string | null) {
+    const assetIds = [...new Set(rows.flatMap((m) => m.attachments.flatMap((a) => (a.id ? [a.id] : []))))];
+    const links = new Map((assetIds.length ? await deps.resolveAssets({ kind: 'service' }, assetIds) : []).map((a) => [a.assetId, a.url]));
+    const senders = new Map<string, string | undefined>();
+    for (const senderId of new Set(rows.map((m) => m.senderId))) senders.set(senderId, (await deps.userContact(senderId))?.email);
+    return rows.map((m) => ({
+      id: m.id,
+      conversationId: m.conversationId,
+      senderId: m.senderId,
+      ...(senders.get(m.senderId) ? { senderName: senders.get(m.senderId) } : {}),
+      body: m.body,
+      // An attachment whose asset was deleted since is gone.
+      attachments: m.attachments.flatMap((a) => (a.id ? (links.has(a.id) ? [{ ...a, url: links.get(a.id)! }] : []) : [a as Attachment & { url: string }])),
+      read: m.senderId === readerId || (lastRead !== null && m.id <= lastRead),
+      createdAt: m.createdAt.toISOString(),
+    }));
+  }
+
+  async function conversationViews(rows: Array<ConversationRow & { unread?: number }>, readerId: string) {
+    if (!rows.length) return [];
+    const ids = rows.map((r) => r.id);
+    const [others, lastMessages, mine] = await Promise.all([
+      Participant.findAll({ where: { conversationId: ids, userId: { [Op.ne]: readerId } } }),
+      Message.findAll({ where: { id: rows.map((r) => r.lastMessageId) } }),
+      Participant.findAll({ where: { conversationId: ids, userId: readerId } }),
+    ]);
+    const unread = await unreadCounts(ids, readerId);
+    const views = [];
+    for (const row of rows) {
+      const other = others.find((p) => p.conversationId === row.id);
+      const contact = other ? await deps.userContact(other.userId) : null;
+      const last = lastMessages.find((m) => m.id === row.lastMessageId);
+      const lastRead = mine.find((p) => p.conversationId === row.id)?.lastReadMessageId ?? null;
+      views.push({
+        id: row.id,
+        title: row.subject ?? contact?.email ?? 'Conversation',
+        ...(row.subject ? { subject: row.subject } : {}),
+        ...(other ? { recipientId: other.userId } : {}),
+        ...(contact ? { recipientName: contact.email } : {}),
+        ...(last ? { lastMessage: (await messageViews([last], readerId, lastRead))[0] } : {}),
+        unreadCount: unread.get(row.id) ?? 0,
+        createdAt: row.createdAt.toISOString(),
+        updatedAt: (last?.createdAt ?? row.updatedAt).toISOString(),
+      });
+    }
+    return views;
+  }
+
+  /** Messages from others after the reader's last read one, per thread. */
+  async function unreadCounts(conversationIds: string[], readerId: string): Promise<Map<string, number>> {
+    const rows = await sequelize.query<{ conversation_id: string; unread: string }>(
+      `SELECT p.conversation_id, count(m.id) AS unread
+         FROM ol.conversation_participants p
+         JOIN ol.conversation_messages m ON m.conversation_id = p.conversation_id AND m.sender_id <> p.user_id AND m.id > coalesce(p.last_read_message_id, '')
+        WHERE p.user_id = :readerId AND p.conversation_id IN (:conversationIds)
+        GROUP BY p.conversation_id`,
+      { type: QueryTypes.SELECT, replacements: { readerId, conversationIds } },
+    );
+    return new Map(rows.map((r) => [r.conversation_id, Number(r.unread)]));
+  }
+
+  return {
+    async create(senderId: string, input: NewMessage & { recipientId: string; subject?: string }) {
+      if (input.recipientId === senderId) throw unprocessable('conversation.recipient_is_self', 'Start a conversation with someone else.', [{ field: 'recipientId', issue: 'is you' }]);
+      if (!(await activeUser(input.recipientId))) {
+        throw unprocessable('conversation.recipient_unknown', 'There is no active user with this id.', [{ field: 'recipientId', issue: 'is not an active user' }]);
+      }
+      const attachments = await checkAttachments(senderId, input.attachments);
+      const conversation = await sequelize.transaction((transaction) => startThread(transaction, senderId, input.recipientId, input.subject?.trim() || null, input, attachments));
+      return (await conversationViews([conversation], senderId))[0]!;
+    },
+
+    /** The caller's threads, most recently active first; `q` matches the subject or any message. */
+    async list(readerId: string, page: PageRequest, q?: string) {
+      const pattern = q?.trim() ? `%${q.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+      const rows = await sequelize.query<{ id: string }>(
+        `SELECT c.id FROM ol.conversations c
+           JOIN ol.conversation_participants p ON p.conversation_id = c.id AND p.user_id = :readerId
+          WHERE (CAST(:cursor AS text) IS NULL OR c.last_message_id < :cursor)
+            AND (CAST(:pattern AS text) IS NULL OR c.subject ILIKE :pattern
+                 OR EXISTS (SELECT 1 FROM ol.conversation_messages m WHERE m.conversation_id = c.id AND m.body ILIKE :pattern))
+          ORDER BY c.last_message_id DESC
+          LIMIT :limit`,
+        { type: QueryTypes.SELECT, replacements: { readerId, cursor: page.cursor ?? null, pattern, limit: page.limit + 1 } },
+      );
+      const hasMore = rows.length > page.limit;
+      const found = await Conversation.findAll({ where: { id: rows.slice(0, page.limit).map((r) => r.id) }, order: [['lastMessageId', 'DESC']] });
+      const last = found[found.length - 1];
+      const meta: PageMeta = { pagination: { nextCursor: hasMore && last ? encodeCursor(last.lastMessageId) : null, hasMore, limit: page.limit } };
+      return { items: await conversationViews(found, readerId), meta };
+    },
+
+    async get(readerId: string, conversationId: string) {
+      await participantOf(conversationId, readerId);
+      return (await conversationViews([(await Conversation.findByPk(conversationId))!], readerId))[0]!;
+    },
+
+    /**
+     * Polling: with a cursor, the messages after it (oldest first); with `since`, those after that
+     * time; with neither, the newest `limit`. `nextCursor` is where to poll from next; reading marks
+     * the returned messages read.
+     */
+    async messages(readerId: string, conversationId: string, page: PageRequest, since?: string) {
+      const participant = await participantOf(conversationId, readerId);
+      const where = {
+        conversationId,
+        ...(page.cursor ? { id: { [Op.gt]: page.cursor } } : {}),
+        ...(since ? { createdAt: { [Op.gt]: new Date(since) } } : {}),
+      };
+      const forward = Boolean(page.cursor || since);
+      const fetched = await Message.findAll({ where, order: [['id', forward ? 'ASC' : 'DESC']], limit: page.limit + 1 });
+      const hasMore = forward && fetched.length > page.limit;
+      const rows = fetched.slice(0, page.limit);
+      if (!forward) rows.reverse();
+      const lastRead = participant.lastReadMessageId;
+      const newest = rows[rows.length - 1]?.id;
+      if (newest && (!lastRead || newest > lastRead)) await participant.update({ lastReadMessageId: newest });
+      const position = newest ?? page.cursor;
+      return {
+        items: await messageViews(rows, readerId, lastRead),
+        meta: { pagination: { nextCursor: position ? encodeCursor(position) : null, hasMore, limit: page.limit } },
+      };
+    },
+
+    async post(senderId: string, conversationId: string, input: NewMessage) {
+      await participantOf(conversationId, senderId);
+      const attachments = await checkAttachments(senderId, input.attachments);
+      const message = await sequelize.transaction(async (transaction) => {
+        const conversation = await Conversation.findByPk(conversationId, { transaction, lock: transaction.LOCK.UPDATE });
+        return addMessage(transaction, conversation!, senderId, input, attachments);
+      });
+      return (await messageViews([message], senderId, message.id))[0]!;
+    },
+
+    /**
+     * One thread per recipient, each with the same subject and first message, so replies stay private.
+     * The recipients are user ids: groups (all candidates of a centre, ...) are CAP's to resolve.
+     */
+    async broadcast(senderId: string, input: NewMessage & { recipientIds?: string[]; recipientGroup?: string; subject?: string }) {
+      const ids = [...new Set(input.recipientIds ?? [])].filter((id) => id !== senderId);
+      if (!ids.length) {
+        throw unprocessable('conversation.recipients_required', 'Name the recipients by user id: recipient groups are resolved by CAP (POST /v1/cap/centre/broadcast).', [
+          { field: 'recipientIds', issue: 'is required and must name someone other than you' },
+        ]);
+      }
+      const active = (await Promise.all(ids.map(async (id) => ((await activeUser(id)) ? id : null)))).filter((id): id is string => id !== null);
+      const attachments = await checkAttachments(senderId, input.attachments);
+      const threads = await sequelize.transaction(async (transaction) => {
+        const created = [];
+        for (const recipientId of active) created.push(await startThread(transaction, senderId, recipientId, input.subject?.trim() || null, input, attachments));
+        return created;
+      });
+      return {
+        message: `Sent to ${threads.length} ${threads.length === 1 ? 'person' : 'people'}.`,
+        recipientCount: threads.length,
+        skippedRecipientIds: ids.filter((id) => !active.includes(id)),
+        conversationIds: threads.map((t) => t.id),
+      };
+    },
+  };
+}
