@@ -17,7 +17,7 @@ export function registerServe(program: Command): void {
         const message = startFailure(err);
         if (!message) throw err;
         process.stderr.write(`capctl serve: ${message}\n`);
-        process.exitCode = exitCodes.failed;
+        exitWhenDone(exitCodes.failed);
         return;
       }
       if (config.devMode) {
@@ -37,12 +37,19 @@ export function registerServe(program: Command): void {
         process.on('SIGINT', shutdown);
         process.on('SIGTERM', shutdown);
       });
-      process.exitCode = exitCodes.ok;
-      // Everything is stopped: a library timer still pending must not keep the process alive (seen
-      // with two serves stopping on one database), so it is named and the process exits anyway.
-      setTimeout(() => {
-        process.stderr.write(`capctl serve: stopped; exiting although these were still pending: ${process.getActiveResourcesInfo().join(', ')}\n`);
-        process.exit(exitCodes.ok);
-      }, 2000).unref();
+      exitWhenDone(exitCodes.ok);
     });
+}
+
+/**
+ * Everything serve started is stopped (or never started): a library timer still pending must not
+ * keep the process alive (seen with two serves on one database, and after a failed start), so after
+ * a moment it is named and the process exits anyway.
+ */
+function exitWhenDone(code: number): void {
+  process.exitCode = code;
+  setTimeout(() => {
+    process.stderr.write(`capctl serve: stopped; exiting although these were still pending: ${process.getActiveResourcesInfo().join(', ')}\n`);
+    process.exit(code);
+  }, 2000).unref();
 }

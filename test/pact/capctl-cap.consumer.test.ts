@@ -312,3 +312,61 @@ stepTests(test, capPact, 'cap', [
   get(adminCentres, { rule: 'running a centre does not make one a platform admin (403)', description: "a read of the admins' centre list by a centre super admin", states: [superAdmin], status: 403, response: errorBody('auth.permission_denied') }),
   { rule: 'nor can a centre super admin create centres (403)', description: 'a creation of a centre by a centre super admin', states: [superAdmin], method: 'POST', path: adminCentres, body: { name: 'Another Centre', registrationNo: 'X-RC-104233', superAdmin: { name: 'Someone', email: 'someone@example.test' } }, status: 403, response: errorBody('auth.permission_denied') },
 ]);
+
+// The catalogue (capctl seed, catalogue.yaml): the admin calls seeding makes, and the public reads.
+const catalogue: State = ['a platform admin with a catalogue trade'];
+const sectorId = fromProviderState('${sectorId}', '01J9Z8X7W6V5T4S3R2Q1P0SECT');
+const tradeId = fromProviderState('${tradeId}', '01J9Z8X7W6V5T4S3R2Q1P0TRAD');
+const tradePath = (suffix = '') => fromProviderState(`/v1/cap/trades/\${tradeId}${suffix}`, `/v1/cap/trades/01J9Z8X7W6V5T4S3R2Q1P0TRAD${suffix}`);
+const adminTradePath = (suffix = '') => fromProviderState(`/v1/cap/admin/trades/\${tradeId}${suffix}`, `/v1/cap/admin/trades/01J9Z8X7W6V5T4S3R2Q1P0TRAD${suffix}`);
+const outcome = { id: ulid(), reference: string('LO1'), description: string('Identify hazards'), performanceCriteria: eachLike({ reference: string('PC1.1'), description: string('Name the hazards') }) };
+const unit = {
+  id: ulid(),
+  referenceNumber: string('CAT/L1/01'),
+  title: string('Work safely'),
+  isMandatory: boolean(true),
+  creditValue: null,
+  guidedLearningHours: null,
+  purpose: null,
+  assessmentMethods: [],
+  structure: { learningOutcomes: eachLike(outcome) },
+  level: integer(1),
+};
+const adminTrade = {
+  id: ulid(),
+  sectorId: ulid(),
+  slug: string('masonry'),
+  name: string('Masonry'),
+  description: null,
+  sectorName: string('Building and Construction'),
+  status: 'active',
+  evidenceTypes: eachLike(string('Photographs of completed work')),
+  activeNosDocument: { id: ulid(), version: integer(2), title: string('Masonry (NOS)'), levelCount: integer(2), unitCount: integer(1) },
+  archivedAt: null,
+  createdAt: isoDateTime(),
+  updatedAt: isoDateTime(),
+};
+const nosDocument = {
+  title: 'Masonry (NOS)',
+  levels: [
+    {
+      level: 1,
+      purpose: 'Works safely under supervision.',
+      units: [{ referenceNumber: 'MAS/L1/01', title: 'Work safely on site', isMandatory: true, learningOutcomes: [{ reference: 'LO1', description: 'Identify hazards', performanceCriteria: [{ reference: 'PC1.1', description: 'Name the hazards' }] }] }],
+    },
+  ],
+};
+const csvHeader = 'level,level_purpose,unit_reference,unit_title,unit_mandatory,unit_credit_value,unit_guided_learning_hours,unit_purpose,unit_assessment_methods,outcome_reference,outcome_description,criterion_reference,criterion_description';
+stepTests(test, capPact, 'cap', [
+  get('/v1/cap/admin/sectors', { rule: 'seeding finds no sector with an unused slug', description: 'a search of the admin sector list by an unused slug', states: [catalogue], query: { slug: fromProviderState('${unusedSlug}', 'unused-slug') }, status: 200, response: { success: true, data: [], meta: pagination } }),
+  { rule: 'a platform admin creates a sector with the slug given', description: 'a creation of a sector', states: [catalogue], method: 'POST', path: '/v1/cap/admin/sectors', body: { slug: fromProviderState('${unusedSlug}', 'unused-slug'), name: 'Renewable Energy', description: 'Solar and wind trades.' }, status: 201, response: { success: true, data: { id: ulid(), slug: string('unused-slug'), name: 'Renewable Energy', description: 'Solar and wind trades.', tradeCount: 0, archivedTradeCount: 0, createdAt: isoDateTime(), updatedAt: isoDateTime() } } },
+  get('/v1/cap/admin/trades', { rule: 'seeding finds a trade by its slug', description: 'a search of the admin trade list by slug', states: [catalogue], query: { slug: fromProviderState('${tradeSlug}', 'masonry') }, status: 200, response: { success: true, data: eachLike(adminTrade), meta: pagination } }),
+  { rule: 'a new trade gets a stub NOS with levels 1 to 5', description: 'a creation of a trade', states: [catalogue], method: 'POST', path: '/v1/cap/admin/trades', body: { sectorId, slug: fromProviderState('${unusedSlug}', 'unused-slug'), name: 'Tiling', description: null }, status: 201, response: { success: true, data: { ...adminTrade, activeNosDocument: { id: ulid(), version: 1, title: string('Tiling (NOS)'), levelCount: 5, unitCount: 0 } } } },
+  get(adminTradePath(), { rule: 'the admin trade detail holds the active NOS in the import shape', description: 'a read of a trade with its NOS', states: [catalogue], status: 200, response: { success: true, data: { ...adminTrade, nos: like({ id: ulid(), version: integer(2), title: string('Masonry (NOS)'), levels: eachLike({ level: integer(1), slug: string('masonry-level-1'), purpose: string('Works safely'), units: [] }) }), nosVersions: eachLike({ id: ulid(), version: integer(2), title: string('Masonry (NOS)'), status: string('active'), createdAt: isoDateTime() }) } } }),
+  { rule: 'a NOS import makes the next version and supersedes the active one', description: 'an import of a NOS document', states: [catalogue], method: 'POST', path: adminTradePath('/nos'), body: nosDocument, status: 201, response: { success: true, data: { dryRun: false, tradeId: ulid(), id: ulid(), version: 3, supersedes: 2, title: 'Masonry (NOS)', counts: { levels: 1, units: 1, learningOutcomes: 1, performanceCriteria: 1 } } } },
+  { rule: 'a CSV import with bad rows reports each row and writes nothing', description: 'an import of a NOS document from CSV with a bad row', states: [catalogue], method: 'POST', path: adminTradePath('/nos'), body: { csv: `${csvHeader}\nx,Not a level,MAS/L1/01,Title,yes,1,1,,,LO1,Outcome,PC1.1,Criterion\n` }, status: 422, response: errorBody('catalogue.nos_invalid', [{ field: 'body.csv.row[2].level', issue: 'must be a whole number from 1 to 8' }]) },
+  { rule: 'a sector with trades is not deleted (409)', description: 'a deletion of a sector that has a trade', states: [catalogue], method: 'DELETE', path: fromProviderState('/v1/cap/admin/sectors/${sectorId}', '/v1/cap/admin/sectors/01J9Z8X7W6V5T4S3R2Q1P0SECT'), status: 409, response: errorBody('catalogue.sector_not_empty') },
+  get('/v1/cap/sectors', { rule: 'anyone reads the sectors with their counts of active trades', description: 'a read of the public sector list', states: [catalogue], signedIn: false, status: 200, response: { success: true, data: eachLike({ id: ulid(), slug: string('ict'), name: string('ICT'), description: null, tradeCount: integer(1) }) } }),
+  get(tradePath(), { rule: 'anyone reads a trade with its active NOS', description: 'a read of a public trade', states: [catalogue], signedIn: false, status: 200, response: { success: true, data: { id: ulid(), sectorId: ulid(), slug: string('masonry'), name: string('Masonry'), description: null, activeNosDocument: { id: ulid(), tradeId: ulid(), version: integer(2), title: string('Masonry (NOS)'), status: 'active', qualificationLevels: eachLike({ id: ulid(), level: integer(1), slug: string('masonry-level-1'), purpose: string('Works safely'), units: eachLike(unit) }) } } } }),
+  get(tradePath('/units'), { rule: 'anyone reads the units of one level of a trade', description: 'a read of the units of level 1 of a trade', states: [catalogue], signedIn: false, query: { level: '1' }, status: 200, response: { success: true, data: eachLike(unit) } }),
+]);

@@ -15,6 +15,7 @@ interface CapCreates {
   identityVerified?: boolean;
   platformAdmin?: boolean;
   adminCentre?: boolean;
+  catalogueTrade?: boolean;
   centre?: boolean;
   otherUser?: boolean;
   staffMember?: { status: unknown };
@@ -110,6 +111,13 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
       await grantPlatformAdmin(user);
       Object.assign(values, { unusedRegistrationNo: `RC-${newId()}`, unusedEmail: newAddress() });
     }
+    if (creates.catalogueTrade) {
+      const tag = newId().toLowerCase();
+      const sector = (await cap('POST', '/admin/sectors', { name: `Pact sector ${tag}` })).data;
+      const trade = (await cap('POST', '/admin/trades', { sectorId: sector.id, name: `Pact trade ${tag}` })).data;
+      await cap('POST', `/admin/trades/${trade.id}/nos`, catalogueDocument);
+      Object.assign(values, { sectorId: sector.id, tradeId: trade.id, tradeSlug: trade.slug, unusedSlug: `unused-${tag}` });
+    }
     if (creates.adminCentre) {
       const registrationNo = `RC-${newId()}`;
       const centre = (
@@ -156,5 +164,25 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
     },
   };
 }
+
+/** The NOS of the catalogue state: level 1 with one unit, level 2 with none. */
+const catalogueDocument = {
+  title: 'Pact trade (NOS)',
+  levels: [
+    {
+      level: 1,
+      purpose: 'Works safely under supervision.',
+      units: [
+        {
+          referenceNumber: 'CAT/L1/01',
+          title: 'Work safely',
+          isMandatory: true,
+          learningOutcomes: [{ reference: 'LO1', description: 'Identify hazards', performanceCriteria: [{ reference: 'PC1.1', description: 'Name the hazards' }] }],
+        },
+      ],
+    },
+    { level: 2, purpose: 'Works unsupervised.', units: [] },
+  ],
+};
 
 const centreHeaders = (centreId: string) => ({ 'x-cap-persona': 'centre', 'x-cap-centre-id': centreId });
