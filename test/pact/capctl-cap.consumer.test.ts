@@ -341,7 +341,7 @@ const adminTrade = {
   sectorName: string('Building and Construction'),
   status: 'active',
   evidenceTypes: eachLike(string('Photographs of completed work')),
-  activeNosDocument: { id: ulid(), version: integer(2), title: string('Masonry (NOS)'), levelCount: integer(2), unitCount: integer(1) },
+  activeNosDocument: { id: ulid(), version: integer(2), title: string('Masonry (NOS)'), levelCount: integer(1), unitCount: integer(1) },
   archivedAt: null,
   createdAt: isoDateTime(),
   updatedAt: isoDateTime(),
@@ -366,7 +366,7 @@ stepTests(test, capPact, 'cap', [
   { rule: 'a NOS import makes the next version and supersedes the active one', description: 'an import of a NOS document', states: [catalogue], method: 'POST', path: adminTradePath('/nos'), body: nosDocument, status: 201, response: { success: true, data: { dryRun: false, tradeId: ulid(), id: ulid(), version: 3, supersedes: 2, title: 'Masonry (NOS)', counts: { levels: 1, units: 1, learningOutcomes: 1, performanceCriteria: 1 } } } },
   { rule: 'a CSV import with bad rows reports each row and writes nothing', description: 'an import of a NOS document from CSV with a bad row', states: [catalogue], method: 'POST', path: adminTradePath('/nos'), body: { csv: `${csvHeader}\nx,Not a level,MAS/L1/01,Title,yes,1,1,,,LO1,Outcome,PC1.1,Criterion\n` }, status: 422, response: errorBody('catalogue.nos_invalid', [{ field: 'body.csv.row[2].level', issue: 'must be a whole number from 1 to 8' }]) },
   { rule: 'a sector with trades is not deleted (409)', description: 'a deletion of a sector that has a trade', states: [catalogue], method: 'DELETE', path: fromProviderState('/v1/cap/admin/sectors/${sectorId}', '/v1/cap/admin/sectors/01J9Z8X7W6V5T4S3R2Q1P0SECT'), status: 409, response: errorBody('catalogue.sector_not_empty') },
-  get('/v1/cap/sectors', { rule: 'anyone reads the sectors with their counts of active trades', description: 'a read of the public sector list', states: [catalogue], signedIn: false, status: 200, response: { success: true, data: eachLike({ id: ulid(), slug: string('ict'), name: string('ICT'), description: null, tradeCount: integer(1) }) } }),
+  get('/v1/cap/sectors', { rule: 'anyone reads the sectors with their counts of active trades', description: 'a read of the public sector list', states: [catalogue], signedIn: false, status: 200, response: { success: true, data: eachLike({ id: ulid(), slug: string('ict'), name: string('ICT'), description: string('Information and communication technology.'), tradeCount: integer(1) }) } }),
   get(tradePath(), { rule: 'anyone reads a trade with its active NOS', description: 'a read of a public trade', states: [catalogue], signedIn: false, status: 200, response: { success: true, data: { id: ulid(), sectorId: ulid(), slug: string('masonry'), name: string('Masonry'), description: null, activeNosDocument: { id: ulid(), tradeId: ulid(), version: integer(2), title: string('Masonry (NOS)'), status: 'active', qualificationLevels: eachLike({ id: ulid(), level: integer(1), slug: string('masonry-level-1'), purpose: string('Works safely'), units: eachLike(unit) }) } } } }),
   get(tradePath('/units'), { rule: 'anyone reads the units of one level of a trade', description: 'a read of the units of level 1 of a trade', states: [catalogue], signedIn: false, query: { level: '1' }, status: 200, response: { success: true, data: eachLike(unit) } }),
 ]);

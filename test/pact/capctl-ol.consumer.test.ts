@@ -269,3 +269,9 @@ steps:
 `);
     });
 });
+
+// Reference data (catalogue.yaml): public lists, no state needed beyond a running Orchestrator.
+stepTests(test, olPact, 'ol', [
+  { rule: 'anyone lists the Nigerian banks with their codes', description: 'a read of the Nigerian banks', states: [['a verified user']], method: 'GET', path: '/v1/ol/banks', query: { country: 'NG' }, signedIn: false, status: 200, response: { success: true, data: eachLike({ id: string('NG-044'), name: string('Access Bank'), slug: string('access-bank'), code: string('044'), type: string('commercial'), currency: 'NGN', country: 'NG' }) } },
+  { rule: "anyone lists Nigeria's states by name", description: "a read of Nigeria's states", states: [['a verified user']], method: 'GET', path: '/v1/ol/address/countries/NG/states', signedIn: false, status: 200, response: { success: true, data: eachLike({ name: string('Lagos') }, 37) } },
+]);

@@ -113,7 +113,7 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
     }
     if (creates.catalogueTrade) {
       const tag = newId().toLowerCase();
-      const sector = (await cap('POST', '/admin/sectors', { name: `Pact sector ${tag}` })).data;
+      const sector = (await cap('POST', '/admin/sectors', { name: `Pact sector ${tag}`, description: 'A sector for contract tests.' })).data;
       const trade = (await cap('POST', '/admin/trades', { sectorId: sector.id, name: `Pact trade ${tag}` })).data;
       await cap('POST', `/admin/trades/${trade.id}/nos`, catalogueDocument);
       Object.assign(values, { sectorId: sector.id, tradeId: trade.id, tradeSlug: trade.slug, unusedSlug: `unused-${tag}` });
@@ -165,7 +165,7 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
   };
 }
 
-/** The NOS of the catalogue state: level 1 with one unit, level 2 with none. */
+/** The NOS of the catalogue state: level 1 with one unit. */
 const catalogueDocument = {
   title: 'Pact trade (NOS)',
   levels: [
@@ -181,7 +181,6 @@ const catalogueDocument = {
         },
       ],
     },
-    { level: 2, purpose: 'Works unsupervised.', units: [] },
   ],
 };
 
