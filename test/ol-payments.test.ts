@@ -21,11 +21,17 @@ import { signUp, type SignedUpUser } from './helpers/users.ts';
 
 let platform: TestPlatform;
 let payer: SignedUpUser;
+/**
+ * A platform whose sandbox cannot reach its webhook URL, so each webhook stays held for the tests
+ * to deliver themselves (holding it back on \`platform\` raced the sandbox's first attempt).
+ */
+let held: TestPlatform;
+let heldPayer: SignedUpUser;
 test.before(async () => {
-  platform = await startTestPlatform();
-  payer = await signUp(platform);
+  [platform, held] = await Promise.all([startTestPlatform(), startTestPlatform({ paymentWebhookUrl: 'http://127.0.0.1:9/unreachable' })]);
+  [payer, heldPayer] = await Promise.all([signUp(platform), signUp(held)]);
 });
-test.after.always(() => platform?.stop());
+test.after.always(() => Promise.all([platform?.stop(), held?.stop()]));
 
 const ulidPattern = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 const verify = (reference: string, token = payer.accessToken) =>
@@ -198,29 +204,26 @@ test('a cancelled checkout sends no webhook; verify-by-reference learns it from 
 });
 
 test('verify-by-reference applies a success whose webhook has not arrived, and the late webhook changes nothing', async (t) => {
-  const { payment_id, reference } = await initiatePayment(platform, feeRequest(payer.userId));
-  // Hold the webhook back: pretend it is not due for an hour.
-  await payCheckout(platform, reference);
-  await sql(platform, `UPDATE ol.sandbox_webhook_deliveries SET next_attempt_at = now() + interval '1 hour' WHERE reference = $1 AND status = 'pending'`, [reference]);
-  const verified = (await verify(reference)).body.data;
+  const { payment_id, reference } = await initiatePayment(held, feeRequest(heldPayer.userId));
+  await payCheckout(held, reference);
+  const verified = (await call('GET', held.url(`/v1/ol/payments/verify/${reference}`), { token: heldPayer.accessToken })).body.data;
   t.is(verified.status, 'succeeded');
-  t.is((await completedEvents(platform, payment_id)).length, 1);
-  const [webhook] = await sandboxWebhooks(platform, reference);
-  const late = await postWebhook(platform, webhook!.body);
+  t.is((await completedEvents(held, payment_id)).length, 1);
+  const [webhook] = await sandboxWebhooks(held, reference);
+  const late = await postWebhook(held, webhook!.body);
   t.is(late.status, 200);
   t.deepEqual(late.body.data, { received: true, duplicate: false });
-  t.is((await completedEvents(platform, payment_id)).length, 1);
-  t.deepEqual(await sql(platform, 'SELECT effect FROM ol.payment_webhook_events WHERE event_id = $1', [webhook!.id]), [{ effect: 'no_change' }]);
+  t.is((await completedEvents(held, payment_id)).length, 1);
+  t.deepEqual(await sql(held, 'SELECT effect FROM ol.payment_webhook_events WHERE event_id = $1', [webhook!.id]), [{ effect: 'no_change' }]);
 });
 
 // --- The webhook's signature and replays --------------------------------------------------------
 
 /** A payment paid at the sandbox whose webhook is held back, with the body the sandbox signed. */
 async function paidWithHeldWebhook() {
-  const { payment_id, reference } = await initiatePayment(platform, feeRequest(payer.userId));
-  await payCheckout(platform, reference);
-  await sql(platform, `UPDATE ol.sandbox_webhook_deliveries SET next_attempt_at = now() + interval '1 hour' WHERE reference = $1 AND status = 'pending'`, [reference]);
-  const [webhook] = await sandboxWebhooks(platform, reference);
+  const { payment_id, reference } = await initiatePayment(held, feeRequest(heldPayer.userId));
+  await payCheckout(held, reference);
+  const [webhook] = await sandboxWebhooks(held, reference);
   return { paymentId: payment_id, reference, body: webhook!.body, eventId: webhook!.id };
 }
 
@@ -237,36 +240,36 @@ test('a webhook with a wrong, missing or malformed signature is 401 and changes 
     sign(devPaymentSecretKey, body).slice(0, 64),
   ];
   for (const signature of attempts) {
-    const res = await postWebhook(platform, body, signature);
+    const res = await postWebhook(held, body, signature);
     t.is(res.status, 401, `signature ${JSON.stringify(signature)}`);
     t.is(res.body.error.code, 'payment.webhook_signature_invalid');
   }
-  t.is((await paymentRow(platform, paymentId)).status, 'pending');
-  t.is((await completedEvents(platform, paymentId)).length, 0);
-  t.is((await sql(platform, 'SELECT 1 FROM ol.payment_webhook_events WHERE event_id = $1', [eventId])).length, 0);
+  t.is((await paymentRow(held, paymentId)).status, 'pending');
+  t.is((await completedEvents(held, paymentId)).length, 0);
+  t.is((await sql(held, 'SELECT 1 FROM ol.payment_webhook_events WHERE event_id = $1', [eventId])).length, 0);
 });
 
 test('the signature covers the exact raw bytes: the same JSON re-serialised or with a changed amount is refused', async (t) => {
   const { paymentId, body } = await paidWithHeldWebhook();
   const signature = sign(devPaymentSecretKey, body);
   const reformatted = JSON.stringify(JSON.parse(body), null, 2);
-  t.is((await postWebhook(platform, reformatted, signature)).status, 401);
+  t.is((await postWebhook(held, reformatted, signature)).status, 401);
   const tampered = body.replace('"amount":"1500000"', '"amount":"1"');
   t.not(tampered, body);
-  t.is((await postWebhook(platform, tampered, signature)).status, 401);
-  t.is((await paymentRow(platform, paymentId)).status, 'pending');
+  t.is((await postWebhook(held, tampered, signature)).status, 401);
+  t.is((await paymentRow(held, paymentId)).status, 'pending');
   // The untouched bytes with their signature are accepted.
-  t.is((await postWebhook(platform, body, signature)).status, 200);
-  t.is((await paymentRow(platform, paymentId)).status, 'succeeded');
+  t.is((await postWebhook(held, body, signature)).status, 200);
+  t.is((await paymentRow(held, paymentId)).status, 'succeeded');
 });
 
 test('a replayed webhook is acknowledged as a duplicate and has no second effect', async (t) => {
   const { paymentId, body, eventId } = await paidWithHeldWebhook();
-  t.deepEqual((await postWebhook(platform, body)).body.data, { received: true, duplicate: false });
-  for (let i = 0; i < 3; i++) t.deepEqual((await postWebhook(platform, body)).body.data, { received: true, duplicate: true });
-  t.is((await completedEvents(platform, paymentId)).length, 1);
-  t.deepEqual(await sql(platform, 'SELECT effect FROM ol.payment_webhook_events WHERE event_id = $1', [eventId]), [{ effect: 'applied' }]);
-  const changes = await sql(platform, `SELECT 1 FROM ol.payment_status_changes WHERE payment_id = $1 AND to_status = 'succeeded'`, [paymentId]);
+  t.deepEqual((await postWebhook(held, body)).body.data, { received: true, duplicate: false });
+  for (let i = 0; i < 3; i++) t.deepEqual((await postWebhook(held, body)).body.data, { received: true, duplicate: true });
+  t.is((await completedEvents(held, paymentId)).length, 1);
+  t.deepEqual(await sql(held, 'SELECT effect FROM ol.payment_webhook_events WHERE event_id = $1', [eventId]), [{ effect: 'applied' }]);
+  const changes = await sql(held, `SELECT 1 FROM ol.payment_status_changes WHERE payment_id = $1 AND to_status = 'succeeded'`, [paymentId]);
   t.is(changes.length, 1);
 });
 
@@ -275,22 +278,22 @@ test('a signed success for another amount is acknowledged but refused: the payme
   const forged = JSON.parse(body);
   forged.id = newId();
   forged.data.amount = '100';
-  const res = await postWebhook(platform, JSON.stringify(forged));
+  const res = await postWebhook(held, JSON.stringify(forged));
   t.is(res.status, 200);
-  t.is((await paymentRow(platform, paymentId)).status, 'pending');
-  t.is((await completedEvents(platform, paymentId)).length, 0);
-  t.deepEqual(await sql(platform, 'SELECT effect FROM ol.payment_webhook_events WHERE event_id = $1', [forged.id]), [{ effect: 'refused' }]);
+  t.is((await paymentRow(held, paymentId)).status, 'pending');
+  t.is((await completedEvents(held, paymentId)).length, 0);
+  t.deepEqual(await sql(held, 'SELECT effect FROM ol.payment_webhook_events WHERE event_id = $1', [forged.id]), [{ effect: 'refused' }]);
 });
 
 test('a signed body that is not a provider webhook is 422; an unknown reference is acknowledged and recorded', async (t) => {
   const notWebhook = JSON.stringify({ hello: 'world' });
-  const res = await postWebhook(platform, notWebhook);
+  const res = await postWebhook(held, notWebhook);
   t.is(res.status, 422);
   t.is(res.body.error.code, 'validation.failed');
   const eventId = newId();
   const unknown = JSON.stringify({ id: eventId, event: 'charge.success', data: { id: newId(), reference: 'PAY-UNKNOWN', amount: '1', currency: 'NGN' } });
-  t.deepEqual((await postWebhook(platform, unknown)).body.data, { received: true, duplicate: false });
-  t.deepEqual(await sql(platform, 'SELECT effect FROM ol.payment_webhook_events WHERE event_id = $1', [eventId]), [{ effect: 'unknown_reference' }]);
+  t.deepEqual((await postWebhook(held, unknown)).body.data, { received: true, duplicate: false });
+  t.deepEqual(await sql(held, 'SELECT effect FROM ol.payment_webhook_events WHERE event_id = $1', [eventId]), [{ effect: 'unknown_reference' }]);
 });
 
 // --- Verify by reference ------------------------------------------------------------------------
