@@ -25,7 +25,7 @@ import { identityRoutes } from './identity/routes.ts';
 import { createIdentityService } from './identity/service.ts';
 import { onboardingRoutes } from './onboarding/routes.ts';
 import { createOnboardingService } from './onboarding/service.ts';
-import { createIdentityClient } from './orchestrator.ts';
+import { createIdentityClient, createOrchestratorHttp } from './orchestrator.ts';
 import { staffRoutes } from './staff/routes.ts';
 import { createStaffService } from './staff/service.ts';
 import { createAccountService } from './users/account.ts';
@@ -46,7 +46,7 @@ function userEventData(event: PlatformEvent): { userId: string; email?: string; 
 
 /** CAP: the accreditation portal. */
 export async function createCap(deps: ServiceDeps): Promise<Service> {
-  const { sequelize, config, peers, events } = deps;
+  const { sequelize, config, peers, events, logger } = deps;
   const users = createUserService(sequelize);
   const centres = createCentreService(sequelize);
   const assessors = createAssessorService(sequelize);
@@ -60,16 +60,17 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   const account = createAccountService(sequelize, centres);
   const contexts = createActingContexts(sequelize);
   const orchestrator = createIdentityClient(() => peers.olGrpcAddress(), config.serviceApiKey);
+  const orchestratorHttp = createOrchestratorHttp(() => peers.url('ol'), config.serviceApiKey, logger.child({ component: 'orchestrator-http' }));
   const identity = createIdentityService(users, onboarding, orchestrator);
   const provisionMember = createMemberProvisioning(users, orchestrator);
   const staff = createStaffService(sequelize, users, centres, onboarding, provisionMember);
   const awardingBodies = createAwardingBodies(sequelize, provisionMember);
   const invitations = createInvitations(sequelize, users, [staff.membershipKind, awardingBodies.membershipKind]);
   const roles = createPlatformRoles(sequelize, users);
-  const adminCentres = createAdminCentres(centres, staff);
-  const centreProfiles = createCentreProfiles(sequelize, centres, onboarding, users);
+  const adminCentres = createAdminCentres(centres, staff, orchestratorHttp.assetUrls);
+  const centreProfiles = createCentreProfiles(sequelize, centres, onboarding, users, orchestratorHttp.assetUrls);
   const platformConfig = createPlatformConfig(sequelize);
-  const catalogue = createCatalogue(sequelize, centres.models);
+  const catalogue = createCatalogue(sequelize, centres.models, orchestratorHttp.assetUrls);
   const adminAssessors = createAdminAssessors(assessors, onboarding, users);
   const auth = createCapAuth(
     users,
@@ -110,5 +111,6 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       ...catalogueRoutes(auth, roles, catalogue),
       ...capProviderStateRoutes(deps),
     },
+    stop: () => orchestratorHttp.close(),
   };
 }
