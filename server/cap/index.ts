@@ -21,6 +21,8 @@ import { createCentreService } from './centres/service.ts';
 import { contextRoutes } from './context/routes.ts';
 import { createActingContexts } from './context/service.ts';
 import { capProviderStateRoutes } from './dev/provider-states.ts';
+import { directoryRoutes } from './directory/routes.ts';
+import { createDirectory } from './directory/service.ts';
 import { identityRoutes } from './identity/routes.ts';
 import { createIdentityService } from './identity/service.ts';
 import { onboardingRoutes } from './onboarding/routes.ts';
@@ -72,6 +74,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   const platformConfig = createPlatformConfig(sequelize);
   const catalogue = createCatalogue(sequelize, centres.models, orchestratorHttp.assetUrls);
   const adminAssessors = createAdminAssessors(assessors, onboarding, users);
+  const directory = createDirectory(staff);
   const auth = createCapAuth(
     users,
     createBearerAuth({
@@ -107,6 +110,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       ...awardingBodyRoutes(auth, roles, contexts, awardingBodies),
       ...invitationRoutes(auth, invitations),
       ...centreProfileRoutes(contexts, centreProfiles),
+      ...directoryRoutes(contexts, directory),
       ...platformConfigRoutes(auth, roles, platformConfig),
       ...catalogueRoutes(auth, roles, catalogue),
       ...capProviderStateRoutes(deps),
