@@ -5,6 +5,8 @@ import { adminRoutes } from './admin/routes.ts';
 import { createAdminAssessors } from './admin/assessors.ts';
 import { createAdminCentres } from './admin/centres.ts';
 import { createAssessorService } from './assessors/service.ts';
+import { broadcastRoutes } from './broadcast/routes.ts';
+import { createBroadcasts } from './broadcast/service.ts';
 import { catalogueRoutes } from './catalogue/routes.ts';
 import { createCatalogue } from './catalogue/service.ts';
 import { platformConfigRoutes } from './platform-config/routes.ts';
@@ -75,6 +77,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   const catalogue = createCatalogue(sequelize, centres.models, orchestratorHttp.assetUrls);
   const adminAssessors = createAdminAssessors(assessors, onboarding, users);
   const directory = createDirectory(staff);
+  const broadcasts = createBroadcasts(centres, orchestratorHttp.broadcast);
   const auth = createCapAuth(
     users,
     createBearerAuth({
@@ -111,6 +114,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       ...invitationRoutes(auth, invitations),
       ...centreProfileRoutes(contexts, centreProfiles),
       ...directoryRoutes(contexts, directory),
+      ...broadcastRoutes(auth, contexts, broadcasts),
       ...platformConfigRoutes(auth, roles, platformConfig),
       ...catalogueRoutes(auth, roles, catalogue),
       ...capProviderStateRoutes(deps),
