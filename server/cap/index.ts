@@ -27,6 +27,8 @@ import { directoryRoutes } from './directory/routes.ts';
 import { createDirectory } from './directory/service.ts';
 import { identityRoutes } from './identity/routes.ts';
 import { createIdentityService } from './identity/service.ts';
+import { notificationPolicyRoutes } from './notification-policy/routes.ts';
+import { createNotificationPolicies } from './notification-policy/service.ts';
 import { onboardingRoutes } from './onboarding/routes.ts';
 import { createOnboardingService } from './onboarding/service.ts';
 import { createIdentityClient, createOrchestratorHttp } from './orchestrator.ts';
@@ -78,6 +80,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   const adminAssessors = createAdminAssessors(assessors, onboarding, users);
   const directory = createDirectory(staff);
   const broadcasts = createBroadcasts(centres, orchestratorHttp.broadcast);
+  const notificationPolicies = createNotificationPolicies(sequelize, centres);
   const auth = createCapAuth(
     users,
     createBearerAuth({
@@ -115,6 +118,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       ...centreProfileRoutes(contexts, centreProfiles),
       ...directoryRoutes(contexts, directory),
       ...broadcastRoutes(auth, contexts, broadcasts),
+      ...notificationPolicyRoutes(auth, contexts, notificationPolicies),
       ...platformConfigRoutes(auth, roles, platformConfig),
       ...catalogueRoutes(auth, roles, catalogue),
       ...capProviderStateRoutes(deps),
