@@ -50,7 +50,7 @@ test('a super admin sets who hears of an event (PUT, PATCH); PUT without an even
   t.deepEqual((await policy(owner, centreId, 'PUT', { events: [] })).body.data, defaultPolicy);
 });
 
-test('only super admins change the policy: a regular admin's change is 403 centre.role_forbidden', async (t) => {
+test("only super admins change the policy: a regular admin's change is 403 centre.role_forbidden", async (t) => {
   const { owner, centreId } = await centreOwner();
   const { member: admin } = await activeStaff(platform, owner, centreId, { role: 'regular_admin' });
   const res = await policy(admin, centreId, 'PUT', { events: [] });
