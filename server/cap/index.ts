@@ -5,6 +5,8 @@ import { adminRoutes } from './admin/routes.ts';
 import { createAdminAssessors } from './admin/assessors.ts';
 import { createAdminCentres } from './admin/centres.ts';
 import { createAssessorService } from './assessors/service.ts';
+import { broadcastRoutes } from './broadcast/routes.ts';
+import { createBroadcasts } from './broadcast/service.ts';
 import { catalogueRoutes } from './catalogue/routes.ts';
 import { createCatalogue } from './catalogue/service.ts';
 import { platformConfigRoutes } from './platform-config/routes.ts';
@@ -21,11 +23,15 @@ import { createCentreService } from './centres/service.ts';
 import { contextRoutes } from './context/routes.ts';
 import { createActingContexts } from './context/service.ts';
 import { capProviderStateRoutes } from './dev/provider-states.ts';
+import { directoryRoutes } from './directory/routes.ts';
+import { createDirectory } from './directory/service.ts';
 import { identityRoutes } from './identity/routes.ts';
 import { createIdentityService } from './identity/service.ts';
+import { notificationPolicyRoutes } from './notification-policy/routes.ts';
+import { createNotificationPolicies } from './notification-policy/service.ts';
 import { onboardingRoutes } from './onboarding/routes.ts';
 import { createOnboardingService } from './onboarding/service.ts';
-import { createIdentityClient } from './orchestrator.ts';
+import { createIdentityClient, createOrchestratorHttp } from './orchestrator.ts';
 import { staffRoutes } from './staff/routes.ts';
 import { createStaffService } from './staff/service.ts';
 import { createAccountService } from './users/account.ts';
@@ -46,7 +52,7 @@ function userEventData(event: PlatformEvent): { userId: string; email?: string; 
 
 /** CAP: the accreditation portal. */
 export async function createCap(deps: ServiceDeps): Promise<Service> {
-  const { sequelize, config, peers, events } = deps;
+  const { sequelize, config, peers, events, logger } = deps;
   const users = createUserService(sequelize);
   const centres = createCentreService(sequelize);
   const assessors = createAssessorService(sequelize);
@@ -60,17 +66,21 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   const account = createAccountService(sequelize, centres);
   const contexts = createActingContexts(sequelize);
   const orchestrator = createIdentityClient(() => peers.olGrpcAddress(), config.serviceApiKey);
+  const orchestratorHttp = createOrchestratorHttp(() => peers.url('ol'), config.serviceApiKey, logger.child({ component: 'orchestrator-http' }));
   const identity = createIdentityService(users, onboarding, orchestrator);
   const provisionMember = createMemberProvisioning(users, orchestrator);
   const staff = createStaffService(sequelize, users, centres, onboarding, provisionMember);
   const awardingBodies = createAwardingBodies(sequelize, provisionMember);
   const invitations = createInvitations(sequelize, users, [staff.membershipKind, awardingBodies.membershipKind]);
   const roles = createPlatformRoles(sequelize, users);
-  const adminCentres = createAdminCentres(centres, staff);
-  const centreProfiles = createCentreProfiles(sequelize, centres, onboarding, users);
+  const adminCentres = createAdminCentres(centres, staff, orchestratorHttp.assetUrls);
+  const centreProfiles = createCentreProfiles(sequelize, centres, onboarding, users, orchestratorHttp.assetUrls);
   const platformConfig = createPlatformConfig(sequelize);
-  const catalogue = createCatalogue(sequelize, centres.models);
+  const catalogue = createCatalogue(sequelize, centres.models, orchestratorHttp.assetUrls);
   const adminAssessors = createAdminAssessors(assessors, onboarding, users);
+  const directory = createDirectory(staff);
+  const broadcasts = createBroadcasts(centres, orchestratorHttp.broadcast);
+  const notificationPolicies = createNotificationPolicies(sequelize, centres);
   const auth = createCapAuth(
     users,
     createBearerAuth({
@@ -106,9 +116,13 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       ...awardingBodyRoutes(auth, roles, contexts, awardingBodies),
       ...invitationRoutes(auth, invitations),
       ...centreProfileRoutes(contexts, centreProfiles),
+      ...directoryRoutes(contexts, directory),
+      ...broadcastRoutes(auth, contexts, broadcasts),
+      ...notificationPolicyRoutes(auth, contexts, notificationPolicies),
       ...platformConfigRoutes(auth, roles, platformConfig),
       ...catalogueRoutes(auth, roles, catalogue),
       ...capProviderStateRoutes(deps),
     },
+    stop: () => orchestratorHttp.close(),
   };
 }

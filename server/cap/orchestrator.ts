@@ -1,4 +1,5 @@
 import { status } from '@grpc/grpc-js';
+import { Agent, request } from 'undici';
 import { callUnary } from '../platform/grpc/client.ts';
 import { GrpcCallError } from '../platform/grpc/errors.ts';
 import { serviceNames } from '../platform/grpc/proto.ts';
@@ -9,6 +10,8 @@ import type {
   VerifyIdentityResponse,
 } from '../platform/grpc/identity-messages.ts';
 import { AppError } from '../platform/http/errors.ts';
+import { isUlid } from '../platform/ids.ts';
+import type { Logger } from '../platform/logger.ts';
 
 // CAP's client of orchestrator.v1.IdentityService (proto/orchestrator/v1/identity.proto). Fields left out
 // of a request arrive as '' (proto3 defaults).
@@ -43,3 +46,72 @@ export function upstreamFailure(err: unknown, codes: { unavailable: string; fail
   }
   throw new AppError(502, codes.failed, `${what} failed unexpectedly. Nothing was changed: try again, and tell support if it keeps failing.`);
 }
+
+/** Resolved URLs of asset ids: `urlOf(id)` is null for no id, or one that no longer resolves. */
+export type AssetUrls = (assetIds: Array<string | null | undefined>) => Promise<(assetId: string | null | undefined) => string | null>;
+
+export interface BroadcastRequest {
+  senderId: string;
+  recipientIds: string[];
+  message: string;
+  subject?: string;
+}
+
+/**
+ * CAP's HTTP client of the Orchestrator's service-key operations (`X-Platform-Service-Key`): storage
+ * resolve and conversation broadcast. `baseUrl` is read per call, like the gRPC address.
+ */
+export function createOrchestratorHttp(baseUrl: () => string, serviceKey: string, logger: Logger) {
+  const dispatcher = new Agent({ connectTimeout: 5_000, headersTimeout: 10_000, bodyTimeout: 10_000 });
+
+  async function post(path: string, body: unknown): Promise<{ status: number; body: any }> {
+    const res = await request(`${baseUrl()}${path}`, {
+      method: 'POST',
+      dispatcher,
+      headers: { 'content-type': 'application/json', 'x-platform-service-key': serviceKey },
+      body: JSON.stringify(body),
+    });
+    return { status: res.statusCode, body: await res.body.json().catch(() => null) };
+  }
+
+  /** One resolve call per 100 distinct ids (the Orchestrator's batch limit). A failure is logged, never thrown. */
+  const assetUrls: AssetUrls = async (assetIds) => {
+    // An id that is no asset id (not a ULID) cannot resolve, and would make the whole batch invalid.
+    const ids = [...new Set(assetIds.filter((id): id is string => Boolean(id) && isUlid(id!)))];
+    const urls = new Map<string, string>();
+    for (let i = 0; i < ids.length; i += 100) {
+      try {
+        const res = await post('/storage/resolve', { assetIds: ids.slice(i, i + 100) });
+        if (res.status !== 200) throw new Error(`storage resolve answered ${res.status} ${res.body?.error?.code ?? ''}`);
+        for (const asset of res.body.data as Array<{ assetId: string; url: string }>) urls.set(asset.assetId, asset.url);
+      } catch (err) {
+        logger.warn({ err }, 'asset URLs could not be resolved by the Orchestrator: answering with null URLs');
+      }
+    }
+    return (assetId) => (assetId ? (urls.get(assetId) ?? null) : null);
+  };
+
+  return {
+    assetUrls,
+
+    /** One thread per recipient, through `POST /conversations/broadcast`. */
+    async broadcast(input: BroadcastRequest): Promise<{ message: string; recipientCount: number }> {
+      let res;
+      try {
+        res = await post('/conversations/broadcast', input);
+      } catch (err) {
+        logger.warn({ err }, 'the Orchestrator could not be reached for a broadcast');
+        throw new AppError(503, 'messaging.unavailable', 'Messaging is not reachable right now. Nothing was sent: try again in a moment.');
+      }
+      if (res.status !== 200) {
+        logger.warn({ status: res.status, code: res.body?.error?.code }, 'the Orchestrator refused a broadcast');
+        throw new AppError(502, 'messaging.upstream_error', 'Messaging failed unexpectedly. Nothing was sent: try again, and tell support if it keeps failing.');
+      }
+      return res.body.data;
+    },
+
+    close: () => dispatcher.close(),
+  };
+}
+
+export type OrchestratorHttp = ReturnType<typeof createOrchestratorHttp>;

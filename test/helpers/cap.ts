@@ -1,5 +1,5 @@
 import { call, sql, type JsonResponse, type TestPlatform } from './platform.ts';
-import type { SignedUpUser } from './users.ts';
+import { firstSignIn, uniqueEmail, type SignedUpUser } from './users.ts';
 
 // Complete onboarding drafts in the shapes the real web client sends, and short ways to drive CAP.
 
@@ -64,4 +64,17 @@ export async function approvedCentreOwner(platform: TestPlatform, owner: SignedU
   const centreId = (await cap(platform, owner, 'GET', '/me')).body.data.centres[0].centreId as string;
   await sql(platform, `UPDATE cap.centres SET status = 'approved' WHERE id = $1`, [centreId]);
   return centreId;
+}
+
+/** Adds someone to a centre as its super admin `by`, and lets them in: their first CAP call makes them active. */
+export async function activeStaff(platform: TestPlatform, by: SignedUpUser, centreId: string, person: { role?: string; name?: string } = {}) {
+  const email = uniqueEmail(person.role ?? 'staff');
+  const added = await cap(platform, by, 'POST', '/centre/staff', {
+    headers: { 'X-CAP-PERSONA': 'centre', 'X-CAP-CENTRE-ID': centreId },
+    json: { name: person.name ?? 'Bola Ade', email, role: person.role ?? 'staff' },
+  });
+  if (added.status !== 201) throw new Error(`add staff: ${added.status} ${added.text}`);
+  const member = await firstSignIn(platform, email);
+  await cap(platform, member, 'GET', '/me');
+  return { member, staffId: added.body.data.id as string };
 }

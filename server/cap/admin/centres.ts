@@ -8,6 +8,7 @@ import type { Centre, CentreStaff } from '../centres/models.ts';
 import type { CentreService } from '../centres/service.ts';
 import { staffOf, type StaffService } from '../staff/service.ts';
 import type { CentreStatus, JsonObject } from '../vocabulary.ts';
+import type { AssetUrls } from '../orchestrator.ts';
 import { containing } from '../../platform/db/like.ts';
 
 export interface NewCentre {
@@ -18,16 +19,17 @@ export interface NewCentre {
 }
 
 /** A centre as the admins see it, with the super admin it was founded with. */
-function adminCentreOf(centre: Centre, founder: CentreStaff | undefined) {
+function adminCentreOf(centre: Centre, founder: CentreStaff | undefined, logo: string | null) {
   return {
     id: centre.id,
     name: centre.name,
     registrationNo: centre.registrationNo,
     status: centre.status,
     logoAssetId: centre.logoAssetId,
+    logo,
     address: centre.address,
     createdAt: centre.createdAt.toISOString(),
-    // Photos come with storage (a later issue).
+    // CAP stores no person photo asset yet (the web client keeps the passport asset id to itself).
     superAdmin: founder ? { userId: founder.userId, name: founder.name, email: founder.email, photo: null } : null,
   };
 }
@@ -37,7 +39,7 @@ function adminCentreOf(centre: Centre, founder: CentreStaff | undefined) {
  * summary and the detail, and their moderation (moderation/lifecycle.ts), one centre at a time or in
  * bulk, where one id that cannot change stops them all.
  */
-export function createAdminCentres(centres: CentreService, staff: StaffService) {
+export function createAdminCentres(centres: CentreService, staff: StaffService, assetUrls: AssetUrls) {
   const { Centre, CentreStaff } = centres.models;
 
   /** The first super admin of each centre, by centre id. */
@@ -53,7 +55,7 @@ export function createAdminCentres(centres: CentreService, staff: StaffService) 
   }
 
   async function present(centre: Centre, transaction?: Transaction) {
-    return adminCentreOf(centre, (await foundersOf([centre.id], transaction)).get(centre.id));
+    return (await presentAll([centre], transaction))[0]!;
   }
 
   const moderation = createModeration<Centre>({
@@ -72,9 +74,9 @@ export function createAdminCentres(centres: CentreService, staff: StaffService) 
     },
   });
 
-  async function presentAll(rows: Centre[]) {
-    const founders = await foundersOf(rows.map((centre) => centre.id));
-    return rows.map((centre) => adminCentreOf(centre, founders.get(centre.id)));
+  async function presentAll(rows: Centre[], transaction?: Transaction) {
+    const [founders, urlOf] = await Promise.all([foundersOf(rows.map((centre) => centre.id), transaction), assetUrls(rows.map((centre) => centre.logoAssetId))]);
+    return rows.map((centre) => adminCentreOf(centre, founders.get(centre.id), urlOf(centre.logoAssetId)));
   }
 
   return {
@@ -102,8 +104,7 @@ export function createAdminCentres(centres: CentreService, staff: StaffService) 
       }
       if (query.status) Object.assign(where, { status: query.status });
       const { items, meta } = await keysetPage(Centre, pageRequest(query as Record<string, unknown>), { where });
-      const founders = await foundersOf(items.map((centre) => centre.id));
-      return { items: items.map((centre) => adminCentreOf(centre, founders.get(centre.id))), meta };
+      return { items: await presentAll(items), meta };
     },
 
     summary: () => moderation.summary(),

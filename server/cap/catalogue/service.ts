@@ -15,6 +15,7 @@ import {
   type Unit,
 } from './models.ts';
 import { nosDocumentFromCsv, nosDocumentProblems, type NosDocumentInput, type UnitInput } from './nos-document.ts';
+import type { AssetUrls } from '../orchestrator.ts';
 
 /** What a trade offers candidates to upload until an admin says otherwise. */
 export const defaultEvidenceTypes = [
@@ -70,7 +71,7 @@ export type NosImport = { title?: string; levels?: NosDocumentInput['levels']; c
  * the platform admins' editing of it, including the import of a whole NOS document, which supersedes
  * the trade's active one and keeps it, frozen, for the applications that point at it.
  */
-export function createCatalogue(sequelize: Sequelize, centres: CentreModels) {
+export function createCatalogue(sequelize: Sequelize, centres: CentreModels, assetUrls: AssetUrls) {
   const models = defineCatalogueModels(sequelize);
   const { Sector, Trade, NosDocument, QualificationLevel, Unit, LearningOutcome } = models;
 
@@ -374,11 +375,12 @@ export function createCatalogue(sequelize: Sequelize, centres: CentreModels) {
       return (await activeTrade(tradeId)).evidenceTypes;
     },
 
-    /** Approved centres, oldest first; `logo` is resolved once storage exists. */
+    /** Approved centres, oldest first, with their resolved logos. */
     async approvedCentres(query: Query) {
       const { items, meta } = await keysetPage(centres.Centre, pageRequest(query), { where: { status: 'approved' }, newest: false });
+      const urlOf = await assetUrls(items.map((c) => c.logoAssetId));
       return {
-        items: items.map((c) => ({ id: c.id, name: c.name, registrationNo: c.registrationNo, status: c.status, logoAssetId: c.logoAssetId, logo: null, address: c.address })),
+        items: items.map((c) => ({ id: c.id, name: c.name, registrationNo: c.registrationNo, status: c.status, logoAssetId: c.logoAssetId, logo: urlOf(c.logoAssetId), address: c.address })),
         meta,
       };
     },

@@ -4,6 +4,7 @@ import { centreDraftPaths, type CentreFields, type CentreService } from '../cent
 import type { CentreContext } from '../context/service.ts';
 import { mergePatch, valueAt } from '../merge-patch.ts';
 import type { OnboardingService } from '../onboarding/service.ts';
+import type { AssetUrls } from '../orchestrator.ts';
 import type { UserService } from '../users/service.ts';
 import type { JsonObject } from '../vocabulary.ts';
 
@@ -20,26 +21,28 @@ function formatAddress(address: JsonObject | null): string | null {
  * centre are one record seen two ways: a profile change is written into the draft too, and a save
  * of the draft (the web client sends both in one click) reaches the centre (centres/service.ts).
  */
-export function createCentreProfiles(sequelize: Sequelize, centres: CentreService, onboarding: OnboardingService, users: UserService) {
+export function createCentreProfiles(sequelize: Sequelize, centres: CentreService, onboarding: OnboardingService, users: UserService, assetUrls: AssetUrls) {
   const { Centre } = centres.models;
   const { Onboarding } = onboarding.models;
   const { CapUser } = users.models;
 
   async function read(centreId: string) {
     const centre = (await Centre.findByPk(centreId))!;
-    const [owner, draft] = centre.createdBy
-      ? await Promise.all([
-          CapUser.findByPk(centre.createdBy, { attributes: ['identityVerified'] }),
-          Onboarding.findOne({ where: { userId: centre.createdBy, persona: 'centre' }, attributes: ['data'] }),
-        ])
-      : [null, null];
+    const [[owner, draft], urlOf] = await Promise.all([
+      centre.createdBy
+        ? Promise.all([
+            CapUser.findByPk(centre.createdBy, { attributes: ['identityVerified'] }),
+            Onboarding.findOne({ where: { userId: centre.createdBy, persona: 'centre' }, attributes: ['data'] }),
+          ])
+        : [null, null],
+      assetUrls([centre.logoAssetId]),
+    ]);
     return {
       id: centre.id,
       name: centre.name,
       registrationNo: centre.registrationNo,
       logoAssetId: centre.logoAssetId,
-      // Asset URLs come with storage (a later issue).
-      logo: null,
+      logo: urlOf(centre.logoAssetId),
       status: centre.status,
       ownerIdentityVerified: owner?.identityVerified ?? false,
       address: centre.address,

@@ -112,6 +112,40 @@ export function createStaffService(
     }
   }
 
+  /** One page of the centre's staff rows, filtered and sorted as asked. */
+  async function rowsPage(context: CentreContext, query: StaffQuery) {
+    const page = pageRequest(query as Record<string, unknown>);
+    const sort = query.sort ?? 'createdAt';
+    const direction = query.order ?? staffSorts[sort];
+    const key = sortKeys[sort];
+    const filters: WhereOptions[] = [{ centreId: context.centreId }];
+    if (query.status) filters.push({ status: query.status });
+    if (query.q) {
+      const like = containing(query.q);
+      filters.push({ [Op.or]: [{ name: { [Op.iLike]: like } }, { email: { [Op.iLike]: like } }] });
+    }
+    if (page.cursor) {
+      // The cursor is the last row sent: continue after its sort value, then after its id among equals.
+      const last = await CentreStaff.findOne({
+        where: { id: page.cursor, centreId: context.centreId },
+        attributes: ['id', [key, 'sortValue']],
+      });
+      if (!last) throw validationFailed([{ field: 'query.cursor', issue: 'is not a cursor this API issued' }]);
+      const value = last.get('sortValue');
+      const beyond = direction === 'asc' ? Op.gt : Op.lt;
+      filters.push({ [Op.or]: [compare(key, beyond, value), { [Op.and]: [compare(key, Op.eq, value), { id: { [beyond]: last.id } }] }] });
+    }
+    const rows = await CentreStaff.findAll({
+      where: { [Op.and]: filters },
+      order: [
+        [key, direction.toUpperCase()],
+        ['id', direction.toUpperCase()],
+      ],
+      limit: page.limit + 1,
+    });
+    return pageOf(rows, page.limit);
+  }
+
   const membershipKind: MembershipKind<CentreStaff> = {
     kind: 'centre',
     Model: CentreStaff,
@@ -134,38 +168,12 @@ export function createStaffService(
     },
 
     async list(context: CentreContext, query: StaffQuery) {
-      const page = pageRequest(query as Record<string, unknown>);
-      const sort = query.sort ?? 'createdAt';
-      const direction = query.order ?? staffSorts[sort];
-      const key = sortKeys[sort];
-      const filters: WhereOptions[] = [{ centreId: context.centreId }];
-      if (query.status) filters.push({ status: query.status });
-      if (query.q) {
-        const like = containing(query.q);
-        filters.push({ [Op.or]: [{ name: { [Op.iLike]: like } }, { email: { [Op.iLike]: like } }] });
-      }
-      if (page.cursor) {
-        // The cursor is the last row sent: continue after its sort value, then after its id among equals.
-        const last = await CentreStaff.findOne({
-          where: { id: page.cursor, centreId: context.centreId },
-          attributes: ['id', [key, 'sortValue']],
-        });
-        if (!last) throw validationFailed([{ field: 'query.cursor', issue: 'is not a cursor this API issued' }]);
-        const value = last.get('sortValue');
-        const beyond = direction === 'asc' ? Op.gt : Op.lt;
-        filters.push({ [Op.or]: [compare(key, beyond, value), { [Op.and]: [compare(key, Op.eq, value), { id: { [beyond]: last.id } }] }] });
-      }
-      const rows = await CentreStaff.findAll({
-        where: { [Op.and]: filters },
-        order: [
-          [key, direction.toUpperCase()],
-          ['id', direction.toUpperCase()],
-        ],
-        limit: page.limit + 1,
-      });
-      const { items, meta } = pageOf(rows, page.limit);
+      const { items, meta } = await rowsPage(context, query);
       return { items: items.map(staffOf), meta };
     },
+
+    /** The rows behind `list`, for the directory. */
+    rowsPage,
 
     async get(context: CentreContext, id: string) {
       const row = inCentre(await CentreStaff.findByPk(id), id, context);

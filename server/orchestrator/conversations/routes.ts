@@ -1,7 +1,19 @@
+import { unprocessable } from '../../platform/http/errors.ts';
 import type { Call, Handler } from '../../platform/http/operations.ts';
 import { pageRequest } from '../../platform/http/pagination.ts';
 import { created, ok } from '../../platform/http/reply.ts';
 import type { Conversations } from './service.ts';
+
+/** A service caller (CAP, with the service key) names the sender; a user is the sender. */
+function broadcastSender(call: Call, senderId: string | undefined): string {
+  if (call.principal!.kind === 'service') {
+    if (!senderId) throw unprocessable('conversation.sender_required', 'Name the sender (senderId) when calling with the service key.', [{ field: 'senderId', issue: 'is required' }]);
+    return senderId;
+  }
+  const me = call.principal!.userId!;
+  if (senderId && senderId !== me) throw unprocessable('conversation.sender_not_allowed', 'You can only send as yourself.', [{ field: 'senderId', issue: 'is not you' }]);
+  return me;
+}
 
 export function conversationRoutes(conversations: Conversations): Record<string, Handler> {
   const me = (call: Call) => call.principal!.userId!;
@@ -17,6 +29,9 @@ export function conversationRoutes(conversations: Conversations): Record<string,
       return ok(items, { ...meta });
     },
     postConversationMessage: async (call) => created(await conversations.post(me(call), call.params.id, call.body)),
-    broadcastConversation: async (call) => ok(await conversations.broadcast(me(call), { ...call.body, body: call.body.message })),
+    broadcastConversation: async (call) => {
+      const { senderId, ...input } = call.body;
+      return ok(await conversations.broadcast(broadcastSender(call, senderId), { ...input, body: input.message }));
+    },
   };
 }

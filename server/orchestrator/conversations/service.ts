@@ -239,6 +239,9 @@ export function createConversations(deps: ConversationsDeps) {
      * The recipients are user ids: groups (all candidates of a centre, ...) are CAP's to resolve.
      */
     async broadcast(senderId: string, input: NewMessage & { recipientIds?: string[]; recipientGroup?: string; subject?: string }) {
+      if (!(await activeUser(senderId))) {
+        throw unprocessable('conversation.sender_unknown', 'The sender is not an active user.', [{ field: 'senderId', issue: 'is not an active user' }]);
+      }
       const ids = [...new Set(input.recipientIds ?? [])].filter((id) => id !== senderId);
       if (!ids.length) {
         throw unprocessable('conversation.recipients_required', 'Name the recipients by user id: recipient groups are resolved by CAP (POST /v1/cap/centre/broadcast).', [

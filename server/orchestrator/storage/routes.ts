@@ -6,7 +6,8 @@ import type { Storage } from './service.ts';
 
 /**
  * `serviceKey`: the `X-Platform-Service-Key` header holds ORCHESTRATOR_SERVICE_API_KEY (compared in
- * constant time, as digests so the lengths do not matter). Only `POST /storage/resolve` accepts it.
+ * constant time, as digests so the lengths do not matter). Only `POST /storage/resolve` and
+ * `POST /conversations/broadcast` accept it.
  */
 export function serviceKeyAuth(serviceApiKey: string): SecurityHandler {
   const digest = (value: string) => createHash('sha256').update(value).digest();

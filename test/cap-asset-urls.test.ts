@@ -1,0 +1,93 @@
+import test from 'ava';
+import { createOrchestratorHttp } from '../server/cap/orchestrator.ts';
+import { newId } from '../server/platform/ids.ts';
+import { approvedCentreOwner, cap } from './helpers/cap.ts';
+import { pngBytes } from './helpers/files.ts';
+import { call, captureLogs, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
+import { grantPlatformRole, signUp, type SignedUpUser } from './helpers/users.ts';
+
+// Logos CAP returns next to their asset ids, resolved through the Orchestrator's storage with the service key.
+let platform: TestPlatform;
+test.before(async () => {
+  platform = await startTestPlatform();
+});
+test.after.always(() => platform?.stop());
+
+const asCentre = { 'X-CAP-PERSONA': 'centre' };
+
+async function uploadLogo(owner: SignedUpUser, bytes: Buffer): Promise<string> {
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(bytes)], { type: 'image/png' }), 'logo.png');
+  form.append('purpose', 'logo');
+  const res = await fetch(platform.url('/v1/ol/storage/upload'), { method: 'POST', body: form, headers: { authorization: `Bearer ${owner.accessToken}` } });
+  if (res.status !== 201) throw new Error(`upload: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as any).data.assetId;
+}
+
+/** A centre owner whose centre has an uploaded logo, saved the way the web client saves it (the onboarding). */
+async function centreWithLogo(bytes = pngBytes(3)) {
+  const owner = await signUp(platform);
+  const centreId = await approvedCentreOwner(platform, owner);
+  const logoAssetId = await uploadLogo(owner, bytes);
+  const saved = await cap(platform, owner, 'PATCH', '/onboarding/centre/save', { json: { centre: { centreInformation: { logoAssetId } } } });
+  if (saved.status !== 200) throw new Error(`save: ${saved.status} ${saved.text}`);
+  return { owner, centreId, logoAssetId, bytes };
+}
+
+async function publicCentre(centreId: string) {
+  const res = await call('GET', platform.url('/v1/cap/centres?limit=100'));
+  return res.body.data.find((c: any) => c.id === centreId);
+}
+
+test('GET /centres returns the resolved logo URL of an uploaded logo, and it serves the bytes', async (t) => {
+  const { centreId, logoAssetId, bytes } = await centreWithLogo();
+  const centre = await publicCentre(centreId);
+  t.is(centre.logoAssetId, logoAssetId);
+  t.regex(centre.logo, /^https?:\/\//);
+  const file = await fetch(centre.logo);
+  t.is(file.status, 200);
+  t.is(file.headers.get('content-type'), 'image/png');
+  t.deepEqual(Buffer.from(await file.arrayBuffer()), bytes);
+});
+
+test('the centre profile and the admin centre list and detail return the same resolved logo', async (t) => {
+  const { owner, centreId, logoAssetId } = await centreWithLogo();
+  const profile = (await cap(platform, owner, 'GET', '/centre/profile', { headers: asCentre })).body.data;
+  t.is(profile.logoAssetId, logoAssetId);
+  t.is((await fetch(profile.logo)).status, 200);
+
+  const admin = await signUp(platform);
+  await grantPlatformRole(platform, admin);
+  const detail = (await cap(platform, admin, 'GET', `/admin/centres/${centreId}`)).body.data;
+  t.is(detail.logoAssetId, logoAssetId);
+  t.is((await fetch(detail.logo)).status, 200);
+  t.is(detail.superAdmin.photo, null);
+  const listed = (await cap(platform, admin, 'GET', '/admin/centres?limit=100')).body.data.find((c: any) => c.id === centreId);
+  t.is((await fetch(listed.logo)).status, 200);
+});
+
+test('logo is null when there is no logo, and when the asset no longer resolves (deleted)', async (t) => {
+  const owner = await signUp(platform);
+  const plain = await approvedCentreOwner(platform, owner);
+  t.like(await publicCentre(plain), { logoAssetId: null, logo: null });
+
+  const { owner: other, centreId, logoAssetId } = await centreWithLogo();
+  const deleted = await call('DELETE', platform.url(`/v1/ol/storage/${logoAssetId}`), { token: other.accessToken });
+  t.is(deleted.status, 200);
+  t.like(await publicCentre(centreId), { logoAssetId, logo: null });
+});
+
+test('an unreachable Orchestrator gives null URLs and a warning, never a failed read', async (t) => {
+  const { logger, lines } = captureLogs();
+  // Port 1 on loopback: nothing listens there.
+  const client = createOrchestratorHttp(() => 'http://127.0.0.1:1/v1/ol', platform.config.serviceApiKey, logger);
+  try {
+    const id = newId();
+    const urlOf = await client.assetUrls([id, null]);
+    t.is(urlOf(id), null);
+    t.is(urlOf(null), null);
+    t.true(lines.some((line) => JSON.parse(line).level === 40 && line.includes('null URLs')));
+  } finally {
+    await client.close();
+  }
+});

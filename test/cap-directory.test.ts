@@ -1,0 +1,75 @@
+import test from 'ava';
+import { closeGrpcClients } from '../server/platform/grpc/client.ts';
+import { activeStaff, approvedCentreOwner, cap } from './helpers/cap.ts';
+import { startTestPlatform, type TestPlatform } from './helpers/platform.ts';
+import { signUp, type SignedUpUser } from './helpers/users.ts';
+
+// GET /directory: the people of the caller's centre, with the Orchestrator user id for chat.
+let platform: TestPlatform;
+test.before(async () => {
+  platform = await startTestPlatform();
+});
+test.after.always(async () => {
+  closeGrpcClients();
+  await platform?.stop();
+});
+
+const asCentre = (centreId: string) => ({ 'X-CAP-PERSONA': 'centre', 'X-CAP-CENTRE-ID': centreId });
+
+async function centreOwner() {
+  const owner = await signUp(platform);
+  return { owner, centreId: await approvedCentreOwner(platform, owner) };
+}
+
+const search = (user: SignedUpUser, centreId: string, query = '') => cap(platform, user, 'GET', `/directory${query}`, { headers: asCentre(centreId) });
+
+test("the directory lists the centre's active staff by name with their Orchestrator user id, and never another centre's people", async (t) => {
+  const { owner, centreId } = await centreOwner();
+  const { member: zara } = await activeStaff(platform, owner, centreId, { name: 'Zara Musa', role: 'regular_admin' });
+  const { member: bola } = await activeStaff(platform, owner, centreId, { name: 'Bola Ade' });
+  const other = await centreOwner();
+  const { member: stranger } = await activeStaff(platform, other.owner, other.centreId, { name: 'Bola Stranger' });
+
+  const res = await search(bola, centreId);
+  t.is(res.status, 200, res.text);
+  const names = res.body.data.map((hit: any) => hit.displayName);
+  t.is(names.length, 3);
+  t.deepEqual(names, [...names].sort((a: string, b: string) => a.localeCompare(b)));
+  t.true(names.includes('Bola Ade') && names.includes('Zara Musa'));
+  t.like(res.body.data.find((hit: any) => hit.displayName === 'Zara Musa'), { kind: 'staff', userId: zara.userId, subtitle: `Regular admin · ${zara.email}` });
+  t.false(res.body.data.some((hit: any) => hit.userId === stranger.userId || hit.userId === other.owner.userId));
+  t.true(res.body.data.some((hit: any) => hit.userId === owner.userId));
+
+  const found = await search(owner, centreId, '?q=bola');
+  t.deepEqual(found.body.data.map((hit: any) => hit.userId), [bola.userId]);
+});
+
+test('kinds narrows the search: candidates and assessors are not linked to a centre yet, so they find nobody', async (t) => {
+  const { owner, centreId } = await centreOwner();
+  await activeStaff(platform, owner, centreId);
+  t.is((await search(owner, centreId, '?kinds=candidate,assessor')).body.data.length, 0);
+  t.is((await search(owner, centreId, '?kinds=assessor&kinds=staff')).body.data.length, 2);
+  const bad = await search(owner, centreId, '?kinds=everyone');
+  t.is(bad.status, 422);
+  t.is(bad.body.error.code, 'validation.failed');
+});
+
+test('the directory pages with a cursor', async (t) => {
+  const { owner, centreId } = await centreOwner();
+  await activeStaff(platform, owner, centreId, { name: 'Chidi Eze' });
+  const first = await search(owner, centreId, '?limit=1');
+  t.is(first.body.data.length, 1);
+  t.true(first.body.meta.pagination.hasMore);
+  const second = await search(owner, centreId, `?limit=1&cursor=${first.body.meta.pagination.nextCursor}`);
+  t.is(second.body.data.length, 1);
+  t.not(second.body.data[0].id, first.body.data[0].id);
+  t.false(second.body.meta.pagination.hasMore);
+});
+
+test("the directory is for a centre's people: a centre id the caller is not staff of is 403", async (t) => {
+  const { owner } = await centreOwner();
+  const other = await centreOwner();
+  const res = await search(owner, other.centreId);
+  t.is(res.status, 403);
+  t.is(res.body.error.code, 'auth.centre_not_held');
+});

@@ -1,0 +1,88 @@
+import test from 'ava';
+import { closeGrpcClients } from '../server/platform/grpc/client.ts';
+import { newId } from '../server/platform/ids.ts';
+import { activeStaff, approvedCentreOwner, cap } from './helpers/cap.ts';
+import { startTestPlatform, type TestPlatform } from './helpers/platform.ts';
+import { signUp, type SignedUpUser } from './helpers/users.ts';
+
+// /centre/notification-policy: who at a centre hears of each event.
+let platform: TestPlatform;
+test.before(async () => {
+  platform = await startTestPlatform();
+});
+test.after.always(async () => {
+  closeGrpcClients();
+  await platform?.stop();
+});
+
+const asCentre = (centreId: string) => ({ 'X-CAP-PERSONA': 'centre', 'X-CAP-CENTRE-ID': centreId });
+const policy = (user: SignedUpUser, centreId: string, method: 'GET' | 'PUT' | 'PATCH' = 'GET', json?: object) =>
+  cap(platform, user, method, '/centre/notification-policy', { headers: asCentre(centreId), json });
+
+async function centreOwner() {
+  const owner = await signUp(platform);
+  return { owner, centreId: await approvedCentreOwner(platform, owner) };
+}
+
+const defaultPolicy = { events: [{ event: 'application.submitted', recipientCapUserIds: [], recipientRoles: ['super_admin', 'regular_admin'] }] };
+
+test("a centre's policy defaults to its super admins and regular admins, and any of its staff reads it", async (t) => {
+  const { owner, centreId } = await centreOwner();
+  const { member } = await activeStaff(platform, owner, centreId);
+  const res = await policy(member, centreId);
+  t.is(res.status, 200, res.text);
+  t.deepEqual(res.body.data, defaultPolicy);
+});
+
+test('a super admin sets who hears of an event (PUT, PATCH); PUT without an event restores its default', async (t) => {
+  const { owner, centreId } = await centreOwner();
+  const { member } = await activeStaff(platform, owner, centreId);
+  const put = await policy(owner, centreId, 'PUT', { events: [{ event: 'application.submitted', recipientCapUserIds: [member.userId] }] });
+  t.is(put.status, 200, put.text);
+  const set = { events: [{ event: 'application.submitted', recipientCapUserIds: [member.userId], recipientRoles: [] }] };
+  t.deepEqual(put.body.data, set);
+  t.deepEqual((await policy(member, centreId)).body.data, set);
+
+  const patched = await policy(owner, centreId, 'PATCH', { events: [{ event: 'application.submitted', recipientRoles: ['staff'] }] });
+  t.deepEqual(patched.body.data.events[0], { event: 'application.submitted', recipientCapUserIds: [], recipientRoles: ['staff'] });
+  t.deepEqual((await policy(owner, centreId, 'PATCH', {})).body.data, patched.body.data);
+
+  t.deepEqual((await policy(owner, centreId, 'PUT', { events: [] })).body.data, defaultPolicy);
+});
+
+test("only super admins change the policy: a regular admin's change is 403 centre.role_forbidden", async (t) => {
+  const { owner, centreId } = await centreOwner();
+  const { member: admin } = await activeStaff(platform, owner, centreId, { role: 'regular_admin' });
+  const res = await policy(admin, centreId, 'PUT', { events: [] });
+  t.is(res.status, 403);
+  t.is(res.body.error.code, 'centre.role_forbidden');
+});
+
+test("named recipients must be the centre's active staff: anyone else is 422 and nothing is written", async (t) => {
+  const { owner, centreId } = await centreOwner();
+  const other = await centreOwner();
+  const { member: stranger } = await activeStaff(platform, other.owner, other.centreId);
+  const res = await policy(owner, centreId, 'PUT', {
+    events: [{ event: 'application.submitted', recipientCapUserIds: [owner.userId, stranger.userId, newId()] }],
+  });
+  t.is(res.status, 422);
+  t.is(res.body.error.code, 'centre.policy_recipient_not_staff');
+  t.deepEqual(res.body.error.details.map((d: any) => d.field), ['events[0].recipientCapUserIds[1]', 'events[0].recipientCapUserIds[2]']);
+  t.deepEqual((await policy(owner, centreId)).body.data, defaultPolicy);
+});
+
+test('bad policy bodies are 422: an unknown event or role, an event listed twice, a missing events list on PUT', async (t) => {
+  const { owner, centreId } = await centreOwner();
+  const bodies = [
+    { events: [{ event: 'application.paid' }] },
+    { events: [{ event: 'application.submitted', recipientRoles: ['owner'] }] },
+    { events: [{ event: 'application.submitted' }, { event: 'application.submitted' }] },
+    {},
+  ];
+  for (const body of bodies) {
+    const res = await policy(owner, centreId, 'PUT', body);
+    t.is(res.status, 422, JSON.stringify(body));
+    t.is(res.body.error.code, 'validation.failed');
+  }
+  t.deepEqual((await policy(owner, centreId)).body.data, defaultPolicy);
+});
