@@ -7,6 +7,8 @@ import { createAdminCentres } from './admin/centres.ts';
 import { createAssessorService } from './assessors/service.ts';
 import { broadcastRoutes } from './broadcast/routes.ts';
 import { createBroadcasts } from './broadcast/service.ts';
+import { applicationRoutes } from './applications/routes.ts';
+import { createApplications } from './applications/service.ts';
 import { catalogueRoutes } from './catalogue/routes.ts';
 import { createCatalogue } from './catalogue/service.ts';
 import { platformConfigRoutes } from './platform-config/routes.ts';
@@ -77,6 +79,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   const centreProfiles = createCentreProfiles(sequelize, centres, onboarding, users, orchestratorHttp.assetUrls);
   const platformConfig = createPlatformConfig(sequelize);
   const catalogue = createCatalogue(sequelize, centres.models, orchestratorHttp.assetUrls);
+  const applications = createApplications({ sequelize, events, users, onboarding, catalogue: catalogue.models, centres: centres.models });
   const adminAssessors = createAdminAssessors(assessors, onboarding, users);
   const directory = createDirectory(staff);
   const broadcasts = createBroadcasts(centres, orchestratorHttp.broadcast);
@@ -121,6 +124,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       ...notificationPolicyRoutes(auth, contexts, notificationPolicies),
       ...platformConfigRoutes(auth, roles, platformConfig),
       ...catalogueRoutes(auth, roles, catalogue),
+      ...applicationRoutes(auth, contexts, applications),
       ...capProviderStateRoutes(deps),
     },
     stop: () => orchestratorHttp.close(),

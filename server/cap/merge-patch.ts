@@ -25,3 +25,10 @@ export function valueAt(document: unknown, dottedPath: string): unknown {
   }
   return node;
 }
+
+const isBlank = (value: unknown) => value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+
+/** The dotted paths whose value is missing or blank in `document` (a form's untouched field is ''). */
+export function missingPaths(document: unknown, paths: readonly string[]): string[] {
+  return paths.filter((path) => isBlank(valueAt(document, path)));
+}

@@ -12,10 +12,10 @@ export const selfStartable: Record<Persona, boolean> = {
   awarding_body: false,
 };
 
-const personalDetails = ['firstName', 'lastName', 'dob', 'gender', 'nationality'];
-const contactInformation = ['emailAddress', 'phoneNumber.countryCode', 'phoneNumber.number'];
-const address = ['country', 'state', 'address'];
-const under = (prefix: string, fields: string[]) => fields.map((field) => `${prefix}.${field}`);
+export const personalDetailsFields = ['firstName', 'lastName', 'dob', 'gender', 'nationality'];
+export const contactInformationFields = ['emailAddress', 'phoneNumber.countryCode', 'phoneNumber.number'];
+export const addressFields = ['country', 'state', 'address'];
+export const under = (prefix: string, fields: string[]) => fields.map((field) => `${prefix}.${field}`);
 
 /**
  * The fields a draft must have before submit, by dotted path: what the real client always sends on
@@ -24,25 +24,25 @@ const under = (prefix: string, fields: string[]) => fields.map((field) => `${pre
  */
 export const requiredOnSubmit: Record<Persona, string[]> = {
   candidate: [
-    ...under('personalDetails', personalDetails),
-    ...under('contactInformation', contactInformation),
-    ...under('residentialAddress', address),
+    ...under('personalDetails', personalDetailsFields),
+    ...under('contactInformation', contactInformationFields),
+    ...under('residentialAddress', addressFields),
   ],
   centre: [
     'centre.centreInformation.name',
     'centre.centreInformation.registrationNo',
-    ...under('centre.centreResidentialAddress', address),
-    ...under('centre.centreSupportInformation', contactInformation),
+    ...under('centre.centreResidentialAddress', addressFields),
+    ...under('centre.centreSupportInformation', contactInformationFields),
     'centre.centreAccountDetails.bank',
     'centre.centreAccountDetails.accountNo',
-    ...under('owner.personalDetails', personalDetails),
-    ...under('owner.contactInformation', contactInformation),
-    ...under('owner.residentialAddress', address),
+    ...under('owner.personalDetails', personalDetailsFields),
+    ...under('owner.contactInformation', contactInformationFields),
+    ...under('owner.residentialAddress', addressFields),
   ],
   assessor: [
-    ...under('personalDetails', personalDetails),
-    ...under('contactInformation', contactInformation),
-    ...under('residentialAddress', address),
+    ...under('personalDetails', personalDetailsFields),
+    ...under('contactInformation', contactInformationFields),
+    ...under('residentialAddress', addressFields),
   ],
   awarding_body: [], // never started by its user (see selfStartable)
 };

@@ -1,12 +1,10 @@
 import { UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 import { conflict, forbidden, notFound, unprocessable } from '../../platform/http/errors.ts';
-import { mergePatch, valueAt } from '../merge-patch.ts';
+import { mergePatch, missingPaths, valueAt } from '../merge-patch.ts';
 import type { UserService } from '../users/service.ts';
 import type { JsonObject, Persona } from '../vocabulary.ts';
 import { defineOnboardingModels, type Onboarding } from './models.ts';
 import { personSection, requiredOnSubmit, selfStartable } from './rules.ts';
-
-const isBlank = (value: unknown) => value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
 
 export function summaryOf(onboarding: Onboarding) {
   return {
@@ -92,7 +90,7 @@ export function createOnboardingService(sequelize: Sequelize, users: UserService
         if (onboarding.status === 'completed') {
           throw conflict('onboarding.already_completed', `Your ${persona} onboarding is already complete.`);
         }
-        const missing = requiredOnSubmit[persona].filter((path) => isBlank(valueAt(onboarding.data, path)));
+        const missing = missingPaths(onboarding.data, requiredOnSubmit[persona]);
         if (missing.length > 0) {
           throw unprocessable(
             'onboarding.incomplete',

@@ -1,7 +1,17 @@
 import type { Transaction } from 'sequelize';
 
 /** The platform's event types (DESIGN.md section 8). */
-export type EventType = 'user.created' | 'user.deleted' | 'notification.requested' | 'payment.completed' | 'lms.course.completed';
+export type EventType =
+  | 'user.created'
+  | 'user.deleted'
+  | 'notification.requested'
+  | 'payment.completed'
+  | 'lms.course.completed'
+  | 'application.submitted'
+  | 'application.paid'
+  | 'application.stage_changed'
+  | 'application.certified'
+  | 'application.rejected';
 
 /** The envelope every event travels in. `data` never holds a password, OTP, token or identity number. */
 export interface PlatformEvent<T = Record<string, unknown>> {

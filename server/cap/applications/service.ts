@@ -1,0 +1,378 @@
+import { Op, QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
+import { containing } from '../../platform/db/like.ts';
+import { conflict, forbidden, notFound, unprocessable, validationFailed } from '../../platform/http/errors.ts';
+import { encodeCursor, pageRequest } from '../../platform/http/pagination.ts';
+import type { ServiceEvents } from '../../platform/events/types.ts';
+import type { CatalogueModels } from '../catalogue/models.ts';
+import type { CentreModels } from '../centres/service.ts';
+import type { ActingContext } from '../context/resolve.ts';
+import { mergePatch, missingPaths, valueAt } from '../merge-patch.ts';
+import type { OnboardingService } from '../onboarding/service.ts';
+import { addressFields, contactInformationFields, personalDetailsFields, under } from '../onboarding/rules.ts';
+import type { UserService } from '../users/service.ts';
+import type { ApplicationType, JsonObject } from '../vocabulary.ts';
+import { enteredStatus, findMove, stageLabels, stagesOf, type Mover, type MoveAction, type StageKey } from './lifecycle.ts';
+import { defineApplicationModels, type Application } from './models.ts';
+
+const declarations = ['infoProvidedIsAccurate', 'understandsDoesNotGuaranteeCertification', 'understandsThatNeedsToProvideSufficientEvidenceToDemonstrateCompetence', 'agreesToTermsAndPrivacyPolicy'];
+
+/** What an RPL draft must hold before it is submitted (the `draft_complete` guard), by dotted path. */
+const requiredOnSubmit = [
+  ...under('personalInformation.personalDetails', personalDetailsFields),
+  ...under('personalInformation.contactInformation', contactInformationFields),
+  ...under('personalInformation.residentialAddress', addressFields),
+  'experienceAndTrade.currentOccupation.occupation',
+  'experienceAndTrade.currentOccupation.yearsOfExperience',
+  'experienceAndTrade.reasonForSeekingRPL',
+];
+
+export interface NewApplication {
+  type: ApplicationType;
+  sectorId: string;
+  tradeId: string;
+  centreId: string;
+  unitIds?: string[];
+}
+
+export interface ListQuery {
+  q?: string;
+  tradeId?: string;
+  type?: ApplicationType;
+  status?: string;
+  stage?: string;
+  sort?: 'submittedAt' | 'createdAt';
+  order?: 'asc' | 'desc';
+  interviewSchedulable?: boolean;
+  ivApproved?: boolean;
+  cursor?: string;
+  limit?: number;
+}
+
+/** Who acts on an application: the candidate who owns it, or staff of its centre. */
+type Viewer = { persona: 'candidate'; userId: string } | { persona: 'centre'; userId: string; centreId: string };
+
+export function viewerOf(context: ActingContext, userId: string): Viewer {
+  if (context.persona === 'candidate') return { persona: 'candidate', userId };
+  if (context.persona === 'centre') return { persona: 'centre', userId, centreId: context.centreId };
+  throw forbidden('auth.persona_not_allowed', `Applications are read as a candidate or for a centre, not as ${context.persona}.`);
+}
+
+/**
+ * Applications: the candidate's draft (made, filled, submitted) and every later move, each through
+ * `move`, the one function that writes an application's stage and status (lifecycle.ts).
+ */
+export function createApplications(deps: {
+  sequelize: Sequelize;
+  events: ServiceEvents;
+  users: UserService;
+  onboarding: OnboardingService;
+  catalogue: CatalogueModels;
+  centres: CentreModels;
+}) {
+  const { sequelize, events, catalogue, centres } = deps;
+  const models = defineApplicationModels(sequelize);
+  const { Application, ApplicationStageRow, ApplicationMove, ApplicationVersion } = models;
+
+  /** The application, when the viewer may see it: 404 when there is none, 403 when it is another's. */
+  async function visible(viewer: Viewer, id: string, transaction?: Transaction): Promise<Application> {
+    const application = await Application.findByPk(id, { transaction, lock: transaction ? transaction.LOCK.UPDATE : undefined });
+    if (!application) throw notFound(`No application has the id ${id}.`);
+    const mine = viewer.persona === 'candidate' ? application.candidateUserId === viewer.userId : application.centreId === viewer.centreId;
+    if (!mine) throw forbidden('auth.out_of_scope', 'This application is not yours to see.');
+    return application;
+  }
+
+  /**
+   * The one way an application changes stage or status: the move must be in the lifecycle table for the
+   * application's type, stage and mover; its guards must hold. The stage rows, the move's history row
+   * and its event are written in the caller's transaction.
+   */
+  async function move(application: Application, action: MoveAction, mover: Mover, actorUserId: string | null, transaction: Transaction, feedback?: string | null) {
+    const found = findMove(application.type, application.currentStageKey, action);
+    if (!found || !found.by.includes(mover) || !['draft', 'in_progress'].includes(application.status)) {
+      throw conflict(
+        'application.not_in_stage',
+        `A ${application.type} application ${application.status === 'draft' || application.status === 'in_progress' ? `at stage ${application.currentStageKey}` : `that is ${application.status}`} cannot be moved by ${action} (by ${mover}).`,
+      );
+    }
+    if (found.guards.includes('draft_complete')) {
+      const missing = [...missingPaths(application.draft, requiredOnSubmit), ...declarations.filter((d) => valueAt(application.draft, `assessmentDeclaration.${d}`) !== true).map((d) => `assessmentDeclaration.${d}`)];
+      if (missing.length) throw unprocessable('application.incomplete', `Fill in the ${missing.length} missing field(s) before submitting.`, missing.map((field) => ({ field, issue: 'is required' })));
+    }
+    const now = new Date();
+    const from = application.currentStageKey;
+    const finalStatus = found.to === 'certified' || found.to === 'rejected' ? found.to : undefined;
+    await ApplicationStageRow.update(
+      { status: found.to === 'rejected' ? 'rejected' : 'successful', completedAt: now },
+      { where: { applicationId: application.id, stageKey: from }, transaction },
+    );
+    if (!finalStatus) {
+      const to = found.to as StageKey;
+      await ApplicationStageRow.update({ status: enteredStatus(to), enteredAt: now }, { where: { applicationId: application.id, stageKey: to }, transaction });
+      application.currentStageKey = to;
+    }
+    application.status = finalStatus ?? 'in_progress';
+    await application.save({ transaction });
+    await ApplicationMove.create({ applicationId: application.id, action, fromStage: from, toStage: found.to, actorUserId, actor: mover, feedback: feedback ?? null }, { transaction });
+    if (found.emits) {
+      await events.publish(transaction, found.emits, { applicationId: application.id, type: application.type, centreId: application.centreId, candidateUserId: application.candidateUserId, from, to: found.to });
+    }
+    return application;
+  }
+
+  /** Names for the Application shape: candidates, centres, sectors and trades of a page, four statements. */
+  async function present(rows: Application[]) {
+    const ids = <K extends keyof Application>(key: K) => [...new Set(rows.map((row) => row[key] as string))];
+    const [sectors, trades, centreRows, names] = await Promise.all([
+      catalogue.Sector.findAll({ where: { id: { [Op.in]: ids('sectorId') } } }),
+      catalogue.Trade.findAll({ where: { id: { [Op.in]: ids('tradeId') } } }),
+      centres.Centre.findAll({ where: { id: { [Op.in]: ids('centreId') } } }),
+      candidateNames(rows),
+    ]);
+    const byId = <T extends { id: string }>(list: T[]) => new Map(list.map((item) => [item.id, item]));
+    const [sectorOf, tradeOf, centreOf] = [byId(sectors), byId(trades), byId(centreRows)];
+    return rows.map((row) => {
+      const name = names.get(row.id)!;
+      const sector = sectorOf.get(row.sectorId);
+      const trade = tradeOf.get(row.tradeId);
+      return {
+        id: row.id,
+        candidateId: row.candidateUserId,
+        centreId: row.centreId,
+        awardingBodyId: null,
+        type: row.type,
+        status: row.status,
+        currentStageKey: row.currentStageKey,
+        createdAt: row.createdAt.toISOString(),
+        updatedAt: row.updatedAt.toISOString(),
+        submittedAt: row.submittedAt ? row.submittedAt.toISOString() : null,
+        sectorId: row.sectorId,
+        tradeId: row.tradeId,
+        candidate: { id: row.candidateUserId, ...name, name: [name.firstName, name.lastName].filter(Boolean).join(' ') },
+        centre: { id: row.centreId, name: centreOf.get(row.centreId)?.name ?? '' },
+        sector: sector ? { id: sector.id, name: sector.name, slug: sector.slug } : null,
+        trade: trade ? { id: trade.id, name: trade.name, slug: trade.slug } : null,
+      };
+    });
+  }
+
+  /** The candidate's name as the application (else their candidate onboarding) gives it. */
+  async function candidateNames(rows: Application[]) {
+    const drafts = new Map<string, JsonObject>();
+    const missing = rows.filter((row) => !valueAt(row.draft, 'personalInformation.personalDetails.firstName')).map((row) => row.candidateUserId);
+    if (missing.length) {
+      const onboardings = await deps.onboarding.models.Onboarding.findAll({ where: { userId: { [Op.in]: [...new Set(missing)] }, persona: 'candidate' } });
+      for (const o of onboardings) drafts.set(o.userId, o.data);
+    }
+    return new Map(
+      rows.map((row) => {
+        const details = (valueAt(row.draft, 'personalInformation.personalDetails') ?? valueAt(drafts.get(row.candidateUserId), 'personalDetails') ?? {}) as JsonObject;
+        return [row.id, { firstName: String(details.firstName ?? ''), lastName: String(details.lastName ?? '') }];
+      }),
+    );
+  }
+  const presentOne = async (row: Application) => (await present([row]))[0]!;
+
+  return {
+    models,
+    move,
+
+    /**
+     * A candidate's new draft at an approved centre, for an active trade of the sector. One open draft per
+     * candidate, centre and type: a second is 409 application.draft_exists (the client resumes it).
+     * The personal information starts from the candidate's onboarding.
+     */
+    async create(userId: string, input: NewApplication) {
+      const problems: Array<{ field: string; issue: string }> = [];
+      const [sector, trade, centre] = await Promise.all([
+        catalogue.Sector.findByPk(input.sectorId),
+        catalogue.Trade.findOne({ where: { id: input.tradeId, status: 'active' } }),
+        centres.Centre.findOne({ where: { id: input.centreId, status: 'approved' } }),
+      ]);
+      if (!sector) problems.push({ field: 'sectorId', issue: 'is not a sector of the catalogue' });
+      if (!trade) problems.push({ field: 'tradeId', issue: 'is not an active trade of the catalogue' });
+      else if (sector && trade.sectorId !== sector.id) problems.push({ field: 'tradeId', issue: 'is not a trade of that sector' });
+      if (!centre) problems.push({ field: 'centreId', issue: 'is not an approved centre' });
+      if (problems.length) throw validationFailed(problems, 'The application points at something the catalogue does not have.');
+      const nos = await catalogue.NosDocument.findOne({ where: { tradeId: trade!.id, status: 'active' } });
+      const onboarding = await deps.onboarding.models.Onboarding.findOne({ where: { userId, persona: 'candidate' } });
+      const profile = onboarding?.data ?? {};
+      const draft: JsonObject = {
+        personalInformation: Object.fromEntries(['personalDetails', 'contactInformation', 'residentialAddress'].filter((k) => profile[k]).map((k) => [k, profile[k]])),
+        experienceAndTrade: { unitIds: input.unitIds ?? [], ...(profile.currentOccupation ? { currentOccupation: profile.currentOccupation } : {}) },
+      };
+      try {
+        const application = await sequelize.transaction(async (transaction) => {
+          const application = await Application.create(
+            { candidateUserId: userId, centreId: centre!.id, type: input.type, status: 'draft', currentStageKey: 'application_form', sectorId: sector!.id, tradeId: trade!.id, nosDocumentId: nos?.id ?? null, draft },
+            { transaction },
+          );
+          const now = new Date();
+          await ApplicationStageRow.bulkCreate(
+            stagesOf[input.type].map((stageKey, position) => ({ applicationId: application.id, stageKey, position, status: position === 0 ? ('in_progress' as const) : ('not_started' as const), enteredAt: position === 0 ? now : null, completedAt: null })),
+            { transaction },
+          );
+          return application;
+        });
+        return presentOne(application);
+      } catch (err) {
+        if (err instanceof UniqueConstraintError) throw conflict('application.draft_exists', `You already have a ${input.type} draft at this centre: continue it.`);
+        throw err;
+      }
+    },
+
+    /** The candidate's own applications, or the centre's; newest first unless sorted by submission. */
+    async list(viewer: Viewer, query: ListQuery) {
+      const page = pageRequest(query as Record<string, unknown>);
+      const where: string[] = [viewer.persona === 'candidate' ? 'a.candidate_user_id = $1' : 'a.centre_id = $1'];
+      const bind: unknown[] = [viewer.persona === 'candidate' ? viewer.userId : viewer.centreId];
+      const add = (clause: string, value: unknown) => {
+        bind.push(value);
+        where.push(clause.replace('?', `$${bind.length}`));
+      };
+      if (query.tradeId) add('a.trade_id = ?', query.tradeId);
+      if (query.type) add('a.type = ?', query.type);
+      if (query.status) add('a.status = ?', query.status);
+      if (query.stage) add('a.current_stage_key = ?', query.stage);
+      if (query.interviewSchedulable) where.push(`a.type = 'RPL' AND a.status = 'in_progress' AND a.current_stage_key IN ('folder_arrangement', 'interview')`);
+      if (query.ivApproved) where.push(`EXISTS (SELECT 1 FROM cap.application_moves m WHERE m.application_id = a.id AND m.from_stage = 'internal_verification' AND m.action = 'approve')`);
+      if (query.q) {
+        bind.push(containing(query.q));
+        const like = `$${bind.length}`;
+        where.push(`(t.name ILIKE ${like} OR concat_ws(' ', a.draft #>> '{personalInformation,personalDetails,firstName}', a.draft #>> '{personalInformation,personalDetails,lastName}') ILIKE ${like})`);
+      }
+      // Sorted by submission: unsubmitted drafts last; ties by id. The cursor is the last row's id.
+      const bySubmission = query.sort === 'submittedAt';
+      const desc = (query.order ?? 'desc') === 'desc';
+      const key = bySubmission ? `coalesce(a.submitted_at, 'infinity'::timestamptz)` : 'a.id';
+      if (page.cursor) {
+        bind.push(page.cursor);
+        const after = `$${bind.length}`;
+        where.push(
+          bySubmission
+            ? `(${key}, a.id) ${desc ? '<' : '>'} (SELECT coalesce(submitted_at, 'infinity'::timestamptz), id FROM cap.applications WHERE id = ${after})`
+            : `a.id ${desc ? '<' : '>'} ${after}`,
+        );
+      }
+      bind.push(page.limit + 1);
+      const ids = await sequelize.query<{ id: string }>(
+        `SELECT a.id FROM cap.applications a JOIN cap.trades t ON t.id = a.trade_id WHERE ${where.join(' AND ')}
+          ORDER BY ${key} ${desc ? 'DESC' : 'ASC'}, a.id ${desc ? 'DESC' : 'ASC'} LIMIT $${bind.length}`,
+        { type: QueryTypes.SELECT, bind },
+      );
+      const hasMore = ids.length > page.limit;
+      const pageIds = ids.slice(0, page.limit).map((row) => row.id);
+      const rows = await Application.findAll({ where: { id: { [Op.in]: pageIds } } });
+      const ordered = pageIds.map((id) => rows.find((row) => row.id === id)!);
+      return {
+        items: await present(ordered),
+        meta: { pagination: { nextCursor: hasMore ? encodeCursor(pageIds.at(-1)!) : null, hasMore, limit: page.limit } },
+      };
+    },
+
+    /** The flat detail the client reads: the Application with the draft's sections at the top level. */
+    async detail(viewer: Viewer, id: string) {
+      const application = await visible(viewer, id);
+      const user = await deps.users.models.CapUser.findByPk(application.candidateUserId);
+      const draft = application.draft;
+      const frozen = application.submittedAt ? await ApplicationVersion.findOne({ where: { applicationId: id }, order: [['versionNo', 'ASC']] }) : null;
+      return {
+        ...(await presentOne(application)),
+        unitIds: (valueAt(draft, 'experienceAndTrade.unitIds') as string[] | undefined) ?? [],
+        identityVerified: user?.identityVerified ?? false,
+        identityFieldsLocked: application.status !== 'draft',
+        reasonForSeekingRPL: (valueAt(draft, 'experienceAndTrade.reasonForSeekingRPL') as string | undefined) ?? null,
+        evidenceCandidateCanProvide: (valueAt(draft, 'experienceAndTrade.evidenceCandidateCanProvide') as JsonObject | undefined) ?? null,
+        assessmentDeclaration: (draft.assessmentDeclaration as JsonObject | undefined) ?? null,
+        personalInformation: (draft.personalInformation as JsonObject | undefined) ?? {},
+        currentOccupation: (valueAt(draft, 'experienceAndTrade.currentOccupation') as JsonObject | undefined) ?? null,
+        frozenProfile: frozen ? ((frozen.data.personalInformation as JsonObject | undefined) ?? null) : null,
+        internalVerifier: null,
+        facilitator: null,
+      };
+    },
+
+    /** Merges the nested draft body into the draft; only the candidate, only while it is a draft. */
+    async update(userId: string, id: string, patch: JsonObject) {
+      const application = await sequelize.transaction(async (transaction) => {
+        const application = await visible({ persona: 'candidate', userId }, id, transaction);
+        if (application.status !== 'draft') throw conflict('application.not_in_stage', `The application is ${application.status}: only a draft changes.`);
+        application.draft = mergePatch(application.draft, patch) as JsonObject;
+        return application.save({ transaction });
+      });
+      return presentOne(application);
+    },
+
+    /** Submits the draft: it must be complete (422 naming every missing field); version 1 is kept. */
+    async submit(userId: string, id: string) {
+      const application = await sequelize.transaction(async (transaction) => {
+        const application = await visible({ persona: 'candidate', userId }, id, transaction);
+        await move(application, 'submit', 'candidate', userId, transaction);
+        application.submittedAt = new Date();
+        await application.save({ transaction });
+        const versionNo = (await ApplicationVersion.count({ where: { applicationId: id }, transaction })) + 1;
+        await ApplicationVersion.create({ applicationId: id, versionNo, data: application.draft, submittedBy: userId, feedback: null }, { transaction });
+        return application;
+      });
+      return presentOne(application);
+    },
+
+    /** The centre approves the current stage into the next, or rejects the application, with feedback. */
+    async review(viewer: Viewer, id: string, body: { decision: 'approve' | 'reject'; stageKey?: string; feedback?: string }) {
+      if (viewer.persona !== 'centre') throw forbidden('auth.centre_persona_required', 'Applications are reviewed for their centre: send X-CAP-PERSONA: centre.');
+      const application = await sequelize.transaction(async (transaction) => {
+        const application = await visible(viewer, id, transaction);
+        if (body.stageKey && body.stageKey !== application.currentStageKey) {
+          throw conflict('application.not_in_stage', `The application is at stage ${application.currentStageKey}, not ${body.stageKey}.`);
+        }
+        const action = body.decision === 'reject' ? 'reject' : application.currentStageKey === 'certification' ? 'certify' : 'approve';
+        return move(application, action, 'centre', viewer.userId, transaction, body.feedback ?? null);
+      });
+      return presentOne(application);
+    },
+
+    async stages(viewer: Viewer, id: string) {
+      await visible(viewer, id);
+      const rows = await ApplicationStageRow.findAll({ where: { applicationId: id }, order: [['position', 'ASC']] });
+      return rows.map((row) => ({
+        stageKey: row.stageKey,
+        label: stageLabels[row.stageKey],
+        status: row.status,
+        enteredAt: row.enteredAt ? row.enteredAt.toISOString() : null,
+        deadline: null,
+        receipt: null,
+      }));
+    },
+
+    async history(viewer: Viewer, id: string) {
+      await visible(viewer, id);
+      const versions = await ApplicationVersion.findAll({ where: { applicationId: id }, order: [['versionNo', 'ASC']] });
+      return versions.map((v) => ({ versionNo: v.versionNo, data: v.data, submittedBy: v.submittedBy, feedback: v.feedback, createdAt: v.createdAt.toISOString() }));
+    },
+
+    /** Which steps of the candidate's form are done. */
+    async progress(viewer: Viewer, id: string) {
+      const application = await visible(viewer, id);
+      const user = await deps.users.models.CapUser.findByPk(application.candidateUserId);
+      const done = (prefix: string) => missingPaths(application.draft, requiredOnSubmit.filter((path) => path.startsWith(prefix))).length === 0;
+      return {
+        personalInformation: done('personalInformation.'),
+        experienceAndTrade: done('experienceAndTrade.'),
+        verifyIdentity: user?.identityVerified ?? false,
+        reviewAndSubmit: application.submittedAt !== null,
+      };
+    },
+
+    /** Counts of the viewer's applications: under way (drafts included) and finished. */
+    async summary(viewer: Viewer) {
+      const [row] = await sequelize.query<{ active: number; completed: number }>(
+        `SELECT count(*) FILTER (WHERE status IN ('draft', 'in_progress'))::int AS active, count(*) FILTER (WHERE status IN ('certified', 'rejected', 'withdrawn'))::int AS completed
+           FROM cap.applications WHERE ${viewer.persona === 'candidate' ? 'candidate_user_id' : 'centre_id'} = $1`,
+        { type: QueryTypes.SELECT, bind: [viewer.persona === 'candidate' ? viewer.userId : viewer.centreId] },
+      );
+      return row!;
+    },
+  };
+}
+
+export type Applications = ReturnType<typeof createApplications>;
