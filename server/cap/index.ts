@@ -10,6 +10,9 @@ import { createBroadcasts } from './broadcast/service.ts';
 import { applicationRoutes } from './applications/routes.ts';
 import { createApplications } from './applications/service.ts';
 import { catalogueRoutes } from './catalogue/routes.ts';
+import { capPaymentRoutes } from './payments/routes.ts';
+import { createCapPayments } from './payments/service.ts';
+import { readPaymentCompleted } from '../platform/events/payment-completed.ts';
 import { createCatalogue } from './catalogue/service.ts';
 import { platformConfigRoutes } from './platform-config/routes.ts';
 import { createPlatformConfig } from './platform-config/service.ts';
@@ -33,7 +36,7 @@ import { notificationPolicyRoutes } from './notification-policy/routes.ts';
 import { createNotificationPolicies } from './notification-policy/service.ts';
 import { onboardingRoutes } from './onboarding/routes.ts';
 import { createOnboardingService } from './onboarding/service.ts';
-import { createIdentityClient, createOrchestratorHttp } from './orchestrator.ts';
+import { createIdentityClient, createOrchestratorHttp, createPaymentsClient } from './orchestrator.ts';
 import { staffRoutes } from './staff/routes.ts';
 import { createStaffService } from './staff/service.ts';
 import { createAccountService } from './users/account.ts';
@@ -80,6 +83,13 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   const platformConfig = createPlatformConfig(sequelize);
   const catalogue = createCatalogue(sequelize, centres.models, orchestratorHttp.assetUrls);
   const applications = createApplications({ sequelize, events, users, onboarding, catalogue: catalogue.models, centres: centres.models });
+  const payments = createCapPayments({
+    sequelize,
+    applications,
+    platformConfig,
+    payments: createPaymentsClient(() => peers.olGrpcAddress(), config.serviceApiKey),
+    logger: deps.logger.child({ component: 'cap-payments' }),
+  });
   const adminAssessors = createAdminAssessors(assessors, onboarding, users);
   const directory = createDirectory(staff);
   const broadcasts = createBroadcasts(centres, orchestratorHttp.broadcast);
@@ -101,6 +111,10 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
     const { userId, email, intents } = userEventData(event);
     if (intents && !intents.includes('cap')) return;
     await users.provision({ userId, email: email ?? '' }, transaction);
+  });
+  events.subscribe('payment.completed', 'cap.application-paid', async (event, transaction) => {
+    const data = readPaymentCompleted(event.data);
+    if (data.purpose === 'cap_application') await payments.completed(data, transaction);
   });
   events.subscribe('user.deleted', 'cap.deactivate-user', async (event, transaction) => {
     await users.deactivate(userEventData(event), transaction);
@@ -125,6 +139,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       ...platformConfigRoutes(auth, roles, platformConfig),
       ...catalogueRoutes(auth, roles, catalogue),
       ...applicationRoutes(auth, contexts, applications),
+      ...capPaymentRoutes(auth, contexts, payments),
       ...capProviderStateRoutes(deps),
     },
     stop: () => orchestratorHttp.close(),

@@ -9,6 +9,7 @@ import type {
   VerifyIdentityRequest,
   VerifyIdentityResponse,
 } from '../platform/grpc/identity-messages.ts';
+import type { InitiatePaymentRequest, InitiatePaymentResponse } from '../platform/grpc/payment-messages.ts';
 import { AppError } from '../platform/http/errors.ts';
 import { isUlid } from '../platform/ids.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -30,6 +31,16 @@ export function createIdentityClient(address: () => string, serviceKey: string) 
 }
 
 export type IdentityClient = ReturnType<typeof createIdentityClient>;
+
+/** CAP's client of orchestrator.v1.PaymentsService (proto/orchestrator/v1/payments.proto). */
+export function createPaymentsClient(address: () => string, serviceKey: string) {
+  return {
+    initiatePayment: (request: InitiatePaymentRequest) =>
+      callUnary<InitiatePaymentResponse>(address(), serviceKey, `${serviceNames.payments}.InitiatePayment`, request),
+  };
+}
+
+export type PaymentsClient = ReturnType<typeof createPaymentsClient>;
 
 /** Statuses that say "the Orchestrator could not answer now", as opposed to "it answered with an error". */
 const transient = new Set<number>([status.UNAVAILABLE, status.DEADLINE_EXCEEDED]);

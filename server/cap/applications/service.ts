@@ -49,7 +49,7 @@ export interface ListQuery {
 }
 
 /** Who acts on an application: the candidate who owns it, or staff of its centre. */
-type Viewer = { persona: 'candidate'; userId: string } | { persona: 'centre'; userId: string; centreId: string };
+export type Viewer = { persona: 'candidate'; userId: string } | { persona: 'centre'; userId: string; centreId: string };
 
 export function viewerOf(context: ActingContext, userId: string): Viewer {
   if (context.persona === 'candidate') return { persona: 'candidate', userId };
@@ -176,6 +176,8 @@ export function createApplications(deps: {
   return {
     models,
     move,
+    visible,
+    present,
 
     /**
      * A candidate's new draft at an approved centre, for an active trade of the sector. One open draft per

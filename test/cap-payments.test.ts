@@ -1,0 +1,129 @@
+import test from 'ava';
+import { approvedCentreOwner, cap, onboard } from './helpers/cap.ts';
+import { eventually, sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
+import { payCheckout } from './helpers/payments.ts';
+import { grantPlatformRole, signUp, type SignedUpUser } from './helpers/users.ts';
+
+// Paying for an application (openapi/cap/payments.yaml): the quote, InitiatePayment through the
+// Orchestrator, the sandbox checkout, payment.completed back in CAP, the receipt and the wallet ledger.
+let platform: TestPlatform;
+let owner: SignedUpUser;
+let centreId: string;
+let sectorId: string;
+let tradeId: string;
+const asCandidate = { 'X-CAP-PERSONA': 'candidate' };
+const asCentre = () => ({ 'X-CAP-PERSONA': 'centre', 'X-CAP-CENTRE-ID': centreId });
+const ngn = (minor: string) => ({ amountMinorUnits: minor, currency: 'NGN' });
+
+test.before(async () => {
+  platform = await startTestPlatform();
+  const admin = await signUp(platform);
+  owner = await signUp(platform);
+  await grantPlatformRole(platform, admin);
+  centreId = await approvedCentreOwner(platform, owner);
+  sectorId = (await cap(platform, admin, 'POST', '/admin/sectors', { json: { name: 'Electrical' } })).body.data.id;
+  tradeId = (await cap(platform, admin, 'POST', '/admin/trades', { json: { sectorId, name: 'Electrical Installation' } })).body.data.id;
+});
+test.after.always(() => platform?.stop());
+
+const form = {
+  personalInformation: {
+    personalDetails: { firstName: 'Sule', lastName: 'Ibrahim', dob: '1988-02-01', gender: 'Male', nationality: 'Nigerian' },
+    contactInformation: { emailAddress: 'sule@example.test', phoneNumber: { countryCode: '+234', number: '8031234567' } },
+    residentialAddress: { country: 'Nigeria', state: 'Kano', address: '3 Zoo Road' },
+  },
+  experienceAndTrade: { unitIds: [], currentOccupation: { occupation: 'Electrician', yearsOfExperience: 8, employmentHistory: [] }, reasonForSeekingRPL: 'Certification' },
+  assessmentDeclaration: {
+    infoProvidedIsAccurate: true,
+    understandsDoesNotGuaranteeCertification: true,
+    understandsThatNeedsToProvideSufficientEvidenceToDemonstrateCompetence: true,
+    agreesToTermsAndPrivacyPolicy: true,
+  },
+};
+
+/** A candidate with a submitted RPL application at the payment stage. */
+async function awaitingPayment(): Promise<{ user: SignedUpUser; id: string }> {
+  const user = await signUp(platform);
+  await onboard(platform, user, 'candidate');
+  const created = await cap(platform, user, 'POST', '/applications', { headers: asCandidate, json: { type: 'RPL', sectorId, tradeId, unitIds: [], centreId } });
+  const id = created.body.data.id as string;
+  await cap(platform, user, 'PATCH', `/applications/${id}`, { headers: asCandidate, json: form });
+  const submitted = await cap(platform, user, 'POST', `/applications/${id}/submit`, { headers: asCandidate });
+  if (submitted.status !== 200) throw new Error(submitted.text);
+  return { user, id };
+}
+
+const referenceOf = async (paymentId: string) => (await sql<{ reference: string }>(platform, 'SELECT reference FROM cap.application_payments WHERE payment_id = $1', [paymentId]))[0]!.reference;
+const walletOf = async () => (await cap(platform, owner, 'GET', '/centre/wallet', { headers: asCentre() })).body.data.balance;
+
+test.serial('without a centre price the quote is the platform floor; a price below the floor is refused, one above it is quoted', async (t) => {
+  const { user, id } = await awaitingPayment();
+  t.deepEqual((await cap(platform, user, 'GET', `/applications/${id}/payment-quote`, { headers: asCandidate })).body.data, { amountMinorUnits: '2500000', currency: 'NGN', source: 'platform_floor' });
+  const low = await cap(platform, owner, 'POST', '/centre/pricing', { headers: asCentre(), json: { applicationType: 'RPL', price: ngn('100000') } });
+  t.is(low.status, 422);
+  t.is(low.body.error.code, 'pricing.below_floor');
+  const set = await cap(platform, owner, 'PUT', '/centre/pricing', { headers: asCentre(), json: { items: [{ applicationType: 'RPL', price: ngn('3000000') }, { applicationType: 'NSQ', price: ngn('2000000') }] } });
+  t.is(set.status, 200, set.text);
+  const prices = (await cap(platform, owner, 'GET', '/centre/pricing', { headers: asCentre() })).body.data;
+  t.deepEqual(prices.map((p: { applicationType: string; price: unknown }) => [p.applicationType, p.price]), [['NSQ', ngn('2000000')], ['RPL', ngn('3000000')]]);
+  t.deepEqual((await cap(platform, user, 'GET', `/applications/${id}/payment-quote`, { headers: asCandidate })).body.data, { amountMinorUnits: '3000000', currency: 'NGN', source: 'centre' });
+});
+
+test.serial('paying through the sandbox checkout moves the application on, gives a receipt and credits the wallet net of the 10% fee', async (t) => {
+  const before = BigInt((await walletOf()).amountMinorUnits);
+  const { user, id } = await awaitingPayment();
+  const paid = await cap(platform, user, 'POST', `/applications/${id}/pay`, { headers: asCandidate });
+  t.is(paid.status, 200, paid.text);
+  t.regex(paid.body.data.checkoutUrl, /^http/);
+  const again = await cap(platform, user, 'POST', `/applications/${id}/pay`, { headers: asCandidate });
+  t.deepEqual(again.body.data, paid.body.data, 'a pending attempt is answered again, not charged twice');
+
+  t.is((await payCheckout(platform, await referenceOf(paid.body.data.paymentId))).status, 200);
+  await eventually('the application leaves the payment stage', async () => (await cap(platform, user, 'GET', `/applications/${id}`, { headers: asCandidate })).body.data.currentStageKey === 'folder_arrangement');
+
+  const receipt = (await cap(platform, user, 'GET', `/applications/${id}/receipt`, { headers: asCandidate })).body.data;
+  t.like(receipt, { status: 'completed', paymentId: paid.body.data.paymentId, amount: ngn('3000000'), applicationType: 'RPL', candidateName: 'Sule Ibrahim', provider: 'sandbox' });
+  t.truthy(receipt.paidAt);
+  t.like((await cap(platform, owner, 'GET', `/applications/${id}/receipt`, { headers: asCentre() })).body.data, { status: 'completed' }, 'the centre reads it too');
+  const stages = (await cap(platform, user, 'GET', `/applications/${id}/stages`, { headers: asCandidate })).body.data;
+  t.like(stages[1], { stageKey: 'payment', status: 'successful' });
+  t.like(stages[2], { stageKey: 'folder_arrangement', status: 'in_progress' });
+
+  t.is(BigInt((await walletOf()).amountMinorUnits) - before, 2700000n, 'gross 30,000 less the 10% fee');
+  const ledger = await sql<{ kind: string; amount_minor: string }>(platform, 'SELECT kind, amount_minor::text FROM cap.wallet_entries WHERE payment_id = $1 ORDER BY kind', [paid.body.data.paymentId]);
+  t.deepEqual(ledger, [{ kind: 'application_payment', amount_minor: '3000000' }, { kind: 'platform_fee', amount_minor: '-300000' }]);
+  t.like((await cap(platform, owner, 'GET', '/centre/payments/summary', { headers: asCentre() })).body.data, { completedCount: 1 });
+  const listed = (await cap(platform, owner, 'GET', '/centre/payments?status=completed', { headers: asCentre() })).body.data;
+  t.like(listed[0], { applicationId: id, candidateName: 'Sule Ibrahim', amount: ngn('3000000'), receiptAvailable: true });
+});
+
+test.serial('only an application at the payment stage is paid (409), and only by its candidate', async (t) => {
+  const { user, id } = await awaitingPayment();
+  const stranger = await signUp(platform);
+  await onboard(platform, stranger, 'candidate');
+  t.is((await cap(platform, stranger, 'POST', `/applications/${id}/pay`, { headers: asCandidate })).body.error.code, 'auth.out_of_scope');
+  await sql(platform, `UPDATE cap.applications SET current_stage_key = 'interview' WHERE id = $1`, [id]);
+  const late = await cap(platform, user, 'POST', `/applications/${id}/pay`, { headers: asCandidate });
+  t.is(late.status, 409);
+  t.is(late.body.error.code, 'application.not_in_stage');
+  t.is((await cap(platform, user, 'GET', `/applications/${id}/receipt`, { headers: asCandidate })).status, 404, 'no receipt before a payment');
+});
+
+test.serial('20 concurrent withdrawals against a balance that covers 5: five succeed and the balance never goes below zero', async (t) => {
+  await sql(platform, `UPDATE cap.centres SET account_details = '{"bank":"Access Bank","accountNo":"0123456789"}' WHERE id = $1`, [centreId]);
+  const balance = BigInt((await walletOf()).amountMinorUnits);
+  t.true(balance > 0n);
+  const slice = balance / 5n;
+  const remainder = balance - slice * 5n;
+  const results = await Promise.all(Array.from({ length: 20 }, () => cap(platform, owner, 'POST', '/centre/wallet/withdraw', { headers: asCentre(), json: { amount: ngn(String(slice)) } })));
+  t.is(results.filter((r) => r.status === 200).length, 5);
+  t.true(results.filter((r) => r.status !== 200).every((r) => r.body.error.code === 'wallet.insufficient_funds'));
+  t.is((await walletOf()).amountMinorUnits, String(remainder));
+});
+
+test.serial('a withdrawal needs the centre bank account (409 wallet.no_bank_account)', async (t) => {
+  await sql(platform, `UPDATE cap.centres SET account_details = NULL WHERE id = $1`, [centreId]);
+  const res = await cap(platform, owner, 'POST', '/centre/wallet/withdraw', { headers: asCentre(), json: { amount: ngn('1') } });
+  t.is(res.status, 409);
+  t.is(res.body.error.code, 'wallet.no_bank_account');
+});
