@@ -1,8 +1,12 @@
 import test from 'ava';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { approvedCentreOwner, cap, onboard } from './helpers/cap.ts';
 import { runCapctl } from './helpers/cli.ts';
-import { eventually, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
+import { eventually, sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { completedEvents, feeRequest, initiatePayment, paymentRow, sandboxTransaction } from './helpers/payments.ts';
-import { signUp, type SignedUpUser } from './helpers/users.ts';
+import { grantPlatformRole, signUp, testPassword, type SignedUpUser } from './helpers/users.ts';
 
 // `capctl pay` completes a sandbox checkout without a browser, through the checkout's own calls, and
 // waits until the Orchestrator has acknowledged the signed webhook.
@@ -61,4 +65,27 @@ test('capctl pay refuses an unknown target, a card that is not a test card, and 
   const both = await pay(reference, '--decline', '--cancel');
   t.is(both.code, 2);
   t.regex(both.stderr, /--decline and --cancel exclude each other/);
+});
+
+test('capctl pay <applicationId> pays a CAP application as its signed-in candidate, and the application moves on', async (t) => {
+  const [admin, owner, candidate] = [await signUp(platform), await signUp(platform), await signUp(platform)];
+  await grantPlatformRole(platform, admin);
+  const centreId = await approvedCentreOwner(platform, owner);
+  const sectorId = (await cap(platform, admin, 'POST', '/admin/sectors', { json: { name: 'Welding' } })).body.data.id;
+  const tradeId = (await cap(platform, admin, 'POST', '/admin/trades', { json: { sectorId, name: 'Welding and Fabrication' } })).body.data.id;
+  await onboard(platform, candidate, 'candidate');
+  const asCandidate = { 'X-CAP-PERSONA': 'candidate' };
+  const id = (await cap(platform, candidate, 'POST', '/applications', { headers: asCandidate, json: { type: 'RPL', sectorId, tradeId, unitIds: [], centreId } })).body.data.id;
+  // Straight to the payment stage: the form and its submit are tested in cap-applications.test.ts.
+  await sql(platform, `UPDATE cap.applications SET status = 'in_progress', current_stage_key = 'payment' WHERE id = $1`, [id]);
+
+  const configDir = fs.mkdtempSync(path.join(os.tmpdir(), 'capctl-pay-'));
+  t.teardown(() => fs.rmSync(configDir, { recursive: true, force: true }));
+  const env = { CAPCTL_CONFIG_DIR: configDir };
+  const login = await runCapctl(['login', '--email', candidate.email, '--password', testPassword, '--base-url', platform.urls.gateway!], env);
+  t.is(login.code, 0, login.stderr);
+  const result = await runCapctl(['pay', id, '--base-url', platform.urls.gateway!], env);
+  t.is(result.code, 0, result.stderr);
+  t.regex(result.stdout, /^paid ₦25,000\.00 /m);
+  await eventually('the application leaves the payment stage', async () => (await cap(platform, candidate, 'GET', `/applications/${id}`, { headers: asCandidate })).body.data.currentStageKey === 'folder_arrangement');
 });

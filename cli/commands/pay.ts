@@ -6,7 +6,7 @@
  */
 import type { Command } from 'commander';
 import { exitCodes, print, UsageError } from '../output.ts';
-import type { Api } from '../session.ts';
+import type { Api, Session } from '../session.ts';
 
 /** A sandbox transaction as `GET /v1/ol/payments/sandbox/transactions/{reference}` answers it. */
 interface SandboxTransaction {
@@ -44,7 +44,7 @@ export interface PayTarget {
   /** For the error when nothing matches: "a payment reference (PAY-...)". */
   describes: string;
   /** The sandbox reference this target names, or undefined when it is not this kind of target. */
-  resolve(target: string, api: Api): Promise<string | undefined>;
+  resolve(target: string, api: Api, session?: Session): Promise<string | undefined>;
 }
 
 async function hasCheckout(api: Api, reference: string): Promise<boolean> {
@@ -70,6 +70,20 @@ export const payTargets: PayTarget[] = [
   {
     describes: 'a payment id (the reference is PAY-<id>)',
     resolve: async (target, api) => (/^[0-9A-HJKMNP-TV-Z]{26}$/.test(target) && (await hasCheckout(api, `PAY-${target}`)) ? `PAY-${target}` : undefined),
+  },
+  {
+    describes: "a CAP application id at its payment stage (as the signed-in candidate: its payment is started or resumed)",
+    async resolve(target, _api, session) {
+      if (!/^[0-9A-HJKMNP-TV-Z]{26}$/.test(target) || !session) return undefined;
+      const { ApiError } = await import('../session.ts');
+      try {
+        const started = await session.call<{ checkoutUrl: string }>('POST', `/v1/cap/applications/${target}/pay`, undefined, { 'X-CAP-PERSONA': 'candidate' });
+        return /\/payments\/sandbox\/checkout\/([^/?#]+)/.exec(started.checkoutUrl)?.[1];
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 404) return undefined;
+        throw err;
+      }
+    },
   },
 ];
 
@@ -114,7 +128,7 @@ export function registerPay(program: Command): void {
     .option('--no-wait', 'do not wait for the Orchestrator to acknowledge the webhook')
     .option('--timeout <seconds>', 'how long to wait for the acknowledgement', '30')
     .option('--base-url <url>', "platform URL (env CAPCTL_BASE_URL, else the profile's)")
-    .option('--profile <name>', 'session profile whose platform to use', 'default')
+    .option('--profile <name>', 'session profile whose platform to use (and, for an application id, whose candidate pays)', 'default')
     .option('--json', 'print machine-readable JSON')
     .addHelpText(
       'after',
@@ -128,13 +142,15 @@ export function registerPay(program: Command): void {
       if ((options.decline || options.cancel) && (options.card || options.expiry || options.cvv)) throw new UsageError('card options go with paying, not with --decline or --cancel');
       const timeoutSeconds = Number(options.timeout);
       if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) throw new UsageError('--timeout must be a positive number of seconds');
-      const { CommandFailed, loadProfile, resolveBaseUrl, runCommand, withApi } = await import('../session.ts');
+      const { CommandFailed, loadProfile, resolveBaseUrl, runCommand, Session, withApi } = await import('../session.ts');
       const { formatMoney } = await import('../../server/platform/money.ts');
       const json = Boolean(options.json);
       await runCommand(json, () =>
         withApi(resolveBaseUrl(options.baseUrl, loadProfile(options.profile)), async (api) => {
+          const profile = loadProfile(options.profile);
+          const session = profile && new Session(api, options.profile, profile);
           let reference: string | undefined;
-          for (const kind of payTargets) if ((reference = await kind.resolve(target.trim(), api))) break;
+          for (const kind of payTargets) if ((reference = await kind.resolve(target.trim(), api, session))) break;
           if (!reference) throw new CommandFailed(`no sandbox checkout for "${target}": give ${payTargets.map((t) => t.describes).join(', or ')}`);
 
           const before = await api.call<SandboxTransaction>('GET', transactionPath(reference));
