@@ -6,9 +6,6 @@ import { projectPath } from '../../server/platform/paths.ts';
 import { exitCodes, UnreachableError, UsageError } from '../output.ts';
 import { closeGrpc } from '../scenarios/grpc-step.ts';
 import { startEmbeddedPlatform, type EmbeddedPlatform } from '../scenarios/embedded.ts';
-import { applySeeds, seedKinds } from '../seeds/apply.ts';
-import { loadSeeds } from '../seeds/load.ts';
-import { withApi } from '../session.ts';
 import { loadScenarioFile } from '../scenarios/parse.ts';
 import { ProgressPrinter } from '../scenarios/progress.ts';
 import { jsonReport } from '../scenarios/report-json.ts';
@@ -27,13 +24,12 @@ export async function demo(options: DemoOptions): Promise<number> {
   // A broken bundled scenario is found before anything starts (exit 2, with file:line:column).
   const files = await scenarioFiles(shown(bundledDir));
   for (const file of files) await loadScenarioFile(file);
-  await loadSeeds([projectPath('seeds')]);
 
   const { readyLine } = await import('../../server/main.ts');
   const started = performance.now();
   let platform: EmbeddedPlatform;
   try {
-    platform = await startEmbeddedPlatform({ logLevel: options.logLevel, prepareAdmin: false });
+    platform = await startEmbeddedPlatform({ logLevel: options.logLevel });
   } catch (err) {
     if (!(err instanceof UnreachableError)) throw err;
     process.stderr.write(`capctl demo: ${err.message}\n`);
@@ -60,20 +56,10 @@ export async function demo(options: DemoOptions): Promise<number> {
       return exitCodes.failed;
     }
     say('all services ready');
-    // The platform is seeded first, as `capctl seed` does it; its first platform admin is the one the
-    // admin scenarios sign in as.
-    const seeds = await loadSeeds([projectPath('seeds')]);
-    let seeded;
-    try {
-      seeded = await withApi(platform.baseUrl, (api) => applySeeds(api, seeds, { dryRun: false, only: new Set(seedKinds), databaseUrl: platform.databaseUrl }));
-    } catch (err) {
-      say(`seeding failed: ${(err as Error).message}`);
-      return exitCodes.failed;
-    }
-    const created = Object.entries(seeded.counts).map(([record, c]) => `${c.created} ${record}`).join(', ');
-    say(`seeded: ${created}`);
-    const admin = seeds.platformAdmins.find((a) => a.password);
-    const vars: Record<string, string> = admin ? { adminEmail: admin.email, adminPassword: admin.password! } : {};
+    // The platform was seeded as `capctl seed` does it; its first platform admin is the one the admin
+    // scenarios sign in as.
+    say(`seeded: ${Object.entries(platform.seeded).map(([record, c]) => `${c.created} ${record}`).join(', ')}`);
+    const vars = platform.adminVars;
     const scenarios: Scenario[] = [];
     for (const file of files) scenarios.push(await loadScenarioFile(file, { vars }));
     say(`running ${scenarios.length} bundled scenario${scenarios.length === 1 ? '' : 's'}\n`);

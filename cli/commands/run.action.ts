@@ -2,7 +2,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { exitCodes, UnreachableError, UsageError } from '../output.ts';
-import { adminVars, startEmbeddedPlatform, type EmbeddedPlatform } from '../scenarios/embedded.ts';
+import { startEmbeddedPlatform, type EmbeddedPlatform } from '../scenarios/embedded.ts';
 import { closeGrpc } from '../scenarios/grpc-step.ts';
 import { loadScenarioFile } from '../scenarios/parse.ts';
 import { ProgressPrinter, type ProgressOutput } from '../scenarios/progress.ts';
@@ -39,7 +39,7 @@ export async function runCommand(
   try {
     if (options.embedded) {
       embedded = await startEmbeddedPlatform();
-      scenarios = await load(adminVars(embedded.admin)); // --var still wins over the prepared admin
+      scenarios = await load(embedded.adminVars); // --var still wins over the seeded admin
     }
     const baseUrl = embedded?.baseUrl ?? configuredUrl!;
     const printer = options.json
