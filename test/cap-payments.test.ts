@@ -8,6 +8,7 @@ import { grantPlatformRole, signUp, type SignedUpUser } from './helpers/users.ts
 // Orchestrator, the sandbox checkout, payment.completed back in CAP, the receipt and the wallet ledger.
 let platform: TestPlatform;
 let owner: SignedUpUser;
+let admin: SignedUpUser;
 let centreId: string;
 let sectorId: string;
 let tradeId: string;
@@ -17,7 +18,7 @@ const ngn = (minor: string) => ({ amountMinorUnits: minor, currency: 'NGN' });
 
 test.before(async () => {
   platform = await startTestPlatform();
-  const admin = await signUp(platform);
+  admin = await signUp(platform);
   owner = await signUp(platform);
   await grantPlatformRole(platform, admin);
   centreId = await approvedCentreOwner(platform, owner);
@@ -86,7 +87,7 @@ test.serial('paying through the sandbox checkout moves the application on, gives
   t.truthy(receipt.paidAt);
   t.like((await cap(platform, owner, 'GET', `/applications/${id}/receipt`, { headers: asCentre() })).body.data, { status: 'completed' }, 'the centre reads it too');
   const stages = (await cap(platform, user, 'GET', `/applications/${id}/stages`, { headers: asCandidate })).body.data;
-  t.like(stages[1], { stageKey: 'payment', status: 'successful' });
+  t.like(stages[1], { stageKey: 'payment', status: 'successful', amountMinorUnits: '3000000', currency: 'NGN' });
   t.like(stages[2], { stageKey: 'folder_arrangement', status: 'in_progress' });
 
   t.is(BigInt((await walletOf()).amountMinorUnits) - before, 2700000n, 'gross 30,000 less the 10% fee');
@@ -95,6 +96,11 @@ test.serial('paying through the sandbox checkout moves the application on, gives
   t.like((await cap(platform, owner, 'GET', '/centre/payments/summary', { headers: asCentre() })).body.data, { completedCount: 1 });
   const listed = (await cap(platform, owner, 'GET', '/centre/payments?status=completed', { headers: asCentre() })).body.data;
   t.like(listed[0], { applicationId: id, candidateName: 'Sule Ibrahim', amount: ngn('3000000'), receiptAvailable: true });
+
+  // Platform staff see every centre's payments and what the platform took.
+  t.like((await cap(platform, admin, 'GET', '/admin/payments/summary')).body.data, { platformFees: ngn('300000'), walletDeposits: ngn('3000000') });
+  t.like((await cap(platform, admin, 'GET', '/admin/payments?status=completed')).body.data[0], { applicationId: id, centreId });
+  t.is((await cap(platform, owner, 'GET', '/admin/payments')).body.error.code, 'auth.permission_denied');
 });
 
 test.serial('only an application at the payment stage is paid (409), and only by its candidate', async (t) => {

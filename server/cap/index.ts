@@ -139,7 +139,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       ...platformConfigRoutes(auth, roles, platformConfig),
       ...catalogueRoutes(auth, roles, catalogue),
       ...applicationRoutes(auth, contexts, applications),
-      ...capPaymentRoutes(auth, contexts, payments),
+      ...capPaymentRoutes(auth, contexts, roles, payments),
       ...capProviderStateRoutes(deps),
     },
     stop: () => orchestratorHttp.close(),

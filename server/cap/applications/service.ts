@@ -336,12 +336,18 @@ export function createApplications(deps: {
     async stages(viewer: Viewer, id: string) {
       await visible(viewer, id);
       const rows = await ApplicationStageRow.findAll({ where: { applicationId: id }, order: [['position', 'ASC']] });
+      // The payment stage shows what was paid (or is being paid): the completed attempt, else the newest.
+      const [paid] = await sequelize.query<{ amount_minor: string; currency: string }>(
+        `SELECT amount_minor::text, currency FROM cap.application_payments WHERE application_id = $1 ORDER BY (status = 'completed') DESC, attempt DESC LIMIT 1`,
+        { type: QueryTypes.SELECT, bind: [id] },
+      );
       return rows.map((row) => ({
         stageKey: row.stageKey,
         label: stageLabels[row.stageKey],
         status: row.status,
         enteredAt: row.enteredAt ? row.enteredAt.toISOString() : null,
         deadline: null,
+        ...(row.stageKey === 'payment' && paid ? { amountMinorUnits: paid.amount_minor, currency: paid.currency } : {}),
         receipt: null,
       }));
     },

@@ -2,11 +2,12 @@ import type { Handler } from '../../platform/http/operations.ts';
 import { created, ok } from '../../platform/http/reply.ts';
 import { viewerOf } from '../applications/service.ts';
 import type { ActingContexts } from '../context/service.ts';
+import type { PlatformRoles } from '../admin/service.ts';
 import type { CapAuth } from '../users/auth.ts';
 import type { CapPayments } from './service.ts';
 
 /** The payment of an application, centre prices, the wallet and the centre's payments (openapi/cap/payments.yaml). */
-export function capPaymentRoutes(auth: CapAuth, contexts: ActingContexts, payments: CapPayments): Record<string, Handler> {
+export function capPaymentRoutes(auth: CapAuth, contexts: ActingContexts, roles: PlatformRoles, payments: CapPayments): Record<string, Handler> {
   const userId = (call: Parameters<Handler>[0]) => auth.caller(call).userId;
   return {
     getApplicationPaymentQuote: contexts.bound(async (call, context) => ok(await payments.quote(viewerOf(context, userId(call)), call.params.id))),
@@ -20,6 +21,11 @@ export function capPaymentRoutes(auth: CapAuth, contexts: ActingContexts, paymen
     getCentrePaymentsSummary: contexts.centre(async (_call, context) => ok(await payments.centreSummary(context))),
     listCentrePayments: contexts.centre(async (call, context) => {
       const { items, meta } = await payments.centreList(context, call.query);
+      return ok(items, meta);
+    }),
+    getAdminPaymentsSummary: roles.allowed(auth, 'platform.pricing.read', async () => ok(await payments.adminSummary())),
+    listAdminPayments: roles.allowed(auth, 'platform.pricing.read', async (call) => {
+      const { items, meta } = await payments.adminList(call.query);
       return ok(items, meta);
     }),
   };

@@ -97,6 +97,37 @@ export function createCapPayments(deps: {
     return items.map((item) => current.find((p) => p.applicationType === item.applicationType)!);
   }
 
+  /** Application payments of one centre (or all), newest first, with the candidate's name. */
+  async function paymentList(centreId: string | null, query: { status?: string; cursor?: string; limit?: number }) {
+    const page = pageRequest(query as Record<string, unknown>);
+    const rows = await select<PaymentRow & { type: ApplicationType; centre_name: string }>(
+      `SELECT p.*, a.type, c.name AS centre_name FROM cap.application_payments p
+         JOIN cap.applications a ON a.id = p.application_id JOIN cap.centres c ON c.id = p.centre_id
+        WHERE ($1::text IS NULL OR p.centre_id = $1) AND ($2::text IS NULL OR p.status = $2) AND ($3::text IS NULL OR p.id < $3)
+        ORDER BY p.id DESC LIMIT $4`,
+      [centreId, query.status ?? null, page.cursor ?? null, page.limit + 1],
+    );
+    const hasMore = rows.length > page.limit;
+    const items = rows.slice(0, page.limit);
+    const presented = await applications.present(await applications.models.Application.findAll({ where: { id: items.map((row) => row.application_id) } }));
+    const names = new Map(presented.map((a) => [a.id, a.candidate.name]));
+    return {
+      items: items.map((row) => ({
+        applicationId: row.application_id,
+        centreId: row.centre_id,
+        centreName: row.centre_name,
+        candidateName: names.get(row.application_id) ?? '',
+        applicationType: row.type,
+        amount: money(row.amount_minor, row.currency),
+        status: row.status,
+        paidAt: row.paid_at ? row.paid_at.toISOString() : null,
+        initiatedAt: row.initiated_at.toISOString(),
+        receiptAvailable: row.status === 'completed',
+      })),
+      meta: { pagination: { nextCursor: hasMore ? encodeCursor(items.at(-1)!.id) : null, hasMore, limit: page.limit } },
+    };
+  }
+
   const paymentOf = (row: PaymentRow) => ({ amount: money(row.amount_minor, row.currency) });
 
   return {
@@ -264,30 +295,21 @@ export function createCapPayments(deps: {
     /** The centre's payments, newest first (super admins only). */
     async centreList(context: CentreContext, query: { status?: string; cursor?: string; limit?: number }) {
       onlyRoles(context, ['super_admin'], 'see the centre payments');
-      const page = pageRequest(query as Record<string, unknown>);
-      const rows = await select<PaymentRow & { type: ApplicationType }>(
-        `SELECT p.*, a.type FROM cap.application_payments p JOIN cap.applications a ON a.id = p.application_id
-          WHERE p.centre_id = $1 AND ($2::text IS NULL OR p.status = $2) AND ($3::text IS NULL OR p.id < $3)
-          ORDER BY p.id DESC LIMIT $4`,
-        [context.centreId, query.status ?? null, page.cursor ?? null, page.limit + 1],
+      return paymentList(context.centreId, query);
+    },
+
+    /** Every centre's payments, for platform staff. */
+    adminList: (query: { status?: string; cursor?: string; limit?: number }) => paymentList(null, query),
+
+    /** What the platform took (fees), what reached wallets (gross), and what is still being paid. */
+    async adminSummary() {
+      const [row] = await select<{ fees: string | null; deposits: string | null; pending: string | null }>(
+        `SELECT (SELECT -sum(amount_minor) FROM cap.wallet_entries WHERE kind = 'platform_fee')::text AS fees,
+                (SELECT sum(amount_minor) FROM cap.wallet_entries WHERE kind = 'application_payment')::text AS deposits,
+                (SELECT sum(amount_minor) FROM cap.application_payments WHERE status = 'pending')::text AS pending`,
+        [],
       );
-      const hasMore = rows.length > page.limit;
-      const items = rows.slice(0, page.limit);
-      const presented = await applications.present(await applications.models.Application.findAll({ where: { id: items.map((row) => row.application_id) } }));
-      const names = new Map(presented.map((a) => [a.id, a.candidate.name]));
-      return {
-        items: items.map((row) => ({
-          applicationId: row.application_id,
-          candidateName: names.get(row.application_id) ?? '',
-          applicationType: row.type,
-          amount: money(row.amount_minor, row.currency),
-          status: row.status,
-          paidAt: row.paid_at ? row.paid_at.toISOString() : null,
-          initiatedAt: row.initiated_at.toISOString(),
-          receiptAvailable: row.status === 'completed',
-        })),
-        meta: { pagination: { nextCursor: hasMore ? encodeCursor(items.at(-1)!.id) : null, hasMore, limit: page.limit } },
-      };
+      return { platformFees: money(row?.fees ?? '0', 'NGN'), walletDeposits: money(row?.deposits ?? '0', 'NGN'), pendingGross: money(row?.pending ?? '0', 'NGN') };
     },
   };
 }
