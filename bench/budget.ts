@@ -30,6 +30,7 @@ const productionEnv = {
   MAIL_URL: 'smtp://127.0.0.1:9',
   GOOGLE_CLIENT_ID: 'bench-google-client',
   IDENTITY_HMAC_KEY: 'bench-identity-hmac-key-0123456789',
+  PAYMENT_SECRET_KEY: 'bench-payment-secret-key-0123456789',
 };
 
 interface Row {
