@@ -370,3 +370,76 @@ stepTests(test, capPact, 'cap', [
   get(tradePath(), { rule: 'anyone reads a trade with its active NOS', description: 'a read of a public trade', states: [catalogue], signedIn: false, status: 200, response: { success: true, data: { id: ulid(), sectorId: ulid(), slug: string('masonry'), name: string('Masonry'), description: null, activeNosDocument: { id: ulid(), tradeId: ulid(), version: integer(2), title: string('Masonry (NOS)'), status: 'active', qualificationLevels: eachLike({ id: ulid(), level: integer(1), slug: string('masonry-level-1'), purpose: string('Works safely'), units: eachLike(unit) }) } } } }),
   get(tradePath('/units'), { rule: 'anyone reads the units of one level of a trade', description: 'a read of the units of level 1 of a trade', states: [catalogue], signedIn: false, query: { level: '1' }, status: 200, response: { success: true, data: eachLike(unit) } }),
 ]);
+
+// Applications and their payment (pay.yaml).
+const withApplication = (stage: 'draft' | 'complete' | 'payment'): State => ['a candidate with an application', { stage }];
+const applicationId = fromProviderState('${applicationId}', '01J9Z8X7W6V5T4S3R2Q1P0APPL');
+const applicationPath = (suffix = '') => fromProviderState(`/v1/cap/applications/\${applicationId}${suffix}`, `/v1/cap/applications/01J9Z8X7W6V5T4S3R2Q1P0APPL${suffix}`);
+const asCandidate = { 'X-CAP-PERSONA': 'candidate' };
+const named = { id: ulid(), name: string('Masonry'), slug: string('masonry') };
+const application = (status: string, stage: string) => ({
+  id: ulid(),
+  candidateId: ulid(),
+  centreId: ulid(),
+  awardingBodyId: null,
+  type: 'RPL',
+  status,
+  currentStageKey: stage,
+  createdAt: isoDateTime(),
+  updatedAt: isoDateTime(),
+  submittedAt: status === 'draft' ? null : isoDateTime(),
+  sectorId: ulid(),
+  tradeId: ulid(),
+  candidate: { id: ulid(), firstName: string('Ada'), lastName: string('Obi'), name: string('Ada Obi') },
+  centre: { id: ulid(), name: string('Lagos Skills Centre') },
+  sector: named,
+  trade: named,
+});
+const applicationForm = {
+  personalInformation: {
+    personalDetails: { firstName: 'Ada', lastName: 'Obi', dob: '1990-04-12', gender: 'Female', nationality: 'Nigerian' },
+    contactInformation: { emailAddress: 'ada@example.test', phoneNumber: { countryCode: '+NG', number: '+2348031234567' } },
+    residentialAddress: { country: 'Nigeria', state: 'Lagos', address: '12 Allen Avenue' },
+  },
+  experienceAndTrade: { unitIds: [], currentOccupation: { occupation: 'Mason', yearsOfExperience: 6, employmentHistory: [] }, reasonForSeekingRPL: 'Certification' },
+  assessmentDeclaration: { infoProvidedIsAccurate: true, understandsDoesNotGuaranteeCertification: true, understandsThatNeedsToProvideSufficientEvidenceToDemonstrateCompetence: true, agreesToTermsAndPrivacyPolicy: true },
+};
+stepTests(test, capPact, 'cap', [
+  {
+    rule: 'a candidate makes an RPL draft for a trade at an approved centre',
+    description: 'a creation of an RPL application',
+    states: [withApplication('payment')],
+    method: 'POST',
+    path: '/v1/cap/applications',
+    headers: asCandidate,
+    body: { type: 'RPL', sectorId: fromProviderState('${sectorId}', '01J9Z8X7W6V5T4S3R2Q1P0SECT'), tradeId: fromProviderState('${tradeId}', '01J9Z8X7W6V5T4S3R2Q1P0TRAD'), unitIds: [], centreId: fromProviderState('${centreId}', '01J9Z8X7W6V5T4S3R2Q1P0CENT') },
+    status: 201,
+    response: { success: true, data: application('draft', 'application_form') },
+  },
+  {
+    rule: 'a second draft at the same centre is 409 application.draft_exists (the client resumes)',
+    description: 'a second creation of an RPL draft at the same centre',
+    states: [withApplication('draft')],
+    method: 'POST',
+    path: '/v1/cap/applications',
+    headers: asCandidate,
+    body: { type: 'RPL', sectorId: fromProviderState('${sectorId}', '01J9Z8X7W6V5T4S3R2Q1P0SECT'), tradeId: fromProviderState('${tradeId}', '01J9Z8X7W6V5T4S3R2Q1P0TRAD'), unitIds: [], centreId: fromProviderState('${centreId}', '01J9Z8X7W6V5T4S3R2Q1P0CENT') },
+    status: 409,
+    response: errorBody('application.draft_exists'),
+  },
+  get('/v1/cap/applications', { rule: "a candidate lists their own applications", description: "a read of the candidate's applications", states: [withApplication('draft')], headers: asCandidate, status: 200, response: { success: true, data: eachLike(application('draft', 'application_form')), meta: pagination } }),
+  get(applicationPath(), { rule: 'the application detail is flat', description: 'a read of an application', states: [withApplication('draft')], headers: asCandidate, status: 200, response: { success: true, data: { ...application('draft', 'application_form'), unitIds: [], identityVerified: boolean(false), identityFieldsLocked: false, reasonForSeekingRPL: null, evidenceCandidateCanProvide: null, assessmentDeclaration: null, personalInformation: like({}), currentOccupation: null, frozenProfile: null, internalVerifier: null, facilitator: null } } }),
+  { rule: 'the client sends all three sections together; they merge into the draft', description: 'a save of the whole application form', states: [withApplication('draft')], method: 'PATCH', path: applicationPath(), headers: asCandidate, body: applicationForm, status: 200, response: { success: true, data: application('draft', 'application_form') } },
+  { rule: 'submitting an unfilled draft is 422 application.incomplete', description: 'a submit of an unfilled application', states: [withApplication('draft')], method: 'POST', path: applicationPath('/submit'), headers: asCandidate, status: 422, response: withDetails('application.incomplete', 'experienceAndTrade.currentOccupation.occupation') },
+  { rule: 'a complete form submits and waits for payment', description: 'a submit of a complete application', states: [withApplication('complete')], method: 'POST', path: applicationPath('/submit'), headers: asCandidate, status: 200, response: { success: true, data: application('in_progress', 'payment') } },
+  get(applicationPath('/payment-quote'), { rule: 'the quote says whose price it is', description: 'a read of the payment quote of an application', states: [withApplication('payment')], headers: asCandidate, status: 200, response: { success: true, data: { amountMinorUnits: string('2500000'), currency: 'NGN', source: string('platform_floor') } } }),
+  { rule: 'pay answers the payment and its checkout URL', description: 'a payment of an application', states: [withApplication('payment')], method: 'POST', path: applicationPath('/pay'), headers: asCandidate, status: 200, response: { success: true, data: { paymentId: ulid(), checkoutUrl: string('http://127.0.0.1:4000/v1/ol/payments/sandbox/checkout/PAY-01J9Z8X7W6V5T4S3R2Q1P0PAYM') } } },
+  get(applicationPath('/stages'), { rule: 'the stages list the payment stage awaiting payment', description: 'a read of the stages of a submitted application', states: [withApplication('payment')], headers: asCandidate, status: 200, response: {
+    success: true,
+    data: [
+      { stageKey: 'application_form', label: string('Application form'), status: 'successful', enteredAt: isoDateTime(), deadline: null, receipt: null },
+      { stageKey: 'payment', label: string('Payment'), status: 'awaiting_payment', enteredAt: isoDateTime(), deadline: null, receipt: null },
+      ...['folder_arrangement', 'interview', 'internal_verification', 'external_verification', 'certification'].map((stageKey) => ({ stageKey, label: string('A stage'), status: 'not_started', enteredAt: null, deadline: null, receipt: null })),
+    ],
+  } }),
+]);

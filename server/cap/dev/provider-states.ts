@@ -16,6 +16,7 @@ interface CapCreates {
   platformAdmin?: boolean;
   adminCentre?: boolean;
   catalogueTrade?: boolean;
+  application?: { stage: unknown };
   centre?: boolean;
   otherUser?: boolean;
   staffMember?: { status: unknown };
@@ -118,6 +119,21 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
       await cap('POST', `/admin/trades/${trade.id}/nos`, catalogueDocument);
       Object.assign(values, { sectorId: sector.id, tradeId: trade.id, tradeSlug: trade.slug, unusedSlug: `unused-${tag}` });
     }
+    if (creates.application) {
+      const stage = String(substitute(creates.application.stage, params));
+      if (!['draft', 'complete', 'payment'].includes(stage)) throw new Error('stage must be draft, complete or payment');
+      const admin = await verified({}, ['cap']);
+      await grantPlatformAdmin(admin);
+      const tag = newId().toLowerCase();
+      const sectorId = (await capAs(admin)('POST', '/admin/sectors', { name: `Pact sector ${tag}`, description: 'A sector for contract tests.' })).data.id;
+      const tradeId = (await capAs(admin)('POST', '/admin/trades', { sectorId, name: `Pact trade ${tag}` })).data.id;
+      const { centreId } = await newCentre();
+      const asCandidate = { 'x-cap-persona': 'candidate' };
+      const applicationId = (await cap('POST', '/applications', { type: 'RPL', sectorId, tradeId, unitIds: [], centreId }, asCandidate)).data.id;
+      if (stage !== 'draft') await cap('PATCH', `/applications/${applicationId}`, completeApplicationForm, asCandidate);
+      if (stage === 'payment') await cap('POST', `/applications/${applicationId}/submit`, undefined, asCandidate);
+      Object.assign(values, { applicationId, sectorId, tradeId, centreId });
+    }
     if (creates.adminCentre) {
       const registrationNo = `RC-${newId()}`;
       const centre = (
@@ -164,6 +180,22 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
     },
   };
 }
+
+/** An RPL form as the client sends it on the way to submit: all three sections, complete. */
+const completeApplicationForm = {
+  personalInformation: {
+    personalDetails: { firstName: 'Ada', lastName: 'Obi', dob: '1990-04-12', gender: 'Female', nationality: 'Nigerian' },
+    contactInformation: { emailAddress: 'ada@example.test', phoneNumber: { countryCode: '+NG', number: '+2348031234567' } },
+    residentialAddress: { country: 'Nigeria', state: 'Lagos', address: '12 Allen Avenue' },
+  },
+  experienceAndTrade: { unitIds: [], currentOccupation: { occupation: 'Mason', yearsOfExperience: 6, employmentHistory: [] }, reasonForSeekingRPL: 'Certification' },
+  assessmentDeclaration: {
+    infoProvidedIsAccurate: true,
+    understandsDoesNotGuaranteeCertification: true,
+    understandsThatNeedsToProvideSufficientEvidenceToDemonstrateCompetence: true,
+    agreesToTermsAndPrivacyPolicy: true,
+  },
+};
 
 /** The NOS of the catalogue state: level 1 with one unit. */
 const catalogueDocument = {
