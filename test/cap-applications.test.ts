@@ -1,6 +1,7 @@
 import test from 'ava';
 import { lifecycles, rplStages, type StageKey } from '../server/cap/applications/lifecycle.ts';
 import { approvedCentreOwner, cap, onboard } from './helpers/cap.ts';
+import { pngBytes, uploadAsset } from './helpers/files.ts';
 import { sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { grantPlatformRole, signUp, type SignedUpUser } from './helpers/users.ts';
 
@@ -237,4 +238,36 @@ test('a finished application moves no more, and only the centre reviews (403 for
   const wrongStage = await submitted(await candidate());
   await sql(platform, `UPDATE cap.applications SET current_stage_key = 'interview' WHERE id = $1`, [wrongStage.id]);
   t.is((await cap(platform, owner, 'POST', `/applications/${wrongStage.id}/review`, { headers: asCentre(), json: { decision: 'approve', stageKey: 'folder_arrangement' } })).body.error.code, 'application.not_in_stage');
+});
+
+test("the timeline has one event per move, for the candidate and the centre; /candidate/events spans the candidate's applications", async (t) => {
+  const user = await candidate();
+  const app = await submitted(user);
+  await sql(platform, `UPDATE cap.applications SET current_stage_key = 'folder_arrangement' WHERE id = $1`, [app.id]);
+  await cap(platform, owner, 'POST', `/applications/${app.id}/review`, { headers: asCentre(), json: { decision: 'approve', feedback: 'Well arranged' } });
+  const events = (await cap(platform, user, 'GET', `/applications/${app.id}/events`, { headers: asCandidate })).body.data;
+  t.deepEqual(events.map((e: { eventType: string; actorRole: string }) => `${e.eventType}:${e.actorRole}`), ['approve:centre', 'submit:candidate']);
+  t.like(events[0], { applicationId: app.id, title: 'Folder arrangement approved', metadata: { fromStage: 'folder_arrangement', toStage: 'interview', feedback: 'Well arranged' } });
+  t.is((await cap(platform, owner, 'GET', `/applications/${app.id}/events`, { headers: asCentre() })).body.data.length, 2, 'the centre reads it too');
+  const mine = (await cap(platform, user, 'GET', '/candidate/events?limit=1', { headers: asCandidate })).body;
+  t.is(mine.data.length, 1);
+  t.true(mine.meta.pagination.hasMore);
+  t.like((await cap(platform, user, 'GET', '/candidate/profile', { headers: asCandidate })).body.data, { name: 'Ada Obi', identityVerified: false });
+});
+
+test("a candidate keeps a signature they uploaded; an unknown asset or another user's is 422 candidate.signature_not_found", async (t) => {
+  const user = await candidate();
+  t.deepEqual((await cap(platform, user, 'GET', '/candidate/profile/signature', { headers: asCandidate })).body.data, { assetId: null, url: null });
+  const assetId = await uploadAsset(platform, user, pngBytes(2), 'signature', 'signature.png');
+  const kept = await cap(platform, user, 'PUT', '/candidate/profile/signature', { headers: asCandidate, json: { assetId } });
+  t.is(kept.status, 200, kept.text);
+  const read = (await cap(platform, user, 'GET', '/candidate/profile/signature', { headers: asCandidate })).body.data;
+  t.is(read.assetId, assetId);
+  t.regex(read.url, /^http/);
+  const unknown = await cap(platform, user, 'PUT', '/candidate/profile/signature', { headers: asCandidate, json: { assetId: '01J9Z8X7W6V5T4S3R2Q1P0ZZZZ' } });
+  t.is(unknown.status, 422);
+  t.is(unknown.body.error.code, 'candidate.signature_not_found');
+  const other = await candidate();
+  const theirs = await cap(platform, other, 'PUT', '/candidate/profile/signature', { headers: asCandidate, json: { assetId } });
+  t.is(theirs.body.error.code, 'candidate.signature_not_found', "another user's upload is not theirs to keep");
 });

@@ -2,7 +2,7 @@ import test from 'ava';
 import { createOrchestratorHttp } from '../server/cap/orchestrator.ts';
 import { newId } from '../server/platform/ids.ts';
 import { approvedCentreOwner, cap } from './helpers/cap.ts';
-import { pngBytes } from './helpers/files.ts';
+import { pngBytes, uploadAsset } from './helpers/files.ts';
 import { call, captureLogs, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { grantPlatformRole, signUp, type SignedUpUser } from './helpers/users.ts';
 
@@ -15,14 +15,7 @@ test.after.always(() => platform?.stop());
 
 const asCentre = { 'X-CAP-PERSONA': 'centre' };
 
-async function uploadLogo(owner: SignedUpUser, bytes: Buffer): Promise<string> {
-  const form = new FormData();
-  form.append('file', new Blob([new Uint8Array(bytes)], { type: 'image/png' }), 'logo.png');
-  form.append('purpose', 'logo');
-  const res = await fetch(platform.url('/v1/ol/storage/upload'), { method: 'POST', body: form, headers: { authorization: `Bearer ${owner.accessToken}` } });
-  if (res.status !== 201) throw new Error(`upload: ${res.status} ${await res.text()}`);
-  return ((await res.json()) as any).data.assetId;
-}
+const uploadLogo = (owner: SignedUpUser, bytes: Buffer) => uploadAsset(platform, owner, bytes, 'logo', 'logo.png');
 
 /** A centre owner whose centre has an uploaded logo, saved the way the web client saves it (the onboarding). */
 async function centreWithLogo(bytes = pngBytes(3)) {

@@ -9,6 +9,8 @@ import { broadcastRoutes } from './broadcast/routes.ts';
 import { createBroadcasts } from './broadcast/service.ts';
 import { applicationRoutes } from './applications/routes.ts';
 import { createApplications } from './applications/service.ts';
+import { candidateRoutes } from './candidate/routes.ts';
+import { createCandidateArea } from './candidate/service.ts';
 import { catalogueRoutes } from './catalogue/routes.ts';
 import { capPaymentRoutes } from './payments/routes.ts';
 import { createCapPayments } from './payments/service.ts';
@@ -83,6 +85,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   const platformConfig = createPlatformConfig(sequelize);
   const catalogue = createCatalogue(sequelize, centres.models, orchestratorHttp.assetUrls);
   const applications = createApplications({ sequelize, events, users, onboarding, catalogue: catalogue.models, centres: centres.models });
+  const candidateArea = createCandidateArea({ sequelize, users, onboarding, applications, assetUrls: orchestratorHttp.assetUrls, ownsAsset: orchestratorHttp.ownsAsset });
   const payments = createCapPayments({
     sequelize,
     applications,
@@ -140,6 +143,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       ...catalogueRoutes(auth, roles, catalogue),
       ...applicationRoutes(auth, contexts, applications),
       ...capPaymentRoutes(auth, contexts, roles, payments),
+      ...candidateRoutes(auth, contexts, candidateArea),
       ...capProviderStateRoutes(deps),
     },
     stop: () => orchestratorHttp.close(),

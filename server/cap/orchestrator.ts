@@ -75,11 +75,12 @@ export interface BroadcastRequest {
 export function createOrchestratorHttp(baseUrl: () => string, serviceKey: string, logger: Logger) {
   const dispatcher = new Agent({ connectTimeout: 5_000, headersTimeout: 10_000, bodyTimeout: 10_000 });
 
-  async function post(path: string, body: unknown): Promise<{ status: number; body: any }> {
+  /** A POST with the service key, or on behalf of a user with their own bearer token. */
+  async function post(path: string, body: unknown, bearer?: string): Promise<{ status: number; body: any }> {
     const res = await request(`${baseUrl()}${path}`, {
       method: 'POST',
       dispatcher,
-      headers: { 'content-type': 'application/json', 'x-platform-service-key': serviceKey },
+      headers: { 'content-type': 'application/json', ...(bearer ? { authorization: `Bearer ${bearer}` } : { 'x-platform-service-key': serviceKey }) },
       body: JSON.stringify(body),
     });
     return { status: res.statusCode, body: await res.body.json().catch(() => null) };
@@ -104,6 +105,22 @@ export function createOrchestratorHttp(baseUrl: () => string, serviceKey: string
 
   return {
     assetUrls,
+
+    /**
+     * Whether an asset is the user's own: resolved with the user's bearer token, the Orchestrator
+     * answers only the caller's assets. Unreachable is 503 (the caller must not guess).
+     */
+    async ownsAsset(bearer: string, assetId: string): Promise<boolean> {
+      if (!isUlid(assetId)) return false;
+      let res;
+      try {
+        res = await post('/storage/resolve', { assetIds: [assetId] }, bearer);
+      } catch (err) {
+        logger.warn({ err }, 'the Orchestrator could not be reached to check an asset');
+        throw new AppError(503, 'storage.unavailable', 'File storage is not reachable right now. Nothing was changed: try again in a moment.');
+      }
+      return res.status === 200 && (res.body.data as Array<{ assetId: string }>).some((asset) => asset.assetId === assetId);
+    },
 
     /** One thread per recipient, through `POST /conversations/broadcast`. */
     async broadcast(input: BroadcastRequest): Promise<{ message: string; recipientCount: number }> {

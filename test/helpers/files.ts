@@ -41,3 +41,13 @@ export function pdfBytes(): Buffer {
       'trailer << /Root 1 0 R >>\n%%EOF\n',
   );
 }
+
+/** Uploads bytes to the Orchestrator's storage as `user` (multipart, as the web client does); answers the asset id. */
+export async function uploadAsset(platform: { url(path: string): string }, user: { accessToken: string }, bytes: Buffer, purpose: string, name = 'file.png', type = 'image/png'): Promise<string> {
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(bytes)], { type }), name);
+  form.append('purpose', purpose);
+  const res = await fetch(platform.url('/v1/ol/storage/upload'), { method: 'POST', body: form, headers: { authorization: `Bearer ${user.accessToken}` } });
+  if (res.status !== 201) throw new Error(`upload: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { data: { assetId: string } }).data.assetId;
+}
