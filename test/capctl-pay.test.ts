@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { approvedCentreOwner, cap, onboard } from './helpers/cap.ts';
 import { runCapctl } from './helpers/cli.ts';
-import { eventually, sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
+import { eventually, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { completedEvents, feeRequest, initiatePayment, paymentRow, sandboxTransaction } from './helpers/payments.ts';
 import { grantPlatformRole, signUp, testPassword, type SignedUpUser } from './helpers/users.ts';
 
@@ -67,25 +67,45 @@ test('capctl pay refuses an unknown target, a card that is not a test card, and 
   t.regex(both.stderr, /--decline and --cancel exclude each other/);
 });
 
-test('capctl pay <applicationId> pays a CAP application as its signed-in candidate, and the application moves on', async (t) => {
+test('capctl application create|fill|submit|list|show, capctl pay <applicationId> and capctl wallet: a candidate applies and pays, the centre sees the money', async (t) => {
   const [admin, owner, candidate] = [await signUp(platform), await signUp(platform), await signUp(platform)];
   await grantPlatformRole(platform, admin);
   const centreId = await approvedCentreOwner(platform, owner);
   const sectorId = (await cap(platform, admin, 'POST', '/admin/sectors', { json: { name: 'Welding' } })).body.data.id;
   const tradeId = (await cap(platform, admin, 'POST', '/admin/trades', { json: { sectorId, name: 'Welding and Fabrication' } })).body.data.id;
   await onboard(platform, candidate, 'candidate');
-  const asCandidate = { 'X-CAP-PERSONA': 'candidate' };
-  const id = (await cap(platform, candidate, 'POST', '/applications', { headers: asCandidate, json: { type: 'RPL', sectorId, tradeId, unitIds: [], centreId } })).body.data.id;
-  // Straight to the payment stage: the form and its submit are tested in cap-applications.test.ts.
-  await sql(platform, `UPDATE cap.applications SET status = 'in_progress', current_stage_key = 'payment' WHERE id = $1`, [id]);
 
-  const configDir = fs.mkdtempSync(path.join(os.tmpdir(), 'capctl-pay-'));
-  t.teardown(() => fs.rmSync(configDir, { recursive: true, force: true }));
-  const env = { CAPCTL_CONFIG_DIR: configDir };
-  const login = await runCapctl(['login', '--email', candidate.email, '--password', testPassword, '--base-url', platform.urls.gateway!], env);
-  t.is(login.code, 0, login.stderr);
-  const result = await runCapctl(['pay', id, '--base-url', platform.urls.gateway!], env);
-  t.is(result.code, 0, result.stderr);
-  t.regex(result.stdout, /^paid ₦25,000\.00 /m);
-  await eventually('the application leaves the payment stage', async () => (await cap(platform, candidate, 'GET', `/applications/${id}`, { headers: asCandidate })).body.data.currentStageKey === 'folder_arrangement');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'capctl-pay-'));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const as = (profile: string) => (...args: string[]) => runCapctl([...args, '--profile', profile, '--base-url', platform.urls.gateway!], { CAPCTL_CONFIG_DIR: dir });
+  const [asCandidate, asOwner] = [as('candidate'), as('owner')];
+  t.is((await asCandidate('login', '--email', candidate.email, '--password', testPassword)).code, 0);
+  t.is((await asOwner('login', '--email', owner.email, '--password', testPassword)).code, 0);
+
+  const created = await asCandidate('application', 'create', '--sector', sectorId, '--trade', tradeId, '--centre-id', centreId, '--json');
+  t.is(created.code, 0, created.stderr);
+  const id = JSON.parse(created.stdout).id as string;
+  const early = await asCandidate('application', 'submit', id);
+  t.is(early.code, 1);
+  t.regex(early.stderr, /application\.incomplete/);
+  const form = path.join(dir, 'form.json');
+  fs.writeFileSync(form, JSON.stringify({
+    experienceAndTrade: { unitIds: [], currentOccupation: { occupation: 'Welder', yearsOfExperience: 7, employmentHistory: [] }, reasonForSeekingRPL: 'Certification' },
+    assessmentDeclaration: { infoProvidedIsAccurate: true, understandsDoesNotGuaranteeCertification: true, understandsThatNeedsToProvideSufficientEvidenceToDemonstrateCompetence: true, agreesToTermsAndPrivacyPolicy: true },
+  }));
+  t.is((await asCandidate('application', 'fill', id, '--form', form)).code, 0);
+  const submitted = await asCandidate('application', 'submit', id);
+  t.is(submitted.code, 0, submitted.stderr);
+  t.regex(submitted.stdout, /now at payment/);
+
+  const paid = await asCandidate('pay', id);
+  t.is(paid.code, 0, paid.stderr);
+  t.regex(paid.stdout, /^paid ₦25,000\.00 /m);
+  await eventually('the application leaves the payment stage', async () => (await cap(platform, candidate, 'GET', `/applications/${id}`, { headers: { 'X-CAP-PERSONA': 'candidate' } })).body.data.currentStageKey === 'folder_arrangement');
+  const shown = await asCandidate('application', 'show', id);
+  t.regex(shown.stdout, /payment\s+successful/);
+  t.regex((await asOwner('application', 'list', '--centre', centreId)).stdout, new RegExp(id));
+  const wallet = await asOwner('wallet', '--centre', centreId);
+  t.is(wallet.code, 0, wallet.stderr);
+  t.regex(wallet.stdout, /^balance ₦22,500\.00$/m);
 });

@@ -1,0 +1,151 @@
+import { Option, type Command } from 'commander';
+import { print, UsageError } from '../output.ts';
+import { runCommand } from '../session.ts';
+import { asProfileUser, signedInOptions, type SignedInOptions } from './signed-in.ts';
+
+interface Application {
+  id: string;
+  type: string;
+  status: string;
+  currentStageKey: string;
+  submittedAt: string | null;
+  candidate: { name: string };
+  centre: { name: string };
+  trade: { name: string } | null;
+}
+
+interface AsOptions extends SignedInOptions {
+  centre?: string;
+}
+
+/** As the candidate, or for a centre with --centre (the server reads the persona from the headers). */
+const headers = (options: AsOptions): Record<string, string> =>
+  options.centre ? { 'X-CAP-PERSONA': 'centre', 'X-CAP-CENTRE-ID': options.centre } : { 'X-CAP-PERSONA': 'candidate' };
+
+const line = (a: Application) => [a.id, a.type, a.status, a.currentStageKey, a.trade?.name ?? '', a.candidate.name, a.centre.name].join('  ');
+
+/** Reads a JSON file of the nested draft body (personalInformation, experienceAndTrade, assessmentDeclaration). */
+async function readForm(file: string): Promise<unknown> {
+  const { readFile } = await import('node:fs/promises');
+  try {
+    return JSON.parse(await readFile(file, 'utf8'));
+  } catch (err) {
+    throw new UsageError(`cannot read the form ${file}: ${(err as Error).message}`);
+  }
+}
+
+/** `capctl application create|list|show|fill|submit`: CAP applications as their candidate (or a centre's, read-only). */
+export function registerApplication(program: Command): void {
+  const application = program.command('application').description('CAP applications (/v1/cap/applications), as the signed-in candidate');
+
+  signedInOptions(application.command('create'))
+    .description('Make a draft application for a trade at an approved centre')
+    .addOption(new Option('--type <type>', 'application type').choices(['RPL', 'NSQ']).default('RPL'))
+    .requiredOption('--sector <id>', 'the sector id (GET /v1/cap/sectors)')
+    .requiredOption('--trade <id>', 'the trade id (GET /v1/cap/sectors/{id}/trades)')
+    .requiredOption('--centre-id <id>', 'the approved centre (GET /v1/cap/centres)')
+    .action((options: SignedInOptions & { type: string; sector: string; trade: string; centreId: string }) =>
+      runCommand(Boolean(options.json), () =>
+        asProfileUser(options, async (session) => {
+          const body = { type: options.type, sectorId: options.sector, tradeId: options.trade, centreId: options.centreId, unitIds: [] };
+          const created = await session.call<Application>('POST', '/v1/cap/applications', () => body, headers({ ...options }));
+          print(created, Boolean(options.json), () => `draft ${created.id} (${created.type}, ${created.trade?.name ?? ''} at ${created.centre.name})`);
+        }),
+      ),
+    );
+
+  signedInOptions(application.command('list'))
+    .description('Your applications, newest first (with --centre: that centre\'s)')
+    .option('--centre <id>', 'list for this centre, as its staff')
+    .option('--status <status>', 'only this status')
+    .option('--stage <key>', 'only at this stage')
+    .action((options: AsOptions & { status?: string; stage?: string }) =>
+      runCommand(Boolean(options.json), () =>
+        asProfileUser(options, async (session) => {
+          const query = new URLSearchParams({ limit: '100', ...(options.status ? { status: options.status } : {}), ...(options.stage ? { stage: options.stage } : {}) });
+          const list = await session.call<Application[]>('GET', `/v1/cap/applications?${query}`, undefined, headers(options));
+          print(list, Boolean(options.json), () => (list.length ? list.map(line).join('\n') : 'no applications'));
+        }),
+      ),
+    );
+
+  signedInOptions(application.command('show'))
+    .description('One application with its stages')
+    .argument('<id>', 'the application id')
+    .option('--centre <id>', 'read it for this centre, as its staff')
+    .action((id: string, options: AsOptions) =>
+      runCommand(Boolean(options.json), () =>
+        asProfileUser(options, async (session) => {
+          const detail = await session.call<Application>('GET', `/v1/cap/applications/${encodeURIComponent(id)}`, undefined, headers(options));
+          const stages = await session.call<Array<{ stageKey: string; status: string }>>('GET', `/v1/cap/applications/${encodeURIComponent(id)}/stages`, undefined, headers(options));
+          print({ ...detail, stages }, Boolean(options.json), () => [line(detail), ...stages.map((s) => `  ${s.stageKey.padEnd(24)} ${s.status}`)].join('\n'));
+        }),
+      ),
+    );
+
+  signedInOptions(application.command('fill'))
+    .description('Save the form from a JSON file (the nested draft body), merged into the draft')
+    .argument('<id>', 'the application id')
+    .requiredOption('--form <file>', 'JSON with personalInformation, experienceAndTrade and assessmentDeclaration')
+    .action((id: string, options: SignedInOptions & { form: string }) =>
+      runCommand(Boolean(options.json), async () => {
+        const form = await readForm(options.form);
+        await asProfileUser(options, async (session) => {
+          const saved = await session.call<Application>('PATCH', `/v1/cap/applications/${encodeURIComponent(id)}`, () => form, headers({ ...options }));
+          print(saved, Boolean(options.json), () => `saved ${saved.id} (${saved.status})`);
+        });
+      }),
+    );
+
+  signedInOptions(application.command('submit'))
+    .description('Submit the draft (every missing field is named if it is not complete)')
+    .argument('<id>', 'the application id')
+    .action((id: string, options: SignedInOptions) =>
+      runCommand(Boolean(options.json), () =>
+        asProfileUser(options, async (session) => {
+          const submitted = await session.call<Application>('POST', `/v1/cap/applications/${encodeURIComponent(id)}/submit`, undefined, headers({ ...options }));
+          print(submitted, Boolean(options.json), () => `submitted ${submitted.id}: now at ${submitted.currentStageKey} (pay it with capctl pay ${submitted.id})`);
+        }),
+      ),
+    );
+}
+
+/** `capctl wallet`: a centre's wallet balance, and withdrawals to its bank account. */
+export function registerWallet(program: Command): void {
+  const wallet = program.command('wallet').description("Your centre's wallet (/v1/cap/centre/wallet)");
+  const centreOptions = (command: Command) => signedInOptions(command).option('--centre <id>', 'the centre to act for (needed when you are staff of several)');
+  const centreHeaders = (options: AsOptions) => ({ 'X-CAP-PERSONA': 'centre', ...(options.centre ? { 'X-CAP-CENTRE-ID': options.centre } : {}) });
+
+  centreOptions(wallet.command('show', { isDefault: true }))
+    .description('The balance')
+    .action((options: AsOptions) =>
+      runCommand(Boolean(options.json), () =>
+        asProfileUser(options, async (session) => {
+          const { formatMoney } = await import('../../server/platform/money.ts');
+          const data = await session.call<{ balance: { amountMinorUnits: string; currency: string } }>('GET', '/v1/cap/centre/wallet', undefined, centreHeaders(options));
+          print(data, Boolean(options.json), () => `balance ${formatMoney(data.balance)}`);
+        }),
+      ),
+    );
+
+  centreOptions(wallet.command('withdraw'))
+    .description("Pay out to the centre's bank account (super admins; at most the balance)")
+    .requiredOption('--amount <minor>', 'the amount in minor units (kobo), e.g. 500000 for NGN 5,000')
+    .option('--currency <code>', 'currency', 'NGN')
+    .action((options: AsOptions & { amount: string; currency: string }) =>
+      runCommand(Boolean(options.json), () => {
+        if (!/^[1-9][0-9]*$/.test(options.amount)) throw new UsageError('--amount is a whole number of minor units, more than 0');
+        return asProfileUser(options, async (session) => {
+          const { formatMoney } = await import('../../server/platform/money.ts');
+          const amount = { amountMinorUnits: options.amount, currency: options.currency };
+          const done = await session.call<{ balance: typeof amount; withdrawal: { bank: string; accountNo: string } }>(
+            'POST',
+            '/v1/cap/centre/wallet/withdraw',
+            () => ({ amount }),
+            centreHeaders(options),
+          );
+          print(done, Boolean(options.json), () => `withdrew ${formatMoney(amount)} to ${done.withdrawal.bank} ${done.withdrawal.accountNo}; balance ${formatMoney(done.balance)}`);
+        });
+      }),
+    );
+}
