@@ -1,7 +1,7 @@
 import test from 'ava';
 import { approvedCentreOwner, cap, onboard } from './helpers/cap.ts';
 import { eventually, sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
-import { payCheckout } from './helpers/payments.ts';
+import { declineCheckout, payCheckout } from './helpers/payments.ts';
 import { grantPlatformRole, signUp, type SignedUpUser } from './helpers/users.ts';
 
 // Paying for an application (openapi/cap/payments.yaml): the quote, InitiatePayment through the
@@ -101,6 +101,19 @@ test.serial('paying through the sandbox checkout moves the application on, gives
   t.like((await cap(platform, admin, 'GET', '/admin/payments/summary')).body.data, { platformFees: ngn('300000'), walletDeposits: ngn('3000000') });
   t.like((await cap(platform, admin, 'GET', '/admin/payments?status=completed')).body.data[0], { applicationId: id, centreId });
   t.is((await cap(platform, owner, 'GET', '/admin/payments')).body.error.code, 'auth.permission_denied');
+});
+
+test.serial('after a declined checkout the next pay starts a new payment, and that one completes', async (t) => {
+  const { user, id } = await awaitingPayment();
+  const first = (await cap(platform, user, 'POST', `/applications/${id}/pay`, { headers: asCandidate })).body.data;
+  await declineCheckout(platform, await referenceOf(first.paymentId));
+  await eventually('CAP hears the payment failed', async () => (await sql<{ status: string }>(platform, 'SELECT status FROM cap.application_payments WHERE payment_id = $1', [first.paymentId]))[0]!.status === 'failed');
+  t.like((await cap(platform, user, 'GET', `/applications/${id}/receipt`, { headers: asCandidate })).body.data, { status: 'failed', paymentId: first.paymentId });
+  const second = (await cap(platform, user, 'POST', `/applications/${id}/pay`, { headers: asCandidate })).body.data;
+  t.not(second.paymentId, first.paymentId);
+  await payCheckout(platform, await referenceOf(second.paymentId));
+  await eventually('the application leaves the payment stage', async () => (await cap(platform, user, 'GET', `/applications/${id}`, { headers: asCandidate })).body.data.currentStageKey === 'folder_arrangement');
+  t.like((await cap(platform, user, 'GET', `/applications/${id}/receipt`, { headers: asCandidate })).body.data, { status: 'completed', paymentId: second.paymentId });
 });
 
 test.serial('only an application at the payment stage is paid (409), and only by its candidate', async (t) => {

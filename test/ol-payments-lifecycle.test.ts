@@ -24,10 +24,10 @@ for (const from of paymentStatuses) {
   }
 }
 
-test('the table has exactly the moves above, and only success emits payment.completed', (t) => {
+test('the table has exactly the moves above; success emits payment.completed, a decline or abandonment payment.failed', (t) => {
   t.deepEqual(new Set(paymentTransitions.flatMap((m) => m.by.map((actor) => `${m.from}>${m.to}>${actor}`))), allowed);
   t.deepEqual(findTransition('pending', 'succeeded')?.emits, ['payment.completed']);
-  t.deepEqual(paymentTransitions.filter((m) => m.emits.length > 0).map((m) => m.to), ['succeeded']);
+  t.deepEqual(paymentTransitions.filter((m) => m.emits.length > 0).map((m) => `${m.to}:${m.emits.join()}`), ['succeeded:payment.completed', 'failed:payment.failed', 'abandoned:payment.failed']);
 });
 
 test("a provider's success for another amount or currency, or without a report, fails the guard", (t) => {

@@ -170,12 +170,14 @@ test('a paid checkout makes the payment succeeded and publishes payment.complete
   t.is((await payCheckout(platform, reference)).body.error.code, 'payment.sandbox_transaction_closed');
 });
 
-test('a declined card makes the payment failed with the processor\'s words, and publishes nothing', async (t) => {
+test('a declined card makes the payment failed with the processor\'s words, and publishes payment.failed, never payment.completed', async (t) => {
   const { payment_id, reference } = await initiatePayment(platform, feeRequest(payer.userId));
   const paid = await payAndSettle(reference, { cardNumber: '4000 0000 0000 9995' });
   t.like(paid, { status: 'failed', gatewayResponse: 'Insufficient funds' });
   t.like((await verify(reference)).body.data, { status: 'failed', failureReason: 'Insufficient funds', completedAt: null });
   t.is((await completedEvents(platform, payment_id)).length, 0);
+  const [failed] = await sql<{ data: Record<string, unknown> }>(platform, `SELECT data FROM ol.outbox WHERE type = 'payment.failed' AND data->>'paymentId' = $1`, [payment_id]);
+  t.like(failed?.data, { status: 'failed', failureReason: 'Insufficient funds', purpose: 'cap_application' });
 
   const declined = await initiatePayment(platform, feeRequest(payer.userId));
   await declineCheckout(platform, declined.reference);

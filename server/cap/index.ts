@@ -119,6 +119,11 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
     const data = readPaymentCompleted(event.data);
     if (data.purpose === 'cap_application') await payments.completed(data, transaction);
   });
+  events.subscribe('payment.failed', 'cap.application-payment-failed', async (event, transaction) => {
+    const { paymentId, purpose } = event.data as { paymentId?: unknown; purpose?: unknown };
+    if (typeof paymentId !== 'string') throw new Error(`payment.failed event ${event.id} carries no paymentId`);
+    if (purpose === 'cap_application') await payments.failed(paymentId, transaction);
+  });
   events.subscribe('user.deleted', 'cap.deactivate-user', async (event, transaction) => {
     await users.deactivate(userEventData(event), transaction);
   });

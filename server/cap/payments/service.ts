@@ -217,6 +217,11 @@ export function createCapPayments(deps: {
       }
     },
 
+    /** `payment.failed`: the attempt is over, so the next pay starts a new one. */
+    async failed(paymentId: string, transaction: Transaction) {
+      await sequelize.query(`UPDATE cap.application_payments SET status = 'failed' WHERE payment_id = $1 AND status = 'pending'`, { bind: [paymentId], transaction });
+    },
+
     /** The newest completed payment of the application, else its newest attempt (404 before any). */
     async receipt(viewer: Viewer, applicationId: string) {
       const application = await applications.visible(viewer, applicationId);

@@ -54,8 +54,8 @@ export interface PaymentTransition {
 export const paymentTransitions: readonly PaymentTransition[] = [
   { from: 'initiated', to: 'pending', by: ['orchestrator'], guards: [], emits: [] },
   { from: 'pending', to: 'succeeded', by: ['provider'], guards: ['provider_amount_matches'], emits: ['payment.completed'] },
-  { from: 'pending', to: 'failed', by: ['provider'], guards: [], emits: [] },
-  { from: 'pending', to: 'abandoned', by: ['provider'], guards: [], emits: [] },
+  { from: 'pending', to: 'failed', by: ['provider'], guards: [], emits: ['payment.failed'] },
+  { from: 'pending', to: 'abandoned', by: ['provider'], guards: [], emits: ['payment.failed'] },
 ];
 
 /** The transition from one status to another, if the table has it. */

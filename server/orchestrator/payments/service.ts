@@ -94,6 +94,16 @@ function paymentCompletedData(payment: PaymentRow): PaymentCompletedData {
 /** The data of each event a transition may emit, built from the payment as it is after the move. */
 const eventData: Partial<Record<EventType, (payment: PaymentRow) => Record<string, unknown>>> = {
   'payment.completed': (payment) => ({ ...paymentCompletedData(payment) }),
+  // A payment that will not complete (declined, or given up): its purpose may start another.
+  'payment.failed': (payment) => ({
+    paymentId: payment.id,
+    reference: payment.reference,
+    purpose: payment.purpose,
+    purposeReferenceId: payment.purposeReferenceId,
+    payerUserId: payment.payerUserId,
+    status: payment.status,
+    failureReason: payment.failureReason,
+  }),
 };
 
 export type Payments = ReturnType<typeof createPayments>;

@@ -6,6 +6,7 @@ export type EventType =
   | 'user.deleted'
   | 'notification.requested'
   | 'payment.completed'
+  | 'payment.failed'
   | 'lms.course.completed'
   | 'application.submitted'
   | 'application.paid'
