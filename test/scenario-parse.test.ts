@@ -107,10 +107,10 @@ test('a file must be a mapping with at least one step', (t) => {
 
 test('a step needs exactly one action', (t) => {
   t.deepEqual(problems('name: x\nsteps:\n  - id: a\n    name: nothing\n'), [
-    '3:5: steps[0]: a step needs one action: http, grpc, mail or wait',
+    '3:5: steps[0]: a step needs one action: http, grpc, mail, event or wait',
   ]);
   t.deepEqual(problems('name: x\nsteps:\n  - { id: a, wait: 1s, mail: { to: x } }\n'), [
-    '3:5: steps[0]: a step has only one action; choose one of http, grpc, mail or wait',
+    '3:5: steps[0]: a step has only one action; choose one of http, grpc, mail, event or wait',
   ]);
 });
 

@@ -214,6 +214,23 @@ test('mail sent before the named step does not count', async (t) => {
   t.is(step(report, 'fresh').message, 'no mail to bob@example.test sent after step later started within 100ms');
 });
 
+test('an event step waits for an event of its type whose data matches, and exposes it', async (t) => {
+  const report = await run(
+    t,
+    `steps:
+  - { id: other, http: { method: POST, path: /v1/ol/test/publish, body: { type: payment.completed, data: { paymentId: p-1 } } } }
+  - { id: publish, http: { method: POST, path: /v1/ol/test/publish, body: { type: payment.completed, delayMs: 200, data: { paymentId: p-2, amount: { currency: NGN } } } } }
+  - id: completed
+    event: { service: ol, type: payment.completed, where: { paymentId: p-2 }, wait: 3s, since: publish }
+    expect: { body: { data.amount.currency: NGN } }
+    capture: { id: body.data.paymentId }
+  - { id: none, event: { service: ol, type: payment.completed, where: { paymentId: p-3 }, wait: 100ms } }
+`,
+  );
+  t.is(step(report, 'completed').status, 'passed', JSON.stringify(steps(report), null, 2));
+  t.is(step(report, 'none').message, 'no payment.completed event from ol with paymentId=p-3 within 100ms');
+});
+
 test('the first failed step ends its scenario: the rest are skipped and the run exits 1', async (t) => {
   const report = await run(
     t,

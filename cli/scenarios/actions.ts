@@ -1,4 +1,4 @@
-/** What each kind of step does: an HTTP call, a gRPC call or a mailbox read. */
+/** What each kind of step does: an HTTP call, a gRPC call, a mailbox read or a wait for an event. */
 import type { Agent } from 'undici';
 import type { ActorSession } from './actors.ts';
 import { parseDuration, sleep } from './duration.ts';
@@ -6,7 +6,7 @@ import { evaluate, ExpressionError, type ExpressionContext } from './expressions
 import { callGrpc } from './grpc-step.ts';
 import { isSuccess, send, StepError, type HttpRequest, type HttpResponse } from './http.ts';
 import type { Operation } from './operations.ts';
-import { getPath } from './paths.ts';
+import { getPath, parsePath } from './paths.ts';
 import type { HttpAction, Step } from './types.ts';
 
 /** The platform being driven, resolved once per run. */
@@ -22,7 +22,7 @@ export interface ScenarioRun {
   platform: Platform;
   context: ExpressionContext;
   sessions: Map<string, ActorSession>;
-  /** When each step started (epoch ms), for `mail.since`. */
+  /** When each step started (epoch ms), for `mail.since` and `event.since`. */
   startedAt: Map<string, number>;
 }
 
@@ -37,6 +37,7 @@ export interface Exchange {
 export function perform(step: Step, run: ScenarioRun): Promise<Exchange> {
   if (step.http) return performHttp(step, step.http, run);
   if (step.grpc) return performGrpc(step, run);
+  if (step.event) return performEvent(step, run);
   return performMail(step, run);
 }
 
@@ -177,3 +178,40 @@ async function performMail(step: Step, run: ScenarioRun): Promise<Exchange> {
   }
 }
 
+
+interface PublishedEvent {
+  id: string;
+  type: string;
+  occurredAt: string;
+  data: unknown;
+}
+
+/**
+ * Waits for an event of a type that a service published (`GET /v1/<service>/dev/events`, development
+ * mode only), whose data has the values `where` names, polling until `wait` runs out.
+ */
+async function performEvent(step: Step, run: ScenarioRun): Promise<Exchange> {
+  const action = step.event!;
+  const where = Object.entries(action.where ?? {}).map(([path, value]) => [parsePath(path), String(evaluate(value, run.context))] as const);
+  const since = action.since === undefined ? undefined : run.startedAt.get(action.since)!;
+  const deadline = Date.now() + (action.wait === undefined ? 0 : parseDuration(action.wait));
+  const request: HttpRequest = {
+    method: 'GET',
+    url: `${run.platform.baseUrl}/v1/${action.service}/dev/events?${new URLSearchParams({ type: action.type })}`,
+    headers: { accept: 'application/json' },
+  };
+  for (;;) {
+    const response = await send(request, run.platform.dispatcher);
+    if (!isSuccess(response.status)) throw new StepError(`the dev events answered ${response.status}`, request, response);
+    const events = (getPath(response.body, ['data']) ?? []) as PublishedEvent[];
+    const found = events.find(
+      (e) => (since === undefined || Date.parse(e.occurredAt) >= since) && where.every(([path, value]) => String(getPath(e.data, path)) === value),
+    );
+    if (found) return { request, response: { ...response, body: found }, success: httpSuccess };
+    if (Date.now() >= deadline) {
+      const matching = where.length ? ` with ${where.map(([path, value]) => `${path.join('.')}=${value}`).join(', ')}` : '';
+      throw new StepError(`no ${action.type} event from ${action.service}${matching}${action.wait ? ` within ${action.wait}` : ''}`, request, response);
+    }
+    await sleep(Math.min(250, Math.max(0, deadline - Date.now())));
+  }
+}

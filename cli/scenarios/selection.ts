@@ -4,11 +4,12 @@ import type { Scenario, Step } from './types.ts';
 
 /** The ids of the earlier steps a step takes values from. */
 export function dependenciesOf(step: Step): Set<string> {
-  const { http, grpc, mail, expect, retry } = step;
-  const ids = referencesIn({ http, grpc, mail, expect, retry })
+  const { http, grpc, mail, event, expect, retry } = step;
+  const ids = referencesIn({ http, grpc, mail, event, expect, retry })
     .filter(({ reference }) => reference.root === 'steps')
     .map(({ reference }) => String(reference.path[0]));
   if (mail?.since !== undefined && mail.since !== step.id) ids.push(mail.since);
+  if (event?.since !== undefined && event.since !== step.id) ids.push(event.since);
   return new Set(ids);
 }
 

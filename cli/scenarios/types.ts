@@ -40,6 +40,16 @@ export interface MailAction {
   since?: string;
 }
 
+/** Waits for an event a service published (its dev events, development mode only). */
+export interface EventAction {
+  service: 'ol' | 'cap';
+  type: string;
+  /** Dotted paths of the event's data and the values they must have. */
+  where?: Record<string, Json>;
+  wait?: string;
+  since?: string;
+}
+
 export interface Retry {
   until: Expectation;
   times: number;
@@ -53,6 +63,7 @@ export interface Step {
   http?: HttpAction;
   grpc?: GrpcAction;
   mail?: MailAction;
+  event?: EventAction;
   wait?: string;
   expect?: Expectation;
   capture?: Record<string, string>;

@@ -71,6 +71,9 @@ export function checkScenario(scenario: ScenarioDocument, options: CheckOptions)
     if (step.mail?.since !== undefined && step.mail.since !== step.id && !earlier.has(step.mail.since)) {
       issue(['mail', 'since'], `"${step.mail.since}" is not this step or an earlier one`);
     }
+    if (step.event?.since !== undefined && step.event.since !== step.id && !earlier.has(step.event.since)) {
+      issue(['event', 'since'], `"${step.event.since}" is not this step or an earlier one`);
+    }
     const expectations: Array<[PathSegment[], Expectation | undefined]> = [
       [['expect'], step.expect],
       [['retry', 'until'], step.retry?.until],
@@ -85,8 +88,8 @@ export function checkScenario(scenario: ScenarioDocument, options: CheckOptions)
       const problem = responsePathProblem(path);
       if (problem) issue(['capture', name], problem);
     }
-    const { http, grpc, mail, expect, retry } = step;
-    checkValue({ http, grpc, mail, expect, retry }, at, { roots: ['vars', 'steps', 'env', 'actors', 'gen'], earlier });
+    const { http, grpc, mail, event, expect, retry } = step;
+    checkValue({ http, grpc, mail, event, expect, retry }, at, { roots: ['vars', 'steps', 'env', 'actors', 'gen'], earlier });
     if (!earlier.has(step.id)) earlier.set(step.id, step);
   });
   return issues;

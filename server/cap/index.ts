@@ -15,6 +15,7 @@ import { catalogueRoutes } from './catalogue/routes.ts';
 import { capPaymentRoutes } from './payments/routes.ts';
 import { createCapPayments } from './payments/service.ts';
 import { readPaymentCompleted } from '../platform/events/payment-completed.ts';
+import { devEventsHandler } from '../platform/events/dev-events.ts';
 import { createCatalogue } from './catalogue/service.ts';
 import { platformConfigRoutes } from './platform-config/routes.ts';
 import { createPlatformConfig } from './platform-config/service.ts';
@@ -150,6 +151,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       ...capPaymentRoutes(auth, contexts, roles, payments),
       ...candidateRoutes(auth, contexts, candidateArea),
       ...capProviderStateRoutes(deps),
+      listDevEvents: devEventsHandler(sequelize, 'cap', config.devMode),
     },
     stop: () => orchestratorHttp.close(),
   };

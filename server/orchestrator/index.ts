@@ -20,6 +20,7 @@ import { createPayments } from './payments/service.ts';
 import { referenceRoutes } from './reference/routes.ts';
 import { createReferenceData, createSandboxBankResolver } from './reference/service.ts';
 import { createNotifications } from './notifications/service.ts';
+import { devEventsHandler } from '../platform/events/dev-events.ts';
 import { createStorageBackend } from './storage/backends.ts';
 import { serviceKeyAuth, storageRoutes } from './storage/routes.ts';
 import { createStorage } from './storage/service.ts';
@@ -76,6 +77,7 @@ export async function createOrchestrator(deps: ServiceDeps): Promise<Service> {
       ...sandboxRoutes(sandbox),
       ...referenceRoutes(reference),
       ...olProviderStateRoutes(deps),
+      listDevEvents: devEventsHandler(deps.sequelize, 'ol', deps.config.devMode),
     },
     security: {
       bearerAuth: createOlBearerAuth(tokens, accounts.sessionLive),
