@@ -275,3 +275,11 @@ stepTests(test, olPact, 'ol', [
   { rule: 'anyone lists the Nigerian banks with their codes', description: 'a read of the Nigerian banks', states: [['a verified user']], method: 'GET', path: '/v1/ol/banks', query: { country: 'NG' }, signedIn: false, status: 200, response: { success: true, data: eachLike({ id: string('NG-044'), name: string('Access Bank'), slug: string('access-bank'), code: string('044'), type: string('commercial'), currency: 'NGN', country: 'NG' }) } },
   { rule: "anyone lists Nigeria's states by name", description: "a read of Nigeria's states", states: [['a verified user']], method: 'GET', path: '/v1/ol/address/countries/NG/states', signedIn: false, status: 200, response: { success: true, data: eachLike({ name: string('Lagos') }, 37) } },
 ]);
+
+// Storage resolve and delete (storage-and-messages.yaml): only the caller's own assets.
+const assetId = fromProviderState('${assetId}', '01J9Z8X7W6V5T4S3R2Q1P0ASST');
+stepTests(test, olPact, 'ol', [
+  { rule: "resolve answers a short-lived URL of the caller's own asset", description: "a resolve of the caller's asset", states: [['a confirmed asset']], method: 'POST', path: '/v1/ol/storage/resolve', body: { assetIds: [assetId] }, status: 200, response: { success: true, data: eachLike({ assetId: string('01J9Z8X7W6V5T4S3R2Q1P0ASST'), url: string('http://127.0.0.1:4000/v1/ol/storage/assets/01J9Z8X7W6V5T4S3R2Q1P0ASST?expires=1&signature=s'), expiresAt: string('2026-01-01T00:00:00.000Z'), mimeType: 'image/png', fileName: string('passport.png') }) } },
+  { rule: 'an asset id the caller does not own resolves to nothing, never to a URL', description: 'a resolve of an asset that is not the caller', states: [['a verified user']], method: 'POST', path: '/v1/ol/storage/resolve', body: { assetIds: ['01J9Z8X7W6V5T4S3R2Q1P0NQNE'] }, status: 200, response: { success: true, data: [] } },
+  { rule: 'the owner deletes their asset', description: "a deletion of the caller's asset", states: [['a confirmed asset']], method: 'DELETE', path: fromProviderState('/v1/ol/storage/${assetId}', '/v1/ol/storage/01J9Z8X7W6V5T4S3R2Q1P0ASST'), status: 200, response: { success: true, data: { assetId: string('01J9Z8X7W6V5T4S3R2Q1P0ASST'), deleted: true } } },
+]);

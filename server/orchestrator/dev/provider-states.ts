@@ -102,14 +102,15 @@ export function olProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers'
     return { conversationId: thread.id, notificationId, senderId: sender.userId };
   }
 
-  /** An upload URL for passport.png (and, for `uploaded`, the fixture's bytes PUT to it). */
+  /** An upload URL for passport.png (for `uploaded`, the fixture's bytes PUT to it; for `confirmed`, also confirmed). */
   async function asset(stage: string, accessToken: string) {
     const issued = (await api('POST', '/storage/upload-url', { body: { fileName: 'passport.png', mimeType: 'image/png', purpose: 'passport' }, token: accessToken })).data;
     const url = new URL(issued.uploadUrl);
-    if (stage === 'uploaded') {
+    if (stage === 'uploaded' || stage === 'confirmed') {
       const put = await fetch(url, { method: 'PUT', body: new Uint8Array(fs.readFileSync(projectPath('fixtures', 'files', 'passport.png'))), headers: { 'content-type': 'image/png' } });
       if (!put.ok) throw new Error(`the upload answered ${put.status}`);
     }
+    if (stage === 'confirmed') await api('POST', '/storage/confirm', { body: { assetId: issued.assetId }, token: accessToken });
     return { assetId: issued.assetId, expires: url.searchParams.get('expires'), signature: url.searchParams.get('signature') };
   }
 
