@@ -146,3 +146,34 @@ test.serial('a withdrawal needs the centre bank account (409 wallet.no_bank_acco
   t.is(res.status, 409);
   t.is(res.body.error.code, 'wallet.no_bank_account');
 });
+
+test.serial("the centre dashboard counts this year's submitted applications, revenue by month, gender, stages and staff activity from real rows", async (t) => {
+  const year = new Date().getUTCFullYear();
+  const month = new Date().getUTCMonth() + 1;
+  const [row] = await sql<{ n: number; revenue: string }>(
+    platform,
+    `SELECT (SELECT count(*)::int FROM cap.applications WHERE centre_id = $1 AND submitted_at IS NOT NULL) AS n,
+            (SELECT coalesce(sum(amount_minor), 0)::text FROM cap.application_payments WHERE centre_id = $1 AND status = 'completed') AS revenue`,
+    [centreId],
+  );
+  const { id } = await awaitingPayment();
+  await sql(platform, `UPDATE cap.applications SET current_stage_key = 'folder_arrangement' WHERE id = $1`, [id]);
+  await cap(platform, owner, 'POST', `/applications/${id}/review`, { headers: asCentre(), json: { decision: 'approve' } });
+
+  const res = await cap(platform, owner, 'GET', `/centre/dashboard?year=${year}&applicationType=RPL`, { headers: asCentre() });
+  t.is(res.status, 200, res.text);
+  const data = res.body.data;
+  t.like(data, { year, applicationType: 'RPL', kpis: { applications: row!.n + 1, staff: 1, revenue: ngn(row!.revenue) } });
+  t.deepEqual(data.revenueByMonth.find((m: { month: number }) => m.month === month).amount, ngn(row!.revenue));
+  t.is(data.revenueByMonth.length, 12);
+  t.like(data.applicationsByTrade[0], { id: tradeId, name: 'Electrical Installation', count: row!.n + 1 });
+  t.like(data.genderDistribution.find((g: { gender: string }) => g.gender === 'male'), { count: row!.n + 1 }, "the form's 'Male'");
+  const [atInterview] = await sql<{ n: number }>(platform, `SELECT count(*)::int AS n FROM cap.applications WHERE centre_id = $1 AND status = 'in_progress' AND current_stage_key = 'interview'`, [centreId]);
+  t.like(data.candidatesByStage.find((s: { stageKey: string }) => s.stageKey === 'interview'), { count: atInterview!.n });
+  t.like(data.staffActivity[0], { action: 'approve', role: 'super_admin', metadata: { applicationId: id, fromStage: 'folder_arrangement', toStage: 'interview' } });
+  t.is((await cap(platform, owner, 'GET', `/centre/dashboard?year=${year - 1}`, { headers: asCentre() })).body.data.kpis.applications, 0, 'another year has none');
+
+  const summary = (await cap(platform, owner, 'GET', '/centre/applications/summary', { headers: asCentre() })).body.data;
+  t.is(summary.total, summary.pending + summary.ongoing + summary.completed + summary.archived);
+  t.true(summary.ongoing >= 1);
+});

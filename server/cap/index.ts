@@ -12,6 +12,8 @@ import { createApplications } from './applications/service.ts';
 import { candidateRoutes } from './candidate/routes.ts';
 import { createCandidateArea } from './candidate/service.ts';
 import { catalogueRoutes } from './catalogue/routes.ts';
+import { centreDashboardRoutes } from './centre-dashboard/routes.ts';
+import { createCentreDashboard } from './centre-dashboard/service.ts';
 import { capPaymentRoutes } from './payments/routes.ts';
 import { createCapPayments } from './payments/service.ts';
 import { readPaymentCompleted } from '../platform/events/payment-completed.ts';
@@ -150,6 +152,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       ...applicationRoutes(auth, contexts, applications),
       ...capPaymentRoutes(auth, contexts, roles, payments),
       ...candidateRoutes(auth, contexts, candidateArea),
+      ...centreDashboardRoutes(contexts, createCentreDashboard(sequelize)),
       ...capProviderStateRoutes(deps),
       listDevEvents: devEventsHandler(sequelize, 'cap', config.devMode),
     },
