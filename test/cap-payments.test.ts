@@ -177,3 +177,9 @@ test.serial("the centre dashboard counts this year's submitted applications, rev
   t.is(summary.total, summary.pending + summary.ongoing + summary.completed + summary.archived);
   t.true(summary.ongoing >= 1);
 });
+
+test.serial('a centre with applications, prices or wallet entries is in use: deleting it is 409 centre.in_use', async (t) => {
+  const res = await cap(platform, admin, 'DELETE', `/admin/centres/${centreId}`);
+  t.is(res.status, 409);
+  t.is(res.body.error.code, 'centre.in_use');
+});

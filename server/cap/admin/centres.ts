@@ -1,4 +1,4 @@
-import { Op, type Transaction, type WhereOptions } from 'sequelize';
+import { Op, QueryTypes, type Transaction, type WhereOptions } from 'sequelize';
 import { notFound } from '../../platform/http/errors.ts';
 import { keysetPage, pageRequest } from '../../platform/http/pagination.ts';
 import { newId } from '../../platform/ids.ts';
@@ -66,7 +66,13 @@ export function createAdminCentres(centres: CentreService, staff: StaffService, 
     // count too once they exist.)
     async usedBy(centre, transaction) {
       const members = await CentreStaff.count({ where: { centreId: centre.id, role: { [Op.ne]: 'super_admin' } }, transaction });
-      return members > 0 ? `it has ${members} staff member(s) besides its super admins` : undefined;
+      if (members > 0) return `it has ${members} staff member(s) besides its super admins`;
+      // Applications (drafts included) and the money around them stay with their centre.
+      const [row] = await CentreStaff.sequelize!.query<{ n: number }>(
+        `SELECT (SELECT count(*) FROM cap.applications WHERE centre_id = $1) + (SELECT count(*) FROM cap.centre_prices WHERE centre_id = $1) + (SELECT count(*) FROM cap.wallet_entries WHERE centre_id = $1) AS n`,
+        { type: QueryTypes.SELECT, bind: [centre.id], transaction },
+      );
+      return Number(row!.n) > 0 ? 'it has applications, prices or wallet entries' : undefined;
     },
     async remove(centre, transaction) {
       await CentreStaff.destroy({ where: { centreId: centre.id }, transaction });
