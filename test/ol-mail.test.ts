@@ -168,7 +168,10 @@ function stringValues(value: unknown): string[] {
 async function startSmtpSink(): Promise<{ port: number; next(): Promise<{ recipients: string[]; data: string }>; close(): void }> {
   const received: { recipients: string[]; data: string }[] = [];
   const waiting: ((m: { recipients: string[]; data: string }) => void)[] = [];
+  const sockets = new Set<net.Socket>();
   const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
     let buffer = '';
     let inData = false;
     let recipients: string[] = [];
@@ -214,6 +217,10 @@ async function startSmtpSink(): Promise<{ port: number; next(): Promise<{ recipi
       const message = received.shift();
       return message ? Promise.resolve(message) : new Promise((resolve) => waiting.push(resolve));
     },
-    close: () => server.close(),
+    // A connection the mail client keeps open would keep the server, and this test process, alive.
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
   };
 }
