@@ -1,9 +1,9 @@
 import test from 'ava';
 import { lifecycles, rplStages, type StageKey } from '../server/cap/applications/lifecycle.ts';
-import { approvedCentreOwner, cap, onboard } from './helpers/cap.ts';
+import { applicationTargets, cap, onboard } from './helpers/cap.ts';
 import { pngBytes, uploadAsset } from './helpers/files.ts';
 import { sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
-import { grantPlatformRole, signUp, type SignedUpUser } from './helpers/users.ts';
+import { signUp, type SignedUpUser } from './helpers/users.ts';
 
 // Applications (openapi/cap/applications.yaml) and their lifecycle table (applications/lifecycle.ts).
 let platform: TestPlatform;
@@ -18,13 +18,7 @@ const asCentre = () => ({ 'X-CAP-PERSONA': 'centre', 'X-CAP-CENTRE-ID': centreId
 
 test.before(async () => {
   platform = await startTestPlatform();
-  [admin, owner] = await Promise.all([signUp(platform), signUp(platform)]);
-  await grantPlatformRole(platform, admin);
-  centreId = await approvedCentreOwner(platform, owner);
-  const sector = await cap(platform, admin, 'POST', '/admin/sectors', { json: { name: 'Building and Construction' } });
-  sectorId = sector.body.data.id;
-  const trade = await cap(platform, admin, 'POST', '/admin/trades', { json: { sectorId, name: 'Masonry' } });
-  tradeId = trade.body.data.id;
+  ({ admin, owner, centreId, sectorId, tradeId } = await applicationTargets(platform, { sector: 'Building and Construction', trade: 'Masonry' }));
 });
 test.after.always(() => platform?.stop());
 

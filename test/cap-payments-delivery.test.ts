@@ -1,8 +1,8 @@
 import test from 'ava';
-import { approvedCentreOwner, cap, onboard } from './helpers/cap.ts';
+import { applicationTargets, cap, onboard } from './helpers/cap.ts';
 import { eventually, sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { payCheckout, postWebhook, sandboxWebhooks } from './helpers/payments.ts';
-import { grantPlatformRole, signUp } from './helpers/users.ts';
+import { signUp } from './helpers/users.ts';
 
 // The wallet is credited once per payment, however often and however concurrently the provider's
 // webhook arrives. The sandbox here cannot reach its webhook URL, so the test delivers each webhook
@@ -15,11 +15,8 @@ test.before(async () => {
 test.after.always(() => platform?.stop());
 
 test('100 application payments whose webhooks each arrive three times at once credit each wallet exactly once', async (t) => {
-  const [admin, owner, candidate] = await Promise.all([signUp(platform), signUp(platform), signUp(platform)]);
-  await grantPlatformRole(platform, admin);
-  const centreId = await approvedCentreOwner(platform, owner);
-  const sectorId = (await cap(platform, admin, 'POST', '/admin/sectors', { json: { name: 'Hospitality' } })).body.data.id;
-  const tradeId = (await cap(platform, admin, 'POST', '/admin/trades', { json: { sectorId, name: 'Culinary Arts' } })).body.data.id;
+  const { owner, centreId, sectorId, tradeId } = await applicationTargets(platform, { sector: 'Hospitality', trade: 'Culinary Arts' });
+  const candidate = await signUp(platform);
   await onboard(platform, candidate, 'candidate');
   const asCandidate = { 'X-CAP-PERSONA': 'candidate' };
 

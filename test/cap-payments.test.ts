@@ -1,8 +1,8 @@
 import test from 'ava';
-import { approvedCentreOwner, cap, onboard } from './helpers/cap.ts';
+import { applicationTargets, cap, onboard } from './helpers/cap.ts';
 import { eventually, sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { declineCheckout, payCheckout } from './helpers/payments.ts';
-import { grantPlatformRole, signUp, type SignedUpUser } from './helpers/users.ts';
+import { signUp, type SignedUpUser } from './helpers/users.ts';
 
 // Paying for an application (openapi/cap/payments.yaml): the quote, InitiatePayment through the
 // Orchestrator, the sandbox checkout, payment.completed back in CAP, the receipt and the wallet ledger.
@@ -18,12 +18,7 @@ const ngn = (minor: string) => ({ amountMinorUnits: minor, currency: 'NGN' });
 
 test.before(async () => {
   platform = await startTestPlatform();
-  admin = await signUp(platform);
-  owner = await signUp(platform);
-  await grantPlatformRole(platform, admin);
-  centreId = await approvedCentreOwner(platform, owner);
-  sectorId = (await cap(platform, admin, 'POST', '/admin/sectors', { json: { name: 'Electrical' } })).body.data.id;
-  tradeId = (await cap(platform, admin, 'POST', '/admin/trades', { json: { sectorId, name: 'Electrical Installation' } })).body.data.id;
+  ({ admin, owner, centreId, sectorId, tradeId } = await applicationTargets(platform, { sector: 'Electrical', trade: 'Electrical Installation' }));
 });
 test.after.always(() => platform?.stop());
 

@@ -2,11 +2,11 @@ import test from 'ava';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { approvedCentreOwner, cap, onboard } from './helpers/cap.ts';
+import { applicationTargets, cap, onboard } from './helpers/cap.ts';
 import { runCapctl } from './helpers/cli.ts';
 import { eventually, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { completedEvents, feeRequest, initiatePayment, paymentRow, sandboxTransaction } from './helpers/payments.ts';
-import { grantPlatformRole, signUp, testPassword, type SignedUpUser } from './helpers/users.ts';
+import { signUp, testPassword, type SignedUpUser } from './helpers/users.ts';
 
 // `capctl pay` completes a sandbox checkout without a browser, through the checkout's own calls, and
 // waits until the Orchestrator has acknowledged the signed webhook.
@@ -68,11 +68,8 @@ test('capctl pay refuses an unknown target, a card that is not a test card, and 
 });
 
 test('capctl application create|fill|submit|list|show, capctl pay <applicationId> and capctl wallet: a candidate applies and pays, the centre sees the money', async (t) => {
-  const [admin, owner, candidate] = [await signUp(platform), await signUp(platform), await signUp(platform)];
-  await grantPlatformRole(platform, admin);
-  const centreId = await approvedCentreOwner(platform, owner);
-  const sectorId = (await cap(platform, admin, 'POST', '/admin/sectors', { json: { name: 'Welding' } })).body.data.id;
-  const tradeId = (await cap(platform, admin, 'POST', '/admin/trades', { json: { sectorId, name: 'Welding and Fabrication' } })).body.data.id;
+  const { owner, centreId, sectorId, tradeId } = await applicationTargets(platform, { sector: 'Welding', trade: 'Welding and Fabrication' });
+  const candidate = await signUp(platform);
   await onboard(platform, candidate, 'candidate');
 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'capctl-pay-'));

@@ -1,5 +1,5 @@
 import { call, sql, type JsonResponse, type TestPlatform } from './platform.ts';
-import { firstSignIn, uniqueEmail, type SignedUpUser } from './users.ts';
+import { firstSignIn, grantPlatformRole, signUp, uniqueEmail, type SignedUpUser } from './users.ts';
 
 // Complete onboarding drafts in the shapes the real web client sends, and short ways to drive CAP.
 
@@ -77,4 +77,17 @@ export async function activeStaff(platform: TestPlatform, by: SignedUpUser, cent
   const member = await firstSignIn(platform, email);
   await cap(platform, member, 'GET', '/me');
   return { member, staffId: added.body.data.id as string };
+}
+
+/**
+ * What an application points at: a platform admin who made a sector with one trade, and an approved
+ * centre with its owner (its super admin).
+ */
+export async function applicationTargets(platform: TestPlatform, names: { sector: string; trade: string }) {
+  const [admin, owner] = await Promise.all([signUp(platform), signUp(platform)]);
+  await grantPlatformRole(platform, admin);
+  const centreId = await approvedCentreOwner(platform, owner);
+  const sectorId = (await cap(platform, admin, 'POST', '/admin/sectors', { json: { name: names.sector } })).body.data.id as string;
+  const tradeId = (await cap(platform, admin, 'POST', '/admin/trades', { json: { sectorId, name: names.trade } })).body.data.id as string;
+  return { admin, owner, centreId, sectorId, tradeId };
 }

@@ -128,8 +128,6 @@ export function createCapPayments(deps: {
     };
   }
 
-  const paymentOf = (row: PaymentRow) => ({ amount: money(row.amount_minor, row.currency) });
-
   return {
     prices: (context: CentreContext) => currentPrices(context.centreId),
     setPrice: async (context: CentreContext, userId: string, item: PriceInput) => (await setPrices(context, userId, [item]))[0]!,
@@ -235,7 +233,7 @@ export function createCapPayments(deps: {
         status: row.status,
         paymentId: row.payment_id,
         reference: row.reference,
-        ...paymentOf(row),
+        amount: money(row.amount_minor, row.currency),
         currency: row.currency,
         applicationType: application.type,
         candidateName: presented!.candidate.name,
