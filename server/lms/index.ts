@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { createBearerAuth } from '../platform/auth/bearer.ts';
 import type { PlatformEvent } from '../platform/events/types.ts';
 import type { Service, ServiceDeps } from '../platform/service.ts';
@@ -12,6 +13,11 @@ import { createOnboarding } from './onboarding/service.ts';
 import { createInvites } from './staff/invites.ts';
 import { instructorRoutes } from './staff/routes.ts';
 import { createUsers, type Account } from './users/service.ts';
+import { createEntitlements } from './enrollments/entitlements.ts';
+import { createStorageClient } from './orchestrator.ts';
+import { playerRoutes, scormContentTokenAuth } from './player/routes.ts';
+import { createPlayer } from './player/service.ts';
+import { createPackageStore } from './scorm/store.ts';
 
 /** The LMS: courses, enrollments, the player and LMS certificates. */
 export async function createLms(deps: ServiceDeps): Promise<Service> {
@@ -21,6 +27,22 @@ export async function createLms(deps: ServiceDeps): Promise<Service> {
   const access = createAccess(deps.sequelize, users, onboarding);
   const courses = createCourses(deps.sequelize);
   const courseInstructors = createCourseInstructors(deps.sequelize, access, courses);
+  const entitlements = createEntitlements(deps.sequelize, deps.events);
+  const storage = createStorageClient(() => deps.peers.url('ol'), deps.config.serviceApiKey, deps.logger);
+  const packages = createPackageStore({
+    sequelize: deps.sequelize,
+    storage,
+    root: path.join(deps.config.dataDir, 'lms', 'scorm'),
+    limits: { maxUncompressedBytes: deps.config.lmsScormMaxUncompressedBytes, maxEntries: 10_000 },
+  });
+  const player = createPlayer({
+    sequelize: deps.sequelize,
+    entitlements,
+    packages,
+    storage,
+    onCompleted: async () => ({}),
+    certificateIssued: async () => false,
+  });
 
   deps.events.subscribe('user.created', 'lms.provision-user', (event, transaction) => users.provision(accountOf(event), transaction));
   deps.events.subscribe('user.deleted', 'lms.deactivate-user', (event, transaction) => users.deactivate(accountOf(event).userId, transaction));
@@ -34,6 +56,7 @@ export async function createLms(deps: ServiceDeps): Promise<Service> {
       ...catalogueRoutes(access, courses),
       ...authoringRoutes(access, courses),
       ...instructorRoutes(access, invites, courseInstructors),
+      ...playerRoutes(player, users, deps.config),
     },
     security: {
       bearerAuth: createBearerAuth({
@@ -42,7 +65,9 @@ export async function createLms(deps: ServiceDeps): Promise<Service> {
         audience: deps.config.jwtAudience,
         allowedBeforePasswordChange: ['getMe'],
       }),
+      scormContentToken: scormContentTokenAuth(player),
     },
+    stop: () => storage.close(),
   };
 }
 

@@ -94,6 +94,8 @@ export interface PlatformConfig {
   /** Conversation notifications by email or SMS are off unless enabled here (in_app is always on). */
   conversationEmail: boolean;
   conversationSms: boolean;
+  /** SCORM packages: the largest total of declared uncompressed sizes accepted (extracted under dataDir/lms/scorm). */
+  lmsScormMaxUncompressedBytes: number;
 }
 
 /** Raw settings from flags or a caller; anything missing comes from the environment, then defaults. */
@@ -165,6 +167,7 @@ const envNames: Partial<Record<keyof PlatformConfig, string>> = {
   s3ForcePathStyle: 'S3_FORCE_PATH_STYLE',
   conversationEmail: 'CONVERSATION_NOTIFY_EMAIL',
   conversationSms: 'CONVERSATION_NOTIFY_SMS',
+  lmsScormMaxUncompressedBytes: 'LMS_SCORM_MAX_UNCOMPRESSED_BYTES',
 };
 
 function port(setting: string, value: unknown): number {
@@ -337,6 +340,7 @@ export function resolveConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = 
     ...storage(pick, dataDir),
     conversationEmail: bool('conversationEmail', pick('conversationEmail') ?? false),
     conversationSms: bool('conversationSms', pick('conversationSms') ?? false),
+    lmsScormMaxUncompressedBytes: positiveInt('lmsScormMaxUncompressedBytes', pick('lmsScormMaxUncompressedBytes') ?? 512 * 1024 * 1024),
   };
 }
 

@@ -3,7 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Request, Response } from 'express';
 import type { Logger } from '../logger.ts';
 import { AppError, validationFailed } from './errors.ts';
-import type { ApiDocument, Operation } from './openapi.ts';
+import type { ApiDocument, Operation, Parameter } from './openapi.ts';
 import { successBody, type Reply } from './reply.ts';
 import { compileOperation, toDetails, type OperationValidators } from './validation.ts';
 
@@ -66,7 +66,7 @@ export function bindOperations(service: string, doc: ApiDocument, handlers: Reco
   }
   const byPath = new Map<string, PathEntry>();
   for (const op of doc.operations) {
-    const entry = byPath.get(op.path) ?? { pattern: pathPattern(op.path), methods: new Map() };
+    const entry = byPath.get(op.path) ?? { pattern: pathPattern(op.path, op.parameters), methods: new Map() };
     entry.methods.set(op.method.toUpperCase(), handlerFor(op, handlers[op.operationId]!, options));
     byPath.set(op.path, entry);
   }
@@ -83,7 +83,7 @@ export function bindOperations(service: string, doc: ApiDocument, handlers: Reco
         const match = candidate.pattern.regex.exec(path);
         if (!match) continue;
         entry = candidate;
-        params = Object.fromEntries(candidate.pattern.names.map((name, i) => [name, decodeSegment(match[i + 1]!)]));
+        params = Object.fromEntries(candidate.pattern.names.map((name, i) => [name, decodeSegment(match[i + 1] ?? '')]));
         break;
       }
     }
@@ -105,18 +105,24 @@ interface PathEntry {
   methods: Map<string, (req: Request, res: Response) => Promise<void>>;
 }
 
-/** `/centre/staff/{id}` -> a regex matching one segment per template, and the template names. */
-function pathPattern(openapiPath: string): PathEntry['pattern'] {
+/**
+ * `/centre/staff/{id}` -> a regex matching one segment per template, and the template names. A last
+ * template whose path parameter says `x-multi-segment: true` takes the rest of the path, slashes
+ * included, and may be empty (`/content`, `/content/`, `/content/pages/a.html`): a file path inside
+ * a package, say.
+ */
+function pathPattern(openapiPath: string, parameters: Parameter[] = []): PathEntry['pattern'] {
   const names: string[] = [];
-  const source = openapiPath
-    .split('/')
-    .map((segment) => {
+  const segments = openapiPath.split('/');
+  const source = segments
+    .map((segment, i) => {
       const template = /^\{([^}]+)\}$/.exec(segment);
-      if (!template) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      if (!template) return (i > 0 ? '/' : '') + segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
       names.push(template[1]!);
-      return '([^/]+)';
+      const multi = i === segments.length - 1 && parameters.some((p) => p.in === 'path' && p.name === template[1] && (p as { 'x-multi-segment'?: boolean })['x-multi-segment']);
+      return multi ? '(?:/(.*))?' : '/([^/]+)';
     })
-    .join('/');
+    .join('');
   return { regex: new RegExp(`^${source}$`), names };
 }
 
