@@ -2,6 +2,7 @@ import test from 'ava';
 import { startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { lms, lmsInstructor, lmsLearner, lmsStaff, onboard, type LmsPerson } from './helpers/lms.ts';
 import { signUp } from './helpers/users.ts';
+import { uploadSamplePackage } from './helpers/lms-learning.ts';
 
 // Authoring, instructors and the catalogue over real HTTP, with people onboarded through the LMS.
 let platform: TestPlatform;
@@ -32,7 +33,7 @@ async function completeCourse(author: LmsPerson, title = 'Wall tiling') {
       quiz: { passPercent: 50, questions: [{ id: 'q1', prompt: 'Grout goes', choices: [{ id: 'a', text: 'between tiles', correct: true }, { id: 'b', text: 'under tiles' }] }] },
     })
   ).body.data;
-  const scorm = (await lms(platform, author, 'POST', items, { type: 'scorm_package', title: 'Safety', packageAssetId: 'asset-safety' })).body.data;
+  const scorm = (await lms(platform, author, 'POST', items, { type: 'scorm_package', title: 'Safety', packageAssetId: await uploadSamplePackage(platform, author) })).body.data;
   return { course, module, lesson, quiz, scorm };
 }
 

@@ -25,9 +25,6 @@ export async function createLms(deps: ServiceDeps): Promise<Service> {
   const invites = createInvites(deps.sequelize);
   const onboarding = createOnboarding(deps.sequelize, invites.accept);
   const access = createAccess(deps.sequelize, users, onboarding);
-  const courses = createCourses(deps.sequelize);
-  const courseInstructors = createCourseInstructors(deps.sequelize, access, courses);
-  const entitlements = createEntitlements(deps.sequelize, deps.events);
   const storage = createStorageClient(() => deps.peers.url('ol'), deps.config.serviceApiKey, deps.logger);
   const packages = createPackageStore({
     sequelize: deps.sequelize,
@@ -35,6 +32,9 @@ export async function createLms(deps: ServiceDeps): Promise<Service> {
     root: path.join(deps.config.dataDir, 'lms', 'scorm'),
     limits: { maxUncompressedBytes: deps.config.lmsScormMaxUncompressedBytes, maxEntries: 10_000 },
   });
+  const courses = createCourses(deps.sequelize, packages.attach);
+  const courseInstructors = createCourseInstructors(deps.sequelize, access, courses);
+  const entitlements = createEntitlements(deps.sequelize, deps.events);
   const player = createPlayer({
     sequelize: deps.sequelize,
     entitlements,

@@ -16,6 +16,9 @@ export function catalogueRoutes(access: Access, courses: Courses): Record<string
   };
 }
 
+/** The caller's own bearer token, for checks the Orchestrator makes on their behalf (their own uploads). */
+const bearerOf = (call: Parameters<Handler>[0]) => /^Bearer (.+)$/i.exec(call.req.get('authorization') ?? '')?.[1];
+
 export function authoringRoutes(access: Access, courses: Courses): Record<string, Handler> {
   /** The caller, when they may author at all (instructor or staff onboarding completed). */
   const author = async (call: Parameters<Handler>[0]) => {
@@ -36,8 +39,8 @@ export function authoringRoutes(access: Access, courses: Courses): Record<string
     postAuthoringCourseModules: async (call) => created(await courses.addModule(await author(call), call.params.courseId, call.body)),
     patchAuthoringCourseModule: async (call) => ok(await courses.updateModule(await author(call), call.params.courseId, call.params.moduleId, call.body)),
     deleteAuthoringCourseModule: async (call) => ok(await courses.removeModule(await author(call), call.params.courseId, call.params.moduleId)),
-    postAuthoringCourseItems: async (call) => created(await courses.addItem(await author(call), call.params.courseId, call.params.moduleId, call.body)),
-    patchAuthoringCourseItem: async (call) => ok(await courses.updateItem(await author(call), call.params.courseId, call.params.itemId, call.body)),
+    postAuthoringCourseItems: async (call) => created(await courses.addItem(await author(call), call.params.courseId, call.params.moduleId, call.body, bearerOf(call))),
+    patchAuthoringCourseItem: async (call) => ok(await courses.updateItem(await author(call), call.params.courseId, call.params.itemId, call.body, bearerOf(call))),
     deleteAuthoringCourseItem: async (call) => ok(await courses.removeItem(await author(call), call.params.courseId, call.params.itemId)),
     putAuthoringCourseSequencing: async (call) => ok(await courses.replaceSequencing(await author(call), call.params.courseId, call.body)),
   };

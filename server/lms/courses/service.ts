@@ -54,8 +54,15 @@ const defaultPassPercent = 70;
 
 export type Courses = ReturnType<typeof createCourses>;
 
+/**
+ * Checks and extracts a SCORM package when an item is given one (the player's package store): 422
+ * `lms.scorm.invalid_package` for anything unusable; the answer's `scoHref` is the item's launch file.
+ * `bearer` is the author's token, proving the asset is their own upload.
+ */
+export type AttachPackage = (packageAssetId: string, bearer: string | undefined) => Promise<{ scoHref: string }>;
+
 /** The catalogue (published courses for everyone) and authoring (instructors of a course, and staff). */
-export function createCourses(sequelize: Sequelize) {
+export function createCourses(sequelize: Sequelize, attachPackage?: AttachPackage) {
   const { Course, CourseInstructor, CourseModule, CourseItem } = defineCourseModels(sequelize);
   const { LmsUser } = defineUserModels(sequelize);
 
@@ -259,9 +266,15 @@ export function createCourses(sequelize: Sequelize) {
     });
   }
 
-  async function addItem(actor: Actor, courseId: string, moduleId: string, write: ItemWrite) {
+  /** The launch file of a SCORM item's package, checked and extracted before the item keeps it. */
+  async function launchFileOf(type: ItemType | undefined, packageAssetId: string | null | undefined, bearer: string | undefined) {
+    return type === 'scorm_package' && packageAssetId && attachPackage ? (await attachPackage(packageAssetId, bearer)).scoHref : null;
+  }
+
+  async function addItem(actor: Actor, courseId: string, moduleId: string, write: ItemWrite, bearer?: string) {
     const missing = [!write.type && 'type', !write.title?.trim() && 'title'].filter(Boolean) as string[];
     if (missing.length) throw validationFailed(missing.map((field) => ({ field: `body.${field}`, issue: 'is required for a new item' })));
+    const scoHref = await launchFileOf(write.type, write.packageAssetId, bearer);
     return sequelize.transaction(async (transaction) => {
       await editable(actor, courseId, transaction);
       await moduleOf(courseId, moduleId, transaction);
@@ -277,7 +290,7 @@ export function createCourses(sequelize: Sequelize) {
           body: write.body ?? null,
           mediaAssetId: write.mediaAssetId ?? null,
           packageAssetId: write.packageAssetId ?? null,
-          scoHref: null,
+          scoHref,
           quiz: write.quiz ? quizOf(write.quiz) : null,
         },
         { transaction },
@@ -292,12 +305,18 @@ export function createCourses(sequelize: Sequelize) {
     return item;
   }
 
-  async function updateItem(actor: Actor, courseId: string, itemId: string, write: ItemWrite) {
+  async function updateItem(actor: Actor, courseId: string, itemId: string, write: ItemWrite, bearer?: string) {
     if (write.title !== undefined && !write.title.trim()) throw validationFailed([{ field: 'body.title', issue: 'cannot be blank' }]);
+    const current = await CourseItem.findOne({ where: { id: itemId, courseId } });
+    const type = write.type ?? current?.type;
+    const packageAssetId = write.packageAssetId !== undefined ? write.packageAssetId : current?.packageAssetId;
+    const packageChanged = type === 'scorm_package' && packageAssetId && (packageAssetId !== current?.packageAssetId || !current?.scoHref);
+    const scoHref = packageChanged ? await launchFileOf(type, packageAssetId, bearer) : undefined;
     return sequelize.transaction(async (transaction) => {
       await editable(actor, courseId, transaction);
       const item = await itemOf(courseId, itemId, transaction);
       if (write.packageAssetId !== undefined && write.packageAssetId !== item.packageAssetId) item.scoHref = null; // the launch file comes from the new package
+      if (scoHref) item.scoHref = scoHref;
       item.set({
         ...(write.type !== undefined ? { type: write.type } : {}),
         ...(write.title !== undefined ? { title: write.title.trim() } : {}),
