@@ -18,6 +18,10 @@ import { createStorageClient } from './orchestrator.ts';
 import { playerRoutes, scormContentTokenAuth } from './player/routes.ts';
 import { createPlayer } from './player/service.ts';
 import { createPackageStore } from './scorm/store.ts';
+import { enrollmentRoutes } from './enrollments/routes.ts';
+import { createEnrollments } from './enrollments/service.ts';
+import { createPaymentsClient } from './orchestrator.ts';
+import { readPaymentCompleted } from '../platform/events/payment-completed.ts';
 
 /** The LMS: courses, enrollments, the player and LMS certificates. */
 export async function createLms(deps: ServiceDeps): Promise<Service> {
@@ -44,6 +48,23 @@ export async function createLms(deps: ServiceDeps): Promise<Service> {
     certificateIssued: async () => false,
   });
 
+  const enrollments = createEnrollments({
+    sequelize: deps.sequelize,
+    entitlements,
+    payments: createPaymentsClient(() => deps.peers.olGrpcAddress(), deps.config.serviceApiKey),
+    player,
+    logger: deps.logger,
+  });
+
+  deps.events.subscribe('payment.completed', 'lms.enrollment-paid', async (event, transaction) => {
+    const data = readPaymentCompleted(event.data);
+    if (data.purpose === 'lms_enrollment') await enrollments.paid(data, transaction);
+  });
+  deps.events.subscribe('payment.failed', 'lms.enrollment-payment-failed', async (event, transaction) => {
+    const { paymentId, purpose } = event.data as { paymentId?: unknown; purpose?: unknown };
+    if (typeof paymentId !== 'string') throw new Error(`payment.failed event ${event.id} carries no paymentId`);
+    if (purpose === 'lms_enrollment') await enrollments.failed(paymentId, transaction);
+  });
   deps.events.subscribe('user.created', 'lms.provision-user', (event, transaction) => users.provision(accountOf(event), transaction));
   deps.events.subscribe('user.deleted', 'lms.deactivate-user', (event, transaction) => users.deactivate(accountOf(event).userId, transaction));
 
@@ -57,6 +78,7 @@ export async function createLms(deps: ServiceDeps): Promise<Service> {
       ...authoringRoutes(access, courses),
       ...instructorRoutes(access, invites, courseInstructors),
       ...playerRoutes(player, users, deps.config),
+      ...enrollmentRoutes(access, enrollments),
     },
     security: {
       bearerAuth: createBearerAuth({
