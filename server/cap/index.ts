@@ -102,7 +102,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   });
   const evidence = createEvidence({ sequelize, applications, catalogue: catalogue.models, onboarding, assetUrls: orchestratorHttp.assetUrls, ownsAsset: orchestratorHttp.ownsAsset });
   const adminAssessors = createAdminAssessors(assessors, onboarding, users, photos);
-  const directory = createDirectory(staff);
+  const directory = createDirectory(sequelize);
   const broadcasts = createBroadcasts(centres, orchestratorHttp.broadcast);
   const notificationPolicies = createNotificationPolicies(sequelize, centres);
   const auth = createCapAuth(
