@@ -83,7 +83,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   const identity = createIdentityService(users, onboarding, orchestrator);
   const provisionMember = createMemberProvisioning(users, orchestrator);
   const staff = createStaffService(sequelize, users, centres, onboarding, provisionMember);
-  const awardingBodies = createAwardingBodies(sequelize, provisionMember);
+  const awardingBodies = createAwardingBodies(sequelize, provisionMember, orchestratorHttp.assetUrls);
   const invitations = createInvitations(sequelize, users, [staff.membershipKind, awardingBodies.membershipKind]);
   const roles = createPlatformRoles(sequelize, users);
   const photos = createPassportPhotos({ sequelize, assetUrls: orchestratorHttp.assetUrls, ownsAsset: orchestratorHttp.ownsAsset });
