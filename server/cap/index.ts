@@ -132,6 +132,11 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
     if (typeof paymentId !== 'string') throw new Error(`payment.failed event ${event.id} carries no paymentId`);
     if (purpose === 'cap_application') await payments.failed(paymentId, transaction);
   });
+  // The centre's notification policy says who hears of a submitted application.
+  events.subscribe('application.submitted', 'cap.notify-centre', async (event, transaction) => {
+    const data = event.data as { applicationId: string; centreId: string; type: string };
+    await notificationPolicies.announceSubmitted(data, transaction, (t, request) => events.publish(t, 'notification.requested', request));
+  });
   events.subscribe('user.deleted', 'cap.deactivate-user', async (event, transaction) => {
     await users.deactivate(userEventData(event), transaction);
   });
