@@ -5,6 +5,9 @@ import { adminRoutes } from './admin/routes.ts';
 import { createAdminAssessors } from './admin/assessors.ts';
 import { createAdminCentres } from './admin/centres.ts';
 import { createAssessorService } from './assessors/service.ts';
+import { createAssessorCards } from './assessors/people.ts';
+import { createRetainedRequests } from './assessors/retained.ts';
+import { assessorMarketRoutes } from './assessors/routes.ts';
 import { broadcastRoutes } from './broadcast/routes.ts';
 import { createBroadcasts } from './broadcast/service.ts';
 import { applicationRoutes } from './applications/routes.ts';
@@ -69,7 +72,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   const onboarding = createOnboardingService(sequelize, users, {
     submitted: {
       centre: (owner, draft, transaction) => centres.createForOwner(owner, draft, transaction),
-      assessor: (owner, _draft, transaction) => assessors.createForOwner(owner.userId, transaction),
+      assessor: (owner, draft, transaction) => assessors.createForOwner(owner.userId, draft, transaction),
     },
     savedAfterCompletion: { centre: (owner, draft, transaction) => centres.followOwnerDraft(owner.userId, draft, transaction) },
   });
@@ -100,6 +103,8 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   const directory = createDirectory(staff);
   const broadcasts = createBroadcasts(centres, orchestratorHttp.broadcast);
   const notificationPolicies = createNotificationPolicies(sequelize, centres);
+  const assessorCards = createAssessorCards(sequelize, orchestratorHttp.assetUrls);
+  const retainedRequests = createRetainedRequests(sequelize, assessors, centres.models, assessorCards);
   const auth = createCapAuth(
     users,
     createBearerAuth({
@@ -153,6 +158,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       ...capPaymentRoutes(auth, contexts, roles, payments),
       ...candidateRoutes(auth, contexts, candidateArea),
       ...centreDashboardRoutes(contexts, createCentreDashboard(sequelize)),
+      ...assessorMarketRoutes(auth, contexts, { retained: retainedRequests }),
       ...capProviderStateRoutes(deps),
       listDevEvents: devEventsHandler(sequelize, 'cap', config.devMode),
     },

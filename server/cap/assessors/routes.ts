@@ -1,0 +1,24 @@
+import type { Call, Handler } from '../../platform/http/operations.ts';
+import { created, ok } from '../../platform/http/reply.ts';
+import type { ActingContexts } from '../context/service.ts';
+import type { CapAuth } from '../users/auth.ts';
+import type { RetainedRequests } from './retained.ts';
+
+/** The assessor market: retained requests, the centre's assessor roster, job postings, the marketplace and the assessor console. */
+export function assessorMarketRoutes(auth: CapAuth, contexts: ActingContexts, areas: { retained: RetainedRequests }): Record<string, Handler> {
+  const { retained } = areas;
+  const userId = (call: Call) => auth.caller(call).userId;
+  const asAssessor = (handler: (call: Call, userId: string) => ReturnType<Handler>) => contexts.as('assessor', (call) => handler(call, userId(call)));
+  const page = ({ items, meta }: { items: unknown[]; meta: object }) => ok(items, { ...meta });
+
+  return {
+    listAssessorRetainedRequests: asAssessor(async (call, me) => page(await retained.mine(me, call.query))),
+    requestRetention: asAssessor(async (call, me) => created(await retained.request(me, call.body))),
+    listCentreRetainedRequests: contexts.centre(async (call, context) => page(await retained.list(context, call.query))),
+    getCentreRetainedRequest: contexts.centre(async (call, context) => ok(await retained.get(context, call.params.id))),
+    approveCentreRetainedRequest: contexts.centre(async (call, context) => ok(await retained.decide(context, userId(call), call.params.id, 'approve'))),
+    rejectCentreRetainedRequest: contexts.centre(async (call, context) => ok(await retained.decide(context, userId(call), call.params.id, 'reject'))),
+    revokeCentreRetainedRequest: contexts.centre(async (call, context) => ok(await retained.decide(context, userId(call), call.params.id, 'revoke'))),
+    decideCentreRetainedRequests: contexts.centre(async (call, context) => ok(await retained.bulk(context, userId(call), call.body))),
+  };
+}
