@@ -91,3 +91,40 @@ export async function applicationTargets(platform: TestPlatform, names: { sector
   const tradeId = (await cap(platform, admin, 'POST', '/admin/trades', { json: { sectorId, name: names.trade } })).body.data.id as string;
   return { admin, owner, centreId, sectorId, tradeId };
 }
+
+/** What the client sends on the way to submit: all three sections together. */
+export const applicationForm = {
+  personalInformation: {
+    personalDetails: { firstName: 'Ada', lastName: 'Obi', dob: '1990-04-12', gender: 'Female', nationality: 'Nigerian' },
+    contactInformation: { emailAddress: 'ada@example.test', phoneNumber: { countryCode: '+NG', number: '+2348031234567' } },
+    residentialAddress: { country: 'Nigeria', state: 'Lagos', lga: 'Ikeja', address: '12 Allen Avenue' },
+  },
+  experienceAndTrade: {
+    unitIds: ['Unit 1: Health & Safety Practices'],
+    currentOccupation: { occupation: 'Bricklayer', yearsOfExperience: 6, employmentHistory: [{ company: 'Lekki Builders', jobTitle: 'Mason', employmentType: 'Full-time', startDate: '2018-01-01', keyResponsibilities: 'Block work' }] },
+    reasonForSeekingRPL: 'To be certified for the work I do.',
+    evidenceCandidateCanProvide: { workSamples: true, employmentLetter: true },
+  },
+  assessmentDeclaration: {
+    infoProvidedIsAccurate: true,
+    understandsDoesNotGuaranteeCertification: true,
+    understandsThatNeedsToProvideSufficientEvidenceToDemonstrateCompetence: true,
+    agreesToTermsAndPrivacyPolicy: true,
+  },
+};
+
+/** A candidate (Ada Obi) with an RPL application at the targets' centre and trade, filled in; submitted unless `draft`. */
+export async function candidateWithApplication(platform: TestPlatform, targets: { centreId: string; sectorId: string; tradeId: string }, options: { draft?: boolean } = {}) {
+  const user = await signUp(platform);
+  await onboard(platform, user, 'candidate');
+  const headers = { 'X-CAP-PERSONA': 'candidate' };
+  const made = await cap(platform, user, 'POST', '/applications', { headers, json: { type: 'RPL', unitIds: [], ...targets } });
+  if (made.status !== 201) throw new Error(`create application: ${made.status} ${made.text}`);
+  const applicationId = made.body.data.id as string;
+  await cap(platform, user, 'PATCH', `/applications/${applicationId}`, { headers, json: applicationForm });
+  if (!options.draft) {
+    const submitted = await cap(platform, user, 'POST', `/applications/${applicationId}/submit`, { headers });
+    if (submitted.status !== 200) throw new Error(`submit application: ${submitted.status} ${submitted.text}`);
+  }
+  return { user, applicationId };
+}
