@@ -7,6 +7,7 @@ import { createAdminCentres } from './admin/centres.ts';
 import { createAssessorService } from './assessors/service.ts';
 import { createAssessorCards } from './assessors/people.ts';
 import { createRetainedRequests } from './assessors/retained.ts';
+import { createRoster } from './assessors/roster.ts';
 import { assessorMarketRoutes } from './assessors/routes.ts';
 import { broadcastRoutes } from './broadcast/routes.ts';
 import { createBroadcasts } from './broadcast/service.ts';
@@ -162,7 +163,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       ...candidateRoutes(auth, contexts, candidateArea),
       ...centreDashboardRoutes(contexts, createCentreDashboard(sequelize)),
       ...evidenceRoutes(auth, contexts, evidence),
-      ...assessorMarketRoutes(auth, contexts, { retained: retainedRequests }),
+      ...assessorMarketRoutes(auth, contexts, { retained: retainedRequests, roster: createRoster(sequelize, assessorCards, applications) }),
       ...capProviderStateRoutes(deps),
       listDevEvents: devEventsHandler(sequelize, 'cap', config.devMode),
     },
