@@ -8,6 +8,7 @@ import { createAssessorService } from './assessors/service.ts';
 import { createAssessorCards } from './assessors/people.ts';
 import { createRetainedRequests } from './assessors/retained.ts';
 import { createRoster } from './assessors/roster.ts';
+import { createJobPostings } from './assessors/postings.ts';
 import { assessorMarketRoutes } from './assessors/routes.ts';
 import { broadcastRoutes } from './broadcast/routes.ts';
 import { createBroadcasts } from './broadcast/service.ts';
@@ -163,7 +164,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       ...candidateRoutes(auth, contexts, candidateArea),
       ...centreDashboardRoutes(contexts, createCentreDashboard(sequelize)),
       ...evidenceRoutes(auth, contexts, evidence),
-      ...assessorMarketRoutes(auth, contexts, { retained: retainedRequests, roster: createRoster(sequelize, assessorCards, applications) }),
+      ...assessorMarketRoutes(auth, contexts, { retained: retainedRequests, roster: createRoster(sequelize, assessorCards, applications), postings: createJobPostings(sequelize, assessors, catalogue.models, centres.models, assessorCards) }),
       ...capProviderStateRoutes(deps),
       listDevEvents: devEventsHandler(sequelize, 'cap', config.devMode),
     },
