@@ -5,6 +5,11 @@ import { adminRoutes } from './admin/routes.ts';
 import { createAdminAssessors } from './admin/assessors.ts';
 import { createAdminCentres } from './admin/centres.ts';
 import { createAssessorService } from './assessors/service.ts';
+import { createAssessorCards } from './assessors/people.ts';
+import { createRetainedRequests } from './assessors/retained.ts';
+import { createRoster } from './assessors/roster.ts';
+import { createJobPostings } from './assessors/postings.ts';
+import { assessorMarketRoutes } from './assessors/routes.ts';
 import { broadcastRoutes } from './broadcast/routes.ts';
 import { createBroadcasts } from './broadcast/service.ts';
 import { applicationRoutes } from './applications/routes.ts';
@@ -72,7 +77,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   const onboarding = createOnboardingService(sequelize, users, {
     submitted: {
       centre: (owner, draft, transaction) => centres.createForOwner(owner, draft, transaction),
-      assessor: (owner, _draft, transaction) => assessors.createForOwner(owner.userId, transaction),
+      assessor: (owner, draft, transaction) => assessors.createForOwner(owner.userId, draft, transaction),
     },
     savedAfterCompletion: { centre: (owner, draft, transaction) => centres.followOwnerDraft(owner.userId, draft, transaction) },
   });
@@ -105,6 +110,8 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   const directory = createDirectory(sequelize);
   const broadcasts = createBroadcasts(centres, orchestratorHttp.broadcast);
   const notificationPolicies = createNotificationPolicies(sequelize, centres);
+  const assessorCards = createAssessorCards(sequelize, orchestratorHttp.assetUrls);
+  const retainedRequests = createRetainedRequests(sequelize, assessors, centres.models, assessorCards);
   const auth = createCapAuth(
     users,
     createBearerAuth({
@@ -164,6 +171,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       ...candidateRoutes(auth, contexts, candidateArea),
       ...centreDashboardRoutes(contexts, createCentreDashboard(sequelize)),
       ...evidenceRoutes(auth, contexts, evidence),
+      ...assessorMarketRoutes(auth, contexts, { retained: retainedRequests, roster: createRoster(sequelize, assessorCards, applications), postings: createJobPostings(sequelize, assessors, catalogue.models, centres.models, assessorCards) }),
       ...capProviderStateRoutes(deps),
       listDevEvents: devEventsHandler(sequelize, 'cap', config.devMode),
     },
