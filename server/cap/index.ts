@@ -42,7 +42,7 @@ import { createNotificationPolicies } from './notification-policy/service.ts';
 import { onboardingRoutes } from './onboarding/routes.ts';
 import { createOnboardingService } from './onboarding/service.ts';
 import { createIdentityClient, createOrchestratorHttp, createPaymentsClient } from './orchestrator.ts';
-import { staffRoutes } from './staff/routes.ts';
+import { staffApplicationRoutes, staffRoutes } from './staff/routes.ts';
 import { createStaffService } from './staff/service.ts';
 import { createAccountService } from './users/account.ts';
 import { createCapAuth } from './users/auth.ts';
@@ -155,6 +155,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       ...centreDashboardRoutes(contexts, createCentreDashboard(sequelize)),
       ...capProviderStateRoutes(deps),
       listDevEvents: devEventsHandler(sequelize, 'cap', config.devMode),
+      ...staffApplicationRoutes(auth, contexts, staff, applications),
     },
     stop: () => orchestratorHttp.close(),
   };

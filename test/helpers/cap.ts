@@ -91,3 +91,42 @@ export async function applicationTargets(platform: TestPlatform, names: { sector
   const tradeId = (await cap(platform, admin, 'POST', '/admin/trades', { json: { sectorId, name: names.trade } })).body.data.id as string;
   return { admin, owner, centreId, sectorId, tradeId };
 }
+
+/** The three sections the client sends on the way to submit an application, complete. */
+export const completeApplicationForm = {
+  personalInformation: {
+    personalDetails: { firstName: 'Ada', lastName: 'Obi', dob: '1990-04-12', gender: 'Female', nationality: 'Nigerian' },
+    contactInformation: { emailAddress: 'ada@example.test', phoneNumber: { countryCode: '+NG', number: '+2348031234567' } },
+    residentialAddress: { country: 'Nigeria', state: 'Lagos', lga: 'Ikeja', address: '12 Allen Avenue' },
+  },
+  experienceAndTrade: {
+    unitIds: [],
+    currentOccupation: { occupation: 'Bricklayer', yearsOfExperience: 6 },
+    reasonForSeekingRPL: 'To be certified for the work I do.',
+  },
+  assessmentDeclaration: {
+    infoProvidedIsAccurate: true,
+    understandsDoesNotGuaranteeCertification: true,
+    understandsThatNeedsToProvideSufficientEvidenceToDemonstrateCompetence: true,
+    agreesToTermsAndPrivacyPolicy: true,
+  },
+};
+
+/**
+ * A new candidate's application, submitted through the real calls, then placed at `stage` (in
+ * progress) the way a completed payment and earlier reviews would leave it, by SQL.
+ */
+export async function applicationAtStage(platform: TestPlatform, target: { sectorId: string; tradeId: string; centreId: string }, stage: string, type: 'RPL' | 'NSQ' = 'RPL') {
+  const candidate = await signUp(platform);
+  await onboard(platform, candidate, 'candidate');
+  const asCandidate = { 'X-CAP-PERSONA': 'candidate' };
+  const created = await cap(platform, candidate, 'POST', '/applications', { headers: asCandidate, json: { type, ...target, unitIds: [] } });
+  if (created.status !== 201) throw new Error(`create application: ${created.status} ${created.text}`);
+  const id = created.body.data.id as string;
+  await cap(platform, candidate, 'PATCH', `/applications/${id}`, { headers: asCandidate, json: completeApplicationForm });
+  const submitted = await cap(platform, candidate, 'POST', `/applications/${id}/submit`, { headers: asCandidate });
+  if (submitted.status !== 200) throw new Error(`submit application: ${submitted.status} ${submitted.text}`);
+  await sql(platform, `UPDATE cap.applications SET current_stage_key = $2, status = 'in_progress' WHERE id = $1`, [id, stage]);
+  await sql(platform, `UPDATE cap.application_stages SET status = 'in_progress', entered_at = now() WHERE application_id = $1 AND stage_key = $2`, [id, stage]);
+  return { id, candidate };
+}
