@@ -43,6 +43,8 @@ import { onboardingRoutes } from './onboarding/routes.ts';
 import { createOnboardingService } from './onboarding/service.ts';
 import { createIdentityClient, createOrchestratorHttp, createPaymentsClient } from './orchestrator.ts';
 import { staffApplicationRoutes, staffRoutes } from './staff/routes.ts';
+import { adminDashboardRoutes } from './admin-dashboard/routes.ts';
+import { createAdminDashboard } from './admin-dashboard/service.ts';
 import { createStaffService } from './staff/service.ts';
 import { createAccountService } from './users/account.ts';
 import { createCapAuth } from './users/auth.ts';
@@ -156,6 +158,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       ...capProviderStateRoutes(deps),
       listDevEvents: devEventsHandler(sequelize, 'cap', config.devMode),
       ...staffApplicationRoutes(auth, contexts, staff, applications),
+      ...adminDashboardRoutes(auth, roles, createAdminDashboard(sequelize)),
     },
     stop: () => orchestratorHttp.close(),
   };
