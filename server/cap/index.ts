@@ -98,7 +98,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
     payments: createPaymentsClient(() => peers.olGrpcAddress(), config.serviceApiKey),
     logger: deps.logger.child({ component: 'cap-payments' }),
   });
-  const adminAssessors = createAdminAssessors(assessors, onboarding, users);
+  const adminAssessors = createAdminAssessors(assessors, onboarding, users, orchestratorHttp.assetUrls);
   const directory = createDirectory(staff);
   const broadcasts = createBroadcasts(centres, orchestratorHttp.broadcast);
   const notificationPolicies = createNotificationPolicies(sequelize, centres);
@@ -137,7 +137,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
     name: 'cap',
     security: { bearerAuth: auth.scheme },
     handlers: {
-      ...userRoutes(auth, users, account),
+      ...userRoutes(auth, users, account, orchestratorHttp),
       ...onboardingRoutes(auth, onboarding),
       ...contextRoutes(contexts),
       ...identityRoutes(auth, identity),

@@ -19,7 +19,7 @@ export interface NewCentre {
 }
 
 /** A centre as the admins see it, with the super admin it was founded with. */
-function adminCentreOf(centre: Centre, founder: CentreStaff | undefined, logo: string | null) {
+function adminCentreOf(centre: Centre, founder: CentreStaff | undefined, logo: string | null, photo: string | null) {
   return {
     id: centre.id,
     name: centre.name,
@@ -29,8 +29,7 @@ function adminCentreOf(centre: Centre, founder: CentreStaff | undefined, logo: s
     logo,
     address: centre.address,
     createdAt: centre.createdAt.toISOString(),
-    // CAP stores no person photo asset yet (the web client keeps the passport asset id to itself).
-    superAdmin: founder ? { userId: founder.userId, name: founder.name, email: founder.email, photo: null } : null,
+    superAdmin: founder ? { userId: founder.userId, name: founder.name, email: founder.email, photo } : null,
   };
 }
 
@@ -52,6 +51,15 @@ export function createAdminCentres(centres: CentreService, staff: StaffService, 
     const founders = new Map<string, CentreStaff>();
     for (const row of rows) if (!founders.has(row.centreId)) founders.set(row.centreId, row);
     return founders;
+  }
+
+  /** Each person's photo asset (PATCH /me/profile), by user id. */
+  async function photoAssetsOf(userIds: string[]): Promise<Map<string, string>> {
+    const rows = await CentreStaff.sequelize!.query<{ user_id: string; photo_asset_id: string }>(
+      `SELECT user_id, photo_asset_id FROM cap.users WHERE user_id = ANY($1) AND photo_asset_id IS NOT NULL`,
+      { type: QueryTypes.SELECT, bind: [userIds] },
+    );
+    return new Map(rows.map((row) => [row.user_id, row.photo_asset_id]));
   }
 
   async function present(centre: Centre, transaction?: Transaction) {
@@ -81,8 +89,13 @@ export function createAdminCentres(centres: CentreService, staff: StaffService, 
   });
 
   async function presentAll(rows: Centre[], transaction?: Transaction) {
-    const [founders, urlOf] = await Promise.all([foundersOf(rows.map((centre) => centre.id), transaction), assetUrls(rows.map((centre) => centre.logoAssetId))]);
-    return rows.map((centre) => adminCentreOf(centre, founders.get(centre.id), urlOf(centre.logoAssetId)));
+    const founders = await foundersOf(rows.map((centre) => centre.id), transaction);
+    const photos = await photoAssetsOf([...founders.values()].map((founder) => founder.userId));
+    const urlOf = await assetUrls([...rows.map((centre) => centre.logoAssetId), ...photos.values()]);
+    return rows.map((centre) => {
+      const founder = founders.get(centre.id);
+      return adminCentreOf(centre, founder, urlOf(centre.logoAssetId), urlOf(founder ? (photos.get(founder.userId) ?? null) : null));
+    });
   }
 
   return {
@@ -115,12 +128,27 @@ export function createAdminCentres(centres: CentreService, staff: StaffService, 
 
     summary: () => moderation.summary(),
 
-    /** The centre with its staff, read-only. */
+    /** The centre with its staff and applications, read-only. */
     async detail(id: string) {
       const centre = await Centre.findByPk(id);
       if (!centre) throw notFound(`No centre has the id ${id}.`);
       const members = await CentreStaff.findAll({ where: { centreId: id }, order: [['createdAt', 'ASC'], ['id', 'ASC']] });
-      return { ...(await present(centre)), staff: members.map(staffOf) };
+      const applications = await CentreStaff.sequelize!.query<{ id: string; type: 'RPL' | 'NSQ'; status: string; stage: string; candidate: string; trade_id: string; trade_name: string; submitted_at: Date | null; created_at: Date; total: number }>(
+        `SELECT a.id, a.type, a.status, a.current_stage_key AS stage, t.id AS trade_id, t.name AS trade_name, a.submitted_at, a.created_at,
+                concat_ws(' ', a.draft #>> '{personalInformation,personalDetails,firstName}', a.draft #>> '{personalInformation,personalDetails,lastName}') AS candidate,
+                count(*) OVER ()::int AS total
+           FROM cap.applications a JOIN cap.trades t ON t.id = a.trade_id WHERE a.centre_id = $1 ORDER BY a.id DESC LIMIT 100`,
+        { type: QueryTypes.SELECT, bind: [id] },
+      );
+      return {
+        ...(await present(centre)),
+        staff: members.map(staffOf),
+        applicationCount: applications[0]?.total ?? 0,
+        applications: applications.map((a) => ({
+          id: a.id, type: a.type, status: a.status, currentStageKey: a.stage, candidateName: a.candidate, trade: { id: a.trade_id, name: a.trade_name },
+          submittedAt: a.submitted_at ? a.submitted_at.toISOString() : null, createdAt: a.created_at.toISOString(),
+        })),
+      };
     },
 
     act: async (id: string, action: ModerationAction) => present(await moderation.one(id, action)),
