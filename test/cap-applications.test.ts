@@ -1,6 +1,6 @@
 import test from 'ava';
 import { lifecycles, rplStages, type StageKey } from '../server/cap/applications/lifecycle.ts';
-import { applicationTargets, cap, onboard } from './helpers/cap.ts';
+import { applicationForm, applicationTargets, cap, onboard } from './helpers/cap.ts';
 import { pngBytes, uploadAsset } from './helpers/files.ts';
 import { sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { signUp, type SignedUpUser } from './helpers/users.ts';
@@ -35,30 +35,9 @@ async function draft(user: SignedUpUser, type = 'RPL') {
   return res.body.data as { id: string };
 }
 
-/** What the client sends on the way to submit: all three sections together. */
-const completeForm = {
-  personalInformation: {
-    personalDetails: { firstName: 'Ada', lastName: 'Obi', dob: '1990-04-12', gender: 'Female', nationality: 'Nigerian' },
-    contactInformation: { emailAddress: 'ada@example.test', phoneNumber: { countryCode: '+NG', number: '+2348031234567' } },
-    residentialAddress: { country: 'Nigeria', state: 'Lagos', lga: 'Ikeja', address: '12 Allen Avenue' },
-  },
-  experienceAndTrade: {
-    unitIds: ['Unit 1: Health & Safety Practices'],
-    currentOccupation: { occupation: 'Bricklayer', yearsOfExperience: 6, employmentHistory: [{ company: 'Lekki Builders', jobTitle: 'Mason', employmentType: 'Full-time', startDate: '2018-01-01', keyResponsibilities: 'Block work' }] },
-    reasonForSeekingRPL: 'To be certified for the work I do.',
-    evidenceCandidateCanProvide: { workSamples: true, employmentLetter: true },
-  },
-  assessmentDeclaration: {
-    infoProvidedIsAccurate: true,
-    understandsDoesNotGuaranteeCertification: true,
-    understandsThatNeedsToProvideSufficientEvidenceToDemonstrateCompetence: true,
-    agreesToTermsAndPrivacyPolicy: true,
-  },
-};
-
 async function submitted(user: SignedUpUser) {
   const app = await draft(user);
-  await cap(platform, user, 'PATCH', `/applications/${app.id}`, { headers: asCandidate, json: completeForm });
+  await cap(platform, user, 'PATCH', `/applications/${app.id}`, { headers: asCandidate, json: applicationForm });
   const res = await cap(platform, user, 'POST', `/applications/${app.id}/submit`, { headers: asCandidate });
   if (res.status !== 200) throw new Error(res.text);
   return app;
@@ -108,9 +87,9 @@ test('only the candidate fills a draft, only while it is a draft; a made-up id i
   t.is(detail.reasonForSeekingRPL, 'Certification', 'sections merge');
   t.deepEqual(detail.assessmentDeclaration, { infoProvidedIsAccurate: true });
 
-  t.is((await cap(platform, user, 'PATCH', '/applications/app-1700000000000', { headers: asCandidate, json: completeForm })).status, 404);
+  t.is((await cap(platform, user, 'PATCH', '/applications/app-1700000000000', { headers: asCandidate, json: applicationForm })).status, 404);
   const stranger = await candidate();
-  const theirs = await cap(platform, stranger, 'PATCH', `/applications/${app.id}`, { headers: asCandidate, json: completeForm });
+  const theirs = await cap(platform, stranger, 'PATCH', `/applications/${app.id}`, { headers: asCandidate, json: applicationForm });
   t.is(theirs.status, 403);
   t.is(theirs.body.error.code, 'auth.out_of_scope');
 });
@@ -134,7 +113,7 @@ test('submit needs a complete form (422 application.incomplete naming every miss
     'assessmentDeclaration.agreesToTermsAndPrivacyPolicy',
   ]);
 
-  await cap(platform, user, 'PATCH', `/applications/${app.id}`, { headers: asCandidate, json: completeForm });
+  await cap(platform, user, 'PATCH', `/applications/${app.id}`, { headers: asCandidate, json: applicationForm });
   const done = await cap(platform, user, 'POST', `/applications/${app.id}/submit`, { headers: asCandidate });
   t.is(done.status, 200, done.text);
   t.like(done.body.data, { status: 'in_progress', currentStageKey: 'payment' });
@@ -156,7 +135,7 @@ test('submit needs a complete form (422 application.incomplete naming every miss
   t.like((await cap(platform, user, 'GET', `/applications/${app.id}/progress`, { headers: asCandidate })).body.data, { personalInformation: true, experienceAndTrade: true, reviewAndSubmit: true });
   t.like((await cap(platform, user, 'GET', `/applications/${app.id}`, { headers: asCandidate })).body.data, { identityFieldsLocked: true, frozenProfile: { personalDetails: { firstName: 'Ada' } } });
 
-  const edit = await cap(platform, user, 'PATCH', `/applications/${app.id}`, { headers: asCandidate, json: completeForm });
+  const edit = await cap(platform, user, 'PATCH', `/applications/${app.id}`, { headers: asCandidate, json: applicationForm });
   t.is(edit.body.error.code, 'application.not_in_stage');
   t.is((await cap(platform, user, 'POST', `/applications/${app.id}/submit`, { headers: asCandidate })).body.error.code, 'application.not_in_stage');
   const [event] = await sql<{ type: string }>(platform, `SELECT type FROM cap.outbox WHERE type = 'application.submitted' AND data->>'applicationId' = $1`, [app.id]);
@@ -192,7 +171,7 @@ for (const stage of rplStages) {
   test(`RPL at ${stage}: exactly the moves of the lifecycle table succeed; the others are 409 application.not_in_stage`, async (t) => {
     const user = await candidate();
     const app = await draft(user);
-    await cap(platform, user, 'PATCH', `/applications/${app.id}`, { headers: asCandidate, json: completeForm });
+    await cap(platform, user, 'PATCH', `/applications/${app.id}`, { headers: asCandidate, json: applicationForm });
     const place = () => sql(platform, `UPDATE cap.applications SET current_stage_key = $2, status = $3 WHERE id = $1`, [app.id, stage, stage === 'application_form' ? 'draft' : 'in_progress']);
     const table = lifecycles.RPL.filter((move) => move.from === stage);
     const tries: Array<{ action: string; mover: 'candidate' | 'centre'; call: () => ReturnType<typeof cap> }> = [

@@ -50,6 +50,8 @@ import { createAccountService } from './users/account.ts';
 import { createCapAuth } from './users/auth.ts';
 import { userRoutes } from './users/routes.ts';
 import { createUserService } from './users/service.ts';
+import { evidenceRoutes } from './evidence/routes.ts';
+import { createEvidence } from './evidence/service.ts';
 
 /** The user.created / user.deleted data CAP reads. */
 function userEventData(event: PlatformEvent): { userId: string; email?: string; intents?: string[] } {
@@ -98,6 +100,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
     payments: createPaymentsClient(() => peers.olGrpcAddress(), config.serviceApiKey),
     logger: deps.logger.child({ component: 'cap-payments' }),
   });
+  const evidence = createEvidence({ sequelize, applications, catalogue: catalogue.models, onboarding, assetUrls: orchestratorHttp.assetUrls, ownsAsset: orchestratorHttp.ownsAsset });
   const adminAssessors = createAdminAssessors(assessors, onboarding, users, orchestratorHttp.assetUrls);
   const directory = createDirectory(staff);
   const broadcasts = createBroadcasts(centres, orchestratorHttp.broadcast);
@@ -155,6 +158,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       ...capPaymentRoutes(auth, contexts, roles, payments),
       ...candidateRoutes(auth, contexts, candidateArea),
       ...centreDashboardRoutes(contexts, createCentreDashboard(sequelize)),
+      ...evidenceRoutes(auth, contexts, evidence),
       ...capProviderStateRoutes(deps),
       listDevEvents: devEventsHandler(sequelize, 'cap', config.devMode),
       ...staffApplicationRoutes(auth, contexts, staff, applications),

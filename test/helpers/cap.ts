@@ -92,17 +92,18 @@ export async function applicationTargets(platform: TestPlatform, names: { sector
   return { admin, owner, centreId, sectorId, tradeId };
 }
 
-/** The three sections the client sends on the way to submit an application, complete. */
-export const completeApplicationForm = {
+/** What the client sends on the way to submit: all three sections together. */
+export const applicationForm = {
   personalInformation: {
     personalDetails: { firstName: 'Ada', lastName: 'Obi', dob: '1990-04-12', gender: 'Female', nationality: 'Nigerian' },
     contactInformation: { emailAddress: 'ada@example.test', phoneNumber: { countryCode: '+NG', number: '+2348031234567' } },
     residentialAddress: { country: 'Nigeria', state: 'Lagos', lga: 'Ikeja', address: '12 Allen Avenue' },
   },
   experienceAndTrade: {
-    unitIds: [],
-    currentOccupation: { occupation: 'Bricklayer', yearsOfExperience: 6 },
+    unitIds: ['Unit 1: Health & Safety Practices'],
+    currentOccupation: { occupation: 'Bricklayer', yearsOfExperience: 6, employmentHistory: [{ company: 'Lekki Builders', jobTitle: 'Mason', employmentType: 'Full-time', startDate: '2018-01-01', keyResponsibilities: 'Block work' }] },
     reasonForSeekingRPL: 'To be certified for the work I do.',
+    evidenceCandidateCanProvide: { workSamples: true, employmentLetter: true },
   },
   assessmentDeclaration: {
     infoProvidedIsAccurate: true,
@@ -112,20 +113,28 @@ export const completeApplicationForm = {
   },
 };
 
+/** A candidate (Ada Obi) with an RPL application at the targets' centre and trade, filled in; submitted unless `draft`. */
+export async function candidateWithApplication(platform: TestPlatform, targets: { centreId: string; sectorId: string; tradeId: string }, options: { draft?: boolean } = {}) {
+  const user = await signUp(platform);
+  await onboard(platform, user, 'candidate');
+  const headers = { 'X-CAP-PERSONA': 'candidate' };
+  const made = await cap(platform, user, 'POST', '/applications', { headers, json: { type: 'RPL', unitIds: [], ...targets } });
+  if (made.status !== 201) throw new Error(`create application: ${made.status} ${made.text}`);
+  const applicationId = made.body.data.id as string;
+  await cap(platform, user, 'PATCH', `/applications/${applicationId}`, { headers, json: applicationForm });
+  if (!options.draft) {
+    const submitted = await cap(platform, user, 'POST', `/applications/${applicationId}/submit`, { headers });
+    if (submitted.status !== 200) throw new Error(`submit application: ${submitted.status} ${submitted.text}`);
+  }
+  return { user, applicationId };
+}
+
 /**
- * A new candidate's application, submitted through the real calls, then placed at `stage` (in
- * progress) the way a completed payment and earlier reviews would leave it, by SQL.
+ * A new candidate's submitted application, placed at `stage` (in progress) the way a completed payment
+ * and earlier reviews would leave it, by SQL.
  */
-export async function applicationAtStage(platform: TestPlatform, target: { sectorId: string; tradeId: string; centreId: string }, stage: string, type: 'RPL' | 'NSQ' = 'RPL') {
-  const candidate = await signUp(platform);
-  await onboard(platform, candidate, 'candidate');
-  const asCandidate = { 'X-CAP-PERSONA': 'candidate' };
-  const created = await cap(platform, candidate, 'POST', '/applications', { headers: asCandidate, json: { type, ...target, unitIds: [] } });
-  if (created.status !== 201) throw new Error(`create application: ${created.status} ${created.text}`);
-  const id = created.body.data.id as string;
-  await cap(platform, candidate, 'PATCH', `/applications/${id}`, { headers: asCandidate, json: completeApplicationForm });
-  const submitted = await cap(platform, candidate, 'POST', `/applications/${id}/submit`, { headers: asCandidate });
-  if (submitted.status !== 200) throw new Error(`submit application: ${submitted.status} ${submitted.text}`);
+export async function applicationAtStage(platform: TestPlatform, target: { sectorId: string; tradeId: string; centreId: string }, stage: string) {
+  const { user: candidate, applicationId: id } = await candidateWithApplication(platform, target);
   await sql(platform, `UPDATE cap.applications SET current_stage_key = $2, status = 'in_progress' WHERE id = $1`, [id, stage]);
   await sql(platform, `UPDATE cap.application_stages SET status = 'in_progress', entered_at = now() WHERE application_id = $1 AND stage_key = $2`, [id, stage]);
   return { id, candidate };

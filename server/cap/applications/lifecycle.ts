@@ -51,7 +51,11 @@ export interface Move {
   by: Mover[];
   guards: Guard[];
   emits?: 'application.submitted' | 'application.paid' | 'application.stage_changed' | 'application.certified' | 'application.rejected';
+  /** The outcome a review move writes into the stage history (what `ivApproved=true` looks for). */
+  outcome?: ReviewOutcome;
 }
+
+export type ReviewOutcome = 'APPROVED' | 'REJECTED';
 
 /** The stages after payment that a centre reviews, approving one into the next or rejecting it. */
 const reviewed = (type: ApplicationType) => stagesOf[type].slice(2, -1);
@@ -61,9 +65,9 @@ function tableOf(type: ApplicationType): Move[] {
   return [
     { action: 'submit', from: 'application_form', to: 'payment', by: ['candidate'], guards: ['draft_complete'], emits: 'application.submitted' },
     { action: 'payment_completed', from: 'payment', to: stages[2]!, by: ['platform'], guards: [], emits: 'application.paid' },
-    ...reviewed(type).map((from): Move => ({ action: 'approve', from, to: stages[stages.indexOf(from) + 1]!, by: ['centre'], guards: [], emits: 'application.stage_changed' })),
-    ...reviewed(type).map((from): Move => ({ action: 'reject', from, to: 'rejected', by: ['centre'], guards: [], emits: 'application.rejected' })),
-    { action: 'certify', from: 'certification', to: 'certified', by: ['centre'], guards: [], emits: 'application.certified' },
+    ...reviewed(type).map((from): Move => ({ action: 'approve', from, to: stages[stages.indexOf(from) + 1]!, by: ['centre'], guards: [], emits: 'application.stage_changed', outcome: 'APPROVED' })),
+    ...reviewed(type).map((from): Move => ({ action: 'reject', from, to: 'rejected', by: ['centre'], guards: [], emits: 'application.rejected', outcome: 'REJECTED' })),
+    { action: 'certify', from: 'certification', to: 'certified', by: ['centre'], guards: [], emits: 'application.certified', outcome: 'APPROVED' },
   ];
 }
 

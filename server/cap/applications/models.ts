@@ -46,6 +46,8 @@ export interface ApplicationMove extends Model<InferAttributes<ApplicationMove>,
   actorUserId: string | null;
   actor: string;
   feedback: string | null;
+  /** The review outcome the move records (APPROVED, REJECTED), else null. */
+  status: string | null;
   createdAt: CreationOptional<Date>;
 }
 
@@ -104,6 +106,7 @@ export function defineApplicationModels(sequelize: Sequelize) {
       actorUserId: DataTypes.STRING(26),
       actor: DataTypes.STRING(16),
       feedback: DataTypes.TEXT,
+      status: DataTypes.STRING(16),
       createdAt: DataTypes.DATE,
     },
     { tableName: 'application_moves', updatedAt: false },

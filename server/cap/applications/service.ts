@@ -55,6 +55,13 @@ export interface ListQuery {
 /** Who acts on an application: the candidate who owns it, or staff of its centre. */
 export type Viewer = { persona: 'candidate'; userId: string } | { persona: 'centre'; userId: string; centreId: string };
 
+/** Who may read an application's evidence too: its assigned assessors, and the awarding body it was forwarded to. */
+export type Reader = Viewer | { persona: 'assessor' | 'awarding_body'; userId: string };
+
+export function readerOf(context: ActingContext, userId: string): Reader {
+  return context.persona === 'centre' ? { persona: 'centre', userId, centreId: context.centreId } : { persona: context.persona, userId };
+}
+
 export function viewerOf(context: ActingContext, userId: string): Viewer {
   if (context.persona === 'candidate') return { persona: 'candidate', userId };
   if (context.persona === 'centre') return { persona: 'centre', userId, centreId: context.centreId };
@@ -78,10 +85,13 @@ export function createApplications(deps: {
   const { Application, ApplicationStageRow, ApplicationMove, ApplicationVersion } = models;
 
   /** The application, when the viewer may see it: 404 when there is none, 403 when it is another's. */
-  async function visible(viewer: Viewer, id: string, transaction?: Transaction): Promise<Application> {
+  async function visible(viewer: Reader, id: string, transaction?: Transaction): Promise<Application> {
     const application = await Application.findByPk(id, { transaction, lock: transaction ? transaction.LOCK.UPDATE : undefined });
     if (!application) throw notFound(`No application has the id ${id}.`);
-    const mine = viewer.persona === 'candidate' ? application.candidateUserId === viewer.userId : application.centreId === viewer.centreId;
+    const mine =
+      viewer.persona === 'candidate' ? application.candidateUserId === viewer.userId
+      : viewer.persona === 'centre' ? application.centreId === viewer.centreId
+      : false;
     if (!mine) throw forbidden('auth.out_of_scope', 'This application is not yours to see.');
     return application;
   }
@@ -117,7 +127,7 @@ export function createApplications(deps: {
     }
     application.status = finalStatus ?? 'in_progress';
     await application.save({ transaction });
-    await ApplicationMove.create({ applicationId: application.id, action, fromStage: from, toStage: found.to, actorUserId, actor: mover, feedback: feedback ?? null }, { transaction });
+    await ApplicationMove.create({ applicationId: application.id, action, fromStage: from, toStage: found.to, actorUserId, actor: mover, feedback: feedback ?? null, status: found.outcome ?? null }, { transaction });
     if (found.emits) {
       await events.publish(transaction, found.emits, { applicationId: application.id, type: application.type, centreId: application.centreId, candidateUserId: application.candidateUserId, from, to: found.to });
     }
@@ -243,7 +253,7 @@ export function createApplications(deps: {
       if (query.interviewSchedulable) where.push(`a.type = 'RPL' AND a.status = 'in_progress' AND a.current_stage_key IN ('folder_arrangement', 'interview')`);
       if (query.handledBy) add(`${handlerUserIdOf('a')} = ?`, query.handledBy);
       if (query.queue) where.push(staffQueues[query.queue]('a'));
-      if (query.ivApproved) where.push(`EXISTS (SELECT 1 FROM cap.application_moves m WHERE m.application_id = a.id AND m.from_stage = 'internal_verification' AND m.action = 'approve')`);
+      if (query.ivApproved) where.push(`EXISTS (SELECT 1 FROM cap.application_moves m WHERE m.application_id = a.id AND m.from_stage = 'internal_verification' AND m.status = 'APPROVED')`);
       if (query.q) {
         bind.push(containing(query.q));
         const like = `$${bind.length}`;
