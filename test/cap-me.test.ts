@@ -6,7 +6,6 @@ import { createLogger } from '../server/platform/logger.ts';
 import { cap, drafts, onboard } from './helpers/cap.ts';
 import { call, eventually, sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { signUp } from './helpers/users.ts';
-import { pngBytes, uploadAsset } from './helpers/files.ts';
 
 // CAP identity over real HTTP: the Orchestrator's tokens, CapUser provisioning by event and on first
 // call, GET /me, the profile, deletion eligibility and deactivation.
@@ -103,7 +102,7 @@ test('GET /me shows a started onboarding as onboarding_required and a submitted 
 test('PATCH /me/profile merges sections field by field and null removes', async (t) => {
   const user = await signUp(platform);
   const empty = await cap(platform, user, 'GET', '/me/profile');
-  t.deepEqual(empty.body.data, { identityVerified: false, photoAssetId: null, photo: null });
+  t.deepEqual(empty.body.data, { identityVerified: false });
 
   await cap(platform, user, 'PATCH', '/me/profile', { json: { personalDetails: { firstName: 'Ada', lastName: 'Obi' }, residentialAddress: { country: 'Nigeria' } } });
   const patched = await cap(platform, user, 'PATCH', '/me/profile', {
@@ -114,8 +113,6 @@ test('PATCH /me/profile merges sections field by field and null removes', async 
     identityVerified: false,
     personalDetails: { firstName: 'Ada', lastName: 'Eze', middleName: 'N' },
     contactInformation: { phoneNumber: { countryCode: '+234' } },
-    photoAssetId: null,
-    photo: null,
   };
   t.deepEqual(patched.body.data, expected);
   t.deepEqual((await cap(platform, user, 'GET', '/me/profile')).body.data, expected);
@@ -185,19 +182,4 @@ test('user.deleted before user.created leaves the account deactivated', async (t
   const created = await publishAsOl('user.created', { userId, email: 'gone@example.test', intents: ['cap'] });
   await eventually('user.created is processed', () => processedBy('cap.provision-user', created.id));
   t.deepEqual(await capUsers(userId), [{ status: 'deactivated', email: 'gone@example.test' }]);
-});
-
-test('PATCH /me/profile keeps a photo the caller uploaded and resolves it; another person\'s file is 422 profile.photo_not_found; null removes it', async (t) => {
-  const [user, other] = await Promise.all([signUp(platform), signUp(platform)]);
-  const photoAssetId = await uploadAsset(platform, user, pngBytes(4), 'passport', 'me.png');
-  const theirs = await uploadAsset(platform, other, pngBytes(4), 'passport', 'them.png');
-  const refused = await cap(platform, user, 'PATCH', '/me/profile', { json: { photoAssetId: theirs } });
-  t.is(refused.status, 422);
-  t.is(refused.body.error.code, 'profile.photo_not_found');
-  t.is((await cap(platform, user, 'GET', '/me/profile')).body.data.photoAssetId, null);
-  const kept = await cap(platform, user, 'PATCH', '/me/profile', { json: { photoAssetId } });
-  t.is(kept.status, 200, kept.text);
-  t.is(kept.body.data.photoAssetId, photoAssetId);
-  t.is((await fetch(kept.body.data.photo)).status, 200);
-  t.is((await cap(platform, user, 'PATCH', '/me/profile', { json: { photoAssetId: null } })).body.data.photo, null);
 });

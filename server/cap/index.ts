@@ -39,6 +39,7 @@ import { identityRoutes } from './identity/routes.ts';
 import { createIdentityService } from './identity/service.ts';
 import { notificationPolicyRoutes } from './notification-policy/routes.ts';
 import { createNotificationPolicies } from './notification-policy/service.ts';
+import { createPassportPhotos } from './onboarding/passport-photos.ts';
 import { onboardingRoutes } from './onboarding/routes.ts';
 import { createOnboardingService } from './onboarding/service.ts';
 import { createIdentityClient, createOrchestratorHttp, createPaymentsClient } from './orchestrator.ts';
@@ -87,7 +88,8 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   const awardingBodies = createAwardingBodies(sequelize, provisionMember);
   const invitations = createInvitations(sequelize, users, [staff.membershipKind, awardingBodies.membershipKind]);
   const roles = createPlatformRoles(sequelize, users);
-  const adminCentres = createAdminCentres(centres, staff, orchestratorHttp.assetUrls);
+  const photos = createPassportPhotos({ sequelize, assetUrls: orchestratorHttp.assetUrls, ownsAsset: orchestratorHttp.ownsAsset });
+  const adminCentres = createAdminCentres(centres, staff, orchestratorHttp.assetUrls, photos);
   const centreProfiles = createCentreProfiles(sequelize, centres, onboarding, users, orchestratorHttp.assetUrls);
   const platformConfig = createPlatformConfig(sequelize);
   const catalogue = createCatalogue(sequelize, centres.models, orchestratorHttp.assetUrls);
@@ -101,7 +103,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
     logger: deps.logger.child({ component: 'cap-payments' }),
   });
   const evidence = createEvidence({ sequelize, applications, catalogue: catalogue.models, onboarding, assetUrls: orchestratorHttp.assetUrls, ownsAsset: orchestratorHttp.ownsAsset });
-  const adminAssessors = createAdminAssessors(assessors, onboarding, users, orchestratorHttp.assetUrls);
+  const adminAssessors = createAdminAssessors(assessors, onboarding, users, photos);
   const directory = createDirectory(staff);
   const broadcasts = createBroadcasts(centres, orchestratorHttp.broadcast);
   const notificationPolicies = createNotificationPolicies(sequelize, centres);
@@ -140,8 +142,8 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
     name: 'cap',
     security: { bearerAuth: auth.scheme },
     handlers: {
-      ...userRoutes(auth, users, account, orchestratorHttp),
-      ...onboardingRoutes(auth, onboarding),
+      ...userRoutes(auth, users, account),
+      ...onboardingRoutes(auth, onboarding, photos),
       ...contextRoutes(contexts),
       ...identityRoutes(auth, identity),
       ...staffRoutes(auth, contexts, staff),

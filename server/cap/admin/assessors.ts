@@ -6,16 +6,16 @@ import type { AssessorService } from '../assessors/service.ts';
 import { valueAt } from '../merge-patch.ts';
 import { createModeration, type BulkAction } from '../moderation/bulk.ts';
 import type { ModerationAction } from '../moderation/lifecycle.ts';
+import type { PassportPhotos } from '../onboarding/passport-photos.ts';
 import type { OnboardingService } from '../onboarding/service.ts';
 import type { UserService } from '../users/service.ts';
-import type { AssetUrls } from '../orchestrator.ts';
 import type { JsonObject, ModerationStatus } from '../vocabulary.ts';
 
 /**
  * The admins' side of assessors: the list (newest first, with who they are from their onboarding),
  * the summary, the detail, and their moderation (moderation/lifecycle.ts), one at a time or in bulk.
  */
-export function createAdminAssessors(assessors: AssessorService, onboarding: OnboardingService, users: UserService, assetUrls: AssetUrls) {
+export function createAdminAssessors(assessors: AssessorService, onboarding: OnboardingService, users: UserService, photos: PassportPhotos) {
   const { AssessorProfile } = assessors.models;
   const { Onboarding } = onboarding.models;
   const { CapUser } = users.models;
@@ -23,21 +23,20 @@ export function createAdminAssessors(assessors: AssessorService, onboarding: Onb
   /** Each profile with the email and the assessor onboarding of its user. */
   async function present(profiles: AssessorProfile[]) {
     const userIds = profiles.map((p) => p.userId);
-    const [people, drafts] = await Promise.all([
-      CapUser.findAll({ where: { userId: { [Op.in]: userIds } }, attributes: ['userId', 'email', 'photoAssetId'] }),
+    const [people, drafts, photoOf] = await Promise.all([
+      CapUser.findAll({ where: { userId: { [Op.in]: userIds } }, attributes: ['userId', 'email'] }),
       Onboarding.findAll({ where: { userId: { [Op.in]: userIds }, persona: 'assessor' }, attributes: ['userId', 'data'] }),
+      photos.ofUsers(userIds),
     ]);
-    const urlOf = await assetUrls(people.map((person) => person.photoAssetId));
     return profiles.map((profile) => {
-      const person = people.find((p) => p.userId === profile.userId);
       const data = (drafts.find((d) => d.userId === profile.userId)?.data ?? {}) as JsonObject;
       const name = ['firstName', 'lastName'].map((field) => valueAt(data, `personalDetails.${field}`)).filter(Boolean).join(' ');
       return {
         id: profile.id,
         userId: profile.userId,
         name: name || null,
-        email: person?.email ?? '',
-        photo: urlOf(person?.photoAssetId ?? null),
+        email: people.find((p) => p.userId === profile.userId)?.email ?? '',
+        photo: photoOf(profile.userId),
         status: profile.status,
         createdAt: profile.createdAt.toISOString(),
         personalDetails: (data.personalDetails as JsonObject | undefined) ?? null,

@@ -9,6 +9,7 @@ import type { CentreService } from '../centres/service.ts';
 import { staffOf, type StaffService } from '../staff/service.ts';
 import type { CentreStatus, JsonObject } from '../vocabulary.ts';
 import type { AssetUrls } from '../orchestrator.ts';
+import type { PassportPhotos } from '../onboarding/passport-photos.ts';
 import { containing } from '../../platform/db/like.ts';
 
 export interface NewCentre {
@@ -38,7 +39,7 @@ function adminCentreOf(centre: Centre, founder: CentreStaff | undefined, logo: s
  * summary and the detail, and their moderation (moderation/lifecycle.ts), one centre at a time or in
  * bulk, where one id that cannot change stops them all.
  */
-export function createAdminCentres(centres: CentreService, staff: StaffService, assetUrls: AssetUrls) {
+export function createAdminCentres(centres: CentreService, staff: StaffService, assetUrls: AssetUrls, photos: PassportPhotos) {
   const { Centre, CentreStaff } = centres.models;
 
   /** The first super admin of each centre, by centre id. */
@@ -51,15 +52,6 @@ export function createAdminCentres(centres: CentreService, staff: StaffService, 
     const founders = new Map<string, CentreStaff>();
     for (const row of rows) if (!founders.has(row.centreId)) founders.set(row.centreId, row);
     return founders;
-  }
-
-  /** Each person's photo asset (PATCH /me/profile), by user id. */
-  async function photoAssetsOf(userIds: string[]): Promise<Map<string, string>> {
-    const rows = await CentreStaff.sequelize!.query<{ user_id: string; photo_asset_id: string }>(
-      `SELECT user_id, photo_asset_id FROM cap.users WHERE user_id = ANY($1) AND photo_asset_id IS NOT NULL`,
-      { type: QueryTypes.SELECT, bind: [userIds] },
-    );
-    return new Map(rows.map((row) => [row.user_id, row.photo_asset_id]));
   }
 
   async function present(centre: Centre, transaction?: Transaction) {
@@ -89,12 +81,11 @@ export function createAdminCentres(centres: CentreService, staff: StaffService, 
   });
 
   async function presentAll(rows: Centre[], transaction?: Transaction) {
-    const founders = await foundersOf(rows.map((centre) => centre.id), transaction);
-    const photos = await photoAssetsOf([...founders.values()].map((founder) => founder.userId));
-    const urlOf = await assetUrls([...rows.map((centre) => centre.logoAssetId), ...photos.values()]);
+    const [founders, urlOf] = await Promise.all([foundersOf(rows.map((centre) => centre.id), transaction), assetUrls(rows.map((centre) => centre.logoAssetId))]);
+    const photoOf = await photos.ofUsers([...founders.values()].map((founder) => founder.userId));
     return rows.map((centre) => {
       const founder = founders.get(centre.id);
-      return adminCentreOf(centre, founder, urlOf(centre.logoAssetId), urlOf(founder ? (photos.get(founder.userId) ?? null) : null));
+      return adminCentreOf(centre, founder, urlOf(centre.logoAssetId), founder ? photoOf(founder.userId) : null);
     });
   }
 

@@ -5,12 +5,11 @@ const downloads = { tableName: 'downloadable_templates', schema };
 const workflows = { tableName: 'workflow_template_versions', schema };
 
 /**
- * The admin office: a person's photo (an Orchestrator storage asset, as `PATCH /me/profile` sets it),
- * the downloadable templates admins keep (storage assets by key; `third_party_report` is the one the
- * public third-party report template serves), and versioned workflow templates per application type.
+ * The admin office: the downloadable templates admins keep (storage assets by key;
+ * `third_party_report` is the one the public third-party report template serves), and versioned
+ * workflow templates per application type.
  */
 export async function up({ context: q }: { context: QueryInterface }): Promise<void> {
-  await q.addColumn({ tableName: 'users', schema }, 'photo_asset_id', { type: DataTypes.STRING(26), allowNull: true });
   await q.createTable(downloads, {
     key: { type: DataTypes.STRING(48), primaryKey: true, allowNull: false },
     asset_id: { type: DataTypes.STRING(26), allowNull: false },
@@ -32,5 +31,4 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
 export async function down({ context: q }: { context: QueryInterface }): Promise<void> {
   await q.dropTable(workflows);
   await q.dropTable(downloads);
-  await q.removeColumn({ tableName: 'users', schema }, 'photo_asset_id');
 }

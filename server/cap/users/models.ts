@@ -17,8 +17,6 @@ export interface CapUser extends Model<InferAttributes<CapUser>, InferCreationAt
   firstSeenAt: CreationOptional<Date | null>;
   /** `personalDetails`, `contactInformation`, `residentialAddress` as PATCH /me/profile stores them. */
   profile: CreationOptional<JsonObject>;
-  /** The person's photo, an Orchestrator storage asset they uploaded (PATCH /me/profile). */
-  photoAssetId: CreationOptional<string | null>;
   createdAt: CreationOptional<Date>;
   updatedAt: CreationOptional<Date>;
 }
@@ -39,7 +37,6 @@ export function defineUserModels(sequelize: Sequelize) {
       identityVerifiedAt: { type: DataTypes.DATE, allowNull: true },
       firstSeenAt: { type: DataTypes.DATE, allowNull: true },
       profile: { type: DataTypes.JSONB, allowNull: false, defaultValue: {} },
-      photoAssetId: { type: DataTypes.STRING(26), allowNull: true },
       createdAt: DataTypes.DATE,
       updatedAt: DataTypes.DATE,
     },

@@ -33,7 +33,7 @@ export function createUserService(sequelize: Sequelize) {
       'cap.users.by_id',
       `SELECT user_id AS "userId", email, status, identity_verified AS "identityVerified", identity_provider AS "identityProvider",
               identity_provider_reference AS "identityProviderReference", identity_verified_at AS "identityVerifiedAt",
-              first_seen_at AS "firstSeenAt", profile, photo_asset_id AS "photoAssetId", created_at AS "createdAt", updated_at AS "updatedAt"
+              first_seen_at AS "firstSeenAt", profile, created_at AS "createdAt", updated_at AS "updatedAt"
          FROM cap.users WHERE user_id = $1`,
       [userId],
     );
@@ -75,16 +75,14 @@ export function createUserService(sequelize: Sequelize) {
 
   function profileOf(user: CapUserRecord) {
     const sections = Object.fromEntries(profileSections.filter((s) => user.profile[s] !== undefined).map((s) => [s, user.profile[s]]));
-    return { identityVerified: user.identityVerified, ...sections, photoAssetId: user.photoAssetId ?? null };
+    return { identityVerified: user.identityVerified, ...sections };
   }
 
   /** Deep-merges the patch (null removes) into the profile, under a row lock so concurrent edits both land. */
-  async function updateProfile(userId: string, { photoAssetId, ...patch }: JsonObject) {
+  async function updateProfile(userId: string, patch: JsonObject) {
     return sequelize.transaction(async (transaction) => {
       const user = (await CapUser.findByPk(userId, { transaction, lock: transaction.LOCK.UPDATE }))!;
       user.profile = mergePatch(user.profile, patch) as JsonObject;
-      // A blank or null photo removes it; whose asset it is was checked before (users/routes.ts).
-      if (photoAssetId !== undefined) user.photoAssetId = (photoAssetId as string | null) || null;
       user.changed('profile', true);
       await user.save({ transaction });
       return profileOf(user);
