@@ -1,4 +1,5 @@
 import { status } from '@grpc/grpc-js';
+import type { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 import { callUnary } from '../platform/grpc/client.ts';
 import { GrpcCallError } from '../platform/grpc/errors.ts';
@@ -120,6 +121,36 @@ export function createOrchestratorHttp(baseUrl: () => string, serviceKey: string
         throw new AppError(503, 'storage.unavailable', 'File storage is not reachable right now. Nothing was changed: try again in a moment.');
       }
       return res.status === 200 && (res.body.data as Array<{ assetId: string }>).some((asset) => asset.assetId === assetId);
+    },
+
+    /**
+     * The bytes of an asset, resolved with the service key and read from its signed link (for CAP's own
+     * proxies: shared applications). Null when it does not resolve; unreachable is 503.
+     */
+    async readAsset(assetId: string): Promise<{ body: Readable; mimeType: string; fileName: string } | null> {
+      const unreachable = (err: unknown) => {
+        logger.warn({ err }, 'the Orchestrator could not be reached to read an asset');
+        return new AppError(503, 'storage.unavailable', 'File storage is not reachable right now: try again in a moment.');
+      };
+      let resolved;
+      try {
+        resolved = await post('/storage/resolve', { assetIds: [assetId] });
+      } catch (err) {
+        throw unreachable(err);
+      }
+      const asset = resolved.status === 200 ? (resolved.body.data as Array<{ assetId: string; url: string; mimeType: string; fileName: string }>).find((a) => a.assetId === assetId) : undefined;
+      if (!asset) return null;
+      let file;
+      try {
+        file = await request(asset.url, { method: 'GET', dispatcher });
+      } catch (err) {
+        throw unreachable(err);
+      }
+      if (file.statusCode !== 200) {
+        await file.body.dump();
+        return null;
+      }
+      return { body: file.body, mimeType: asset.mimeType, fileName: asset.fileName };
     },
 
     /** One thread per recipient, through `POST /conversations/broadcast`. */

@@ -64,6 +64,10 @@ export function viewerOf(context: ActingContext, userId: string): Viewer {
   throw forbidden('auth.persona_not_allowed', `Applications are read as a candidate or for a centre, not as ${context.persona}.`);
 }
 
+/** The internal verifier approved the application: its stage history holds an APPROVED internal-verification move. */
+const ivApprovedWhere = (applicationId: string) =>
+  `EXISTS (SELECT 1 FROM cap.application_moves m WHERE m.application_id = ${applicationId} AND m.from_stage = 'internal_verification' AND m.status = 'APPROVED')`;
+
 /**
  * Applications: the candidate's draft (made, filled, submitted) and every later move, each through
  * `move`, the one function that writes an application's stage and status (lifecycle.ts).
@@ -189,6 +193,11 @@ export function createApplications(deps: {
     visible,
     present,
 
+    async ivApproved(applicationId: string, transaction?: Transaction): Promise<boolean> {
+      const rows = await sequelize.query(`SELECT 1 WHERE ${ivApprovedWhere('$1')}`, { type: QueryTypes.SELECT, bind: [applicationId], transaction });
+      return rows.length > 0;
+    },
+
     /**
      * A candidate's new draft at an approved centre, for an active trade of the sector. One open draft per
      * candidate, centre and type: a second is 409 application.draft_exists (the client resumes it).
@@ -247,7 +256,7 @@ export function createApplications(deps: {
       if (query.status) add('a.status = ?', query.status);
       if (query.stage) add('a.current_stage_key = ?', query.stage);
       if (query.interviewSchedulable) where.push(`a.type = 'RPL' AND a.status = 'in_progress' AND a.current_stage_key IN ('folder_arrangement', 'interview')`);
-      if (query.ivApproved) where.push(`EXISTS (SELECT 1 FROM cap.application_moves m WHERE m.application_id = a.id AND m.from_stage = 'internal_verification' AND m.status = 'APPROVED')`);
+      if (query.ivApproved) where.push(ivApprovedWhere('a.id'));
       if (query.q) {
         bind.push(containing(query.q));
         const like = `$${bind.length}`;
