@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Agent } from 'undici';
 import { exitCodes, UnreachableError, UsageError } from './output.ts';
+import { RawBody } from './multipart.ts';
 import type { HttpResponse } from './scenarios/http.ts';
 
 const defaultBaseUrl = 'http://127.0.0.1:4000';
@@ -95,6 +96,7 @@ export class CommandFailed extends Error {
 }
 
 export interface RequestOptions {
+  /** JSON, or a RawBody sent as it is (a multipart upload). */
   body?: unknown;
   token?: string;
   /** Further request headers, e.g. CAP's X-CAP-PERSONA. */
@@ -110,12 +112,13 @@ export class Api {
   /** Sends a request; 2xx answers the raw response, anything else throws ApiError. */
   async send(method: string, urlPath: string, options: RequestOptions = {}): Promise<HttpResponse> {
     const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
-    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    const raw = options.body instanceof RawBody ? options.body : undefined;
+    if (options.body !== undefined) headers['content-type'] = raw?.contentType ?? 'application/json';
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     // The HTTP client is loaded on the first call, so a command's --help does not pay for it.
     const { createDispatcher, send } = await import('./scenarios/http.ts');
     this.dispatcher ??= createDispatcher();
-    const res = await send({ method, url: `${this.baseUrl}${urlPath}`, headers, body: options.body }, this.dispatcher);
+    const res = await send({ method, url: `${this.baseUrl}${urlPath}`, headers, body: raw ? undefined : options.body, raw: raw?.bytes }, this.dispatcher);
     if (res.status >= 200 && res.status <= 299) return res;
     const error = (res.body as { error?: { code?: string; message?: string; details?: ApiError['details'] } } | undefined)?.error;
     throw new ApiError(res.status, error?.code ?? `http.${res.status}`, error?.message ?? `${method} ${urlPath} answered ${res.status}`, error?.details);

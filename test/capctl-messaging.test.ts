@@ -41,6 +41,14 @@ test('capctl upload stores a fixture file as what its bytes are, and refuses wha
   t.is((await cli('upload', 'fixtures/files/missing.png', '--profile', 'ada')).code, 2);
 });
 
+test('capctl upload --form stores the file in one multipart request, with its purpose, like the signed-URL path', async (t) => {
+  const asset = await json('upload', 'fixtures/files/passport.png', '--purpose', 'passport', '--form', '--profile', 'ada');
+  t.like(asset, { purpose: 'passport', fileName: 'passport.png', metadata: { mimeType: 'image/png' } });
+  t.is((await fetch(asset.url)).status, 200);
+  const refused = await cli('upload', 'fixtures/files/certificate.pdf', '--purpose', 'passport', '--form', '--profile', 'ada', '--json');
+  t.is(JSON.parse(refused.stdout).error.code, 'storage.type_not_allowed');
+});
+
 test('capctl chat starts a thread, replies, lists threads with unread counts and follows a thread by polling', async (t) => {
   const started = await json('chat', 'send', ben.userId, 'Hello', 'Ben', '--subject', 'From the CLI', '--profile', 'ada');
   t.like(started, { title: 'From the CLI', recipientId: ben.userId });

@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { print, UsageError } from '../output.ts';
+import { multipartBody } from '../multipart.ts';
 import { ApiError, CommandFailed, expiresWithin, runCommand, type Session } from '../session.ts';
 import type { FollowOptions, ListOptions, UploadOptions } from './messaging.ts';
 import { asProfileUser, type SignedInOptions } from './signed-in.ts';
@@ -19,12 +20,25 @@ function limitOf(value: string): number {
 const run = (options: SignedInOptions, work: (session: Session) => Promise<void>) =>
   runCommand(Boolean(options.json), () => asProfileUser(options, work));
 
+interface StoredAsset {
+  assetId: string;
+  metadata: { mimeType: string; size: number };
+  url: string;
+}
+
+const describeAsset = (asset: StoredAsset) => `${asset.assetId}  ${asset.metadata.mimeType}  ${asset.metadata.size} bytes\n${asset.url}`;
+
 export function upload(file: string, options: UploadOptions) {
   return run(options, async (session) => {
     const bytes = await fs.readFile(file).catch((err: NodeJS.ErrnoException) => {
       throw new UsageError(`cannot read ${file}: ${err.code ?? err.message}`);
     });
     const fileName = path.basename(file);
+    if (options.form) {
+      const fields: Record<string, string> = options.purpose ? { purpose: options.purpose } : {};
+      const asset = await session.call<StoredAsset>('POST', '/v1/ol/storage/upload', () => multipartBody(fileName, bytes, fields));
+      return print(asset, Boolean(options.json), () => describeAsset(asset));
+    }
     const mimeType = guessedTypes[path.extname(fileName).toLowerCase()] ?? 'application/octet-stream';
     const issued = await session.call<{ uploadUrl: string; assetId: string }>('POST', '/v1/ol/storage/upload-url', () => ({ fileName, mimeType, purpose: options.purpose }));
     // The upload URL is signed: it needs no token.
@@ -33,8 +47,8 @@ export function upload(file: string, options: UploadOptions) {
       const error = ((await put.json().catch(() => undefined)) as { error?: { code: string; message: string } } | undefined)?.error;
       throw new ApiError(put.status, error?.code ?? `http.${put.status}`, error?.message ?? `the upload answered ${put.status}`);
     }
-    const asset = await session.call<{ assetId: string; metadata: { mimeType: string; size: number }; url: string }>('POST', '/v1/ol/storage/confirm', () => ({ assetId: issued.assetId }));
-    print(asset, Boolean(options.json), () => `${asset.assetId}  ${asset.metadata.mimeType}  ${asset.metadata.size} bytes\n${asset.url}`);
+    const asset = await session.call<StoredAsset>('POST', '/v1/ol/storage/confirm', () => ({ assetId: issued.assetId }));
+    print(asset, Boolean(options.json), () => describeAsset(asset));
   });
 }
 

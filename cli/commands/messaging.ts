@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { signedInOptions, type SignedInOptions } from './signed-in.ts';
 
-export type UploadOptions = SignedInOptions & { purpose?: string };
+export type UploadOptions = SignedInOptions & { purpose?: string; form?: boolean };
 export type ListOptions = SignedInOptions & { limit: string; unread?: boolean };
 export type FollowOptions = SignedInOptions & { interval: string; timeout?: string };
 
@@ -15,6 +15,7 @@ export function registerMessaging(program: Command): void {
   signedInOptions(program.command('upload <file>'))
     .description('Upload a file to the Orchestrator (signed upload URL, then confirm) and print the asset')
     .option('--purpose <purpose>', 'passport, signature, evidence, logo, avatar, certificate, scorm_package, attachment or other', 'other')
+    .option('--form', 'send it as one multipart/form-data request instead, the way the web client uploads')
     .action(async (file: string, options: UploadOptions) => (await actions()).upload(file, options));
 
   const inbox = program.command('inbox').description("The signed-in user's notification inbox");

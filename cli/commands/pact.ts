@@ -108,7 +108,8 @@ export function verifyPacts(options: VerifyOptions): Promise<VerifyReport> {
  * requests through the request filter too, so they are answered here, for any state name or message
  * description (a broker's pacts are not known in advance). Each state is posted to the provider's
  * state endpoint; the values it answers are what Pact injects where the pact says
- * `fromProviderState`, the acting user's access token replaces the pact's example token, and an
+ * `fromProviderState`, the acting user's access token replaces the pact's example token (a returned
+ * `serviceKey` likewise replaces the example X-Platform-Service-Key), and an
  * `event` it answers is the message a message interaction expects.
  */
 class ProviderStates {
@@ -134,6 +135,7 @@ class ProviderStates {
     } else {
       const token = this.actingUser && this.tokens.get(this.actingUser);
       if (token && req.headers.authorization) req.headers.authorization = `Bearer ${token}`;
+      if (typeof this.values.serviceKey === 'string' && req.headers['x-platform-service-key']) req.headers['x-platform-service-key'] = this.values.serviceKey;
       next();
     }
   };

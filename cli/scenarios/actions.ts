@@ -7,6 +7,7 @@ import { callGrpc } from './grpc-step.ts';
 import { isSuccess, send, StepError, type HttpRequest, type HttpResponse } from './http.ts';
 import type { Operation } from './operations.ts';
 import { getPath, parsePath } from './paths.ts';
+import { multipartBody } from '../multipart.ts';
 import type { HttpAction, Step } from './types.ts';
 
 /** The platform being driven, resolved once per run. */
@@ -133,20 +134,12 @@ async function multipart(upload: NonNullable<HttpAction['upload']>): Promise<Pic
   const bytes = await readFile(upload.file).catch((err: NodeJS.ErrnoException) => {
     throw new StepError(`cannot read the upload file ${upload.file} (${err.code ?? err.message})`);
   });
-  const boundary = `capctl-${Date.now().toString(36)}${Math.random().toString(36).slice(2)}`;
-  const quoted = (value: string) => value.replace(/["\r\n]/g, '_');
-  const parts = Object.entries(upload.fields ?? {}).map(([name, value]) =>
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${quoted(name)}"\r\n\r\n${String(value)}\r\n`),
-  );
-  parts.push(
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${quoted(basename(upload.file))}"\r\nContent-Type: application/octet-stream\r\n\r\n`),
-    bytes,
-    Buffer.from(`\r\n--${boundary}--\r\n`),
-  );
+  const fields = Object.fromEntries(Object.entries(upload.fields ?? {}).map(([name, value]) => [name, String(value)]));
+  const form = multipartBody(basename(upload.file), bytes, fields);
   return {
-    headers: { accept: 'application/json', 'content-type': `multipart/form-data; boundary=${boundary}` },
+    headers: { accept: 'application/json', 'content-type': form.contentType },
     body: { upload: upload.file, size: bytes.length, fields: upload.fields ?? {} },
-    raw: Buffer.concat(parts),
+    raw: form.bytes,
   };
 }
 

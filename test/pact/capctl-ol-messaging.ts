@@ -5,7 +5,8 @@
 import type { TestFn } from 'ava';
 import fs from 'node:fs';
 import { MatchersV3, PactV4 } from '@pact-foundation/pact';
-import { bearer, capctl, configDir, email, isoDateTime, ulid } from './support.ts';
+import { multipartBody } from '../../cli/multipart.ts';
+import { bearer, capctl, configDir, email, isoDateTime, textBody, ulid } from './support.ts';
 
 const { boolean, eachLike, fromProviderState, integer, like, regex, string } = MatchersV3;
 
@@ -124,6 +125,41 @@ export function capctlMessagingPacts(test: TestFn, olPact: (options?: { port?: n
         const followed = await capctl(t, cli.dir, 'chat', 'follow', exampleThread, '--timeout', '0.01', '--json');
         t.is(followed.code, 0, followed.stderr);
         t.is(JSON.parse(followed.stdout.trim().split('\n')[0]!).body, 'Does Monday suit you?');
+      });
+  });
+
+  test.serial('capctl upload --form sends the file and its purpose as one multipart request, as the web client does', async (t) => {
+    const cli = configDir(t);
+    const ol = olPact();
+    // A PDF written in plain ASCII: Pact keeps a multipart body as text. capctl draws the boundary from
+    // the content, so this is the very body it sends.
+    const pdf = fs.readFileSync('fixtures/files/certificate.pdf');
+    const form = multipartBody('certificate.pdf', pdf, { purpose: 'certificate' });
+    await ol
+      .addInteraction()
+      .given('a verified user')
+      .uponReceiving('a multipart upload of a certificate')
+      .withRequest('POST', '/v1/ol/storage/upload', (b) => textBody(b.headers(auth), form.contentType, form.bytes.toString('ascii')))
+      .willRespondWith(201, (b) =>
+        b.jsonBody({
+          success: true,
+          data: {
+            assetId: ulid(exampleAsset),
+            url: regex('^https?://\\S+$', `http://127.0.0.1:4000/v1/ol/storage/files/${exampleAsset}?expires=4102444800&signature=example`),
+            provider: regex('^(filesystem|s3)$', 'filesystem'),
+            type: 'certificate',
+            purpose: 'certificate',
+            fileName: 'certificate.pdf',
+            status: 'ready',
+            metadata: { size: integer(pdf.length), mimeType: 'application/pdf' },
+          },
+        }),
+      )
+      .executeTest(async (mock) => {
+        cli.signedIn(mock.url);
+        const run = await capctl(t, cli.dir, 'upload', 'fixtures/files/certificate.pdf', '--purpose', 'certificate', '--form', '--json');
+        t.is(run.code, 0, run.stderr);
+        t.like(JSON.parse(run.stdout), { assetId: exampleAsset, purpose: 'certificate', metadata: { mimeType: 'application/pdf' } });
       });
   });
 

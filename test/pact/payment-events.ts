@@ -3,11 +3,10 @@
  * into the OL message pacts of user-events.consumer.test.ts (one file writes pacts/cap-ol.json and
  * pacts/lms-ol.json, so the interactions of one consumer-provider pair stay in one pact).
  *
- * CAP and the LMS do not consume the event yet. Until they do, the consumer side of each interaction
- * is the reader both must use (`readPaymentCompleted`) and the facts each needs from the event; the
- * phase that adds a consumer replaces the check with delivering the message through the bus to it (as
- * the user.created interactions do) and checking its effect: CAP's payment stage succeeds and the centre
- * is credited net of the fee; the LMS grants the enrollment.
+ * The consumer side of each interaction is the reader both services use (`readPaymentCompleted`) and
+ * the facts each needs from the event. CAP's consumer itself (the application moves on, the centre is
+ * credited net of the fee) is specified in test/cap-payments*.test.ts, where the payment is real; an
+ * example message here names an application no database holds.
  */
 import type { ExecutionContext, TestFn } from 'ava';
 import { MatchersV3, type PactV4 } from '@pact-foundation/pact';

@@ -264,3 +264,14 @@ export function stepTests(test: TestFn, pact: () => PactV4, service: 'ol' | 'cap
     test.serial(rule, (t) => scenarioStep(t, pact(), service, interaction));
   }
 }
+
+/**
+ * Sets a request body given as text with any content type, the way Pact compares it part by part for
+ * multipart/form-data. Pact-js's public `body()` sends bytes through Pact's binary-file call, which adds
+ * a content-type rule that Pact then misapplies to every part of a multipart body; the text call adds
+ * no rule. The builder keeps its FFI handle in `interaction`, which Pact-js does not export a type for.
+ */
+export function textBody<B>(builder: B, contentType: string, text: string): B {
+  (builder as unknown as { interaction: { withRequestBody(body: string, contentType: string): void } }).interaction.withRequestBody(text, contentType);
+  return builder;
+}

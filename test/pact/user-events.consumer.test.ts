@@ -5,6 +5,7 @@ import { createBearerAuth } from '../../server/platform/auth/bearer.ts';
 import type { PlatformEvent } from '../../server/platform/events/types.ts';
 import type { Call } from '../../server/platform/http/operations.ts';
 import { eventually, sql, startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import { capOrchestratorHttpPacts } from './cap-ol-http.ts';
 import { paymentCompletedPacts } from './payment-events.ts';
 import { email, isoDateTime, pactFiles, ulid } from './support.ts';
 
@@ -18,6 +19,7 @@ import { email, isoDateTime, pactFiles, ulid } from './support.ts';
 const { eachLike, regex, string } = MatchersV3;
 const pact = pactFiles(test);
 paymentCompletedPacts(test, pact);
+capOrchestratorHttpPacts(test, pact);
 
 let platform: TestPlatform;
 test.before(async () => {

@@ -48,8 +48,18 @@ export function createAdminAssessors(assessors: AssessorService, onboarding: Onb
     noun: 'assessor',
     Model: AssessorProfile,
     label: (profile) => `assessor ${profile.id}`,
-    // Nothing uses an assessor yet: retained requests and assignments will count once they exist.
-    usedBy: async () => undefined,
+    // Any retained request, assignment or job application keeps the assessor (their history stays).
+    async usedBy(profile, transaction) {
+      const { RetainedRequest, ApplicationAssessor, JobPostingApplication } = assessors.models;
+      const where = { assessorId: profile.id };
+      const uses = [
+        [await RetainedRequest.count({ where, transaction }), 'retained request'],
+        [await ApplicationAssessor.count({ where, transaction }), 'assignment'],
+        [await JobPostingApplication.count({ where, transaction }), 'job application'],
+      ] as const;
+      const named = uses.filter(([count]) => count > 0).map(([count, noun]) => `${count} ${noun}${count === 1 ? '' : 's'}`);
+      return named.length ? `it has ${named.join(', ')}` : undefined;
+    },
     // The profile and the assessor onboarding go: the person may onboard again.
     async remove(profile, transaction) {
       await Onboarding.destroy({ where: { userId: profile.userId, persona: 'assessor' }, transaction });

@@ -102,6 +102,14 @@ export function olProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers'
     return { conversationId: thread.id, notificationId, senderId: sender.userId };
   }
 
+  /** Another active account, signed up the way a person does. */
+  async function anotherUser() {
+    const email = `pact+${newId().toLowerCase()}@example.test`;
+    const { userId, otp } = await register(email, 'Pact-pass-2024', ['cap']);
+    await api('POST', '/auth/verify-account', { body: { email, otp, purpose: 'account_verify' } });
+    return userId as string;
+  }
+
   /** An upload URL for passport.png (for `uploaded`, the fixture's bytes PUT to it; for `confirmed`, also confirmed). */
   async function asset(stage: string, accessToken: string) {
     const issued = (await api('POST', '/storage/upload-url', { body: { fileName: 'passport.png', mimeType: 'image/png', purpose: 'passport' }, token: accessToken })).data;
@@ -115,7 +123,7 @@ export function olProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers'
   }
 
   async function setUp(definition: StateDefinition, params: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const { account, googleIdToken, event, refreshed, payment, conversation, asset: assetStage } = definition.creates as {
+    const { account, googleIdToken, event, refreshed, payment, conversation, asset: assetStage, recipient, serviceKey } = definition.creates as {
       account?: string;
       googleIdToken?: boolean;
       event?: EventType;
@@ -123,6 +131,8 @@ export function olProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers'
       payment?: Record<string, unknown>;
       conversation?: boolean;
       asset?: string;
+      recipient?: boolean;
+      serviceKey?: boolean;
     };
     const email = String(params.email ?? `pact+${newId().toLowerCase()}@example.test`);
     const password = params.password as string;
@@ -147,6 +157,9 @@ export function olProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers'
     }
     if (conversation) Object.assign(values, await conversationWith(String(values.userId), String(values.accessToken)));
     if (assetStage) Object.assign(values, await asset(assetStage, String(values.accessToken)));
+    if (recipient) values.recipientId = await anotherUser();
+    // The verifier puts it in place of the pact's example key, as it does with access tokens.
+    if (serviceKey) values.serviceKey = deps.config.serviceApiKey;
     if (event) {
       // payment.completed is about a payment; the account events are about the user.
       const key = event === 'payment.completed' ? 'paymentId' : 'userId';

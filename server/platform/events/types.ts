@@ -8,6 +8,7 @@ export type EventType =
   | 'payment.completed'
   | 'payment.failed'
   | 'lms.course.completed'
+  | 'lms.enrollment.activated'
   | 'application.submitted'
   | 'application.paid'
   | 'application.stage_changed'
