@@ -3,7 +3,8 @@ import test from 'ava';
 import { applicationTargets, cap, candidateWithApplication } from './helpers/cap.ts';
 import { pdfBytes, pngBytes, uploadAsset } from './helpers/files.ts';
 import { call, sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
-import { signUp, type SignedUpUser } from './helpers/users.ts';
+import { type SignedUpUser } from './helpers/users.ts';
+import { approvedAssessor, retain } from './helpers/verification.ts';
 
 // Sharing an application (openapi/cap/sharing.yaml): after IV approval, a public read-only link.
 let platform: TestPlatform;
@@ -33,10 +34,16 @@ async function atInternalVerification() {
   return { user, applicationId, photo, report };
 }
 
-/** The internal verification approved: the APPROVED stage-history entry that sharing waits for. */
+/** The internal verifier (retained and assigned by the centre) approves: the APPROVED stage-history entry that sharing waits for. */
 async function ivApproved(applicationId: string) {
-  const res = await cap(platform, owner, 'POST', `/applications/${applicationId}/review`, { headers: asCentre(), json: { decision: 'approve' } });
-  if (res.status !== 200) throw new Error(res.text);
+  const iv = await approvedAssessor(platform);
+  await retain(platform, targets.centreId, iv.assessorId);
+  for (const res of [
+    await cap(platform, owner, 'POST', `/applications/${applicationId}/iv`, { headers: asCentre(), json: { assessorId: iv.assessorId } }),
+    await cap(platform, iv.user, 'POST', `/applications/${applicationId}/iv/review`, { headers: { 'X-CAP-PERSONA': 'assessor' }, json: { decision: 'approve' } }),
+  ]) {
+    if (res.status !== 200) throw new Error(res.text);
+  }
 }
 
 const shared = (token: string, rest = '') => call('GET', platform.url(`/v1/cap/shared/applications/${token}${rest}`));

@@ -51,6 +51,8 @@ import { createUserService } from './users/service.ts';
 import { evidenceRoutes } from './evidence/routes.ts';
 import { createEvidence } from './evidence/service.ts';
 import { sharingRoutes } from './sharing/routes.ts';
+import { verificationRoutes } from './verification/routes.ts';
+import { createVerification } from './verification/service.ts';
 import { createSharing } from './sharing/service.ts';
 
 /** The user.created / user.deleted data CAP reads. */
@@ -91,7 +93,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   const centreProfiles = createCentreProfiles(sequelize, centres, onboarding, users, orchestratorHttp.assetUrls);
   const platformConfig = createPlatformConfig(sequelize);
   const catalogue = createCatalogue(sequelize, centres.models, orchestratorHttp.assetUrls);
-  const applications = createApplications({ sequelize, events, users, onboarding, catalogue: catalogue.models, centres: centres.models });
+  const applications = createApplications({ sequelize, events, assignments: assessors.assignments, centreCertifyBypass: config.centreCertifyBypass, users, onboarding, catalogue: catalogue.models, centres: centres.models });
   const candidateArea = createCandidateArea({ sequelize, users, onboarding, applications, assetUrls: orchestratorHttp.assetUrls, ownsAsset: orchestratorHttp.ownsAsset });
   const payments = createCapPayments({
     sequelize,
@@ -101,7 +103,17 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
     logger: deps.logger.child({ component: 'cap-payments' }),
   });
   const evidence = createEvidence({ sequelize, applications, catalogue: catalogue.models, onboarding, assetUrls: orchestratorHttp.assetUrls, ownsAsset: orchestratorHttp.ownsAsset });
-  const sharing = createSharing({ sequelize, applications, evidence, readAsset: orchestratorHttp.readAsset, baseUrl: () => peers.url('cap') });
+  const verification = createVerification({
+    sequelize,
+    applications,
+    evidence,
+    assignments: assessors.assignments,
+    assessorModels: assessors.models,
+    catalogue: catalogue.models,
+    orchestrator: orchestratorHttp,
+    baseUrl: () => peers.url('cap'),
+  });
+  const sharing = createSharing({ sequelize, applications, evidence, readAsset: orchestratorHttp.readAsset, baseUrl: () => peers.url('cap'), extras: verification.sharedCertificate });
   const adminAssessors = createAdminAssessors(assessors, onboarding, users);
   const directory = createDirectory(staff);
   const broadcasts = createBroadcasts(centres, orchestratorHttp.broadcast);
@@ -161,6 +173,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       ...centreDashboardRoutes(contexts, createCentreDashboard(sequelize)),
       ...evidenceRoutes(auth, contexts, evidence),
       ...sharingRoutes(auth, contexts, sharing),
+      ...verificationRoutes(auth, roles, contexts, verification),
       ...capProviderStateRoutes(deps),
       listDevEvents: devEventsHandler(sequelize, 'cap', config.devMode),
     },

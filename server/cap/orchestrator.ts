@@ -1,6 +1,6 @@
 import { status } from '@grpc/grpc-js';
 import type { Readable } from 'node:stream';
-import { Agent, request } from 'undici';
+import { Agent, FormData, request } from 'undici';
 import { callUnary } from '../platform/grpc/client.ts';
 import { GrpcCallError } from '../platform/grpc/errors.ts';
 import { serviceNames } from '../platform/grpc/proto.ts';
@@ -151,6 +151,27 @@ export function createOrchestratorHttp(baseUrl: () => string, serviceKey: string
         return null;
       }
       return { body: file.body, mimeType: asset.mimeType, fileName: asset.fileName };
+    },
+
+    /** Stores a file CAP made (a certificate) as the user's own asset, with the service key; answers its id. */
+    async storeFile(file: { ownerUserId: string; bytes: Uint8Array; fileName: string; mimeType: string; purpose: string }): Promise<string> {
+      const form = new FormData();
+      form.append('purpose', file.purpose);
+      form.append('ownerUserId', file.ownerUserId);
+      form.append('file', new Blob([new Uint8Array(file.bytes)], { type: file.mimeType }), file.fileName);
+      let res;
+      try {
+        res = await request(`${baseUrl()}/storage/upload`, { method: 'POST', dispatcher, headers: { 'x-platform-service-key': serviceKey }, body: form });
+      } catch (err) {
+        logger.warn({ err }, 'the Orchestrator could not be reached to store a file');
+        throw new AppError(503, 'storage.unavailable', 'File storage is not reachable right now. Nothing was changed: try again in a moment.');
+      }
+      const body = (await res.body.json().catch(() => null)) as { data?: { assetId?: string }; error?: { code?: string } } | null;
+      if (res.statusCode !== 201 || !body?.data?.assetId) {
+        logger.warn({ status: res.statusCode, code: body?.error?.code }, 'the Orchestrator refused to store a file');
+        throw new AppError(502, 'storage.upstream_error', 'File storage failed unexpectedly. Nothing was changed: try again, and tell support if it keeps failing.');
+      }
+      return body.data.assetId;
     },
 
     /** One thread per recipient, through `POST /conversations/broadcast`. */

@@ -22,12 +22,15 @@ interface MoveRow {
 /** What each move of the lifecycle reads as in a candidate's timeline. */
 function eventOf(move: MoveRow) {
   const label = (stage: string) => stageLabels[stage as StageKey] ?? stage;
+  const who = ({ centre: 'The centre', internal_verifier: 'The internal verifier', awarding_body: 'The awarding body' } as Record<string, string>)[move.actor] ?? 'The platform';
   const titles: Record<string, [string, string]> = {
     submit: ['Application submitted', 'The application was submitted and now waits for payment.'],
     payment_completed: ['Payment received', `The payment was received; the application moved to ${label(move.to_stage).toLowerCase()}.`],
-    approve: [`${label(move.from_stage)} approved`, `The centre approved ${label(move.from_stage).toLowerCase()}; next: ${label(move.to_stage).toLowerCase()}.`],
-    reject: ['Application rejected', `The centre rejected the application at ${label(move.from_stage).toLowerCase()}.`],
-    certify: ['Certified', 'The application was certified.'],
+    approve: [`${label(move.from_stage)} approved`, `${who} approved ${label(move.from_stage).toLowerCase()}; next: ${label(move.to_stage).toLowerCase()}.`],
+    reject: ['Application rejected', `${who} rejected the application at ${label(move.from_stage).toLowerCase()}.`],
+    forward: ['Forwarded to the awarding body', 'The centre forwarded the application to its awarding body for external verification.'],
+    certify: ['Certified', 'The awarding body issued the certificate: the application is certified.'],
+    certify_bypass: ['Certified', 'The centre certified the application without a certificate (CAP_CENTRE_CERTIFY_BYPASS).'],
   };
   const [title, description] = titles[move.action] ?? [move.action, ''];
   return {
