@@ -113,6 +113,13 @@ test('IV approval writes the APPROVED stage-history entry; forwarded to the trad
   t.is((await call('GET', platform.url('/v1/cap/certificates/verify/CAP-0000-0000-0000'))).status, 404);
   const again = await post(body.member, `/applications/${id}/certificate`, asBody, {});
   t.is(again.status, 409, 'a certified application has its certificate');
+  // The timeline names every move, who made it and the outcome each review recorded.
+  const events = (await cap(platform, user, 'GET', `/applications/${id}/events`, { headers: asCandidate })).body.data;
+  t.deepEqual(events.map((e: { eventType: string; actorRole: string }) => `${e.eventType}:${e.actorRole}`).reverse(), [
+    'submit:candidate', 'approve:centre', 'approve:internal_verifier', 'forward:centre', 'approve:awarding_body', 'certify:awarding_body',
+  ]);
+  t.like(events[0], { actorName: 'Aisha Bello', title: 'Certified' });
+  t.like(events.find((e: { actorRole: string }) => e.actorRole === 'internal_verifier'), { metadata: { fromStage: 'internal_verification', outcome: 'APPROVED', feedback: 'Evidence verified' } });
   // A shared application shows its certificate, through the shared file proxy.
   const link = (await post(user, `/applications/${id}/share-token`, asCandidate)).body.data;
   const shown = (await call('GET', link.url)).body.data.certificate;
