@@ -58,6 +58,10 @@ import { userRoutes } from './users/routes.ts';
 import { createUserService } from './users/service.ts';
 import { evidenceRoutes } from './evidence/routes.ts';
 import { createEvidence } from './evidence/service.ts';
+import { sharingRoutes } from './sharing/routes.ts';
+import { verificationRoutes } from './verification/routes.ts';
+import { createVerification } from './verification/service.ts';
+import { createSharing } from './sharing/service.ts';
 
 /** The user.created / user.deleted data CAP reads. */
 function userEventData(event: PlatformEvent): { userId: string; email?: string; intents?: string[] } {
@@ -98,7 +102,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   const centreProfiles = createCentreProfiles(sequelize, centres, onboarding, users, orchestratorHttp.assetUrls);
   const platformConfig = createPlatformConfig(sequelize);
   const catalogue = createCatalogue(sequelize, centres.models, orchestratorHttp.assetUrls);
-  const applications = createApplications({ sequelize, events, users, onboarding, catalogue: catalogue.models, centres: centres.models });
+  const applications = createApplications({ sequelize, events, assignments: assessors.assignments, centreCertifyBypass: config.centreCertifyBypass, users, onboarding, catalogue: catalogue.models, centres: centres.models });
   const candidateArea = createCandidateArea({ sequelize, users, onboarding, applications, assetUrls: orchestratorHttp.assetUrls, ownsAsset: orchestratorHttp.ownsAsset });
   const payments = createCapPayments({
     sequelize,
@@ -108,6 +112,17 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
     logger: deps.logger.child({ component: 'cap-payments' }),
   });
   const evidence = createEvidence({ sequelize, applications, catalogue: catalogue.models, onboarding, assetUrls: orchestratorHttp.assetUrls, ownsAsset: orchestratorHttp.ownsAsset });
+  const verification = createVerification({
+    sequelize,
+    applications,
+    evidence,
+    assignments: assessors.assignments,
+    assessorModels: assessors.models,
+    catalogue: catalogue.models,
+    orchestrator: orchestratorHttp,
+    baseUrl: () => peers.url('cap'),
+  });
+  const sharing = createSharing({ sequelize, applications, evidence, readAsset: orchestratorHttp.readAsset, baseUrl: () => peers.url('cap'), extras: verification.sharedCertificate });
   const adminAssessors = createAdminAssessors(assessors, onboarding, users, photos);
   const directory = createDirectory(sequelize);
   const broadcasts = createBroadcasts(centres, orchestratorHttp.broadcast);
@@ -173,6 +188,8 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       ...candidateRoutes(auth, contexts, candidateArea),
       ...centreDashboardRoutes(contexts, createCentreDashboard(sequelize)),
       ...evidenceRoutes(auth, contexts, evidence),
+      ...sharingRoutes(auth, contexts, sharing),
+      ...verificationRoutes(auth, roles, contexts, verification),
       ...assessorMarketRoutes(auth, contexts, { retained: retainedRequests, roster: createRoster(sequelize, assessorCards, applications), postings: createJobPostings(sequelize, assessors, catalogue.models, centres.models, assessorCards) }),
       ...capProviderStateRoutes(deps),
       listDevEvents: devEventsHandler(sequelize, 'cap', config.devMode),
