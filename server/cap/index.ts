@@ -5,6 +5,11 @@ import { adminRoutes } from './admin/routes.ts';
 import { createAdminAssessors } from './admin/assessors.ts';
 import { createAdminCentres } from './admin/centres.ts';
 import { createAssessorService } from './assessors/service.ts';
+import { createAssessorCards } from './assessors/people.ts';
+import { createRetainedRequests } from './assessors/retained.ts';
+import { createRoster } from './assessors/roster.ts';
+import { createJobPostings } from './assessors/postings.ts';
+import { assessorMarketRoutes } from './assessors/routes.ts';
 import { broadcastRoutes } from './broadcast/routes.ts';
 import { createBroadcasts } from './broadcast/service.ts';
 import { applicationRoutes } from './applications/routes.ts';
@@ -72,7 +77,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   const onboarding = createOnboardingService(sequelize, users, {
     submitted: {
       centre: (owner, draft, transaction) => centres.createForOwner(owner, draft, transaction),
-      assessor: (owner, _draft, transaction) => assessors.createForOwner(owner.userId, transaction),
+      assessor: (owner, draft, transaction) => assessors.createForOwner(owner.userId, draft, transaction),
     },
     savedAfterCompletion: { centre: (owner, draft, transaction) => centres.followOwnerDraft(owner.userId, draft, transaction) },
   });
@@ -83,7 +88,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   const identity = createIdentityService(users, onboarding, orchestrator);
   const provisionMember = createMemberProvisioning(users, orchestrator);
   const staff = createStaffService(sequelize, users, centres, onboarding, provisionMember);
-  const awardingBodies = createAwardingBodies(sequelize, provisionMember);
+  const awardingBodies = createAwardingBodies(sequelize, provisionMember, orchestratorHttp.assetUrls);
   const invitations = createInvitations(sequelize, users, [staff.membershipKind, awardingBodies.membershipKind]);
   const roles = createPlatformRoles(sequelize, users);
   const photos = createPassportPhotos({ sequelize, assetUrls: orchestratorHttp.assetUrls, ownsAsset: orchestratorHttp.ownsAsset });
@@ -102,9 +107,11 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   });
   const evidence = createEvidence({ sequelize, applications, catalogue: catalogue.models, onboarding, assetUrls: orchestratorHttp.assetUrls, ownsAsset: orchestratorHttp.ownsAsset });
   const adminAssessors = createAdminAssessors(assessors, onboarding, users, photos);
-  const directory = createDirectory(staff);
+  const directory = createDirectory(sequelize);
   const broadcasts = createBroadcasts(centres, orchestratorHttp.broadcast);
   const notificationPolicies = createNotificationPolicies(sequelize, centres);
+  const assessorCards = createAssessorCards(sequelize, orchestratorHttp.assetUrls);
+  const retainedRequests = createRetainedRequests(sequelize, assessors, centres.models, assessorCards);
   const auth = createCapAuth(
     users,
     createBearerAuth({
@@ -131,6 +138,11 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
     const { paymentId, purpose } = event.data as { paymentId?: unknown; purpose?: unknown };
     if (typeof paymentId !== 'string') throw new Error(`payment.failed event ${event.id} carries no paymentId`);
     if (purpose === 'cap_application') await payments.failed(paymentId, transaction);
+  });
+  // The centre's notification policy says who hears of a submitted application.
+  events.subscribe('application.submitted', 'cap.notify-centre', async (event, transaction) => {
+    const data = event.data as { applicationId: string; centreId: string; type: string };
+    await notificationPolicies.announceSubmitted(data, transaction, (t, request) => events.publish(t, 'notification.requested', request));
   });
   events.subscribe('user.deleted', 'cap.deactivate-user', async (event, transaction) => {
     await users.deactivate(userEventData(event), transaction);
@@ -159,6 +171,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       ...candidateRoutes(auth, contexts, candidateArea),
       ...centreDashboardRoutes(contexts, createCentreDashboard(sequelize)),
       ...evidenceRoutes(auth, contexts, evidence),
+      ...assessorMarketRoutes(auth, contexts, { retained: retainedRequests, roster: createRoster(sequelize, assessorCards, applications), postings: createJobPostings(sequelize, assessors, catalogue.models, centres.models, assessorCards) }),
       ...capProviderStateRoutes(deps),
       listDevEvents: devEventsHandler(sequelize, 'cap', config.devMode),
     },
