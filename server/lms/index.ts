@@ -10,7 +10,12 @@ import { meRoutes } from './me/routes.ts';
 import { onboardingRoutes } from './onboarding/routes.ts';
 import { createOnboarding } from './onboarding/service.ts';
 import { createInvites } from './staff/invites.ts';
-import { instructorRoutes } from './staff/routes.ts';
+import { instructorRoutes, staffRoutes } from './staff/routes.ts';
+import { createStaff } from './staff/service.ts';
+import { createEntitlements } from './enrollments/entitlements.ts';
+import { createIdentityClient } from './identity.ts';
+import { learnerRoutes } from './learners/routes.ts';
+import { createLearners } from './learners/service.ts';
 import { createUsers, type Account } from './users/service.ts';
 
 /** The LMS: courses, enrollments, the player and LMS certificates. */
@@ -21,6 +26,10 @@ export async function createLms(deps: ServiceDeps): Promise<Service> {
   const access = createAccess(deps.sequelize, users, onboarding);
   const courses = createCourses(deps.sequelize);
   const courseInstructors = createCourseInstructors(deps.sequelize, access, courses);
+  const entitlements = createEntitlements(deps.sequelize, deps.events);
+  const staff = createStaff(deps.sequelize, entitlements);
+  const identity = createIdentityClient(() => deps.peers.olGrpcAddress(), deps.config.serviceApiKey);
+  const learners = createLearners(deps.sequelize, users, onboarding, entitlements, identity);
 
   deps.events.subscribe('user.created', 'lms.provision-user', (event, transaction) => users.provision(accountOf(event), transaction));
   deps.events.subscribe('user.deleted', 'lms.deactivate-user', (event, transaction) => users.deactivate(accountOf(event).userId, transaction));
@@ -34,6 +43,8 @@ export async function createLms(deps: ServiceDeps): Promise<Service> {
       ...catalogueRoutes(access, courses),
       ...authoringRoutes(access, courses),
       ...instructorRoutes(access, invites, courseInstructors),
+      ...staffRoutes(access, invites, staff),
+      ...learnerRoutes(access, learners),
     },
     security: {
       bearerAuth: createBearerAuth({
