@@ -1,14 +1,14 @@
 import test from 'ava';
 import { createSequelize } from '../server/platform/db/database.ts';
 import { createEventRuntime } from '../server/platform/events/runtime.ts';
-import { lms, lmsLearner, lmsStaff, type LmsPerson } from './helpers/lms.ts';
+import { lms, lmsLearner, type LmsPerson } from './helpers/lms.ts';
 import { lmsCourse, lmsDatabase } from './helpers/lms-learning.ts';
 import { payCheckout } from './helpers/payments.ts';
 import { captureLogs, eventually, sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { signUp } from './helpers/users.ts';
 
-// Enrolling, paying through the Orchestrator's sandbox provider, payment.completed granting the course
-// once, and staff grants.
+// Enrolling, paying through the Orchestrator's sandbox provider, and payment.completed granting the
+// course once.
 let platform: TestPlatform;
 let db: ReturnType<typeof lmsDatabase>;
 let author: LmsPerson;
@@ -135,24 +135,4 @@ test('another learner\'s enrollment cannot be checked out or read: 403 auth.out_
     t.is(res.status, 403);
     t.is(res.body.error.code, 'auth.out_of_scope');
   }
-});
-
-test('staff with entitlement.grant grant a course without payment; a second grant is 409; a learner may not grant', async (t) => {
-  const admin = await lmsStaff(platform, 'admin');
-  const learner = await lmsLearner(platform);
-  const { courseId } = await course('900000');
-  const grant = { courseId, learnerLmsUserId: learner.lmsUserId, source: 'sponsor', sponsorNote: 'Paid by the guild' };
-  const res = await lms(platform, admin, 'POST', '/admin/entitlements', grant);
-  t.is(res.status, 201);
-  t.like(res.body.data, { courseId, learnerLmsUserId: learner.lmsUserId, source: 'sponsor', status: 'active', sponsorNote: 'Paid by the guild', amount: ngn('0') });
-  const mine = await lms(platform, learner, 'GET', '/enrollments/mine');
-  t.like(mine.body.data[0], { courseId, status: 'active' });
-  const again = await lms(platform, admin, 'POST', '/admin/entitlements', grant);
-  t.is(again.status, 409);
-  t.is(again.body.error.code, 'lms.entitlement.exists');
-  const byLearner = await lms(platform, learner, 'POST', '/admin/entitlements', { ...grant, learnerLmsUserId: author.lmsUserId });
-  t.is(byLearner.status, 403);
-  t.is(byLearner.body.error.code, 'auth.out_of_scope');
-  const unknown = await lms(platform, admin, 'POST', '/admin/entitlements', { ...grant, courseId: '01JUNKNOWNUNKNOWNUNKNOWN00' });
-  t.is(unknown.status, 404);
 });

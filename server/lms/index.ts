@@ -11,9 +11,13 @@ import { meRoutes } from './me/routes.ts';
 import { onboardingRoutes } from './onboarding/routes.ts';
 import { createOnboarding } from './onboarding/service.ts';
 import { createInvites } from './staff/invites.ts';
-import { instructorRoutes } from './staff/routes.ts';
-import { createUsers, type Account } from './users/service.ts';
+import { instructorRoutes, staffRoutes } from './staff/routes.ts';
+import { createStaff } from './staff/service.ts';
 import { createEntitlements } from './enrollments/entitlements.ts';
+import { createIdentityClient } from './identity.ts';
+import { learnerRoutes } from './learners/routes.ts';
+import { createLearners } from './learners/service.ts';
+import { createUsers, type Account } from './users/service.ts';
 import { createStorageClient } from './orchestrator.ts';
 import { playerRoutes, scormContentTokenAuth } from './player/routes.ts';
 import { createPlayer } from './player/service.ts';
@@ -47,6 +51,9 @@ export async function createLms(deps: ServiceDeps): Promise<Service> {
     onCompleted: async () => ({}),
     certificateIssued: async () => false,
   });
+  const staff = createStaff(deps.sequelize, entitlements);
+  const identity = createIdentityClient(() => deps.peers.olGrpcAddress(), deps.config.serviceApiKey);
+  const learners = createLearners(deps.sequelize, users, onboarding, entitlements, identity);
 
   const enrollments = createEnrollments({
     sequelize: deps.sequelize,
@@ -79,6 +86,8 @@ export async function createLms(deps: ServiceDeps): Promise<Service> {
       ...instructorRoutes(access, invites, courseInstructors),
       ...playerRoutes(player, users, deps.config),
       ...enrollmentRoutes(access, enrollments),
+      ...staffRoutes(access, invites, staff),
+      ...learnerRoutes(access, learners),
     },
     security: {
       bearerAuth: createBearerAuth({

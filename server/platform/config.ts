@@ -96,6 +96,8 @@ export interface PlatformConfig {
   conversationSms: boolean;
   /** SCORM packages: the largest total of declared uncompressed sizes accepted (extracted under dataDir/lms/scorm). */
   lmsScormMaxUncompressedBytes: number;
+  /** CAP_CENTRE_CERTIFY_BYPASS: a centre may certify applications without a certificate (QA shortcut; off by default). */
+  centreCertifyBypass: boolean;
 }
 
 /** Raw settings from flags or a caller; anything missing comes from the environment, then defaults. */
@@ -168,6 +170,7 @@ const envNames: Partial<Record<keyof PlatformConfig, string>> = {
   conversationEmail: 'CONVERSATION_NOTIFY_EMAIL',
   conversationSms: 'CONVERSATION_NOTIFY_SMS',
   lmsScormMaxUncompressedBytes: 'LMS_SCORM_MAX_UNCOMPRESSED_BYTES',
+  centreCertifyBypass: 'CAP_CENTRE_CERTIFY_BYPASS',
 };
 
 function port(setting: string, value: unknown): number {
@@ -341,6 +344,7 @@ export function resolveConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = 
     conversationEmail: bool('conversationEmail', pick('conversationEmail') ?? false),
     conversationSms: bool('conversationSms', pick('conversationSms') ?? false),
     lmsScormMaxUncompressedBytes: positiveInt('lmsScormMaxUncompressedBytes', pick('lmsScormMaxUncompressedBytes') ?? 512 * 1024 * 1024),
+    centreCertifyBypass: bool('centreCertifyBypass', pick('centreCertifyBypass') ?? false),
   };
 }
 

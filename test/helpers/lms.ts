@@ -65,3 +65,13 @@ export async function lmsInstructor(platform: TestPlatform, inviter: LmsPerson):
   if (invite.status !== 201) throw new Error(`instructor invite: ${invite.status} ${invite.text}`);
   return onboard(platform, user, 'instructor');
 }
+
+/** A published course by `author` (instructor or staff): one module with one lesson. */
+export async function publishedCourse(platform: TestPlatform, author: LmsPerson, title = 'Plumbing basics', price = '500000'): Promise<{ id: string; title: string }> {
+  const course = (await lms(platform, author, 'POST', '/authoring/courses', { title, price: { amountMinorUnits: price, currency: 'NGN' } })).body.data;
+  const module = (await lms(platform, author, 'POST', `/authoring/courses/${course.id}/modules`, { title: 'Start' })).body.data;
+  await lms(platform, author, 'POST', `/authoring/courses/${course.id}/modules/${module.id}/items`, { type: 'native_lesson', title: 'Welcome', body: { schemaVersion: 1, html: '<p>Hello</p>' } });
+  const published = await lms(platform, author, 'POST', `/authoring/courses/${course.id}/publish`);
+  if (published.status !== 200) throw new Error(`publish: ${published.status} ${published.text}`);
+  return { id: course.id, title };
+}

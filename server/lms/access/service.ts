@@ -36,7 +36,9 @@ export function createAccess(sequelize: Sequelize, users: Users, onboarding: Onb
     const [statuses, membership] = await Promise.all([onboarding.personaStatuses(user), StaffMember.findOne({ where: { lmsUserId: user.id } })]);
     const personas = new Set(statuses.filter((s) => s.onboardingStatus === 'completed').map((s) => s.persona));
     const staffRole = personas.has('staff') && membership?.status === 'active' ? membership.role : null;
-    const capabilities = new Set([...personas].filter((p) => p !== 'staff' || staffRole).flatMap((p) => capabilitiesOf[p]));
+    // A suspended learner (staff suspend learners in the LMS only) keeps the persona but may not enrol.
+    const open = (p: LmsPersona) => (p === 'staff' ? Boolean(staffRole) : p === 'learner' ? user.learnerStatus !== 'suspended' : true);
+    const capabilities = new Set([...personas].filter(open).flatMap((p) => capabilitiesOf[p]));
     if (staffRole) for (const capability of staffRoleCapabilities[staffRole]) capabilities.add(capability);
     return { user, personas, staffRole, capabilities };
   }

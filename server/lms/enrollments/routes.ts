@@ -14,6 +14,5 @@ export function enrollmentRoutes(access: Access, enrollments: Enrollments): Reco
     postCourseEnrollments: async (call) => created(await enrollments.enroll(await actor(call), call.params.courseId)),
     getEnrollment: async (call) => ok(await enrollments.detail(await actor(call), call.params.enrollmentId)),
     postEnrollmentCheckout: async (call) => ok(await enrollments.checkout(await actor(call), call.params.enrollmentId)),
-    postAdminEntitlements: async (call) => created(await enrollments.grant(await actor(call), call.body)),
   };
 }

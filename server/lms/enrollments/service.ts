@@ -9,19 +9,8 @@ import type { Actor } from '../access/service.ts';
 import { defineCourseModels } from '../courses/models.ts';
 import { paymentFailure, type PaymentsClient } from '../orchestrator.ts';
 import type { Player } from '../player/service.ts';
-import { defineUserModels } from '../users/models.ts';
 import type { Entitlements } from './entitlements.ts';
 import { defineEnrollmentModels, type Enrollment, type EnrollmentStatus, type Entitlement } from './models.ts';
-
-export interface EntitlementGrantInput {
-  courseId: string;
-  learnerLmsUserId: string;
-  source: 'admin_grant' | 'sponsor' | 'cap_recommendation';
-  sponsorUserId?: string;
-  sponsorNote?: string;
-  capApplicationId?: string;
-  validUntil?: string;
-}
 
 interface PaymentRow {
   id: string;
@@ -59,14 +48,13 @@ export type Enrollments = ReturnType<typeof createEnrollments>;
  * Enrolling (free courses and courses already held activate at once; paid ones wait for checkout),
  * checkout through the Orchestrator's InitiatePayment (the amount is the course's price, never the
  * client's; one payment per attempt, a pending attempt is answered again), `payment.completed` and
- * `payment.failed` for LMS payments, and staff grants. Every activation goes through the
+ * `payment.failed` for LMS payments, Every activation goes through the
  * foundation's `grant`, so however often a payment is reported, one entitlement results.
  */
 export function createEnrollments(deps: { sequelize: Sequelize; entitlements: Entitlements; payments: PaymentsClient; player: Player; logger: Logger }) {
   const { sequelize, entitlements } = deps;
   const { Course, CourseInstructor } = defineCourseModels(sequelize);
   const { Enrollment, Entitlement } = defineEnrollmentModels(sequelize);
-  const { LmsUser } = defineUserModels(sequelize);
   const select = <T extends object>(sql: string, bind: unknown[], transaction?: Transaction) => sequelize.query<T>(sql, { type: QueryTypes.SELECT, bind, transaction });
 
   function requireLearner(actor: Actor): void {
@@ -222,26 +210,6 @@ export function createEnrollments(deps: { sequelize: Sequelize; entitlements: En
     /** `payment.failed`: the attempt is closed, so the next checkout starts a new payment. */
     async failed(paymentId: string, transaction: Transaction) {
       await sequelize.query(`UPDATE lms.lms_payments SET status = 'failed', updated_at = now() WHERE payment_id = $1 AND status = 'pending'`, { bind: [paymentId], transaction });
-    },
-
-    /** A staff grant: the learner holds the course at once, without paying. 409 when they already hold it. */
-    async grant(actor: Actor, input: EntitlementGrantInput) {
-      if (!actor.capabilities.has('entitlement.grant')) throw forbidden('auth.out_of_scope', 'Granting courses needs the entitlement.grant capability (staff admin or support).');
-      if (!(await Course.findByPk(input.courseId))) throw notFound('No such course.');
-      if (!(await LmsUser.findByPk(input.learnerLmsUserId))) throw notFound('No such learner.');
-      return sequelize.transaction(async (transaction) => {
-        const outcome = await entitlements.grant(transaction, {
-          courseId: input.courseId,
-          learnerLmsUserId: input.learnerLmsUserId,
-          source: input.source,
-          sponsorUserId: input.sponsorUserId ?? null,
-          sponsorNote: input.sponsorNote ?? null,
-          capApplicationId: input.capApplicationId ?? null,
-          validUntil: input.validUntil ? new Date(input.validUntil) : null,
-        });
-        if (!outcome.granted) throw conflict('lms.entitlement.exists', 'The learner already holds an active entitlement to this course.');
-        return entitlementView(outcome.entitlement);
-      });
     },
   };
 }
