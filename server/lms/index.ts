@@ -23,6 +23,8 @@ import { playerRoutes, scormContentTokenAuth } from './player/routes.ts';
 import { createPlayer } from './player/service.ts';
 import { createPackageStore } from './scorm/store.ts';
 import { enrollmentRoutes } from './enrollments/routes.ts';
+import { assessmentRoutes } from './assessments/routes.ts';
+import { createAssessments } from './assessments/service.ts';
 import { createEnrollments } from './enrollments/service.ts';
 import { createPaymentsClient } from './orchestrator.ts';
 import { readPaymentCompleted } from '../platform/events/payment-completed.ts';
@@ -86,6 +88,7 @@ export async function createLms(deps: ServiceDeps): Promise<Service> {
       ...instructorRoutes(access, invites, courseInstructors),
       ...playerRoutes(player, users, deps.config),
       ...enrollmentRoutes(access, enrollments),
+      ...assessmentRoutes(createAssessments({ sequelize: deps.sequelize, player }), users),
       ...staffRoutes(access, invites, staff),
       ...learnerRoutes(access, learners),
     },
