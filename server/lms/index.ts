@@ -24,6 +24,8 @@ import { createPlayer } from './player/service.ts';
 import { createPackageStore } from './scorm/store.ts';
 import { enrollmentRoutes } from './enrollments/routes.ts';
 import { assessmentRoutes } from './assessments/routes.ts';
+import { certificateRoutes } from './certificates/routes.ts';
+import { createCertificates } from './certificates/service.ts';
 import { createAssessments } from './assessments/service.ts';
 import { createEnrollments } from './enrollments/service.ts';
 import { createPaymentsClient } from './orchestrator.ts';
@@ -45,13 +47,14 @@ export async function createLms(deps: ServiceDeps): Promise<Service> {
   const courses = createCourses(deps.sequelize, packages.attach);
   const courseInstructors = createCourseInstructors(deps.sequelize, access, courses);
   const entitlements = createEntitlements(deps.sequelize, deps.events);
+  const certificates = createCertificates({ sequelize: deps.sequelize, storage, logger: deps.logger });
   const player = createPlayer({
     sequelize: deps.sequelize,
     entitlements,
     packages,
     storage,
-    onCompleted: async () => ({}),
-    certificateIssued: async () => false,
+    onCompleted: certificates.issue,
+    certificateIssued: certificates.issued,
   });
   const staff = createStaff(deps.sequelize, entitlements);
   const identity = createIdentityClient(() => deps.peers.olGrpcAddress(), deps.config.serviceApiKey);
@@ -68,6 +71,11 @@ export async function createLms(deps: ServiceDeps): Promise<Service> {
   deps.events.subscribe('payment.completed', 'lms.enrollment-paid', async (event, transaction) => {
     const data = readPaymentCompleted(event.data);
     if (data.purpose === 'lms_enrollment') await enrollments.paid(data, transaction);
+  });
+  // The certificate's PDF is made after the completion is committed; the bus retries it if storage fails.
+  deps.events.subscribe('lms.course.completed', 'lms.certificate-document', async (event) => {
+    const { certificateId } = event.data as { certificateId?: unknown };
+    if (typeof certificateId === 'string') await certificates.document(certificateId);
   });
   deps.events.subscribe('payment.failed', 'lms.enrollment-payment-failed', async (event, transaction) => {
     const { paymentId, purpose } = event.data as { paymentId?: unknown; purpose?: unknown };
@@ -88,6 +96,7 @@ export async function createLms(deps: ServiceDeps): Promise<Service> {
       ...instructorRoutes(access, invites, courseInstructors),
       ...playerRoutes(player, users, deps.config),
       ...enrollmentRoutes(access, enrollments),
+      ...certificateRoutes(access, certificates),
       ...assessmentRoutes(createAssessments({ sequelize: deps.sequelize, player }), users),
       ...staffRoutes(access, invites, staff),
       ...learnerRoutes(access, learners),

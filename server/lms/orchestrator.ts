@@ -2,7 +2,7 @@ import { status } from '@grpc/grpc-js';
 import { createWriteStream } from 'node:fs';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { Agent, request } from 'undici';
+import { Agent, FormData, request } from 'undici';
 import { callUnary } from '../platform/grpc/client.ts';
 import { GrpcCallError } from '../platform/grpc/errors.ts';
 import type { InitiatePaymentRequest, InitiatePaymentResponse } from '../platform/grpc/payment-messages.ts';
@@ -85,6 +85,18 @@ export function createStorageClient(baseUrl: () => string, serviceKey: string, l
         },
       });
       await pipeline(res.body, limit, createWriteStream(file));
+    },
+
+    /** Stores a file the LMS made (a certificate) as the user's own asset, with the service key; answers its id. */
+    async storeFile(file: { ownerUserId: string; bytes: Uint8Array; fileName: string; mimeType: string; purpose: string }): Promise<string> {
+      const form = new FormData();
+      form.append('purpose', file.purpose);
+      form.append('ownerUserId', file.ownerUserId);
+      form.append('file', new Blob([new Uint8Array(file.bytes)], { type: file.mimeType }), file.fileName);
+      const res = await request(`${baseUrl()}/storage/upload`, { method: 'POST', dispatcher, headers: { 'x-platform-service-key': serviceKey }, body: form });
+      const body = (await res.body.json().catch(() => null)) as { data?: { assetId?: string }; error?: { code?: string } } | null;
+      if (res.statusCode !== 201 || !body?.data?.assetId) throw new Error(`the Orchestrator refused to store a file: ${res.statusCode} ${body?.error?.code ?? ''}`);
+      return body.data.assetId;
     },
 
     close: () => dispatcher.close(),
