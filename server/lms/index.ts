@@ -25,6 +25,8 @@ import { createPackageStore } from './scorm/store.ts';
 import { enrollmentRoutes } from './enrollments/routes.ts';
 import { assessmentRoutes } from './assessments/routes.ts';
 import { certificateRoutes } from './certificates/routes.ts';
+import { createGrpcServer, type GrpcServerHandle } from '../platform/grpc/server.ts';
+import { recommendationsService } from './recommendations/grpc.ts';
 import { createCertificates } from './certificates/service.ts';
 import { createAssessments } from './assessments/service.ts';
 import { createEnrollments } from './enrollments/service.ts';
@@ -68,6 +70,8 @@ export async function createLms(deps: ServiceDeps): Promise<Service> {
     logger: deps.logger,
   });
 
+  let grpcServer: GrpcServerHandle | undefined;
+
   deps.events.subscribe('payment.completed', 'lms.enrollment-paid', async (event, transaction) => {
     const data = readPaymentCompleted(event.data);
     if (data.purpose === 'lms_enrollment') await enrollments.paid(data, transaction);
@@ -110,7 +114,20 @@ export async function createLms(deps: ServiceDeps): Promise<Service> {
       }),
       scormContentToken: scormContentTokenAuth(player),
     },
-    stop: () => storage.close(),
+    async start() {
+      grpcServer = await createGrpcServer({
+        host: deps.config.host,
+        port: deps.config.lmsGrpcPort,
+        serviceKey: deps.config.serviceApiKey,
+        logger: deps.logger,
+        services: [recommendationsService({ sequelize: deps.sequelize, courseUrl: (courseId) => `${deps.peers.url('lms')}/courses/${courseId}` })],
+      });
+      return { 'grpc-lms': grpcServer.address };
+    },
+    async stop() {
+      await grpcServer?.stop();
+      await storage.close();
+    },
   };
 }
 
