@@ -70,6 +70,17 @@ test('the player page is HTML with the SCORM 1.2 API, framed content and the con
   t.regex(String(page.headers['set-cookie']), new RegExp(`^lms_scorm_ct=${token(launch.playerUrl)}; Path=/v1/lms/player/scorm/${launch.sessionId}/; .*HttpOnly`));
 });
 
+test('the player opened with a bearer token gets a fresh content token, which replaces the one in playerUrl', async (t) => {
+  const { learner, enrollmentId, itemIds } = await enrolled();
+  const launch = await launchScorm(learner, enrollmentId, itemIds[0]!);
+  const page = await call('GET', `${launch.launchUrl}/player`, { token: learner.accessToken });
+  t.is(page.status, 200);
+  const fresh = /"contentToken":"([^"]+)"/.exec(page.text)![1]!;
+  t.not(fresh, token(launch.playerUrl));
+  t.is((await call('GET', `${launch.contentBaseUrl}index.html`, { headers: { 'x-elimi-scorm-token': fresh } })).status, 200);
+  t.is((await call('GET', `${launch.contentBaseUrl}index.html`, { headers: { 'x-elimi-scorm-token': token(launch.playerUrl) } })).status, 401);
+});
+
 test('package files are served from the extracted package with the content token, nested paths included', async (t) => {
   const { learner, enrollmentId, itemIds } = await enrolled();
   const launch = await launchScorm(learner, enrollmentId, itemIds[0]!);

@@ -70,7 +70,7 @@ export function createCertificates(deps: { sequelize: Sequelize; storage: Storag
         { bind: [newId(), enrollment.id, course.id, enrollment.learnerLmsUserId, verificationCode()], transaction },
       );
       const [row] = await select<CertificateRow>(`${selectCertificate} WHERE c.enrollment_id = $1`, [enrollment.id], transaction);
-      return { certificateId: row!.id, verificationCode: row!.verification_code };
+      return { certificateId: row!.id };
     },
 
     issued: async (enrollmentId: string, transaction?: Transaction) =>
