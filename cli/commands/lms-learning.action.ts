@@ -1,0 +1,64 @@
+/** The work of `capctl lms enroll` and `capctl lms scorm upload` (lms-learning.ts declares them). */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { samplePackage } from '../../server/lms/scorm/sample.ts';
+import { multipartBody } from '../multipart.ts';
+import { print, UsageError } from '../output.ts';
+import { runCommand } from '../session.ts';
+import type { EnrollOptions, ScormUploadOptions } from './lms-learning.ts';
+import { asProfileUser } from './signed-in.ts';
+
+interface Enrollment {
+  id: string;
+  courseId: string;
+  courseTitle?: string;
+  status: string;
+}
+
+interface Checkout {
+  paymentId: string;
+  checkoutUrl: string;
+  amount: { amountMinorUnits: string; currency: string };
+}
+
+export function enroll(courseId: string, options: EnrollOptions) {
+  return runCommand(Boolean(options.json), () =>
+    asProfileUser(options, async (session) => {
+      const enrollment = await session.call<Enrollment>('POST', `/v1/lms/courses/${encodeURIComponent(courseId)}/enrollments`);
+      const checkout =
+        enrollment.status === 'pending' && options.checkout ? await session.call<Checkout>('POST', `/v1/lms/enrollments/${enrollment.id}/checkout`) : undefined;
+      print({ enrollment, ...(checkout ? { checkout } : {}) }, Boolean(options.json), () =>
+        [
+          `enrollment ${enrollment.id} in ${enrollment.courseTitle ?? enrollment.courseId}: ${enrollment.status}`,
+          ...(checkout ? [`pay ${checkout.amount.currency} ${checkout.amount.amountMinorUnits} (minor units) at ${checkout.checkoutUrl}`, `  capctl pay ${checkout.checkoutUrl}`] : []),
+        ].join('\n'),
+      );
+    }),
+  );
+}
+
+export function scormUpload(file: string | undefined, options: ScormUploadOptions) {
+  return runCommand(Boolean(options.json), () =>
+    asProfileUser(options, async (session) => {
+      const target = options.module ? /^([^/]+)\/([^/]+)$/.exec(options.module) : undefined;
+      if (options.module && !target) throw new UsageError('--module takes <courseId>/<moduleId>');
+      const bytes = file
+        ? await fs.readFile(file).catch((err: NodeJS.ErrnoException) => {
+            throw new UsageError(`cannot read ${file}: ${err.code ?? err.message}`);
+          })
+        : await samplePackage();
+      const fileName = file ? path.basename(file) : 'workshop-safety.zip';
+      const asset = await session.call<{ assetId: string }>('POST', '/v1/ol/storage/upload', () => multipartBody(fileName, bytes, { purpose: 'scorm_package' }));
+      const item = target
+        ? await session.call<{ id: string; scoHref: string | null }>(
+            'POST',
+            `/v1/lms/authoring/courses/${encodeURIComponent(target[1]!)}/modules/${encodeURIComponent(target[2]!)}/items`,
+            () => ({ type: 'scorm_package', title: options.title, packageAssetId: asset.assetId }),
+          )
+        : undefined;
+      print({ packageAssetId: asset.assetId, ...(item ? { item } : {}) }, Boolean(options.json), () =>
+        [`package ${asset.assetId} (${fileName}, ${bytes.length} bytes)`, ...(item ? [`item ${item.id} launches ${item.scoHref}`] : [])].join('\n'),
+      );
+    }),
+  );
+}
