@@ -50,6 +50,9 @@ import { userRoutes } from './users/routes.ts';
 import { createUserService } from './users/service.ts';
 import { evidenceRoutes } from './evidence/routes.ts';
 import { createEvidence } from './evidence/service.ts';
+import { interviewRoutes } from './interviews/routes.ts';
+import { createInterviews } from './interviews/service.ts';
+import { createRecommendationsClient } from './lms.ts';
 
 /** The user.created / user.deleted data CAP reads. */
 function userEventData(event: PlatformEvent): { userId: string; email?: string; intents?: string[] } {
@@ -99,6 +102,17 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
     logger: deps.logger.child({ component: 'cap-payments' }),
   });
   const evidence = createEvidence({ sequelize, applications, catalogue: catalogue.models, onboarding, assetUrls: orchestratorHttp.assetUrls, ownsAsset: orchestratorHttp.ownsAsset });
+  const interviews = createInterviews({
+    sequelize,
+    applications,
+    assessors,
+    catalogue: catalogue.models,
+    centres: centres.models,
+    onboarding,
+    ownsAsset: orchestratorHttp.ownsAsset,
+    recommendations: createRecommendationsClient(() => peers.lmsGrpcAddress(), config.serviceApiKey),
+    logger: logger.child({ component: 'cap-interviews' }),
+  });
   const adminAssessors = createAdminAssessors(assessors, onboarding, users);
   const directory = createDirectory(staff);
   const broadcasts = createBroadcasts(centres, orchestratorHttp.broadcast);
@@ -157,6 +171,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       ...candidateRoutes(auth, contexts, candidateArea),
       ...centreDashboardRoutes(contexts, createCentreDashboard(sequelize)),
       ...evidenceRoutes(auth, contexts, evidence),
+      ...interviewRoutes(auth, contexts, interviews),
       ...capProviderStateRoutes(deps),
       listDevEvents: devEventsHandler(sequelize, 'cap', config.devMode),
     },

@@ -37,9 +37,9 @@ export type ApplicationStatus = (typeof applicationStatuses)[number];
 export const stageStatuses = ['not_started', 'awaiting_payment', 'in_progress', 'under_review', 'scheduled', 'successful', 'rejected'] as const;
 export type StageStatus = (typeof stageStatuses)[number];
 
-/** Who makes a move: the candidate, the centre's staff, or the platform itself (an event). */
-export type Mover = 'candidate' | 'centre' | 'platform';
-export type MoveAction = 'submit' | 'payment_completed' | 'approve' | 'reject' | 'certify';
+/** Who makes a move: the candidate, the centre's staff, the interview panel's lead, or the platform itself (an event). */
+export type Mover = 'candidate' | 'centre' | 'panel' | 'platform';
+export type MoveAction = 'submit' | 'payment_completed' | 'approve' | 'reject' | 'certify' | 'reopen';
 /** A check the service makes before a move; it names the problem when it fails. */
 export type Guard = 'draft_complete';
 
@@ -48,6 +48,8 @@ export interface Move {
   from: StageKey;
   /** The next stage, or the application's final status. */
   to: StageKey | 'certified' | 'rejected';
+  /** The statuses the application may have for the move; by default an open one (draft or in progress). */
+  fromStatus?: ApplicationStatus[];
   by: Mover[];
   guards: Guard[];
   emits?: 'application.submitted' | 'application.paid' | 'application.stage_changed' | 'application.certified' | 'application.rejected';
@@ -59,14 +61,18 @@ export type ReviewOutcome = 'APPROVED' | 'REJECTED';
 
 /** The stages after payment that a centre reviews, approving one into the next or rejecting it. */
 const reviewed = (type: ApplicationType) => stagesOf[type].slice(2, -1);
+/** The interview's outcome is the panel lead's (interviews/service.ts); the centre's review may still decide it. */
+const reviewers = (stage: StageKey): Mover[] => (stage === 'interview' ? ['centre', 'panel'] : ['centre']);
 
 function tableOf(type: ApplicationType): Move[] {
   const stages = stagesOf[type];
   return [
     { action: 'submit', from: 'application_form', to: 'payment', by: ['candidate'], guards: ['draft_complete'], emits: 'application.submitted' },
     { action: 'payment_completed', from: 'payment', to: stages[2]!, by: ['platform'], guards: [], emits: 'application.paid' },
-    ...reviewed(type).map((from): Move => ({ action: 'approve', from, to: stages[stages.indexOf(from) + 1]!, by: ['centre'], guards: [], emits: 'application.stage_changed', outcome: 'APPROVED' })),
-    ...reviewed(type).map((from): Move => ({ action: 'reject', from, to: 'rejected', by: ['centre'], guards: [], emits: 'application.rejected', outcome: 'REJECTED' })),
+    ...reviewed(type).map((from): Move => ({ action: 'approve', from, to: stages[stages.indexOf(from) + 1]!, by: reviewers(from), guards: [], emits: 'application.stage_changed', outcome: 'APPROVED' })),
+    ...reviewed(type).map((from): Move => ({ action: 'reject', from, to: 'rejected', by: reviewers(from), guards: [], emits: 'application.rejected', outcome: 'REJECTED' })),
+    // An upheld appeal reopens a rejected application at the stage that rejected it.
+    ...reviewed(type).map((from): Move => ({ action: 'reopen', from, to: from, fromStatus: ['rejected'], by: ['centre'], guards: [], emits: 'application.stage_changed' })),
     { action: 'certify', from: 'certification', to: 'certified', by: ['centre'], guards: [], emits: 'application.certified', outcome: 'APPROVED' },
   ];
 }

@@ -99,10 +99,10 @@ export function createApplications(deps: {
    */
   async function move(application: Application, action: MoveAction, mover: Mover, actorUserId: string | null, transaction: Transaction, feedback?: string | null) {
     const found = findMove(application.type, application.currentStageKey, action);
-    if (!found || !found.by.includes(mover) || !['draft', 'in_progress'].includes(application.status)) {
+    if (!found || !found.by.includes(mover) || !(found.fromStatus ?? ['draft', 'in_progress']).includes(application.status)) {
       throw conflict(
         'application.not_in_stage',
-        `A ${application.type} application ${application.status === 'draft' || application.status === 'in_progress' ? `at stage ${application.currentStageKey}` : `that is ${application.status}`} cannot be moved by ${action} (by ${mover}).`,
+        `A ${application.type} application ${application.status === 'draft' || application.status === 'in_progress' ? `at stage ${application.currentStageKey}` : `that is ${application.status} at ${application.currentStageKey}`} cannot be moved by ${action} (by ${mover}).`,
       );
     }
     if (found.guards.includes('draft_complete')) {
@@ -118,7 +118,7 @@ export function createApplications(deps: {
     );
     if (!finalStatus) {
       const to = found.to as StageKey;
-      await ApplicationStageRow.update({ status: enteredStatus(to), enteredAt: now }, { where: { applicationId: application.id, stageKey: to }, transaction });
+      await ApplicationStageRow.update({ status: enteredStatus(to), enteredAt: now, completedAt: null }, { where: { applicationId: application.id, stageKey: to }, transaction });
       application.currentStageKey = to;
     }
     application.status = finalStatus ?? 'in_progress';
