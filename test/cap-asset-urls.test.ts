@@ -84,3 +84,33 @@ test('an unreachable Orchestrator gives null URLs and a warning, never a failed 
     await client.close();
   }
 });
+
+test("a passport photo saved on an onboarding comes back as passportUrl, and is the person's photo in the admin centre list", async (t) => {
+  const { owner, centreId } = await centreWithLogo();
+  const passportAssetId = await uploadAsset(platform, owner, pngBytes(5), 'passport', 'passport.png');
+  const saved = await cap(platform, owner, 'PATCH', '/onboarding/centre/save', { json: { passportAssetId, passportUrl: 'https://ignored.example/x.png' } });
+  t.is(saved.status, 200, saved.text);
+  t.is(saved.body.data.data.passportAssetId, passportAssetId);
+  t.is((await fetch(saved.body.data.data.passportUrl)).status, 200);
+  const read = (await cap(platform, owner, 'GET', '/onboarding/centre')).body.data.data;
+  t.regex(read.passportUrl, /^https?:\/\//);
+
+  const admin = await signUp(platform);
+  await grantPlatformRole(platform, admin);
+  const listed = (await cap(platform, admin, 'GET', '/admin/centres?limit=100')).body.data.find((c: any) => c.id === centreId);
+  t.is((await fetch(listed.superAdmin.photo)).status, 200);
+});
+
+test("an onboarding save naming someone else's asset as the passport photo is 422 onboarding.photo_not_found and saves nothing", async (t) => {
+  const someone = await signUp(platform);
+  const theirs = await uploadAsset(platform, someone, pngBytes(6), 'passport', 'passport.png');
+  const candidate = await signUp(platform);
+  await cap(platform, candidate, 'POST', '/onboarding/start', { json: { persona: 'candidate' } });
+  const refused = await cap(platform, candidate, 'PATCH', '/onboarding/candidate/save', { json: { passportAssetId: theirs, currentOccupation: { occupation: 'Welder' } } });
+  t.is(refused.status, 422);
+  t.is(refused.body.error.code, 'onboarding.photo_not_found');
+  t.deepEqual(refused.body.error.details, [{ field: 'passportAssetId', issue: 'is not a file you uploaded' }]);
+  const draft = (await cap(platform, candidate, 'GET', '/onboarding/candidate')).body.data.data;
+  t.is(draft.currentOccupation, undefined);
+  t.is(draft.passportAssetId, undefined);
+});

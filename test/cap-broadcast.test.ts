@@ -1,6 +1,6 @@
 import test from 'ava';
 import { closeGrpcClients } from '../server/platform/grpc/client.ts';
-import { activeStaff, approvedCentreOwner, cap } from './helpers/cap.ts';
+import { activeStaff, applicationTargets, approvedCentreOwner, cap, candidateWithApplication } from './helpers/cap.ts';
 import { call, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { signUp, type SignedUpUser } from './helpers/users.ts';
 
@@ -43,6 +43,25 @@ test("a broadcast to all_staff reaches each of the centre's other active staff i
   }
   t.is((await threadsOf(stranger)).length, 0);
   t.is((await threadsOf(admin)).length, 2);
+});
+
+test("all_candidates reaches the centre's candidates past their draft; trade_group only that trade's", async (t) => {
+  const { admin, owner, centreId, sectorId, tradeId } = await applicationTargets(platform, { sector: `Broadcast sector ${Date.now()}`, trade: 'Tiling' });
+  const targets = { centreId, sectorId, tradeId };
+  const otherTradeId = (await cap(platform, admin, 'POST', '/admin/trades', { json: { sectorId, name: 'Plastering' } })).body.data.id as string;
+  const [tiler, plasterer, drafting] = await Promise.all([
+    candidateWithApplication(platform, targets),
+    candidateWithApplication(platform, { ...targets, tradeId: otherTradeId }),
+    candidateWithApplication(platform, targets, { draft: true }),
+  ]);
+  const all = await broadcast(owner, centreId, { recipientGroup: 'all_candidates', subject: 'Assessment week', message: 'Assessments start on Monday.' });
+  t.is(all.status, 200, all.text);
+  t.is(all.body.data.recipients, 2);
+  const trade = await broadcast(owner, centreId, { recipientGroup: 'trade_group', tradeId: otherTradeId, subject: 'Plastering', message: 'Bring your trowel.' });
+  t.is(trade.body.data.recipients, 1);
+  t.deepEqual((await threadsOf(tiler.user)).map((thread) => thread.subject), ['Assessment week']);
+  t.deepEqual((await threadsOf(plasterer.user)).map((thread) => thread.subject).sort(), ['Assessment week', 'Plastering']);
+  t.deepEqual(await threadsOf(drafting.user), []);
 });
 
 test('staff may not broadcast: 403 centre.role_forbidden, and nothing is sent', async (t) => {

@@ -39,6 +39,7 @@ import { identityRoutes } from './identity/routes.ts';
 import { createIdentityService } from './identity/service.ts';
 import { notificationPolicyRoutes } from './notification-policy/routes.ts';
 import { createNotificationPolicies } from './notification-policy/service.ts';
+import { createPassportPhotos } from './onboarding/passport-photos.ts';
 import { onboardingRoutes } from './onboarding/routes.ts';
 import { createOnboardingService } from './onboarding/service.ts';
 import { createIdentityClient, createOrchestratorHttp, createPaymentsClient } from './orchestrator.ts';
@@ -85,10 +86,11 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   const identity = createIdentityService(users, onboarding, orchestrator);
   const provisionMember = createMemberProvisioning(users, orchestrator);
   const staff = createStaffService(sequelize, users, centres, onboarding, provisionMember);
-  const awardingBodies = createAwardingBodies(sequelize, provisionMember);
+  const awardingBodies = createAwardingBodies(sequelize, provisionMember, orchestratorHttp.assetUrls);
   const invitations = createInvitations(sequelize, users, [staff.membershipKind, awardingBodies.membershipKind]);
   const roles = createPlatformRoles(sequelize, users);
-  const adminCentres = createAdminCentres(centres, staff, orchestratorHttp.assetUrls);
+  const photos = createPassportPhotos({ sequelize, assetUrls: orchestratorHttp.assetUrls, ownsAsset: orchestratorHttp.ownsAsset });
+  const adminCentres = createAdminCentres(centres, staff, orchestratorHttp.assetUrls, photos);
   const centreProfiles = createCentreProfiles(sequelize, centres, onboarding, users, orchestratorHttp.assetUrls);
   const platformConfig = createPlatformConfig(sequelize);
   const catalogue = createCatalogue(sequelize, centres.models, orchestratorHttp.assetUrls);
@@ -113,8 +115,8 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
     recommendations: createRecommendationsClient(() => peers.lmsGrpcAddress(), config.serviceApiKey),
     logger: logger.child({ component: 'cap-interviews' }),
   });
-  const adminAssessors = createAdminAssessors(assessors, onboarding, users);
-  const directory = createDirectory(staff);
+  const adminAssessors = createAdminAssessors(assessors, onboarding, users, photos);
+  const directory = createDirectory(sequelize);
   const broadcasts = createBroadcasts(centres, orchestratorHttp.broadcast);
   const notificationPolicies = createNotificationPolicies(sequelize, centres);
   const auth = createCapAuth(
@@ -153,7 +155,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
     security: { bearerAuth: auth.scheme },
     handlers: {
       ...userRoutes(auth, users, account),
-      ...onboardingRoutes(auth, onboarding),
+      ...onboardingRoutes(auth, onboarding, photos),
       ...contextRoutes(contexts),
       ...identityRoutes(auth, identity),
       ...staffRoutes(auth, contexts, staff),

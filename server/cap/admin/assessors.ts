@@ -6,6 +6,7 @@ import type { AssessorService } from '../assessors/service.ts';
 import { valueAt } from '../merge-patch.ts';
 import { createModeration, type BulkAction } from '../moderation/bulk.ts';
 import type { ModerationAction } from '../moderation/lifecycle.ts';
+import type { PassportPhotos } from '../onboarding/passport-photos.ts';
 import type { OnboardingService } from '../onboarding/service.ts';
 import type { UserService } from '../users/service.ts';
 import type { JsonObject, ModerationStatus } from '../vocabulary.ts';
@@ -14,7 +15,7 @@ import type { JsonObject, ModerationStatus } from '../vocabulary.ts';
  * The admins' side of assessors: the list (newest first, with who they are from their onboarding),
  * the summary, the detail, and their moderation (moderation/lifecycle.ts), one at a time or in bulk.
  */
-export function createAdminAssessors(assessors: AssessorService, onboarding: OnboardingService, users: UserService) {
+export function createAdminAssessors(assessors: AssessorService, onboarding: OnboardingService, users: UserService, photos: PassportPhotos) {
   const { AssessorProfile } = assessors.models;
   const { Onboarding } = onboarding.models;
   const { CapUser } = users.models;
@@ -22,9 +23,10 @@ export function createAdminAssessors(assessors: AssessorService, onboarding: Onb
   /** Each profile with the email and the assessor onboarding of its user. */
   async function present(profiles: AssessorProfile[]) {
     const userIds = profiles.map((p) => p.userId);
-    const [people, drafts] = await Promise.all([
+    const [people, drafts, photoOf] = await Promise.all([
       CapUser.findAll({ where: { userId: { [Op.in]: userIds } }, attributes: ['userId', 'email'] }),
       Onboarding.findAll({ where: { userId: { [Op.in]: userIds }, persona: 'assessor' }, attributes: ['userId', 'data'] }),
+      photos.ofUsers(userIds),
     ]);
     return profiles.map((profile) => {
       const data = (drafts.find((d) => d.userId === profile.userId)?.data ?? {}) as JsonObject;
@@ -34,8 +36,7 @@ export function createAdminAssessors(assessors: AssessorService, onboarding: Onb
         userId: profile.userId,
         name: name || null,
         email: people.find((p) => p.userId === profile.userId)?.email ?? '',
-        // Photos come with storage (a later issue).
-        photo: null,
+        photo: photoOf(profile.userId),
         status: profile.status,
         createdAt: profile.createdAt.toISOString(),
         personalDetails: (data.personalDetails as JsonObject | undefined) ?? null,

@@ -9,6 +9,7 @@ import type { CentreService } from '../centres/service.ts';
 import { staffOf, type StaffService } from '../staff/service.ts';
 import type { CentreStatus, JsonObject } from '../vocabulary.ts';
 import type { AssetUrls } from '../orchestrator.ts';
+import type { PassportPhotos } from '../onboarding/passport-photos.ts';
 import { containing } from '../../platform/db/like.ts';
 
 export interface NewCentre {
@@ -19,7 +20,7 @@ export interface NewCentre {
 }
 
 /** A centre as the admins see it, with the super admin it was founded with. */
-function adminCentreOf(centre: Centre, founder: CentreStaff | undefined, logo: string | null) {
+function adminCentreOf(centre: Centre, founder: CentreStaff | undefined, logo: string | null, photo: string | null) {
   return {
     id: centre.id,
     name: centre.name,
@@ -29,8 +30,7 @@ function adminCentreOf(centre: Centre, founder: CentreStaff | undefined, logo: s
     logo,
     address: centre.address,
     createdAt: centre.createdAt.toISOString(),
-    // CAP stores no person photo asset yet (the web client keeps the passport asset id to itself).
-    superAdmin: founder ? { userId: founder.userId, name: founder.name, email: founder.email, photo: null } : null,
+    superAdmin: founder ? { userId: founder.userId, name: founder.name, email: founder.email, photo } : null,
   };
 }
 
@@ -39,7 +39,7 @@ function adminCentreOf(centre: Centre, founder: CentreStaff | undefined, logo: s
  * summary and the detail, and their moderation (moderation/lifecycle.ts), one centre at a time or in
  * bulk, where one id that cannot change stops them all.
  */
-export function createAdminCentres(centres: CentreService, staff: StaffService, assetUrls: AssetUrls) {
+export function createAdminCentres(centres: CentreService, staff: StaffService, assetUrls: AssetUrls, photos: PassportPhotos) {
   const { Centre, CentreStaff } = centres.models;
 
   /** The first super admin of each centre, by centre id. */
@@ -82,7 +82,11 @@ export function createAdminCentres(centres: CentreService, staff: StaffService, 
 
   async function presentAll(rows: Centre[], transaction?: Transaction) {
     const [founders, urlOf] = await Promise.all([foundersOf(rows.map((centre) => centre.id), transaction), assetUrls(rows.map((centre) => centre.logoAssetId))]);
-    return rows.map((centre) => adminCentreOf(centre, founders.get(centre.id), urlOf(centre.logoAssetId)));
+    const photoOf = await photos.ofUsers([...founders.values()].map((founder) => founder.userId));
+    return rows.map((centre) => {
+      const founder = founders.get(centre.id);
+      return adminCentreOf(centre, founder, urlOf(centre.logoAssetId), founder ? photoOf(founder.userId) : null);
+    });
   }
 
   return {

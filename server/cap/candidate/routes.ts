@@ -12,7 +12,7 @@ export function candidateRoutes(auth: CapAuth, contexts: ActingContexts, candida
     getCandidateProfile: contexts.as('candidate', async (call) => ok(await candidate.profile(userId(call)))),
     getCandidateSignature: contexts.as('candidate', async (call) => ok(await candidate.signature(userId(call)))),
     putCandidateSignature: contexts.as('candidate', async (call) =>
-      ok(await candidate.setSignature(userId(call), String(call.req.headers.authorization).replace(/^Bearer\s+/i, ''), call.body.assetId)),
+      ok(await candidate.setSignature(userId(call), auth.token(call), call.body.assetId)),
     ),
     listCandidateEvents: contexts.as('candidate', async (call) => {
       const { items, meta } = await candidate.candidateEvents(userId(call), call.query);

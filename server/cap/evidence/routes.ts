@@ -11,7 +11,7 @@ export function evidenceRoutes(auth: CapAuth, contexts: ActingContexts, evidence
     contexts.bound((call, context) => handler(call, readerOf(context, auth.caller(call).userId)));
   // The candidate's own token proves which uploaded files are theirs.
   const owning = (handler: (call: Call, owner: Owner) => ReturnType<Handler>): Handler =>
-    contexts.as('candidate', (call) => handler(call, { userId: auth.caller(call).userId, bearer: String(call.req.headers.authorization).replace(/^Bearer\s+/i, '') }));
+    contexts.as('candidate', (call) => handler(call, { userId: auth.caller(call).userId, bearer: auth.token(call) }));
   return {
     listApplicationEvidence: reading(async (call, reader) => {
       const { items, meta } = await evidence.list(reader, call.params.id, call.query);

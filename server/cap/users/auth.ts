@@ -7,7 +7,7 @@ import type { UserService } from './service.ts';
  * CapUser, provisioned on the first call if user.created has not arrived yet and refused (403) once
  * deactivated. The user's first authenticated call also runs `firstCall` (it lets in the staff
  * memberships that were waiting for them) before the operation. Handlers of authenticated operations
- * read the CapUser with `caller(call)`.
+ * read the CapUser with `caller(call)` and the access token with `token(call)`.
  */
 export function createCapAuth(users: UserService, bearer: SecurityHandler, firstCall: (userId: string) => Promise<void>) {
   const callers = new WeakMap<Call, CapUserRecord>();
@@ -22,6 +22,10 @@ export function createCapAuth(users: UserService, bearer: SecurityHandler, first
       const user = callers.get(call);
       if (!user) throw new Error(`${call.operationId} reads the caller but is not behind bearerAuth`);
       return user;
+    },
+    /** The caller's own access token, for Orchestrator calls made on their behalf (their own assets). */
+    token(call: Call): string {
+      return String(call.req.headers.authorization ?? '').replace(/^Bearer\s+/i, '');
     },
   };
 }
