@@ -5,6 +5,11 @@ import { adminRoutes } from './admin/routes.ts';
 import { createAdminAssessors } from './admin/assessors.ts';
 import { createAdminCentres } from './admin/centres.ts';
 import { createAssessorService } from './assessors/service.ts';
+import { createAssessorCards } from './assessors/people.ts';
+import { createRetainedRequests } from './assessors/retained.ts';
+import { createRoster } from './assessors/roster.ts';
+import { createJobPostings } from './assessors/postings.ts';
+import { assessorMarketRoutes } from './assessors/routes.ts';
 import { broadcastRoutes } from './broadcast/routes.ts';
 import { createBroadcasts } from './broadcast/service.ts';
 import { applicationRoutes } from './applications/routes.ts';
@@ -75,7 +80,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   const onboarding = createOnboardingService(sequelize, users, {
     submitted: {
       centre: (owner, draft, transaction) => centres.createForOwner(owner, draft, transaction),
-      assessor: (owner, _draft, transaction) => assessors.createForOwner(owner.userId, transaction),
+      assessor: (owner, draft, transaction) => assessors.createForOwner(owner.userId, draft, transaction),
     },
     savedAfterCompletion: { centre: (owner, draft, transaction) => centres.followOwnerDraft(owner.userId, draft, transaction) },
   });
@@ -119,6 +124,8 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   const directory = createDirectory(sequelize);
   const broadcasts = createBroadcasts(centres, orchestratorHttp.broadcast);
   const notificationPolicies = createNotificationPolicies(sequelize, centres);
+  const assessorCards = createAssessorCards(sequelize, orchestratorHttp.assetUrls);
+  const retainedRequests = createRetainedRequests(sequelize, assessors, centres.models, assessorCards);
   const auth = createCapAuth(
     users,
     createBearerAuth({
@@ -145,6 +152,11 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
     const { paymentId, purpose } = event.data as { paymentId?: unknown; purpose?: unknown };
     if (typeof paymentId !== 'string') throw new Error(`payment.failed event ${event.id} carries no paymentId`);
     if (purpose === 'cap_application') await payments.failed(paymentId, transaction);
+  });
+  // The centre's notification policy says who hears of a submitted application.
+  events.subscribe('application.submitted', 'cap.notify-centre', async (event, transaction) => {
+    const data = event.data as { applicationId: string; centreId: string; type: string };
+    await notificationPolicies.announceSubmitted(data, transaction, (t, request) => events.publish(t, 'notification.requested', request));
   });
   events.subscribe('user.deleted', 'cap.deactivate-user', async (event, transaction) => {
     await users.deactivate(userEventData(event), transaction);
@@ -174,6 +186,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       ...centreDashboardRoutes(contexts, createCentreDashboard(sequelize)),
       ...evidenceRoutes(auth, contexts, evidence),
       ...interviewRoutes(auth, contexts, interviews),
+      ...assessorMarketRoutes(auth, contexts, { retained: retainedRequests, roster: createRoster(sequelize, assessorCards, applications), postings: createJobPostings(sequelize, assessors, catalogue.models, centres.models, assessorCards) }),
       ...capProviderStateRoutes(deps),
       listDevEvents: devEventsHandler(sequelize, 'cap', config.devMode),
     },

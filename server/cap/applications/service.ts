@@ -44,6 +44,8 @@ export interface ListQuery {
   order?: 'asc' | 'desc';
   interviewSchedulable?: boolean;
   ivApproved?: boolean;
+  /** Only applications this assessor profile is currently assigned to (the assessor market's lists; not a wire parameter). */
+  assessorId?: string;
   cursor?: string;
   limit?: number;
 }
@@ -53,6 +55,9 @@ export type Viewer = { persona: 'candidate'; userId: string } | { persona: 'cent
 
 /** Who may read an application's evidence too: its assigned assessors, and the awarding body it was forwarded to. */
 export type Reader = Viewer | { persona: 'assessor' | 'awarding_body'; userId: string };
+
+/** An assessor reading the applications they are currently assigned to, at any centre. */
+export type AssessorViewer = { persona: 'assessor'; userId: string; assessorId: string };
 
 export function readerOf(context: ActingContext, userId: string): Reader {
   return context.persona === 'centre' ? { persona: 'centre', userId, centreId: context.centreId } : { persona: context.persona, userId };
@@ -234,14 +239,18 @@ export function createApplications(deps: {
     },
 
     /** The candidate's own applications, or the centre's; newest first unless sorted by submission. */
-    async list(viewer: Viewer, query: ListQuery) {
+    async list(viewer: Viewer | AssessorViewer, query: ListQuery) {
       const page = pageRequest(query as Record<string, unknown>);
-      const where: string[] = [viewer.persona === 'candidate' ? 'a.candidate_user_id = $1' : 'a.centre_id = $1'];
-      const bind: unknown[] = [viewer.persona === 'candidate' ? viewer.userId : viewer.centreId];
+      const where: string[] = [];
+      const bind: unknown[] = [];
       const add = (clause: string, value: unknown) => {
         bind.push(value);
         where.push(clause.replace('?', `$${bind.length}`));
       };
+      if (viewer.persona === 'candidate') add('a.candidate_user_id = ?', viewer.userId);
+      else if (viewer.persona === 'centre') add('a.centre_id = ?', viewer.centreId);
+      const assessorId = viewer.persona === 'assessor' ? viewer.assessorId : query.assessorId;
+      if (assessorId) add('EXISTS (SELECT 1 FROM cap.application_assessors x WHERE x.application_id = a.id AND x.assessor_id = ? AND x.ended_at IS NULL)', assessorId);
       if (query.tradeId) add('a.trade_id = ?', query.tradeId);
       if (query.type) add('a.type = ?', query.type);
       if (query.status) add('a.status = ?', query.status);
