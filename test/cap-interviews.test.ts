@@ -3,8 +3,8 @@ import { serviceDefinition, serviceNames } from '../server/platform/grpc/proto.t
 import { createGrpcServer, type GrpcServerHandle } from '../server/platform/grpc/server.ts';
 import { unavailable } from '../server/platform/grpc/errors.ts';
 import { pino } from 'pino';
-import { newId } from '../server/platform/ids.ts';
-import { applicationTargets, approvedCentreOwner, cap, candidateWithApplication, drafts, onboard } from './helpers/cap.ts';
+import { approvedAssessor, asAssessor, retainedAssessor } from './helpers/assessors.ts';
+import { applicationTargets, approvedCentreOwner, cap, candidateWithApplication } from './helpers/cap.ts';
 import { pngBytes, uploadAsset } from './helpers/files.ts';
 import { sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { signUp, type SignedUpUser } from './helpers/users.ts';
@@ -24,7 +24,6 @@ let retained: Array<{ user: SignedUpUser; id: string }>;
 let stranger: { user: SignedUpUser; id: string };
 
 const asCandidate = { 'X-CAP-PERSONA': 'candidate' };
-const asAssessor = { 'X-CAP-PERSONA': 'assessor' };
 const asCentre = (centreId = targets.centreId) => ({ 'X-CAP-PERSONA': 'centre', 'X-CAP-CENTRE-ID': centreId });
 const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
 
@@ -54,29 +53,13 @@ test.before(async () => {
   targets = { centreId: made.centreId, sectorId: made.sectorId, tradeId: made.tradeId };
   const unit = (n: number) => ({ referenceNumber: `MAS/L1/0${n}`, title: `Masonry unit ${n}`, isMandatory: true, assessmentMethods: ['observation'], learningOutcomes: [] });
   await cap(platform, admin, 'POST', `/admin/trades/${made.tradeId}/nos`, { json: { title: 'Masonry (NOS)', levels: [{ level: 1, purpose: 'Works safely.', units: [unit(1), unit(2)] }] } });
-  retained = await Promise.all(['Chidi', 'Ngozi', 'Tunde', 'Amaka', 'Emeka'].map((firstName) => assessor(firstName, true)));
-  stranger = await assessor('Yemi', false);
+  retained = await Promise.all(['Chidi', 'Ngozi', 'Tunde', 'Amaka', 'Emeka'].map((firstName) => retainedAssessor(platform, admin, owner, targets.centreId, {}, { firstName, lastName: 'Assessor' })));
+  stranger = await approvedAssessor(platform, admin);
 });
 test.after.always(async () => {
   await platform?.stop();
   await lms?.stop();
 });
-
-/**
- * An onboarded assessor a platform admin approved; `retain` adds the centre's approved retained request
- * (written directly: the retained-request operations are tested in their own area).
- */
-async function assessor(firstName: string, retain: boolean) {
-  const user = await signUp(platform);
-  await onboard(platform, user, 'assessor', { ...drafts.assessor, personalDetails: { ...drafts.assessor.personalDetails, firstName, lastName: 'Assessor' } });
-  const [row] = await sql<{ id: string }>(platform, 'SELECT id FROM cap.assessor_profiles WHERE user_id = $1', [user.userId]);
-  const approved = await cap(platform, admin, 'POST', `/admin/assessors/${row!.id}/approve`);
-  if (approved.status !== 200) throw new Error(approved.text);
-  if (retain) {
-    await sql(platform, `INSERT INTO cap.retained_requests (id, assessor_id, centre_id, preferred_role, status, created_at, updated_at) VALUES ($1, $2, $3, 'any', 'approved', now(), now())`, [newId(), row!.id, targets.centreId]);
-  }
-  return { user, id: row!.id };
-}
 
 /** A submitted and paid RPL application, placed at folder arrangement (payment is tested in its own area). */
 async function arranging() {
@@ -118,7 +101,7 @@ async function signature(user: SignedUpUser) {
 const evaluate = async (who: { user: SignedUpUser }, applicationId: string, extra: object = {}) =>
   cap(platform, who.user, 'POST', `/applications/${applicationId}/interview/evaluate`, { headers: asAssessor, json: { feedback: 'Sound block work.', signatureAssetId: await signature(who.user), ...extra } });
 
-test('the centre assigns a retained assessor as facilitator; a new one ends the previous assignment; one it does not retain is 422 interview.assessor_not_retained', async (t) => {
+test('the centre assigns a retained assessor as facilitator, shown on the application; a new one ends the previous assignment; one it does not retain is 422 interview.assessor_not_retained', async (t) => {
   const { applicationId } = await arranging();
   const path = `/applications/${applicationId}/facilitator`;
   const first = await cap(platform, owner, 'POST', path, { headers: asCentre(), json: { assessorId: retained[0]!.id } });
@@ -127,6 +110,8 @@ test('the centre assigns a retained assessor as facilitator; a new one ends the 
   t.is((await cap(platform, owner, 'POST', path, { headers: asCentre(), json: { assessorId: retained[1]!.id } })).status, 200);
   const current = await sql<{ assessor_id: string }>(platform, `SELECT assessor_id FROM cap.application_assessors WHERE application_id = $1 AND role = 'facilitator' AND ended_at IS NULL`, [applicationId]);
   t.deepEqual(current.map((r) => r.assessor_id), [retained[1]!.id]);
+  const detail = await cap(platform, owner, 'GET', `/applications/${applicationId}`, { headers: asCentre() });
+  t.like(detail.body.data.facilitator, { assessorId: retained[1]!.id, name: 'Ngozi Assessor', photo: null });
 
   const refused = await cap(platform, owner, 'POST', path, { headers: asCentre(), json: { assessorId: stranger.id } });
   t.is(refused.status, 422);

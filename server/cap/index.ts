@@ -99,7 +99,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   const centreProfiles = createCentreProfiles(sequelize, centres, onboarding, users, orchestratorHttp.assetUrls);
   const platformConfig = createPlatformConfig(sequelize);
   const catalogue = createCatalogue(sequelize, centres.models, orchestratorHttp.assetUrls);
-  const applications = createApplications({ sequelize, events, users, onboarding, catalogue: catalogue.models, centres: centres.models });
+  const applications = createApplications({ sequelize, events, users, onboarding, catalogue: catalogue.models, centres: centres.models, photos });
   const candidateArea = createCandidateArea({ sequelize, users, onboarding, applications, assetUrls: orchestratorHttp.assetUrls, ownsAsset: orchestratorHttp.ownsAsset });
   const payments = createCapPayments({
     sequelize,
@@ -109,22 +109,22 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
     logger: deps.logger.child({ component: 'cap-payments' }),
   });
   const evidence = createEvidence({ sequelize, applications, catalogue: catalogue.models, onboarding, assetUrls: orchestratorHttp.assetUrls, ownsAsset: orchestratorHttp.ownsAsset });
+  const adminAssessors = createAdminAssessors(assessors, onboarding, users, photos);
+  const directory = createDirectory(sequelize);
+  const broadcasts = createBroadcasts(centres, orchestratorHttp.broadcast);
+  const notificationPolicies = createNotificationPolicies(sequelize, centres);
+  const assessorCards = createAssessorCards(sequelize, orchestratorHttp.assetUrls);
   const interviews = createInterviews({
     sequelize,
     applications,
     assessors,
     catalogue: catalogue.models,
     centres: centres.models,
-    onboarding,
+    assessorCards,
     ownsAsset: orchestratorHttp.ownsAsset,
     recommendations: createRecommendationsClient(() => peers.lmsGrpcAddress(), config.serviceApiKey),
     logger: logger.child({ component: 'cap-interviews' }),
   });
-  const adminAssessors = createAdminAssessors(assessors, onboarding, users, photos);
-  const directory = createDirectory(sequelize);
-  const broadcasts = createBroadcasts(centres, orchestratorHttp.broadcast);
-  const notificationPolicies = createNotificationPolicies(sequelize, centres);
-  const assessorCards = createAssessorCards(sequelize, orchestratorHttp.assetUrls);
   const retainedRequests = createRetainedRequests(sequelize, assessors, centres.models, assessorCards);
   const auth = createCapAuth(
     users,

@@ -7,7 +7,9 @@ import type { CatalogueModels } from '../catalogue/models.ts';
 import type { CentreModels } from '../centres/service.ts';
 import type { ActingContext } from '../context/resolve.ts';
 import { mergePatch, missingPaths, valueAt } from '../merge-patch.ts';
+import type { PassportPhotos } from '../onboarding/passport-photos.ts';
 import type { OnboardingService } from '../onboarding/service.ts';
+import { assessorJoins, assessorNameSql } from '../assessors/people.ts';
 import { addressFields, contactInformationFields, personalDetailsFields, under } from '../onboarding/rules.ts';
 import type { UserService } from '../users/service.ts';
 import type { ApplicationType, JsonObject } from '../vocabulary.ts';
@@ -80,6 +82,7 @@ export function createApplications(deps: {
   onboarding: OnboardingService;
   catalogue: CatalogueModels;
   centres: CentreModels;
+  photos: PassportPhotos;
 }) {
   const { sequelize, events, catalogue, centres } = deps;
   const models = defineApplicationModels(sequelize);
@@ -187,6 +190,19 @@ export function createApplications(deps: {
     );
   }
   const presentOne = async (row: Application) => (await present([row]))[0]!;
+
+  /** The application's current facilitator (interviews/service.ts assigns them), with a live photo; or null. */
+  async function facilitatorOf(applicationId: string) {
+    const [row] = await sequelize.query<{ assessorId: string; userId: string; name: string; assignedAt: Date }>(
+      `SELECT p.id AS "assessorId", p.user_id AS "userId", ${assessorNameSql} AS name, x.assigned_at AS "assignedAt"
+         FROM cap.application_assessors x JOIN cap.assessor_profiles p ON p.id = x.assessor_id ${assessorJoins}
+        WHERE x.application_id = $1 AND x.role = 'facilitator' AND x.ended_at IS NULL`,
+      { type: QueryTypes.SELECT, bind: [applicationId] },
+    );
+    if (!row) return null;
+    const photoOf = await deps.photos.ofUsers([row.userId]);
+    return { assessorId: row.assessorId, name: row.name, photo: photoOf(row.userId), assignedAt: new Date(row.assignedAt).toISOString() };
+  }
 
   return {
     models,
@@ -309,7 +325,7 @@ export function createApplications(deps: {
         currentOccupation: (valueAt(draft, 'experienceAndTrade.currentOccupation') as JsonObject | undefined) ?? null,
         frozenProfile: frozen ? ((frozen.data.personalInformation as JsonObject | undefined) ?? null) : null,
         internalVerifier: null,
-        facilitator: null,
+        facilitator: await facilitatorOf(id),
       };
     },
 

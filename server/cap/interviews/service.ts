@@ -6,13 +6,12 @@ import type { Logger } from '../../platform/logger.ts';
 import type { Application } from '../applications/models.ts';
 import type { Applications, Viewer } from '../applications/service.ts';
 import type { AssignmentRole } from '../assessors/assignments.ts';
+import type { AssessorCards } from '../assessors/people.ts';
 import type { AssessorService } from '../assessors/service.ts';
 import type { CatalogueModels } from '../catalogue/models.ts';
 import type { CentreModels } from '../centres/service.ts';
 import type { ActingContext } from '../context/resolve.ts';
 import type { RecommendationsClient } from '../lms.ts';
-import { valueAt } from '../merge-patch.ts';
-import type { OnboardingService } from '../onboarding/service.ts';
 import type { OrchestratorHttp } from '../orchestrator.ts';
 import type { JsonObject } from '../vocabulary.ts';
 import { defineInterviewModels, type Appeal, type ApplicationInterview, type InterviewForm, type InterviewTemplate, type PanelSeat } from './models.ts';
@@ -54,7 +53,7 @@ export function createInterviews(deps: {
   assessors: AssessorService;
   catalogue: CatalogueModels;
   centres: CentreModels;
-  onboarding: OnboardingService;
+  assessorCards: AssessorCards;
   ownsAsset: OrchestratorHttp['ownsAsset'];
   recommendations: RecommendationsClient;
   logger: Logger;
@@ -62,11 +61,11 @@ export function createInterviews(deps: {
   const { sequelize, applications, assessors } = deps;
   const models = defineInterviewModels(sequelize);
   const { CentrePanel, InterviewTemplate, ApplicationInterview, InterviewForm, InterviewEvaluation, Appeal } = models;
-  const { ApplicationAssessor, AssessorProfile } = assessors.models;
+  const { ApplicationAssessor } = assessors.models;
 
   /** The caller's assessor profile id, or null when they have none. */
   async function profileIdOf(userId: string, transaction?: Transaction): Promise<string | null> {
-    return (await AssessorProfile.findOne({ where: { userId }, transaction }))?.id ?? null;
+    return (await assessors.profileOf(userId, transaction))?.id ?? null;
   }
 
   /**
@@ -170,28 +169,8 @@ export function createInterviews(deps: {
     if (scheduledAt.getTime() < Date.now()) throw unprocessable('interview.schedule_in_past', 'A sitting cannot be booked in the past.', [{ field: 'scheduledAt', issue: 'is in the past' }]);
   }
 
-  /** Names (assessor onboarding) and sectors of assessor profiles, by profile id. */
-  async function assessorCards(profileIds: string[]) {
-    const profiles = await AssessorProfile.findAll({ where: { id: { [Op.in]: profileIds } } });
-    const [onboardings, sectors] = await Promise.all([
-      deps.onboarding.models.Onboarding.findAll({ where: { userId: { [Op.in]: profiles.map((p) => p.userId) }, persona: 'assessor' } }),
-      sequelize.query<{ assessor_id: string; id: string; name: string }>(
-        `SELECT s.assessor_id, c.id, c.name FROM cap.assessor_sectors s JOIN cap.sectors c ON c.id = s.sector_id WHERE s.assessor_id = ANY($1) ORDER BY c.name`,
-        { type: QueryTypes.SELECT, bind: [profileIds] },
-      ),
-    ]);
-    const dataOf = new Map(onboardings.map((o) => [o.userId, o.data]));
-    return new Map(
-      profiles.map((p) => {
-        const details = (valueAt(dataOf.get(p.userId), 'personalDetails') ?? {}) as JsonObject;
-        const name = [details.firstName, details.lastName].filter(Boolean).join(' ');
-        return [p.id, { name, sectors: sectors.filter((s) => s.assessor_id === p.id).map((s) => ({ id: s.id, name: s.name })) }];
-      }),
-    );
-  }
-
   async function seatsView(seats: PanelSeat[]) {
-    const cards = await assessorCards(seats.map((s) => s.assessorId));
+    const cards = await deps.assessorCards(seats.map((s) => s.assessorId));
     return seats.map((s) => ({ ...s, name: cards.get(s.assessorId)?.name ?? '', sectors: cards.get(s.assessorId)?.sectors ?? [] }));
   }
 
