@@ -48,7 +48,9 @@ import { createPassportPhotos } from './onboarding/passport-photos.ts';
 import { onboardingRoutes } from './onboarding/routes.ts';
 import { createOnboardingService } from './onboarding/service.ts';
 import { createIdentityClient, createOrchestratorHttp, createPaymentsClient } from './orchestrator.ts';
-import { staffRoutes } from './staff/routes.ts';
+import { staffApplicationRoutes, staffRoutes } from './staff/routes.ts';
+import { adminDashboardRoutes } from './admin-dashboard/routes.ts';
+import { createAdminDashboard } from './admin-dashboard/service.ts';
 import { createStaffService } from './staff/service.ts';
 import { createAccountService } from './users/account.ts';
 import { createCapAuth } from './users/auth.ts';
@@ -59,6 +61,10 @@ import { createEvidence } from './evidence/service.ts';
 import { interviewRoutes } from './interviews/routes.ts';
 import { createInterviews } from './interviews/service.ts';
 import { createRecommendationsClient } from './lms.ts';
+import { sharingRoutes } from './sharing/routes.ts';
+import { verificationRoutes } from './verification/routes.ts';
+import { createVerification } from './verification/service.ts';
+import { createSharing } from './sharing/service.ts';
 
 /** The user.created / user.deleted data CAP reads. */
 function userEventData(event: PlatformEvent): { userId: string; email?: string; intents?: string[] } {
@@ -99,7 +105,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   const centreProfiles = createCentreProfiles(sequelize, centres, onboarding, users, orchestratorHttp.assetUrls);
   const platformConfig = createPlatformConfig(sequelize);
   const catalogue = createCatalogue(sequelize, centres.models, orchestratorHttp.assetUrls);
-  const applications = createApplications({ sequelize, events, users, onboarding, catalogue: catalogue.models, centres: centres.models, photos });
+  const applications = createApplications({ sequelize, events, assignments: assessors.assignments, centreCertifyBypass: config.centreCertifyBypass, users, onboarding, catalogue: catalogue.models, centres: centres.models, photos });
   const candidateArea = createCandidateArea({ sequelize, users, onboarding, applications, assetUrls: orchestratorHttp.assetUrls, ownsAsset: orchestratorHttp.ownsAsset });
   const payments = createCapPayments({
     sequelize,
@@ -109,6 +115,17 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
     logger: deps.logger.child({ component: 'cap-payments' }),
   });
   const evidence = createEvidence({ sequelize, applications, catalogue: catalogue.models, onboarding, assetUrls: orchestratorHttp.assetUrls, ownsAsset: orchestratorHttp.ownsAsset });
+  const verification = createVerification({
+    sequelize,
+    applications,
+    evidence,
+    assignments: assessors.assignments,
+    assessorModels: assessors.models,
+    catalogue: catalogue.models,
+    orchestrator: orchestratorHttp,
+    baseUrl: () => peers.url('cap'),
+  });
+  const sharing = createSharing({ sequelize, applications, evidence, readAsset: orchestratorHttp.readAsset, baseUrl: () => peers.url('cap'), extras: verification.sharedCertificate });
   const adminAssessors = createAdminAssessors(assessors, onboarding, users, photos);
   const directory = createDirectory(sequelize);
   const broadcasts = createBroadcasts(centres, orchestratorHttp.broadcast);
@@ -186,9 +203,13 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       ...centreDashboardRoutes(contexts, createCentreDashboard(sequelize)),
       ...evidenceRoutes(auth, contexts, evidence),
       ...interviewRoutes(auth, contexts, interviews),
+      ...sharingRoutes(auth, contexts, sharing),
+      ...verificationRoutes(auth, roles, contexts, verification),
       ...assessorMarketRoutes(auth, contexts, { retained: retainedRequests, roster: createRoster(sequelize, assessorCards, applications), postings: createJobPostings(sequelize, assessors, catalogue.models, centres.models, assessorCards) }),
       ...capProviderStateRoutes(deps),
       listDevEvents: devEventsHandler(sequelize, 'cap', config.devMode),
+      ...staffApplicationRoutes(auth, contexts, staff, applications),
+      ...adminDashboardRoutes(auth, roles, createAdminDashboard(sequelize)),
     },
     stop: () => orchestratorHttp.close(),
   };
