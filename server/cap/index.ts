@@ -61,6 +61,8 @@ import { createEvidence } from './evidence/service.ts';
 import { interviewRoutes } from './interviews/routes.ts';
 import { createInterviews } from './interviews/service.ts';
 import { createRecommendationsClient } from './lms.ts';
+import { nsqRoutes } from './nsq/routes.ts';
+import { createNsqPaths } from './nsq/service.ts';
 import { sharingRoutes } from './sharing/routes.ts';
 import { verificationRoutes } from './verification/routes.ts';
 import { createVerification } from './verification/service.ts';
@@ -203,6 +205,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       ...centreDashboardRoutes(contexts, createCentreDashboard(sequelize)),
       ...evidenceRoutes(auth, contexts, evidence),
       ...interviewRoutes(auth, contexts, interviews),
+      ...nsqRoutes(auth, contexts, createNsqPaths({ sequelize, applications, assessors, assessorCards, catalogue: catalogue.models, ownsAsset: orchestratorHttp.ownsAsset })),
       ...sharingRoutes(auth, contexts, sharing),
       ...verificationRoutes(auth, roles, contexts, verification),
       ...assessorMarketRoutes(auth, contexts, { retained: retainedRequests, roster: createRoster(sequelize, assessorCards, applications), postings: createJobPostings(sequelize, assessors, catalogue.models, centres.models, assessorCards) }),

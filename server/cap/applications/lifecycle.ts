@@ -38,18 +38,20 @@ export const stageStatuses = ['not_started', 'awaiting_payment', 'in_progress', 
 export type StageStatus = (typeof stageStatuses)[number];
 
 /**
- * Who makes a move: the candidate, the centre's staff, the interview panel's lead, the application's
+ * Who makes a move: the candidate, the centre's staff, the interview panel's lead, an NSQ unit assessor, the application's
  * internal verifier (an assessor the centre assigned), the awarding body it was forwarded to, or the
  * platform itself (an event).
  */
-export type Mover = 'candidate' | 'centre' | 'panel' | 'internal_verifier' | 'awarding_body' | 'platform';
+export type Mover = 'candidate' | 'centre' | 'panel' | 'unit_assessor' | 'internal_verifier' | 'awarding_body' | 'platform';
 export type MoveAction = 'submit' | 'payment_completed' | 'approve' | 'reject' | 'forward' | 'certify' | 'certify_bypass' | 'reopen';
 /**
  * A check the service makes before a move; it names the problem when it fails. `draft_complete`: every
  * required field; `not_forwarded` / `forwarded_with_ev`: the application went to an awarding body once,
- * and it assigned an external verifier; `certify_bypass_on`: the CAP_CENTRE_CERTIFY_BYPASS flag.
+ * and it assigned an external verifier; `certify_bypass_on`: the CAP_CENTRE_CERTIFY_BYPASS flag;
+ * `induction_submitted`: the NSQ candidate sent their induction form; `units_signed_off`: a unit assessor
+ * signed off every unit of the induction's wish-list.
  */
-export type Guard = 'draft_complete' | 'not_forwarded' | 'forwarded_with_ev' | 'certify_bypass_on';
+export type Guard = 'draft_complete' | 'not_forwarded' | 'forwarded_with_ev' | 'certify_bypass_on' | 'induction_submitted' | 'units_signed_off';
 
 export interface Move {
   action: MoveAction;
@@ -68,6 +70,10 @@ export interface Move {
 }
 
 export type ReviewOutcome = 'APPROVED' | 'REJECTED';
+
+/** Who reviews a stage the centre reviews: also the interview panel's lead, or an NSQ unit assessor. */
+const reviewersOf = (stage: StageKey): Mover[] => (stage === 'interview' ? ['centre', 'panel'] : stage === 'unit_assessment' ? ['centre', 'unit_assessor'] : ['centre']);
+const approvalGuards = (stage: StageKey): Guard[] => (stage === 'induction' ? ['induction_submitted'] : stage === 'unit_assessment' ? ['units_signed_off'] : []);
 
 /** Approving a stage into the next, or rejecting the application there, by its movers. */
 function reviews(stages: readonly StageKey[], from: StageKey, by: Mover[], guards: Guard[] = []): Move[] {
@@ -92,7 +98,9 @@ function tableOf(type: ApplicationType): Move[] {
     { action: 'submit', from: 'application_form', to: 'payment', by: ['candidate'], guards: ['draft_complete'], emits: 'application.submitted' },
     { action: 'payment_completed', from: 'payment', to: stages[2]!, by: ['platform'], guards: [], emits: 'application.paid' },
     // The interview's outcome is the panel lead's (interviews/service.ts); the centre's review may still decide it.
-    ...centreReviewed.flatMap((from) => reviews(stages, from, from === 'interview' ? ['centre', 'panel'] : ['centre'])),
+    // NSQ: the induction moves on once its form is sent; the units once every one is signed off (the last
+    // sign-off moves it, nsq/service.ts). Rejecting needs no guard.
+    ...centreReviewed.flatMap((from) => reviews(stages, from, reviewersOf(from)).map((move) => (move.action === 'approve' ? { ...move, guards: approvalGuards(from) } : move))),
     ...reviews(stages, 'internal_verification', ['internal_verifier']),
     { action: 'forward', from: 'external_verification', to: 'external_verification', by: ['centre'], guards: ['not_forwarded'], emits: 'application.forwarded', stageStatus: 'under_review' },
     ...reviews(stages, 'external_verification', ['awarding_body'], ['forwarded_with_ev']),

@@ -149,6 +149,18 @@ export function createApplications(deps: {
       throw conflict('application.ev_not_assigned', 'Assign an external verifier first (POST /applications/{id}/ev).');
     }
     if (guards.includes('certify_bypass_on') && !deps.centreCertifyBypass) throw certifyBypassOff();
+    if (guards.includes('induction_submitted')) {
+      const [sent] = await sequelize.query(`SELECT 1 FROM cap.nsq_inductions WHERE application_id = $1`, { type: QueryTypes.SELECT, bind: [application.id], transaction });
+      if (!sent) throw conflict('nsq.induction_missing', 'The candidate has not sent the induction form yet.');
+    }
+    if (guards.includes('units_signed_off')) {
+      const [row] = await sequelize.query<{ open: number }>(
+        `SELECT count(*)::int AS open FROM cap.nsq_inductions i, jsonb_array_elements_text(i.unit_ids) AS u(unit_id)
+          WHERE i.application_id = $1 AND NOT EXISTS (SELECT 1 FROM cap.nsq_unit_signoffs s WHERE s.application_id = i.application_id AND s.unit_id = u.unit_id)`,
+        { type: QueryTypes.SELECT, bind: [application.id], transaction },
+      );
+      if (row!.open > 0) throw conflict('nsq.units_not_signed_off', `${row!.open} unit(s) of the induction are not signed off yet.`);
+    }
   }
 
   /**
