@@ -161,7 +161,7 @@ test('a fourth voter, two leads, no observer or an assessor the centre does not 
   t.is((await cap(platform, owner, 'GET', `/applications/${applicationId}/interview/panel`, { headers: asCentre() })).status, 404);
 });
 
-test('a sitting needs a place (or the centre\'s address) in person and a link online, is not in the past, and is set up only at folder arrangement or interview', async (t) => {
+test('a sitting needs a place (or the centre\'s address) in person and a link online, is not in the past, and is set up only at folder arrangement or interview; a booked application is no longer interviewSchedulable', async (t) => {
   const { applicationId, user } = await arranging();
   t.is((await cap(platform, user, 'GET', `/applications/${applicationId}/interview/schedule`, { headers: asCandidate })).status, 404);
   const noLink = await setSchedule(applicationId, { scheduledAt: inDays(2), mode: 'online' });
@@ -171,10 +171,13 @@ test('a sitting needs a place (or the centre\'s address) in person and a link on
   t.is((await setSchedule(applicationId, { scheduledAt: inDays(2), mode: 'physical' })).body.error.details[0].field, 'location');
   const past = await setSchedule(applicationId, { scheduledAt: inDays(-1), mode: 'online', link: 'https://meet.example.test/x' });
   t.is(past.body.error.code, 'interview.schedule_in_past');
+  const schedulable = async () => (await cap(platform, owner, 'GET', '/applications?interviewSchedulable=true&limit=100', { headers: asCentre() })).body.data.map((a: any) => a.id);
+  t.true((await schedulable()).includes(applicationId), 'without a sitting it can be booked');
   const booked = await setSchedule(applicationId, { scheduledAt: inDays(2), mode: 'physical', useCentreAddress: true });
   t.is(booked.status, 200, booked.text);
   t.like(booked.body.data, { status: 'scheduled', mode: 'physical', useCentreAddress: true, location: '3 Broad Street, Lagos, Nigeria', link: null, templateId: null });
   t.deepEqual((await cap(platform, user, 'GET', `/applications/${applicationId}/interview/schedule`, { headers: asCandidate })).body.data, booked.body.data);
+  t.false((await schedulable()).includes(applicationId), 'with a sitting it is no longer schedulable');
 
   const draft = await candidateWithApplication(platform, targets, { draft: true });
   const early = await setSchedule(draft.applicationId, { scheduledAt: inDays(2), mode: 'online', link: 'https://meet.example.test/y' });

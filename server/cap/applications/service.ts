@@ -340,7 +340,10 @@ export function createApplications(deps: {
       if (query.type) add('a.type = ?', query.type);
       if (query.status) add('a.status = ?', query.status);
       if (query.stage) add('a.current_stage_key = ?', query.stage);
-      if (query.interviewSchedulable) where.push(`a.type = 'RPL' AND a.status = 'in_progress' AND a.current_stage_key IN ('folder_arrangement', 'interview')`);
+      if (query.interviewSchedulable) {
+        where.push(`a.type = 'RPL' AND a.status = 'in_progress' AND a.current_stage_key IN ('folder_arrangement', 'interview')
+          AND NOT EXISTS (SELECT 1 FROM cap.application_interviews i WHERE i.application_id = a.id AND i.scheduled_at IS NOT NULL)`);
+      }
       if (query.handledBy) add(`${handlerUserIdOf('a')} = ?`, query.handledBy);
       if (query.queue) where.push(staffQueues[query.queue]('a'));
       if (query.ivApproved) where.push(ivApprovedWhere('a.id'));
