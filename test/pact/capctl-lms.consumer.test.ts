@@ -2,10 +2,11 @@ import test from 'ava';
 import { MatchersV3 } from '@pact-foundation/pact';
 import { bearer, capctl, configDir, email, errorBody, exampleAccessToken, isoDateTime, mockGateway, pactFiles, runScenario, stepTests, ulid, type State } from './support.ts';
 
-// capctl -> LMS: `capctl me --service lms` and the learner onboarding steps of the bundled scenarios,
-// run by capctl's scenario runner against Pact's mock server. Writes pacts/capctl-lms.json.
+// capctl -> LMS: `capctl me --service lms`, `capctl lms course create|publish|list`, and the learner
+// onboarding steps of the bundled scenarios run by capctl's scenario runner, against Pact's mock server.
+// Writes pacts/capctl-lms.json.
 
-const { eachLike, like, string } = MatchersV3;
+const { eachLike, fromProviderState, like, string } = MatchersV3;
 const pact = pactFiles(test);
 const lmsPact = () => pact('capctl', 'lms');
 
@@ -217,3 +218,105 @@ stepTests(test, lmsPact, 'lms', [
     response: errorBody('lms.invite.required'),
   })),
 ]);
+
+// --- capctl lms course create|publish|list, as instructors and learners use them --------------------
+
+const exampleCourseId = '01J9Z8X7W6V5T4S3R2Q1P0CRSE';
+const coursePath = (suffix: string) => fromProviderState(`/v1/lms/authoring/courses/\${courseId}${suffix}`, `/v1/lms/authoring/courses/${exampleCourseId}${suffix}`);
+const money = (amount: string) => ({ amountMinorUnits: string(amount), currency: 'NGN' });
+const course = (status: 'draft' | 'published') => ({
+  id: ulid(),
+  title: string('Floor tiling basics'),
+  description: string(''),
+  thumbnailAssetId: null,
+  status,
+  price: money('1500000'),
+  capLinkage: { sectorId: null, tradeId: null, qualificationLevelId: null, unitId: null },
+  completionPolicy: { minPercent: 100, requireAllRequiredItems: true, requirePassedAssessments: true },
+  publishedAt: status === 'published' ? isoDateTime() : null,
+  createdAt: isoDateTime(),
+  updatedAt: isoDateTime(),
+});
+const summary = (status: 'draft' | 'published') => {
+  const { completionPolicy: _policy, publishedAt: _published, createdAt: _created, updatedAt: _updated, ...rest } = course(status);
+  return rest;
+};
+const page = { pagination: { nextCursor: null, hasMore: false, limit: like(100) } };
+
+test.serial('capctl lms course create makes a draft course as an instructor', async (t) => {
+  const cli = configDir(t);
+  await lmsPact()
+    .addInteraction()
+    .given('an LMS instructor')
+    .uponReceiving('a creation of a draft course')
+    .withRequest('POST', '/v1/lms/authoring/courses', (b) =>
+      b.headers({ Authorization: bearer() }).jsonBody({ title: 'Floor tiling basics', price: { amountMinorUnits: '1500000', currency: 'NGN' } }),
+    )
+    .willRespondWith(201, (b) => b.jsonBody({ success: true, data: course('draft') }))
+    .executeTest(async (mock) => {
+      cli.signedIn(mock.url);
+      const run = await capctl(t, cli.dir, 'lms', 'course', 'create', '--title', 'Floor tiling basics', '--price', '1500000', '--json');
+      t.is(run.code, 0, run.stderr);
+      t.like(JSON.parse(run.stdout), { status: 'draft', title: 'Floor tiling basics' });
+    });
+});
+
+test.serial('capctl lms course publish publishes a complete course', async (t) => {
+  const cli = configDir(t);
+  await lmsPact()
+    .addInteraction()
+    .given('an LMS instructor with a course', { stage: 'complete' })
+    .uponReceiving('a publication of a complete course by its owner')
+    .withRequest('POST', coursePath('/publish'), (b) => b.headers({ Authorization: bearer() }))
+    .willRespondWith(200, (b) => b.jsonBody({ success: true, data: course('published') }))
+    .executeTest(async (mock) => {
+      cli.signedIn(mock.url);
+      const run = await capctl(t, cli.dir, 'lms', 'course', 'publish', exampleCourseId, '--json');
+      t.is(run.code, 0, run.stderr);
+      t.like(JSON.parse(run.stdout), { status: 'published' });
+    });
+});
+
+test.serial('capctl lms course publish of a course without modules fails with lms.course.not_publishable', async (t) => {
+  const cli = configDir(t);
+  await lmsPact()
+    .addInteraction()
+    .given('an LMS instructor with a course', { stage: 'empty' })
+    .uponReceiving('a publication of a course without modules')
+    .withRequest('POST', coursePath('/publish'), (b) => b.headers({ Authorization: bearer() }))
+    .willRespondWith(409, (b) =>
+      b.jsonBody({ ...errorBody('lms.course.not_publishable'), error: { ...errorBody('lms.course.not_publishable').error, details: eachLike({ field: string('modules'), issue: string('the course has no modules') }) } }),
+    )
+    .executeTest(async (mock) => {
+      cli.signedIn(mock.url);
+      const run = await capctl(t, cli.dir, 'lms', 'course', 'publish', exampleCourseId);
+      t.is(run.code, 1);
+      t.regex(run.stderr, /lms\.course\.not_publishable/);
+    });
+});
+
+test.serial('capctl lms course list reads the catalogue, and with --authoring the caller\'s own courses', async (t) => {
+  const cli = configDir(t);
+  const lms = lmsPact();
+  lms
+    .addInteraction()
+    .given('an LMS instructor with a course', { stage: 'published' })
+    .uponReceiving('a read of the published courses')
+    .withRequest('GET', '/v1/lms/courses', (b) => b.headers({ Authorization: bearer() }).query({ limit: '100' }))
+    .willRespondWith(200, (b) => b.jsonBody({ success: true, data: eachLike(summary('published')), meta: page }));
+  await lms
+    .addInteraction()
+    .given('an LMS instructor with a course', { stage: 'complete' })
+    .uponReceiving("a read of the instructor's own courses")
+    .withRequest('GET', '/v1/lms/authoring/courses', (b) => b.headers({ Authorization: bearer() }).query({ limit: '100' }))
+    .willRespondWith(200, (b) => b.jsonBody({ success: true, data: eachLike(course('draft')), meta: page }))
+    .executeTest(async (mock) => {
+      cli.signedIn(mock.url);
+      const catalogue = await capctl(t, cli.dir, 'lms', 'course', 'list', '--json');
+      t.is(catalogue.code, 0, catalogue.stderr);
+      t.like(JSON.parse(catalogue.stdout)[0], { status: 'published' });
+      const mine = await capctl(t, cli.dir, 'lms', 'course', 'list', '--authoring', '--json');
+      t.is(mine.code, 0, mine.stderr);
+      t.like(JSON.parse(mine.stdout)[0], { status: 'draft' });
+    });
+});
