@@ -21,7 +21,7 @@ import { createUsers, type Account } from './users/service.ts';
 /** The LMS: courses, enrollments, the player and LMS certificates. */
 export async function createLms(deps: ServiceDeps): Promise<Service> {
   const users = createUsers(deps.sequelize);
-  const invites = createInvites(deps.sequelize);
+  const invites = createInvites(deps.sequelize, deps.events);
   const onboarding = createOnboarding(deps.sequelize, invites.accept);
   const access = createAccess(deps.sequelize, users, onboarding);
   const courses = createCourses(deps.sequelize);
