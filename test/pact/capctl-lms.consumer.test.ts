@@ -320,3 +320,112 @@ test.serial('capctl lms course list reads the catalogue, and with --authoring th
       t.like(JSON.parse(mine.stdout)[0], { status: 'draft' });
     });
 });
+
+// --- The authoring steps of lms-instructor-publishes.yaml, as capctl run makes them ---------------------
+
+const courseIdInPath = (suffix = '') => fromProviderState(`/v1/lms/authoring/courses/\${courseId}${suffix}`, `/v1/lms/authoring/courses/${exampleCourseId}${suffix}`);
+const exampleModuleId = '01J9Z8X7W6V5T4S3R2Q1P0MODL';
+
+stepTests(test, lmsPact, 'lms', [
+  {
+    rule: 'LMS staff invite an instructor by address',
+    description: 'an instructor invite by an LMS admin',
+    states: [['an LMS staff member', { role: 'admin' }]],
+    method: 'POST',
+    path: '/v1/lms/instructors/invites',
+    body: { email: 'chidi.eze@example.test' },
+    status: 201,
+    response: { success: true, data: { id: ulid(), kind: 'instructor', email: 'chidi.eze@example.test', status: 'pending', createdAt: isoDateTime(), acceptedAt: null } },
+  },
+  {
+    rule: 'an instructor is refused inviting instructors (auth.out_of_scope)',
+    description: 'an instructor invite by an instructor',
+    states: [['an LMS instructor']],
+    method: 'POST',
+    path: '/v1/lms/instructors/invites',
+    body: { email: 'chidi.eze@example.test' },
+    status: 403,
+    response: errorBody('auth.out_of_scope'),
+  },
+  {
+    rule: 'an onboarded instructor may create, edit and publish courses',
+    description: "a read of an instructor's LMS account",
+    states: [['an LMS instructor']],
+    method: 'GET',
+    path: '/v1/lms/me',
+    status: 200,
+    response: {
+      success: true,
+      data: {
+        lmsUserId: ulid(),
+        userId: ulid(),
+        personas: [{ persona: 'instructor', onboardingStatus: 'completed', profileId: ulid() }],
+        instructorStatus: 'active',
+        capabilities: ['course.content.edit', 'course.create', 'course.publish'],
+      },
+    },
+  },
+  {
+    rule: 'the owner adds a module to a course',
+    description: 'an addition of a module to a course',
+    states: [['an LMS instructor with a course', { stage: 'empty' }]],
+    method: 'POST',
+    path: courseIdInPath('/modules'),
+    body: { title: 'Underlay and battens' },
+    status: 201,
+    response: { success: true, data: { id: ulid(), courseId: ulid(exampleCourseId), title: 'Underlay and battens', order: like(1), optional: false } },
+  },
+  {
+    rule: 'the owner adds a lesson to a module',
+    description: 'an addition of a lesson to a module',
+    states: [['an LMS instructor with a course', { stage: 'complete' }]],
+    method: 'POST',
+    path: fromProviderState(
+      `/v1/lms/authoring/courses/\${courseId}/modules/\${moduleId}/items`,
+      `/v1/lms/authoring/courses/${exampleCourseId}/modules/${exampleModuleId}/items`,
+    ),
+    body: { type: 'native_lesson', title: 'Fixing battens', body: { schemaVersion: 1, html: '<p>Space battens to the tile gauge.</p>' } },
+    status: 201,
+    response: {
+      success: true,
+      data: {
+        id: ulid(),
+        moduleId: ulid(exampleModuleId),
+        type: 'native_lesson',
+        title: 'Fixing battens',
+        order: like(2),
+        required: true,
+        body: { schemaVersion: 1, html: '<p>Space battens to the tile gauge.</p>' },
+        mediaAssetId: null,
+        packageAssetId: null,
+        scoHref: null,
+      },
+    },
+  },
+  {
+    rule: 'a published course has its outline in the catalogue',
+    description: "a read of a published course's outline",
+    states: [['an LMS instructor with a course', { stage: 'published' }]],
+    method: 'GET',
+    path: fromProviderState(`/v1/lms/courses/\${courseId}/outline`, `/v1/lms/courses/${exampleCourseId}/outline`),
+    status: 200,
+    response: {
+      success: true,
+      data: {
+        courseId: ulid(exampleCourseId),
+        modules: eachLike({ id: ulid(), title: string('Setting out'), order: like(1), optional: false, items: eachLike({ id: ulid(), type: 'native_lesson', title: string('Tools'), order: like(1), required: true }) }),
+        sequencing: { prerequisites: [] },
+      },
+    },
+  },
+  {
+    rule: 'a catalogue search finds nothing for a title nobody published',
+    description: 'a catalogue search with no match',
+    states: [['a verified user']],
+    method: 'GET',
+    path: '/v1/lms/courses',
+    query: { q: 'No such course title' },
+    status: 200,
+    response: { success: true, data: [], meta: { pagination: { nextCursor: null, hasMore: false, limit: like(20) } } },
+  },
+]);
