@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { print, UsageError } from '../output.ts';
 import { runCommand } from '../session.ts';
 import { asProfileUser, signedInOptions, type SignedInOptions } from './signed-in.ts';
@@ -13,9 +13,39 @@ interface Course {
 
 const line = (c: Course) => [c.id, c.status.padEnd(9), `${c.price.currency} ${c.price.amountMinorUnits}`.padEnd(14), c.title].join('  ');
 
-/** `capctl lms course create|publish|list`: LMS courses as the signed-in instructor or staff member. */
+export interface StaffInviteOptions {
+  email: string;
+  role: 'admin' | 'content_manager' | 'support';
+  dataDir?: string;
+  databaseUrl?: string;
+  json?: boolean;
+}
+
+/** `capctl lms course create|publish|list` (as the signed-in user) and `capctl lms staff invite` (operator). */
 export function registerLms(program: Command): void {
-  const lms = program.command('lms').description('The LMS (/v1/lms), as the signed-in user');
+  const lms = program.command('lms').description('The LMS (/v1/lms): courses as the signed-in user, and its first staff');
+
+  lms
+    .command('staff')
+    .description('LMS staff, as the operator of a running platform')
+    .command('invite')
+    .description('Invite an address to be LMS staff (the first staff of a platform cannot be invited through the API)')
+    .requiredOption('--email <email>', 'the address to invite')
+    .addOption(new Option('--role <role>', 'the staff role').choices(['admin', 'content_manager', 'support']).default('admin'))
+    .option('--data-dir <dir>', 'data directory of the running capctl serve, whose embedded database is used (env CAPCTL_DATA_DIR, default ./.capctl)')
+    .option('--database-url <url>', "the platform's PostgreSQL instead (env DATABASE_URL)")
+    .option('--json', 'print machine-readable JSON')
+    .addHelpText(
+      'after',
+      '\nThe invite is written to the LMS schema of the running platform. The person then signs in with that address' +
+        '\n(registering first if they have no account) and completes the staff onboarding (POST /v1/lms/onboarding/start' +
+        '\nwith persona staff, save, submit), which accepts the invite with its role. Nothing is mailed: tell them.' +
+        '\nExit codes: 0 invited (or already invited or staff), 1 refused, 2 usage error, 3 platform database not reachable.',
+    )
+    .action(async (options: StaffInviteOptions) => {
+      const { inviteStaff } = await import('./lms.action.ts');
+      await inviteStaff(options);
+    });
   const course = lms.command('course').description('Courses: author them (instructors and staff) or browse the published ones');
 
   signedInOptions(course.command('create'))

@@ -3,7 +3,7 @@
  * the API) and published courses authored by the first of them. A course is found by its title among
  * the admin's authoring courses; one that exists is left as it is (authoring is not diffed).
  */
-import { inviteLmsStaffAdmin } from '../dev-accounts.ts';
+import { inviteLmsStaff } from '../dev-accounts.ts';
 import { multipartBody } from '../multipart.ts';
 import { CommandFailed, type Api } from '../session.ts';
 import type { SeedCourse, SeedCourseItem, SeedPerson } from './load.ts';
@@ -31,7 +31,7 @@ export async function seedLms(
     const me = await lms('GET', '/me');
     if (!me.staffRole) {
       if (!options.databaseUrl) throw new CommandFailed(`making ${admin.email} LMS staff needs the platform's database: run where capctl serve runs, or pass --database-url`);
-      await inviteLmsStaffAdmin(options.databaseUrl, admin.email);
+      await inviteLmsStaff(options.databaseUrl, admin.email);
       await lms('POST', '/onboarding/start', { persona: 'staff' });
       await lms('PATCH', '/onboarding/staff/save', staffForm);
       await lms('POST', '/onboarding/staff/submit');
