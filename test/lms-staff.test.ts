@@ -181,3 +181,21 @@ test('seat allocations seat each learner once, never more than the slots, with o
   t.is((await lms(platform, admin, 'POST', '/admin/seat-allocations', { totalSlots: 1, courses: [] })).status, 422, 'an organization is needed');
   t.is((await lms(platform, instructor, 'GET', '/admin/seat-allocations')).body.error.code, 'auth.out_of_scope');
 });
+
+test('two admins inviting one address at once make one invite: the other is 409 lms.invite.duplicate', async (t) => {
+  const email = uniqueEmail('race');
+  const results = await Promise.all(Array.from({ length: 4 }, () => lms(platform, admin, 'POST', '/staff/invites', { email, role: 'support' })));
+  t.deepEqual(results.map((r) => r.status).sort(), [201, 409, 409, 409]);
+  t.is((await lms(platform, admin, 'GET', '/staff/invites?limit=100')).body.data.filter((i: { email: string }) => i.email === email).length, 1);
+});
+
+test('learners seated at once on the last seat: exactly one gets it', async (t) => {
+  const course = await publishedCourse(platform, instructor, 'Last seat course');
+  const created = await lms(platform, admin, 'POST', '/admin/seat-allocations', { organization: { name: 'Kano Welders', email: 'hr@welders.example' }, totalSlots: 1, courses: [] });
+  const path = `/admin/seat-allocations/${created.body.data.allocation.id}/seats`;
+  const results = await Promise.all(
+    Array.from({ length: 4 }, () => lms(platform, admin, 'POST', path, { courses: [{ courseId: course.id, learners: [{ email: uniqueEmail('rush') }] }] })),
+  );
+  t.deepEqual(results.map((r) => r.body.data.results[0].status).sort(), ['failed', 'failed', 'failed', 'provisioned']);
+  t.like((await lms(platform, admin, 'GET', `/admin/seat-allocations/${created.body.data.allocation.id}`)).body.data, { learnerCount: 1, slotsAvailable: 0 });
+});
