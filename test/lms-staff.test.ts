@@ -1,7 +1,7 @@
 import test from 'ava';
-import { startTestPlatform, type TestPlatform } from './helpers/platform.ts';
+import { eventually, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { lms, lmsInstructor, lmsLearner, lmsStaff, onboard, publishedCourse, type LmsPerson } from './helpers/lms.ts';
-import { signUp, uniqueEmail } from './helpers/users.ts';
+import { latestMail, signUp, uniqueEmail } from './helpers/users.ts';
 
 // Staff, learners and seat allocations over real HTTP.
 let platform: TestPlatform;
@@ -120,10 +120,15 @@ test('the learner directory searches, sorts and exports as CSV; a suspended lear
   t.is(suspended.body.data.status, 'suspended');
   t.deepEqual((await lms(platform, learner, 'GET', '/me')).body.data.capabilities, []);
 
-  const csv = await lms(platform, admin, 'GET', `/admin/learners/export?email=${encodeURIComponent(learner.email)}`);
+  const csv = await lms(platform, admin, 'GET', `/admin/learners/export?q=${encodeURIComponent(learner.email)}&email=${encodeURIComponent(admin.email)}`);
   t.is(csv.status, 200);
   t.regex(String(csv.headers['content-type']), /^text\/csv/);
-  t.deepEqual(csv.text.trimEnd().split('\r\n'), ['lmsUserId,name,email,coursesTaken,completionRate,joinedAt,status', `${learner.lmsUserId},Ada Obi,${learner.email},0,0,${page.body.data[0].joinedAt},suspended`]);
+  const rows = ['lmsUserId,name,email,coursesTaken,completionRate,joinedAt,status', `${learner.lmsUserId},Ada Obi,${learner.email},0,0,${page.body.data[0].joinedAt},suspended`];
+  t.deepEqual(csv.text.trimEnd().split('\r\n'), rows);
+  await eventually('the export is mailed to the staff member', async () => (await latestMail(platform, admin.email)).subject === 'Learner export (1 learners)');
+  t.deepEqual((await latestMail(platform, admin.email)).text.trimEnd().split(/\r?\n/), rows);
+  const outsider = await lms(platform, admin, 'GET', `/admin/learners/export?email=${encodeURIComponent(learner.email)}`);
+  t.is(outsider.status, 422, 'learners\' details are mailed to staff only');
   t.is((await lms(platform, instructor, 'GET', '/admin/learners')).body.error.code, 'auth.out_of_scope');
 });
 
