@@ -48,7 +48,9 @@ import { createPassportPhotos } from './onboarding/passport-photos.ts';
 import { onboardingRoutes } from './onboarding/routes.ts';
 import { createOnboardingService } from './onboarding/service.ts';
 import { createIdentityClient, createOrchestratorHttp, createPaymentsClient } from './orchestrator.ts';
-import { staffRoutes } from './staff/routes.ts';
+import { staffApplicationRoutes, staffRoutes } from './staff/routes.ts';
+import { adminDashboardRoutes } from './admin-dashboard/routes.ts';
+import { createAdminDashboard } from './admin-dashboard/service.ts';
 import { createStaffService } from './staff/service.ts';
 import { createAccountService } from './users/account.ts';
 import { createCapAuth } from './users/auth.ts';
@@ -191,6 +193,8 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       ...assessorMarketRoutes(auth, contexts, { retained: retainedRequests, roster: createRoster(sequelize, assessorCards, applications), postings: createJobPostings(sequelize, assessors, catalogue.models, centres.models, assessorCards) }),
       ...capProviderStateRoutes(deps),
       listDevEvents: devEventsHandler(sequelize, 'cap', config.devMode),
+      ...staffApplicationRoutes(auth, contexts, staff, applications),
+      ...adminDashboardRoutes(auth, roles, createAdminDashboard(sequelize)),
     },
     stop: () => orchestratorHttp.close(),
   };

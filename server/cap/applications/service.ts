@@ -14,6 +14,7 @@ import type { UserService } from '../users/service.ts';
 import type { ApplicationType, JsonObject } from '../vocabulary.ts';
 import { enteredStatus, findMove, stageLabels, stagesOf, type Guard, type Mover, type MoveAction, type StageKey } from './lifecycle.ts';
 import { defineApplicationModels, type Application } from './models.ts';
+import { handlerUserIdOf, staffQueues, type StaffQueue } from './handling.ts';
 
 const declarations = ['infoProvidedIsAccurate', 'understandsDoesNotGuaranteeCertification', 'understandsThatNeedsToProvideSufficientEvidenceToDemonstrateCompetence', 'agreesToTermsAndPrivacyPolicy'];
 
@@ -47,6 +48,9 @@ export interface ListQuery {
   ivApproved?: boolean;
   /** Only applications this assessor profile is currently assigned to (the assessor market's lists; not a wire parameter). */
   assessorId?: string;
+  /** Only those this staff member (user id) handles (handling.ts). */
+  handledBy?: string;
+  queue?: StaffQueue;
   cursor?: string;
   limit?: number;
 }
@@ -309,6 +313,8 @@ export function createApplications(deps: {
       if (query.status) add('a.status = ?', query.status);
       if (query.stage) add('a.current_stage_key = ?', query.stage);
       if (query.interviewSchedulable) where.push(`a.type = 'RPL' AND a.status = 'in_progress' AND a.current_stage_key IN ('folder_arrangement', 'interview')`);
+      if (query.handledBy) add(`${handlerUserIdOf('a')} = ?`, query.handledBy);
+      if (query.queue) where.push(staffQueues[query.queue]('a'));
       if (query.ivApproved) where.push(ivApprovedWhere('a.id'));
       if (query.q) {
         bind.push(containing(query.q));
