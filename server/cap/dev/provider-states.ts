@@ -200,7 +200,7 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
 
   /** The candidate's application with a piece of general evidence, and an uploaded evidence file not used yet. */
   async function evidenceToGive(user: VerifiedUser) {
-    const { centreId } = await newCentre();
+    const { centreId } = (await verificationPeople()).centre;
     const { applicationId, tradeId } = await submittedApplication(user, centreId);
     const cap = capAs(user);
     const asCandidate = { 'x-cap-persona': 'candidate' };
@@ -225,22 +225,30 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
     return { assessor, assessorId: profile!.id };
   }
 
-  /** The centre retains the assessor: their request, approved by the centre's super admin. */
+  /** The centre retains the assessor: their request, approved by the centre's super admin (once per centre). */
   async function retain(assessor: VerifiedUser, owner: VerifiedUser, centreId: string) {
+    const [held] = await deps.sequelize.query(
+      `SELECT 1 FROM cap.retained_requests r JOIN cap.assessor_profiles p ON p.id = r.assessor_id WHERE p.user_id = $1 AND r.centre_id = $2 AND r.status = 'approved'`,
+      { bind: [assessor.userId, centreId] },
+    );
+    if ((held as unknown[]).length) return;
     const requestId = (await capAs(assessor)('POST', '/assessor/retained-requests', { centreId, preferredRole: 'internal_verifier' }, { 'x-cap-persona': 'assessor' })).data.id;
     await capAs(owner)('PATCH', `/centre/retained-requests/${requestId}/approve`, undefined, centreHeaders(centreId));
   }
 
   /**
    * The people every application state shares, made once per platform (accounts are the slow part): a
-   * platform admin, and two approved assessors, one to verify internally and one externally.
+   * platform admin, two approved assessors (one to verify internally, one externally) and an approved
+   * centre with its super admin, where the states' candidates apply unless the user is the centre.
    */
-  let people: Promise<{ admin: VerifiedUser; iv: { assessor: VerifiedUser; assessorId: string }; ev: { assessor: VerifiedUser; assessorId: string } }> | undefined;
+  let people:
+    | Promise<{ admin: VerifiedUser; iv: { assessor: VerifiedUser; assessorId: string }; ev: { assessor: VerifiedUser; assessorId: string }; centre: { owner: VerifiedUser; centreId: string } }>
+    | undefined;
   const verificationPeople = () =>
     (people ??= (async () => {
       const admin = await verified({}, ['cap']);
       await grantPlatformAdmin(admin);
-      return { admin, iv: await approvedAssessor(admin), ev: await approvedAssessor(admin) };
+      return { admin, iv: await approvedAssessor(admin), ev: await approvedAssessor(admin), centre: await newCentre() };
     })().catch((err) => {
       people = undefined;
       throw err;
@@ -263,7 +271,7 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
       ({ centreId } = await ownCentre(user));
       await approve(centreId);
       owner = user;
-    } else ({ owner, centreId } = await newCentre());
+    } else ({ owner, centreId } = (await verificationPeople()).centre);
     const candidate = await verified({}, ['cap']);
     await onboardAt(candidate, ['candidate'], 'submitted');
     const { admin, applicationId, tradeId } = await submittedApplication(candidate, centreId);
