@@ -36,7 +36,7 @@ import { readPaymentCompleted } from '../platform/events/payment-completed.ts';
 /** The LMS: courses, enrollments, the player and LMS certificates. */
 export async function createLms(deps: ServiceDeps): Promise<Service> {
   const users = createUsers(deps.sequelize);
-  const invites = createInvites(deps.sequelize);
+  const invites = createInvites(deps.sequelize, deps.events);
   const onboarding = createOnboarding(deps.sequelize, invites.accept);
   const access = createAccess(deps.sequelize, users, onboarding);
   const storage = createStorageClient(() => deps.peers.url('ol'), deps.config.serviceApiKey, deps.logger);
@@ -60,7 +60,7 @@ export async function createLms(deps: ServiceDeps): Promise<Service> {
   });
   const staff = createStaff(deps.sequelize, entitlements);
   const identity = createIdentityClient(() => deps.peers.olGrpcAddress(), deps.config.serviceApiKey);
-  const learners = createLearners(deps.sequelize, users, onboarding, entitlements, identity);
+  const learners = createLearners(deps.sequelize, deps.events, users, onboarding, entitlements, identity);
 
   const enrollments = createEnrollments({
     sequelize: deps.sequelize,
