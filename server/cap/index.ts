@@ -46,6 +46,8 @@ import { createIdentityClient, createOrchestratorHttp, createPaymentsClient } fr
 import { staffApplicationRoutes, staffRoutes } from './staff/routes.ts';
 import { adminDashboardRoutes } from './admin-dashboard/routes.ts';
 import { createAdminDashboard } from './admin-dashboard/service.ts';
+import { templateRoutes } from './templates/routes.ts';
+import { createTemplates } from './templates/service.ts';
 import { createStaffService } from './staff/service.ts';
 import { createAccountService } from './users/account.ts';
 import { createCapAuth } from './users/auth.ts';
@@ -165,6 +167,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       listDevEvents: devEventsHandler(sequelize, 'cap', config.devMode),
       ...staffApplicationRoutes(auth, contexts, staff, applications),
       ...adminDashboardRoutes(auth, roles, createAdminDashboard(sequelize)),
+      ...templateRoutes(auth, roles, createTemplates({ sequelize, assetUrls: orchestratorHttp.assetUrls, ownsAsset: orchestratorHttp.ownsAsset })),
     },
     stop: () => orchestratorHttp.close(),
   };

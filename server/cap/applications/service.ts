@@ -14,6 +14,7 @@ import type { ApplicationType, JsonObject } from '../vocabulary.ts';
 import { enteredStatus, findMove, stageLabels, stagesOf, type Mover, type MoveAction, type StageKey } from './lifecycle.ts';
 import { defineApplicationModels, type Application } from './models.ts';
 import { handlerUserIdOf, staffQueues, type StaffQueue } from './handling.ts';
+import { deadlineOf, workflowInForce } from '../templates/workflow.ts';
 
 const declarations = ['infoProvidedIsAccurate', 'understandsDoesNotGuaranteeCertification', 'understandsThatNeedsToProvideSufficientEvidenceToDemonstrateCompetence', 'agreesToTermsAndPrivacyPolicy'];
 
@@ -350,8 +351,10 @@ export function createApplications(deps: {
     },
 
     async stages(viewer: Viewer, id: string) {
-      await visible(viewer, id);
+      const application = await visible(viewer, id);
       const rows = await ApplicationStageRow.findAll({ where: { applicationId: id }, order: [['position', 'ASC']] });
+      const template = await workflowInForce(sequelize, application.type);
+      const templateOf = (stageKey: StageKey) => template.stages.find((stage) => stage.stageKey === stageKey);
       // The payment stage shows what was paid (or is being paid): the completed attempt, else the newest.
       const [paid] = await sequelize.query<{ amount_minor: string; currency: string }>(
         `SELECT amount_minor::text, currency FROM cap.application_payments WHERE application_id = $1 ORDER BY (status = 'completed') DESC, attempt DESC LIMIT 1`,
@@ -359,10 +362,11 @@ export function createApplications(deps: {
       );
       return rows.map((row) => ({
         stageKey: row.stageKey,
-        label: stageLabels[row.stageKey],
+        label: templateOf(row.stageKey)?.label ?? stageLabels[row.stageKey],
         status: row.status,
         enteredAt: row.enteredAt ? row.enteredAt.toISOString() : null,
-        deadline: null,
+        // The workflow template in force paces each stage from its entry (templates/workflow.ts).
+        deadline: deadlineOf(row.enteredAt, templateOf(row.stageKey)?.durationDays ?? null),
         ...(row.stageKey === 'payment' && paid ? { amountMinorUnits: paid.amount_minor, currency: paid.currency } : {}),
         receipt: null,
       }));
