@@ -1,6 +1,7 @@
 import test from 'ava';
 import { closeGrpcClients } from '../server/platform/grpc/client.ts';
 import { cap, onboard } from './helpers/cap.ts';
+import { pngBytes, uploadAsset } from './helpers/files.ts';
 import { startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { firstSignIn, grantPlatformRole, latestMail, type SignedUpUser, signUp, uniqueEmail } from './helpers/users.ts';
 
@@ -38,6 +39,19 @@ test("a platform admin makes an awarding body; its new admin signs in, holds the
   const someone = await signUp(platform);
   const list = (await cap(platform, someone, 'GET', '/admin/awarding-bodies')).body.data;
   t.true(list.some((b: { id: string }) => b.id === made.body.data.id));
+});
+
+test('an awarding body made with a logo lists it resolved to a short-lived URL that serves the bytes; without one, logo is null', async (t) => {
+  const bytes = pngBytes(4);
+  const logoAssetId = await uploadAsset(platform, admin, bytes, 'logo', 'nbte.png');
+  const made = await cap(platform, admin, 'POST', '/admin/awarding-bodies', { json: { ...newBody(), logoAssetId } });
+  t.is(made.status, 201, made.text);
+  t.is(made.body.data.logoAssetId, logoAssetId);
+  const plain = (await cap(platform, admin, 'POST', '/admin/awarding-bodies', { json: newBody() })).body.data;
+  const list = (await cap(platform, admin, 'GET', '/admin/awarding-bodies')).body.data as any[];
+  const listed = list.find((b) => b.id === made.body.data.id);
+  t.deepEqual(Buffer.from(await (await fetch(listed.logo)).arrayBuffer()), bytes);
+  t.is(list.find((b) => b.id === plain.id).logo, null);
 });
 
 test('making awarding bodies needs platform.awarding_bodies.write; a registration number is taken once (409)', async (t) => {

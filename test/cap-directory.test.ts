@@ -1,6 +1,7 @@
 import test from 'ava';
 import { closeGrpcClients } from '../server/platform/grpc/client.ts';
-import { activeStaff, approvedCentreOwner, cap } from './helpers/cap.ts';
+import { activeStaff, applicationTargets, approvedCentreOwner, cap, candidateWithApplication } from './helpers/cap.ts';
+import { approvedAssessor, asAssessor, retainedAssessor } from './helpers/assessors.ts';
 import { startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { signUp, type SignedUpUser } from './helpers/users.ts';
 
@@ -44,12 +45,24 @@ test("the directory lists the centre's active staff by name with their Orchestra
   t.deepEqual(found.body.data.map((hit: any) => hit.userId), [bola.userId]);
 });
 
-test('kinds narrows the search: candidates and assessors are not linked to a centre yet, so they find nobody', async (t) => {
-  const { owner, centreId } = await centreOwner();
-  await activeStaff(platform, owner, centreId);
-  t.is((await search(owner, centreId, '?kinds=candidate,assessor')).body.data.length, 0);
-  t.is((await search(owner, centreId, '?kinds=assessor&kinds=staff')).body.data.length, 2);
-  const bad = await search(owner, centreId, '?kinds=everyone');
+test("candidates with an application at the centre past its draft are in the directory, sorted by name among the staff; kinds narrows", async (t) => {
+  const { owner, centreId, sectorId, tradeId } = await applicationTargets(platform, { sector: `Directory sector ${Date.now()}`, trade: 'Welding' });
+  const { member } = await activeStaff(platform, owner, centreId, { name: 'Zainab Staff' });
+  const submitted = await candidateWithApplication(platform, { centreId, sectorId, tradeId });
+  const drafting = await candidateWithApplication(platform, { centreId, sectorId, tradeId }, { draft: true });
+
+  const everyone = (await search(member, centreId)).body.data as any[];
+  const candidates = everyone.filter((hit) => hit.kind === 'candidate');
+  t.deepEqual(candidates.map((hit) => hit.userId), [submitted.user.userId]);
+  t.like(candidates[0], { id: submitted.user.userId, displayName: 'Ada Obi', subtitle: `Candidate · ${submitted.user.email}` });
+  t.false(everyone.some((hit) => hit.userId === drafting.user.userId));
+  const names = everyone.map((hit) => hit.displayName.toLowerCase());
+  t.deepEqual(names, [...names].sort());
+
+  t.deepEqual((await search(member, centreId, '?kinds=candidate')).body.data.map((hit: any) => hit.kind), ['candidate']);
+  t.true((await search(member, centreId, '?kinds=assessor&kinds=staff')).body.data.every((hit: any) => hit.kind === 'staff'));
+  t.deepEqual((await search(member, centreId, `?q=${encodeURIComponent(submitted.user.email)}`)).body.data.map((hit: any) => hit.userId), [submitted.user.userId]);
+  const bad = await search(member, centreId, '?kinds=everyone');
   t.is(bad.status, 422);
   t.is(bad.body.error.code, 'validation.failed');
 });
@@ -72,4 +85,13 @@ test("the directory is for a centre's people: a centre id the caller is not staf
   const res = await search(owner, other.centreId);
   t.is(res.status, 403);
   t.is(res.body.error.code, 'auth.centre_not_held');
+});
+
+test('assessors the centre retains are in the directory under their onboarding name; one only asking to be retained is not', async (t) => {
+  const { admin, owner, centreId } = await applicationTargets(platform, { sector: `Directory assessors ${Date.now()}`, trade: 'Masonry' });
+  const retained = await retainedAssessor(platform, admin, owner, centreId);
+  const asking = await approvedAssessor(platform, admin, {}, { firstName: 'Pending', lastName: 'Asker' });
+  await cap(platform, asking.user, 'POST', '/assessor/retained-requests', { headers: asAssessor, json: { centreId, preferredRole: 'any' } });
+  const hits = (await search(owner, centreId, '?kinds=assessor')).body.data;
+  t.deepEqual(hits, [{ id: retained.id, kind: 'assessor', displayName: 'Ada Obi', subtitle: `Assessor · ${retained.user.email}`, userId: retained.user.userId }]);
 });

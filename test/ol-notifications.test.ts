@@ -113,11 +113,16 @@ test('sms goes to the number in the preferences through the dev sink, and is off
   t.is(invalid.status, 422);
 });
 
-test('no generated password appears in any event, inbox row or log', async (t) => {
+test('a provisioned account finds a notice in its inbox saying where the password went; no generated password appears in any event, inbox row or log', async (t) => {
   const email = uniqueEmail('provisioned');
-  await callUnary(platform.urls.grpc!, platform.config.serviceApiKey, 'IdentityService.ProvisionAccount', { email, intents: ['cap'] });
+  const { user_id: userId } = await callUnary<{ user_id: string }>(platform.urls.grpc!, platform.config.serviceApiKey, 'IdentityService.ProvisionAccount', { email, intents: ['cap'], centre_name: 'Lagos Skills Centre', role: 'staff' });
   const { password } = await latestMail(platform, email);
   t.truthy(password);
+  const notices = () => sql<{ type: string; category: string; description: string }>(platform, 'SELECT type, category, description FROM ol.inbox_notifications WHERE user_id = $1', [userId]);
+  await eventually('the notice is in the inbox', async () => (await notices()).length > 0);
+  const [notice] = await notices();
+  t.like(notice, { type: 'provisioned_account', category: 'security' });
+  t.true(notice!.description.includes(email));
   // Give the bus a moment to carry anything it would carry.
   await new Promise((resolve) => setTimeout(resolve, 1500));
   const outboxes = await sql(platform, `SELECT data::text AS data FROM ol.outbox UNION ALL SELECT data::text FROM cap.outbox UNION ALL SELECT data::text FROM lms.outbox`);

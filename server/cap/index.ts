@@ -5,6 +5,11 @@ import { adminRoutes } from './admin/routes.ts';
 import { createAdminAssessors } from './admin/assessors.ts';
 import { createAdminCentres } from './admin/centres.ts';
 import { createAssessorService } from './assessors/service.ts';
+import { createAssessorCards } from './assessors/people.ts';
+import { createRetainedRequests } from './assessors/retained.ts';
+import { createRoster } from './assessors/roster.ts';
+import { createJobPostings } from './assessors/postings.ts';
+import { assessorMarketRoutes } from './assessors/routes.ts';
 import { broadcastRoutes } from './broadcast/routes.ts';
 import { createBroadcasts } from './broadcast/service.ts';
 import { applicationRoutes } from './applications/routes.ts';
@@ -55,6 +60,10 @@ import { userRoutes } from './users/routes.ts';
 import { createUserService } from './users/service.ts';
 import { evidenceRoutes } from './evidence/routes.ts';
 import { createEvidence } from './evidence/service.ts';
+import { sharingRoutes } from './sharing/routes.ts';
+import { verificationRoutes } from './verification/routes.ts';
+import { createVerification } from './verification/service.ts';
+import { createSharing } from './sharing/service.ts';
 
 /** The user.created / user.deleted data CAP reads. */
 function userEventData(event: PlatformEvent): { userId: string; email?: string; intents?: string[] } {
@@ -76,7 +85,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   const onboarding = createOnboardingService(sequelize, users, {
     submitted: {
       centre: (owner, draft, transaction) => centres.createForOwner(owner, draft, transaction),
-      assessor: (owner, _draft, transaction) => assessors.createForOwner(owner.userId, transaction),
+      assessor: (owner, draft, transaction) => assessors.createForOwner(owner.userId, draft, transaction),
     },
     savedAfterCompletion: { centre: (owner, draft, transaction) => centres.followOwnerDraft(owner.userId, draft, transaction) },
   });
@@ -87,7 +96,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   const identity = createIdentityService(users, onboarding, orchestrator);
   const provisionMember = createMemberProvisioning(users, orchestrator);
   const staff = createStaffService(sequelize, users, centres, onboarding, provisionMember);
-  const awardingBodies = createAwardingBodies(sequelize, provisionMember);
+  const awardingBodies = createAwardingBodies(sequelize, provisionMember, orchestratorHttp.assetUrls);
   const invitations = createInvitations(sequelize, users, [staff.membershipKind, awardingBodies.membershipKind]);
   const roles = createPlatformRoles(sequelize, users);
   const photos = createPassportPhotos({ sequelize, assetUrls: orchestratorHttp.assetUrls, ownsAsset: orchestratorHttp.ownsAsset });
@@ -95,7 +104,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   const centreProfiles = createCentreProfiles(sequelize, centres, onboarding, users, orchestratorHttp.assetUrls);
   const platformConfig = createPlatformConfig(sequelize);
   const catalogue = createCatalogue(sequelize, centres.models, orchestratorHttp.assetUrls);
-  const applications = createApplications({ sequelize, events, users, onboarding, catalogue: catalogue.models, centres: centres.models });
+  const applications = createApplications({ sequelize, events, assignments: assessors.assignments, centreCertifyBypass: config.centreCertifyBypass, users, onboarding, catalogue: catalogue.models, centres: centres.models });
   const candidateArea = createCandidateArea({ sequelize, users, onboarding, applications, assetUrls: orchestratorHttp.assetUrls, ownsAsset: orchestratorHttp.ownsAsset });
   const payments = createCapPayments({
     sequelize,
@@ -105,10 +114,23 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
     logger: deps.logger.child({ component: 'cap-payments' }),
   });
   const evidence = createEvidence({ sequelize, applications, catalogue: catalogue.models, onboarding, assetUrls: orchestratorHttp.assetUrls, ownsAsset: orchestratorHttp.ownsAsset });
+  const verification = createVerification({
+    sequelize,
+    applications,
+    evidence,
+    assignments: assessors.assignments,
+    assessorModels: assessors.models,
+    catalogue: catalogue.models,
+    orchestrator: orchestratorHttp,
+    baseUrl: () => peers.url('cap'),
+  });
+  const sharing = createSharing({ sequelize, applications, evidence, readAsset: orchestratorHttp.readAsset, baseUrl: () => peers.url('cap'), extras: verification.sharedCertificate });
   const adminAssessors = createAdminAssessors(assessors, onboarding, users, photos);
-  const directory = createDirectory(staff);
+  const directory = createDirectory(sequelize);
   const broadcasts = createBroadcasts(centres, orchestratorHttp.broadcast);
   const notificationPolicies = createNotificationPolicies(sequelize, centres);
+  const assessorCards = createAssessorCards(sequelize, orchestratorHttp.assetUrls);
+  const retainedRequests = createRetainedRequests(sequelize, assessors, centres.models, assessorCards);
   const auth = createCapAuth(
     users,
     createBearerAuth({
@@ -135,6 +157,11 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
     const { paymentId, purpose } = event.data as { paymentId?: unknown; purpose?: unknown };
     if (typeof paymentId !== 'string') throw new Error(`payment.failed event ${event.id} carries no paymentId`);
     if (purpose === 'cap_application') await payments.failed(paymentId, transaction);
+  });
+  // The centre's notification policy says who hears of a submitted application.
+  events.subscribe('application.submitted', 'cap.notify-centre', async (event, transaction) => {
+    const data = event.data as { applicationId: string; centreId: string; type: string };
+    await notificationPolicies.announceSubmitted(data, transaction, (t, request) => events.publish(t, 'notification.requested', request));
   });
   events.subscribe('user.deleted', 'cap.deactivate-user', async (event, transaction) => {
     await users.deactivate(userEventData(event), transaction);
@@ -163,6 +190,9 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       ...candidateRoutes(auth, contexts, candidateArea),
       ...centreDashboardRoutes(contexts, createCentreDashboard(sequelize)),
       ...evidenceRoutes(auth, contexts, evidence),
+      ...sharingRoutes(auth, contexts, sharing),
+      ...verificationRoutes(auth, roles, contexts, verification),
+      ...assessorMarketRoutes(auth, contexts, { retained: retainedRequests, roster: createRoster(sequelize, assessorCards, applications), postings: createJobPostings(sequelize, assessors, catalogue.models, centres.models, assessorCards) }),
       ...capProviderStateRoutes(deps),
       listDevEvents: devEventsHandler(sequelize, 'cap', config.devMode),
       ...staffApplicationRoutes(auth, contexts, staff, applications),

@@ -24,13 +24,15 @@ export type RetainedRequestAction = keyof typeof retainedRequestLifecycle;
 export type JobPostingStatus = 'open' | 'closed' | 'filled' | 'cancelled';
 
 /**
- * A posting is `open` when made; it is `filled` when its last slot is taken (by `fill`, never by a
- * person) and `closed` when the centre closes it, open or filled. Closed is final. `cancelled` is in
- * the client's vocabulary, but nothing leads to it: a posting nobody applied to is deleted instead.
+ * A posting is `open` when made; it is `filled` when its last slot is taken (`fill`) and open again
+ * when an accepted assessor is rejected after all (`release`), both done by the decisions, never asked
+ * for; and `closed` when the centre closes it, open or filled. Closed is final. `cancelled` is in the
+ * client's vocabulary, but nothing leads to it: a posting nobody applied to is deleted instead.
  */
 export const jobPostingLifecycle = {
   close: { from: ['open', 'filled'], to: 'closed' },
   fill: { from: ['open'], to: 'filled' },
+  release: { from: ['filled'], to: 'open' },
 } as const satisfies Lifecycle<JobPostingStatus>;
 export type JobPostingAction = keyof typeof jobPostingLifecycle;
 

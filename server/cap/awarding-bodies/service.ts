@@ -3,6 +3,7 @@ import { conflict, forbidden, notFound } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import type { MembershipKind } from '../memberships/invitations.ts';
 import type { NewMember, ProvisionMember } from '../memberships/provision.ts';
+import type { AssetUrls } from '../orchestrator.ts';
 import { defineAwardingBodyModels, type AwardingBody, type AwardingBodyMember, type AwardingBodyRole } from './models.ts';
 
 export interface NewAwardingBody {
@@ -13,11 +14,12 @@ export interface NewAwardingBody {
   admin: { name: string; email: string };
 }
 
-const bodyOf = (body: AwardingBody) => ({
+const bodyOf = (body: AwardingBody, logo: string | null) => ({
   id: body.id,
   name: body.name,
   registrationNo: body.registrationNo,
   logoAssetId: body.logoAssetId,
+  logo,
   createdAt: body.createdAt.toISOString(),
 });
 
@@ -35,7 +37,7 @@ const memberOf = (row: AwardingBodyMember) => ({
  * Awarding bodies: made by platform admins with their first admin (provisioned through the
  * Orchestrator, all or nothing), who invites the body's staff. Its people hold the awarding_body persona.
  */
-export function createAwardingBodies(sequelize: Sequelize, provisionMember: ProvisionMember) {
+export function createAwardingBodies(sequelize: Sequelize, provisionMember: ProvisionMember, assetUrls: AssetUrls) {
   const { AwardingBody, AwardingBodyMember } = defineAwardingBodyModels(sequelize);
   const alreadyMember = () => conflict('awarding_body.member_exists', 'This person already belongs to this awarding body.');
 
@@ -84,12 +86,14 @@ export function createAwardingBodies(sequelize: Sequelize, provisionMember: Prov
       const admin = await addMember({ id, name }, { ...input.admin, role: 'admin' }, (transaction) =>
         AwardingBody.create({ id, name, registrationNo: input.registrationNo.trim(), logoAssetId: input.logoAssetId ?? null, createdBy: adminId }, { transaction }),
       );
-      return { ...bodyOf((await AwardingBody.findByPk(id))!), admin: memberOf(admin) };
+      const body = (await AwardingBody.findByPk(id))!;
+      return { ...bodyOf(body, (await assetUrls([body.logoAssetId]))(body.logoAssetId)), admin: memberOf(admin) };
     },
 
     async list() {
       const bodies = await AwardingBody.findAll({ order: [['name', 'ASC'], ['id', 'ASC']] });
-      return bodies.map(({ id, name, registrationNo, logoAssetId }) => ({ id, name, registrationNo, logoAssetId }));
+      const urlOf = await assetUrls(bodies.map((body) => body.logoAssetId));
+      return bodies.map(({ id, name, registrationNo, logoAssetId }) => ({ id, name, registrationNo, logoAssetId, logo: urlOf(logoAssetId) }));
     },
 
     /** An admin of the body invites someone as its staff; the answer is the same whether or not they had an account. */

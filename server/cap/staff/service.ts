@@ -173,8 +173,6 @@ export function createStaffService(
       return { items: items.map(staffOf), meta };
     },
 
-    /** The rows behind `list`, for the directory. */
-    rowsPage,
 
     async get(context: CentreContext, id: string) {
       const row = inCentre(await CentreStaff.findByPk(id), id, context);

@@ -266,7 +266,8 @@ export function createNotifications(deps: ServiceDeps & { userEmail?(userId: str
 
     /**
      * Sends at once, without the queue or an event: for generated passwords, which must exist only
-     * in the mail that carries them. Only the mail's metadata is recorded.
+     * in the mail that carries them. Only the mail's metadata is recorded; the inbox notice that
+     * follows goes the one send path and carries no password.
      */
     async sendMailNow(request: { to: string; userId?: string; template: 'provisioned_account'; variables: Record<string, string> }): Promise<void> {
       const to = normaliseAddress(request.to);
@@ -286,6 +287,21 @@ export function createNotifications(deps: ServiceDeps & { userEmail?(userId: str
         sentAt: new Date(),
       });
       logger.info({ notificationId, template: request.template }, 'mail delivered');
+      // The inbox says the account exists and where the password went, never the password itself.
+      if (request.userId) {
+        const userId = request.userId;
+        await deps.sequelize.transaction((transaction) =>
+          publish(transaction, newId(), {
+            userId,
+            template: request.template,
+            category: 'security',
+            title: mail.subject,
+            description: `Your temporary password was mailed to ${to}. You will choose your own when you first sign in.`,
+            metadata: { centreName: request.variables.centreName ?? null, role: request.variables.role ?? null },
+            channels: ['in_app'],
+          }),
+        );
+      }
     },
 
     async list(userId: string, page: PageRequest, filter: { read?: boolean; category?: Category; status?: 'all' | 'read' | 'unread' }) {

@@ -1,0 +1,99 @@
+import { QueryTypes, type Sequelize } from 'sequelize';
+import { validationFailed } from '../../platform/http/errors.ts';
+import { encodeCursor, pageRequest, type PageMeta } from '../../platform/http/pagination.ts';
+import { valueAt } from '../merge-patch.ts';
+import type { AssetUrls } from '../orchestrator.ts';
+import type { JsonObject } from '../vocabulary.ts';
+
+/** The certificates an assessor onboarding can hold, with the qualification each shows. */
+const certifications = [
+  { key: 'qaa', qualification: 'QAA' },
+  { key: 'iqm', qualification: 'IQM' },
+] as const;
+
+/** SQL for an assessor profile's display name from their onboarding (`p` the profile, `o` the onboarding). */
+export const assessorNameSql = `trim(concat_ws(' ', o.data #>> '{personalDetails,firstName}', o.data #>> '{personalDetails,lastName}'))`;
+
+/** The joins that give an assessor profile `p` its user `u` and assessor onboarding `o`. */
+export const assessorJoins = `JOIN cap.users u ON u.user_id = p.user_id
+  LEFT JOIN cap.onboardings o ON o.user_id = p.user_id AND o.persona = 'assessor'`;
+
+export interface AssessorCard {
+  id: string;
+  name: string;
+  email: string | null;
+  qualifications: Array<(typeof certifications)[number]['qualification']>;
+  sectors: Array<{ id: string; name: string }>;
+  yearsOfExperience: null;
+  certificates: Array<{ kind: (typeof certifications)[number]['key']; assetId: string; url: string }>;
+}
+
+/**
+ * Who an assessor is, as centres see them (the `assessor` of RetainedAssessorRequest and
+ * JobPostingApplication, the fields of CentreAssessorListItem): name and email, the qualifications their
+ * certificates show, their sectors, and the certificates with resolved URLs. The onboarding holds no
+ * years of experience, so that is null.
+ */
+export function createAssessorCards(sequelize: Sequelize, assetUrls: AssetUrls) {
+  return async (profileIds: string[]): Promise<Map<string, AssessorCard>> => {
+    const ids = [...new Set(profileIds)];
+    if (!ids.length) return new Map();
+    const rows = await sequelize.query<{ id: string; email: string; name: string; data: JsonObject | null; sectors: Array<{ id: string; name: string }> }>(
+      `SELECT p.id, u.email, ${assessorNameSql} AS name, o.data,
+              (SELECT coalesce(json_agg(json_build_object('id', s.id, 'name', s.name) ORDER BY s.name), '[]')
+                 FROM cap.assessor_sectors a JOIN cap.sectors s ON s.id = a.sector_id WHERE a.assessor_id = p.id) AS sectors
+         FROM cap.assessor_profiles p ${assessorJoins} WHERE p.id = ANY($1)`,
+      { type: QueryTypes.SELECT, bind: [ids] },
+    );
+    const assetIds = rows.flatMap((row) => certifications.map(({ key }) => valueAt(row.data, `assessorDetails.certifications.${key}.certificateAssetId`) as string | undefined));
+    const urlOf = await assetUrls(assetIds);
+    function card(row: (typeof rows)[number]): AssessorCard {
+      const held = certifications
+        .map(({ key, qualification }) => ({ key, qualification, assetId: valueAt(row.data, `assessorDetails.certifications.${key}.certificateAssetId`) }))
+        .filter((c): c is typeof c & { assetId: string } => typeof c.assetId === 'string' && c.assetId !== '');
+      return {
+        id: row.id,
+        name: row.name,
+        email: row.email || null,
+        qualifications: held.map((c) => c.qualification),
+        sectors: row.sectors,
+        yearsOfExperience: null,
+        // A certificate whose file no longer resolves keeps its asset id, with an empty url.
+        certificates: held.map((c) => ({ kind: c.key, assetId: c.assetId, url: urlOf(c.assetId) ?? '' })),
+      };
+    }
+    return new Map(rows.map((row) => [row.id, card(row)]));
+  };
+}
+
+export type AssessorCards = ReturnType<typeof createAssessorCards>;
+
+/**
+ * One keyset page of ids from SQL: `from` is the FROM and WHERE of the rows (alias `x` for the table
+ * whose `id` is paged), `key` the sort expression; ties go by id. The cursor is the last id sent.
+ */
+export async function idPage(
+  sequelize: Sequelize,
+  query: { cursor?: string; limit?: number },
+  sql: { from: string; where: string[]; bind: unknown[]; key: string; desc: boolean },
+): Promise<{ ids: string[]; meta: PageMeta }> {
+  const page = pageRequest(query as Record<string, unknown>);
+  const where = [...sql.where];
+  const bind = [...sql.bind];
+  const arrow = sql.desc ? '<' : '>';
+  if (page.cursor) {
+    bind.push(page.cursor);
+    const [last] = await sequelize.query(`SELECT 1 FROM ${sql.from} WHERE ${[...where, `x.id = $${bind.length}`].join(' AND ')}`, { type: QueryTypes.SELECT, bind });
+    if (!last) throw validationFailed([{ field: 'query.cursor', issue: 'is not a cursor this API issued' }]);
+    where.push(`(${sql.key}, x.id) ${arrow} (SELECT ${sql.key}, x.id FROM ${sql.from} WHERE x.id = $${bind.length})`);
+  }
+  bind.push(page.limit + 1);
+  const direction = sql.desc ? 'DESC' : 'ASC';
+  const rows = await sequelize.query<{ id: string }>(
+    `SELECT x.id FROM ${sql.from} WHERE ${where.join(' AND ')} ORDER BY ${sql.key} ${direction}, x.id ${direction} LIMIT $${bind.length}`,
+    { type: QueryTypes.SELECT, bind },
+  );
+  const hasMore = rows.length > page.limit;
+  const ids = rows.slice(0, page.limit).map((row) => row.id);
+  return { ids, meta: { pagination: { nextCursor: hasMore ? encodeCursor(ids.at(-1)!) : null, hasMore, limit: page.limit } } };
+}
