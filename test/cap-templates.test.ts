@@ -53,14 +53,16 @@ test.serial('the public third-party report template is 404 until an admin sets i
 test('PUT /admin/templates is all or nothing: a file the admin did not upload and a key listed twice are each named, and nothing changes', async (t) => {
   const mine = await upload(admin, 'mine.pdf');
   const theirs = await upload(owner, 'theirs.pdf');
-  const before = (await cap(platform, admin, 'GET', '/admin/templates')).body.data;
+  // The files by key (URLs are signed afresh on every read).
+  const templates = async () => (await cap(platform, admin, 'GET', '/admin/templates')).body.data.map((row: { key: string; assetId: string }) => [row.key, row.assetId]);
+  const before = await templates();
   const refused = await cap(platform, admin, 'PUT', '/admin/templates', {
     json: { templates: [{ key: 'checklist', assetId: mine }, { key: 'guide', assetId: theirs }, { key: 'checklist', assetId: mine }] },
   });
   t.is(refused.status, 422);
   t.is(refused.body.error.code, 'validation.failed');
   t.deepEqual(refused.body.error.details.map((d: { field: string }) => d.field).sort(), ['templates[1].assetId', 'templates[2].key']);
-  t.deepEqual((await cap(platform, admin, 'GET', '/admin/templates')).body.data, before);
+  t.deepEqual(await templates(), before);
   t.is((await cap(platform, admin, 'PUT', '/admin/templates', { json: { templates: [{ key: 'Bad Key', assetId: mine }] } })).status, 422);
 });
 
