@@ -458,3 +458,48 @@ stepTests(test, capPact, 'cap', [
   get('/v1/cap/centre/payments/summary', { rule: 'a new centre has no payments', description: 'a read of the payments summary of a new centre', states: [superAdmin], headers: asCentre, status: 200, response: { success: true, data: { totalRevenue: ngnLike('0'), completedCount: 0, pendingCount: 0 } } }),
   get('/v1/cap/centre/payments', { rule: "a new centre's payment list is empty", description: 'a read of the payments of a new centre', states: [superAdmin], headers: asCentre, status: 200, response: { success: true, data: [], meta: pagination } }),
 ]);
+
+// The admin office: moderation as `capctl admin centres|assessors` makes it, the dashboard, templates,
+// and what a staff member handles.
+const moderation: State = ['a platform admin with a centre and an assessor to moderate'];
+const pendingCentre = (suffix = '') => fromProviderState(`/v1/cap/admin/centres/\${pendingCentreId}${suffix}`, `/v1/cap/admin/centres/01J9Z8X7W6V5T4S3R2Q1P0CENT${suffix}`);
+const pendingAssessor = (suffix = '') => fromProviderState(`/v1/cap/admin/assessors/\${pendingAssessorId}${suffix}`, `/v1/cap/admin/assessors/01J9Z8X7W6V5T4S3R2Q1P0ASSR${suffix}`);
+const moderatedCentre = (status: string) => ({ id: ulid(), name: string('Lagos Skills Centre'), registrationNo: string('RC-104233'), status, createdAt: isoDateTime(), superAdmin: { userId: ulid(), name: string('Ada Obi'), email: email(), photo: null } });
+const moderatedAssessor = (status: string) => ({ id: ulid(), userId: ulid(), name: string('Ada Obi'), email: email(), photo: null, status, createdAt: isoDateTime() });
+const countOf = (stageKey: string) => ({ stageKey, label: string('A stage'), count: integer(0) });
+/** An error envelope whose details name fields exactly and issues by example. */
+const errorNaming = (code: string, details: Array<{ field: string; issue: string }>) => ({
+  ...errorBody(code),
+  error: { ...errorBody(code).error, details: details.map(({ field, issue }) => ({ field, issue: string(issue) })) },
+});
+const rplStageKeys = ['application_form', 'payment', 'folder_arrangement', 'interview', 'internal_verification', 'external_verification', 'certification'];
+stepTests(test, capPact, 'cap', [
+  get('/v1/cap/admin/centres', { rule: 'capctl admin centres list --status pending lists the pending centres', description: "a read of the admins' pending centres", states: [moderation], query: { limit: '100', status: 'pending' }, status: 200, response: { success: true, data: eachLike(moderatedCentre('pending')), meta: pagination } }),
+  { rule: 'capctl admin centres approve approves a pending centre', description: 'an approval of a pending centre', states: [moderation], method: 'POST', path: pendingCentre('/approve'), status: 200, response: { success: true, data: moderatedCentre('approved') } },
+  { rule: 'capctl admin centres reject rejects a pending centre', description: 'a rejection of a pending centre', states: [moderation], method: 'POST', path: pendingCentre('/reject'), status: 200, response: { success: true, data: moderatedCentre('rejected') } },
+  { rule: 'a pending centre cannot be suspended (409 centre.transition_not_allowed)', description: 'a suspension of a pending centre', states: [moderation], method: 'POST', path: pendingCentre('/suspend'), status: 409, response: errorBody('centre.transition_not_allowed') },
+  { rule: 'capctl admin centres approve with several ids is all or nothing: an unknown one stops them all, named', description: 'a bulk approval of a pending centre and an unknown id', states: [moderation], method: 'PATCH', path: '/v1/cap/admin/centres/bulk', body: { ids: [fromProviderState('${pendingCentreId}', '01J9Z8X7W6V5T4S3R2Q1P0CENT'), fromProviderState('${unknownId}', '01J9Z8X7W6V5T4S3R2Q1P0NONE')], action: 'approve' }, status: 409, response: errorNaming('admin.bulk_refused', [{ field: 'ids[1]', issue: 'no centre has the id 01J9Z8X7W6V5T4S3R2Q1P0NONE' }]) },
+  get('/v1/cap/admin/assessors', { rule: 'capctl admin assessors list --status pending lists the pending assessors', description: "a read of the admins' pending assessors", states: [moderation], query: { limit: '100', status: 'pending' }, status: 200, response: { success: true, data: eachLike(moderatedAssessor('pending')), meta: pagination } }),
+  { rule: 'capctl admin assessors approve approves a pending assessor', description: 'an approval of a pending assessor', states: [moderation], method: 'POST', path: pendingAssessor('/approve'), status: 200, response: { success: true, data: moderatedAssessor('approved') } },
+  { rule: 'capctl admin assessors reject rejects a pending assessor', description: 'a rejection of a pending assessor', states: [moderation], method: 'POST', path: pendingAssessor('/reject'), status: 200, response: { success: true, data: moderatedAssessor('rejected') } },
+  { rule: 'a pending assessor cannot be suspended (409 assessor.transition_not_allowed)', description: 'a suspension of a pending assessor', states: [moderation], method: 'POST', path: pendingAssessor('/suspend'), status: 409, response: errorBody('assessor.transition_not_allowed') },
+  get('/v1/cap/admin/dashboard', { rule: "the admin dashboard gives a year's KPIs, twelve months and the pipeline (2001: no applications)", description: 'a read of the admin dashboard of a year without applications', states: [admin], query: { year: '2001' }, status: 200, response: {
+    success: true,
+    data: {
+      year: 2001,
+      tradeId: null,
+      kpis: { applications: integer(0), candidates: integer(0), certified: integer(0), centres: integer(1), assessors: integer(0), revenue: { amountMinorUnits: string('0'), currency: 'NGN' }, platformFees: { amountMinorUnits: string('0'), currency: 'NGN' } },
+      applicationsByMonth: eachLike({ month: integer(1), count: integer(0) }, 12),
+      revenueByMonth: eachLike({ month: integer(1), amount: { amountMinorUnits: string('0'), currency: 'NGN' } }, 12),
+      applicationsByTrade: [],
+      applicationsByType: [{ type: 'RPL', count: integer(0) }, { type: 'NSQ', count: integer(0) }],
+      pipeline: { atStage: eachLike(countOf('payment')), reached: eachLike(countOf('payment')) },
+    },
+  } }),
+  get('/v1/cap/admin/dashboard', { rule: 'the admin dashboard needs platform.dashboard.read (403)', description: 'a read of the admin dashboard by a centre super admin', states: [superAdmin], status: 403, response: errorBody('auth.permission_denied') }),
+  { rule: 'a downloadable template must be a file the admin uploaded (422, naming it)', description: 'a setting of a downloadable template to a file that is not the admin\'s', states: [admin], method: 'PUT', path: '/v1/cap/admin/templates', body: { templates: [{ key: 'third_party_report', assetId: '01J9Z8X7W6V5T4S3R2Q1P0NONE' }] }, status: 422, response: errorBody('validation.failed', [{ field: 'templates[0].assetId', issue: 'is not a file you uploaded' }]) },
+  get('/v1/cap/admin/workflow-templates/NSQ/versions', { rule: 'no NSQ workflow template has been published', description: 'a read of the NSQ workflow template versions', states: [admin], status: 200, response: { success: true, data: [] } }),
+  { rule: "a workflow template lists the type's stages in order and becomes the next version", description: 'a publication of an RPL workflow template', states: [admin], method: 'POST', path: '/v1/cap/admin/workflow-templates/RPL/versions', body: { stages: rplStageKeys.map((stageKey) => ({ stageKey })) }, status: 201, response: { success: true, data: { applicationType: 'RPL', version: integer(1), publishedAt: isoDateTime(), stages: rplStageKeys.map((stageKey) => ({ stageKey, label: string('A stage'), durationDays: null, guidance: null })) } } },
+  { rule: 'stages out of the lifecycle order are 422, each named', description: 'a publication of an RPL workflow template with two stages swapped', states: [admin], method: 'POST', path: '/v1/cap/admin/workflow-templates/RPL/versions', body: { stages: ['application_form', 'payment', 'interview', 'folder_arrangement', 'internal_verification', 'external_verification', 'certification'].map((stageKey) => ({ stageKey })) }, status: 422, response: errorNaming('validation.failed', [{ field: 'stages[2].stageKey', issue: 'is interview; stage 3 of RPL is folder_arrangement' }, { field: 'stages[3].stageKey', issue: 'is folder_arrangement; stage 4 of RPL is interview' }]) },
+  get(fromProviderState('/v1/cap/centre/staff/${staffId}/applications', '/v1/cap/centre/staff/01J9Z8X7W6V5T4S3R2Q1P0STAF/applications'), { rule: 'a new staff member handles no applications yet', description: "a read of the applications a new staff member handles", states: [withStaff('active')], headers: asCentre, query: { queue: 'pending' }, status: 200, response: { success: true, data: [], meta: pagination } }),
+]);

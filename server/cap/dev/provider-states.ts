@@ -21,6 +21,7 @@ interface CapCreates {
   otherUser?: boolean;
   staffMember?: { status: unknown };
   member?: { role: unknown; status: unknown; centres: unknown };
+  toModerate?: boolean;
 }
 
 /** A sandbox NIN that verifies (README, "Identity checks"). */
@@ -169,6 +170,14 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
         const staffId = await addStaff(owner, centreId, user, role, status);
         if (i === 0) Object.assign(values, { centreId, staffId });
       }
+    }
+    if (creates.toModerate) {
+      const owner = await verified({}, ['cap']);
+      await onboardAt(owner, ['centre'], 'submitted');
+      const assessor = await verified({}, ['cap']);
+      await onboardAt(assessor, ['assessor'], 'submitted');
+      const [profile] = (await deps.sequelize.query(`SELECT id FROM cap.assessor_profiles WHERE user_id = $1`, { bind: [assessor.userId] }))[0] as Array<{ id: string }>;
+      Object.assign(values, { pendingCentreId: (await ownCentre(owner)).centreId, pendingAssessorId: profile!.id, unknownId: newId() });
     }
     return values;
   }
