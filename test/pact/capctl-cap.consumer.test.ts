@@ -503,3 +503,21 @@ stepTests(test, capPact, 'cap', [
   { rule: 'stages out of the lifecycle order are 422, each named', description: 'a publication of an RPL workflow template with two stages swapped', states: [admin], method: 'POST', path: '/v1/cap/admin/workflow-templates/RPL/versions', body: { stages: ['application_form', 'payment', 'interview', 'folder_arrangement', 'internal_verification', 'external_verification', 'certification'].map((stageKey) => ({ stageKey })) }, status: 422, response: errorNaming('validation.failed', [{ field: 'stages[2].stageKey', issue: 'is interview; stage 3 of RPL is folder_arrangement' }, { field: 'stages[3].stageKey', issue: 'is folder_arrangement; stage 4 of RPL is interview' }]) },
   get(fromProviderState('/v1/cap/centre/staff/${staffId}/applications', '/v1/cap/centre/staff/01J9Z8X7W6V5T4S3R2Q1P0STAF/applications'), { rule: 'a new staff member handles no applications yet', description: "a read of the applications a new staff member handles", states: [withStaff('active')], headers: asCentre, query: { queue: 'pending' }, status: 200, response: { success: true, data: [], meta: pagination } }),
 ]);
+
+// Awarding bodies: the list anyone signed in reads, and the body's admin inviting staff.
+const bodyAdmin: State = ['an awarding body admin'];
+stepTests(test, capPact, 'cap', [
+  get('/v1/cap/admin/awarding-bodies', { rule: 'anyone signed in lists the awarding bodies, without persona headers', description: 'a read of the awarding bodies', states: [bodyAdmin], status: 200, response: { success: true, data: eachLike({ id: ulid(), name: string('Pact Awarding Body'), registrationNo: string('AB-104233'), logoAssetId: null }) } }),
+  {
+    rule: "the body's admin invites a new address as staff, pending until their first call",
+    description: 'an invitation of a new address as awarding body staff',
+    states: [bodyAdmin],
+    method: 'POST',
+    path: '/v1/cap/awarding-body/staff',
+    headers: { 'X-CAP-PERSONA': 'awarding_body' },
+    body: { email: fromProviderState('${newStaffEmail}', 'ev@example.test'), awardingBodyId: fromProviderState('${awardingBodyId}', '01J9Z8X7W6V5T4S3R2Q1P0AWBD') },
+    status: 201,
+    response: { success: true, data: { id: ulid(), awardingBodyId: ulid(), email: email(), role: 'staff', status: 'pending', createdAt: isoDateTime() } },
+  },
+  { rule: 'a centre super admin cannot invite awarding body staff (403)', description: 'an invitation of awarding body staff by a centre super admin', states: [superAdmin], method: 'POST', path: '/v1/cap/awarding-body/staff', headers: { 'X-CAP-PERSONA': 'awarding_body' }, body: { email: 'ev@example.test', awardingBodyId: '01J9Z8X7W6V5T4S3R2Q1P0AWBD' }, status: 403, response: errorBody('auth.persona_not_held') },
+]);

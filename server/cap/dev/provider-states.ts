@@ -22,6 +22,7 @@ interface CapCreates {
   staffMember?: { status: unknown };
   member?: { role: unknown; status: unknown; centres: unknown };
   toModerate?: boolean;
+  awardingBodyAdmin?: boolean;
 }
 
 /** A sandbox NIN that verifies (README, "Identity checks"). */
@@ -178,6 +179,15 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
       await onboardAt(assessor, ['assessor'], 'submitted');
       const [profile] = (await deps.sequelize.query(`SELECT id FROM cap.assessor_profiles WHERE user_id = $1`, { bind: [assessor.userId] }))[0] as Array<{ id: string }>;
       Object.assign(values, { pendingCentreId: (await ownCentre(owner)).centreId, pendingAssessorId: profile!.id, unknownId: newId() });
+    }
+    if (creates.awardingBodyAdmin) {
+      await cap('GET', '/me');
+      const platformAdmin = await verified({}, ['cap']);
+      await grantPlatformAdmin(platformAdmin);
+      const body = (await capAs(platformAdmin)('POST', '/admin/awarding-bodies', { name: 'Pact Awarding Body', registrationNo: `AB-${newId()}`, admin: { name: 'Chidi Okafor', email: user.email } })).data;
+      const invitation = ((await cap('GET', '/me/invitations')).data as Array<{ id: string; organisationId: string }>).find((i) => i.organisationId === body.id)!;
+      await cap('POST', `/me/invitations/${invitation.id}/accept`);
+      Object.assign(values, { awardingBodyId: body.id, newStaffEmail: newAddress() });
     }
     return values;
   }
