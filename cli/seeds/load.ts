@@ -44,11 +44,30 @@ export interface SeedCentre {
   superAdmin: SeedPerson & { name: string };
   staff?: Array<{ name: string; email: string; role: 'regular_admin' | 'staff' }>;
 }
+/** An LMS course as a seed: authored, then published unless `publish` is false. */
+export interface SeedCourseItem {
+  type: 'native_lesson' | 'video' | 'quiz' | 'assignment' | 'scorm_package';
+  title: string;
+  body?: Record<string, unknown>;
+  mediaAssetId?: string;
+  /** A SCORM package of the project (fixtures/scorm/<name>), uploaded to Orchestrator storage when seeded. */
+  package?: string;
+  quiz?: Record<string, unknown>;
+}
+export interface SeedCourse {
+  title: string;
+  description?: string;
+  price?: string;
+  publish?: boolean;
+  modules: Array<{ title: string; optional?: boolean; items: SeedCourseItem[] }>;
+}
 export interface SeedSet {
   sectors: SeedSector[];
   centres: SeedCentre[];
   platformAdmins: SeedPerson[];
   candidates: SeedPerson[];
+  lmsAdmins: SeedPerson[];
+  lmsCourses: SeedCourse[];
   files: string[];
 }
 
@@ -82,7 +101,7 @@ const seedSchema = {
   additionalProperties: false,
   minProperties: 1,
   maxProperties: 1,
-  hint: 'a seed file holds one of: sector, centres, people',
+  hint: 'a seed file holds one of: sector, centres, people, lms',
   properties: {
     sector: strict(['slug', 'name', 'trades'], {
       slug,
@@ -113,10 +132,45 @@ const seedSchema = {
       }),
     },
     people: strict([], { platformAdmins: { type: 'array', items: person }, candidates: { type: 'array', items: person } }),
+    lms: strict(['admins', 'courses'], {
+      admins: { type: 'array', minItems: 1, items: { ...person, required: ['email', 'password'] } },
+      courses: {
+        type: 'array',
+        items: strict(['title', 'modules'], {
+          title: text,
+          description: text,
+          price: { type: 'string', pattern: '^(0|[1-9][0-9]*)$', hint: 'must be a whole number of kobo, as a string' },
+          publish: { type: 'boolean' },
+          modules: {
+            type: 'array',
+            items: strict(['title', 'items'], {
+              title: text,
+              optional: { type: 'boolean' },
+              items: {
+                type: 'array',
+                items: strict(['type', 'title'], {
+                  type: { enum: ['native_lesson', 'video', 'quiz', 'assignment', 'scorm_package'] },
+                  title: text,
+                  body: { type: 'object' },
+                  mediaAssetId: text,
+                  package: { type: 'string', pattern: '^[a-z0-9]+(-[a-z0-9]+)*$', hint: 'must be the name of a folder of fixtures/scorm' },
+                  quiz: { type: 'object' },
+                }),
+              },
+            }),
+          },
+        }),
+      },
+    }),
   },
 } as const;
 
-type SeedFile = { sector?: SeedSector; centres?: SeedCentre[]; people?: { platformAdmins?: SeedPerson[]; candidates?: SeedPerson[] } };
+type SeedFile = {
+  sector?: SeedSector;
+  centres?: SeedCentre[];
+  people?: { platformAdmins?: SeedPerson[]; candidates?: SeedPerson[] };
+  lms?: { admins: SeedPerson[]; courses: SeedCourse[] };
+};
 
 const ajv = new Ajv2020({ allErrors: true, verbose: true, strictTypes: false });
 ajv.addVocabulary(['hint', 'oneOfHint']);
@@ -140,7 +194,7 @@ async function seedFiles(targets: string[]): Promise<string[]> {
 
 /** Reads and checks every seed file; any problem in any file stops here, all of them reported. */
 export async function loadSeeds(targets: string[]): Promise<SeedSet> {
-  const set: SeedSet = { sectors: [], centres: [], platformAdmins: [], candidates: [], files: await seedFiles(targets) };
+  const set: SeedSet = { sectors: [], centres: [], platformAdmins: [], candidates: [], lmsAdmins: [], lmsCourses: [], files: await seedFiles(targets) };
   const problems: string[] = [];
   const seen = new Map<string, string>();
   for (const file of set.files) {
@@ -177,6 +231,14 @@ export async function loadSeeds(targets: string[]): Promise<SeedSet> {
       data.people?.candidates?.forEach((p, i) => {
         once(`person:${p.email.toLowerCase()}`, ['people', 'candidates', i, 'email']);
         set.candidates.push(p);
+      });
+      data.lms?.admins.forEach((p, i) => {
+        once(`person:${p.email.toLowerCase()}`, ['lms', 'admins', i, 'email']);
+        set.lmsAdmins.push(p);
+      });
+      data.lms?.courses.forEach((course, c) => {
+        once(`course:${course.title}`, ['lms', 'courses', c, 'title']);
+        set.lmsCourses.push(course);
       });
       if (issues.length) fail(issues);
     } catch (err) {
