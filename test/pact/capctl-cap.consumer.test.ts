@@ -521,3 +521,8 @@ stepTests(test, capPact, 'cap', [
   },
   { rule: 'a centre super admin cannot invite awarding body staff (403)', description: 'an invitation of awarding body staff by a centre super admin', states: [superAdmin], method: 'POST', path: '/v1/cap/awarding-body/staff', headers: { 'X-CAP-PERSONA': 'awarding_body' }, body: { email: 'ev@example.test', awardingBodyId: '01J9Z8X7W6V5T4S3R2Q1P0AWBD' }, status: 403, response: errorBody('auth.persona_not_held') },
 ]);
+
+// The public third-party report template.
+stepTests(test, capPact, 'cap', [
+  get('/v1/cap/evidence/third-party-report-template', { rule: 'anyone downloads the third-party report template an admin set', description: 'a read of the third-party report template', states: [['a published third-party report template']], signedIn: false, status: 200, response: { success: true, data: { assetId: ulid(), url: string('http://127.0.0.1:4000/v1/ol/storage/files/01J9Z8X7W6V5T4S3R2Q1P0ASST?expires=1&signature=x') } } }),
+]);

@@ -6,7 +6,7 @@ import type { Handler } from '../../platform/http/operations.ts';
 import { raw } from '../../platform/http/reply.ts';
 import type { ServiceDeps } from '../../platform/service.ts';
 
-type Method = 'GET' | 'POST' | 'PATCH';
+type Method = 'GET' | 'POST' | 'PATCH' | 'PUT';
 
 /** What a CAP state may create besides the account (fixtures/states/cap.yaml). */
 interface CapCreates {
@@ -23,6 +23,7 @@ interface CapCreates {
   member?: { role: unknown; status: unknown; centres: unknown };
   toModerate?: boolean;
   awardingBodyAdmin?: boolean;
+  thirdPartyReportTemplate?: boolean;
 }
 
 /** A sandbox NIN that verifies (README, "Identity checks"). */
@@ -179,6 +180,13 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
       await onboardAt(assessor, ['assessor'], 'submitted');
       const [profile] = (await deps.sequelize.query(`SELECT id FROM cap.assessor_profiles WHERE user_id = $1`, { bind: [assessor.userId] }))[0] as Array<{ id: string }>;
       Object.assign(values, { pendingCentreId: (await ownCentre(owner)).centreId, pendingAssessorId: profile!.id, unknownId: newId() });
+    }
+    if (creates.thirdPartyReportTemplate) {
+      // The template must be the admin's own upload: the Orchestrator's state makes the user and the file.
+      const owner: VerifiedUser & { assetId: string } = await platformCall(deps.peers.url('ol'), 'POST', '/dev/provider-states', { body: { state: 'a confirmed asset' } });
+      await grantPlatformAdmin(owner);
+      await capAs(owner)('PUT', '/admin/templates', { templates: [{ key: 'third_party_report', assetId: owner.assetId }] });
+      Object.assign(values, { assetId: owner.assetId });
     }
     if (creates.awardingBodyAdmin) {
       await cap('GET', '/me');
