@@ -17,6 +17,7 @@ import { registerStaff } from './commands/staff.ts';
 import { registerPay } from './commands/pay.ts';
 import { registerSeed } from './commands/seed.ts';
 import { registerApplication, registerWallet } from './commands/application.ts';
+import { registerInterview } from './commands/interview.ts';
 import { registerMessaging } from './commands/messaging.ts';
 import { registerLms } from './commands/lms.ts';
 
@@ -26,7 +27,7 @@ export function buildProgram(): Command {
     .description('Run, seed, script and verify the CAP platform reference')
     .showHelpAfterError()
     .exitOverride();
-  for (const register of [registerServe, registerDemo, registerSeed, registerRun, registerAccount, registerIdentity, registerAdmin, registerCentre, registerStaff, registerInvitations, registerApplication, registerPay, registerWallet, registerMessaging, registerLms, registerMail, registerGoogleToken, registerKeys, registerGrpc, registerPact]) register(program);
+  for (const register of [registerServe, registerDemo, registerSeed, registerRun, registerAccount, registerIdentity, registerAdmin, registerCentre, registerStaff, registerInvitations, registerApplication, registerInterview, registerPay, registerWallet, registerMessaging, registerLms, registerMail, registerGoogleToken, registerKeys, registerGrpc, registerPact]) register(program);
   return program;
 }
 

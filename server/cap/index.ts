@@ -60,6 +60,11 @@ import { userRoutes } from './users/routes.ts';
 import { createUserService } from './users/service.ts';
 import { evidenceRoutes } from './evidence/routes.ts';
 import { createEvidence } from './evidence/service.ts';
+import { interviewRoutes } from './interviews/routes.ts';
+import { createInterviews } from './interviews/service.ts';
+import { createRecommendationsClient } from './lms.ts';
+import { nsqRoutes } from './nsq/routes.ts';
+import { createNsqPaths } from './nsq/service.ts';
 import { sharingRoutes } from './sharing/routes.ts';
 import { verificationRoutes } from './verification/routes.ts';
 import { createVerification } from './verification/service.ts';
@@ -104,7 +109,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   const centreProfiles = createCentreProfiles(sequelize, centres, onboarding, users, orchestratorHttp.assetUrls);
   const platformConfig = createPlatformConfig(sequelize);
   const catalogue = createCatalogue(sequelize, centres.models, orchestratorHttp.assetUrls);
-  const applications = createApplications({ sequelize, events, assignments: assessors.assignments, centreCertifyBypass: config.centreCertifyBypass, users, onboarding, catalogue: catalogue.models, centres: centres.models });
+  const applications = createApplications({ sequelize, events, assignments: assessors.assignments, centreCertifyBypass: config.centreCertifyBypass, users, onboarding, catalogue: catalogue.models, centres: centres.models, photos });
   const candidateArea = createCandidateArea({ sequelize, users, onboarding, applications, assetUrls: orchestratorHttp.assetUrls, ownsAsset: orchestratorHttp.ownsAsset });
   const payments = createCapPayments({
     sequelize,
@@ -130,6 +135,17 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   const broadcasts = createBroadcasts(centres, orchestratorHttp.broadcast);
   const notificationPolicies = createNotificationPolicies(sequelize, centres);
   const assessorCards = createAssessorCards(sequelize, orchestratorHttp.assetUrls);
+  const interviews = createInterviews({
+    sequelize,
+    applications,
+    assessors,
+    catalogue: catalogue.models,
+    centres: centres.models,
+    assessorCards,
+    ownsAsset: orchestratorHttp.ownsAsset,
+    recommendations: createRecommendationsClient(() => peers.lmsGrpcAddress(), config.serviceApiKey),
+    logger: logger.child({ component: 'cap-interviews' }),
+  });
   const retainedRequests = createRetainedRequests(sequelize, assessors, centres.models, assessorCards);
   const auth = createCapAuth(
     users,
@@ -190,6 +206,8 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       ...candidateRoutes(auth, contexts, candidateArea),
       ...centreDashboardRoutes(contexts, createCentreDashboard(sequelize)),
       ...evidenceRoutes(auth, contexts, evidence),
+      ...interviewRoutes(auth, contexts, interviews),
+      ...nsqRoutes(auth, contexts, createNsqPaths({ sequelize, applications, assessors, assessorCards, catalogue: catalogue.models, ownsAsset: orchestratorHttp.ownsAsset })),
       ...sharingRoutes(auth, contexts, sharing),
       ...verificationRoutes(auth, roles, contexts, verification),
       ...assessorMarketRoutes(auth, contexts, { retained: retainedRequests, roster: createRoster(sequelize, assessorCards, applications), postings: createJobPostings(sequelize, assessors, catalogue.models, centres.models, assessorCards) }),

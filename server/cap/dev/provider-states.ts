@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { applyStates, loadStateDefinitions, substitute, type StateDefinition } from '../../../fixtures/states/definitions.ts';
 import { onboard, platformCall, verifiedUser, type VerifiedUser } from '../../../fixtures/states/http.ts';
 import { notFound } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
+import { projectPath } from '../../platform/paths.ts';
 import type { Handler } from '../../platform/http/operations.ts';
 import { raw } from '../../platform/http/reply.ts';
 import type { ServiceDeps } from '../../platform/service.ts';
@@ -17,6 +19,7 @@ interface CapCreates {
   adminCentre?: boolean;
   catalogueTrade?: boolean;
   application?: { stage: unknown };
+  interview?: { actor: unknown; stage: unknown };
   centre?: boolean;
   otherUser?: boolean;
   staffMember?: { status: unknown };
@@ -98,6 +101,84 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
     );
   }
 
+  /**
+   * The candidate's RPL application at the centre, for a trade of a new sector (made by a platform admin
+   * of its own), taken to a stage: draft, complete (the form filled) or payment (submitted).
+   */
+  async function applicationOf(candidate: VerifiedUser, centreId: string, stage: string) {
+    const admin = await verified({}, ['cap']);
+    await grantPlatformAdmin(admin);
+    const tag = newId().toLowerCase();
+    const sectorId = (await capAs(admin)('POST', '/admin/sectors', { name: `Pact sector ${tag}`, description: 'A sector for contract tests.' })).data.id;
+    const tradeId = (await capAs(admin)('POST', '/admin/trades', { sectorId, name: `Pact trade ${tag}` })).data.id;
+    const cap = capAs(candidate);
+    const applicationId = (await cap('POST', '/applications', { type: 'RPL', sectorId, tradeId, unitIds: [], centreId }, asCandidate)).data.id;
+    if (stage !== 'draft') await cap('PATCH', `/applications/${applicationId}`, completeApplicationForm, asCandidate);
+    if (stage === 'payment') await cap('POST', `/applications/${applicationId}/submit`, undefined, asCandidate);
+    return { applicationId, sectorId, tradeId };
+  }
+
+  /** A signature file the user uploaded to the Orchestrator's storage (the one-request multipart upload). */
+  async function uploadedSignature(user: VerifiedUser): Promise<string> {
+    const form = new FormData();
+    form.set('purpose', 'signature');
+    form.set('file', new Blob([readFileSync(projectPath('fixtures', 'files', 'passport.png'))], { type: 'image/png' }), 'signature.png');
+    const res = await fetch(`${deps.peers.url('ol')}/storage/upload`, { method: 'POST', headers: { authorization: `Bearer ${user.accessToken}` }, body: form });
+    const body = (await res.json()) as { data?: { assetId: string }; error?: { code: string } };
+    if (!res.ok) throw new Error(`POST /storage/upload answered ${res.status} ${body.error?.code ?? ''}`);
+    return body.data!.assetId;
+  }
+
+  /**
+   * An interview set up the way a centre does it, with `user` as the actor: an approved centre (its super
+   * admin), three approved assessors it retains (Chidi leads, Ngozi votes and observes as the IV, Tunde
+   * votes), a centre panel of the three and a template at a clock in 2099, and a candidate's RPL
+   * application paid through the sandbox checkout (at folder arrangement). At `interview` the panel is
+   * seated, the sitting booked and the folder approved. Assessor approval is written directly, as a
+   * centre's is (no admin account needed).
+   */
+  async function interviewOf(user: VerifiedUser, actor: string, stage: string) {
+    let owner: VerifiedUser;
+    let centreId: string;
+    if (actor === 'centre') {
+      owner = user;
+      await onboardAt(user, ['centre'], 'submitted');
+      ({ centreId } = await ownCentre(user));
+      await approve(centreId);
+    } else {
+      ({ owner, centreId } = await newCentre());
+    }
+    const assessorIds: string[] = [];
+    for (const [index, role] of ['lead', 'voter', 'other'].entries()) {
+      const person = actor === role ? user : await verified({}, ['cap']);
+      await onboardAt(person, ['assessor'], 'submitted');
+      const [[profile]] = (await deps.sequelize.query(`UPDATE cap.assessor_profiles SET status = 'approved' WHERE user_id = $1 RETURNING id`, { bind: [person.userId] })) as [Array<{ id: string }>, unknown];
+      const requestId = (await capAs(person)('POST', '/assessor/retained-requests', { centreId, preferredRole: 'any' }, { 'x-cap-persona': 'assessor' })).data.id;
+      await capAs(owner)('PATCH', `/centre/retained-requests/${requestId}/approve`, undefined, centreHeaders(centreId));
+      assessorIds[index] = profile!.id;
+    }
+    const members = [{ assessorId: assessorIds[0], isLead: true }, { assessorId: assessorIds[1], isObserver: true }, { assessorId: assessorIds[2] }];
+    const centre = capAs(owner);
+    const panelId = (await centre('POST', '/centre/panels', { name: 'Pact panel', members }, centreHeaders(centreId))).data.id;
+    const templateId = (await centre('POST', '/centre/interviews', { title: 'Pact sitting', panelId, scheduledAt: '2099-01-10T09:00:00.000Z', mode: 'online', link: 'https://meet.example.test/pact' }, centreHeaders(centreId))).data.id;
+
+    const candidate = actor === 'candidate' ? user : await verified({}, ['cap']);
+    await onboardAt(candidate, ['candidate'], 'submitted');
+    const { applicationId } = await applicationOf(candidate, centreId, 'payment');
+    const paymentId = (await capAs(candidate)('POST', `/applications/${applicationId}/pay`, undefined, asCandidate)).data.paymentId;
+    await platformCall(deps.peers.url('ol'), 'POST', `/payments/sandbox/transactions/PAY-${paymentId}/pay`, { body: { cardNumber: '4084 0840 8408 4081', expiry: '12/30', cvv: '408' } });
+    for (let tries = 0; (await capAs(candidate)('GET', `/applications/${applicationId}`, undefined, asCandidate)).data.currentStageKey !== 'folder_arrangement'; tries++) {
+      if (tries > 60) throw new Error('the paid application did not reach folder arrangement');
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    if (stage === 'interview') {
+      await centre('POST', `/applications/${applicationId}/interview/panel`, { members }, centreHeaders(centreId));
+      await centre('POST', `/applications/${applicationId}/interview/schedule`, { scheduledAt: '2099-01-10T09:00:00.000Z', mode: 'online', link: 'https://meet.example.test/pact' }, centreHeaders(centreId));
+      await centre('POST', `/applications/${applicationId}/review`, { decision: 'approve', stageKey: 'folder_arrangement' }, centreHeaders(centreId));
+    }
+    return { applicationId, centreId, leadId: assessorIds[0], voterId: assessorIds[1], otherVoterId: assessorIds[2], panelId, templateId, signatureAssetId: await uploadedSignature(user) };
+  }
+
   async function setUp(definition: StateDefinition, params: Record<string, unknown>): Promise<Record<string, unknown>> {
     const creates = definition.creates as unknown as CapCreates;
     const user = await verified(params, creates.account.intents);
@@ -125,17 +206,15 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
     if (creates.application) {
       const stage = String(substitute(creates.application.stage, params));
       if (!['draft', 'complete', 'payment'].includes(stage)) throw new Error('stage must be draft, complete or payment');
-      const admin = await verified({}, ['cap']);
-      await grantPlatformAdmin(admin);
-      const tag = newId().toLowerCase();
-      const sectorId = (await capAs(admin)('POST', '/admin/sectors', { name: `Pact sector ${tag}`, description: 'A sector for contract tests.' })).data.id;
-      const tradeId = (await capAs(admin)('POST', '/admin/trades', { sectorId, name: `Pact trade ${tag}` })).data.id;
       const { centreId } = await newCentre();
-      const asCandidate = { 'x-cap-persona': 'candidate' };
-      const applicationId = (await cap('POST', '/applications', { type: 'RPL', sectorId, tradeId, unitIds: [], centreId }, asCandidate)).data.id;
-      if (stage !== 'draft') await cap('PATCH', `/applications/${applicationId}`, completeApplicationForm, asCandidate);
-      if (stage === 'payment') await cap('POST', `/applications/${applicationId}/submit`, undefined, asCandidate);
-      Object.assign(values, { applicationId, sectorId, tradeId, centreId });
+      Object.assign(values, await applicationOf(user, centreId, stage), { centreId });
+    }
+    if (creates.interview) {
+      const actor = String(substitute(creates.interview.actor, params));
+      const stage = String(substitute(creates.interview.stage, params));
+      if (!['centre', 'lead', 'voter', 'candidate'].includes(actor)) throw new Error('actor must be centre, lead, voter or candidate');
+      if (!['folder_arrangement', 'interview'].includes(stage)) throw new Error('stage must be folder_arrangement or interview');
+      Object.assign(values, await interviewOf(user, actor, stage));
     }
     if (creates.adminCentre) {
       const registrationNo = `RC-${newId()}`;
@@ -244,3 +323,4 @@ const catalogueDocument = {
 };
 
 const centreHeaders = (centreId: string) => ({ 'x-cap-persona': 'centre', 'x-cap-centre-id': centreId });
+const asCandidate = { 'x-cap-persona': 'candidate' };
