@@ -12,6 +12,7 @@ import type { OnboardingService } from '../onboarding/service.ts';
 import { assessorJoins, assessorNameSql } from '../assessors/people.ts';
 import { addressFields, contactInformationFields, personalDetailsFields, under } from '../onboarding/rules.ts';
 import type { Assignments } from '../assessors/assignments.ts';
+import type { AssessorCards } from '../assessors/people.ts';
 import type { UserService } from '../users/service.ts';
 import type { ApplicationType, JsonObject } from '../vocabulary.ts';
 import { enteredStatus, findMove, stageLabels, stagesOf, type Guard, type Mover, type MoveAction, type StageKey } from './lifecycle.ts';
@@ -92,6 +93,7 @@ export function createApplications(deps: {
   sequelize: Sequelize;
   events: ServiceEvents;
   assignments: Assignments;
+  assessorCards: AssessorCards;
   /** CAP_CENTRE_CERTIFY_BYPASS: a centre may certify without a certificate (the `certify_bypass_on` guard). */
   centreCertifyBypass: boolean;
   users: UserService;
@@ -200,6 +202,14 @@ export function createApplications(deps: {
       await events.publish(transaction, found.emits, { applicationId: application.id, type: application.type, centreId: application.centreId, candidateUserId: application.candidateUserId, from, to: found.to });
     }
     return application;
+  }
+
+  /** The application's current internal verifier as the client shows them, or null. */
+  async function internalVerifierOf(applicationId: string) {
+    const [assignment] = await deps.assignments.activeAssignments({ applicationId, role: 'iv' });
+    if (!assignment) return null;
+    const card = (await deps.assessorCards([assignment.assessorId])).get(assignment.assessorId);
+    return { assessorId: assignment.assessorId, name: card?.name ?? '', qualifications: card?.qualifications ?? [], assignedAt: assignment.assignedAt.toISOString() };
   }
 
   /** Names for the Application shape: candidates, centres, sectors and trades of a page, four statements. */
@@ -399,7 +409,7 @@ export function createApplications(deps: {
         personalInformation: (draft.personalInformation as JsonObject | undefined) ?? {},
         currentOccupation: (valueAt(draft, 'experienceAndTrade.currentOccupation') as JsonObject | undefined) ?? null,
         frozenProfile: frozen ? ((frozen.data.personalInformation as JsonObject | undefined) ?? null) : null,
-        internalVerifier: null,
+        internalVerifier: await internalVerifierOf(id),
         facilitator: await facilitatorOf(id),
       };
     },

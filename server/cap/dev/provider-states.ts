@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { applyStates, loadStateDefinitions, substitute, type StateDefinition } from '../../../fixtures/states/definitions.ts';
 import { onboard, platformCall, verifiedUser, type VerifiedUser } from '../../../fixtures/states/http.ts';
 import { notFound } from '../../platform/http/errors.ts';
+import { readFile } from 'node:fs/promises';
 import { newId } from '../../platform/ids.ts';
 import { projectPath } from '../../platform/paths.ts';
 import type { Handler } from '../../platform/http/operations.ts';
@@ -27,6 +28,8 @@ interface CapCreates {
   toModerate?: boolean;
   awardingBodyAdmin?: boolean;
   thirdPartyReportTemplate?: boolean;
+  evidence?: boolean;
+  verification?: { step: unknown };
 }
 
 /** A sandbox NIN that verifies (README, "Identity checks"). */
@@ -276,7 +279,129 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
       await cap('POST', `/me/invitations/${invitation.id}/accept`);
       Object.assign(values, { awardingBodyId: body.id, newStaffEmail: newAddress() });
     }
+    if (creates.evidence) Object.assign(values, await evidenceToGive(user));
+    if (creates.verification) Object.assign(values, await verificationStep(user, String(substitute(creates.verification.step, params))));
     return values;
+  }
+
+  /**
+   * A platform admin's trade whose NOS has one unit, and a submitted RPL application of `candidate` (an
+   * onboarded candidate) for it at the centre.
+   */
+  async function submittedApplication(candidate: VerifiedUser, centreId: string) {
+    const { admin } = await verificationPeople();
+    const asAdmin = capAs(admin);
+    const tag = newId().toLowerCase();
+    const sectorId = (await asAdmin('POST', '/admin/sectors', { name: `Pact sector ${tag}`, description: 'A sector for contract tests.' })).data.id;
+    const tradeId = (await asAdmin('POST', '/admin/trades', { sectorId, name: `Pact trade ${tag}` })).data.id;
+    await asAdmin('POST', `/admin/trades/${tradeId}/nos`, catalogueDocument);
+    const cap = capAs(candidate);
+    const asCandidate = { 'x-cap-persona': 'candidate' };
+    const applicationId = (await cap('POST', '/applications', { type: 'RPL', sectorId, tradeId, unitIds: [], centreId }, asCandidate)).data.id;
+    await cap('PATCH', `/applications/${applicationId}`, completeApplicationForm, asCandidate);
+    await cap('POST', `/applications/${applicationId}/submit`, undefined, asCandidate);
+    return { admin, applicationId, sectorId, tradeId };
+  }
+
+  /** The candidate's application with a piece of general evidence, and an uploaded evidence file not used yet. */
+  async function evidenceToGive(user: VerifiedUser) {
+    const { centreId } = (await verificationPeople()).centre;
+    const { applicationId, tradeId } = await submittedApplication(user, centreId);
+    const cap = capAs(user);
+    const asCandidate = { 'x-cap-persona': 'candidate' };
+    const [evidenceType] = (await cap('GET', `/trades/${tradeId}/evidence-types`)).data as string[];
+    const evidenceId = (await cap('POST', `/applications/${applicationId}/evidence`, { documentName: 'Work logbook', evidenceType, textValue: 'Week 1: block walls' }, asCandidate)).data.id;
+    const unitId = (await cap('GET', `/trades/${tradeId}/units`)).data[0].id;
+    const form = new FormData();
+    form.append('purpose', 'evidence');
+    form.append('file', new Blob([new Uint8Array(await readFile(projectPath('fixtures', 'files', 'passport.png')))], { type: 'image/png' }), 'reference.png');
+    const uploaded = await fetch(`${deps.peers.url('ol')}/storage/upload`, { method: 'POST', body: form, headers: { authorization: `Bearer ${user.accessToken}` } });
+    if (uploaded.status !== 201) throw new Error(`upload answered ${uploaded.status}`);
+    const assetId = ((await uploaded.json()) as { data: { assetId: string } }).data.assetId;
+    return { applicationId, evidenceId, evidenceType, unitId, assetId };
+  }
+
+  /** An approved assessor (the admin approves through the API). */
+  async function approvedAssessor(admin: VerifiedUser) {
+    const assessor = await verified({}, ['cap']);
+    await onboardAt(assessor, ['assessor'], 'submitted');
+    const [profile] = (await deps.sequelize.query('SELECT id FROM cap.assessor_profiles WHERE user_id = $1', { bind: [assessor.userId], plain: false }))[0] as Array<{ id: string }>;
+    await capAs(admin)('POST', `/admin/assessors/${profile!.id}/approve`);
+    return { assessor, assessorId: profile!.id };
+  }
+
+  /** The centre retains the assessor: their request, approved by the centre's super admin (once per centre). */
+  async function retain(assessor: VerifiedUser, owner: VerifiedUser, centreId: string) {
+    const [held] = await deps.sequelize.query(
+      `SELECT 1 FROM cap.retained_requests r JOIN cap.assessor_profiles p ON p.id = r.assessor_id WHERE p.user_id = $1 AND r.centre_id = $2 AND r.status = 'approved'`,
+      { bind: [assessor.userId, centreId] },
+    );
+    if ((held as unknown[]).length) return;
+    const requestId = (await capAs(assessor)('POST', '/assessor/retained-requests', { centreId, preferredRole: 'internal_verifier' }, { 'x-cap-persona': 'assessor' })).data.id;
+    await capAs(owner)('PATCH', `/centre/retained-requests/${requestId}/approve`, undefined, centreHeaders(centreId));
+  }
+
+  /**
+   * The people every application state shares, made once per platform (accounts are the slow part): a
+   * platform admin, two approved assessors (one to verify internally, one externally) and an approved
+   * centre with its super admin, where the states' candidates apply unless the user is the centre.
+   */
+  let people:
+    | Promise<{ admin: VerifiedUser; iv: { assessor: VerifiedUser; assessorId: string }; ev: { assessor: VerifiedUser; assessorId: string }; centre: { owner: VerifiedUser; centreId: string } }>
+    | undefined;
+  const verificationPeople = () =>
+    (people ??= (async () => {
+      const admin = await verified({}, ['cap']);
+      await grantPlatformAdmin(admin);
+      return { admin, iv: await approvedAssessor(admin), ev: await approvedAssessor(admin), centre: await newCentre() };
+    })().catch((err) => {
+      people = undefined;
+      throw err;
+    }));
+
+  /**
+   * An application taken to a verification step, for the person who acts there: the user is the centre's
+   * super admin (`assign_iv`, `forward`) or its awarding body's admin (`assign_ev`, `review_ev`, `certify`).
+   * The payment and the centre's folder and interview reviews are not driven: the application is placed at
+   * the interview directly (as the tests do), then moved through the API.
+   */
+  async function verificationStep(user: VerifiedUser, step: string) {
+    const steps = ['assign_iv', 'forward', 'assign_ev', 'review_ev', 'certify'];
+    if (!steps.includes(step)) throw new Error(`step must be one of ${steps.join(', ')}`);
+    const atCentre = step === 'assign_iv' || step === 'forward';
+    let owner: VerifiedUser;
+    let centreId: string;
+    if (atCentre) {
+      await onboardAt(user, ['centre'], 'submitted');
+      ({ centreId } = await ownCentre(user));
+      await approve(centreId);
+      owner = user;
+    } else ({ owner, centreId } = (await verificationPeople()).centre);
+    const candidate = await verified({}, ['cap']);
+    await onboardAt(candidate, ['candidate'], 'submitted');
+    const { admin, applicationId, tradeId } = await submittedApplication(candidate, centreId);
+    const { iv, ev } = await verificationPeople();
+    await deps.sequelize.query(`UPDATE cap.applications SET current_stage_key = 'interview', status = 'in_progress' WHERE id = $1`, { bind: [applicationId] });
+    const asOwner = capAs(owner);
+    const path = `/applications/${applicationId}`;
+    await asOwner('POST', `${path}/review`, { decision: 'approve' }, centreHeaders(centreId));
+    await retain(iv.assessor, owner, centreId);
+    const memberEmail = atCentre ? newAddress() : user.email;
+    if (!atCentre) await capAs(user)('GET', '/me');
+    const body = (await capAs(admin)('POST', '/admin/awarding-bodies', { name: 'National Board for Technical Education', registrationNo: `AB-${newId()}`, admin: { name: 'Aisha Bello', email: memberEmail } })).data;
+    if (!atCentre) await capAs(user)('POST', `/me/invitations/${body.admin.id}/accept`);
+    await capAs(admin)('PUT', `/admin/trades/${tradeId}/awarding-body`, { awardingBodyId: body.id });
+    if (step === 'assign_iv') return { applicationId, assessorId: iv.assessorId };
+    await asOwner('POST', `${path}/iv`, { assessorId: iv.assessorId }, centreHeaders(centreId));
+    await capAs(iv.assessor)('POST', `${path}/iv/review`, { decision: 'approve' }, { 'x-cap-persona': 'assessor' });
+    if (step === 'forward') return { applicationId, assessorId: iv.assessorId };
+    await asOwner('POST', `${path}/forward-to-awarding-body`, undefined, centreHeaders(centreId));
+    if (step === 'assign_ev') return { applicationId, assessorId: ev.assessorId };
+    const asBody = { 'x-cap-persona': 'awarding_body' };
+    await capAs(user)('POST', `${path}/ev`, { assessorId: ev.assessorId }, asBody);
+    if (step === 'review_ev') return { applicationId, assessorId: ev.assessorId };
+    await capAs(user)('POST', `${path}/ev/review`, { decision: 'approve' }, asBody);
+    return { applicationId, assessorId: ev.assessorId };
   }
 
   return {
