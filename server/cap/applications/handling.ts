@@ -4,8 +4,9 @@ import { lifecycles } from './lifecycle.ts';
  * Who at a centre handles an application. Applications carry no staff assignment (the client has no
  * call to assign one, and the facilitator, IV and EV are assessors), so the relation is read from the
  * stage history: the staff member handling an application is the one who made its latest centre move
- * (an approve, reject, forward or certify bypass). A paid application nobody has reviewed yet has no handler; it waits
- * in the centre's list. The staff detail's workload and `GET /centre/staff/{id}/applications` use it.
+ * (an approve, reject, forward, reopen or certify bypass). A paid application nobody has reviewed
+ * yet has no handler; it waits in the centre's list. The staff detail's workload and
+ * `GET /centre/staff/{id}/applications` use it.
  */
 export const handlerUserIdOf = (alias: string) =>
   `(SELECT m.actor_user_id FROM cap.application_moves m WHERE m.application_id = ${alias}.id AND m.actor = 'centre' ORDER BY m.created_at DESC, m.id DESC LIMIT 1)`;
@@ -14,12 +15,13 @@ export const handlerUserIdOf = (alias: string) =>
 export const attentionAfterDays = 7;
 
 /**
- * The stages where the centre's staff make the next move (the lifecycle's centre moves, the QA-only
- * certify bypass aside): folder arrangement and interview, induction and unit assessment, and the
- * forwarding at external verification.
+ * The stages where the centre's staff make the next move: the lifecycle's centre moves on an
+ * application in progress (the QA-only certify bypass aside; reopening a rejected one is no queue),
+ * that is folder arrangement and interview, induction and unit assessment, and the forwarding at
+ * external verification.
  */
 export const centreDecidedStages = [
-  ...new Set(Object.values(lifecycles).flatMap((moves) => moves.filter((move) => move.by.includes('centre') && move.action !== 'certify_bypass').map((move) => move.from))),
+  ...new Set(Object.values(lifecycles).flatMap((moves) => moves.filter((move) => move.by.includes('centre') && move.action !== 'certify_bypass' && !move.fromStatus).map((move) => move.from))),
 ];
 
 /**
