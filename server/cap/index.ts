@@ -9,6 +9,7 @@ import { createAssessorCards } from './assessors/people.ts';
 import { createRetainedRequests } from './assessors/retained.ts';
 import { createRoster } from './assessors/roster.ts';
 import { createJobPostings } from './assessors/postings.ts';
+import { createAssessorConsole } from './assessors/console.ts';
 import { assessorMarketRoutes } from './assessors/routes.ts';
 import { broadcastRoutes } from './broadcast/routes.ts';
 import { createBroadcasts } from './broadcast/service.ts';
@@ -79,7 +80,10 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       centre: (owner, draft, transaction) => centres.createForOwner(owner, draft, transaction),
       assessor: (owner, draft, transaction) => assessors.createForOwner(owner.userId, draft, transaction),
     },
-    savedAfterCompletion: { centre: (owner, draft, transaction) => centres.followOwnerDraft(owner.userId, draft, transaction) },
+    savedAfterCompletion: {
+      centre: (owner, draft, transaction) => centres.followOwnerDraft(owner.userId, draft, transaction),
+      assessor: (owner, draft, transaction) => assessors.followDraft(owner.userId, draft, transaction),
+    },
   });
   const account = createAccountService(sequelize, centres);
   const contexts = createActingContexts(sequelize);
@@ -97,6 +101,13 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   const platformConfig = createPlatformConfig(sequelize);
   const catalogue = createCatalogue(sequelize, centres.models, orchestratorHttp.assetUrls);
   const applications = createApplications({ sequelize, events, users, onboarding, catalogue: catalogue.models, centres: centres.models });
+  const assessorCards = createAssessorCards(sequelize, orchestratorHttp.assetUrls);
+  const assessorMarket = {
+    retained: createRetainedRequests(sequelize, assessors, centres.models, assessorCards),
+    roster: createRoster(sequelize, assessorCards, applications),
+    postings: createJobPostings(sequelize, assessors, catalogue.models, centres.models, assessorCards),
+    console: createAssessorConsole({ sequelize, assessors, onboarding, catalogue: catalogue.models, centres: centres.models, applications, cards: assessorCards }),
+  };
   const candidateArea = createCandidateArea({ sequelize, users, onboarding, applications, assetUrls: orchestratorHttp.assetUrls, ownsAsset: orchestratorHttp.ownsAsset });
   const payments = createCapPayments({
     sequelize,
@@ -110,8 +121,6 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   const directory = createDirectory(sequelize);
   const broadcasts = createBroadcasts(centres, orchestratorHttp.broadcast);
   const notificationPolicies = createNotificationPolicies(sequelize, centres);
-  const assessorCards = createAssessorCards(sequelize, orchestratorHttp.assetUrls);
-  const retainedRequests = createRetainedRequests(sequelize, assessors, centres.models, assessorCards);
   const auth = createCapAuth(
     users,
     createBearerAuth({
@@ -166,7 +175,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       ...candidateRoutes(auth, contexts, candidateArea),
       ...centreDashboardRoutes(contexts, createCentreDashboard(sequelize)),
       ...evidenceRoutes(auth, contexts, evidence),
-      ...assessorMarketRoutes(auth, contexts, { retained: retainedRequests, roster: createRoster(sequelize, assessorCards, applications), postings: createJobPostings(sequelize, assessors, catalogue.models, centres.models, assessorCards) }),
+      ...assessorMarketRoutes(auth, contexts, assessorMarket),
       ...capProviderStateRoutes(deps),
       listDevEvents: devEventsHandler(sequelize, 'cap', config.devMode),
     },
