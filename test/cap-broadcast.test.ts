@@ -1,6 +1,7 @@
 import test from 'ava';
 import { closeGrpcClients } from '../server/platform/grpc/client.ts';
 import { activeStaff, applicationTargets, approvedCentreOwner, cap, candidateWithApplication } from './helpers/cap.ts';
+import { retainedAssessor } from './helpers/assessors.ts';
 import { call, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { signUp, type SignedUpUser } from './helpers/users.ts';
 
@@ -62,6 +63,15 @@ test("all_candidates reaches the centre's candidates past their draft; trade_gro
   t.deepEqual((await threadsOf(tiler.user)).map((thread) => thread.subject), ['Assessment week']);
   t.deepEqual((await threadsOf(plasterer.user)).map((thread) => thread.subject).sort(), ['Assessment week', 'Plastering']);
   t.deepEqual(await threadsOf(drafting.user), []);
+});
+
+test('all_assessors reaches the assessors the centre retains', async (t) => {
+  const { admin, owner, centreId } = await applicationTargets(platform, { sector: `Broadcast assessors ${Date.now()}`, trade: 'Roofing' });
+  const retained = await retainedAssessor(platform, admin, owner, centreId);
+  const sent = await broadcast(owner, centreId, { recipientGroup: 'all_assessors', subject: 'Panel dates', message: 'Panels sit on Thursday.' });
+  t.is(sent.status, 200, sent.text);
+  t.is(sent.body.data.recipients, 1);
+  t.deepEqual((await threadsOf(retained.user)).map((thread) => thread.subject), ['Panel dates']);
 });
 
 test('staff may not broadcast: 403 centre.role_forbidden, and nothing is sent', async (t) => {

@@ -1,6 +1,7 @@
 import test from 'ava';
 import { closeGrpcClients } from '../server/platform/grpc/client.ts';
 import { activeStaff, applicationTargets, approvedCentreOwner, cap, candidateWithApplication } from './helpers/cap.ts';
+import { approvedAssessor, asAssessor, retainedAssessor } from './helpers/assessors.ts';
 import { startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { signUp, type SignedUpUser } from './helpers/users.ts';
 
@@ -84,4 +85,13 @@ test("the directory is for a centre's people: a centre id the caller is not staf
   const res = await search(owner, other.centreId);
   t.is(res.status, 403);
   t.is(res.body.error.code, 'auth.centre_not_held');
+});
+
+test('assessors the centre retains are in the directory under their onboarding name; one only asking to be retained is not', async (t) => {
+  const { admin, owner, centreId } = await applicationTargets(platform, { sector: `Directory assessors ${Date.now()}`, trade: 'Masonry' });
+  const retained = await retainedAssessor(platform, admin, owner, centreId);
+  const asking = await approvedAssessor(platform, admin, {}, { firstName: 'Pending', lastName: 'Asker' });
+  await cap(platform, asking.user, 'POST', '/assessor/retained-requests', { headers: asAssessor, json: { centreId, preferredRole: 'any' } });
+  const hits = (await search(owner, centreId, '?kinds=assessor')).body.data;
+  t.deepEqual(hits, [{ id: retained.id, kind: 'assessor', displayName: 'Ada Obi', subtitle: `Assessor · ${retained.user.email}`, userId: retained.user.userId }]);
 });

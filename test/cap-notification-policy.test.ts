@@ -1,8 +1,9 @@
 import test from 'ava';
 import { closeGrpcClients } from '../server/platform/grpc/client.ts';
 import { newId } from '../server/platform/ids.ts';
-import { activeStaff, approvedCentreOwner, cap } from './helpers/cap.ts';
-import { startTestPlatform, type TestPlatform } from './helpers/platform.ts';
+import { activeStaff, applicationTargets, approvedCentreOwner, cap, candidateWithApplication } from './helpers/cap.ts';
+import { inboxOf } from './helpers/notifications.ts';
+import { call, eventually, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { signUp, type SignedUpUser } from './helpers/users.ts';
 
 // /centre/notification-policy: who at a centre hears of each event.
@@ -85,4 +86,28 @@ test('bad policy bodies are 422: an unknown event or role, an event listed twice
     t.is(res.body.error.code, 'validation.failed');
   }
   t.deepEqual((await policy(owner, centreId)).body.data, defaultPolicy);
+});
+
+test('a submitted application reaches the people the policy names, by role and by name, in their inbox and mail; others hear nothing', async (t) => {
+  const { owner, centreId, sectorId, tradeId } = await applicationTargets(platform, { sector: `Policy sector ${Date.now()}`, trade: 'Carpentry' });
+  const { member: admin } = await activeStaff(platform, owner, centreId, { role: 'regular_admin' });
+  const { member: named } = await activeStaff(platform, owner, centreId, { name: 'Named Staff' });
+  const { member: quiet } = await activeStaff(platform, owner, centreId, { name: 'Quiet Staff' });
+  const set = await policy(owner, centreId, 'PUT', { events: [{ event: 'application.submitted', recipientRoles: ['regular_admin'], recipientCapUserIds: [named.userId] }] });
+  t.is(set.status, 200, set.text);
+
+  const { applicationId } = await candidateWithApplication(platform, { centreId, sectorId, tradeId });
+  for (const person of [admin, named]) {
+    const [notice] = await inboxOf(platform, person.accessToken, 1, '?category=application');
+    t.like(notice, { type: 'application.submitted', category: 'application', title: 'New RPL application', metadata: { applicationId, centreId } });
+    await eventually(`the mail reaches ${person.email}`, async () =>
+      ((await call('GET', platform.url(`/v1/ol/dev/mailbox?to=${encodeURIComponent(person.email)}`))).body.data as any[]).some((mail) => mail.subject === 'New RPL application'),
+    );
+    t.pass();
+  }
+  // The bus has carried the others' notices by now; the owner (super admin) and other staff got none.
+  for (const person of [owner, quiet]) {
+    const inbox = (await call('GET', platform.url('/v1/ol/notifications?category=application'), { token: person.accessToken })).body.data;
+    t.deepEqual(inbox, []);
+  }
 });

@@ -238,16 +238,22 @@ test('a pending member deactivated before signing in is not let in by signing in
   t.is(await staffStatus(added.body.data.id), 'inactive');
 });
 
-test('PATCH /centre/staff is all or nothing: an unknown id is 404 and another centre\'s is 403, and nothing changes', async (t) => {
+test('PATCH /centre/staff is all or nothing: an unknown id is 404 and another centre\'s is 403, every bad id is named, and nothing changes', async (t) => {
   const { owner, centreId } = await centreOwner();
   const other = await centreOwner();
   const mine = await addStaff(owner, centreId);
   const theirs = await addStaff(other.owner, other.centreId);
   const unknown = await cap(platform, owner, 'PATCH', '/centre/staff', { headers: asCentre(centreId), json: { ids: [mine.body.data.id, newId()], status: 'inactive' } });
   t.is(unknown.status, 404);
-  const foreign = await cap(platform, owner, 'PATCH', '/centre/staff', { headers: asCentre(centreId), json: { ids: [mine.body.data.id, theirs.body.data.id], status: 'inactive' } });
+  t.deepEqual(unknown.body.error.details.map((d: { field: string }) => d.field), ['ids[1]']);
+  const unknownId = newId();
+  const foreign = await cap(platform, owner, 'PATCH', '/centre/staff', { headers: asCentre(centreId), json: { ids: [mine.body.data.id, theirs.body.data.id, unknownId], status: 'inactive' } });
   t.is(foreign.status, 403);
   t.is(foreign.body.error.code, 'auth.out_of_scope');
+  t.deepEqual(foreign.body.error.details, [
+    { field: 'ids[1]', issue: `staff member ${theirs.body.data.id} belongs to another centre` },
+    { field: 'ids[2]', issue: `no staff member has the id ${unknownId}` },
+  ]);
   t.is(await staffStatus(mine.body.data.id), 'pending');
   t.is(await staffStatus(theirs.body.data.id), 'pending');
 });

@@ -22,6 +22,53 @@ interface AsOptions extends SignedInOptions {
 const headers = (options: AsOptions): Record<string, string> =>
   options.centre ? { 'X-CAP-PERSONA': 'centre', 'X-CAP-CENTRE-ID': options.centre } : { 'X-CAP-PERSONA': 'candidate' };
 
+interface TimelineStage {
+  stageKey: string;
+  label: string;
+  status: string;
+  enteredAt: string | null;
+}
+
+interface TimelineEvent {
+  title: string;
+  eventType: string;
+  actorRole: string;
+  actorName?: string;
+  occurredAt: string;
+  metadata: { fromStage: string; toStage: string; feedback?: string; outcome?: string };
+}
+
+/** Rows under a header, each column as wide as its widest cell. */
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const format = (cells: string[]) => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd();
+  return [format(header), format(widths.map((w) => '-'.repeat(w))), ...rows.map(format)].join('\n');
+}
+
+const when = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 19) : '');
+
+function timelineText(stages: TimelineStage[], events: TimelineEvent[]): string {
+  return [
+    'Stages',
+    table(['STAGE', 'STATUS', 'ENTERED'], stages.map((s) => [s.label, s.status, when(s.enteredAt)])),
+    '',
+    'Moves (oldest first)',
+    events.length
+      ? table(
+          ['WHEN', 'WHAT', 'BY', 'FROM -> TO', 'OUTCOME', 'FEEDBACK'],
+          events.map((e) => [
+            when(e.occurredAt),
+            e.title,
+            e.actorName ? `${e.actorName} (${e.actorRole})` : e.actorRole,
+            `${e.metadata.fromStage} -> ${e.metadata.toStage}`,
+            e.metadata.outcome ?? '',
+            e.metadata.feedback ?? '',
+          ]),
+        )
+      : 'none yet',
+  ].join('\n');
+}
+
 const line = (a: Application) => [a.id, a.type, a.status, a.currentStageKey, a.trade?.name ?? '', a.candidate.name, a.centre.name].join('  ');
 
 /** Reads a JSON file of the nested draft body (personalInformation, experienceAndTrade, assessmentDeclaration). */
@@ -79,6 +126,23 @@ export function registerApplication(program: Command): void {
           const detail = await session.call<Application>('GET', `/v1/cap/applications/${encodeURIComponent(id)}`, undefined, headers(options));
           const stages = await session.call<Array<{ stageKey: string; status: string }>>('GET', `/v1/cap/applications/${encodeURIComponent(id)}/stages`, undefined, headers(options));
           print({ ...detail, stages }, Boolean(options.json), () => [line(detail), ...stages.map((s) => `  ${s.stageKey.padEnd(24)} ${s.status}`)].join('\n'));
+        }),
+      ),
+    );
+
+  signedInOptions(application.command('timeline'))
+    .description('The stages, then every move: when, what, who did it, and the outcome (oldest first)')
+    .argument('<id>', 'the application id')
+    .option('--centre <id>', 'read it for this centre, as its staff')
+    .action((id: string, options: AsOptions) =>
+      runCommand(Boolean(options.json), () =>
+        asProfileUser(options, async (session) => {
+          const path = `/v1/cap/applications/${encodeURIComponent(id)}`;
+          const stages = await session.call<TimelineStage[]>('GET', `${path}/stages`, undefined, headers(options));
+          // Newest first from the API (an application makes a few dozen moves at most); shown oldest first.
+          const events = await session.call<TimelineEvent[]>('GET', `${path}/events?limit=100`, undefined, headers(options));
+          events.reverse();
+          print({ stages, events }, Boolean(options.json), () => timelineText(stages, events));
         }),
       ),
     );

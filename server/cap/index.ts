@@ -49,7 +49,9 @@ import { createPassportPhotos } from './onboarding/passport-photos.ts';
 import { onboardingRoutes } from './onboarding/routes.ts';
 import { createOnboardingService } from './onboarding/service.ts';
 import { createIdentityClient, createOrchestratorHttp, createPaymentsClient } from './orchestrator.ts';
-import { staffRoutes } from './staff/routes.ts';
+import { staffApplicationRoutes, staffRoutes } from './staff/routes.ts';
+import { adminDashboardRoutes } from './admin-dashboard/routes.ts';
+import { createAdminDashboard } from './admin-dashboard/service.ts';
 import { createStaffService } from './staff/service.ts';
 import { createAccountService } from './users/account.ts';
 import { createCapAuth } from './users/auth.ts';
@@ -57,6 +59,10 @@ import { userRoutes } from './users/routes.ts';
 import { createUserService } from './users/service.ts';
 import { evidenceRoutes } from './evidence/routes.ts';
 import { createEvidence } from './evidence/service.ts';
+import { sharingRoutes } from './sharing/routes.ts';
+import { verificationRoutes } from './verification/routes.ts';
+import { createVerification } from './verification/service.ts';
+import { createSharing } from './sharing/service.ts';
 
 /** The user.created / user.deleted data CAP reads. */
 function userEventData(event: PlatformEvent): { userId: string; email?: string; intents?: string[] } {
@@ -100,7 +106,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   const centreProfiles = createCentreProfiles(sequelize, centres, onboarding, users, orchestratorHttp.assetUrls);
   const platformConfig = createPlatformConfig(sequelize);
   const catalogue = createCatalogue(sequelize, centres.models, orchestratorHttp.assetUrls);
-  const applications = createApplications({ sequelize, events, users, onboarding, catalogue: catalogue.models, centres: centres.models });
+  const applications = createApplications({ sequelize, events, assignments: assessors.assignments, centreCertifyBypass: config.centreCertifyBypass, users, onboarding, catalogue: catalogue.models, centres: centres.models });
   const assessorCards = createAssessorCards(sequelize, orchestratorHttp.assetUrls);
   const assessorMarket = {
     retained: createRetainedRequests(sequelize, assessors, centres.models, assessorCards),
@@ -117,6 +123,17 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
     logger: deps.logger.child({ component: 'cap-payments' }),
   });
   const evidence = createEvidence({ sequelize, applications, catalogue: catalogue.models, onboarding, assetUrls: orchestratorHttp.assetUrls, ownsAsset: orchestratorHttp.ownsAsset });
+  const verification = createVerification({
+    sequelize,
+    applications,
+    evidence,
+    assignments: assessors.assignments,
+    assessorModels: assessors.models,
+    catalogue: catalogue.models,
+    orchestrator: orchestratorHttp,
+    baseUrl: () => peers.url('cap'),
+  });
+  const sharing = createSharing({ sequelize, applications, evidence, readAsset: orchestratorHttp.readAsset, baseUrl: () => peers.url('cap'), extras: verification.sharedCertificate });
   const adminAssessors = createAdminAssessors(assessors, onboarding, users, photos);
   const directory = createDirectory(sequelize);
   const broadcasts = createBroadcasts(centres, orchestratorHttp.broadcast);
@@ -148,6 +165,11 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
     if (typeof paymentId !== 'string') throw new Error(`payment.failed event ${event.id} carries no paymentId`);
     if (purpose === 'cap_application') await payments.failed(paymentId, transaction);
   });
+  // The centre's notification policy says who hears of a submitted application.
+  events.subscribe('application.submitted', 'cap.notify-centre', async (event, transaction) => {
+    const data = event.data as { applicationId: string; centreId: string; type: string };
+    await notificationPolicies.announceSubmitted(data, transaction, (t, request) => events.publish(t, 'notification.requested', request));
+  });
   events.subscribe('user.deleted', 'cap.deactivate-user', async (event, transaction) => {
     await users.deactivate(userEventData(event), transaction);
   });
@@ -175,9 +197,13 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       ...candidateRoutes(auth, contexts, candidateArea),
       ...centreDashboardRoutes(contexts, createCentreDashboard(sequelize)),
       ...evidenceRoutes(auth, contexts, evidence),
+      ...sharingRoutes(auth, contexts, sharing),
+      ...verificationRoutes(auth, roles, contexts, verification),
       ...assessorMarketRoutes(auth, contexts, assessorMarket),
       ...capProviderStateRoutes(deps),
       listDevEvents: devEventsHandler(sequelize, 'cap', config.devMode),
+      ...staffApplicationRoutes(auth, contexts, staff, applications),
+      ...adminDashboardRoutes(auth, roles, createAdminDashboard(sequelize)),
     },
     stop: () => orchestratorHttp.close(),
   };

@@ -1,5 +1,6 @@
 import { status } from '@grpc/grpc-js';
-import { Agent, request } from 'undici';
+import type { Readable } from 'node:stream';
+import { Agent, FormData, request } from 'undici';
 import { callUnary } from '../platform/grpc/client.ts';
 import { GrpcCallError } from '../platform/grpc/errors.ts';
 import { serviceNames } from '../platform/grpc/proto.ts';
@@ -120,6 +121,57 @@ export function createOrchestratorHttp(baseUrl: () => string, serviceKey: string
         throw new AppError(503, 'storage.unavailable', 'File storage is not reachable right now. Nothing was changed: try again in a moment.');
       }
       return res.status === 200 && (res.body.data as Array<{ assetId: string }>).some((asset) => asset.assetId === assetId);
+    },
+
+    /**
+     * The bytes of an asset, resolved with the service key and read from its signed link (for CAP's own
+     * proxies: shared applications). Null when it does not resolve; unreachable is 503.
+     */
+    async readAsset(assetId: string): Promise<{ body: Readable; mimeType: string; fileName: string } | null> {
+      const unreachable = (err: unknown) => {
+        logger.warn({ err }, 'the Orchestrator could not be reached to read an asset');
+        return new AppError(503, 'storage.unavailable', 'File storage is not reachable right now: try again in a moment.');
+      };
+      let resolved;
+      try {
+        resolved = await post('/storage/resolve', { assetIds: [assetId] });
+      } catch (err) {
+        throw unreachable(err);
+      }
+      const asset = resolved.status === 200 ? (resolved.body.data as Array<{ assetId: string; url: string; mimeType: string; fileName: string }>).find((a) => a.assetId === assetId) : undefined;
+      if (!asset) return null;
+      let file;
+      try {
+        file = await request(asset.url, { method: 'GET', dispatcher });
+      } catch (err) {
+        throw unreachable(err);
+      }
+      if (file.statusCode !== 200) {
+        await file.body.dump();
+        return null;
+      }
+      return { body: file.body, mimeType: asset.mimeType, fileName: asset.fileName };
+    },
+
+    /** Stores a file CAP made (a certificate) as the user's own asset, with the service key; answers its id. */
+    async storeFile(file: { ownerUserId: string; bytes: Uint8Array; fileName: string; mimeType: string; purpose: string }): Promise<string> {
+      const form = new FormData();
+      form.append('purpose', file.purpose);
+      form.append('ownerUserId', file.ownerUserId);
+      form.append('file', new Blob([new Uint8Array(file.bytes)], { type: file.mimeType }), file.fileName);
+      let res;
+      try {
+        res = await request(`${baseUrl()}/storage/upload`, { method: 'POST', dispatcher, headers: { 'x-platform-service-key': serviceKey }, body: form });
+      } catch (err) {
+        logger.warn({ err }, 'the Orchestrator could not be reached to store a file');
+        throw new AppError(503, 'storage.unavailable', 'File storage is not reachable right now. Nothing was changed: try again in a moment.');
+      }
+      const body = (await res.body.json().catch(() => null)) as { data?: { assetId?: string }; error?: { code?: string } } | null;
+      if (res.statusCode !== 201 || !body?.data?.assetId) {
+        logger.warn({ status: res.statusCode, code: body?.error?.code }, 'the Orchestrator refused to store a file');
+        throw new AppError(502, 'storage.upstream_error', 'File storage failed unexpectedly. Nothing was changed: try again, and tell support if it keeps failing.');
+      }
+      return body.data.assetId;
     },
 
     /** One thread per recipient, through `POST /conversations/broadcast`. */

@@ -94,6 +94,8 @@ export interface PlatformConfig {
   /** Conversation notifications by email or SMS are off unless enabled here (in_app is always on). */
   conversationEmail: boolean;
   conversationSms: boolean;
+  /** CAP_CENTRE_CERTIFY_BYPASS: a centre may certify applications without a certificate (QA shortcut; off by default). */
+  centreCertifyBypass: boolean;
 }
 
 /** Raw settings from flags or a caller; anything missing comes from the environment, then defaults. */
@@ -165,6 +167,7 @@ const envNames: Partial<Record<keyof PlatformConfig, string>> = {
   s3ForcePathStyle: 'S3_FORCE_PATH_STYLE',
   conversationEmail: 'CONVERSATION_NOTIFY_EMAIL',
   conversationSms: 'CONVERSATION_NOTIFY_SMS',
+  centreCertifyBypass: 'CAP_CENTRE_CERTIFY_BYPASS',
 };
 
 function port(setting: string, value: unknown): number {
@@ -337,6 +340,7 @@ export function resolveConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = 
     ...storage(pick, dataDir),
     conversationEmail: bool('conversationEmail', pick('conversationEmail') ?? false),
     conversationSms: bool('conversationSms', pick('conversationSms') ?? false),
+    centreCertifyBypass: bool('centreCertifyBypass', pick('centreCertifyBypass') ?? false),
   };
 }
 

@@ -128,3 +128,14 @@ export async function candidateWithApplication(platform: TestPlatform, targets: 
   }
   return { user, applicationId };
 }
+
+/**
+ * A new candidate's submitted application, placed at `stage` (in progress) the way a completed payment
+ * and earlier reviews would leave it, by SQL.
+ */
+export async function applicationAtStage(platform: TestPlatform, target: { sectorId: string; tradeId: string; centreId: string }, stage: string) {
+  const { user: candidate, applicationId: id } = await candidateWithApplication(platform, target);
+  await sql(platform, `UPDATE cap.applications SET current_stage_key = $2, status = 'in_progress' WHERE id = $1`, [id, stage]);
+  await sql(platform, `UPDATE cap.application_stages SET status = 'in_progress', entered_at = now() WHERE application_id = $1 AND stage_key = $2`, [id, stage]);
+  return { id, candidate };
+}

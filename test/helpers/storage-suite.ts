@@ -83,7 +83,7 @@ export function storageSuite(backend: () => Promise<ConfigInput>, cleanup: () =>
     t.is((await download(own.body.data[0].url)).status, 200);
   });
 
-  test('the service key resolves any user asset and opens no other storage operation; a wrong key is refused', async (t) => {
+  test('the service key resolves any user asset and opens no other storage operation (but uploads naming an owner); a wrong key is refused', async (t) => {
     const { body } = await upload(pngBytes(2), { purpose: 'avatar', type: 'image/png' });
     const asService = await call('POST', ol('/storage/resolve'), {
       headers: { 'x-platform-service-key': platform.config.serviceApiKey },
@@ -97,6 +97,26 @@ export function storageSuite(backend: () => Promise<ConfigInput>, cleanup: () =>
     const key = { 'x-platform-service-key': platform.config.serviceApiKey };
     t.is((await call('DELETE', ol(`/storage/${body.data.assetId}`), { headers: key })).status, 401);
     t.is((await call('POST', ol('/storage/upload-url'), { headers: key, json: { fileName: 'a.png', mimeType: 'image/png' } })).status, 401);
+  });
+
+  test('with the service key an upload names its owner (ownerUserId), who resolves it as their own; without an owner, or an owner with a bearer, is 422', async (t) => {
+    const post = (fields: Record<string, string>, headers: Record<string, string>) => {
+      const form = new FormData();
+      form.append('file', new Blob([new Uint8Array(pdfBytes())], { type: 'application/pdf' }), 'certificate.pdf');
+      for (const [name, value] of Object.entries(fields)) form.append(name, value);
+      return fetch(ol('/storage/upload'), { method: 'POST', body: form, headers }).then(async (res) => ({ status: res.status, body: (await res.json()) as any }));
+    };
+    const key = { 'x-platform-service-key': platform.config.serviceApiKey };
+    const stored = await post({ purpose: 'certificate', ownerUserId: bob.userId }, key);
+    t.is(stored.status, 201, JSON.stringify(stored.body));
+    const mine = await call('POST', ol('/storage/resolve'), { token: bob.accessToken, json: { assetIds: [stored.body.data.assetId] } });
+    t.is(mine.body.data.length, 1, "the owner resolves it like their own upload");
+    const noOwner = await post({ purpose: 'certificate' }, key);
+    t.is(noOwner.status, 422);
+    t.is(noOwner.body.error.details[0].field, 'ownerUserId');
+    const userNamingOwner = await post({ purpose: 'certificate', ownerUserId: bob.userId }, { authorization: `Bearer ${alice.accessToken}` });
+    t.is(userNamingOwner.status, 422);
+    t.is((await post({ purpose: 'certificate', ownerUserId: bob.userId }, { 'x-platform-service-key': 'nope' })).status, 401);
   });
 
   test('a signed link stops working once it expires, and a tampered one never works', async (t) => {

@@ -1,4 +1,4 @@
-import { Op } from 'sequelize';
+import { Op, QueryTypes } from 'sequelize';
 import { notFound } from '../../platform/http/errors.ts';
 import { keysetPage, pageRequest } from '../../platform/http/pagination.ts';
 import type { AssessorProfile } from '../assessors/models.ts';
@@ -82,7 +82,26 @@ export function createAdminAssessors(assessors: AssessorService, onboarding: Onb
     async detail(id: string) {
       const profile = await AssessorProfile.findByPk(id);
       if (!profile) throw notFound(`No assessor has the id ${id}.`);
-      return (await present([profile]))[0]!;
+      const select = <T extends object>(sql: string) => AssessorProfile.sequelize!.query<T>(sql, { type: QueryTypes.SELECT, bind: [id] });
+      const [centres, applications] = await Promise.all([
+        select<{ centre_id: string; name: string; preferred_role: string; responded_at: Date | null }>(
+          `SELECT r.centre_id, c.name, r.preferred_role, r.responded_at FROM cap.retained_requests r JOIN cap.centres c ON c.id = r.centre_id
+            WHERE r.assessor_id = $1 AND r.status = 'approved' ORDER BY r.responded_at, r.id`,
+        ),
+        select<{ application_id: string; centre_id: string; role: string; lead: boolean; status: string; stage: string; assigned_at: Date; ended_at: Date | null }>(
+          `SELECT x.application_id, x.centre_id, x.role, x.lead, a.status, a.current_stage_key AS stage, x.assigned_at, x.ended_at
+             FROM cap.application_assessors x JOIN cap.applications a ON a.id = x.application_id
+            WHERE x.assessor_id = $1 ORDER BY x.assigned_at DESC, x.id DESC LIMIT 100`,
+        ),
+      ]);
+      return {
+        ...(await present([profile]))[0]!,
+        centres: centres.map((c) => ({ centreId: c.centre_id, name: c.name, preferredRole: c.preferred_role, retainedSince: c.responded_at ? c.responded_at.toISOString() : null })),
+        applications: applications.map((a) => ({
+          applicationId: a.application_id, centreId: a.centre_id, role: a.role, lead: a.lead, status: a.status, currentStageKey: a.stage,
+          assignedAt: a.assigned_at.toISOString(), endedAt: a.ended_at ? a.ended_at.toISOString() : null,
+        })),
+      };
     },
 
     act: async (id: string, action: ModerationAction) => withoutDetails((await present([await moderation.one(id, action)]))[0]!),

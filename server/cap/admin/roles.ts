@@ -10,6 +10,8 @@ export const permissions = [
   'platform.awarding_bodies.write',
   'platform.catalogue.read',
   'platform.catalogue.write',
+  'platform.dashboard.read',
+  'platform.templates.write',
 ] as const;
 export type Permission = (typeof permissions)[number];
 

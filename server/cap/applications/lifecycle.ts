@@ -37,37 +37,63 @@ export type ApplicationStatus = (typeof applicationStatuses)[number];
 export const stageStatuses = ['not_started', 'awaiting_payment', 'in_progress', 'under_review', 'scheduled', 'successful', 'rejected'] as const;
 export type StageStatus = (typeof stageStatuses)[number];
 
-/** Who makes a move: the candidate, the centre's staff, or the platform itself (an event). */
-export type Mover = 'candidate' | 'centre' | 'platform';
-export type MoveAction = 'submit' | 'payment_completed' | 'approve' | 'reject' | 'certify';
-/** A check the service makes before a move; it names the problem when it fails. */
-export type Guard = 'draft_complete';
+/**
+ * Who makes a move: the candidate, the centre's staff, the application's internal verifier (an assessor
+ * the centre assigned), the awarding body it was forwarded to, or the platform itself (an event).
+ */
+export type Mover = 'candidate' | 'centre' | 'internal_verifier' | 'awarding_body' | 'platform';
+export type MoveAction = 'submit' | 'payment_completed' | 'approve' | 'reject' | 'forward' | 'certify' | 'certify_bypass';
+/**
+ * A check the service makes before a move; it names the problem when it fails. `draft_complete`: every
+ * required field; `not_forwarded` / `forwarded_with_ev`: the application went to an awarding body once,
+ * and it assigned an external verifier; `certify_bypass_on`: the CAP_CENTRE_CERTIFY_BYPASS flag.
+ */
+export type Guard = 'draft_complete' | 'not_forwarded' | 'forwarded_with_ev' | 'certify_bypass_on';
 
 export interface Move {
   action: MoveAction;
   from: StageKey;
-  /** The next stage, or the application's final status. */
+  /** The next stage (the same one for a move within a stage), or the application's final status. */
   to: StageKey | 'certified' | 'rejected';
   by: Mover[];
   guards: Guard[];
-  emits?: 'application.submitted' | 'application.paid' | 'application.stage_changed' | 'application.certified' | 'application.rejected';
+  emits?: 'application.submitted' | 'application.paid' | 'application.stage_changed' | 'application.forwarded' | 'application.certified' | 'application.rejected';
   /** The outcome a review move writes into the stage history (what `ivApproved=true` looks for). */
   outcome?: ReviewOutcome;
+  /** For a move within a stage: the stage's status after it. */
+  stageStatus?: StageStatus;
 }
 
 export type ReviewOutcome = 'APPROVED' | 'REJECTED';
 
-/** The stages after payment that a centre reviews, approving one into the next or rejecting it. */
-const reviewed = (type: ApplicationType) => stagesOf[type].slice(2, -1);
+/** Approving a stage into the next, or rejecting the application there, by one mover. */
+function reviews(stages: readonly StageKey[], from: StageKey, by: Mover, guards: Guard[] = []): Move[] {
+  return [
+    { action: 'approve', from, to: stages[stages.indexOf(from) + 1]!, by: [by], guards, emits: 'application.stage_changed', outcome: 'APPROVED' },
+    { action: 'reject', from, to: 'rejected', by: [by], guards, emits: 'application.rejected', outcome: 'REJECTED' },
+  ];
+}
 
+/**
+ * After payment the centre reviews its own stages (folder and interview; induction and units); the
+ * internal verifier reviews internal verification; the centre forwards the application to its awarding
+ * body, which reviews external verification (after assigning the external verifier) and certifies by
+ * issuing the certificate. With CAP_CENTRE_CERTIFY_BYPASS on, the centre may certify from any stage after
+ * payment without a certificate (a QA shortcut).
+ */
 function tableOf(type: ApplicationType): Move[] {
   const stages = stagesOf[type];
+  const afterPayment = stages.slice(2);
+  const centreReviewed = stages.slice(2, stages.indexOf('internal_verification'));
   return [
     { action: 'submit', from: 'application_form', to: 'payment', by: ['candidate'], guards: ['draft_complete'], emits: 'application.submitted' },
     { action: 'payment_completed', from: 'payment', to: stages[2]!, by: ['platform'], guards: [], emits: 'application.paid' },
-    ...reviewed(type).map((from): Move => ({ action: 'approve', from, to: stages[stages.indexOf(from) + 1]!, by: ['centre'], guards: [], emits: 'application.stage_changed', outcome: 'APPROVED' })),
-    ...reviewed(type).map((from): Move => ({ action: 'reject', from, to: 'rejected', by: ['centre'], guards: [], emits: 'application.rejected', outcome: 'REJECTED' })),
-    { action: 'certify', from: 'certification', to: 'certified', by: ['centre'], guards: [], emits: 'application.certified', outcome: 'APPROVED' },
+    ...centreReviewed.flatMap((from) => reviews(stages, from, 'centre')),
+    ...reviews(stages, 'internal_verification', 'internal_verifier'),
+    { action: 'forward', from: 'external_verification', to: 'external_verification', by: ['centre'], guards: ['not_forwarded'], emits: 'application.forwarded', stageStatus: 'under_review' },
+    ...reviews(stages, 'external_verification', 'awarding_body', ['forwarded_with_ev']),
+    { action: 'certify', from: 'certification', to: 'certified', by: ['awarding_body'], guards: [], emits: 'application.certified', outcome: 'APPROVED' },
+    ...afterPayment.map((from): Move => ({ action: 'certify_bypass', from, to: 'certified', by: ['centre'], guards: ['certify_bypass_on'], emits: 'application.certified' })),
   ];
 }
 

@@ -24,6 +24,9 @@ export interface Application extends Model<InferAttributes<Application>, InferCr
   /** {personalInformation, experienceAndTrade, assessmentDeclaration}, as the client sends them. */
   draft: JsonObject;
   submittedAt: CreationOptional<Date | null>;
+  /** The awarding body the centre forwarded it to, and when (verification/service.ts). */
+  awardingBodyId: CreationOptional<string | null>;
+  forwardedAt: CreationOptional<Date | null>;
   createdAt: CreationOptional<Date>;
   updatedAt: CreationOptional<Date>;
 }
@@ -78,6 +81,8 @@ export function defineApplicationModels(sequelize: Sequelize) {
       nosDocumentId: DataTypes.STRING(26),
       draft: DataTypes.JSONB,
       submittedAt: DataTypes.DATE,
+      awardingBodyId: DataTypes.STRING(26),
+      forwardedAt: DataTypes.DATE,
       createdAt: DataTypes.DATE,
       updatedAt: DataTypes.DATE,
     },
@@ -104,7 +109,7 @@ export function defineApplicationModels(sequelize: Sequelize) {
       fromStage: DataTypes.STRING(40),
       toStage: DataTypes.STRING(40),
       actorUserId: DataTypes.STRING(26),
-      actor: DataTypes.STRING(16),
+      actor: DataTypes.STRING(24),
       feedback: DataTypes.TEXT,
       status: DataTypes.STRING(16),
       createdAt: DataTypes.DATE,

@@ -9,10 +9,12 @@ import type { ActingContext } from '../context/resolve.ts';
 import { mergePatch, missingPaths, valueAt } from '../merge-patch.ts';
 import type { OnboardingService } from '../onboarding/service.ts';
 import { addressFields, contactInformationFields, personalDetailsFields, under } from '../onboarding/rules.ts';
+import type { Assignments } from '../assessors/assignments.ts';
 import type { UserService } from '../users/service.ts';
 import type { ApplicationType, JsonObject } from '../vocabulary.ts';
-import { enteredStatus, findMove, stageLabels, stagesOf, type Mover, type MoveAction, type StageKey } from './lifecycle.ts';
+import { enteredStatus, findMove, stageLabels, stagesOf, type Guard, type Mover, type MoveAction, type StageKey } from './lifecycle.ts';
 import { defineApplicationModels, type Application } from './models.ts';
+import { handlerUserIdOf, staffQueues, type StaffQueue } from './handling.ts';
 
 const declarations = ['infoProvidedIsAccurate', 'understandsDoesNotGuaranteeCertification', 'understandsThatNeedsToProvideSufficientEvidenceToDemonstrateCompetence', 'agreesToTermsAndPrivacyPolicy'];
 
@@ -46,6 +48,9 @@ export interface ListQuery {
   ivApproved?: boolean;
   /** Only applications this assessor profile is currently assigned to (the assessor market's lists; not a wire parameter). */
   assessorId?: string;
+  /** Only those this staff member (user id) handles (handling.ts). */
+  handledBy?: string;
+  queue?: StaffQueue;
   cursor?: string;
   limit?: number;
 }
@@ -69,6 +74,13 @@ export function viewerOf(context: ActingContext, userId: string): Viewer {
   throw forbidden('auth.persona_not_allowed', `Applications are read as a candidate or for a centre, not as ${context.persona}.`);
 }
 
+export const certifyBypassOff = () =>
+  forbidden('application.certify_bypass_off', 'Centres certify without a certificate only when CAP_CENTRE_CERTIFY_BYPASS is on; the awarding body issues the certificate.');
+
+/** The internal verifier approved the application: its stage history holds an APPROVED internal-verification move. */
+const ivApprovedWhere = (applicationId: string) =>
+  `EXISTS (SELECT 1 FROM cap.application_moves m WHERE m.application_id = ${applicationId} AND m.from_stage = 'internal_verification' AND m.status = 'APPROVED')`;
+
 /**
  * Applications: the candidate's draft (made, filled, submitted) and every later move, each through
  * `move`, the one function that writes an application's stage and status (lifecycle.ts).
@@ -76,6 +88,9 @@ export function viewerOf(context: ActingContext, userId: string): Viewer {
 export function createApplications(deps: {
   sequelize: Sequelize;
   events: ServiceEvents;
+  assignments: Assignments;
+  /** CAP_CENTRE_CERTIFY_BYPASS: a centre may certify without a certificate (the `certify_bypass_on` guard). */
+  centreCertifyBypass: boolean;
   users: UserService;
   onboarding: OnboardingService;
   catalogue: CatalogueModels;
@@ -92,9 +107,45 @@ export function createApplications(deps: {
     const mine =
       viewer.persona === 'candidate' ? application.candidateUserId === viewer.userId
       : viewer.persona === 'centre' ? application.centreId === viewer.centreId
-      : false;
+      : viewer.persona === 'assessor' ? await assigned(application.id, viewer.userId, transaction)
+      : await awardedBy(application, viewer.userId, transaction);
     if (!mine) throw forbidden('auth.out_of_scope', 'This application is not yours to see.');
     return application;
+  }
+
+  /** Whether the user is an assessor assigned to the application now (in any role). */
+  async function assigned(applicationId: string, userId: string, transaction?: Transaction) {
+    const rows = await sequelize.query(
+      `SELECT 1 FROM cap.application_assessors a JOIN cap.assessor_profiles p ON p.id = a.assessor_id WHERE a.application_id = $1 AND p.user_id = $2 AND a.ended_at IS NULL`,
+      { type: QueryTypes.SELECT, bind: [applicationId, userId], transaction },
+    );
+    return rows.length > 0;
+  }
+
+  /** Whether the user is an active member of the awarding body the application was forwarded to. */
+  async function awardedBy(application: Application, userId: string, transaction?: Transaction) {
+    if (!application.awardingBodyId) return false;
+    const rows = await sequelize.query(`SELECT 1 FROM cap.awarding_body_members WHERE awarding_body_id = $1 AND user_id = $2 AND status = 'active'`, {
+      type: QueryTypes.SELECT,
+      bind: [application.awardingBodyId, userId],
+      transaction,
+    });
+    return rows.length > 0;
+  }
+
+  /** The guards of lifecycle.ts: each names the problem when it does not hold. */
+  async function checkGuards(application: Application, guards: Guard[], transaction: Transaction) {
+    if (guards.includes('draft_complete')) {
+      const missing = [...missingPaths(application.draft, requiredOnSubmit), ...declarations.filter((d) => valueAt(application.draft, `assessmentDeclaration.${d}`) !== true).map((d) => `assessmentDeclaration.${d}`)];
+      if (missing.length) throw unprocessable('application.incomplete', `Fill in the ${missing.length} missing field(s) before submitting.`, missing.map((field) => ({ field, issue: 'is required' })));
+    }
+    if (guards.includes('not_forwarded') && application.awardingBodyId) {
+      throw conflict('application.already_forwarded', 'The application was forwarded to its awarding body already.');
+    }
+    if (guards.includes('forwarded_with_ev') && !(await deps.assignments.activeAssignments({ applicationId: application.id, role: 'ev' }, transaction)).length) {
+      throw conflict('application.ev_not_assigned', 'Assign an external verifier first (POST /applications/{id}/ev).');
+    }
+    if (guards.includes('certify_bypass_on') && !deps.centreCertifyBypass) throw certifyBypassOff();
   }
 
   /**
@@ -110,18 +161,18 @@ export function createApplications(deps: {
         `A ${application.type} application ${application.status === 'draft' || application.status === 'in_progress' ? `at stage ${application.currentStageKey}` : `that is ${application.status}`} cannot be moved by ${action} (by ${mover}).`,
       );
     }
-    if (found.guards.includes('draft_complete')) {
-      const missing = [...missingPaths(application.draft, requiredOnSubmit), ...declarations.filter((d) => valueAt(application.draft, `assessmentDeclaration.${d}`) !== true).map((d) => `assessmentDeclaration.${d}`)];
-      if (missing.length) throw unprocessable('application.incomplete', `Fill in the ${missing.length} missing field(s) before submitting.`, missing.map((field) => ({ field, issue: 'is required' })));
-    }
+    await checkGuards(application, found.guards, transaction);
     const now = new Date();
     const from = application.currentStageKey;
     const finalStatus = found.to === 'certified' || found.to === 'rejected' ? found.to : undefined;
-    await ApplicationStageRow.update(
+    if (found.to === from) {
+      // A move within the stage (forwarding): only the stage's status changes.
+      await ApplicationStageRow.update({ status: found.stageStatus ?? 'in_progress' }, { where: { applicationId: application.id, stageKey: from }, transaction });
+    } else await ApplicationStageRow.update(
       { status: found.to === 'rejected' ? 'rejected' : 'successful', completedAt: now },
       { where: { applicationId: application.id, stageKey: from }, transaction },
     );
-    if (!finalStatus) {
+    if (!finalStatus && found.to !== from) {
       const to = found.to as StageKey;
       await ApplicationStageRow.update({ status: enteredStatus(to), enteredAt: now }, { where: { applicationId: application.id, stageKey: to }, transaction });
       application.currentStageKey = to;
@@ -154,7 +205,7 @@ export function createApplications(deps: {
         id: row.id,
         candidateId: row.candidateUserId,
         centreId: row.centreId,
-        awardingBodyId: null,
+        awardingBodyId: row.awardingBodyId,
         type: row.type,
         status: row.status,
         currentStageKey: row.currentStageKey,
@@ -193,6 +244,12 @@ export function createApplications(deps: {
     move,
     visible,
     present,
+    centreCertifyBypass: deps.centreCertifyBypass,
+
+    async ivApproved(applicationId: string, transaction?: Transaction): Promise<boolean> {
+      const rows = await sequelize.query(`SELECT 1 WHERE ${ivApprovedWhere('$1')}`, { type: QueryTypes.SELECT, bind: [applicationId], transaction });
+      return rows.length > 0;
+    },
 
     /**
      * A candidate's new draft at an approved centre, for an active trade of the sector. One open draft per
@@ -256,7 +313,9 @@ export function createApplications(deps: {
       if (query.status) add('a.status = ?', query.status);
       if (query.stage) add('a.current_stage_key = ?', query.stage);
       if (query.interviewSchedulable) where.push(`a.type = 'RPL' AND a.status = 'in_progress' AND a.current_stage_key IN ('folder_arrangement', 'interview')`);
-      if (query.ivApproved) where.push(`EXISTS (SELECT 1 FROM cap.application_moves m WHERE m.application_id = a.id AND m.from_stage = 'internal_verification' AND m.status = 'APPROVED')`);
+      if (query.handledBy) add(`${handlerUserIdOf('a')} = ?`, query.handledBy);
+      if (query.queue) where.push(staffQueues[query.queue]('a'));
+      if (query.ivApproved) where.push(ivApprovedWhere('a.id'));
       if (query.q) {
         bind.push(containing(query.q));
         const like = `$${bind.length}`;

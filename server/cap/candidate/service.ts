@@ -15,19 +15,24 @@ interface MoveRow {
   from_stage: string;
   to_stage: string;
   actor: string;
+  actor_name: string | null;
   feedback: string | null;
+  status: string | null;
   created_at: Date;
 }
 
 /** What each move of the lifecycle reads as in a candidate's timeline. */
 function eventOf(move: MoveRow) {
   const label = (stage: string) => stageLabels[stage as StageKey] ?? stage;
+  const who = ({ centre: 'The centre', internal_verifier: 'The internal verifier', awarding_body: 'The awarding body' } as Record<string, string>)[move.actor] ?? 'The platform';
   const titles: Record<string, [string, string]> = {
     submit: ['Application submitted', 'The application was submitted and now waits for payment.'],
     payment_completed: ['Payment received', `The payment was received; the application moved to ${label(move.to_stage).toLowerCase()}.`],
-    approve: [`${label(move.from_stage)} approved`, `The centre approved ${label(move.from_stage).toLowerCase()}; next: ${label(move.to_stage).toLowerCase()}.`],
-    reject: ['Application rejected', `The centre rejected the application at ${label(move.from_stage).toLowerCase()}.`],
-    certify: ['Certified', 'The application was certified.'],
+    approve: [`${label(move.from_stage)} approved`, `${who} approved ${label(move.from_stage).toLowerCase()}; next: ${label(move.to_stage).toLowerCase()}.`],
+    reject: ['Application rejected', `${who} rejected the application at ${label(move.from_stage).toLowerCase()}.`],
+    forward: ['Forwarded to the awarding body', 'The centre forwarded the application to its awarding body for external verification.'],
+    certify: ['Certified', 'The awarding body issued the certificate: the application is certified.'],
+    certify_bypass: ['Certified', 'The centre certified the application without a certificate (CAP_CENTRE_CERTIFY_BYPASS).'],
   };
   const [title, description] = titles[move.action] ?? [move.action, ''];
   return {
@@ -37,8 +42,9 @@ function eventOf(move: MoveRow) {
     description,
     eventType: move.action,
     actorRole: move.actor,
+    ...(move.actor_name ? { actorName: move.actor_name } : {}),
     occurredAt: move.created_at.toISOString(),
-    metadata: { fromStage: move.from_stage, toStage: move.to_stage, ...(move.feedback ? { feedback: move.feedback } : {}) },
+    metadata: { fromStage: move.from_stage, toStage: move.to_stage, ...(move.feedback ? { feedback: move.feedback } : {}), ...(move.status ? { outcome: move.status } : {}) },
   };
 }
 
@@ -53,7 +59,14 @@ export function createCandidateArea(deps: { sequelize: Sequelize; users: UserSer
     const page = pageRequest(query as Record<string, unknown>);
     bind.push(page.cursor ?? null, page.limit + 1);
     const rows = await sequelize.query<MoveRow>(
-      `SELECT m.* FROM cap.application_moves m JOIN cap.applications a ON a.id = m.application_id
+      // Who acted, by the name they have where they acted: centre staff, awarding-body member, else their onboarding.
+      `SELECT m.*, coalesce(
+         (SELECT s.name FROM cap.centre_staff s WHERE s.user_id = m.actor_user_id AND s.centre_id = a.centre_id),
+         (SELECT b.name FROM cap.awarding_body_members b WHERE b.user_id = m.actor_user_id AND b.name IS NOT NULL ORDER BY b.id LIMIT 1),
+         (SELECT NULLIF(concat_ws(' ', o.data #>> '{personalDetails,firstName}', o.data #>> '{personalDetails,lastName}'), '') FROM cap.onboardings o
+           WHERE o.user_id = m.actor_user_id AND o.persona IN ('candidate', 'assessor') ORDER BY (o.persona = 'assessor') = (m.actor = 'internal_verifier') DESC LIMIT 1)
+       ) AS actor_name
+       FROM cap.application_moves m JOIN cap.applications a ON a.id = m.application_id
         WHERE ${where} AND ($${bind.length - 1}::text IS NULL OR m.id < $${bind.length - 1}) ORDER BY m.id DESC LIMIT $${bind.length}`,
       { type: QueryTypes.SELECT, bind },
     );

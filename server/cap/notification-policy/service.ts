@@ -33,6 +33,7 @@ const normalised = (entry: EventRecipients): Required<EventRecipients> => ({
  * who must be the centre's active staff) and the roles that hear of it. Every event is always listed:
  * one the centre never set shows its default. PUT replaces the policy (unlisted events go back to
  * their default); PATCH replaces only the events it lists. Super admins change it; anyone reads it.
+ * CAP applies it when the event happens (`announceSubmitted`).
  */
 export function createNotificationPolicies(sequelize: Sequelize, centres: CentreService) {
   const { Centre, CentreStaff } = centres.models;
@@ -84,7 +85,44 @@ export function createNotificationPolicies(sequelize: Sequelize, centres: Centre
     });
   }
 
+  /** The centre's active staff the policy names for an event, by user id or by role, each once. */
+  async function recipientsOf(centreId: string, event: PolicyEvent, transaction: Transaction): Promise<string[]> {
+    const entry = policyOf((await Policy.findByPk(centreId, { transaction }))?.events ?? []).events.find((e) => e.event === event)!;
+    const rows = await CentreStaff.findAll({
+      where: { centreId, status: 'active', [Op.or]: [{ role: { [Op.in]: entry.recipientRoles } }, { userId: { [Op.in]: entry.recipientCapUserIds } }] },
+      attributes: ['userId'],
+      order: [['id', 'ASC']],
+      transaction,
+    });
+    return [...new Set(rows.map((row) => row.userId))];
+  }
+
+  /**
+   * Tells the centre of a submitted application through the one send path (`notification.requested`,
+   * in the consumer's transaction): in the inbox and by email, as each person's preferences allow.
+   */
+  async function announceSubmitted(
+    submitted: { applicationId: string; centreId: string; type: string },
+    transaction: Transaction,
+    publish: (transaction: Transaction, data: Record<string, unknown>) => Promise<unknown>,
+  ): Promise<void> {
+    for (const userId of await recipientsOf(submitted.centreId, 'application.submitted', transaction)) {
+      await publish(transaction, {
+        userId,
+        template: 'application.submitted',
+        category: 'application',
+        title: `New ${submitted.type} application`,
+        description: `A candidate submitted an ${submitted.type} application to your centre. Review it in the applications list.`,
+        metadata: { applicationId: submitted.applicationId, centreId: submitted.centreId },
+        channels: ['in_app', 'email'],
+      });
+    }
+  }
+
   return {
+    recipientsOf,
+    announceSubmitted,
+
     async read(context: CentreContext) {
       return policyOf((await Policy.findByPk(context.centreId))?.events ?? []);
     },

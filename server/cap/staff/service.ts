@@ -1,5 +1,5 @@
-import { col, fn, Op, UniqueConstraintError, where as compare, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
-import { conflict, forbidden, notFound, validationFailed } from '../../platform/http/errors.ts';
+import { col, fn, Op, QueryTypes, UniqueConstraintError, where as compare, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
+import { AppError, conflict, forbidden, notFound, validationFailed } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { pageOf, pageRequest } from '../../platform/http/pagination.ts';
 import type { Centre, CentreStaff } from '../centres/models.ts';
@@ -12,6 +12,7 @@ import type { UserService } from '../users/service.ts';
 import type { CentreRole, CentreStaffStatus } from '../vocabulary.ts';
 import { managesStaff, staffSorts, type StaffSort } from './rules.ts';
 import { containing } from '../../platform/db/like.ts';
+import { handlerUserIdOf } from '../applications/handling.ts';
 
 export interface NewStaff {
   name: string;
@@ -175,9 +176,16 @@ export function createStaffService(
 
     async get(context: CentreContext, id: string) {
       const row = inCentre(await CentreStaff.findByPk(id), id, context);
-      // Workload counts applications, which do not exist yet.
-      return { ...staffOf(row), workload: { assigned: 0, ongoing: 0, completed: 0 } };
+      const [workload] = await sequelize.query<{ assigned: number; ongoing: number; completed: number }>(
+        `SELECT count(*)::int AS assigned, count(*) FILTER (WHERE a.status = 'in_progress')::int AS ongoing, count(*) FILTER (WHERE a.status = 'certified')::int AS completed
+           FROM cap.applications a WHERE a.centre_id = $1 AND ${handlerUserIdOf('a')} = $2`,
+        { type: QueryTypes.SELECT, bind: [context.centreId, row.userId] },
+      );
+      return { ...staffOf(row), workload: workload! };
     },
+
+    /** A staff member of the caller's centre (404, or 403 for another centre's), for what they handle. */
+    member: async (context: CentreContext, id: string) => inCentre(await CentreStaff.findByPk(id), id, context),
 
     async summary(context: CentreContext) {
       const counts = { total: 0, active: 0, pending: 0, inactive: 0 };
@@ -204,7 +212,12 @@ export function createStaffService(
       return sequelize.transaction(async (transaction) => {
         await mustManage(context, transaction);
         const found = await CentreStaff.findAll({ where: { id: { [Op.in]: ids } }, transaction });
-        const rows = ids.map((id) => inCentre(found.find((row) => row.id === id) ?? null, id, context));
+        // Every bad id is named: another centre's make it 403, else unknown ones 404.
+        const unknown = ids.flatMap((id, i) => (found.some((row) => row.id === id) ? [] : [{ field: `ids[${i}]`, issue: `no staff member has the id ${id}` }]));
+        const foreign = ids.flatMap((id, i) => (found.some((row) => row.id === id && row.centreId !== context.centreId) ? [{ field: `ids[${i}]`, issue: `staff member ${id} belongs to another centre` }] : []));
+        if (foreign.length) throw new AppError(403, 'auth.out_of_scope', `Nothing was changed: ${foreign.length} of them belong to another centre.`, [...foreign, ...unknown]);
+        if (unknown.length) throw new AppError(404, 'http.not_found', `Nothing was changed: ${unknown.length} of them are no staff member.`, unknown);
+        const rows = ids.map((id) => found.find((row) => row.id === id)!);
         if (change.status === 'inactive' && rows.some((row) => row.userId === callerId)) {
           throw conflict('centre.self_deactivation', 'You cannot deactivate yourself: ask another super admin of the centre.');
         }

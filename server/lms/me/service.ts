@@ -1,16 +1,18 @@
+import type { Actor } from '../access/service.ts';
 import type { Onboarding } from '../onboarding/service.ts';
-import { capabilitiesOf } from '../onboarding/rules.ts';
-import type { LmsUser } from '../users/models.ts';
+import type { Invites } from '../staff/invites.ts';
 
-/** The LmsMe view: the account's personas, their onboarding state, and what the completed ones allow. */
-export async function describeMe(user: LmsUser, onboarding: Onboarding) {
+/** The LmsMe view: the account's personas, their onboarding state, its staff role and what it may do. */
+export async function describeMe(actor: Actor, onboarding: Onboarding, invites: Invites) {
+  const { user } = actor;
   const personas = await onboarding.personaStatuses(user);
-  const completed = personas.filter((p) => p.onboardingStatus === 'completed');
+  const instructorStatus = actor.personas.has('instructor') ? 'active' : (await invites.instructorInvited(user)) ? 'invited' : null;
   return {
     lmsUserId: user.id,
     userId: user.userId,
     personas,
-    instructorStatus: null, // instructor invites are a later issue
-    capabilities: [...new Set(completed.flatMap((p) => capabilitiesOf[p.persona]))],
+    ...(actor.staffRole ? { staffRole: actor.staffRole } : {}),
+    instructorStatus,
+    capabilities: [...actor.capabilities].sort(),
   };
 }

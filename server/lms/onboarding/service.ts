@@ -1,4 +1,4 @@
-import type { Sequelize } from 'sequelize';
+import type { Sequelize, Transaction } from 'sequelize';
 import { conflict, forbidden, notFound, validationFailed } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import type { LmsUser } from '../users/models.ts';
@@ -7,8 +7,11 @@ import { currentSchemaVersion, formSections, missingFields, openToAll, requiredO
 
 export type Onboarding = ReturnType<typeof createOnboarding>;
 
+/** Accepts the account's pending invite for a persona that needs one; false when there is none. */
+export type InviteAcceptor = (user: LmsUser, persona: LmsPersona, transaction: Transaction) => Promise<boolean>;
+
 /** Per-persona onboarding: start (or resume) a draft, merge saves into it, submit it. */
-export function createOnboarding(sequelize: Sequelize) {
+export function createOnboarding(sequelize: Sequelize, acceptInvite: InviteAcceptor = async () => false) {
   const { LmsOnboarding, LmsProfile } = defineOnboardingModels(sequelize);
 
   const find = (user: LmsUser, persona: LmsPersona) => LmsOnboarding.findOne({ where: { lmsUserId: user.id, persona } });
@@ -16,16 +19,21 @@ export function createOnboarding(sequelize: Sequelize) {
     conflict('lms.onboarding.already_completed', `The ${persona} onboarding of this account is already completed.`);
   const notStarted = (persona: LmsPersona) => notFound(`The ${persona} onboarding of this account has not been started.`);
 
-  /** A new draft, or the existing one; two concurrent starts end with one draft (unique user + persona). */
+  /**
+   * A new draft, or the existing one; two concurrent starts end with one draft (unique user + persona).
+   * A persona that needs an invite accepts the account's pending invite in the same transaction.
+   */
   async function start(user: LmsUser, persona: LmsPersona) {
     const existing = await find(user, persona);
     if (existing?.status === 'completed') throw alreadyCompleted(persona);
     if (existing) return summary(existing);
-    if (!openToAll[persona]) {
-      throw forbidden('lms.invite.required', `A ${persona} onboarding can only be started from an accepted ${persona} invite.`);
-    }
-    const draft = { id: newId(), lmsUserId: user.id, persona, status: 'draft' as const, data: { schemaVersion: currentSchemaVersion }, completedAt: null };
-    await LmsOnboarding.bulkCreate([draft], { ignoreDuplicates: true });
+    await sequelize.transaction(async (transaction) => {
+      if (!openToAll[persona] && !(await acceptInvite(user, persona, transaction))) {
+        throw forbidden('lms.invite.required', `A ${persona} onboarding can only be started from an accepted ${persona} invite.`);
+      }
+      const draft = { id: newId(), lmsUserId: user.id, persona, status: 'draft' as const, data: { schemaVersion: currentSchemaVersion }, completedAt: null };
+      await LmsOnboarding.bulkCreate([draft], { ignoreDuplicates: true, transaction });
+    });
     return summary((await find(user, persona))!);
   }
 

@@ -10,6 +10,8 @@ export interface LmsUser extends Model<InferAttributes<LmsUser>, InferCreationAt
   displayName: string | null;
   photoAssetId: string | null;
   status: LmsUserStatus;
+  /** Staff may suspend a learner in the LMS only; the Orchestrator account is untouched. */
+  learnerStatus: CreationOptional<'active' | 'suspended'>;
   createdAt: CreationOptional<Date>;
   updatedAt: CreationOptional<Date>;
 }
@@ -24,6 +26,7 @@ export function defineUserModels(sequelize: Sequelize) {
       displayName: { type: DataTypes.STRING(120), allowNull: true },
       photoAssetId: { type: DataTypes.STRING(100), allowNull: true },
       status: { type: DataTypes.STRING(16), allowNull: false },
+      learnerStatus: { type: DataTypes.STRING(16), allowNull: false, defaultValue: 'active' },
       createdAt: DataTypes.DATE,
       updatedAt: DataTypes.DATE,
     },

@@ -56,6 +56,12 @@ export function createUsers(sequelize: Sequelize) {
     return user;
   }
 
+  /** The account's LMS user, provisioned now when it has none yet (staff inviting or seating an address). */
+  async function ensure(account: Account): Promise<LmsUser> {
+    await provision(account);
+    return LmsUser.findOne({ where: { userId: account.userId }, rejectOnEmpty: true });
+  }
+
   function profile(user: LmsUser) {
     return {
       lmsUserId: user.id,
@@ -75,5 +81,5 @@ export function createUsers(sequelize: Sequelize) {
     return profile(user);
   }
 
-  return { provision, deactivate, actingUser, profile, updateProfile };
+  return { provision, deactivate, actingUser, ensure, profile, updateProfile };
 }

@@ -1,13 +1,13 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { unauthorized } from '../../platform/http/errors.ts';
-import type { Handler, SecurityHandler } from '../../platform/http/operations.ts';
+import type { Call, Handler, SecurityHandler } from '../../platform/http/operations.ts';
 import { created, ok, streamed } from '../../platform/http/reply.ts';
 import type { Storage } from './service.ts';
 
 /**
  * `serviceKey`: the `X-Platform-Service-Key` header holds ORCHESTRATOR_SERVICE_API_KEY (compared in
- * constant time, as digests so the lengths do not matter). Only `POST /storage/resolve` and
- * `POST /conversations/broadcast` accept it.
+ * constant time, as digests so the lengths do not matter). Only `POST /storage/resolve`,
+ * `POST /storage/upload` (with `ownerUserId`) and `POST /conversations/broadcast` accept it.
  */
 export function serviceKeyAuth(serviceApiKey: string): SecurityHandler {
   const digest = (value: string) => createHash('sha256').update(value).digest();
@@ -21,16 +21,16 @@ export function serviceKeyAuth(serviceApiKey: string): SecurityHandler {
   };
 }
 
+/** A user with their bearer token, or a service with the service key. */
+const callerOf = (call: Call) => (call.principal!.kind === 'service' ? { kind: 'service' as const } : { kind: 'user' as const, userId: call.principal!.userId! });
+
 export function storageRoutes(storage: Storage): Record<string, Handler> {
   return {
-    uploadAsset: async (call) => created(await storage.upload(call.principal!.userId!, call.req)),
+    uploadAsset: async (call) => created(await storage.upload(callerOf(call), call.req)),
     createUploadUrl: async (call) => created(await storage.uploadUrl(call.principal!.userId!, call.body)),
     receiveAssetUpload: async (call) => ok(await storage.receiveUpload(call.params.assetId, call.query, call.req)),
     confirmAsset: async (call) => ok(await storage.confirm(call.principal!.userId!, call.body.assetId)),
-    resolveAssets: async (call) => {
-      const caller = call.principal!.kind === 'service' ? { kind: 'service' as const } : { kind: 'user' as const, userId: call.principal!.userId! };
-      return ok(await storage.resolve(caller, call.body.assetIds));
-    },
+    resolveAssets: async (call) => ok(await storage.resolve(callerOf(call), call.body.assetIds)),
     deleteAsset: async (call) => {
       await storage.remove(call.principal!.userId!, call.params.assetId);
       return ok({ assetId: call.params.assetId, deleted: true });

@@ -10,7 +10,7 @@ import type { Readable } from 'node:stream';
 import { fileTypeFromFile } from 'file-type';
 import { Op } from 'sequelize';
 import { AppError, conflict, forbidden, notFound, validationFailed } from '../../platform/http/errors.ts';
-import { newId } from '../../platform/ids.ts';
+import { isUlid, newId } from '../../platform/ids.ts';
 import type { ServiceDeps } from '../../platform/service.ts';
 import type { StorageBackend } from './backends.ts';
 import { defineStorageModels, type AssetRow } from './models.ts';
@@ -117,14 +117,23 @@ export function createStorage(deps: Pick<ServiceDeps, 'config' | 'sequelize' | '
   }
 
   return {
-    /** `POST /storage/upload`: one multipart file, stored at once and ready. */
-    async upload(userId: string, req: Request): Promise<AssetView> {
+    /**
+     * `POST /storage/upload`: one multipart file, stored at once and ready. A user's upload is theirs; a
+     * service (the service key: CAP's certificates) stores a file for the user its `ownerUserId` names.
+     */
+    async upload(caller: Caller, req: Request): Promise<AssetView> {
       const { file, fields } = await receiveMultipart(req, tmpDir, largestLimit(config.storageMaxBytes));
       const purpose = fields.purpose || defaultPurpose;
-      if (!isPurpose(purpose)) {
+      const problems = [
+        ...(isPurpose(purpose) ? [] : [{ field: 'purpose', issue: `must be one of: ${purposes.join(', ')}` }]),
+        ...(caller.kind === 'service' && !isUlid(fields.ownerUserId ?? '') ? [{ field: 'ownerUserId', issue: 'is required with the service key: the user id who owns the file' }] : []),
+        ...(caller.kind === 'user' && fields.ownerUserId !== undefined ? [{ field: 'ownerUserId', issue: 'goes only with the service key: your uploads are yours' }] : []),
+      ];
+      if (problems.length || !isPurpose(purpose)) {
         await fsp.rm(file.tempPath, { force: true });
-        throw validationFailed([{ field: 'purpose', issue: `must be one of: ${purposes.join(', ')}` }]);
+        throw validationFailed(problems);
       }
+      const userId = caller.kind === 'user' ? caller.userId : fields.ownerUserId!;
       const mimeType = await inspect(file.tempPath, file.size, purpose);
       const id = newId();
       const objectKey = `${userId}/${id}`;

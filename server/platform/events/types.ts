@@ -12,6 +12,7 @@ export type EventType =
   | 'application.submitted'
   | 'application.paid'
   | 'application.stage_changed'
+  | 'application.forwarded'
   | 'application.certified'
   | 'application.rejected';
 

@@ -1,0 +1,406 @@
+import { parse } from 'csv-parse/sync';
+import { Op, QueryTypes, type Sequelize } from 'sequelize';
+import { containing } from '../../platform/db/like.ts';
+import { GrpcCallError } from '../../platform/grpc/errors.ts';
+import { notFound, unprocessable, validationFailed } from '../../platform/http/errors.ts';
+import { encodeCursor, keysetPage, type PageRequest } from '../../platform/http/pagination.ts';
+import { newId } from '../../platform/ids.ts';
+import type { Actor } from '../access/service.ts';
+import { defineCourseModels } from '../courses/models.ts';
+import type { Entitlements } from '../enrollments/entitlements.ts';
+import type { IdentityClient } from '../identity.ts';
+import type { Onboarding } from '../onboarding/service.ts';
+import type { LmsUser } from '../users/models.ts';
+import type { Users } from '../users/service.ts';
+import { defineLearnerModels, type Organization, type SeatAllocation } from './models.ts';
+
+export interface LearnerFilters {
+  q?: string;
+  sort?: 'createdAt' | 'name' | 'email' | 'coursesTaken' | 'completionRate';
+  order?: 'asc' | 'desc';
+  organizationId?: string;
+  status?: 'active' | 'suspended';
+  email?: string;
+}
+interface LearnerInput {
+  email: string;
+  name?: string;
+}
+interface SeatCourseInput {
+  courseId: string;
+  csv?: string;
+  learners?: LearnerInput[];
+}
+export interface SeatAllocationWrite {
+  organizationId?: string;
+  organization?: { name: string; email: string; description?: string };
+  totalSlots?: number;
+  courses?: SeatCourseInput[];
+  levelOfferings?: Array<{ levelOfferingId: string; csv?: string; learners?: LearnerInput[] }>;
+}
+
+interface LearnerRow {
+  id: string;
+  name: string;
+  email: string | null;
+  courses_taken: number;
+  completion_rate: number;
+  joined_at: Date;
+  status: 'active' | 'suspended';
+}
+
+const sortColumns = { createdAt: 'joined_at', name: 'lower(name)', email: 'lower(email)', coursesTaken: 'courses_taken', completionRate: 'completion_rate' } as const;
+const levelOfferingsMissing = 'level offerings are not part of this LMS build';
+
+export type Learners = ReturnType<typeof createLearners>;
+
+/**
+ * Staff looking after learners: the directory, its CSV export, invites, LMS-only suspension, grants,
+ * sponsoring organisations and their seat allocations.
+ */
+export function createLearners(sequelize: Sequelize, users: Users, onboarding: Onboarding, entitlements: Entitlements, identity: IdentityClient) {
+  const { Organization, SeatAllocation, SeatAllocationCourse, Seat } = defineLearnerModels(sequelize);
+  const { Course } = defineCourseModels(sequelize);
+
+  // ---- the directory -----------------------------------------------------------------------------
+
+  /**
+   * Every learner matching the filters, sorted. A learner is an LMS user with a learner onboarding
+   * (started or completed: an invited learner has one started for them), an enrollment or a seat.
+   */
+  async function directory(filters: LearnerFilters): Promise<LearnerRow[]> {
+    const conditions: string[] = [];
+    const replacements: Record<string, unknown> = {};
+    if (filters.q?.trim()) {
+      conditions.push('(name ILIKE :q OR email ILIKE :q)');
+      replacements.q = containing(filters.q);
+    }
+    if (filters.status) {
+      conditions.push('status = :status');
+      replacements.status = filters.status;
+    }
+    if (filters.email) {
+      conditions.push('lower(email) = :email');
+      replacements.email = filters.email.toLowerCase();
+    }
+    if (filters.organizationId) {
+      conditions.push(`id IN (SELECT s.lms_user_id FROM "lms"."lms_seats" s JOIN "lms"."lms_seat_allocations" a ON a.id = s.allocation_id WHERE a.organization_id = :organizationId)`);
+      replacements.organizationId = filters.organizationId;
+    }
+    const direction = filters.order === 'asc' ? 'ASC' : 'DESC';
+    return sequelize.query<LearnerRow>(
+      `WITH learners AS (
+         SELECT u.id, u.email, u.learner_status AS status, u.created_at AS joined_at,
+                COALESCE(NULLIF(trim(concat_ws(' ', o.data->'personalDetails'->>'firstName', o.data->'personalDetails'->>'lastName')), ''),
+                         u.display_name, split_part(u.email, '@', 1), '') AS name,
+                (SELECT count(*)::int FROM "lms"."lms_enrollments" e WHERE e.learner_lms_user_id = u.id) AS courses_taken,
+                COALESCE((SELECT (100 * count(*) FILTER (WHERE e.status = 'completed') / NULLIF(count(*), 0))::int
+                            FROM "lms"."lms_enrollments" e WHERE e.learner_lms_user_id = u.id), 0) AS completion_rate
+           FROM "lms"."lms_users" u
+           LEFT JOIN "lms"."lms_onboardings" o ON o.lms_user_id = u.id AND o.persona = 'learner'
+          WHERE u.status = 'active'
+            AND (o.id IS NOT NULL
+                 OR EXISTS (SELECT 1 FROM "lms"."lms_enrollments" e WHERE e.learner_lms_user_id = u.id)
+                 OR EXISTS (SELECT 1 FROM "lms"."lms_seats" s WHERE s.lms_user_id = u.id)))
+       SELECT * FROM learners ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''}
+        ORDER BY ${sortColumns[filters.sort ?? 'createdAt']} ${direction}, id ${direction}`,
+      { replacements, type: QueryTypes.SELECT },
+    );
+  }
+
+  const rowView = (row: LearnerRow) => ({
+    lmsUserId: row.id,
+    name: row.name,
+    photoUrl: null,
+    email: row.email,
+    coursesTaken: row.courses_taken,
+    completionRate: row.completion_rate,
+    joinedAt: new Date(row.joined_at).toISOString(),
+    status: row.status,
+  });
+
+  /** One page of the sorted directory; the cursor is the last learner of the previous page. */
+  async function list(page: PageRequest, filters: LearnerFilters) {
+    const rows = await directory(filters);
+    const start = page.cursor ? rows.findIndex((r) => r.id === page.cursor) + 1 : 0;
+    const items = rows.slice(start, start + page.limit);
+    const hasMore = start + page.limit < rows.length;
+    return { data: items.map(rowView), meta: { pagination: { nextCursor: hasMore ? encodeCursor(items[items.length - 1]!.id) : null, hasMore, limit: page.limit } } };
+  }
+
+  /** The directory as CSV (RFC 4180: fields with commas, quotes or line breaks are quoted). */
+  async function exportCsv(filters: LearnerFilters): Promise<string> {
+    const header = ['lmsUserId', 'name', 'email', 'coursesTaken', 'completionRate', 'joinedAt', 'status'];
+    const lines = (await directory(filters)).map(rowView).map((r) => [r.lmsUserId, r.name, r.email ?? '', r.coursesTaken, r.completionRate, r.joinedAt, r.status].map(csvField).join(','));
+    return [header.join(','), ...lines].join('\r\n') + '\r\n';
+  }
+
+  async function learnerRow(lmsUserId: string) {
+    const row = (await directory({})).find((r) => r.id === lmsUserId);
+    if (!row) throw notFound('No such learner.');
+    return rowView(row);
+  }
+
+  async function setStatus(lmsUserId: string, status: 'active' | 'suspended') {
+    await learnerRow(lmsUserId);
+    await sequelize.query(`UPDATE "lms"."lms_users" SET learner_status = :status, updated_at = now() WHERE id = :id`, { replacements: { status, id: lmsUserId } });
+    return learnerRow(lmsUserId);
+  }
+
+  // ---- invites and grants ------------------------------------------------------------------------
+
+  /** The LMS user of an address: its Orchestrator account is provisioned (a new one gets its password by mail). */
+  async function provisioned(input: LearnerInput): Promise<{ user: LmsUser; isNew: boolean }> {
+    const email = input.email.trim().toLowerCase();
+    const account = await identity.provisionAccount({ email, intents: ['lms'], correlation_id: newId(), display_name: input.name?.trim() ?? '', notify_kind: 'new_account' });
+    return { user: await users.ensure({ userId: account.user_id, email }), isNew: account.is_new };
+  }
+
+  const failure = (err: unknown) => (err instanceof GrpcCallError ? `the Orchestrator refused the address: ${err.details}` : err instanceof Error ? err.message : String(err));
+
+  async function invite(inputs: LearnerInput[]) {
+    const results = [];
+    for (const input of dedupe(inputs)) {
+      try {
+        const { user } = await provisioned(input);
+        const existing = (await onboarding.mine(user)).some((o) => o.persona === 'learner');
+        if (!existing) await onboarding.start(user, 'learner');
+        results.push({ email: input.email, status: existing ? ('skipped' as const) : ('invited' as const), lmsUserId: user.id });
+      } catch (err) {
+        results.push({ email: input.email, status: 'failed' as const, error: failure(err) });
+      }
+    }
+    return results;
+  }
+
+  async function enroll(actor: Actor, lmsUserId: string, body: { enrollmentType: 'unsponsored' | 'sponsored'; courseIds?: string[]; levelOfferingIds?: string[]; organizationId?: string }) {
+    await learnerRow(lmsUserId);
+    let organization: Organization | null = null;
+    if (body.enrollmentType === 'sponsored') {
+      if (!body.organizationId) throw validationFailed([{ field: 'body.organizationId', issue: 'is required for a sponsored enrollment' }]);
+      organization = await Organization.findByPk(body.organizationId);
+      if (!organization) throw notFound('No such organization.');
+    }
+    const results = [];
+    for (const courseId of [...new Set(body.courseIds ?? [])]) {
+      const course = await Course.findOne({ where: { id: courseId, status: 'published' } });
+      if (!course) {
+        results.push({ kind: 'course' as const, id: courseId, status: 'failed' as const, error: 'no such published course' });
+        continue;
+      }
+      const outcome = await sequelize.transaction((transaction) =>
+        entitlements.grant(transaction, {
+          courseId,
+          learnerLmsUserId: lmsUserId,
+          source: organization ? 'organization_seat' : 'admin_grant',
+          sponsorUserId: actor.user.userId,
+          sponsorNote: organization ? `Sponsored by ${organization.name}` : null,
+          currency: course.currency,
+        }),
+      );
+      results.push({ kind: 'course' as const, id: courseId, status: outcome.granted ? ('granted' as const) : ('skipped' as const) });
+    }
+    for (const id of [...new Set(body.levelOfferingIds ?? [])]) results.push({ kind: 'level_offering' as const, id, status: 'failed' as const, error: levelOfferingsMissing });
+    return { learnerLmsUserId: lmsUserId, results };
+  }
+
+  // ---- organisations -----------------------------------------------------------------------------
+
+  const organizationView = (o: Organization) => ({
+    id: o.id,
+    name: o.name,
+    email: o.email,
+    description: o.description,
+    status: o.status,
+    createdAt: o.createdAt.toISOString(),
+    updatedAt: o.updatedAt.toISOString(),
+  });
+
+  async function organizations(page: PageRequest, q?: string) {
+    const where = q?.trim() ? { [Op.or]: [{ name: { [Op.iLike]: containing(q) } }, { email: { [Op.iLike]: containing(q) } }] } : {};
+    const { items, meta } = await keysetPage(Organization, page, { where });
+    return { data: items.map(organizationView), meta };
+  }
+
+  async function createOrganization(write: { name: string; email: string; description?: string }) {
+    const name = write.name.trim();
+    if (!name) throw validationFailed([{ field: 'body.name', issue: 'cannot be blank' }]);
+    const organization = await Organization.create({ id: newId(), name, email: write.email.trim().toLowerCase(), description: write.description ?? null, status: 'active' });
+    return organizationView(organization);
+  }
+
+  // ---- seat allocations --------------------------------------------------------------------------
+
+  async function allocationView(allocation: SeatAllocation) {
+    const [organization, links, seated] = await Promise.all([
+      Organization.findByPk(allocation.organizationId),
+      SeatAllocationCourse.findAll({ where: { allocationId: allocation.id }, order: [['createdAt', 'ASC'], ['id', 'ASC']] }),
+      Seat.count({ where: { allocationId: allocation.id } }),
+    ]);
+    const courses = await Course.findAll({ where: { id: links.map((l) => l.courseId) }, attributes: ['id', 'title'] });
+    return {
+      id: allocation.id,
+      createdAt: allocation.createdAt.toISOString(),
+      organization: { id: organization!.id, name: organization!.name, email: organization!.email },
+      learnerCount: seated,
+      totalSlots: allocation.totalSlots,
+      slotsAvailable: Math.max(0, allocation.totalSlots - seated),
+      courses: links.map((l) => ({ id: l.courseId, title: courses.find((c) => c.id === l.courseId)?.title ?? '' })),
+      levels: [],
+    };
+  }
+
+  async function allocations(page: PageRequest, filters: { q?: string; order?: 'asc' | 'desc' }) {
+    const where = filters.q?.trim()
+      ? { organizationId: { [Op.in]: sequelize.literal(`(SELECT id FROM "lms"."lms_organizations" WHERE name ILIKE ${sequelize.escape(containing(filters.q))})`) } }
+      : {};
+    const { items, meta } = await keysetPage(SeatAllocation, page, { where, newest: filters.order !== 'asc' });
+    return { data: await Promise.all(items.map(allocationView)), meta };
+  }
+
+  async function allocation(allocationId: string) {
+    const found = await SeatAllocation.findByPk(allocationId);
+    if (!found) throw notFound('No such seat allocation.');
+    return allocationView(found);
+  }
+
+  /** The published courses named by the inputs; 422 naming any that is not one. */
+  async function publishedCourses(inputs: SeatCourseInput[]) {
+    const ids = [...new Set(inputs.map((c) => c.courseId))];
+    const found = await Course.findAll({ where: { id: ids, status: 'published' }, attributes: ['id', 'currency'] });
+    const missing = ids.filter((id) => !found.some((c) => c.id === id));
+    if (missing.length) throw validationFailed(missing.map((id) => ({ field: 'body.courses', issue: `${id} is not a published course` })));
+    return found;
+  }
+
+  async function createAllocation(actor: Actor, write: SeatAllocationWrite) {
+    const courses = write.courses ?? [];
+    const wanted = placements(write);
+    await publishedCourses(courses);
+    let organizationId = write.organizationId;
+    if (organizationId && !(await Organization.findByPk(organizationId))) throw notFound('No such organization.');
+    if (!organizationId && !write.organization) throw validationFailed([{ field: 'body.organizationId', issue: 'give organizationId or a new organization' }]);
+    const created = await sequelize.transaction(async (transaction) => {
+      if (!organizationId) {
+        const org = write.organization!;
+        organizationId = (await Organization.create({ id: newId(), name: org.name.trim(), email: org.email.trim().toLowerCase(), description: org.description ?? null, status: 'active' }, { transaction })).id;
+      }
+      const allocation = await SeatAllocation.create({ id: newId(), organizationId, totalSlots: write.totalSlots!, createdBy: actor.user.id }, { transaction });
+      await linkCourses(allocation.id, courses, transaction);
+      return allocation;
+    });
+    return placeLearners(actor, created, wanted, write.levelOfferings ?? []);
+  }
+
+  async function addSeats(actor: Actor, allocationId: string, write: SeatAllocationWrite) {
+    const found = await SeatAllocation.findByPk(allocationId);
+    if (!found) throw notFound('No such seat allocation.');
+    const courses = write.courses ?? [];
+    const wanted = placements(write);
+    await publishedCourses(courses);
+    await sequelize.transaction((transaction) => linkCourses(allocationId, courses, transaction));
+    return placeLearners(actor, found, wanted, write.levelOfferings ?? []);
+  }
+
+  async function linkCourses(allocationId: string, courses: SeatCourseInput[], transaction: import('sequelize').Transaction) {
+    const rows = [...new Set(courses.map((c) => c.courseId))].map((courseId) => ({ id: newId(), allocationId, courseId }));
+    await SeatAllocationCourse.bulkCreate(rows, { ignoreDuplicates: true, transaction });
+  }
+
+  /**
+   * Seats each listed learner (one seat per learner, however many courses) and grants them the courses
+   * they were listed for. The allocation row is locked while a seat is taken, so concurrent placements
+   * never seat more learners than it has slots.
+   */
+  async function placeLearners(actor: Actor, allocation: SeatAllocation, wanted: Map<string, { input: LearnerInput; courseIds: Set<string> }>, levels: SeatAllocationWrite['levelOfferings'] & object) {
+    const organization = (await Organization.findByPk(allocation.organizationId))!;
+    const results: Array<{ email: string; status: 'provisioned' | 'enrolled' | 'skipped' | 'failed'; lmsUserId?: string; error?: string }> = [];
+    for (const { input, courseIds } of wanted.values()) {
+      let person: { user: LmsUser; isNew: boolean };
+      try {
+        person = await provisioned(input);
+      } catch (err) {
+        results.push({ email: input.email, status: 'failed', error: failure(err) });
+        continue;
+      }
+      const outcome = await sequelize.transaction(async (transaction) => {
+        await SeatAllocation.findByPk(allocation.id, { transaction, lock: transaction.LOCK.UPDATE });
+        const seated = await Seat.findOne({ where: { allocationId: allocation.id, lmsUserId: person.user.id }, transaction });
+        if (!seated) {
+          if ((await Seat.count({ where: { allocationId: allocation.id }, transaction })) >= allocation.totalSlots) return 'full' as const;
+          await Seat.create({ id: newId(), allocationId: allocation.id, lmsUserId: person.user.id }, { transaction });
+        }
+        let granted = false;
+        for (const courseId of courseIds) {
+          const course = await Course.findByPk(courseId, { attributes: ['id', 'currency'], transaction });
+          const grant = await entitlements.grant(transaction, {
+            courseId,
+            learnerLmsUserId: person.user.id,
+            source: 'organization_seat',
+            sponsorUserId: actor.user.userId,
+            sponsorNote: `Seat of ${organization.name}`,
+            currency: course!.currency,
+          });
+          granted ||= grant.granted;
+        }
+        return granted ? ('granted' as const) : ('nothing' as const);
+      });
+      if (outcome === 'full') results.push({ email: input.email, status: 'failed', lmsUserId: person.user.id, error: 'no seats left on this allocation' });
+      else results.push({ email: input.email, status: outcome === 'nothing' ? 'skipped' : person.isNew ? 'provisioned' : 'enrolled', lmsUserId: person.user.id });
+    }
+    for (const level of levels) for (const input of learnersOf(level)) results.push({ email: input.email, status: 'failed', error: levelOfferingsMissing });
+    return { allocation: await allocationView((await SeatAllocation.findByPk(allocation.id))!), results };
+  }
+
+  return { list, exportCsv, setStatus, invite, enroll, organizations, createOrganization, allocations, allocation, createAllocation, addSeats };
+}
+
+/** Each learner once (by address), with every course they were listed for. */
+function placements(write: SeatAllocationWrite) {
+  const wanted = new Map<string, { input: LearnerInput; courseIds: Set<string> }>();
+  for (const course of write.courses ?? []) {
+    for (const input of learnersOf(course)) {
+      const key = input.email.trim().toLowerCase();
+      const entry = wanted.get(key) ?? { input: { ...input, email: key }, courseIds: new Set<string>() };
+      entry.courseIds.add(course.courseId);
+      wanted.set(key, entry);
+    }
+  }
+  return wanted;
+}
+
+/** The learners of one course input: its list and its CSV (`email,name` with a header line). */
+function learnersOf(input: { csv?: string; learners?: LearnerInput[] }): LearnerInput[] {
+  const fromCsv: LearnerInput[] = [];
+  if (input.csv?.trim()) {
+    let records: Array<Record<string, string>>;
+    try {
+      records = parse(input.csv, { columns: (header: string[]) => header.map((h) => h.trim().toLowerCase()), skip_empty_lines: true, trim: true });
+    } catch (err) {
+      throw unprocessable('lms.seats.csv_invalid', `The CSV could not be read: ${(err as Error).message}`);
+    }
+    records.forEach((record, i) => {
+      if (!record.email || !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(record.email)) {
+        throw unprocessable('lms.seats.csv_invalid', 'Every CSV line needs an email address under the header `email`.', [{ field: `csv line ${i + 2}`, issue: 'has no valid email' }]);
+      }
+      fromCsv.push({ email: record.email, ...(record.name ? { name: record.name } : {}) });
+    });
+  }
+  return [...(input.learners ?? []), ...fromCsv];
+}
+
+function dedupe(inputs: LearnerInput[]): LearnerInput[] {
+  const seen = new Set<string>();
+  return inputs.filter((i) => {
+    const key = i.email.trim().toLowerCase();
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+function csvField(value: string | number): string {
+  // A cell starting like a formula is kept as text, so a spreadsheet does not run it.
+  const text = typeof value === 'string' && /^[=+\-@\t\r]/.test(value) ? `'${value}` : String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}

@@ -1,0 +1,99 @@
+import { Op, type Sequelize, type Transaction } from 'sequelize';
+import { conflict } from '../../platform/http/errors.ts';
+import { keysetPage, type PageRequest } from '../../platform/http/pagination.ts';
+import { newId } from '../../platform/ids.ts';
+import type { LmsPersona } from '../onboarding/rules.ts';
+import type { LmsUser } from '../users/models.ts';
+import { defineStaffModels, type Invite, type InviteKind, type StaffRole } from './models.ts';
+
+export type Invites = ReturnType<typeof createInvites>;
+
+/**
+ * Instructor and staff invites. Only staff invite (the routes check the capability); the invited
+ * address's account accepts by starting that persona's onboarding. A staff invite carries the role the
+ * membership gets on acceptance.
+ */
+export function createInvites(sequelize: Sequelize) {
+  const { Invite, StaffMember } = defineStaffModels(sequelize);
+  const onboardingTable = '"lms"."lms_onboardings"';
+
+  /** Whether the address already belongs to an instructor (completed onboarding) or a staff member. */
+  async function alreadyIs(kind: InviteKind, email: string, transaction: Transaction): Promise<boolean> {
+    if (kind === 'staff') {
+      const [rows] = await sequelize.query(
+        `SELECT 1 FROM "lms"."lms_staff_members" s JOIN "lms"."lms_users" u ON u.id = s.lms_user_id WHERE lower(u.email) = $1`,
+        { bind: [email], transaction },
+      );
+      return rows.length > 0;
+    }
+    const [rows] = await sequelize.query(
+      `SELECT 1 FROM ${onboardingTable} o JOIN "lms"."lms_users" u ON u.id = o.lms_user_id
+        WHERE lower(u.email) = $1 AND o.persona = 'instructor' AND o.status = 'completed'`,
+      { bind: [email], transaction },
+    );
+    return rows.length > 0;
+  }
+
+  async function create(kind: InviteKind, rawEmail: string, invitedBy: string | null, staffRole: StaffRole | null = null) {
+    const email = rawEmail.trim().toLowerCase();
+    const duplicate = () => conflict('lms.invite.duplicate', `There is already a pending ${kind} invite or a ${kind} for ${email}.`);
+    return sequelize.transaction(async (transaction) => {
+      if (await alreadyIs(kind, email, transaction)) throw duplicate();
+      const [invite] = await Invite.bulkCreate(
+        [{ id: newId(), kind, email, staffRole, status: 'pending', invitedBy, acceptedBy: null, acceptedAt: null }],
+        { ignoreDuplicates: true, transaction },
+      );
+      // The partial unique index keeps one pending invite per kind and address; a lost race inserts nothing.
+      const stored = await Invite.findByPk(invite!.id, { transaction });
+      if (!stored) throw duplicate();
+      return view(stored);
+    });
+  }
+
+  async function list(kind: InviteKind, page: PageRequest) {
+    const { items, meta } = await keysetPage(Invite, page, { where: { kind } });
+    return { data: items.map(view), meta };
+  }
+
+  /** Accepts the pending invite for `persona` sent to the user's address; a staff invite makes them staff. */
+  async function accept(user: LmsUser, persona: LmsPersona, transaction: Transaction): Promise<boolean> {
+    if (persona === 'learner' || !user.email) return false;
+    const invite = await Invite.findOne({
+      where: { kind: persona, status: 'pending', email: { [Op.eq]: user.email.toLowerCase() } },
+      transaction,
+      lock: transaction.LOCK.UPDATE,
+    });
+    if (!invite) return false;
+    invite.set({ status: 'accepted', acceptedBy: user.id, acceptedAt: new Date() });
+    await invite.save({ transaction });
+    if (persona === 'staff') {
+      await StaffMember.bulkCreate([{ id: newId(), lmsUserId: user.id, role: invite.staffRole ?? 'support', status: 'active' }], {
+        conflictAttributes: ['lmsUserId'],
+        updateOnDuplicate: ['role', 'status', 'updatedAt'],
+        transaction,
+      });
+    }
+    return true;
+  }
+
+  /** `invited` while an instructor invite is pending or accepted and the onboarding is not completed. */
+  async function instructorInvited(user: LmsUser): Promise<boolean> {
+    if (!user.email) return false;
+    const invite = await Invite.findOne({ where: { kind: 'instructor', email: user.email.toLowerCase(), status: ['pending', 'accepted'] } });
+    return Boolean(invite);
+  }
+
+  return { create, list, accept, instructorInvited };
+}
+
+export function view(invite: Invite) {
+  return {
+    id: invite.id,
+    kind: invite.kind,
+    email: invite.email,
+    ...(invite.staffRole ? { staffRole: invite.staffRole } : {}),
+    status: invite.status,
+    createdAt: invite.createdAt.toISOString(),
+    acceptedAt: invite.acceptedAt?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,72 @@
+import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+
+export const staffRoles = ['admin', 'content_manager', 'support'] as const;
+export type StaffRole = (typeof staffRoles)[number];
+export type InviteKind = 'instructor' | 'staff';
+export type InviteStatus = 'pending' | 'accepted' | 'revoked' | 'expired';
+
+/** An invitation of an email address to become an instructor or staff (with a role). */
+export interface Invite extends Model<InferAttributes<Invite>, InferCreationAttributes<Invite>> {
+  id: string;
+  kind: InviteKind;
+  /** Lower case: an invite matches the account with that address whatever its case. */
+  email: string;
+  staffRole: StaffRole | null;
+  status: InviteStatus;
+  invitedBy: string | null;
+  acceptedBy: string | null;
+  acceptedAt: Date | null;
+  createdAt: CreationOptional<Date>;
+  updatedAt: CreationOptional<Date>;
+}
+
+/** A staff member: an LMS user with a staff role, active or suspended. */
+export interface StaffMember extends Model<InferAttributes<StaffMember>, InferCreationAttributes<StaffMember>> {
+  id: string;
+  lmsUserId: string;
+  role: StaffRole;
+  status: 'active' | 'suspended';
+  createdAt: CreationOptional<Date>;
+  updatedAt: CreationOptional<Date>;
+}
+
+const defined = new WeakMap<Sequelize, ReturnType<typeof define>>();
+
+/** The staff models of the LMS, defined once per Sequelize instance. */
+export function defineStaffModels(sequelize: Sequelize) {
+  let models = defined.get(sequelize);
+  if (!models) defined.set(sequelize, (models = define(sequelize)));
+  return models;
+}
+
+function define(sequelize: Sequelize) {
+  const Invite = sequelize.define<Invite>(
+    'LmsInvite',
+    {
+      id: { type: DataTypes.STRING(26), primaryKey: true },
+      kind: { type: DataTypes.STRING(16), allowNull: false },
+      email: { type: DataTypes.STRING(320), allowNull: false },
+      staffRole: { type: DataTypes.STRING(24), allowNull: true },
+      status: { type: DataTypes.STRING(16), allowNull: false },
+      invitedBy: { type: DataTypes.STRING(26), allowNull: true },
+      acceptedBy: { type: DataTypes.STRING(26), allowNull: true },
+      acceptedAt: { type: DataTypes.DATE, allowNull: true },
+      createdAt: DataTypes.DATE,
+      updatedAt: DataTypes.DATE,
+    },
+    { tableName: 'lms_invites' },
+  );
+  const StaffMember = sequelize.define<StaffMember>(
+    'LmsStaffMember',
+    {
+      id: { type: DataTypes.STRING(26), primaryKey: true },
+      lmsUserId: { type: DataTypes.STRING(26), allowNull: false },
+      role: { type: DataTypes.STRING(24), allowNull: false },
+      status: { type: DataTypes.STRING(16), allowNull: false },
+      createdAt: DataTypes.DATE,
+      updatedAt: DataTypes.DATE,
+    },
+    { tableName: 'lms_staff_members' },
+  );
+  return { Invite: Invite as ModelStatic<Invite>, StaffMember: StaffMember as ModelStatic<StaffMember> };
+}
