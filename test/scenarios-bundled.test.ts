@@ -64,6 +64,8 @@ test('the bundled scenarios cover the flows the issues name', (t) => {
     'lms-learner.yaml',
     'catalogue.yaml',
     'pay.yaml',
+    'assessor-retained.yaml',
+    'job-marketplace.yaml',
   ];
   for (const name of flows) t.true(bundled.includes(name), name);
 });
