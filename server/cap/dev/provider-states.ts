@@ -184,7 +184,7 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
       const centreId = String(values.centreId);
       const market = await assessorMarket(assessor, user, centreId, { requested: true, applied: true });
       if (flag(creates.retainedRequest.approved)) await cap('PATCH', `/centre/retained-requests/${market.retainedRequestId}/approve`, undefined, centreHeaders(centreId));
-      Object.assign(values, { assessorId: market.assessorId, retainedRequestId: market.retainedRequestId, jobPostingId: market.jobPostingId, jobApplicationId: market.jobApplicationId });
+      Object.assign(values, { assessorId: market.assessorId, retainedRequestId: market.retainedRequestId, tradeId: market.tradeId, jobPostingId: market.jobPostingId, jobApplicationId: market.jobApplicationId });
     }
     return values;
   }
@@ -215,7 +215,7 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
       ? (await cap('POST', '/assessor/retained-requests', { centreId, preferredRole: 'assessor' }, asAssessor)).data.id
       : undefined;
     const jobApplicationId: string | undefined = wanted.applied ? (await cap('POST', `/assessor/job-postings/${jobPostingId}/apply`, undefined, asAssessor)).data.id : undefined;
-    return { assessorId, sectorId, jobPostingId, retainedRequestId, jobApplicationId };
+    return { assessorId, sectorId, tradeId, jobPostingId, retainedRequestId, jobApplicationId };
   }
 
   return {
