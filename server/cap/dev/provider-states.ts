@@ -203,7 +203,7 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
     const admin = await verified({}, ['cap']);
     await grantPlatformAdmin(admin);
     const tag = newId().toLowerCase();
-    const sectorId: string = (await capAs(admin)('POST', '/admin/sectors', { name: `Pact sector ${tag}` })).data.id;
+    const sectorId: string = (await capAs(admin)('POST', '/admin/sectors', { name: `Pact sector ${tag}`, description: 'A sector for contract tests.' })).data.id;
     const tradeId: string = (await capAs(admin)('POST', '/admin/trades', { sectorId, name: `Pact trade ${tag}` })).data.id;
     await cap('PUT', '/assessor/profile/sectors', { sectorIds: [sectorId] }, asAssessor);
     const posting = {
