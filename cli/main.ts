@@ -19,6 +19,7 @@ import { registerSeed } from './commands/seed.ts';
 import { registerApplication, registerWallet } from './commands/application.ts';
 import { registerMessaging } from './commands/messaging.ts';
 import { registerAssessor } from './commands/assessor.ts';
+import { registerLms } from './commands/lms.ts';
 
 /** Builds the capctl program. Each command module adds its own subcommands. */
 export function buildProgram(): Command {
@@ -26,7 +27,7 @@ export function buildProgram(): Command {
     .description('Run, seed, script and verify the CAP platform reference')
     .showHelpAfterError()
     .exitOverride();
-  for (const register of [registerServe, registerDemo, registerSeed, registerRun, registerAccount, registerIdentity, registerAdmin, registerCentre, registerStaff, registerAssessor, registerInvitations, registerApplication, registerPay, registerWallet, registerMessaging, registerMail, registerGoogleToken, registerKeys, registerGrpc, registerPact]) register(program);
+  for (const register of [registerServe, registerDemo, registerSeed, registerRun, registerAccount, registerIdentity, registerAdmin, registerCentre, registerStaff, registerAssessor, registerInvitations, registerApplication, registerPay, registerWallet, registerMessaging, registerLms, registerMail, registerGoogleToken, registerKeys, registerGrpc, registerPact]) register(program);
   return program;
 }
 

@@ -49,6 +49,7 @@ test.serial('seeding twice: the first run creates the catalogue, centres and peo
     `SELECT count(*)::int AS n FROM cap.retained_requests r JOIN cap.assessor_profiles p ON p.id = r.assessor_id WHERE r.status = 'approved' AND p.status = 'approved'`,
   );
   t.is(retained[0]!.n, 5, 'every seeded assessor is approved and retained by their centres');
+  t.like(created, { lmsAdmins: { created: 1 }, lmsCourses: { created: 2 } });
 
   const again = await seed();
   t.is(again.code, 0, again.stderr);
@@ -61,6 +62,12 @@ test.serial('seeding twice: the first run creates the catalogue, centres and peo
   t.is(sectors.find((s) => s.slug === 'building-construction')!.tradeCount, 5);
   const centres = (await call('GET', `${serve.urls.gateway}/v1/cap/centres?limit=100`)).body.data;
   t.is(centres.length, 4);
+  const [course] = await sql<{ status: string; package_asset_id: string }>(
+    { databaseUrl },
+    `SELECT c.status, i.package_asset_id FROM lms.lms_courses c JOIN lms.lms_items i ON i.course_id = c.id WHERE c.title = 'Workshop safety'`,
+  );
+  t.is(course!.status, 'published', 'the SCORM course is published with its package uploaded to storage');
+  t.truthy(course!.package_asset_id);
 });
 
 test.serial('a trade archived after seeding leaves the public catalogue; seeding again restores it', async (t) => {
@@ -87,5 +94,5 @@ test('a bad seed file is refused before anything is written, with its file, line
 test('--only takes the seed kinds only (exit 2 otherwise)', async (t) => {
   const res = await seed('--only', 'banks');
   t.is(res.code, 2);
-  t.regex(res.stderr, /--only takes catalogue, centres, people and assessors, not banks/);
+  t.regex(res.stderr, /--only takes catalogue, centres, people, assessors and lms, not banks/);
 });

@@ -1,7 +1,7 @@
 import test from 'ava';
-import { startTestPlatform, type TestPlatform } from './helpers/platform.ts';
+import { eventually, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { lms, lmsInstructor, lmsLearner, lmsStaff, onboard, type LmsPerson } from './helpers/lms.ts';
-import { signUp } from './helpers/users.ts';
+import { latestMail, signUp } from './helpers/users.ts';
 
 // Authoring, instructors and the catalogue over real HTTP, with people onboarded through the LMS.
 let platform: TestPlatform;
@@ -210,6 +210,7 @@ test('instructors join by a staff invite only: no invite is 403 lms.invite.requi
   const invite = await lms(platform, admin, 'POST', '/instructors/invites', { email: newcomer.email.toUpperCase() });
   t.is(invite.status, 201);
   t.like(invite.body.data, { kind: 'instructor', email: newcomer.email, status: 'pending', acceptedAt: null });
+  await eventually('the invite is mailed to the address', async () => (await latestMail(platform, newcomer.email)).subject === 'You are invited to the LMS as an instructor');
   const again = await lms(platform, admin, 'POST', '/instructors/invites', { email: newcomer.email });
   t.is(again.status, 409);
   t.is(again.body.error.code, 'lms.invite.duplicate');

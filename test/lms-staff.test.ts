@@ -1,7 +1,7 @@
 import test from 'ava';
-import { startTestPlatform, type TestPlatform } from './helpers/platform.ts';
+import { eventually, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { lms, lmsInstructor, lmsLearner, lmsStaff, onboard, publishedCourse, type LmsPerson } from './helpers/lms.ts';
-import { signUp, uniqueEmail } from './helpers/users.ts';
+import { latestMail, signUp, uniqueEmail } from './helpers/users.ts';
 
 // Staff, learners and seat allocations over real HTTP.
 let platform: TestPlatform;
@@ -120,10 +120,15 @@ test('the learner directory searches, sorts and exports as CSV; a suspended lear
   t.is(suspended.body.data.status, 'suspended');
   t.deepEqual((await lms(platform, learner, 'GET', '/me')).body.data.capabilities, []);
 
-  const csv = await lms(platform, admin, 'GET', `/admin/learners/export?email=${encodeURIComponent(learner.email)}`);
+  const csv = await lms(platform, admin, 'GET', `/admin/learners/export?q=${encodeURIComponent(learner.email)}&email=${encodeURIComponent(admin.email)}`);
   t.is(csv.status, 200);
   t.regex(String(csv.headers['content-type']), /^text\/csv/);
-  t.deepEqual(csv.text.trimEnd().split('\r\n'), ['lmsUserId,name,email,coursesTaken,completionRate,joinedAt,status', `${learner.lmsUserId},Ada Obi,${learner.email},0,0,${page.body.data[0].joinedAt},suspended`]);
+  const rows = ['lmsUserId,name,email,coursesTaken,completionRate,joinedAt,status', `${learner.lmsUserId},Ada Obi,${learner.email},0,0,${page.body.data[0].joinedAt},suspended`];
+  t.deepEqual(csv.text.trimEnd().split('\r\n'), rows);
+  await eventually('the export is mailed to the staff member', async () => (await latestMail(platform, admin.email)).subject === 'Learner export (1 learners)');
+  t.deepEqual((await latestMail(platform, admin.email)).text.trimEnd().split(/\r?\n/), rows);
+  const outsider = await lms(platform, admin, 'GET', `/admin/learners/export?email=${encodeURIComponent(learner.email)}`);
+  t.is(outsider.status, 422, 'learners\' details are mailed to staff only');
   t.is((await lms(platform, instructor, 'GET', '/admin/learners')).body.error.code, 'auth.out_of_scope');
 });
 
@@ -180,4 +185,22 @@ test('seat allocations seat each learner once, never more than the slots, with o
   t.is(badCsv.body.error.code, 'lms.seats.csv_invalid');
   t.is((await lms(platform, admin, 'POST', '/admin/seat-allocations', { totalSlots: 1, courses: [] })).status, 422, 'an organization is needed');
   t.is((await lms(platform, instructor, 'GET', '/admin/seat-allocations')).body.error.code, 'auth.out_of_scope');
+});
+
+test('two admins inviting one address at once make one invite: the other is 409 lms.invite.duplicate', async (t) => {
+  const email = uniqueEmail('race');
+  const results = await Promise.all(Array.from({ length: 4 }, () => lms(platform, admin, 'POST', '/staff/invites', { email, role: 'support' })));
+  t.deepEqual(results.map((r) => r.status).sort(), [201, 409, 409, 409]);
+  t.is((await lms(platform, admin, 'GET', '/staff/invites?limit=100')).body.data.filter((i: { email: string }) => i.email === email).length, 1);
+});
+
+test('learners seated at once on the last seat: exactly one gets it', async (t) => {
+  const course = await publishedCourse(platform, instructor, 'Last seat course');
+  const created = await lms(platform, admin, 'POST', '/admin/seat-allocations', { organization: { name: 'Kano Welders', email: 'hr@welders.example' }, totalSlots: 1, courses: [] });
+  const path = `/admin/seat-allocations/${created.body.data.allocation.id}/seats`;
+  const results = await Promise.all(
+    Array.from({ length: 4 }, () => lms(platform, admin, 'POST', path, { courses: [{ courseId: course.id, learners: [{ email: uniqueEmail('rush') }] }] })),
+  );
+  t.deepEqual(results.map((r) => r.body.data.results[0].status).sort(), ['failed', 'failed', 'failed', 'provisioned']);
+  t.like((await lms(platform, admin, 'GET', `/admin/seat-allocations/${created.body.data.allocation.id}`)).body.data, { learnerCount: 1, slotsAvailable: 0 });
 });

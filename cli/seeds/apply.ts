@@ -6,8 +6,9 @@
 import { firstSignIn, grantPlatformAdmin, registerVerified, signIn, type SignedIn } from '../dev-accounts.ts';
 import { ApiError, CommandFailed, type Api } from '../session.ts';
 import type { SeedAssessor, SeedCentre, SeedPerson, SeedSector, SeedSet, SeedTrade } from './load.ts';
+import { seedLms } from './lms.ts';
 
-export const seedKinds = ['people', 'catalogue', 'centres', 'assessors'] as const;
+export const seedKinds = ['people', 'catalogue', 'centres', 'assessors', 'lms'] as const;
 export type SeedKind = (typeof seedKinds)[number];
 export type Outcome = 'created' | 'updated' | 'unchanged';
 
@@ -45,6 +46,7 @@ export async function applySeeds(api: Api, seeds: SeedSet, options: SeedOptions)
     }
     for (const candidate of seeds.candidates) await person(api, candidate, 'candidates', note, options.dryRun);
   }
+  if (options.only.has('lms') && (seeds.lmsAdmins.length || seeds.lmsCourses.length)) await seedLms(api, seeds, options, person, note);
 
   const needsAdmin =
     (options.only.has('catalogue') && seeds.sectors.length > 0) || (options.only.has('centres') && seeds.centres.length > 0) || (options.only.has('assessors') && seeds.assessors.length > 0);

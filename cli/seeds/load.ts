@@ -55,12 +55,31 @@ export interface SeedAssessor extends SeedPerson {
   /** Centres (by registration number) that retain the assessor, and what for. */
   retainedBy?: Array<{ centre: string; preferredRole: 'assessor' | 'internal_verifier' | 'any' }>;
 }
+/** An LMS course as a seed: authored, then published unless `publish` is false. */
+export interface SeedCourseItem {
+  type: 'native_lesson' | 'video' | 'quiz' | 'assignment' | 'scorm_package';
+  title: string;
+  body?: Record<string, unknown>;
+  mediaAssetId?: string;
+  /** A SCORM package of the project (fixtures/scorm/<name>), uploaded to Orchestrator storage when seeded. */
+  package?: string;
+  quiz?: Record<string, unknown>;
+}
+export interface SeedCourse {
+  title: string;
+  description?: string;
+  price?: string;
+  publish?: boolean;
+  modules: Array<{ title: string; optional?: boolean; items: SeedCourseItem[] }>;
+}
 export interface SeedSet {
   sectors: SeedSector[];
   centres: SeedCentre[];
   platformAdmins: SeedPerson[];
   candidates: SeedPerson[];
   assessors: SeedAssessor[];
+  lmsAdmins: SeedPerson[];
+  lmsCourses: SeedCourse[];
   files: string[];
 }
 
@@ -94,7 +113,7 @@ const seedSchema = {
   additionalProperties: false,
   minProperties: 1,
   maxProperties: 1,
-  hint: 'a seed file holds one of: sector, centres, people, assessors',
+  hint: 'a seed file holds one of: sector, centres, people, assessors, lms',
   properties: {
     sector: strict(['slug', 'name', 'trades'], {
       slug,
@@ -145,10 +164,46 @@ const seedSchema = {
         retainedBy: { type: 'array', items: strict(['centre', 'preferredRole'], { centre: text, preferredRole: { enum: ['assessor', 'internal_verifier', 'any'] } }) },
       }),
     },
+    lms: strict(['admins', 'courses'], {
+      admins: { type: 'array', minItems: 1, items: { ...person, required: ['email', 'password'] } },
+      courses: {
+        type: 'array',
+        items: strict(['title', 'modules'], {
+          title: text,
+          description: text,
+          price: { type: 'string', pattern: '^(0|[1-9][0-9]*)$', hint: 'must be a whole number of kobo, as a string' },
+          publish: { type: 'boolean' },
+          modules: {
+            type: 'array',
+            items: strict(['title', 'items'], {
+              title: text,
+              optional: { type: 'boolean' },
+              items: {
+                type: 'array',
+                items: strict(['type', 'title'], {
+                  type: { enum: ['native_lesson', 'video', 'quiz', 'assignment', 'scorm_package'] },
+                  title: text,
+                  body: { type: 'object' },
+                  mediaAssetId: text,
+                  package: { type: 'string', pattern: '^[a-z0-9]+(-[a-z0-9]+)*$', hint: 'must be the name of a folder of fixtures/scorm' },
+                  quiz: { type: 'object' },
+                }),
+              },
+            }),
+          },
+        }),
+      },
+    }),
   },
 } as const;
 
-type SeedFile = { sector?: SeedSector; centres?: SeedCentre[]; people?: { platformAdmins?: SeedPerson[]; candidates?: SeedPerson[] }; assessors?: SeedAssessor[] };
+type SeedFile = {
+  sector?: SeedSector;
+  centres?: SeedCentre[];
+  people?: { platformAdmins?: SeedPerson[]; candidates?: SeedPerson[] };
+  lms?: { admins: SeedPerson[]; courses: SeedCourse[] };
+  assessors?: SeedAssessor[];
+};
 
 const ajv = new Ajv2020({ allErrors: true, verbose: true, strictTypes: false });
 ajv.addVocabulary(['hint', 'oneOfHint']);
@@ -172,7 +227,7 @@ async function seedFiles(targets: string[]): Promise<string[]> {
 
 /** Reads and checks every seed file; any problem in any file stops here, all of them reported. */
 export async function loadSeeds(targets: string[]): Promise<SeedSet> {
-  const set: SeedSet = { sectors: [], centres: [], platformAdmins: [], candidates: [], assessors: [], files: await seedFiles(targets) };
+  const set: SeedSet = { sectors: [], centres: [], platformAdmins: [], candidates: [], assessors: [], lmsAdmins: [], lmsCourses: [], files: await seedFiles(targets) };
   const problems: string[] = [];
   const seen = new Map<string, string>();
   for (const file of set.files) {
@@ -213,6 +268,14 @@ export async function loadSeeds(targets: string[]): Promise<SeedSet> {
       data.assessors?.forEach((p, i) => {
         once(`person:${p.email.toLowerCase()}`, ['assessors', i, 'email']);
         set.assessors.push(p);
+      });
+      data.lms?.admins.forEach((p, i) => {
+        once(`person:${p.email.toLowerCase()}`, ['lms', 'admins', i, 'email']);
+        set.lmsAdmins.push(p);
+      });
+      data.lms?.courses.forEach((course, c) => {
+        once(`course:${course.title}`, ['lms', 'courses', c, 'title']);
+        set.lmsCourses.push(course);
       });
       if (issues.length) fail(issues);
     } catch (err) {

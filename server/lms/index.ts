@@ -21,7 +21,7 @@ import { createUsers, type Account } from './users/service.ts';
 /** The LMS: courses, enrollments, the player and LMS certificates. */
 export async function createLms(deps: ServiceDeps): Promise<Service> {
   const users = createUsers(deps.sequelize);
-  const invites = createInvites(deps.sequelize);
+  const invites = createInvites(deps.sequelize, deps.events);
   const onboarding = createOnboarding(deps.sequelize, invites.accept);
   const access = createAccess(deps.sequelize, users, onboarding);
   const courses = createCourses(deps.sequelize);
@@ -29,7 +29,7 @@ export async function createLms(deps: ServiceDeps): Promise<Service> {
   const entitlements = createEntitlements(deps.sequelize, deps.events);
   const staff = createStaff(deps.sequelize, entitlements);
   const identity = createIdentityClient(() => deps.peers.olGrpcAddress(), deps.config.serviceApiKey);
-  const learners = createLearners(deps.sequelize, users, onboarding, entitlements, identity);
+  const learners = createLearners(deps.sequelize, deps.events, users, onboarding, entitlements, identity);
 
   deps.events.subscribe('user.created', 'lms.provision-user', (event, transaction) => users.provision(accountOf(event), transaction));
   deps.events.subscribe('user.deleted', 'lms.deactivate-user', (event, transaction) => users.deactivate(accountOf(event).userId, transaction));

@@ -3,6 +3,7 @@ import { request, type Dispatcher } from 'undici';
 import { resolveConfig, type ConfigInput, type PlatformConfig } from '../../server/platform/config.ts';
 import { createDatabase, dropDatabase } from '../../server/platform/db/database.ts';
 import { newId } from '../../server/platform/ids.ts';
+import { closeGrpcClients } from '../../server/platform/grpc/client.ts';
 import { startPlatform, type RunningPlatform } from '../../server/main.ts';
 import pino from 'pino';
 import type { Logger } from '../../server/platform/logger.ts';
@@ -43,6 +44,9 @@ export async function startTestPlatform(overrides: ConfigInput = {}, options: { 
       try {
         await platform.stop();
       } finally {
+        // The gRPC channels are cached per process (the platform's own and the test's): an open one
+        // would keep the test process from exiting.
+        closeGrpcClients();
         // WITH (FORCE) also ends any connection a stuck stop step left open, so the test process can exit.
         await dropDatabase(adminUrl, name);
       }

@@ -2,10 +2,11 @@ import test from 'ava';
 import { MatchersV3 } from '@pact-foundation/pact';
 import { bearer, capctl, configDir, email, errorBody, exampleAccessToken, isoDateTime, mockGateway, pactFiles, runScenario, stepTests, ulid, type State } from './support.ts';
 
-// capctl -> LMS: `capctl me --service lms` and the learner onboarding steps of the bundled scenarios,
-// run by capctl's scenario runner against Pact's mock server. Writes pacts/capctl-lms.json.
+// capctl -> LMS: `capctl me --service lms`, `capctl lms course create|publish|list`, and the learner
+// onboarding steps of the bundled scenarios run by capctl's scenario runner, against Pact's mock server.
+// Writes pacts/capctl-lms.json.
 
-const { eachLike, like, string } = MatchersV3;
+const { eachLike, fromProviderState, like, string } = MatchersV3;
 const pact = pactFiles(test);
 const lmsPact = () => pact('capctl', 'lms');
 
@@ -216,4 +217,215 @@ stepTests(test, lmsPact, 'lms', [
     status: 403,
     response: errorBody('lms.invite.required'),
   })),
+]);
+
+// --- capctl lms course create|publish|list, as instructors and learners use them --------------------
+
+const exampleCourseId = '01J9Z8X7W6V5T4S3R2Q1P0CRSE';
+const coursePath = (suffix: string) => fromProviderState(`/v1/lms/authoring/courses/\${courseId}${suffix}`, `/v1/lms/authoring/courses/${exampleCourseId}${suffix}`);
+const money = (amount: string) => ({ amountMinorUnits: string(amount), currency: 'NGN' });
+const course = (status: 'draft' | 'published') => ({
+  id: ulid(),
+  title: string('Floor tiling basics'),
+  description: string(''),
+  thumbnailAssetId: null,
+  status,
+  price: money('1500000'),
+  capLinkage: { sectorId: null, tradeId: null, qualificationLevelId: null, unitId: null },
+  completionPolicy: { minPercent: 100, requireAllRequiredItems: true, requirePassedAssessments: true },
+  publishedAt: status === 'published' ? isoDateTime() : null,
+  createdAt: isoDateTime(),
+  updatedAt: isoDateTime(),
+});
+const summary = (status: 'draft' | 'published') => {
+  const { completionPolicy: _policy, publishedAt: _published, createdAt: _created, updatedAt: _updated, ...rest } = course(status);
+  return rest;
+};
+const page = { pagination: { nextCursor: null, hasMore: false, limit: like(100) } };
+
+test.serial('capctl lms course create makes a draft course as an instructor', async (t) => {
+  const cli = configDir(t);
+  await lmsPact()
+    .addInteraction()
+    .given('an LMS instructor')
+    .uponReceiving('a creation of a draft course')
+    .withRequest('POST', '/v1/lms/authoring/courses', (b) =>
+      b.headers({ Authorization: bearer() }).jsonBody({ title: 'Floor tiling basics', price: { amountMinorUnits: '1500000', currency: 'NGN' } }),
+    )
+    .willRespondWith(201, (b) => b.jsonBody({ success: true, data: course('draft') }))
+    .executeTest(async (mock) => {
+      cli.signedIn(mock.url);
+      const run = await capctl(t, cli.dir, 'lms', 'course', 'create', '--title', 'Floor tiling basics', '--price', '1500000', '--json');
+      t.is(run.code, 0, run.stderr);
+      t.like(JSON.parse(run.stdout), { status: 'draft', title: 'Floor tiling basics' });
+    });
+});
+
+test.serial('capctl lms course publish publishes a complete course', async (t) => {
+  const cli = configDir(t);
+  await lmsPact()
+    .addInteraction()
+    .given('an LMS instructor with a course', { stage: 'complete' })
+    .uponReceiving('a publication of a complete course by its owner')
+    .withRequest('POST', coursePath('/publish'), (b) => b.headers({ Authorization: bearer() }))
+    .willRespondWith(200, (b) => b.jsonBody({ success: true, data: course('published') }))
+    .executeTest(async (mock) => {
+      cli.signedIn(mock.url);
+      const run = await capctl(t, cli.dir, 'lms', 'course', 'publish', exampleCourseId, '--json');
+      t.is(run.code, 0, run.stderr);
+      t.like(JSON.parse(run.stdout), { status: 'published' });
+    });
+});
+
+test.serial('capctl lms course publish of a course without modules fails with lms.course.not_publishable', async (t) => {
+  const cli = configDir(t);
+  await lmsPact()
+    .addInteraction()
+    .given('an LMS instructor with a course', { stage: 'empty' })
+    .uponReceiving('a publication of a course without modules')
+    .withRequest('POST', coursePath('/publish'), (b) => b.headers({ Authorization: bearer() }))
+    .willRespondWith(409, (b) =>
+      b.jsonBody({ ...errorBody('lms.course.not_publishable'), error: { ...errorBody('lms.course.not_publishable').error, details: eachLike({ field: string('modules'), issue: string('the course has no modules') }) } }),
+    )
+    .executeTest(async (mock) => {
+      cli.signedIn(mock.url);
+      const run = await capctl(t, cli.dir, 'lms', 'course', 'publish', exampleCourseId);
+      t.is(run.code, 1);
+      t.regex(run.stderr, /lms\.course\.not_publishable/);
+    });
+});
+
+test.serial('capctl lms course list reads the catalogue, and with --authoring the caller\'s own courses', async (t) => {
+  const cli = configDir(t);
+  const lms = lmsPact();
+  lms
+    .addInteraction()
+    .given('an LMS instructor with a course', { stage: 'published' })
+    .uponReceiving('a read of the published courses')
+    .withRequest('GET', '/v1/lms/courses', (b) => b.headers({ Authorization: bearer() }).query({ limit: '100' }))
+    .willRespondWith(200, (b) => b.jsonBody({ success: true, data: eachLike(summary('published')), meta: page }));
+  await lms
+    .addInteraction()
+    .given('an LMS instructor with a course', { stage: 'complete' })
+    .uponReceiving("a read of the instructor's own courses")
+    .withRequest('GET', '/v1/lms/authoring/courses', (b) => b.headers({ Authorization: bearer() }).query({ limit: '100' }))
+    .willRespondWith(200, (b) => b.jsonBody({ success: true, data: eachLike(course('draft')), meta: page }))
+    .executeTest(async (mock) => {
+      cli.signedIn(mock.url);
+      const catalogue = await capctl(t, cli.dir, 'lms', 'course', 'list', '--json');
+      t.is(catalogue.code, 0, catalogue.stderr);
+      t.like(JSON.parse(catalogue.stdout)[0], { status: 'published' });
+      const mine = await capctl(t, cli.dir, 'lms', 'course', 'list', '--authoring', '--json');
+      t.is(mine.code, 0, mine.stderr);
+      t.like(JSON.parse(mine.stdout)[0], { status: 'draft' });
+    });
+});
+
+// --- The authoring steps of lms-instructor-publishes.yaml, as capctl run makes them ---------------------
+
+const courseIdInPath = (suffix = '') => fromProviderState(`/v1/lms/authoring/courses/\${courseId}${suffix}`, `/v1/lms/authoring/courses/${exampleCourseId}${suffix}`);
+const exampleModuleId = '01J9Z8X7W6V5T4S3R2Q1P0MODL';
+
+stepTests(test, lmsPact, 'lms', [
+  {
+    rule: 'LMS staff invite an instructor by address',
+    description: 'an instructor invite by an LMS admin',
+    states: [['an LMS staff member', { role: 'admin' }]],
+    method: 'POST',
+    path: '/v1/lms/instructors/invites',
+    body: { email: 'chidi.eze@example.test' },
+    status: 201,
+    response: { success: true, data: { id: ulid(), kind: 'instructor', email: 'chidi.eze@example.test', status: 'pending', createdAt: isoDateTime(), acceptedAt: null } },
+  },
+  {
+    rule: 'an instructor is refused inviting instructors (auth.out_of_scope)',
+    description: 'an instructor invite by an instructor',
+    states: [['an LMS instructor']],
+    method: 'POST',
+    path: '/v1/lms/instructors/invites',
+    body: { email: 'chidi.eze@example.test' },
+    status: 403,
+    response: errorBody('auth.out_of_scope'),
+  },
+  {
+    rule: 'an onboarded instructor may create, edit and publish courses',
+    description: "a read of an instructor's LMS account",
+    states: [['an LMS instructor']],
+    method: 'GET',
+    path: '/v1/lms/me',
+    status: 200,
+    response: {
+      success: true,
+      data: {
+        lmsUserId: ulid(),
+        userId: ulid(),
+        personas: [{ persona: 'instructor', onboardingStatus: 'completed', profileId: ulid() }],
+        instructorStatus: 'active',
+        capabilities: ['course.content.edit', 'course.create', 'course.publish'],
+      },
+    },
+  },
+  {
+    rule: 'the owner adds a module to a course',
+    description: 'an addition of a module to a course',
+    states: [['an LMS instructor with a course', { stage: 'empty' }]],
+    method: 'POST',
+    path: courseIdInPath('/modules'),
+    body: { title: 'Underlay and battens' },
+    status: 201,
+    response: { success: true, data: { id: ulid(), courseId: ulid(exampleCourseId), title: 'Underlay and battens', order: like(1), optional: false } },
+  },
+  {
+    rule: 'the owner adds a lesson to a module',
+    description: 'an addition of a lesson to a module',
+    states: [['an LMS instructor with a course', { stage: 'complete' }]],
+    method: 'POST',
+    path: fromProviderState(
+      `/v1/lms/authoring/courses/\${courseId}/modules/\${moduleId}/items`,
+      `/v1/lms/authoring/courses/${exampleCourseId}/modules/${exampleModuleId}/items`,
+    ),
+    body: { type: 'native_lesson', title: 'Fixing battens', body: { schemaVersion: 1, html: '<p>Space battens to the tile gauge.</p>' } },
+    status: 201,
+    response: {
+      success: true,
+      data: {
+        id: ulid(),
+        moduleId: ulid(exampleModuleId),
+        type: 'native_lesson',
+        title: 'Fixing battens',
+        order: like(2),
+        required: true,
+        body: { schemaVersion: 1, html: '<p>Space battens to the tile gauge.</p>' },
+        mediaAssetId: null,
+        packageAssetId: null,
+        scoHref: null,
+      },
+    },
+  },
+  {
+    rule: 'a published course has its outline in the catalogue',
+    description: "a read of a published course's outline",
+    states: [['an LMS instructor with a course', { stage: 'published' }]],
+    method: 'GET',
+    path: fromProviderState(`/v1/lms/courses/\${courseId}/outline`, `/v1/lms/courses/${exampleCourseId}/outline`),
+    status: 200,
+    response: {
+      success: true,
+      data: {
+        courseId: ulid(exampleCourseId),
+        modules: eachLike({ id: ulid(), title: string('Setting out'), order: like(1), optional: false, items: eachLike({ id: ulid(), type: 'native_lesson', title: string('Tools'), order: like(1), required: true }) }),
+        sequencing: { prerequisites: [] },
+      },
+    },
+  },
+  {
+    rule: 'a catalogue search finds nothing for a title nobody published',
+    description: 'a catalogue search with no match',
+    states: [['a verified user']],
+    method: 'GET',
+    path: '/v1/lms/courses',
+    query: { q: 'No such course title' },
+    status: 200,
+    response: { success: true, data: [], meta: { pagination: { nextCursor: null, hasMore: false, limit: like(20) } } },
+  },
 ]);

@@ -1,19 +1,54 @@
 import { applyStates, loadStateDefinitions, substitute, type StateDefinition } from '../../../fixtures/states/definitions.ts';
-import { onboard, verifiedUser } from '../../../fixtures/states/http.ts';
+import { onboard, platformCall, verifiedUser, type VerifiedUser } from '../../../fixtures/states/http.ts';
 import { notFound } from '../../platform/http/errors.ts';
 import type { Handler } from '../../platform/http/operations.ts';
 import { raw } from '../../platform/http/reply.ts';
 import type { ServiceDeps } from '../../platform/service.ts';
+import { createInvites } from '../staff/invites.ts';
+import type { StaffRole } from '../staff/models.ts';
 
 /**
  * The LMS's provider states for contract tests (development mode only): verified users with onboardings
- * at a given stage. Defined in fixtures/states/lms.yaml. The account comes from the Orchestrator's
+ * at a given stage, instructors and their courses. Defined in fixtures/states/lms.yaml. The account comes from the Orchestrator's
  * own "a verified user" state and the onboardings from the LMS's public API, all over HTTP.
  */
-export function lmsProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers'>): Record<string, Handler> {
+export function lmsProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers' | 'sequelize'>): Record<string, Handler> {
+  /** An instructor: the invite is written as an operator would (only staff invite through the API), then onboarded. */
+  async function instructor(user: VerifiedUser) {
+    await createInvites(deps.sequelize).create('instructor', user.email, null);
+    await onboard('lms', deps.peers.url('lms'), user, ['instructor'], 'submitted');
+    return (await platformCall(deps.peers.url('lms'), 'GET', '/me', { token: user.accessToken })).data.lmsUserId as string;
+  }
+
+  /** A course of the instructor: `empty` (no modules), `complete` (a module with a lesson) or `published`. */
+  async function course(user: VerifiedUser, stage: string) {
+    const as = (method: 'POST', path: string, body?: unknown) => platformCall(deps.peers.url('lms'), method, path, { body, token: user.accessToken });
+    const title = 'Floor tiling basics';
+    const { id } = (await as('POST', '/authoring/courses', { title, price: { amountMinorUnits: '1500000', currency: 'NGN' } })).data;
+    if (stage === 'empty') return { courseId: id as string, courseTitle: title, moduleId: null };
+    const module = (await as('POST', `/authoring/courses/${id}/modules`, { title: 'Setting out' })).data;
+    await as('POST', `/authoring/courses/${id}/modules/${module.id}/items`, { type: 'native_lesson', title: 'Tools', body: { schemaVersion: 1, html: '<p>Trowels</p>' } });
+    if (stage === 'published') await as('POST', `/authoring/courses/${id}/publish`);
+    return { courseId: id as string, courseTitle: title, moduleId: module.id as string };
+  }
+
+  /** A staff member with `role`, invited as an operator would, then onboarded. */
+  async function staffMember(user: VerifiedUser, role: StaffRole) {
+    await createInvites(deps.sequelize).create('staff', user.email, null, role);
+    await onboard('lms', deps.peers.url('lms'), user, ['staff'], 'submitted');
+    return (await platformCall(deps.peers.url('lms'), 'GET', '/me', { token: user.accessToken })).data.lmsUserId as string;
+  }
+
   async function setUp(definition: StateDefinition, params: Record<string, unknown>): Promise<Record<string, unknown>> {
     const { intents } = definition.creates.account as { intents: string[] };
     const user = await verifiedUser(deps.peers.url('ol'), params, intents);
+    const staff = definition.creates.staff as { role: unknown } | undefined;
+    if (staff) return { ...user, lmsUserId: await staffMember(user, String(substitute(staff.role, params)) as StaffRole) };
+    if (definition.creates.instructor) {
+      const lmsUserId = await instructor(user);
+      const wanted = definition.creates.course as { stage: unknown } | undefined;
+      return { ...user, lmsUserId, ...(wanted ? await course(user, String(substitute(wanted.stage, params))) : {}) };
+    }
     const onboardings = definition.creates.onboardings as { personas: unknown; stage: unknown } | undefined;
     if (!onboardings) return { ...user };
     const personas = substitute(onboardings.personas, params) as string[];

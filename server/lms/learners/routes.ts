@@ -19,7 +19,8 @@ export function learnerRoutes(access: Access, learners: Learners): Record<string
     },
     getAdminLearnersExport: async (call) => {
       await manager(call);
-      return raw(await learners.exportCsv(call.query), 'text/csv; charset=utf-8', { 'Content-Disposition': 'attachment; filename="learners.csv"' });
+      const { email, ...filters } = call.query;
+      return raw(await learners.exportCsv(filters, email), 'text/csv; charset=utf-8', { 'Content-Disposition': 'attachment; filename="learners.csv"' });
     },
     postAdminLearnerInvites: async (call) => {
       await manager(call);

@@ -1,6 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { Op, QueryTypes, type Sequelize } from 'sequelize';
 import { containing } from '../../platform/db/like.ts';
+import type { ServiceEvents } from '../../platform/events/types.ts';
 import { GrpcCallError } from '../../platform/grpc/errors.ts';
 import { notFound, unprocessable, validationFailed } from '../../platform/http/errors.ts';
 import { encodeCursor, keysetPage, type PageRequest } from '../../platform/http/pagination.ts';
@@ -20,7 +21,6 @@ export interface LearnerFilters {
   order?: 'asc' | 'desc';
   organizationId?: string;
   status?: 'active' | 'suspended';
-  email?: string;
 }
 interface LearnerInput {
   email: string;
@@ -58,7 +58,7 @@ export type Learners = ReturnType<typeof createLearners>;
  * Staff looking after learners: the directory, its CSV export, invites, LMS-only suspension, grants,
  * sponsoring organisations and their seat allocations.
  */
-export function createLearners(sequelize: Sequelize, users: Users, onboarding: Onboarding, entitlements: Entitlements, identity: IdentityClient) {
+export function createLearners(sequelize: Sequelize, events: ServiceEvents, users: Users, onboarding: Onboarding, entitlements: Entitlements, identity: IdentityClient) {
   const { Organization, SeatAllocation, SeatAllocationCourse, Seat } = defineLearnerModels(sequelize);
   const { Course } = defineCourseModels(sequelize);
 
@@ -78,10 +78,6 @@ export function createLearners(sequelize: Sequelize, users: Users, onboarding: O
     if (filters.status) {
       conditions.push('status = :status');
       replacements.status = filters.status;
-    }
-    if (filters.email) {
-      conditions.push('lower(email) = :email');
-      replacements.email = filters.email.toLowerCase();
     }
     if (filters.organizationId) {
       conditions.push(`id IN (SELECT s.lms_user_id FROM "lms"."lms_seats" s JOIN "lms"."lms_seat_allocations" a ON a.id = s.allocation_id WHERE a.organization_id = :organizationId)`);
@@ -128,11 +124,34 @@ export function createLearners(sequelize: Sequelize, users: Users, onboarding: O
     return { data: items.map(rowView), meta: { pagination: { nextCursor: hasMore ? encodeCursor(items[items.length - 1]!.id) : null, hasMore, limit: page.limit } } };
   }
 
-  /** The directory as CSV (RFC 4180: fields with commas, quotes or line breaks are quoted). */
-  async function exportCsv(filters: LearnerFilters): Promise<string> {
+  /**
+   * The directory as CSV (RFC 4180: fields with commas, quotes or line breaks are quoted). With
+   * `mailTo`, the same file is also mailed (as the mail's text) to that address, which must be an
+   * active LMS staff member's: learners' details go to staff only.
+   */
+  async function exportCsv(filters: LearnerFilters, mailTo?: string): Promise<string> {
     const header = ['lmsUserId', 'name', 'email', 'coursesTaken', 'completionRate', 'joinedAt', 'status'];
     const lines = (await directory(filters)).map(rowView).map((r) => [r.lmsUserId, r.name, r.email ?? '', r.coursesTaken, r.completionRate, r.joinedAt, r.status].map(csvField).join(','));
-    return [header.join(','), ...lines].join('\r\n') + '\r\n';
+    const csv = [header.join(','), ...lines].join('\r\n') + '\r\n';
+    if (mailTo) {
+      const to = mailTo.trim().toLowerCase();
+      const [staff] = await sequelize.query(
+        `SELECT 1 FROM "lms"."lms_staff_members" s JOIN "lms"."lms_users" u ON u.id = s.lms_user_id WHERE lower(u.email) = :to AND s.status = 'active' AND u.status = 'active'`,
+        { replacements: { to }, type: QueryTypes.SELECT },
+      ) as unknown[];
+      if (!staff) throw validationFailed([{ field: 'query.email', issue: 'must be the address of an active LMS staff member' }]);
+      await sequelize.transaction((transaction) =>
+        events.publish(transaction, 'notification.requested', {
+          to,
+          template: 'lms.learners.export',
+          category: 'system',
+          title: `Learner export (${lines.length} learners)`,
+          description: csv,
+          channels: ['email'],
+        }),
+      );
+    }
+    return csv;
   }
 
   async function learnerRow(lmsUserId: string) {

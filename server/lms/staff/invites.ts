@@ -1,6 +1,7 @@
 import { Op, type Sequelize, type Transaction } from 'sequelize';
 import { conflict } from '../../platform/http/errors.ts';
 import { keysetPage, type PageRequest } from '../../platform/http/pagination.ts';
+import type { ServiceEvents } from '../../platform/events/types.ts';
 import { newId } from '../../platform/ids.ts';
 import type { LmsPersona } from '../onboarding/rules.ts';
 import type { LmsUser } from '../users/models.ts';
@@ -8,12 +9,15 @@ import { defineStaffModels, type Invite, type InviteKind, type StaffRole } from 
 
 export type Invites = ReturnType<typeof createInvites>;
 
+const roleNames: Record<StaffRole, string> = { admin: 'an admin', content_manager: 'a content manager', support: 'a support' };
+
 /**
  * Instructor and staff invites. Only staff invite (the routes check the capability); the invited
  * address's account accepts by starting that persona's onboarding. A staff invite carries the role the
- * membership gets on acceptance.
+ * membership gets on acceptance. With `events`, the invited address is told by mail
+ * (`notification.requested`, in the invite's transaction); an operator's invite (no events) is not.
  */
-export function createInvites(sequelize: Sequelize) {
+export function createInvites(sequelize: Sequelize, events?: ServiceEvents) {
   const { Invite, StaffMember } = defineStaffModels(sequelize);
   const onboardingTable = '"lms"."lms_onboardings"';
 
@@ -46,6 +50,16 @@ export function createInvites(sequelize: Sequelize) {
       // The partial unique index keeps one pending invite per kind and address; a lost race inserts nothing.
       const stored = await Invite.findByPk(invite!.id, { transaction });
       if (!stored) throw duplicate();
+      const as = kind === 'staff' ? `${roleNames[staffRole ?? 'support']} staff member` : 'an instructor';
+      await events?.publish(transaction, 'notification.requested', {
+        to: email,
+        template: `lms.invite.${kind}`,
+        category: 'system',
+        title: `You are invited to the LMS as ${as}`,
+        description: `Sign in to the LMS with this address (or register with it) and start the ${kind} onboarding to accept the invitation.`,
+        metadata: { inviteId: stored.id, kind },
+        channels: ['email'],
+      });
       return view(stored);
     });
   }
