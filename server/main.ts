@@ -139,6 +139,11 @@ function createPeers(config: PlatformConfig, urls: Record<string, string>): Peer
       if (!urls.grpc) throw new Error('the Orchestrator gRPC listener is not running in this process: set ORCHESTRATOR_GRPC_ADDRESS');
       return urls.grpc;
     },
+    lmsGrpcAddress() {
+      if (config.lmsGrpcAddress) return config.lmsGrpcAddress;
+      if (!urls['grpc-lms']) throw new Error('the LMS gRPC listener is not running in this process: set LMS_GRPC_ADDRESS');
+      return urls['grpc-lms'];
+    },
   };
 }
 

@@ -143,6 +143,8 @@ test('the IV is an approved assessor the centre retains; only that IV reviews, o
   t.is(fromOtherCentre.status, 403);
   t.is(fromOtherCentre.body.error.code, 'auth.out_of_scope');
   t.is((await assign(iv.assessorId)).status, 200);
+  const detail = (await cap(platform, owner, 'GET', `/applications/${id}`, { headers: asCentre() })).body.data;
+  t.like(detail.internalVerifier, { assessorId: iv.assessorId, name: 'Ada Obi', qualifications: [] });
 
   const tooEarly = await post(iv.user, `/applications/${id}/iv/review`, asAssessor, { decision: 'approve' });
   t.is(tooEarly.status, 409);

@@ -24,6 +24,8 @@ test('every pact in pacts/ names one of the platform services as its provider', 
 
 for (const provider of providers) {
   test.serial(`the ${provider} service honours every pact whose provider it is`, async (t) => {
+    // One test replays every interaction, each after its own provider state: minutes on a loaded machine.
+    t.timeout(10 * 60_000);
     const baseUrl = platform.urls.gateway!;
     const report = await verifyPacts({ provider, baseUrl, statesUrl: defaultStatesUrl(baseUrl, provider), pacts: pactsIn(pactDir, provider) });
     for (const pact of report.pacts) {

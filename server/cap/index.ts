@@ -59,6 +59,11 @@ import { userRoutes } from './users/routes.ts';
 import { createUserService } from './users/service.ts';
 import { evidenceRoutes } from './evidence/routes.ts';
 import { createEvidence } from './evidence/service.ts';
+import { interviewRoutes } from './interviews/routes.ts';
+import { createInterviews } from './interviews/service.ts';
+import { createRecommendationsClient } from './lms.ts';
+import { nsqRoutes } from './nsq/routes.ts';
+import { createNsqPaths } from './nsq/service.ts';
 import { sharingRoutes } from './sharing/routes.ts';
 import { verificationRoutes } from './verification/routes.ts';
 import { createVerification } from './verification/service.ts';
@@ -106,8 +111,8 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   const centreProfiles = createCentreProfiles(sequelize, centres, onboarding, users, orchestratorHttp.assetUrls);
   const platformConfig = createPlatformConfig(sequelize);
   const catalogue = createCatalogue(sequelize, centres.models, orchestratorHttp.assetUrls);
-  const applications = createApplications({ sequelize, events, assignments: assessors.assignments, centreCertifyBypass: config.centreCertifyBypass, users, onboarding, catalogue: catalogue.models, centres: centres.models });
   const assessorCards = createAssessorCards(sequelize, orchestratorHttp.assetUrls);
+  const applications = createApplications({ sequelize, events, assignments: assessors.assignments, assessorCards, centreCertifyBypass: config.centreCertifyBypass, users, onboarding, catalogue: catalogue.models, centres: centres.models, photos });
   const assessorMarket = {
     retained: createRetainedRequests(sequelize, assessors, centres.models, assessorCards),
     roster: createRoster(sequelize, assessorCards, applications),
@@ -138,6 +143,17 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   const directory = createDirectory(sequelize);
   const broadcasts = createBroadcasts(centres, orchestratorHttp.broadcast);
   const notificationPolicies = createNotificationPolicies(sequelize, centres);
+  const interviews = createInterviews({
+    sequelize,
+    applications,
+    assessors,
+    catalogue: catalogue.models,
+    centres: centres.models,
+    assessorCards,
+    ownsAsset: orchestratorHttp.ownsAsset,
+    recommendations: createRecommendationsClient(() => peers.lmsGrpcAddress(), config.serviceApiKey),
+    logger: logger.child({ component: 'cap-interviews' }),
+  });
   const auth = createCapAuth(
     users,
     createBearerAuth({
@@ -197,6 +213,8 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       ...candidateRoutes(auth, contexts, candidateArea),
       ...centreDashboardRoutes(contexts, createCentreDashboard(sequelize)),
       ...evidenceRoutes(auth, contexts, evidence),
+      ...interviewRoutes(auth, contexts, interviews),
+      ...nsqRoutes(auth, contexts, createNsqPaths({ sequelize, applications, assessors, assessorCards, catalogue: catalogue.models, ownsAsset: orchestratorHttp.ownsAsset })),
       ...sharingRoutes(auth, contexts, sharing),
       ...verificationRoutes(auth, roles, contexts, verification),
       ...assessorMarketRoutes(auth, contexts, assessorMarket),

@@ -42,6 +42,8 @@ export interface PlatformConfig {
   capUrl: string;
   lmsUrl: string;
   olGrpcAddress: string;
+  /** host:port of the LMS gRPC listener (RecommendationsService) when the LMS runs elsewhere. */
+  lmsGrpcAddress: string;
 
   /** Access tokens (RS256, signed by OL, verified by CAP and LMS through the JWKS). */
   jwtIssuer: string;
@@ -134,6 +136,7 @@ const envNames: Partial<Record<keyof PlatformConfig, string>> = {
   capUrl: 'CAP_URL',
   lmsUrl: 'LMS_URL',
   olGrpcAddress: 'ORCHESTRATOR_GRPC_ADDRESS',
+  lmsGrpcAddress: 'LMS_GRPC_ADDRESS',
   jwtIssuer: 'JWT_ISSUER',
   jwtAudience: 'JWT_AUDIENCE',
   accessTokenTtlSeconds: 'ACCESS_TOKEN_TTL_SECONDS',
@@ -318,6 +321,7 @@ export function resolveConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = 
     capUrl: httpUrl('capUrl', pick('capUrl')),
     lmsUrl: httpUrl('lmsUrl', pick('lmsUrl')),
     olGrpcAddress: String(pick('olGrpcAddress') ?? ''),
+    lmsGrpcAddress: String(pick('lmsGrpcAddress') ?? ''),
     jwtIssuer: String(pick('jwtIssuer') ?? 'cap-platform-ol'),
     jwtAudience: String(pick('jwtAudience') ?? 'cap-platform'),
     accessTokenTtlSeconds: positiveInt('accessTokenTtlSeconds', pick('accessTokenTtlSeconds') ?? 900),

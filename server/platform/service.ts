@@ -15,6 +15,8 @@ export interface Peers {
   url(service: ServiceName): string;
   /** host:port of the Orchestrator's gRPC listener. */
   olGrpcAddress(): string;
+  /** host:port of the LMS's gRPC listener (LMS_GRPC_ADDRESS, else the one this process runs). */
+  lmsGrpcAddress(): string;
 }
 
 /** What the composition root hands each service. */

@@ -34,8 +34,8 @@ export async function approvedAssessor(platform: TestPlatform, admin: SignedUpUs
 }
 
 /** An approved assessor retained by the centre: they asked, and its super admin `owner` approved. */
-export async function retainedAssessor(platform: TestPlatform, admin: SignedUpUser, owner: SignedUpUser, centreId: string, details: object = {}): Promise<TestAssessor & { requestId: string }> {
-  const assessor = await approvedAssessor(platform, admin, details);
+export async function retainedAssessor(platform: TestPlatform, admin: SignedUpUser, owner: SignedUpUser, centreId: string, details: object = {}, name?: { firstName: string; lastName: string }): Promise<TestAssessor & { requestId: string }> {
+  const assessor = await approvedAssessor(platform, admin, details, name);
   const asked = await cap(platform, assessor.user, 'POST', '/assessor/retained-requests', { headers: asAssessor, json: { centreId, preferredRole: 'any' } });
   if (asked.status !== 201) throw new Error(`ask to be retained: ${asked.status} ${asked.text}`);
   const approved = await cap(platform, owner, 'PATCH', `/centre/retained-requests/${asked.body.data.id}/approve`, { headers: asCentre(centreId) });

@@ -205,7 +205,7 @@ export type State = [name: string, params?: Record<string, unknown>];
 export interface StepInteraction {
   description: string;
   states: State[];
-  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** A gateway path, or a `fromProviderState` matcher of one. */
   path: string | MatchersV3.Matcher<string>;
   query?: Record<string, string | MatchersV3.Matcher<string>>;

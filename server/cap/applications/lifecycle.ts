@@ -38,23 +38,28 @@ export const stageStatuses = ['not_started', 'awaiting_payment', 'in_progress', 
 export type StageStatus = (typeof stageStatuses)[number];
 
 /**
- * Who makes a move: the candidate, the centre's staff, the application's internal verifier (an assessor
- * the centre assigned), the awarding body it was forwarded to, or the platform itself (an event).
+ * Who makes a move: the candidate, the centre's staff, the interview panel's lead, an NSQ unit assessor, the application's
+ * internal verifier (an assessor the centre assigned), the awarding body it was forwarded to, or the
+ * platform itself (an event).
  */
-export type Mover = 'candidate' | 'centre' | 'internal_verifier' | 'awarding_body' | 'platform';
-export type MoveAction = 'submit' | 'payment_completed' | 'approve' | 'reject' | 'forward' | 'certify' | 'certify_bypass';
+export type Mover = 'candidate' | 'centre' | 'panel' | 'unit_assessor' | 'internal_verifier' | 'awarding_body' | 'platform';
+export type MoveAction = 'submit' | 'payment_completed' | 'approve' | 'reject' | 'forward' | 'certify' | 'certify_bypass' | 'reopen';
 /**
  * A check the service makes before a move; it names the problem when it fails. `draft_complete`: every
  * required field; `not_forwarded` / `forwarded_with_ev`: the application went to an awarding body once,
- * and it assigned an external verifier; `certify_bypass_on`: the CAP_CENTRE_CERTIFY_BYPASS flag.
+ * and it assigned an external verifier; `certify_bypass_on`: the CAP_CENTRE_CERTIFY_BYPASS flag;
+ * `induction_submitted`: the NSQ candidate sent their induction form; `units_signed_off`: a unit assessor
+ * signed off every unit of the induction's wish-list.
  */
-export type Guard = 'draft_complete' | 'not_forwarded' | 'forwarded_with_ev' | 'certify_bypass_on';
+export type Guard = 'draft_complete' | 'not_forwarded' | 'forwarded_with_ev' | 'certify_bypass_on' | 'induction_submitted' | 'units_signed_off';
 
 export interface Move {
   action: MoveAction;
   from: StageKey;
   /** The next stage (the same one for a move within a stage), or the application's final status. */
   to: StageKey | 'certified' | 'rejected';
+  /** The statuses the application may have for the move; by default an open one (draft or in progress). */
+  fromStatus?: ApplicationStatus[];
   by: Mover[];
   guards: Guard[];
   emits?: 'application.submitted' | 'application.paid' | 'application.stage_changed' | 'application.forwarded' | 'application.certified' | 'application.rejected';
@@ -66,11 +71,15 @@ export interface Move {
 
 export type ReviewOutcome = 'APPROVED' | 'REJECTED';
 
-/** Approving a stage into the next, or rejecting the application there, by one mover. */
-function reviews(stages: readonly StageKey[], from: StageKey, by: Mover, guards: Guard[] = []): Move[] {
+/** Who reviews a stage the centre reviews: also the interview panel's lead, or an NSQ unit assessor. */
+const reviewersOf = (stage: StageKey): Mover[] => (stage === 'interview' ? ['centre', 'panel'] : stage === 'unit_assessment' ? ['centre', 'unit_assessor'] : ['centre']);
+const approvalGuards = (stage: StageKey): Guard[] => (stage === 'induction' ? ['induction_submitted'] : stage === 'unit_assessment' ? ['units_signed_off'] : []);
+
+/** Approving a stage into the next, or rejecting the application there, by its movers. */
+function reviews(stages: readonly StageKey[], from: StageKey, by: Mover[], guards: Guard[] = []): Move[] {
   return [
-    { action: 'approve', from, to: stages[stages.indexOf(from) + 1]!, by: [by], guards, emits: 'application.stage_changed', outcome: 'APPROVED' },
-    { action: 'reject', from, to: 'rejected', by: [by], guards, emits: 'application.rejected', outcome: 'REJECTED' },
+    { action: 'approve', from, to: stages[stages.indexOf(from) + 1]!, by, guards, emits: 'application.stage_changed', outcome: 'APPROVED' },
+    { action: 'reject', from, to: 'rejected', by, guards, emits: 'application.rejected', outcome: 'REJECTED' },
   ];
 }
 
@@ -88,12 +97,17 @@ function tableOf(type: ApplicationType): Move[] {
   return [
     { action: 'submit', from: 'application_form', to: 'payment', by: ['candidate'], guards: ['draft_complete'], emits: 'application.submitted' },
     { action: 'payment_completed', from: 'payment', to: stages[2]!, by: ['platform'], guards: [], emits: 'application.paid' },
-    ...centreReviewed.flatMap((from) => reviews(stages, from, 'centre')),
-    ...reviews(stages, 'internal_verification', 'internal_verifier'),
+    // The interview's outcome is the panel lead's (interviews/service.ts); the centre's review may still decide it.
+    // NSQ: the induction moves on once its form is sent; the units once every one is signed off (the last
+    // sign-off moves it, nsq/service.ts). Rejecting needs no guard.
+    ...centreReviewed.flatMap((from) => reviews(stages, from, reviewersOf(from)).map((move) => (move.action === 'approve' ? { ...move, guards: approvalGuards(from) } : move))),
+    ...reviews(stages, 'internal_verification', ['internal_verifier']),
     { action: 'forward', from: 'external_verification', to: 'external_verification', by: ['centre'], guards: ['not_forwarded'], emits: 'application.forwarded', stageStatus: 'under_review' },
-    ...reviews(stages, 'external_verification', 'awarding_body', ['forwarded_with_ev']),
+    ...reviews(stages, 'external_verification', ['awarding_body'], ['forwarded_with_ev']),
     { action: 'certify', from: 'certification', to: 'certified', by: ['awarding_body'], guards: [], emits: 'application.certified', outcome: 'APPROVED' },
     ...afterPayment.map((from): Move => ({ action: 'certify_bypass', from, to: 'certified', by: ['centre'], guards: ['certify_bypass_on'], emits: 'application.certified' })),
+    // An upheld appeal (interviews/service.ts) reopens a rejected application at the stage that rejected it.
+    ...[...centreReviewed, 'internal_verification' as const, 'external_verification' as const].map((from): Move => ({ action: 'reopen', from, to: from, fromStatus: ['rejected'], by: ['centre'], guards: [], emits: 'application.stage_changed', stageStatus: 'in_progress' })),
   ];
 }
 

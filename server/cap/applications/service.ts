@@ -7,9 +7,12 @@ import type { CatalogueModels } from '../catalogue/models.ts';
 import type { CentreModels } from '../centres/service.ts';
 import type { ActingContext } from '../context/resolve.ts';
 import { mergePatch, missingPaths, valueAt } from '../merge-patch.ts';
+import type { PassportPhotos } from '../onboarding/passport-photos.ts';
 import type { OnboardingService } from '../onboarding/service.ts';
+import { assessorJoins, assessorNameSql } from '../assessors/people.ts';
 import { addressFields, contactInformationFields, personalDetailsFields, under } from '../onboarding/rules.ts';
 import type { Assignments } from '../assessors/assignments.ts';
+import type { AssessorCards } from '../assessors/people.ts';
 import type { UserService } from '../users/service.ts';
 import type { ApplicationType, JsonObject } from '../vocabulary.ts';
 import { enteredStatus, findMove, stageLabels, stagesOf, type Guard, type Mover, type MoveAction, type StageKey } from './lifecycle.ts';
@@ -89,12 +92,14 @@ export function createApplications(deps: {
   sequelize: Sequelize;
   events: ServiceEvents;
   assignments: Assignments;
+  assessorCards: AssessorCards;
   /** CAP_CENTRE_CERTIFY_BYPASS: a centre may certify without a certificate (the `certify_bypass_on` guard). */
   centreCertifyBypass: boolean;
   users: UserService;
   onboarding: OnboardingService;
   catalogue: CatalogueModels;
   centres: CentreModels;
+  photos: PassportPhotos;
 }) {
   const { sequelize, events, catalogue, centres } = deps;
   const models = defineApplicationModels(sequelize);
@@ -146,6 +151,18 @@ export function createApplications(deps: {
       throw conflict('application.ev_not_assigned', 'Assign an external verifier first (POST /applications/{id}/ev).');
     }
     if (guards.includes('certify_bypass_on') && !deps.centreCertifyBypass) throw certifyBypassOff();
+    if (guards.includes('induction_submitted')) {
+      const [sent] = await sequelize.query(`SELECT 1 FROM cap.nsq_inductions WHERE application_id = $1`, { type: QueryTypes.SELECT, bind: [application.id], transaction });
+      if (!sent) throw conflict('nsq.induction_missing', 'The candidate has not sent the induction form yet.');
+    }
+    if (guards.includes('units_signed_off')) {
+      const [row] = await sequelize.query<{ open: number }>(
+        `SELECT count(*)::int AS open FROM cap.nsq_inductions i, jsonb_array_elements_text(i.unit_ids) AS u(unit_id)
+          WHERE i.application_id = $1 AND NOT EXISTS (SELECT 1 FROM cap.nsq_unit_signoffs s WHERE s.application_id = i.application_id AND s.unit_id = u.unit_id)`,
+        { type: QueryTypes.SELECT, bind: [application.id], transaction },
+      );
+      if (row!.open > 0) throw conflict('nsq.units_not_signed_off', `${row!.open} unit(s) of the induction are not signed off yet.`);
+    }
   }
 
   /**
@@ -155,10 +172,10 @@ export function createApplications(deps: {
    */
   async function move(application: Application, action: MoveAction, mover: Mover, actorUserId: string | null, transaction: Transaction, feedback?: string | null) {
     const found = findMove(application.type, application.currentStageKey, action);
-    if (!found || !found.by.includes(mover) || !['draft', 'in_progress'].includes(application.status)) {
+    if (!found || !found.by.includes(mover) || !(found.fromStatus ?? ['draft', 'in_progress']).includes(application.status)) {
       throw conflict(
         'application.not_in_stage',
-        `A ${application.type} application ${application.status === 'draft' || application.status === 'in_progress' ? `at stage ${application.currentStageKey}` : `that is ${application.status}`} cannot be moved by ${action} (by ${mover}).`,
+        `A ${application.type} application ${application.status === 'draft' || application.status === 'in_progress' ? `at stage ${application.currentStageKey}` : `that is ${application.status} at ${application.currentStageKey}`} cannot be moved by ${action} (by ${mover}).`,
       );
     }
     await checkGuards(application, found.guards, transaction);
@@ -166,15 +183,15 @@ export function createApplications(deps: {
     const from = application.currentStageKey;
     const finalStatus = found.to === 'certified' || found.to === 'rejected' ? found.to : undefined;
     if (found.to === from) {
-      // A move within the stage (forwarding): only the stage's status changes.
-      await ApplicationStageRow.update({ status: found.stageStatus ?? 'in_progress' }, { where: { applicationId: application.id, stageKey: from }, transaction });
+      // A move within the stage (forwarding, reopening): only the stage's status changes; it is not done.
+      await ApplicationStageRow.update({ status: found.stageStatus ?? 'in_progress', completedAt: null }, { where: { applicationId: application.id, stageKey: from }, transaction });
     } else await ApplicationStageRow.update(
       { status: found.to === 'rejected' ? 'rejected' : 'successful', completedAt: now },
       { where: { applicationId: application.id, stageKey: from }, transaction },
     );
     if (!finalStatus && found.to !== from) {
       const to = found.to as StageKey;
-      await ApplicationStageRow.update({ status: enteredStatus(to), enteredAt: now }, { where: { applicationId: application.id, stageKey: to }, transaction });
+      await ApplicationStageRow.update({ status: enteredStatus(to), enteredAt: now, completedAt: null }, { where: { applicationId: application.id, stageKey: to }, transaction });
       application.currentStageKey = to;
     }
     application.status = finalStatus ?? 'in_progress';
@@ -184,6 +201,14 @@ export function createApplications(deps: {
       await events.publish(transaction, found.emits, { applicationId: application.id, type: application.type, centreId: application.centreId, candidateUserId: application.candidateUserId, from, to: found.to });
     }
     return application;
+  }
+
+  /** The application's current internal verifier as the client shows them, or null. */
+  async function internalVerifierOf(applicationId: string) {
+    const [assignment] = await deps.assignments.activeAssignments({ applicationId, role: 'iv' });
+    if (!assignment) return null;
+    const card = (await deps.assessorCards([assignment.assessorId])).get(assignment.assessorId);
+    return { assessorId: assignment.assessorId, name: card?.name ?? '', qualifications: card?.qualifications ?? [], assignedAt: assignment.assignedAt.toISOString() };
   }
 
   /** Names for the Application shape: candidates, centres, sectors and trades of a page, four statements. */
@@ -238,6 +263,19 @@ export function createApplications(deps: {
     );
   }
   const presentOne = async (row: Application) => (await present([row]))[0]!;
+
+  /** The application's current facilitator (interviews/service.ts assigns them), with a live photo; or null. */
+  async function facilitatorOf(applicationId: string) {
+    const [row] = await sequelize.query<{ assessorId: string; userId: string; name: string; assignedAt: Date }>(
+      `SELECT p.id AS "assessorId", p.user_id AS "userId", ${assessorNameSql} AS name, x.assigned_at AS "assignedAt"
+         FROM cap.application_assessors x JOIN cap.assessor_profiles p ON p.id = x.assessor_id ${assessorJoins}
+        WHERE x.application_id = $1 AND x.role = 'facilitator' AND x.ended_at IS NULL`,
+      { type: QueryTypes.SELECT, bind: [applicationId] },
+    );
+    if (!row) return null;
+    const photoOf = await deps.photos.ofUsers([row.userId]);
+    return { assessorId: row.assessorId, name: row.name, photo: photoOf(row.userId), assignedAt: new Date(row.assignedAt).toISOString() };
+  }
 
   return {
     models,
@@ -312,7 +350,10 @@ export function createApplications(deps: {
       if (query.type) add('a.type = ?', query.type);
       if (query.status) add('a.status = ?', query.status);
       if (query.stage) add('a.current_stage_key = ?', query.stage);
-      if (query.interviewSchedulable) where.push(`a.type = 'RPL' AND a.status = 'in_progress' AND a.current_stage_key IN ('folder_arrangement', 'interview')`);
+      if (query.interviewSchedulable) {
+        where.push(`a.type = 'RPL' AND a.status = 'in_progress' AND a.current_stage_key IN ('folder_arrangement', 'interview')
+          AND NOT EXISTS (SELECT 1 FROM cap.application_interviews i WHERE i.application_id = a.id AND i.scheduled_at IS NOT NULL)`);
+      }
       if (query.handledBy) add(`${handlerUserIdOf('a')} = ?`, query.handledBy);
       if (query.queue) where.push(staffQueues[query.queue]('a'));
       if (query.ivApproved) where.push(ivApprovedWhere('a.id'));
@@ -367,8 +408,8 @@ export function createApplications(deps: {
         personalInformation: (draft.personalInformation as JsonObject | undefined) ?? {},
         currentOccupation: (valueAt(draft, 'experienceAndTrade.currentOccupation') as JsonObject | undefined) ?? null,
         frozenProfile: frozen ? ((frozen.data.personalInformation as JsonObject | undefined) ?? null) : null,
-        internalVerifier: null,
-        facilitator: null,
+        internalVerifier: await internalVerifierOf(id),
+        facilitator: await facilitatorOf(id),
       };
     },
 

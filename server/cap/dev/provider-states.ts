@@ -1,7 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { applyStates, loadStateDefinitions, substitute, type StateDefinition } from '../../../fixtures/states/definitions.ts';
 import { onboard, platformCall, verifiedUser, type VerifiedUser } from '../../../fixtures/states/http.ts';
 import { notFound } from '../../platform/http/errors.ts';
+import { readFile } from 'node:fs/promises';
 import { newId } from '../../platform/ids.ts';
+import { projectPath } from '../../platform/paths.ts';
 import type { Handler } from '../../platform/http/operations.ts';
 import { raw } from '../../platform/http/reply.ts';
 import type { ServiceDeps } from '../../platform/service.ts';
@@ -17,12 +20,15 @@ interface CapCreates {
   adminCentre?: boolean;
   catalogueTrade?: boolean;
   application?: { stage: unknown };
+  interview?: { actor: unknown; stage: unknown };
   centre?: boolean;
   otherUser?: boolean;
   staffMember?: { status: unknown };
   member?: { role: unknown; status: unknown; centres: unknown };
   assessorMarket?: { requested: unknown; applied: unknown };
   retainedRequest?: { approved: unknown };
+  evidence?: boolean;
+  verification?: { step: unknown };
 }
 
 /** A sandbox NIN that verifies (README, "Identity checks"). */
@@ -97,6 +103,84 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
     );
   }
 
+  /**
+   * The candidate's RPL application at the centre, for a trade of a new sector (made by a platform admin
+   * of its own), taken to a stage: draft, complete (the form filled) or payment (submitted).
+   */
+  async function applicationOf(candidate: VerifiedUser, centreId: string, stage: string) {
+    const admin = await verified({}, ['cap']);
+    await grantPlatformAdmin(admin);
+    const tag = newId().toLowerCase();
+    const sectorId = (await capAs(admin)('POST', '/admin/sectors', { name: `Pact sector ${tag}`, description: 'A sector for contract tests.' })).data.id;
+    const tradeId = (await capAs(admin)('POST', '/admin/trades', { sectorId, name: `Pact trade ${tag}` })).data.id;
+    const cap = capAs(candidate);
+    const applicationId = (await cap('POST', '/applications', { type: 'RPL', sectorId, tradeId, unitIds: [], centreId }, asCandidate)).data.id;
+    if (stage !== 'draft') await cap('PATCH', `/applications/${applicationId}`, completeApplicationForm, asCandidate);
+    if (stage === 'payment') await cap('POST', `/applications/${applicationId}/submit`, undefined, asCandidate);
+    return { applicationId, sectorId, tradeId };
+  }
+
+  /** A signature file the user uploaded to the Orchestrator's storage (the one-request multipart upload). */
+  async function uploadedSignature(user: VerifiedUser): Promise<string> {
+    const form = new FormData();
+    form.set('purpose', 'signature');
+    form.set('file', new Blob([readFileSync(projectPath('fixtures', 'files', 'passport.png'))], { type: 'image/png' }), 'signature.png');
+    const res = await fetch(`${deps.peers.url('ol')}/storage/upload`, { method: 'POST', headers: { authorization: `Bearer ${user.accessToken}` }, body: form });
+    const body = (await res.json()) as { data?: { assetId: string }; error?: { code: string } };
+    if (!res.ok) throw new Error(`POST /storage/upload answered ${res.status} ${body.error?.code ?? ''}`);
+    return body.data!.assetId;
+  }
+
+  /**
+   * An interview set up the way a centre does it, with `user` as the actor: an approved centre (its super
+   * admin), three approved assessors it retains (Chidi leads, Ngozi votes and observes as the IV, Tunde
+   * votes), a centre panel of the three and a template at a clock in 2099, and a candidate's RPL
+   * application paid through the sandbox checkout (at folder arrangement). At `interview` the panel is
+   * seated, the sitting booked and the folder approved. Assessor approval is written directly, as a
+   * centre's is (no admin account needed).
+   */
+  async function interviewOf(user: VerifiedUser, actor: string, stage: string) {
+    let owner: VerifiedUser;
+    let centreId: string;
+    if (actor === 'centre') {
+      owner = user;
+      await onboardAt(user, ['centre'], 'submitted');
+      ({ centreId } = await ownCentre(user));
+      await approve(centreId);
+    } else {
+      ({ owner, centreId } = await newCentre());
+    }
+    const assessorIds: string[] = [];
+    for (const [index, role] of ['lead', 'voter', 'other'].entries()) {
+      const person = actor === role ? user : await verified({}, ['cap']);
+      await onboardAt(person, ['assessor'], 'submitted');
+      const [[profile]] = (await deps.sequelize.query(`UPDATE cap.assessor_profiles SET status = 'approved' WHERE user_id = $1 RETURNING id`, { bind: [person.userId] })) as [Array<{ id: string }>, unknown];
+      const requestId = (await capAs(person)('POST', '/assessor/retained-requests', { centreId, preferredRole: 'any' }, { 'x-cap-persona': 'assessor' })).data.id;
+      await capAs(owner)('PATCH', `/centre/retained-requests/${requestId}/approve`, undefined, centreHeaders(centreId));
+      assessorIds[index] = profile!.id;
+    }
+    const members = [{ assessorId: assessorIds[0], isLead: true }, { assessorId: assessorIds[1], isObserver: true }, { assessorId: assessorIds[2] }];
+    const centre = capAs(owner);
+    const panelId = (await centre('POST', '/centre/panels', { name: 'Pact panel', members }, centreHeaders(centreId))).data.id;
+    const templateId = (await centre('POST', '/centre/interviews', { title: 'Pact sitting', panelId, scheduledAt: '2099-01-10T09:00:00.000Z', mode: 'online', link: 'https://meet.example.test/pact' }, centreHeaders(centreId))).data.id;
+
+    const candidate = actor === 'candidate' ? user : await verified({}, ['cap']);
+    await onboardAt(candidate, ['candidate'], 'submitted');
+    const { applicationId } = await applicationOf(candidate, centreId, 'payment');
+    const paymentId = (await capAs(candidate)('POST', `/applications/${applicationId}/pay`, undefined, asCandidate)).data.paymentId;
+    await platformCall(deps.peers.url('ol'), 'POST', `/payments/sandbox/transactions/PAY-${paymentId}/pay`, { body: { cardNumber: '4084 0840 8408 4081', expiry: '12/30', cvv: '408' } });
+    for (let tries = 0; (await capAs(candidate)('GET', `/applications/${applicationId}`, undefined, asCandidate)).data.currentStageKey !== 'folder_arrangement'; tries++) {
+      if (tries > 60) throw new Error('the paid application did not reach folder arrangement');
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    if (stage === 'interview') {
+      await centre('POST', `/applications/${applicationId}/interview/panel`, { members }, centreHeaders(centreId));
+      await centre('POST', `/applications/${applicationId}/interview/schedule`, { scheduledAt: '2099-01-10T09:00:00.000Z', mode: 'online', link: 'https://meet.example.test/pact' }, centreHeaders(centreId));
+      await centre('POST', `/applications/${applicationId}/review`, { decision: 'approve', stageKey: 'folder_arrangement' }, centreHeaders(centreId));
+    }
+    return { applicationId, centreId, leadId: assessorIds[0], voterId: assessorIds[1], otherVoterId: assessorIds[2], panelId, templateId, signatureAssetId: await uploadedSignature(user) };
+  }
+
   async function setUp(definition: StateDefinition, params: Record<string, unknown>): Promise<Record<string, unknown>> {
     const creates = definition.creates as unknown as CapCreates;
     const user = await verified(params, creates.account.intents);
@@ -124,17 +208,15 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
     if (creates.application) {
       const stage = String(substitute(creates.application.stage, params));
       if (!['draft', 'complete', 'payment'].includes(stage)) throw new Error('stage must be draft, complete or payment');
-      const admin = await verified({}, ['cap']);
-      await grantPlatformAdmin(admin);
-      const tag = newId().toLowerCase();
-      const sectorId = (await capAs(admin)('POST', '/admin/sectors', { name: `Pact sector ${tag}`, description: 'A sector for contract tests.' })).data.id;
-      const tradeId = (await capAs(admin)('POST', '/admin/trades', { sectorId, name: `Pact trade ${tag}` })).data.id;
       const { centreId } = await newCentre();
-      const asCandidate = { 'x-cap-persona': 'candidate' };
-      const applicationId = (await cap('POST', '/applications', { type: 'RPL', sectorId, tradeId, unitIds: [], centreId }, asCandidate)).data.id;
-      if (stage !== 'draft') await cap('PATCH', `/applications/${applicationId}`, completeApplicationForm, asCandidate);
-      if (stage === 'payment') await cap('POST', `/applications/${applicationId}/submit`, undefined, asCandidate);
-      Object.assign(values, { applicationId, sectorId, tradeId, centreId });
+      Object.assign(values, await applicationOf(user, centreId, stage), { centreId });
+    }
+    if (creates.interview) {
+      const actor = String(substitute(creates.interview.actor, params));
+      const stage = String(substitute(creates.interview.stage, params));
+      if (!['centre', 'lead', 'voter', 'candidate'].includes(actor)) throw new Error('actor must be centre, lead, voter or candidate');
+      if (!['folder_arrangement', 'interview'].includes(stage)) throw new Error('stage must be folder_arrangement or interview');
+      Object.assign(values, await interviewOf(user, actor, stage));
     }
     if (creates.adminCentre) {
       const registrationNo = `RC-${newId()}`;
@@ -186,6 +268,8 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
       if (flag(creates.retainedRequest.approved)) await cap('PATCH', `/centre/retained-requests/${market.retainedRequestId}/approve`, undefined, centreHeaders(centreId));
       Object.assign(values, { assessorId: market.assessorId, retainedRequestId: market.retainedRequestId, tradeId: market.tradeId, jobPostingId: market.jobPostingId, jobApplicationId: market.jobApplicationId });
     }
+    if (creates.evidence) Object.assign(values, await evidenceToGive(user));
+    if (creates.verification) Object.assign(values, await verificationStep(user, String(substitute(creates.verification.step, params))));
     return values;
   }
 
@@ -216,6 +300,126 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
       : undefined;
     const jobApplicationId: string | undefined = wanted.applied ? (await cap('POST', `/assessor/job-postings/${jobPostingId}/apply`, undefined, asAssessor)).data.id : undefined;
     return { assessorId, sectorId, tradeId, jobPostingId, retainedRequestId, jobApplicationId };
+  }
+
+  /**
+   * A platform admin's trade whose NOS has one unit, and a submitted RPL application of `candidate` (an
+   * onboarded candidate) for it at the centre.
+   */
+  async function submittedApplication(candidate: VerifiedUser, centreId: string) {
+    const { admin } = await verificationPeople();
+    const asAdmin = capAs(admin);
+    const tag = newId().toLowerCase();
+    const sectorId = (await asAdmin('POST', '/admin/sectors', { name: `Pact sector ${tag}`, description: 'A sector for contract tests.' })).data.id;
+    const tradeId = (await asAdmin('POST', '/admin/trades', { sectorId, name: `Pact trade ${tag}` })).data.id;
+    await asAdmin('POST', `/admin/trades/${tradeId}/nos`, catalogueDocument);
+    const cap = capAs(candidate);
+    const asCandidate = { 'x-cap-persona': 'candidate' };
+    const applicationId = (await cap('POST', '/applications', { type: 'RPL', sectorId, tradeId, unitIds: [], centreId }, asCandidate)).data.id;
+    await cap('PATCH', `/applications/${applicationId}`, completeApplicationForm, asCandidate);
+    await cap('POST', `/applications/${applicationId}/submit`, undefined, asCandidate);
+    return { admin, applicationId, sectorId, tradeId };
+  }
+
+  /** The candidate's application with a piece of general evidence, and an uploaded evidence file not used yet. */
+  async function evidenceToGive(user: VerifiedUser) {
+    const { centreId } = (await verificationPeople()).centre;
+    const { applicationId, tradeId } = await submittedApplication(user, centreId);
+    const cap = capAs(user);
+    const asCandidate = { 'x-cap-persona': 'candidate' };
+    const [evidenceType] = (await cap('GET', `/trades/${tradeId}/evidence-types`)).data as string[];
+    const evidenceId = (await cap('POST', `/applications/${applicationId}/evidence`, { documentName: 'Work logbook', evidenceType, textValue: 'Week 1: block walls' }, asCandidate)).data.id;
+    const unitId = (await cap('GET', `/trades/${tradeId}/units`)).data[0].id;
+    const form = new FormData();
+    form.append('purpose', 'evidence');
+    form.append('file', new Blob([new Uint8Array(await readFile(projectPath('fixtures', 'files', 'passport.png')))], { type: 'image/png' }), 'reference.png');
+    const uploaded = await fetch(`${deps.peers.url('ol')}/storage/upload`, { method: 'POST', body: form, headers: { authorization: `Bearer ${user.accessToken}` } });
+    if (uploaded.status !== 201) throw new Error(`upload answered ${uploaded.status}`);
+    const assetId = ((await uploaded.json()) as { data: { assetId: string } }).data.assetId;
+    return { applicationId, evidenceId, evidenceType, unitId, assetId };
+  }
+
+  /** An approved assessor (the admin approves through the API). */
+  async function approvedAssessor(admin: VerifiedUser) {
+    const assessor = await verified({}, ['cap']);
+    await onboardAt(assessor, ['assessor'], 'submitted');
+    const [profile] = (await deps.sequelize.query('SELECT id FROM cap.assessor_profiles WHERE user_id = $1', { bind: [assessor.userId], plain: false }))[0] as Array<{ id: string }>;
+    await capAs(admin)('POST', `/admin/assessors/${profile!.id}/approve`);
+    return { assessor, assessorId: profile!.id };
+  }
+
+  /** The centre retains the assessor: their request, approved by the centre's super admin (once per centre). */
+  async function retain(assessor: VerifiedUser, owner: VerifiedUser, centreId: string) {
+    const [held] = await deps.sequelize.query(
+      `SELECT 1 FROM cap.retained_requests r JOIN cap.assessor_profiles p ON p.id = r.assessor_id WHERE p.user_id = $1 AND r.centre_id = $2 AND r.status = 'approved'`,
+      { bind: [assessor.userId, centreId] },
+    );
+    if ((held as unknown[]).length) return;
+    const requestId = (await capAs(assessor)('POST', '/assessor/retained-requests', { centreId, preferredRole: 'internal_verifier' }, { 'x-cap-persona': 'assessor' })).data.id;
+    await capAs(owner)('PATCH', `/centre/retained-requests/${requestId}/approve`, undefined, centreHeaders(centreId));
+  }
+
+  /**
+   * The people every application state shares, made once per platform (accounts are the slow part): a
+   * platform admin, two approved assessors (one to verify internally, one externally) and an approved
+   * centre with its super admin, where the states' candidates apply unless the user is the centre.
+   */
+  let people:
+    | Promise<{ admin: VerifiedUser; iv: { assessor: VerifiedUser; assessorId: string }; ev: { assessor: VerifiedUser; assessorId: string }; centre: { owner: VerifiedUser; centreId: string } }>
+    | undefined;
+  const verificationPeople = () =>
+    (people ??= (async () => {
+      const admin = await verified({}, ['cap']);
+      await grantPlatformAdmin(admin);
+      return { admin, iv: await approvedAssessor(admin), ev: await approvedAssessor(admin), centre: await newCentre() };
+    })().catch((err) => {
+      people = undefined;
+      throw err;
+    }));
+
+  /**
+   * An application taken to a verification step, for the person who acts there: the user is the centre's
+   * super admin (`assign_iv`, `forward`) or its awarding body's admin (`assign_ev`, `review_ev`, `certify`).
+   * The payment and the centre's folder and interview reviews are not driven: the application is placed at
+   * the interview directly (as the tests do), then moved through the API.
+   */
+  async function verificationStep(user: VerifiedUser, step: string) {
+    const steps = ['assign_iv', 'forward', 'assign_ev', 'review_ev', 'certify'];
+    if (!steps.includes(step)) throw new Error(`step must be one of ${steps.join(', ')}`);
+    const atCentre = step === 'assign_iv' || step === 'forward';
+    let owner: VerifiedUser;
+    let centreId: string;
+    if (atCentre) {
+      await onboardAt(user, ['centre'], 'submitted');
+      ({ centreId } = await ownCentre(user));
+      await approve(centreId);
+      owner = user;
+    } else ({ owner, centreId } = (await verificationPeople()).centre);
+    const candidate = await verified({}, ['cap']);
+    await onboardAt(candidate, ['candidate'], 'submitted');
+    const { admin, applicationId, tradeId } = await submittedApplication(candidate, centreId);
+    const { iv, ev } = await verificationPeople();
+    await deps.sequelize.query(`UPDATE cap.applications SET current_stage_key = 'interview', status = 'in_progress' WHERE id = $1`, { bind: [applicationId] });
+    const asOwner = capAs(owner);
+    const path = `/applications/${applicationId}`;
+    await asOwner('POST', `${path}/review`, { decision: 'approve' }, centreHeaders(centreId));
+    await retain(iv.assessor, owner, centreId);
+    const memberEmail = atCentre ? newAddress() : user.email;
+    if (!atCentre) await capAs(user)('GET', '/me');
+    const body = (await capAs(admin)('POST', '/admin/awarding-bodies', { name: 'National Board for Technical Education', registrationNo: `AB-${newId()}`, admin: { name: 'Aisha Bello', email: memberEmail } })).data;
+    if (!atCentre) await capAs(user)('POST', `/me/invitations/${body.admin.id}/accept`);
+    await capAs(admin)('PUT', `/admin/trades/${tradeId}/awarding-body`, { awardingBodyId: body.id });
+    if (step === 'assign_iv') return { applicationId, assessorId: iv.assessorId };
+    await asOwner('POST', `${path}/iv`, { assessorId: iv.assessorId }, centreHeaders(centreId));
+    await capAs(iv.assessor)('POST', `${path}/iv/review`, { decision: 'approve' }, { 'x-cap-persona': 'assessor' });
+    if (step === 'forward') return { applicationId, assessorId: iv.assessorId };
+    await asOwner('POST', `${path}/forward-to-awarding-body`, undefined, centreHeaders(centreId));
+    if (step === 'assign_ev') return { applicationId, assessorId: ev.assessorId };
+    const asBody = { 'x-cap-persona': 'awarding_body' };
+    await capAs(user)('POST', `${path}/ev`, { assessorId: ev.assessorId }, asBody);
+    if (step === 'review_ev') return { applicationId, assessorId: ev.assessorId };
+    await capAs(user)('POST', `${path}/ev/review`, { decision: 'approve' }, asBody);
+    return { applicationId, assessorId: ev.assessorId };
   }
 
   return {
@@ -262,3 +466,4 @@ const catalogueDocument = {
 };
 
 const centreHeaders = (centreId: string) => ({ 'x-cap-persona': 'centre', 'x-cap-centre-id': centreId });
+const asCandidate = { 'x-cap-persona': 'candidate' };
