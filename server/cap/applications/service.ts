@@ -65,8 +65,8 @@ export type Viewer = { persona: 'candidate'; userId: string } | { persona: 'cent
 /** Who may read an application's evidence too: its assigned assessors, and the awarding body it was forwarded to. */
 export type Reader = Viewer | { persona: 'assessor' | 'awarding_body'; userId: string };
 
-/** An assessor reading the applications they are currently assigned to, at any centre. */
-export type AssessorViewer = { persona: 'assessor'; userId: string; assessorId: string };
+/** An assessor reading the applications they are currently assigned to, at one centre or any. */
+export type AssessorViewer = { persona: 'assessor'; userId: string; assessorId: string; centreId?: string };
 
 export function readerOf(context: ActingContext, userId: string): Reader {
   return context.persona === 'centre' ? { persona: 'centre', userId, centreId: context.centreId } : { persona: context.persona, userId };
@@ -344,7 +344,7 @@ export function createApplications(deps: {
         where.push(clause.replace('?', `$${bind.length}`));
       };
       if (viewer.persona === 'candidate') add('a.candidate_user_id = ?', viewer.userId);
-      else if (viewer.persona === 'centre') add('a.centre_id = ?', viewer.centreId);
+      else if (viewer.centreId) add('a.centre_id = ?', viewer.centreId);
       const assessorId = viewer.persona === 'assessor' ? viewer.assessorId : query.assessorId;
       if (assessorId) add('EXISTS (SELECT 1 FROM cap.application_assessors x WHERE x.application_id = a.id AND x.assessor_id = ? AND x.ended_at IS NULL)', assessorId);
       if (query.tradeId) add('a.trade_id = ?', query.tradeId);
