@@ -1,30 +1,28 @@
-// The bundled candidate-signup scenario (29 steps: register, mailed code, verify, login, CAP onboarding,
-// refresh rotation) end to end against an embedded platform in this process, through the real runner:
-// first one run at a time, then 20 runs at once (the runner's --concurrency 20). Prints wall time and
-// per-run mean, p50 and p95. Loopback only; bounded (every phase has a fixed number of runs and the
-// whole benchmark gives up after BENCH_TIMEOUT_MS, default 5 minutes).
+// A bundled scenario end to end against a seeded embedded platform in this process (as `capctl run
+// --embedded` makes it), through the real runner: first one run at a time, then 20 runs at once (the
+// runner's --concurrency 20). Prints wall time and per-run mean, p50 and p95. By default
+// candidate-signup (register, mailed code, verify, login, CAP onboarding, refresh rotation) and then
+// certify (the whole RPL lifecycle from sign-up to certificate). Loopback only; bounded (every phase has
+// a fixed number of runs and the whole benchmark gives up after BENCH_TIMEOUT_MS, default 10 minutes).
 //
-//   node --import=tsx bench/scenarios.ts [--sequential N] [--concurrent N]
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+//   node --import=tsx bench/scenarios.ts [--scenario name]... [--sequential N] [--concurrent N]
 import { parseArgs } from 'node:util';
+import { startEmbeddedPlatform } from '../cli/scenarios/embedded.ts';
 import { closeGrpc } from '../cli/scenarios/grpc-step.ts';
 import { loadScenarioFile } from '../cli/scenarios/parse.ts';
 import { describeFailure, plain } from '../cli/scenarios/report-text.ts';
 import { runScenarios, type RunReport } from '../cli/scenarios/runner.ts';
-import { startPlatform } from '../server/main.ts';
-import { resolveConfig } from '../server/platform/config.ts';
 
 const { values } = parseArgs({
   options: {
+    scenario: { type: 'string', multiple: true, default: ['candidate-signup', 'certify'] },
     sequential: { type: 'string', default: '10' },
     concurrent: { type: 'string', default: '20' },
   },
 });
 const sequentialRuns = Number(values.sequential);
 const concurrentRuns = Number(values.concurrent);
-const timeoutMs = Number(process.env.BENCH_TIMEOUT_MS ?? 300_000);
+const timeoutMs = Number(process.env.BENCH_TIMEOUT_MS ?? 600_000);
 
 const giveUp = setTimeout(() => {
   console.error(`benchmark did not finish within ${timeoutMs} ms`);
@@ -32,11 +30,8 @@ const giveUp = setTimeout(() => {
 }, timeoutMs);
 giveUp.unref();
 
-const scenario = await loadScenarioFile('fixtures/scenarios/candidate-signup.yaml');
-const dataDir = await mkdtemp(path.join(tmpdir(), 'capctl-bench-scenarios-'));
-const config = resolveConfig({ port: 0, servicePorts: false, grpcPort: 0, lmsGrpcPort: 0, dataDir, databaseUrl: '', logLevel: 'error' });
-const platform = await startPlatform(config);
-const options = { baseUrl: platform.urls.gateway!, grpc: { address: platform.urls.grpc!, serviceKey: config.serviceApiKey } };
+const platform = await startEmbeddedPlatform({ logLevel: 'error' });
+const options = { baseUrl: platform.baseUrl, grpc: platform.grpc };
 
 function mustPass(report: RunReport): void {
   if (report.exitCode === 0) return;
@@ -51,9 +46,10 @@ function stats(durations: number[]) {
   return `mean ${Math.round(mean)} ms, p50 ${pct(0.5)} ms, p95 ${pct(0.95)} ms, min ${sorted[0]} ms, max ${sorted.at(-1)} ms`;
 }
 
-try {
+async function bench(name: string): Promise<void> {
+  const scenario = await loadScenarioFile(`fixtures/scenarios/${name}.yaml`);
   const steps = scenario.steps.length;
-  console.log(`scenario: ${scenario.name} (${steps} steps), embedded platform at ${platform.urls.gateway}`);
+  console.log(`scenario: ${scenario.name} (${steps} steps), embedded platform at ${platform.baseUrl}`);
 
   mustPass(await runScenarios([scenario], options)); // warm-up: connections, JIT, first argon2 hashes
 
@@ -76,8 +72,11 @@ try {
   console.log(
     `${concurrentRuns} at once (--concurrency ${concurrentRuns}): wall ${Math.round(concurrentWall)} ms; per run ${stats(perRun)}; ${stepsPerSecond} steps/s`,
   );
+}
+
+try {
+  for (const name of values.scenario) await bench(name);
 } finally {
   await closeGrpc();
   await platform.stop();
-  await rm(dataDir, { recursive: true, force: true });
 }

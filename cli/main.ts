@@ -19,6 +19,7 @@ import { registerSeed } from './commands/seed.ts';
 import { registerApplication, registerWallet } from './commands/application.ts';
 import { registerInterview } from './commands/interview.ts';
 import { registerMessaging } from './commands/messaging.ts';
+import { registerAssessor } from './commands/assessor.ts';
 import { registerCertify } from './commands/certify.ts';
 import { registerLms } from './commands/lms.ts';
 import { registerLmsLearning } from './commands/lms-learning.ts';
@@ -29,7 +30,7 @@ export function buildProgram(): Command {
     .description('Run, seed, script and verify the CAP platform reference')
     .showHelpAfterError()
     .exitOverride();
-  for (const register of [registerServe, registerDemo, registerSeed, registerRun, registerAccount, registerIdentity, registerAdmin, registerCentre, registerStaff, registerInvitations, registerApplication, registerInterview, registerPay, registerCertify, registerWallet, registerMessaging, registerLms, registerMail, registerGoogleToken, registerKeys, registerGrpc, registerPact, registerLmsLearning]) register(program);
+  for (const register of [registerServe, registerDemo, registerSeed, registerRun, registerAccount, registerIdentity, registerAdmin, registerCentre, registerStaff, registerAssessor, registerInvitations, registerApplication, registerInterview, registerPay, registerCertify, registerWallet, registerMessaging, registerLms, registerMail, registerGoogleToken, registerKeys, registerGrpc, registerPact, registerLmsLearning]) register(program);
   return program;
 }
 

@@ -83,7 +83,7 @@ async function expected(year: number, tradeId: string | null) {
     kpis: {
       applications: apps.length,
       candidates: Number(await one(`SELECT count(DISTINCT candidate_user_id) FROM cap.applications WHERE ${scope}`)),
-      certified: Number(await one(`SELECT count(*) FROM cap.application_moves WHERE action = 'certify' AND created_at >= $1 AND created_at < $2 AND application_id IN (SELECT id FROM cap.applications WHERE $3::text IS NULL OR trade_id = $3)`)),
+      certified: Number(await one(`SELECT count(*) FROM cap.application_moves WHERE action IN ('certify', 'certify_bypass') AND created_at >= $1 AND created_at < $2 AND application_id IN (SELECT id FROM cap.applications WHERE $3::text IS NULL OR trade_id = $3)`)),
       centres: Number((await sql<{ n: string }>(platform, `SELECT count(*) AS n FROM cap.centres WHERE status = 'approved'`))[0]!.n),
       assessors: Number((await sql<{ n: string }>(platform, `SELECT count(*) AS n FROM cap.assessor_profiles WHERE status = 'approved'`))[0]!.n),
       revenue: { amountMinorUnits: String(await one(`SELECT coalesce(sum(amount_minor), 0) FROM cap.application_payments WHERE ${paidIn}`)), currency: 'NGN' },

@@ -1,5 +1,6 @@
 import test from 'ava';
 import { applicationTargets, cap, onboard } from './helpers/cap.ts';
+import { retainedAssessor } from './helpers/assessors.ts';
 import { eventually, sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { declineCheckout, payCheckout } from './helpers/payments.ts';
 import { signUp, type SignedUpUser } from './helpers/users.ts';
@@ -154,11 +155,14 @@ test.serial("the centre dashboard counts this year's submitted applications, rev
   const { id } = await awaitingPayment();
   await sql(platform, `UPDATE cap.applications SET current_stage_key = 'folder_arrangement' WHERE id = $1`, [id]);
   await cap(platform, owner, 'POST', `/applications/${id}/review`, { headers: asCentre(), json: { decision: 'approve' } });
+  await retainedAssessor(platform, admin, owner, centreId);
+  const [retained] = await sql<{ n: number }>(platform, `SELECT count(*)::int AS n FROM cap.retained_requests WHERE centre_id = $1 AND status = 'approved'`, [centreId]);
 
   const res = await cap(platform, owner, 'GET', `/centre/dashboard?year=${year}&applicationType=RPL`, { headers: asCentre() });
   t.is(res.status, 200, res.text);
   const data = res.body.data;
-  t.like(data, { year, applicationType: 'RPL', kpis: { applications: row!.n + 1, staff: 1, revenue: ngn(row!.revenue) } });
+  t.like(data, { year, applicationType: 'RPL', kpis: { applications: row!.n + 1, staff: 1, assessors: retained!.n, revenue: ngn(row!.revenue) } });
+  t.true(retained!.n >= 1);
   t.deepEqual(data.revenueByMonth.find((m: { month: number }) => m.month === month).amount, ngn(row!.revenue));
   t.is(data.revenueByMonth.length, 12);
   t.like(data.applicationsByTrade[0], { id: tradeId, name: 'Electrical Installation', count: row!.n + 1 });

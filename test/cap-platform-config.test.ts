@@ -34,7 +34,7 @@ test('a negative floor or a fee over 100% is 422; changing the config needs plat
   t.is((await cap(platform, someone, 'PATCH', '/admin/platform-config', { json: { feeBasisPoints: 0 } })).body.error.code, 'auth.permission_denied');
 });
 
-test('documents are published as new versions; the newest terms are public', async (t) => {
+test('documents are published as new versions; the newest terms are public and come with the platform config', async (t) => {
   t.is((await call('GET', platform.url('/v1/cap/admin/terms'))).status, 404, 'none published yet');
   const first = await cap(platform, admin, 'POST', '/admin/policies/terms/versions', { json: { title: 'Terms of use', body: 'Version one.' } });
   t.is(first.status, 201);
@@ -42,6 +42,7 @@ test('documents are published as new versions; the newest terms are public', asy
   await cap(platform, admin, 'POST', '/admin/policies/terms/versions', { json: { title: 'Terms of use', body: 'Version two.' } });
   const current = await call('GET', platform.url('/v1/cap/admin/terms'));
   t.like(current.body.data, { version: 2, body: 'Version two.' });
+  t.like((await cap(platform, admin, 'GET', '/admin/platform-config')).body.data.terms, { version: 2, body: 'Version two.' }, 'the config read carries the terms in force');
   const versions = (await cap(platform, admin, 'GET', '/admin/policies/terms/versions')).body.data;
   t.deepEqual(versions.map((v: { version: number }) => v.version), [2, 1]);
   t.deepEqual((await cap(platform, admin, 'GET', '/admin/policies/privacy/versions')).body.data, []);

@@ -1,6 +1,7 @@
 import test from 'ava';
 import { closeGrpcClients } from '../server/platform/grpc/client.ts';
 import { activeStaff, applicationAtStage, applicationTargets, approvedCentreOwner, cap } from './helpers/cap.ts';
+import { retainedAssessor } from './helpers/assessors.ts';
 import { sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { signUp, type SignedUpUser } from './helpers/users.ts';
 
@@ -8,14 +9,14 @@ import { signUp, type SignedUpUser } from './helpers/users.ts';
 // latest centre move they made, their workload, and the pending / requires_attention queues.
 let platform: TestPlatform;
 let owner: SignedUpUser;
+let admin: SignedUpUser;
 let centreId: string;
 let target: { sectorId: string; tradeId: string; centreId: string };
 
 test.before(async () => {
-  // The bypass lets a staff member certify, so that one application is completed by the centre.
-  platform = await startTestPlatform({ centreCertifyBypass: true });
+  platform = await startTestPlatform();
   const targets = await applicationTargets(platform, { sector: 'Electrical', trade: 'Wiring' });
-  ({ owner, centreId } = targets);
+  ({ owner, centreId, admin } = targets);
   target = { sectorId: targets.sectorId, tradeId: targets.tradeId, centreId };
 });
 test.after.always(async () => {
@@ -33,19 +34,15 @@ const ids = (res: { body: any }) => (res.body.data as Array<{ id: string }>).map
 test('a staff member handles the applications whose latest centre move they made: workload, list and queues follow', async (t) => {
   const a = await activeStaff(platform, owner, centreId, { name: 'Amaka Staff' });
   const b = await activeStaff(platform, owner, centreId, { name: 'Bayo Staff' });
-  const [first, second, third, fourth, untouched] = await Promise.all([
-    applicationAtStage(platform, target, 'folder_arrangement'),
-    applicationAtStage(platform, target, 'folder_arrangement'),
-    applicationAtStage(platform, target, 'folder_arrangement'),
-    applicationAtStage(platform, target, 'certification'),
-    applicationAtStage(platform, target, 'folder_arrangement'),
-  ]);
-  await review(a.member, first.id, 'approve');
+  const atFolder = () => applicationAtStage(platform, target, 'folder_arrangement');
+  const [first, second, third, fourth, untouched] = await Promise.all([atFolder(), atFolder(), atFolder(), atFolder(), atFolder()]);
+  await review(a.member, first.id, 'approve'); // at interview: the centre decides next
   await review(b.member, second.id, 'approve');
-  await review(a.member, second.id, 'approve'); // A made the latest move: A handles it now
+  await review(a.member, second.id, 'approve'); // A made the latest move; at internal verification, the IV's turn
   await review(b.member, third.id, 'reject');
-  const certified = await cap(platform, a.member, 'PATCH', '/centre/applications/bulk', { headers: asCentre(), json: { ids: [fourth.id], action: 'certify' } });
-  t.is(certified.status, 200, certified.text);
+  await review(a.member, fourth.id, 'approve');
+  // Certified later by the awarding body (its own move, not the centre's): A still handles it.
+  await sql(platform, `UPDATE cap.applications SET status = 'certified', current_stage_key = 'certification' WHERE id = $1`, [fourth.id]);
 
   const detailA = await cap(platform, owner, 'GET', `/centre/staff/${a.staffId}`, { headers: asCentre() });
   t.deepEqual(detailA.body.data.workload, { assigned: 3, ongoing: 2, completed: 1 });
@@ -56,12 +53,16 @@ test('a staff member handles the applications whose latest centre move they made
   t.deepEqual(ids(listA), [first.id, second.id, fourth.id].sort());
   t.false(ids(listA).includes(untouched.id), 'an application nobody reviewed has no handler');
   t.deepEqual(ids(await cap(platform, owner, 'GET', `/centre/staff/${a.staffId}/applications?status=certified`, { headers: asCentre() })), [fourth.id]);
-  t.deepEqual(ids(await cap(platform, owner, 'GET', `/centre/staff/${a.staffId}/applications?queue=pending`, { headers: asCentre() })), [first.id, second.id].sort());
+  t.deepEqual(ids(await cap(platform, owner, 'GET', `/centre/staff/${a.staffId}/applications?queue=pending`, { headers: asCentre() })), [first.id], 'waiting for the IV is not the centre\'s queue');
   t.deepEqual(ids(await cap(platform, owner, 'GET', `/centre/staff/${a.staffId}/applications?queue=requires_attention`, { headers: asCentre() })), []);
 
-  // Waiting 8 days at its stage: it requires attention; 6 days does not yet.
-  await sql(platform, `UPDATE cap.application_stages s SET entered_at = now() - interval '8 days' FROM cap.applications a WHERE a.id = s.application_id AND s.stage_key = a.current_stage_key AND a.id = $1`, [first.id]);
-  await sql(platform, `UPDATE cap.application_stages s SET entered_at = now() - interval '6 days' FROM cap.applications a WHERE a.id = s.application_id AND s.stage_key = a.current_stage_key AND a.id = $1`, [second.id]);
+  // Waiting 8 days at its stage: it requires attention; 6 days does not yet; the IV's wait is not the centre's.
+  const age = (id: string, days: number) =>
+    sql(platform, `UPDATE cap.application_stages s SET entered_at = now() - make_interval(days => $2) FROM cap.applications a WHERE a.id = s.application_id AND s.stage_key = a.current_stage_key AND a.id = $1`, [id, days]);
+  await age(first.id, 6);
+  t.deepEqual(ids(await cap(platform, owner, 'GET', `/centre/staff/${a.staffId}/applications?queue=requires_attention`, { headers: asCentre() })), []);
+  await age(first.id, 8);
+  await age(second.id, 8);
   t.deepEqual(ids(await cap(platform, owner, 'GET', `/centre/staff/${a.staffId}/applications?queue=requires_attention`, { headers: asCentre() })), [first.id]);
   t.is((await cap(platform, owner, 'GET', `/centre/staff/${a.staffId}/applications?queue=overdue`, { headers: asCentre() })).status, 422);
 });
@@ -76,4 +77,14 @@ test("another centre's staff member is 403 auth.out_of_scope, an unknown id 404;
   t.is((await cap(platform, owner, 'GET', `/centre/staff/01JBZZZZZZZZZZZZZZZZZZZZZZ/applications`, { headers: asCentre() })).status, 404);
   const fresh = await cap(platform, otherOwner, 'GET', `/centre/staff/${theirs.staffId}`, { headers: asCentre(otherCentre) });
   t.deepEqual(fresh.body.data.workload, { assigned: 0, ongoing: 0, completed: 0 });
+});
+
+test("the centre dashboard counts the assessors the centre retains now", async (t) => {
+  const dashboard = async () => (await cap(platform, owner, 'GET', '/centre/dashboard', { headers: asCentre() })).body.data.kpis.assessors;
+  const before = await dashboard();
+  const retained = await retainedAssessor(platform, admin, owner, centreId);
+  t.is(await dashboard(), before + 1);
+  const revoked = await cap(platform, owner, 'PATCH', `/centre/retained-requests/${retained.requestId}/revoke`, { headers: asCentre() });
+  t.is(revoked.status, 200, revoked.text);
+  t.is(await dashboard(), before, 'a revoked assessor no longer counts');
 });

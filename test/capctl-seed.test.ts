@@ -43,12 +43,19 @@ test.serial('seeding twice: the first run creates the catalogue, centres and peo
   t.is(first.code, 0, first.stderr + first.stdout);
   const created = JSON.parse(first.stdout).counts;
   t.like(created, { sectors: { created: 9 }, trades: { created: 29 }, nosDocuments: { created: 29 }, centres: { created: 4 }, centreStaff: { created: 3 }, platformAdmins: { created: 1 } });
+  t.like(created, { assessors: { created: 3 }, retainedRequests: { created: 5 } });
+  const retained = await sql<{ n: number }>(
+    { databaseUrl },
+    `SELECT count(*)::int AS n FROM cap.retained_requests r JOIN cap.assessor_profiles p ON p.id = r.assessor_id WHERE r.status = 'approved' AND p.status = 'approved'`,
+  );
+  t.is(retained[0]!.n, 5, 'every seeded assessor is approved and retained by their centres');
   t.like(created, { lmsAdmins: { created: 1 }, lmsCourses: { created: 2 } });
 
   const again = await seed();
   t.is(again.code, 0, again.stderr);
   t.regex(again.stdout, /nothing to change: the platform already matches the seeds/);
   t.regex(again.stdout, /sectors\s+0 created, 0 updated, 9 unchanged/);
+  t.regex(again.stdout, /retainedRequests\s+0 created, 0 updated, 5 unchanged/);
 
   const sectors = (await call('GET', `${serve.urls.gateway}/v1/cap/sectors`)).body.data as Array<{ slug: string; tradeCount: number }>;
   t.is(sectors.length, 9);
@@ -87,5 +94,5 @@ test('a bad seed file is refused before anything is written, with its file, line
 test('--only takes the seed kinds only (exit 2 otherwise)', async (t) => {
   const res = await seed('--only', 'banks');
   t.is(res.code, 2);
-  t.regex(res.stderr, /--only takes catalogue, centres, people and lms, not banks/);
+  t.regex(res.stderr, /--only takes catalogue, centres, people, assessors and lms, not banks/);
 });

@@ -22,7 +22,7 @@ export function registerSeed(program: Command): void {
     .option('--data-dir <dir>', 'data directory of the local capctl serve, whose database grants platform roles (env CAPCTL_DATA_DIR, default ./.capctl)')
     .option('--database-url <url>', "the platform's PostgreSQL instead (env DATABASE_URL)")
     .option('--profile <name>', 'act as this signed-in platform admin instead of the first seeded one')
-    .option('--only <kinds>', 'seed only these kinds, comma-separated: catalogue, centres, people, lms')
+    .option('--only <kinds>', 'seed only these kinds, comma-separated: catalogue, centres, people, assessors, lms')
     .option('--dry-run', 'read the platform and print the plan; write nothing')
     .option('--json', 'print machine-readable JSON')
     .addHelpText(
@@ -34,9 +34,9 @@ export function registerSeed(program: Command): void {
         '\nExit codes: 0 done, 1 refused by the platform, 2 bad seed file or usage, 3 platform unreachable.',
     )
     .action(async (paths: string[], options: SeedCommandOptions) => {
-      const only = (options.only ?? 'people,catalogue,centres,lms').split(',').map((kind) => kind.trim());
-      const unknown = only.filter((kind) => !['people', 'catalogue', 'centres', 'lms'].includes(kind));
-      if (unknown.length) throw new UsageError(`--only takes catalogue, centres, people and lms, not ${unknown.join(', ')}`);
+      const only = (options.only ?? 'people,catalogue,centres,assessors,lms').split(',').map((kind) => kind.trim());
+      const unknown = only.filter((kind) => !['people', 'catalogue', 'centres', 'assessors', 'lms'].includes(kind));
+      if (unknown.length) throw new UsageError(`--only takes catalogue, centres, people, assessors and lms, not ${unknown.join(', ')}`);
       const { seed } = await import('./seed.action.ts');
       await runCommand(Boolean(options.json), () => seed(paths, { ...options, only: only.join(',') }));
     });

@@ -5,10 +5,10 @@
  */
 import { firstSignIn, grantPlatformAdmin, registerVerified, signIn, type SignedIn } from '../dev-accounts.ts';
 import { ApiError, CommandFailed, type Api } from '../session.ts';
-import type { SeedCentre, SeedPerson, SeedSector, SeedSet, SeedTrade } from './load.ts';
+import type { SeedAssessor, SeedCentre, SeedPerson, SeedSector, SeedSet, SeedTrade } from './load.ts';
 import { seedLms } from './lms.ts';
 
-export const seedKinds = ['people', 'catalogue', 'centres', 'lms'] as const;
+export const seedKinds = ['people', 'catalogue', 'centres', 'assessors', 'lms'] as const;
 export type SeedKind = (typeof seedKinds)[number];
 export type Outcome = 'created' | 'updated' | 'unchanged';
 
@@ -25,7 +25,7 @@ export interface SeedOptions {
 
 export interface SeedReport {
   dryRun: boolean;
-  /** Counts per kind of record: sectors, trades, nosDocuments, centres, centreStaff, platformAdmins, candidates. */
+  /** Counts per kind of record: sectors, trades, nosDocuments, centres, centreStaff, platformAdmins, candidates, assessors, retainedRequests. */
   counts: Record<string, Record<Outcome, number>>;
 }
 
@@ -48,7 +48,8 @@ export async function applySeeds(api: Api, seeds: SeedSet, options: SeedOptions)
   }
   if (options.only.has('lms') && (seeds.lmsAdmins.length || seeds.lmsCourses.length)) await seedLms(api, seeds, options, person, note);
 
-  const needsAdmin = (options.only.has('catalogue') && seeds.sectors.length > 0) || (options.only.has('centres') && seeds.centres.length > 0);
+  const needsAdmin =
+    (options.only.has('catalogue') && seeds.sectors.length > 0) || (options.only.has('centres') && seeds.centres.length > 0) || (options.only.has('assessors') && seeds.assessors.length > 0);
   if (!needsAdmin) return report;
   const token = options.adminToken ?? (await seededAdminToken(api, seeds.platformAdmins));
   if (!token && !options.dryRun) {
@@ -62,6 +63,9 @@ export async function applySeeds(api: Api, seeds: SeedSet, options: SeedOptions)
   }
   if (options.only.has('centres')) {
     for (const centre of seeds.centres) await seedCentre(api, admin, centre, note, options.dryRun, Boolean(token));
+  }
+  if (options.only.has('assessors')) {
+    for (const assessor of seeds.assessors) await seedAssessor(api, admin, assessor, seeds.centres, note, options.dryRun);
   }
   return report;
 }
@@ -185,5 +189,82 @@ async function seedCentre(api: Api, admin: AdminCall, centre: SeedCentre, note: 
     const existing = owner ? ((await asOwner('GET', `/centre/staff?q=${encodeURIComponent(member.email)}`)) as any[]).find((s) => s.email === member.email.toLowerCase()) : undefined;
     note('centreStaff', existing ? 'unchanged' : 'created', `${member.email} at ${centre.registrationNo}`);
     if (!existing && !dryRun) await asOwner('POST', '/centre/staff', member);
+  }
+}
+
+/**
+ * An approved assessor, in their sectors, retained by their centres: the account (registered when
+ * missing), the completed assessor onboarding, the admin's approval, the sectors, and for each centre
+ * a request the centre's super admin (centres.yaml, with a password) approves. What is already so is
+ * left alone.
+ */
+async function seedAssessor(api: Api, admin: AdminCall, seed: SeedAssessor, centres: SeedCentre[], note: Note, dryRun: boolean): Promise<void> {
+  const account = await person(api, seed, 'assessorAccounts', note, dryRun);
+  if (!account) {
+    note('assessors', 'created', seed.email);
+    for (const retained of seed.retainedBy ?? []) note('retainedRequests', 'created', `${seed.email} at ${retained.centre}`);
+    return;
+  }
+  const as = (method: string, urlPath: string, body?: unknown) =>
+    api.call<any>(method, `/v1/cap${urlPath}`, { token: account.accessToken, body, headers: { 'X-CAP-PERSONA': 'assessor' } });
+  const onboarding = ((await as('GET', '/onboarding/mine')).onboardings as Array<{ persona: string; status: string }>).find((o) => o.persona === 'assessor');
+  let changed = false;
+  if (onboarding?.status !== 'completed') {
+    changed = true;
+    if (!dryRun) {
+      if (!onboarding) await as('POST', '/onboarding/start', { persona: 'assessor' });
+      await as('PATCH', '/onboarding/assessor/save', {
+        personalDetails: seed.personalDetails,
+        contactInformation: { emailAddress: seed.email, phoneNumber: seed.phoneNumber },
+        residentialAddress: seed.address,
+        ...(seed.assessorNo ? { assessorDetails: { assessorNo: seed.assessorNo } } : {}),
+      });
+      await as('POST', '/onboarding/assessor/submit');
+    }
+  }
+  if (dryRun && changed) {
+    note('assessors', 'created', seed.email);
+    return;
+  }
+  const profile = await as('GET', '/assessor/profile');
+  if (profile.status === 'pending') {
+    changed = true;
+    if (!dryRun) await admin('POST', `/admin/assessors/${profile.id}/approve`);
+  } else if (profile.status !== 'approved') {
+    throw new CommandFailed(`assessor ${seed.email} is ${profile.status} on the platform: a seed does not overrule an admin`);
+  }
+  const catalogue = (await api.call<Array<{ id: string; slug: string }>>('GET', '/v1/cap/sectors')) ?? [];
+  const sectorIds = seed.sectors.map((slug) => {
+    const sector = catalogue.find((s) => s.slug === slug);
+    if (!sector) throw new CommandFailed(`assessor ${seed.email}: no sector ${slug} in the catalogue (seed the catalogue first)`);
+    return sector.id;
+  });
+  const current = (profile.sectors as Array<{ id: string }>).map((s) => s.id);
+  if (current.length !== sectorIds.length || sectorIds.some((id) => !current.includes(id))) {
+    changed = true;
+    if (!dryRun) await as('PUT', '/assessor/profile/sectors', { sectorIds });
+  }
+  note('assessors', changed ? (onboarding?.status === 'completed' ? 'updated' : 'created') : 'unchanged', seed.email);
+
+  const requests = (await as('GET', '/assessor/retained-requests')) as Array<{ id: string; centreId: string; status: string }>;
+  for (const retained of seed.retainedBy ?? []) {
+    const label = `${seed.email} at ${retained.centre}`;
+    const centre = await findOne(admin, `/admin/centres?q=${encodeURIComponent(retained.centre)}`, (c) => c.registrationNo === retained.centre);
+    if (!centre) throw new CommandFailed(`assessor ${seed.email}: no centre ${retained.centre} (seed the centres first)`);
+    let request = requests.find((r) => r.centreId === centre.id && (r.status === 'pending' || r.status === 'approved'));
+    if (request?.status === 'approved') {
+      note('retainedRequests', 'unchanged', label);
+      continue;
+    }
+    note('retainedRequests', request ? 'updated' : 'created', label);
+    if (dryRun) continue;
+    const superAdmin = centres.find((c) => c.registrationNo === retained.centre)?.superAdmin;
+    if (!superAdmin?.password) throw new CommandFailed(`assessor ${seed.email}: centre ${retained.centre} needs a seeded super admin with a password to approve the request`);
+    const owner = (await signIn(api, superAdmin.email, superAdmin.password)) ?? (await firstSignIn(api, superAdmin.email, superAdmin.password));
+    request ??= await as('POST', '/assessor/retained-requests', { centreId: centre.id, preferredRole: retained.preferredRole });
+    await api.call('PATCH', `/v1/cap/centre/retained-requests/${request!.id}/approve`, {
+      token: owner.accessToken,
+      headers: { 'X-CAP-PERSONA': 'centre', 'X-CAP-CENTRE-ID': centre.id },
+    });
   }
 }

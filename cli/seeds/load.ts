@@ -1,6 +1,6 @@
 /**
  * Seed files (seeds/README.md): YAML, one kind per file, told apart by the top-level key (`sector`,
- * `centres` or `people`). Every file is checked before anything is written; a bad one is reported
+ * `centres`, `people` or `assessors`). Every file is checked before anything is written; a bad one is reported
  * with its file, line and column.
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
@@ -44,6 +44,17 @@ export interface SeedCentre {
   superAdmin: SeedPerson & { name: string };
   staff?: Array<{ name: string; email: string; role: 'regular_admin' | 'staff' }>;
 }
+export interface SeedAssessor extends SeedPerson {
+  password: string;
+  personalDetails: { firstName: string; lastName: string; middleName?: string; dob: string; gender: string; nationality: string };
+  phoneNumber: { countryCode: string; number: string };
+  address: { country: string; state: string; lga?: string; address: string };
+  assessorNo?: string;
+  /** Catalogue sector slugs. */
+  sectors: string[];
+  /** Centres (by registration number) that retain the assessor, and what for. */
+  retainedBy?: Array<{ centre: string; preferredRole: 'assessor' | 'internal_verifier' | 'any' }>;
+}
 /** An LMS course as a seed: authored, then published unless `publish` is false. */
 export interface SeedCourseItem {
   type: 'native_lesson' | 'video' | 'quiz' | 'assignment' | 'scorm_package';
@@ -66,6 +77,7 @@ export interface SeedSet {
   centres: SeedCentre[];
   platformAdmins: SeedPerson[];
   candidates: SeedPerson[];
+  assessors: SeedAssessor[];
   lmsAdmins: SeedPerson[];
   lmsCourses: SeedCourse[];
   files: string[];
@@ -101,7 +113,7 @@ const seedSchema = {
   additionalProperties: false,
   minProperties: 1,
   maxProperties: 1,
-  hint: 'a seed file holds one of: sector, centres, people, lms',
+  hint: 'a seed file holds one of: sector, centres, people, assessors, lms',
   properties: {
     sector: strict(['slug', 'name', 'trades'], {
       slug,
@@ -132,6 +144,26 @@ const seedSchema = {
       }),
     },
     people: strict([], { platformAdmins: { type: 'array', items: person }, candidates: { type: 'array', items: person } }),
+    assessors: {
+      type: 'array',
+      items: strict(['email', 'password', 'personalDetails', 'phoneNumber', 'address', 'sectors'], {
+        email,
+        password,
+        personalDetails: strict(['firstName', 'lastName', 'dob', 'gender', 'nationality'], {
+          firstName: text,
+          lastName: text,
+          middleName: text,
+          dob: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$', hint: 'must be a date YYYY-MM-DD (quoted)' },
+          gender: text,
+          nationality: text,
+        }),
+        phoneNumber: strict(['countryCode', 'number'], { countryCode: text, number: text }),
+        address: strict(['country', 'state', 'address'], { country: text, state: text, lga: text, address: text }),
+        assessorNo: text,
+        sectors: { type: 'array', items: slug },
+        retainedBy: { type: 'array', items: strict(['centre', 'preferredRole'], { centre: text, preferredRole: { enum: ['assessor', 'internal_verifier', 'any'] } }) },
+      }),
+    },
     lms: strict(['admins', 'courses'], {
       admins: { type: 'array', minItems: 1, items: { ...person, required: ['email', 'password'] } },
       courses: {
@@ -170,6 +202,7 @@ type SeedFile = {
   centres?: SeedCentre[];
   people?: { platformAdmins?: SeedPerson[]; candidates?: SeedPerson[] };
   lms?: { admins: SeedPerson[]; courses: SeedCourse[] };
+  assessors?: SeedAssessor[];
 };
 
 const ajv = new Ajv2020({ allErrors: true, verbose: true, strictTypes: false });
@@ -194,7 +227,7 @@ async function seedFiles(targets: string[]): Promise<string[]> {
 
 /** Reads and checks every seed file; any problem in any file stops here, all of them reported. */
 export async function loadSeeds(targets: string[]): Promise<SeedSet> {
-  const set: SeedSet = { sectors: [], centres: [], platformAdmins: [], candidates: [], lmsAdmins: [], lmsCourses: [], files: await seedFiles(targets) };
+  const set: SeedSet = { sectors: [], centres: [], platformAdmins: [], candidates: [], assessors: [], lmsAdmins: [], lmsCourses: [], files: await seedFiles(targets) };
   const problems: string[] = [];
   const seen = new Map<string, string>();
   for (const file of set.files) {
@@ -231,6 +264,10 @@ export async function loadSeeds(targets: string[]): Promise<SeedSet> {
       data.people?.candidates?.forEach((p, i) => {
         once(`person:${p.email.toLowerCase()}`, ['people', 'candidates', i, 'email']);
         set.candidates.push(p);
+      });
+      data.assessors?.forEach((p, i) => {
+        once(`person:${p.email.toLowerCase()}`, ['assessors', i, 'email']);
+        set.assessors.push(p);
       });
       data.lms?.admins.forEach((p, i) => {
         once(`person:${p.email.toLowerCase()}`, ['lms', 'admins', i, 'email']);

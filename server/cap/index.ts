@@ -9,6 +9,7 @@ import { createAssessorCards } from './assessors/people.ts';
 import { createRetainedRequests } from './assessors/retained.ts';
 import { createRoster } from './assessors/roster.ts';
 import { createJobPostings } from './assessors/postings.ts';
+import { createAssessorConsole } from './assessors/console.ts';
 import { assessorMarketRoutes } from './assessors/routes.ts';
 import { broadcastRoutes } from './broadcast/routes.ts';
 import { createBroadcasts } from './broadcast/service.ts';
@@ -51,6 +52,8 @@ import { createIdentityClient, createOrchestratorHttp, createPaymentsClient } fr
 import { staffApplicationRoutes, staffRoutes } from './staff/routes.ts';
 import { adminDashboardRoutes } from './admin-dashboard/routes.ts';
 import { createAdminDashboard } from './admin-dashboard/service.ts';
+import { templateRoutes } from './templates/routes.ts';
+import { createTemplates } from './templates/service.ts';
 import { createStaffService } from './staff/service.ts';
 import { createAccountService } from './users/account.ts';
 import { createCapAuth } from './users/auth.ts';
@@ -90,7 +93,10 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       centre: (owner, draft, transaction) => centres.createForOwner(owner, draft, transaction),
       assessor: (owner, draft, transaction) => assessors.createForOwner(owner.userId, draft, transaction),
     },
-    savedAfterCompletion: { centre: (owner, draft, transaction) => centres.followOwnerDraft(owner.userId, draft, transaction) },
+    savedAfterCompletion: {
+      centre: (owner, draft, transaction) => centres.followOwnerDraft(owner.userId, draft, transaction),
+      assessor: (owner, draft, transaction) => assessors.followDraft(owner.userId, draft, transaction),
+    },
   });
   const account = createAccountService(sequelize, centres);
   const contexts = createActingContexts(sequelize);
@@ -109,6 +115,12 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   const catalogue = createCatalogue(sequelize, centres.models, orchestratorHttp.assetUrls);
   const assessorCards = createAssessorCards(sequelize, orchestratorHttp.assetUrls);
   const applications = createApplications({ sequelize, events, assignments: assessors.assignments, assessorCards, centreCertifyBypass: config.centreCertifyBypass, users, onboarding, catalogue: catalogue.models, centres: centres.models, photos });
+  const assessorMarket = {
+    retained: createRetainedRequests(sequelize, assessors, centres.models, assessorCards),
+    roster: createRoster(sequelize, assessorCards, applications),
+    postings: createJobPostings(sequelize, assessors, catalogue.models, centres.models, assessorCards),
+    console: createAssessorConsole({ sequelize, assessors, onboarding, catalogue: catalogue.models, centres: centres.models, applications, cards: assessorCards }),
+  };
   const candidateArea = createCandidateArea({ sequelize, users, onboarding, applications, assetUrls: orchestratorHttp.assetUrls, ownsAsset: orchestratorHttp.ownsAsset });
   const payments = createCapPayments({
     sequelize,
@@ -144,7 +156,6 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
     recommendations: createRecommendationsClient(() => peers.lmsGrpcAddress(), config.serviceApiKey),
     logger: logger.child({ component: 'cap-interviews' }),
   });
-  const retainedRequests = createRetainedRequests(sequelize, assessors, centres.models, assessorCards);
   const auth = createCapAuth(
     users,
     createBearerAuth({
@@ -208,11 +219,12 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       ...nsqRoutes(auth, contexts, createNsqPaths({ sequelize, applications, assessors, assessorCards, catalogue: catalogue.models, ownsAsset: orchestratorHttp.ownsAsset })),
       ...sharingRoutes(auth, contexts, sharing),
       ...verificationRoutes(auth, roles, contexts, verification),
-      ...assessorMarketRoutes(auth, contexts, { retained: retainedRequests, roster: createRoster(sequelize, assessorCards, applications), postings: createJobPostings(sequelize, assessors, catalogue.models, centres.models, assessorCards) }),
+      ...assessorMarketRoutes(auth, contexts, assessorMarket),
       ...capProviderStateRoutes(deps),
       listDevEvents: devEventsHandler(sequelize, 'cap', config.devMode),
       ...staffApplicationRoutes(auth, contexts, staff, applications),
       ...adminDashboardRoutes(auth, roles, createAdminDashboard(sequelize)),
+      ...templateRoutes(auth, roles, createTemplates({ sequelize, assetUrls: orchestratorHttp.assetUrls, ownsAsset: orchestratorHttp.ownsAsset })),
     },
     stop: () => orchestratorHttp.close(),
   };

@@ -459,6 +459,124 @@ stepTests(test, capPact, 'cap', [
   get('/v1/cap/centre/payments', { rule: "a new centre's payment list is empty", description: 'a read of the payments of a new centre', states: [superAdmin], headers: asCentre, status: 200, response: { success: true, data: [], meta: pagination } }),
 ]);
 
+// The admin office: moderation as `capctl admin centres|assessors` makes it, the dashboard, templates,
+// and what a staff member handles.
+const moderation: State = ['a platform admin with a centre and an assessor to moderate'];
+const pendingCentre = (suffix = '') => fromProviderState(`/v1/cap/admin/centres/\${pendingCentreId}${suffix}`, `/v1/cap/admin/centres/01J9Z8X7W6V5T4S3R2Q1P0CENT${suffix}`);
+const pendingAssessor = (suffix = '') => fromProviderState(`/v1/cap/admin/assessors/\${pendingAssessorId}${suffix}`, `/v1/cap/admin/assessors/01J9Z8X7W6V5T4S3R2Q1P0ASSR${suffix}`);
+const moderatedCentre = (status: string) => ({ id: ulid(), name: string('Lagos Skills Centre'), registrationNo: string('RC-104233'), status, createdAt: isoDateTime(), superAdmin: { userId: ulid(), name: string('Ada Obi'), email: email(), photo: null } });
+const moderatedAssessor = (status: string) => ({ id: ulid(), userId: ulid(), name: string('Ada Obi'), email: email(), photo: null, status, createdAt: isoDateTime() });
+const countOf = (stageKey: string) => ({ stageKey, label: string('A stage'), count: integer(0) });
+/** An error envelope whose details name fields exactly and issues by example. */
+const errorNaming = (code: string, details: Array<{ field: string; issue: string }>) => ({
+  ...errorBody(code),
+  error: { ...errorBody(code).error, details: details.map(({ field, issue }) => ({ field, issue: string(issue) })) },
+});
+const rplStageKeys = ['application_form', 'payment', 'folder_arrangement', 'interview', 'internal_verification', 'external_verification', 'certification'];
+stepTests(test, capPact, 'cap', [
+  get('/v1/cap/admin/centres', { rule: 'capctl admin centres list --status pending lists the pending centres', description: "a read of the admins' pending centres", states: [moderation], query: { limit: '100', status: 'pending' }, status: 200, response: { success: true, data: eachLike(moderatedCentre('pending')), meta: pagination } }),
+  { rule: 'capctl admin centres approve approves a pending centre', description: 'an approval of a pending centre', states: [moderation], method: 'POST', path: pendingCentre('/approve'), status: 200, response: { success: true, data: moderatedCentre('approved') } },
+  { rule: 'capctl admin centres reject rejects a pending centre', description: 'a rejection of a pending centre', states: [moderation], method: 'POST', path: pendingCentre('/reject'), status: 200, response: { success: true, data: moderatedCentre('rejected') } },
+  { rule: 'a pending centre cannot be suspended (409 centre.transition_not_allowed)', description: 'a suspension of a pending centre', states: [moderation], method: 'POST', path: pendingCentre('/suspend'), status: 409, response: errorBody('centre.transition_not_allowed') },
+  { rule: 'capctl admin centres approve with several ids is all or nothing: an unknown one stops them all, named', description: 'a bulk approval of a pending centre and an unknown id', states: [moderation], method: 'PATCH', path: '/v1/cap/admin/centres/bulk', body: { ids: [fromProviderState('${pendingCentreId}', '01J9Z8X7W6V5T4S3R2Q1P0CENT'), fromProviderState('${unknownId}', '01J9Z8X7W6V5T4S3R2Q1P0NONE')], action: 'approve' }, status: 409, response: errorNaming('admin.bulk_refused', [{ field: 'ids[1]', issue: 'no centre has the id 01J9Z8X7W6V5T4S3R2Q1P0NONE' }]) },
+  get('/v1/cap/admin/assessors', { rule: 'capctl admin assessors list --status pending lists the pending assessors', description: "a read of the admins' pending assessors", states: [moderation], query: { limit: '100', status: 'pending' }, status: 200, response: { success: true, data: eachLike(moderatedAssessor('pending')), meta: pagination } }),
+  { rule: 'capctl admin assessors approve approves a pending assessor', description: 'an approval of a pending assessor', states: [moderation], method: 'POST', path: pendingAssessor('/approve'), status: 200, response: { success: true, data: moderatedAssessor('approved') } },
+  { rule: 'capctl admin assessors reject rejects a pending assessor', description: 'a rejection of a pending assessor', states: [moderation], method: 'POST', path: pendingAssessor('/reject'), status: 200, response: { success: true, data: moderatedAssessor('rejected') } },
+  { rule: 'a pending assessor cannot be suspended (409 assessor.transition_not_allowed)', description: 'a suspension of a pending assessor', states: [moderation], method: 'POST', path: pendingAssessor('/suspend'), status: 409, response: errorBody('assessor.transition_not_allowed') },
+  get('/v1/cap/admin/dashboard', { rule: "the admin dashboard gives a year's KPIs, twelve months and the pipeline (2001: no applications)", description: 'a read of the admin dashboard of a year without applications', states: [admin], query: { year: '2001' }, status: 200, response: {
+    success: true,
+    data: {
+      year: 2001,
+      tradeId: null,
+      kpis: { applications: integer(0), candidates: integer(0), certified: integer(0), centres: integer(1), assessors: integer(0), revenue: { amountMinorUnits: string('0'), currency: 'NGN' }, platformFees: { amountMinorUnits: string('0'), currency: 'NGN' } },
+      applicationsByMonth: eachLike({ month: integer(1), count: integer(0) }, 12),
+      revenueByMonth: eachLike({ month: integer(1), amount: { amountMinorUnits: string('0'), currency: 'NGN' } }, 12),
+      applicationsByTrade: [],
+      applicationsByType: [{ type: 'RPL', count: integer(0) }, { type: 'NSQ', count: integer(0) }],
+      pipeline: { atStage: eachLike(countOf('payment')), reached: eachLike(countOf('payment')) },
+    },
+  } }),
+  get('/v1/cap/admin/dashboard', { rule: 'the admin dashboard needs platform.dashboard.read (403)', description: 'a read of the admin dashboard by a centre super admin', states: [superAdmin], status: 403, response: errorBody('auth.permission_denied') }),
+  { rule: 'a downloadable template must be a file the admin uploaded (422, naming it)', description: 'a setting of a downloadable template to a file that is not the admin\'s', states: [admin], method: 'PUT', path: '/v1/cap/admin/templates', body: { templates: [{ key: 'third_party_report', assetId: '01J9Z8X7W6V5T4S3R2Q1P0NONE' }] }, status: 422, response: errorBody('validation.failed', [{ field: 'templates[0].assetId', issue: 'is not a file you uploaded' }]) },
+  get('/v1/cap/admin/workflow-templates/NSQ/versions', { rule: 'no NSQ workflow template has been published', description: 'a read of the NSQ workflow template versions', states: [admin], status: 200, response: { success: true, data: [] } }),
+  { rule: "a workflow template lists the type's stages in order and becomes the next version", description: 'a publication of an RPL workflow template', states: [admin], method: 'POST', path: '/v1/cap/admin/workflow-templates/RPL/versions', body: { stages: rplStageKeys.map((stageKey) => ({ stageKey })) }, status: 201, response: { success: true, data: { applicationType: 'RPL', version: integer(1), publishedAt: isoDateTime(), stages: rplStageKeys.map((stageKey) => ({ stageKey, label: string('A stage'), durationDays: null, guidance: null })) } } },
+  { rule: 'stages out of the lifecycle order are 422, each named', description: 'a publication of an RPL workflow template with two stages swapped', states: [admin], method: 'POST', path: '/v1/cap/admin/workflow-templates/RPL/versions', body: { stages: ['application_form', 'payment', 'interview', 'folder_arrangement', 'internal_verification', 'external_verification', 'certification'].map((stageKey) => ({ stageKey })) }, status: 422, response: errorNaming('validation.failed', [{ field: 'stages[2].stageKey', issue: 'is interview; stage 3 of RPL is folder_arrangement' }, { field: 'stages[3].stageKey', issue: 'is folder_arrangement; stage 4 of RPL is interview' }]) },
+  get(fromProviderState('/v1/cap/centre/staff/${staffId}/applications', '/v1/cap/centre/staff/01J9Z8X7W6V5T4S3R2Q1P0STAF/applications'), { rule: 'a new staff member handles no applications yet', description: "a read of the applications a new staff member handles", states: [withStaff('active')], headers: asCentre, query: { queue: 'pending' }, status: 200, response: { success: true, data: [], meta: pagination } }),
+]);
+
+// Awarding bodies: the list anyone signed in reads, and the body's admin inviting staff.
+const bodyAdmin: State = ['an awarding body admin'];
+stepTests(test, capPact, 'cap', [
+  get('/v1/cap/admin/awarding-bodies', { rule: 'anyone signed in lists the awarding bodies, without persona headers', description: 'a read of the awarding bodies', states: [bodyAdmin], status: 200, response: { success: true, data: eachLike({ id: ulid(), name: string('Pact Awarding Body'), registrationNo: string('AB-104233'), logoAssetId: null }) } }),
+  {
+    rule: "the body's admin invites a new address as staff, pending until their first call",
+    description: 'an invitation of a new address as awarding body staff',
+    states: [bodyAdmin],
+    method: 'POST',
+    path: '/v1/cap/awarding-body/staff',
+    headers: { 'X-CAP-PERSONA': 'awarding_body' },
+    body: { email: fromProviderState('${newStaffEmail}', 'ev@example.test'), awardingBodyId: fromProviderState('${awardingBodyId}', '01J9Z8X7W6V5T4S3R2Q1P0AWBD') },
+    status: 201,
+    response: { success: true, data: { id: ulid(), awardingBodyId: ulid(), email: email(), role: 'staff', status: 'pending', createdAt: isoDateTime() } },
+  },
+  { rule: 'a centre super admin cannot invite awarding body staff (403)', description: 'an invitation of awarding body staff by a centre super admin', states: [superAdmin], method: 'POST', path: '/v1/cap/awarding-body/staff', headers: { 'X-CAP-PERSONA': 'awarding_body' }, body: { email: 'ev@example.test', awardingBodyId: '01J9Z8X7W6V5T4S3R2Q1P0AWBD' }, status: 403, response: errorBody('auth.persona_not_held') },
+]);
+
+// The public third-party report template.
+stepTests(test, capPact, 'cap', [
+  get('/v1/cap/evidence/third-party-report-template', { rule: 'anyone downloads the third-party report template an admin set', description: 'a read of the third-party report template', states: [['a published third-party report template']], signedIn: false, status: 200, response: { success: true, data: { assetId: ulid(), url: string('http://127.0.0.1:4000/v1/ol/storage/files/01J9Z8X7W6V5T4S3R2Q1P0ASST?expires=1&signature=x') } } }),
+]);
+
+// The assessor market (assessor-retained.yaml, job-marketplace.yaml, capctl assessor): the assessor's
+// side, then the centre's.
+const asAssessor = { 'X-CAP-PERSONA': 'assessor' };
+const marketAssessor = (params: { requested?: boolean; applied?: boolean } = {}): State => ['an approved assessor with an open job posting', params];
+const centreWithRequest = (approved: boolean): State => ["a centre with an assessor's retained request", { approved }];
+const idName = (name: string) => ({ id: ulid(), name: string(name) });
+const assessorCard = { id: ulid(), name: string('Ada Obi'), email: email(), qualifications: [], sectors: eachLike(idName('Electrical')), yearsOfExperience: null, certificates: [] };
+const retainedRequest = (status: string, responded: boolean) => ({
+  id: ulid(), assessorId: ulid(), centreId: ulid(), centre: idName('Lagos Skills Centre'), preferredRole: 'assessor', status,
+  requestedAt: isoDateTime(), respondedAt: responded ? isoDateTime() : null, respondedBy: responded ? ulid() : null, assessor: assessorCard,
+});
+const jobPosting = (fields: Record<string, unknown> = {}) => ({
+  id: ulid(), centreId: ulid(), centre: idName('Lagos Skills Centre'), title: string('Electrical installation assessor'), tradeId: ulid(), trade: idName('Electrical Installation'),
+  sectorId: ulid(), slot: integer(2), deadline: isoDateTime(), description: string('Assess RPL candidates.'), requirements: eachLike(string('QAA certificate')),
+  duration: string('3 Months'), status: 'open', applicantCount: integer(0), slotsOccupied: integer(0), createdAt: isoDateTime(), ...fields,
+});
+const ownJobApplication = (status: string) => ({ id: ulid(), jobPostingId: ulid(), status, createdAt: isoDateTime(), decidedAt: null, jobPosting: jobPosting({ applicantCount: integer(1) }) });
+const jobPostingId = fromProviderState('${jobPostingId}', '01J9Z8X7W6V5T4S3R2Q1P0JOBP');
+const applyPath = fromProviderState('/v1/cap/assessor/job-postings/${jobPostingId}/apply', '/v1/cap/assessor/job-postings/01J9Z8X7W6V5T4S3R2Q1P0JOBP/apply');
+stepTests(test, capPact, 'cap', [
+  { rule: 'an approved assessor asks a centre to retain them, saying what for', description: 'a request to be retained by a centre', states: [marketAssessor()], method: 'POST', path: '/v1/cap/assessor/retained-requests', headers: asAssessor, body: { centreId, preferredRole: 'assessor' }, status: 201, response: { success: true, data: retainedRequest('pending', false) } },
+  { rule: 'a request without preferredRole is 422 (the spec requires it)', description: 'a request to be retained without a preferred role', states: [marketAssessor()], method: 'POST', path: '/v1/cap/assessor/retained-requests', headers: asAssessor, body: { centreId }, status: 422, response: errorBody('validation.failed') },
+  get('/v1/cap/assessor/retained-requests', { rule: "the assessor lists their requests with each centre's name", description: "a read of the assessor's retained requests", states: [marketAssessor({ requested: true })], headers: asAssessor, status: 200, response: { success: true, data: eachLike(retainedRequest('pending', false)), meta: pagination } }),
+  get('/v1/cap/assessor/marketplace', { rule: 'the marketplace shows open postings in the assessor\'s sectors', description: 'a read of the marketplace', states: [marketAssessor()], headers: asAssessor, status: 200, response: { success: true, data: eachLike(jobPosting()), meta: pagination } }),
+  { rule: 'an assessor in the sector applies to an open posting (no body)', description: 'an application to a job posting', states: [marketAssessor()], method: 'POST', path: applyPath, headers: asAssessor, status: 201, response: { success: true, data: ownJobApplication('applied') } },
+  { rule: 'applying twice is 409 job_posting.already_applied', description: 'a second application to a job posting', states: [marketAssessor({ applied: true })], method: 'POST', path: applyPath, headers: asAssessor, status: 409, response: errorBody('job_posting.already_applied') },
+  get('/v1/cap/assessor/job-postings', { rule: "the assessor lists their own applications to postings", description: "a read of the assessor's job applications", states: [marketAssessor({ applied: true })], headers: asAssessor, status: 200, response: { success: true, data: eachLike(ownJobApplication('applied')), meta: pagination } }),
+  { rule: 'the assessor replaces their sectors with catalogue sectors', description: "a replacement of the assessor's sectors", states: [marketAssessor()], method: 'PUT', path: '/v1/cap/assessor/profile/sectors', headers: asAssessor, body: { sectorIds: [fromProviderState('${sectorId}', '01J9Z8X7W6V5T4S3R2Q1P0SECT')] }, status: 200, response: { success: true, data: eachLike({ id: ulid(), slug: string('electrical'), name: string('Electrical'), description: string('Installation and maintenance of electrical systems.') }) } },
+  get('/v1/cap/assessor/profile/sectors', { rule: 'the assessor reads their sectors', description: "a read of the assessor's sectors", states: [marketAssessor()], headers: asAssessor, status: 200, response: { success: true, data: eachLike({ id: ulid(), slug: string('electrical'), name: string('Electrical'), description: string('Installation and maintenance of electrical systems.') }) } }),
+  get('/v1/cap/assessor/profile', { rule: 'the assessor profile nests the assessor onboarding', description: "a read of the assessor's profile", states: [marketAssessor()], headers: asAssessor, status: 200, response: { success: true, data: { ...assessorCard, userId: ulid(), status: 'approved', createdAt: isoDateTime(), onboarding: like({ assessorDetails: { assessorNo: 'ASR-0042' } }) } } }),
+]);
+
+const retainedPath = (suffix: string) => fromProviderState(`/v1/cap/centre/retained-requests/\${retainedRequestId}${suffix}`, `/v1/cap/centre/retained-requests/01J9Z8X7W6V5T4S3R2Q1P0RETR${suffix}`);
+const rosterItem = (status: string) => ({ ...assessorCard, retainedRequestId: ulid(), status, assignedCount: integer(0) });
+const postingApplicationsPath = (suffix = '') => fromProviderState(`/v1/cap/centre/job-postings/\${jobPostingId}/applications${suffix}`, `/v1/cap/centre/job-postings/01J9Z8X7W6V5T4S3R2Q1P0JOBP/applications${suffix}`);
+const centreJobApplication = (status: string, decided: boolean) => ({ id: ulid(), jobPostingId: ulid(), status, createdAt: isoDateTime(), decidedAt: decided ? isoDateTime() : null, trade: idName('Electrical Installation'), assessor: assessorCard });
+stepTests(test, capPact, 'cap', [
+  get('/v1/cap/centre/retained-requests', { rule: 'the centre lists the pending requests made to it', description: "a read of the centre's pending retained requests", states: [centreWithRequest(false)], headers: asCentre, query: { status: 'pending' }, status: 200, response: { success: true, data: eachLike(retainedRequest('pending', false)), meta: pagination } }),
+  { rule: 'the centre approves a pending request', description: 'an approval of a retained request', states: [centreWithRequest(false)], method: 'PATCH', path: retainedPath('/approve'), headers: asCentre, status: 200, response: { success: true, data: retainedRequest('approved', true) } },
+  { rule: 'revoking an approved request deactivates the assessor', description: 'a revoke of a retained request', states: [centreWithRequest(true)], method: 'PATCH', path: retainedPath('/revoke'), headers: asCentre, status: 200, response: { success: true, data: retainedRequest('revoked', true) } },
+  { rule: 'a pending request cannot be revoked (409)', description: 'a revoke of a pending retained request', states: [centreWithRequest(false)], method: 'PATCH', path: retainedPath('/revoke'), headers: asCentre, status: 409, response: errorBody('retained_request.transition_not_allowed') },
+  get('/v1/cap/centre/assessors', { rule: 'the roster lists the retained assessor', description: "a read of the centre's assessor roster", states: [centreWithRequest(true)], headers: asCentre, query: { status: 'all' }, status: 200, response: { success: true, data: eachLike(rosterItem('approved')), meta: pagination } }),
+  get('/v1/cap/centre/assessors/summary', { rule: 'the roster summary counts assessors by status', description: "a read of the centre's assessor summary", states: [centreWithRequest(true)], headers: asCentre, status: 200, response: { success: true, data: { total: integer(1), active: integer(1), pending: integer(0), inactive: integer(0) } } }),
+  get(fromProviderState('/v1/cap/centre/assessors/${assessorId}', '/v1/cap/centre/assessors/01J9Z8X7W6V5T4S3R2Q1P0ASSR') as StepInteraction['path'], { rule: 'the roster detail shows the assessor with their workload', description: 'a read of an assessor of the roster', states: [centreWithRequest(true)], headers: asCentre, status: 200, response: { success: true, data: { ...rosterItem('approved'), workload: { assigned: integer(0), ongoing: integer(0), completed: integer(0) } } } }),
+  { rule: 'a centre admin posts a job for an active trade', description: 'a creation of a job posting', states: [centreWithRequest(false)], method: 'POST', path: '/v1/cap/centre/job-postings', headers: asCentre, body: { title: 'Electrical installation assessor', tradeId: fromProviderState('${tradeId}', '01J9Z8X7W6V5T4S3R2Q1P0TRAD'), slot: 2, deadline: '2099-12-31T23:59:59Z', description: 'Assess RPL candidates.', requirements: ['QAA certificate'], duration: '3 Months' }, status: 201, response: { success: true, data: jobPosting() } },
+  get('/v1/cap/centre/job-postings', { rule: "the centre lists its postings", description: "a read of the centre's job postings", states: [centreWithRequest(false)], headers: asCentre, status: 200, response: { success: true, data: eachLike(jobPosting({ applicantCount: integer(1) })), meta: pagination } }),
+  get(postingApplicationsPath(), { rule: 'the centre lists the applicants to a posting', description: 'a read of the applications to a job posting', states: [centreWithRequest(false)], headers: asCentre, status: 200, response: { success: true, data: eachLike(centreJobApplication('applied', false)), meta: pagination } }),
+  { rule: 'shortlisting an applicant accepts them', description: 'a shortlisting of an applicant', states: [centreWithRequest(false)], method: 'PATCH', path: fromProviderState('/v1/cap/centre/job-postings/${jobPostingId}/applications/${jobApplicationId}', '/v1/cap/centre/job-postings/01J9Z8X7W6V5T4S3R2Q1P0JOBP/applications/01J9Z8X7W6V5T4S3R2Q1P0JOBA'), headers: asCentre, body: { decision: 'shortlist' }, status: 200, response: { success: true, data: centreJobApplication('accepted', true) } },
+]);
+
 // Interviews (interview-refusals.yaml): the facilitator, then the steps of the scenario. Each interaction's
 // state builds a whole interview (a centre, three retained assessors, a paid application), so only what
 // the scenario and the client send is pinned; the rest is in test/cap-interviews.test.ts.
@@ -466,7 +584,6 @@ const interview = (actor: 'centre' | 'lead' | 'voter' | 'candidate', stage: 'fol
 const fromState = (name: string, example: string) => fromProviderState(`\${${name}}`, example);
 const [leadId, voterId, otherVoterId] = [fromState('leadId', '01J9Z8X7W6V5T4S3R2Q1P0LEAD'), fromState('voterId', '01J9Z8X7W6V5T4S3R2Q1P0VOTE'), fromState('otherVoterId', '01J9Z8X7W6V5T4S3R2Q1P0OTHR')];
 const seats = [{ assessorId: leadId, isLead: true }, { assessorId: voterId, isObserver: true }, { assessorId: otherVoterId }];
-const asAssessor = { 'X-CAP-PERSONA': 'assessor' };
 const panelMember = { assessorId: ulid(), isLead: boolean(true), isObserver: boolean(false), name: string('Ada Obi'), sectors: [] };
 const sitting = { scheduledAt: '2099-01-10T09:00:00.000Z', mode: 'online', link: 'https://meet.example.test/pact' };
 const schedule = { scheduledAt: isoDateTime(), status: 'scheduled', mode: 'online', location: null, link: string('https://meet.example.test/pact'), useCentreAddress: false };

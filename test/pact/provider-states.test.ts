@@ -92,3 +92,17 @@ test('outside development mode the state endpoints answer 404', async (t) => {
     t.is(res.body.error.code, 'http.not_found');
   }
 });
+
+test('the assessor market states: the assessor sees the posting and their request; the centre sees the assessor on its roster', async (t) => {
+  const assessor = await changeState('cap', { state: 'an approved assessor with an open job posting', params: { requested: true, applied: true } });
+  t.is(assessor.status, 200, assessor.text);
+  t.deepEqual(Object.keys(assessor.body).sort(), Object.keys(loadStateDefinitions('cap').get('an approved assessor with an open job posting')!.returns).sort());
+  const asAssessor = { token: assessor.body.accessToken, headers: { 'X-CAP-PERSONA': 'assessor' } };
+  t.is((await call('GET', platform.url('/v1/cap/assessor/job-postings'), asAssessor)).body.data[0].jobPostingId, assessor.body.jobPostingId);
+  t.is((await call('GET', platform.url('/v1/cap/assessor/retained-requests'), asAssessor)).body.data[0].centreId, assessor.body.centreId);
+
+  const centre = await changeState('cap', { state: "a centre with an assessor's retained request", params: { approved: true } });
+  t.is(centre.status, 200, centre.text);
+  const roster = await call('GET', platform.url(`/v1/cap/centre/assessors/${centre.body.assessorId}`), { token: centre.body.accessToken, headers: { 'X-CAP-PERSONA': 'centre' } });
+  t.like(roster.body.data, { status: 'approved', retainedRequestId: centre.body.retainedRequestId });
+});

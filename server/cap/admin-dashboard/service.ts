@@ -28,7 +28,7 @@ export function createAdminDashboard(sequelize: Sequelize) {
            (SELECT count(*)::int FROM cap.applications a WHERE ${inScope}) AS applications,
            (SELECT count(DISTINCT a.candidate_user_id)::int FROM cap.applications a WHERE ${inScope}) AS candidates,
            (SELECT count(DISTINCT m.application_id)::int FROM cap.application_moves m JOIN cap.applications a ON a.id = m.application_id
-             WHERE m.action = 'certify' AND ${inYear('m.created_at')} AND ($2::text IS NULL OR a.trade_id = $2)) AS certified,
+             WHERE m.to_stage = 'certified' AND ${inYear('m.created_at')} AND ($2::text IS NULL OR a.trade_id = $2)) AS certified,
            (SELECT count(*)::int FROM cap.centres WHERE status = 'approved') AS centres,
            (SELECT count(*)::int FROM cap.assessor_profiles WHERE status = 'approved') AS assessors,
            (SELECT coalesce(sum(p.amount_minor), 0)::text FROM cap.application_payments p JOIN cap.applications a ON a.id = p.application_id

@@ -18,6 +18,7 @@ import type { ApplicationType, JsonObject } from '../vocabulary.ts';
 import { enteredStatus, findMove, stageLabels, stagesOf, type Guard, type Mover, type MoveAction, type StageKey } from './lifecycle.ts';
 import { defineApplicationModels, type Application } from './models.ts';
 import { handlerUserIdOf, staffQueues, type StaffQueue } from './handling.ts';
+import { deadlineOf, workflowInForce } from '../templates/workflow.ts';
 
 const declarations = ['infoProvidedIsAccurate', 'understandsDoesNotGuaranteeCertification', 'understandsThatNeedsToProvideSufficientEvidenceToDemonstrateCompetence', 'agreesToTermsAndPrivacyPolicy'];
 
@@ -64,8 +65,8 @@ export type Viewer = { persona: 'candidate'; userId: string } | { persona: 'cent
 /** Who may read an application's evidence too: its assigned assessors, and the awarding body it was forwarded to. */
 export type Reader = Viewer | { persona: 'assessor' | 'awarding_body'; userId: string };
 
-/** An assessor reading the applications they are currently assigned to, at any centre. */
-export type AssessorViewer = { persona: 'assessor'; userId: string; assessorId: string };
+/** An assessor reading the applications they are currently assigned to, at one centre or any. */
+export type AssessorViewer = { persona: 'assessor'; userId: string; assessorId: string; centreId?: string };
 
 export function readerOf(context: ActingContext, userId: string): Reader {
   return context.persona === 'centre' ? { persona: 'centre', userId, centreId: context.centreId } : { persona: context.persona, userId };
@@ -343,7 +344,7 @@ export function createApplications(deps: {
         where.push(clause.replace('?', `$${bind.length}`));
       };
       if (viewer.persona === 'candidate') add('a.candidate_user_id = ?', viewer.userId);
-      else if (viewer.persona === 'centre') add('a.centre_id = ?', viewer.centreId);
+      else if (viewer.centreId) add('a.centre_id = ?', viewer.centreId);
       const assessorId = viewer.persona === 'assessor' ? viewer.assessorId : query.assessorId;
       if (assessorId) add('EXISTS (SELECT 1 FROM cap.application_assessors x WHERE x.application_id = a.id AND x.assessor_id = ? AND x.ended_at IS NULL)', assessorId);
       if (query.tradeId) add('a.trade_id = ?', query.tradeId);
@@ -453,8 +454,10 @@ export function createApplications(deps: {
     },
 
     async stages(viewer: Viewer, id: string) {
-      await visible(viewer, id);
+      const application = await visible(viewer, id);
       const rows = await ApplicationStageRow.findAll({ where: { applicationId: id }, order: [['position', 'ASC']] });
+      const template = await workflowInForce(sequelize, application.type);
+      const templateOf = (stageKey: StageKey) => template.stages.find((stage) => stage.stageKey === stageKey);
       // The payment stage shows what was paid (or is being paid): the completed attempt, else the newest.
       const [paid] = await sequelize.query<{ amount_minor: string; currency: string }>(
         `SELECT amount_minor::text, currency FROM cap.application_payments WHERE application_id = $1 ORDER BY (status = 'completed') DESC, attempt DESC LIMIT 1`,
@@ -462,10 +465,11 @@ export function createApplications(deps: {
       );
       return rows.map((row) => ({
         stageKey: row.stageKey,
-        label: stageLabels[row.stageKey],
+        label: templateOf(row.stageKey)?.label ?? stageLabels[row.stageKey],
         status: row.status,
         enteredAt: row.enteredAt ? row.enteredAt.toISOString() : null,
-        deadline: null,
+        // The workflow template in force paces each stage from its entry (templates/workflow.ts).
+        deadline: deadlineOf(row.enteredAt, templateOf(row.stageKey)?.durationDays ?? null),
         ...(row.stageKey === 'payment' && paid ? { amountMinorUnits: paid.amount_minor, currency: paid.currency } : {}),
         receipt: null,
       }));

@@ -5,10 +5,11 @@ import type { CapAuth } from '../users/auth.ts';
 import type { RetainedRequests } from './retained.ts';
 import type { Roster } from './roster.ts';
 import type { JobPostings } from './postings.ts';
+import type { AssessorConsole } from './console.ts';
 
 /** The assessor market: retained requests, the centre's assessor roster, job postings, the marketplace and the assessor console. */
-export function assessorMarketRoutes(auth: CapAuth, contexts: ActingContexts, areas: { retained: RetainedRequests; roster: Roster; postings: JobPostings }): Record<string, Handler> {
-  const { retained, roster, postings } = areas;
+export function assessorMarketRoutes(auth: CapAuth, contexts: ActingContexts, areas: { retained: RetainedRequests; roster: Roster; postings: JobPostings; console: AssessorConsole }): Record<string, Handler> {
+  const { retained, roster, postings, console: own } = areas;
   const userId = (call: Call) => auth.caller(call).userId;
   const asAssessor = (handler: (call: Call, userId: string) => ReturnType<Handler>) => contexts.as('assessor', (call) => handler(call, userId(call)));
   const page = ({ items, meta }: { items: unknown[]; meta: object }) => ok(items, { ...meta });
@@ -38,6 +39,15 @@ export function assessorMarketRoutes(auth: CapAuth, contexts: ActingContexts, ar
     getAssessorMarketplace: asAssessor(async (call, me) => page(await postings.marketplace(me, call.query))),
     listAssessorJobApplications: asAssessor(async (call, me) => page(await postings.mine(me, call.query))),
     applyToJobPosting: asAssessor(async (call, me) => created(await postings.apply(me, call.params.id))),
+    getAssessorSummary: asAssessor(async (_call, me) => ok(await own.summary(me))),
+    listAssessorEvents: asAssessor(async (_call, me) => ok(await own.events(me))),
+    getAssessorProfile: asAssessor(async (_call, me) => ok(await own.profile(me))),
+    updateAssessorProfile: asAssessor(async (call, me) => ok(await own.updateProfile(me, call.body))),
+    getAssessorSectors: asAssessor(async (_call, me) => ok(await own.sectors(me))),
+    setAssessorSectors: asAssessor(async (call, me) => ok(await own.setSectors(me, call.body.sectorIds))),
+    listAssessorApplications: asAssessor(async (call, me) => page(await own.applications(me, call.query))),
+    listAssessorCentres: asAssessor(async (_call, me) => ok(await own.centres(me))),
+    listAssessorCentreApplications: asAssessor(async (call, me) => page(await own.applications(me, call.query, call.params.id))),
     listCentreAssessorApplications: contexts.centre(async (call, context) => page(await roster.applications(context, userId(call), call.params.id, call.query))),
   };
 }

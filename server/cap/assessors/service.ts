@@ -36,15 +36,19 @@ export function createAssessorService(sequelize: Sequelize) {
      */
     async createForOwner(userId: string, draft: JsonObject, transaction: Transaction): Promise<void> {
       await AssessorProfile.bulkCreate([{ id: newId(), userId }], { ignoreDuplicates: true, transaction });
-      const sectorIds = valueAt(draft, 'assessorDetails.sectorIds');
-      if (Array.isArray(sectorIds) && sectorIds.length) {
-        const profile = await profileOf(userId, transaction);
-        await setSectors(profile.id, sectorIds.map(String), transaction);
-      }
+      await followDraft(userId, draft, transaction);
     },
+
+    followDraft,
 
     setSectors,
   };
+
+  /** The sectors follow the onboarding's `assessorDetails.sectorIds` when it names them (the settings screen saves them there). */
+  async function followDraft(userId: string, draft: JsonObject, transaction: Transaction): Promise<void> {
+    const sectorIds = valueAt(draft, 'assessorDetails.sectorIds');
+    if (Array.isArray(sectorIds)) await setSectors((await profileOf(userId, transaction)).id, sectorIds.map(String), transaction);
+  }
 
   /** Replaces the assessor's sectors with the given ones that exist in the catalogue; answers those. */
   async function setSectors(assessorId: string, sectorIds: string[], transaction: Transaction): Promise<string[]> {

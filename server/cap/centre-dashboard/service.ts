@@ -22,9 +22,10 @@ export function createCentreDashboard(sequelize: Sequelize) {
       const type = query.applicationType ?? null;
       const bind = [context.centreId, year, type];
       const submitted = `a.centre_id = $1 AND a.submitted_at IS NOT NULL AND extract(year FROM a.submitted_at AT TIME ZONE 'UTC') = $2 AND ($3::text IS NULL OR a.type = $3)`;
-      const [counts] = await select<{ applications: number; staff: number }>(
+      const [counts] = await select<{ applications: number; staff: number; assessors: number }>(
         `SELECT (SELECT count(*)::int FROM cap.applications a WHERE ${submitted}) AS applications,
-                (SELECT count(*)::int FROM cap.centre_staff WHERE centre_id = $1 AND status = 'active') AS staff`,
+                (SELECT count(*)::int FROM cap.centre_staff WHERE centre_id = $1 AND status = 'active') AS staff,
+                (SELECT count(*)::int FROM cap.retained_requests WHERE centre_id = $1 AND status = 'approved') AS assessors`,
         bind,
       );
       const months = await select<{ month: number; total: string }>(
@@ -57,7 +58,7 @@ export function createCentreDashboard(sequelize: Sequelize) {
       return {
         year,
         applicationType: type,
-        kpis: { applications: counts!.applications, staff: counts!.staff, assessors: 0, revenue: money(revenue, 'NGN') },
+        kpis: { applications: counts!.applications, staff: counts!.staff, assessors: counts!.assessors, revenue: money(revenue, 'NGN') },
         revenueByMonth,
         applicationsByTrade: trades,
         genderDistribution: genders.map((gender) => ({ gender, count: genderRows.find((g) => g.gender === gender)?.count ?? 0 })),

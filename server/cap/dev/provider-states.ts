@@ -25,6 +25,11 @@ interface CapCreates {
   otherUser?: boolean;
   staffMember?: { status: unknown };
   member?: { role: unknown; status: unknown; centres: unknown };
+  toModerate?: boolean;
+  awardingBodyAdmin?: boolean;
+  thirdPartyReportTemplate?: boolean;
+  assessorMarket?: { requested: unknown; applied: unknown };
+  retainedRequest?: { approved: unknown };
   evidence?: boolean;
   verification?: { step: unknown };
 }
@@ -252,9 +257,76 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
         if (i === 0) Object.assign(values, { centreId, staffId });
       }
     }
+    if (creates.toModerate) {
+      const owner = await verified({}, ['cap']);
+      await onboardAt(owner, ['centre'], 'submitted');
+      const assessor = await verified({}, ['cap']);
+      await onboardAt(assessor, ['assessor'], 'submitted');
+      const [profile] = (await deps.sequelize.query(`SELECT id FROM cap.assessor_profiles WHERE user_id = $1`, { bind: [assessor.userId] }))[0] as Array<{ id: string }>;
+      Object.assign(values, { pendingCentreId: (await ownCentre(owner)).centreId, pendingAssessorId: profile!.id, unknownId: newId() });
+    }
+    if (creates.thirdPartyReportTemplate) {
+      // The template must be the admin's own upload: the Orchestrator's state makes the user and the file.
+      const owner: VerifiedUser & { assetId: string } = await platformCall(deps.peers.url('ol'), 'POST', '/dev/provider-states', { body: { state: 'a confirmed asset' } });
+      await grantPlatformAdmin(owner);
+      await capAs(owner)('PUT', '/admin/templates', { templates: [{ key: 'third_party_report', assetId: owner.assetId }] });
+      Object.assign(values, { assetId: owner.assetId });
+    }
+    if (creates.awardingBodyAdmin) {
+      await cap('GET', '/me');
+      const platformAdmin = await verified({}, ['cap']);
+      await grantPlatformAdmin(platformAdmin);
+      const body = (await capAs(platformAdmin)('POST', '/admin/awarding-bodies', { name: 'Pact Awarding Body', registrationNo: `AB-${newId()}`, admin: { name: 'Chidi Okafor', email: user.email } })).data;
+      const invitation = ((await cap('GET', '/me/invitations')).data as Array<{ id: string; organisationId: string }>).find((i) => i.organisationId === body.id)!;
+      await cap('POST', `/me/invitations/${invitation.id}/accept`);
+      Object.assign(values, { awardingBodyId: body.id, newStaffEmail: newAddress() });
+    }
+    const flag = (value: unknown) => String(substitute(value, params)) === 'true';
+    if (creates.assessorMarket) {
+      const { owner, centreId } = await newCentre();
+      const market = await assessorMarket(user, owner, centreId, { requested: flag(creates.assessorMarket.requested), applied: flag(creates.assessorMarket.applied) });
+      Object.assign(values, { assessorId: market.assessorId, sectorId: market.sectorId, centreId, jobPostingId: market.jobPostingId });
+    }
+    if (creates.retainedRequest) {
+      const assessor = await verified({}, ['cap']);
+      await onboardAt(assessor, ['assessor'], 'submitted');
+      const centreId = String(values.centreId);
+      const market = await assessorMarket(assessor, user, centreId, { requested: true, applied: true });
+      if (flag(creates.retainedRequest.approved)) await cap('PATCH', `/centre/retained-requests/${market.retainedRequestId}/approve`, undefined, centreHeaders(centreId));
+      Object.assign(values, { assessorId: market.assessorId, retainedRequestId: market.retainedRequestId, tradeId: market.tradeId, jobPostingId: market.jobPostingId, jobApplicationId: market.jobApplicationId });
+    }
     if (creates.evidence) Object.assign(values, await evidenceToGive(user));
     if (creates.verification) Object.assign(values, await verificationStep(user, String(substitute(creates.verification.step, params))));
     return values;
+  }
+
+  /**
+   * The onboarded `assessor` approved, as a platform admin's approve would (written directly, as for
+   * centres), working in the sector of a new trade; the centre's open posting for that trade (posted by
+   * its super admin `owner`); and, when asked, the assessor's pending request to that centre and their
+   * application to the posting.
+   */
+  async function assessorMarket(assessor: VerifiedUser, owner: VerifiedUser, centreId: string, wanted: { requested: boolean; applied: boolean }) {
+    const asAssessor = { 'x-cap-persona': 'assessor' };
+    const cap = capAs(assessor);
+    const assessorId: string = (await cap('GET', '/assessor/profile', undefined, asAssessor)).data.id;
+    await deps.sequelize.query(`UPDATE cap.assessor_profiles SET status = 'approved' WHERE id = $1`, { bind: [assessorId] });
+    const admin = await verified({}, ['cap']);
+    await grantPlatformAdmin(admin);
+    const tag = newId().toLowerCase();
+    const sectorId: string = (await capAs(admin)('POST', '/admin/sectors', { name: `Pact sector ${tag}`, description: 'A sector for contract tests.' })).data.id;
+    const tradeId: string = (await capAs(admin)('POST', '/admin/trades', { sectorId, name: `Pact trade ${tag}` })).data.id;
+    await cap('PUT', '/assessor/profile/sectors', { sectorIds: [sectorId] }, asAssessor);
+    const posting = {
+      title: 'Pact trade assessor', tradeId, slot: 2, deadline: new Date(Date.now() + 30 * 86_400_000).toISOString(),
+      description: 'Assess candidates of the trade.', requirements: ['QAA certificate'], duration: '3 Months',
+    };
+    const jobPostingId: string = (await capAs(owner)('POST', '/centre/job-postings', posting, centreHeaders(centreId))).data.id;
+    const retainedRequestId: string | undefined = wanted.requested
+      ? (await cap('POST', '/assessor/retained-requests', { centreId, preferredRole: 'assessor' }, asAssessor)).data.id
+      : undefined;
+    const jobApplicationId: string | undefined = wanted.applied ? (await cap('POST', `/assessor/job-postings/${jobPostingId}/apply`, undefined, asAssessor)).data.id : undefined;
+    return { assessorId, sectorId, tradeId, jobPostingId, retainedRequestId, jobApplicationId };
   }
 
   /**

@@ -6,7 +6,7 @@ import type { PlatformConfigService } from './service.ts';
 
 export function platformConfigRoutes(auth: CapAuth, roles: PlatformRoles, config: PlatformConfigService): Record<string, Handler> {
   return {
-    getPlatformConfig: roles.allowed(auth, 'platform.pricing.read', async () => ok(await config.current())),
+    getPlatformConfig: roles.allowed(auth, 'platform.pricing.read', async () => ok({ ...(await config.current()), terms: await config.latestPolicy('terms') })),
     updatePlatformConfig: roles.allowed(auth, 'platform.config.write', async (call) => ok(await config.update(auth.caller(call).userId, call.body))),
     listPlatformConfigVersions: roles.allowed(auth, 'platform.pricing.read', async () => ok(await config.history())),
     listPolicyVersions: roles.allowed(auth, 'platform.policies.write', async (call) => ok(await config.policyVersions(call.params.kind))),

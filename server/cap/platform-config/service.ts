@@ -81,6 +81,11 @@ export function createPlatformConfig(sequelize: Sequelize) {
   );
 
   const latest = async () => (await Config.findOne({ order: [['version', 'DESC']] }))!;
+  /** The newest published version of a document, or null. */
+  const latestPolicy = async (kind: PolicyKind) => {
+    const row = await Policy.findOne({ where: { kind }, order: [['version', 'DESC']] });
+    return row ? policyOf(row) : null;
+  };
 
   return {
     /** What the platform applies now. */
@@ -115,10 +120,12 @@ export function createPlatformConfig(sequelize: Sequelize) {
 
     /** The newest published version of a document, or 404 when none was published. */
     async currentPolicy(kind: PolicyKind) {
-      const row = await Policy.findOne({ where: { kind }, order: [['version', 'DESC']] });
-      if (!row) throw notFound(`No ${kind} have been published yet.`);
-      return policyOf(row);
+      const policy = await latestPolicy(kind);
+      if (!policy) throw notFound(`No ${kind} have been published yet.`);
+      return policy;
     },
+
+    latestPolicy,
   };
 }
 
