@@ -42,7 +42,8 @@ test('attaching the bundled package to a SCORM item extracts it and sets the lau
   await t.notThrowsAsync(fs.access(path.join(packagesRoot(), packageAssetId, 'pages', '3-quiz.html')));
 });
 
-test('a package with a ../ entry is refused on attach with lms.scorm.invalid_package and nothing is extracted anywhere', async (t) => {
+// Serial: it compares the whole packages folder before and after, so no other attach may run meanwhile.
+test.serial('a package with a ../ entry is refused on attach with lms.scorm.invalid_package and nothing is extracted anywhere', async (t) => {
   const good = await zipOf({ 'imsmanifest.xml': '<manifest><resources><resource identifier="r" href="index.html"/></resources></manifest>', 'index.html': 'ok', 'zz/evil.txt': 'owned' });
   const evil = Buffer.from(good.toString('latin1').replaceAll('zz/evil.txt', '../evil.txt'), 'latin1');
   const packageAssetId = await uploadAsset(platform, instructor, evil, 'scorm_package', 'evil.zip', 'application/zip');
