@@ -3,6 +3,7 @@ import { onboard, platformCall, verifiedUser, type VerifiedUser } from '../../..
 import { notFound } from '../../platform/http/errors.ts';
 import type { Handler } from '../../platform/http/operations.ts';
 import { raw } from '../../platform/http/reply.ts';
+import { newId } from '../../platform/ids.ts';
 import type { ServiceDeps } from '../../platform/service.ts';
 import { createInvites } from '../staff/invites.ts';
 import type { StaffRole } from '../staff/models.ts';
@@ -43,7 +44,11 @@ export function lmsProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
     const { intents } = definition.creates.account as { intents: string[] };
     const user = await verifiedUser(deps.peers.url('ol'), params, intents);
     const staff = definition.creates.staff as { role: unknown } | undefined;
-    if (staff) return { ...user, lmsUserId: await staffMember(user, String(substitute(staff.role, params)) as StaffRole) };
+    if (staff) {
+      // A fresh address each time: verifying the same pact twice against one platform invites anew.
+      const inviteeEmail = `invitee+${newId().toLowerCase()}@example.test`;
+      return { ...user, lmsUserId: await staffMember(user, String(substitute(staff.role, params)) as StaffRole), inviteeEmail };
+    }
     if (definition.creates.instructor) {
       const lmsUserId = await instructor(user);
       const wanted = definition.creates.course as { stage: unknown } | undefined;
