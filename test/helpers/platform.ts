@@ -14,6 +14,23 @@ export interface TestPlatform extends RunningPlatform {
   url(path: string): string;
 }
 
+/** Platforms of this test process that have started and not stopped. */
+let running = 0;
+
+/**
+ * A test process whose platforms have all stopped but that something still keeps alive (a library
+ * timer or socket, as `capctl serve` has met after a stop) ends 15 s later, naming what was pending,
+ * instead of holding the whole run until ava's timeout. The timer is unref'd: a process that exits by
+ * itself never sees it.
+ */
+function endIfLingering(): void {
+  setTimeout(() => {
+    if (running > 0) return;
+    process.stderr.write(`test process alive 15 s after its platforms stopped; pending: ${process.getActiveResourcesInfo().join(', ')}\n`);
+    process.exit(0);
+  }, 15_000).unref();
+}
+
 /**
  * Starts the real platform for one test file on its own fresh database (on the run's embedded
  * PostgreSQL, see test/run.ts), every listener on a free port. `stop` drops the database.
@@ -36,14 +53,23 @@ export async function startTestPlatform(overrides: ConfigInput = {}, options: { 
     await dropDatabase(adminUrl, name);
     throw err;
   }
+  running++;
   return {
     ...platform,
     config,
     url: (path: string) => `${platform.urls.gateway}${path}`,
     async stop() {
+      let timer: NodeJS.Timeout | undefined;
       try {
-        await platform.stop();
+        // A stop that hangs fails the file's teardown, named, rather than holding the run.
+        await Promise.race([
+          platform.stop(),
+          new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('the platform did not stop within 30 s')), 30_000))),
+        ]);
       } finally {
+        clearTimeout(timer);
+        running--;
+        endIfLingering();
         // The gRPC channels are cached per process (the platform's own and the test's): an open one
         // would keep the test process from exiting.
         closeGrpcClients();
