@@ -43,6 +43,16 @@ async function mailbox(to: string): Promise<Array<{ template: string; text: stri
   return res.body.data;
 }
 
+/** The first mail of `template` to `to`, waiting for the bus to deliver it. */
+async function mailOf(to: string, template: string): Promise<{ template: string; text: string; password?: string }> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const mail = (await mailbox(to)).find((m) => m.template === template);
+    if (mail) return mail;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`no ${template} mail reached ${to}`);
+}
+
 const login = (email: string, password: string) => call('POST', platform.url('/v1/ol/auth/login'), { json: { email, password } });
 
 test('a new email creates an account (is_new true); the same email, however written, answers is_new false with the same id', async (t) => {
@@ -55,18 +65,29 @@ test('a new email creates an account (is_new true); the same email, however writ
   t.like(user, { id: created.user_id, status: 'active', auth_provider: 'password', must_change_password: true, intents: ['cap'] });
 });
 
-test('an existing email changes nothing: same password, no new mail, mustChangePassword untouched', async (t) => {
+test('an existing email changes nothing in the account: same password, mustChangePassword untouched, and no generated password is mailed', async (t) => {
   const existing = await signUp(platform);
   const [before] = await sql(platform, `SELECT * FROM ol.users WHERE id = $1`, [existing.userId]);
-  const mailsBefore = await mailbox(existing.email);
-  const response = await provision({ email: existing.email, intents: ['lms'], notify_kind: 'existing_member', centre_name: 'Kano Centre', role: 'staff' });
+  const response = await provision({ email: existing.email, intents: ['lms'] });
   t.deepEqual(response, { user_id: existing.userId, is_new: false });
   const [after] = await sql(platform, `SELECT * FROM ol.users WHERE id = $1`, [existing.userId]);
   t.deepEqual(after, before);
-  t.deepEqual(await mailbox(existing.email), mailsBefore);
   const signedIn = await login(existing.email, existing.password);
   t.is(signedIn.status, 200);
   t.is(signedIn.body.data.user.mustChangePassword, false);
+  // Without notify_kind or a centre there is nothing to tell: nothing is queued for the owner.
+  const queued = await sql(platform, `SELECT id FROM ol.outbox WHERE type = 'notification.requested' AND data->>'userId' = $1 AND data->>'template' <> 'account_verify'`, [existing.userId]);
+  t.deepEqual(queued, []);
+});
+
+test('an existing member invited to a centre is told by mail (centre and role named), never sent a password', async (t) => {
+  const existing = await signUp(platform);
+  const response = await provision({ email: existing.email, intents: ['lms'], notify_kind: 'existing_member', centre_name: 'Kano Centre', role: 'staff' });
+  t.deepEqual(response, { user_id: existing.userId, is_new: false });
+  const invitation = await mailOf(existing.email, 'centre_invitation');
+  t.true(invitation.text.includes('Kano Centre'));
+  t.is(invitation.password, undefined);
+  t.is((await login(existing.email, existing.password)).status, 200);
 });
 
 test('20 concurrent calls with one email create one user, and exactly one answers is_new true', async (t) => {
