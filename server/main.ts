@@ -109,7 +109,7 @@ export async function startPlatform(config: PlatformConfig, logger: Logger = cre
       cleanups.push(() => listener.close());
       urls[name] = listener.url;
     };
-    const http = { bodyLimitBytes: config.bodyLimitBytes, corsOrigins: config.corsOrigins, devMode: config.devMode };
+    const http = { bodyLimitBytes: config.bodyLimitBytes, corsOrigins: config.corsOrigins, devMode: config.devMode, countQueries: config.devMode };
     await open('gateway', createHttpApp(Object.values(mounts), logger, http), config.port);
     if (config.servicePorts) {
       const ports: Record<ServiceName, number> = { ol: config.olPort, cap: config.capPort, lms: config.lmsPort };

@@ -41,6 +41,24 @@ test('a call without a token, or with one that is not valid, is 401 auth.unauthe
   }
 });
 
+test('a token accepted before is refused once it expires, and a tampered copy of it never passes', async (t) => {
+  const shortLived = await startTestPlatform({ accessTokenTtlSeconds: 4 });
+  try {
+    const user = await signUp(shortLived);
+    t.is((await cap(shortLived, user, 'GET', '/me')).status, 200);
+    const [header, payload] = user.accessToken.split('.');
+    const forged = [header, payload, Buffer.from('not the signature').toString('base64url')].join('.');
+    t.is((await call('GET', shortLived.url('/v1/cap/me'), { token: forged })).status, 401);
+    const { exp } = JSON.parse(Buffer.from(payload!, 'base64url').toString()) as { exp: number };
+    await new Promise((resolve) => setTimeout(resolve, exp * 1000 - Date.now() + 100));
+    const expired = await cap(shortLived, user, 'GET', '/me');
+    t.is(expired.status, 401);
+    t.is(expired.body.error.code, 'auth.unauthenticated');
+  } finally {
+    await shortLived.stop();
+  }
+});
+
 test('user.created provisions the CapUser under the Orchestrator user id before any CAP call', async (t) => {
   const user = await signUp(platform);
   await eventually('user.created reaches CAP', async () => (await capUsers(user.userId)).length === 1);

@@ -98,8 +98,9 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       assessor: (owner, draft, transaction) => assessors.followDraft(owner.userId, draft, transaction),
     },
   });
-  const account = createAccountService(sequelize, centres);
-  const contexts = createActingContexts(sequelize);
+  const account = createAccountService(centres);
+  // `auth` is made below; the acting context reads the standing it admitted, at call time.
+  const contexts = createActingContexts((call) => auth.standing(call));
   const orchestrator = createIdentityClient(() => peers.olGrpcAddress(), config.serviceApiKey);
   const orchestratorHttp = createOrchestratorHttp(() => peers.url('ol'), config.serviceApiKey, logger.child({ component: 'orchestrator-http' }));
   const identity = createIdentityService(users, onboarding, orchestrator);

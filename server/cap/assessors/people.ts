@@ -1,6 +1,7 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { validationFailed } from '../../platform/http/errors.ts';
-import { encodeCursor, pageRequest, type PageMeta } from '../../platform/http/pagination.ts';
+import { keysetRows, type KeysetQuery } from '../../platform/db/keyset.ts';
+import type { PreparedRead } from '../../platform/db/prepared.ts';
+import type { PageMeta } from '../../platform/http/pagination.ts';
 import { valueAt } from '../merge-patch.ts';
 import type { AssetUrls } from '../orchestrator.ts';
 import type { JsonObject } from '../vocabulary.ts';
@@ -68,32 +69,12 @@ export function createAssessorCards(sequelize: Sequelize, assetUrls: AssetUrls) 
 
 export type AssessorCards = ReturnType<typeof createAssessorCards>;
 
-/**
- * One keyset page of ids from SQL: `from` is the FROM and WHERE of the rows (alias `x` for the table
- * whose `id` is paged), `key` the sort expression; ties go by id. The cursor is the last id sent.
- */
+/** One keyset page of ids (see keysetRows): `from` names the paged table `x`. */
 export async function idPage(
-  sequelize: Sequelize,
+  read: PreparedRead,
   query: { cursor?: string; limit?: number },
-  sql: { from: string; where: string[]; bind: unknown[]; key: string; desc: boolean },
+  sql: Omit<KeysetQuery, 'select' | 'alias'>,
 ): Promise<{ ids: string[]; meta: PageMeta }> {
-  const page = pageRequest(query as Record<string, unknown>);
-  const where = [...sql.where];
-  const bind = [...sql.bind];
-  const arrow = sql.desc ? '<' : '>';
-  if (page.cursor) {
-    bind.push(page.cursor);
-    const [last] = await sequelize.query(`SELECT 1 FROM ${sql.from} WHERE ${[...where, `x.id = $${bind.length}`].join(' AND ')}`, { type: QueryTypes.SELECT, bind });
-    if (!last) throw validationFailed([{ field: 'query.cursor', issue: 'is not a cursor this API issued' }]);
-    where.push(`(${sql.key}, x.id) ${arrow} (SELECT ${sql.key}, x.id FROM ${sql.from} WHERE x.id = $${bind.length})`);
-  }
-  bind.push(page.limit + 1);
-  const direction = sql.desc ? 'DESC' : 'ASC';
-  const rows = await sequelize.query<{ id: string }>(
-    `SELECT x.id FROM ${sql.from} WHERE ${where.join(' AND ')} ORDER BY ${sql.key} ${direction}, x.id ${direction} LIMIT $${bind.length}`,
-    { type: QueryTypes.SELECT, bind },
-  );
-  const hasMore = rows.length > page.limit;
-  const ids = rows.slice(0, page.limit).map((row) => row.id);
-  return { ids, meta: { pagination: { nextCursor: hasMore ? encodeCursor(ids.at(-1)!) : null, hasMore, limit: page.limit } } };
+  const { items, meta } = await keysetRows<{ id: string }>(read, query, { ...sql, select: 'x.id' });
+  return { ids: items.map((row) => row.id), meta };
 }

@@ -1,5 +1,7 @@
 import { Op, QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
+import { Conditions } from '../../platform/db/keyset.ts';
 import { containing } from '../../platform/db/like.ts';
+import { preparedReads } from '../../platform/db/prepared.ts';
 import { AppError, conflict, forbidden, notFound, validationFailed } from '../../platform/http/errors.ts';
 import type { CatalogueModels } from '../catalogue/models.ts';
 import type { CentreModels } from '../centres/service.ts';
@@ -46,6 +48,7 @@ const decided: Record<JobApplicationDecision, string> = { shortlist: 'shortliste
  * slots. A posting whose last slot is taken is `filled`; the centre closes it when it is done.
  */
 export function createJobPostings(sequelize: Sequelize, assessors: AssessorService, catalogue: CatalogueModels, centres: CentreModels, cards: AssessorCards) {
+  const read = preparedReads(sequelize);
   const { JobPosting, JobPostingApplication, AssessorSector } = assessors.models;
 
   async function presentPostings(rows: JobPosting[]) {
@@ -191,19 +194,12 @@ export function createJobPostings(sequelize: Sequelize, assessors: AssessorServi
 
     /** Filters `status` and `q` (part of the title); newest first, or by deadline (soonest first). */
     async list(context: CentreContext, query: PostingQuery) {
-      const where = ['x.centre_id = $1'];
-      const bind: unknown[] = [context.centreId];
-      if (query.status) {
-        bind.push(query.status);
-        where.push(`x.status = $${bind.length}`);
-      }
-      if (query.q) {
-        bind.push(containing(query.q));
-        where.push(`x.title ILIKE $${bind.length}`);
-      }
+      const where = new Conditions().add('x.centre_id = ?', context.centreId);
+      if (query.status) where.add('x.status = ?', query.status);
+      if (query.q) where.add('x.title ILIKE ?', containing(query.q));
       const byDeadline = query.sort === 'deadline';
       const desc = (query.order ?? (byDeadline ? 'asc' : 'desc')) === 'desc';
-      const { ids, meta } = await idPage(sequelize, query, { from: 'cap.job_postings x', where, bind, key: byDeadline ? 'x.deadline' : 'x.created_at', desc });
+      const { ids, meta } = await idPage(read, query, { from: 'cap.job_postings x', where, key: byDeadline ? 'x.deadline' : 'x.created_at', desc });
       return { items: await postingsInOrder(ids), meta };
     },
 
@@ -253,20 +249,12 @@ export function createJobPostings(sequelize: Sequelize, assessors: AssessorServi
     /** Applications to one of the centre's postings: `status`, `q` (the assessor's name or email); oldest first unless `order=desc`. */
     async applications(context: CentreContext, postingId: string, query: JobApplicationQuery) {
       ofCentre(await JobPosting.findByPk(postingId), context, 'job posting', postingId);
-      const where = ['x.job_posting_id = $1'];
-      const bind: unknown[] = [postingId];
-      if (query.status) {
-        bind.push(query.status);
-        where.push(`x.status = $${bind.length}`);
-      }
-      if (query.q) {
-        bind.push(containing(query.q));
-        where.push(`(${assessorNameSql} ILIKE $${bind.length} OR u.email ILIKE $${bind.length})`);
-      }
-      const { ids, meta } = await idPage(sequelize, query, {
+      const where = new Conditions().add('x.job_posting_id = ?', postingId);
+      if (query.status) where.add('x.status = ?', query.status);
+      if (query.q) where.add(`(${assessorNameSql} ILIKE ? OR u.email ILIKE ?)`, containing(query.q));
+      const { ids, meta } = await idPage(read, query, {
         from: `cap.job_posting_applications x JOIN cap.assessor_profiles p ON p.id = x.assessor_id ${assessorJoins}`,
         where,
-        bind,
         key: 'x.created_at',
         desc: query.order === 'desc',
       });
@@ -289,13 +277,11 @@ export function createJobPostings(sequelize: Sequelize, assessors: AssessorServi
     /** Open postings of approved centres, in the approved assessor's sectors, deadline ahead; newest first. */
     async marketplace(userId: string, query: { cursor?: string; limit?: number }) {
       const profile = await assessors.approvedProfileOf(userId, 'the marketplace opens');
-      const { ids, meta } = await idPage(sequelize, query, {
+      const { ids, meta } = await idPage(read, query, {
         from: 'cap.job_postings x JOIN cap.trades t ON t.id = x.trade_id JOIN cap.centres c ON c.id = x.centre_id',
-        where: [
-          `x.status = 'open'`, 'x.deadline > now()', `c.status = 'approved'`, `t.status = 'active'`,
-          'EXISTS (SELECT 1 FROM cap.assessor_sectors s WHERE s.assessor_id = $1 AND s.sector_id = t.sector_id)',
-        ],
-        bind: [profile.id],
+        where: new Conditions()
+          .add('EXISTS (SELECT 1 FROM cap.assessor_sectors s WHERE s.assessor_id = ? AND s.sector_id = t.sector_id)', profile.id)
+          .add(`x.status = 'open' AND x.deadline > now() AND c.status = 'approved' AND t.status = 'active'`),
         key: 'x.created_at',
         desc: true,
       });
@@ -327,7 +313,7 @@ export function createJobPostings(sequelize: Sequelize, assessors: AssessorServi
     /** The caller's own applications to postings, newest first. */
     async mine(userId: string, query: { cursor?: string; limit?: number }) {
       const profile = await assessors.profileOf(userId);
-      const { ids, meta } = await idPage(sequelize, query, { from: 'cap.job_posting_applications x', where: ['x.assessor_id = $1'], bind: [profile.id], key: 'x.created_at', desc: true });
+      const { ids, meta } = await idPage(read, query, { from: 'cap.job_posting_applications x', where: new Conditions().add('x.assessor_id = ?', profile.id), key: 'x.created_at', desc: true });
       const rows = await JobPostingApplication.findAll({ where: { id: { [Op.in]: ids } } });
       return { items: await presentOwn(ids.map((id) => rows.find((row) => row.id === id)!)), meta };
     },

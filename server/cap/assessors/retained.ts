@@ -1,6 +1,8 @@
 import { Op, UniqueConstraintError, type Sequelize } from 'sequelize';
 import { conflict, validationFailed } from '../../platform/http/errors.ts';
+import { Conditions } from '../../platform/db/keyset.ts';
 import { containing } from '../../platform/db/like.ts';
+import { preparedReads } from '../../platform/db/prepared.ts';
 import type { CentreModels } from '../centres/service.ts';
 import type { CentreContext } from '../context/service.ts';
 import { retainedRequestLifecycle, statusAfter, type PreferredRole, type RetainedRequestAction, type RetainedRequestStatus } from './lifecycles.ts';
@@ -27,6 +29,7 @@ const pastTense: Record<RetainedRequestAction, string> = { approve: 'approved', 
  * centre's roster and may be assigned to its applications (assignments.ts `retainedBy`).
  */
 export function createRetainedRequests(sequelize: Sequelize, assessors: AssessorService, centres: CentreModels, cards: AssessorCards) {
+  const read = preparedReads(sequelize);
   const { RetainedRequest } = assessors.models;
 
   async function present(rows: RetainedRequest[]) {
@@ -82,28 +85,20 @@ export function createRetainedRequests(sequelize: Sequelize, assessors: Assessor
     /** The caller's own requests, newest first. */
     async mine(userId: string, query: { cursor?: string; limit?: number }) {
       const profile = await assessors.profileOf(userId);
-      const { ids, meta } = await idPage(sequelize, query, { from: 'cap.retained_requests x', where: ['x.assessor_id = $1'], bind: [profile.id], key: 'x.created_at', desc: true });
+      const { ids, meta } = await idPage(read, query, { from: 'cap.retained_requests x', where: new Conditions().add('x.assessor_id = ?', profile.id), key: 'x.created_at', desc: true });
       return { items: await inOrder(ids), meta };
     },
 
     /** The centre's requests: `status`, `q` (the assessor's name or email), sorted by when asked (default newest first) or answered. */
     async list(context: CentreContext, query: RetainedRequestQuery) {
-      const where = ['x.centre_id = $1'];
-      const bind: unknown[] = [context.centreId];
-      if (query.status) {
-        bind.push(query.status);
-        where.push(`x.status = $${bind.length}`);
-      }
-      if (query.q) {
-        bind.push(containing(query.q));
-        where.push(`(${assessorNameSql} ILIKE $${bind.length} OR u.email ILIKE $${bind.length})`);
-      }
+      const where = new Conditions().add('x.centre_id = ?', context.centreId);
+      if (query.status) where.add('x.status = ?', query.status);
+      if (query.q) where.add(`(${assessorNameSql} ILIKE ? OR u.email ILIKE ?)`, containing(query.q));
       // Unanswered requests sort after every answered one.
       const key = query.sort === 'respondedAt' ? `coalesce(x.responded_at, 'infinity'::timestamptz)` : 'x.created_at';
-      const { ids, meta } = await idPage(sequelize, query, {
+      const { ids, meta } = await idPage(read, query, {
         from: `cap.retained_requests x JOIN cap.assessor_profiles p ON p.id = x.assessor_id ${assessorJoins}`,
         where,
-        bind,
         key,
         desc: (query.order ?? 'desc') === 'desc',
       });

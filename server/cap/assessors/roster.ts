@@ -1,5 +1,7 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
+import { Conditions } from '../../platform/db/keyset.ts';
 import { containing } from '../../platform/db/like.ts';
+import { preparedReads } from '../../platform/db/prepared.ts';
 import { forbidden, notFound } from '../../platform/http/errors.ts';
 import type { Applications, ListQuery } from '../applications/service.ts';
 import type { CentreContext } from '../context/service.ts';
@@ -33,6 +35,7 @@ const rosterRows = `(SELECT DISTINCT ON (assessor_id) * FROM cap.retained_reques
  * `revoked`, the roster's "inactive"), and the applications they are assigned to here.
  */
 export function createRoster(sequelize: Sequelize, cards: AssessorCards, applications: Applications) {
+  const read = preparedReads(sequelize);
   const from = `${rosterRows} JOIN cap.assessor_profiles p ON p.id = x.assessor_id ${assessorJoins}`;
 
   /** How many applications of the centre each assessor holds a current assignment on, by status. */
@@ -78,18 +81,13 @@ export function createRoster(sequelize: Sequelize, cards: AssessorCards, applica
   return {
     /** Newest request first. `status` defaults to `all`. */
     async list(context: CentreContext, query: RosterQuery) {
-      const where = ['true'];
-      const bind: unknown[] = [context.centreId];
-      if (query.status && query.status !== 'all') {
-        bind.push(query.status);
-        where.push(`x.status = $${bind.length}`);
-      }
-      if (query.qualification) where.push(qualificationSql[query.qualification]);
-      if (query.q) {
-        bind.push(containing(query.q));
-        where.push(`(${assessorNameSql} ILIKE $${bind.length} OR u.email ILIKE $${bind.length})`);
-      }
-      const { ids, meta } = await idPage(sequelize, query, { from, where, bind, key: 'x.created_at', desc: true });
+      // `from` reads the centre as $1.
+      const where = new Conditions();
+      where.bind(context.centreId);
+      if (query.status && query.status !== 'all') where.add('x.status = ?', query.status);
+      if (query.qualification) where.add(qualificationSql[query.qualification]);
+      if (query.q) where.add(`(${assessorNameSql} ILIKE ? OR u.email ILIKE ?)`, containing(query.q));
+      const { ids, meta } = await idPage(read, query, { from, where, key: 'x.created_at', desc: true });
       const rows = await sequelize.query<{ id: string; assessorId: string; status: RosterStatus }>(
         `SELECT id, assessor_id AS "assessorId", status FROM cap.retained_requests WHERE id = ANY($1)`,
         { type: QueryTypes.SELECT, bind: [ids] },

@@ -1,3 +1,4 @@
+import type { Standing } from '../users/models.ts';
 import type { CentreRole, CentreStatus, ModerationStatus, Persona } from '../vocabulary.ts';
 
 /** What the caller holds, as the acting context sees it. */
@@ -12,6 +13,18 @@ export interface Memberships {
   awardingBody: boolean;
   /** Active CentreStaff rows, oldest first, with their centre's status. */
   centres: Array<{ centreId: string; role: CentreRole; centreStatus: CentreStatus }>;
+}
+
+/** The memberships a standing (read with the caller) gives. */
+export function membershipsOf(standing: Standing): Memberships {
+  const completed = (persona: Persona) => standing.onboardings.some((o) => o.persona === persona && o.status === 'completed');
+  return {
+    candidate: completed('candidate'),
+    assessor: completed('assessor'),
+    assessorStatus: standing.assessorStatus,
+    awardingBody: standing.awardingBodyActive,
+    centres: standing.centres.filter((c) => c.status === 'active').map(({ centreId, role, centreStatus }) => ({ centreId, role, centreStatus })),
+  };
 }
 
 /** The two headers, as validated by the API document (absent = undefined). */

@@ -1,46 +1,23 @@
 import { AppError, forbidden } from '../../platform/http/errors.ts';
 import type { Call, Handler } from '../../platform/http/operations.ts';
 import type { Reply } from '../../platform/http/reply.ts';
-import type { Sequelize } from 'sequelize';
-import { preparedReads } from '../../platform/db/prepared.ts';
 import { operableStatuses } from '../moderation/lifecycle.ts';
-import type { ModerationStatus, Persona } from '../vocabulary.ts';
-import { resolveActingContext, type ActingContext, type Memberships } from './resolve.ts';
+import type { Standing } from '../users/models.ts';
+import type { Persona } from '../vocabulary.ts';
+import { membershipsOf, resolveActingContext, type ActingContext } from './resolve.ts';
 
 export type ContextHandler = (call: Call, context: ActingContext) => Promise<Reply> | Reply;
 export type CentreContext = Extract<ActingContext, { persona: 'centre' }>;
 export type CentreHandler = (call: Call, context: CentreContext) => Promise<Reply> | Reply;
 
 /**
- * The acting context of authenticated, non-exempt operations: loads the caller's memberships and
- * applies the persona table to the `X-CAP-PERSONA` / `X-CAP-CENTRE-ID` headers the document declares.
+ * The acting context of authenticated, non-exempt operations: takes the caller's memberships from the
+ * standing read with them (no query of its own) and applies the persona table to the `X-CAP-PERSONA`
+ * and `X-CAP-CENTRE-ID` headers the document declares.
  */
-export function createActingContexts(sequelize: Sequelize) {
-  const read = preparedReads(sequelize);
-
-  /** What the caller holds, read on every call in an acting context: one prepared statement. */
-  async function membershipsOf(userId: string): Promise<Memberships> {
-    const [row] = await read<{ personas: Persona[]; centres: Memberships['centres']; awardingBody: boolean; assessorStatus: ModerationStatus | null }>(
-      'cap.context.memberships',
-      `SELECT
-         (SELECT coalesce(array_agg(persona), '{}') FROM cap.onboardings WHERE user_id = $1 AND status = 'completed') AS personas,
-         (SELECT coalesce(json_agg(json_build_object('centreId', s.centre_id, 'role', s.role, 'centreStatus', c.status) ORDER BY s.created_at, s.id), '[]')
-            FROM cap.centre_staff s JOIN cap.centres c ON c.id = s.centre_id WHERE s.user_id = $1 AND s.status = 'active') AS centres,
-         EXISTS (SELECT 1 FROM cap.awarding_body_members WHERE user_id = $1 AND status = 'active') AS "awardingBody",
-         (SELECT status FROM cap.assessor_profiles WHERE user_id = $1) AS "assessorStatus"`,
-      [userId],
-    );
-    return {
-      candidate: row!.personas.includes('candidate'),
-      assessor: row!.personas.includes('assessor'),
-      assessorStatus: row!.assessorStatus,
-      awardingBody: row!.awardingBody,
-      centres: row!.centres,
-    };
-  }
-
+export function createActingContexts(standingOf: (call: Call) => Standing) {
   async function resolve(call: Call): Promise<ActingContext> {
-    const memberships = await membershipsOf(call.principal!.userId!);
+    const memberships = membershipsOf(standingOf(call));
     const resolution = resolveActingContext(memberships, {
       persona: call.headers['x-cap-persona'],
       centreId: call.headers['x-cap-centre-id'],
@@ -59,7 +36,6 @@ export function createActingContexts(sequelize: Sequelize) {
   }
 
   return {
-    membershipsOf,
     resolve,
     /** A handler that runs in the caller's acting context (resolved, or the call fails with the table's error). */
     bound: (handler: ContextHandler): Handler => async (call) => handler(call, await resolve(call)),

@@ -1,7 +1,6 @@
-import { col, fn, Op, QueryTypes, UniqueConstraintError, where as compare, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
-import { AppError, conflict, forbidden, notFound, validationFailed } from '../../platform/http/errors.ts';
+import { col, fn, Op, QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
+import { AppError, conflict, forbidden, notFound } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
-import { pageOf, pageRequest } from '../../platform/http/pagination.ts';
 import type { Centre, CentreStaff } from '../centres/models.ts';
 import type { CentreService } from '../centres/service.ts';
 import type { CentreContext } from '../context/service.ts';
@@ -11,7 +10,9 @@ import type { ProvisionMember } from '../memberships/provision.ts';
 import type { UserService } from '../users/service.ts';
 import type { CentreRole, CentreStaffStatus } from '../vocabulary.ts';
 import { managesStaff, staffSorts, type StaffSort } from './rules.ts';
+import { Conditions, keysetRows } from '../../platform/db/keyset.ts';
 import { containing } from '../../platform/db/like.ts';
+import { preparedReads } from '../../platform/db/prepared.ts';
 import { handlerUserIdOf } from '../applications/handling.ts';
 
 export interface NewStaff {
@@ -29,8 +30,11 @@ export interface StaffQuery {
   limit?: number;
 }
 
+/** A staff row's fields as lists read them. */
+type StaffRow = Pick<CentreStaff, 'id' | 'userId' | 'email' | 'name' | 'role' | 'status' | 'createdAt'>;
+
 /** A staff row as the real client reads it (CentreStaff). */
-export function staffOf(row: CentreStaff) {
+export function staffOf(row: StaffRow) {
   return {
     id: row.id,
     email: row.email,
@@ -43,10 +47,10 @@ export function staffOf(row: CentreStaff) {
 
 const alreadyStaff = () => conflict('centre.staff_exists', 'This person is already staff at this centre.');
 /** What each sort orders by; nameless rows sort as an empty name. */
-const sortKeys: Record<StaffSort, ReturnType<typeof col> | ReturnType<typeof fn>> = {
-  createdAt: col('created_at'),
-  name: fn('lower', fn('coalesce', col('name'), '')),
-  email: col('email'),
+const sortKeys: Record<StaffSort, string> = {
+  createdAt: 'x.created_at',
+  name: "lower(coalesce(x.name, ''))",
+  email: 'x.email',
 };
 
 /**
@@ -64,6 +68,7 @@ export function createStaffService(
   provisionMember: ProvisionMember,
 ) {
   const { Centre, CentreStaff } = centres.models;
+  const read = preparedReads(sequelize);
 
   async function mustManage(context: CentreContext, transaction?: Transaction): Promise<Centre> {
     if (!managesStaff[context.role]) {
@@ -113,38 +118,19 @@ export function createStaffService(
     }
   }
 
-  /** One page of the centre's staff rows, filtered and sorted as asked. */
+  /** One page of the centre's staff rows, filtered and sorted as asked: prepared statements, no model instances. */
   async function rowsPage(context: CentreContext, query: StaffQuery) {
-    const page = pageRequest(query as Record<string, unknown>);
     const sort = query.sort ?? 'createdAt';
-    const direction = query.order ?? staffSorts[sort];
-    const key = sortKeys[sort];
-    const filters: WhereOptions[] = [{ centreId: context.centreId }];
-    if (query.status) filters.push({ status: query.status });
-    if (query.q) {
-      const like = containing(query.q);
-      filters.push({ [Op.or]: [{ name: { [Op.iLike]: like } }, { email: { [Op.iLike]: like } }] });
-    }
-    if (page.cursor) {
-      // The cursor is the last row sent: continue after its sort value, then after its id among equals.
-      const last = await CentreStaff.findOne({
-        where: { id: page.cursor, centreId: context.centreId },
-        attributes: ['id', [key, 'sortValue']],
-      });
-      if (!last) throw validationFailed([{ field: 'query.cursor', issue: 'is not a cursor this API issued' }]);
-      const value = last.get('sortValue');
-      const beyond = direction === 'asc' ? Op.gt : Op.lt;
-      filters.push({ [Op.or]: [compare(key, beyond, value), { [Op.and]: [compare(key, Op.eq, value), { id: { [beyond]: last.id } }] }] });
-    }
-    const rows = await CentreStaff.findAll({
-      where: { [Op.and]: filters },
-      order: [
-        [key, direction.toUpperCase()],
-        ['id', direction.toUpperCase()],
-      ],
-      limit: page.limit + 1,
+    const where = new Conditions().add('x.centre_id = ?', context.centreId);
+    if (query.status) where.add('x.status = ?', query.status);
+    if (query.q) where.add('(x.name ILIKE ? OR x.email ILIKE ?)', containing(query.q));
+    return keysetRows<StaffRow>(read, query, {
+      select: `x.id, x.user_id AS "userId", x.email, x.name, x.role, x.status, x.created_at AS "createdAt"`,
+      from: 'cap.centre_staff x',
+      where,
+      key: sortKeys[sort],
+      desc: (query.order ?? staffSorts[sort]) === 'desc',
     });
-    return pageOf(rows, page.limit);
   }
 
   const membershipKind: MembershipKind<CentreStaff> = {

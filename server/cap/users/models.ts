@@ -1,5 +1,5 @@
 import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
-import type { JsonObject, UserStatus } from '../vocabulary.ts';
+import type { CentreRole, CentreStaffStatus, CentreStatus, JsonObject, ModerationStatus, OnboardingStatus, Persona, UserStatus } from '../vocabulary.ts';
 
 /** A person as CAP knows them, keyed by the Orchestrator user id (CAP never mints one). */
 export interface CapUser extends Model<InferAttributes<CapUser>, InferCreationAttributes<CapUser>> {
@@ -23,6 +23,28 @@ export interface CapUser extends Model<InferAttributes<CapUser>, InferCreationAt
 
 /** The caller as handlers read it: the row's attributes, no model instance. */
 export type CapUserRecord = InferAttributes<CapUser>;
+
+/**
+ * What the caller holds on CAP, read with their user row in the one statement of every authenticated
+ * call: GET /me and the acting context are both made from it.
+ */
+export interface Standing {
+  onboardings: Array<{ persona: Persona; status: OnboardingStatus }>;
+  /** Active and pending staff memberships, oldest first, with their centre's name and status. */
+  centres: Array<{ centreId: string; name: string; role: CentreRole; status: CentreStaffStatus; centreStatus: CentreStatus }>;
+  /** The oldest awarding body membership, whatever its status. */
+  awardingBody: { awardingBodyId: string; name: string; role: 'admin' | 'staff'; status: 'pending' | 'active' } | null;
+  /** Any active awarding body membership. */
+  awardingBodyActive: boolean;
+  /** The assessor profile's moderation status, or null without one. */
+  assessorStatus: ModerationStatus | null;
+}
+
+/** An authenticated caller: their CapUser and their standing. */
+export interface Caller {
+  user: CapUserRecord;
+  standing: Standing;
+}
 
 export function defineUserModels(sequelize: Sequelize) {
   const CapUser: ModelStatic<CapUser> = sequelize.define<CapUser>(

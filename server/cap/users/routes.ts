@@ -6,7 +6,7 @@ import type { UserService } from './service.ts';
 
 export function userRoutes(auth: CapAuth, users: UserService, account: AccountService): Record<string, Handler> {
   return {
-    getMe: async (call) => ok(await account.me(auth.caller(call))),
+    getMe: (call) => ok(account.me(auth.caller(call), auth.standing(call))),
     getMyProfile: (call) => ok(users.profileOf(auth.caller(call))),
     updateMyProfile: async (call) => ok(await users.updateProfile(auth.caller(call).userId, call.body)),
     getMyDeletionEligibility: async (call) => ok(await account.deletionEligibility(auth.caller(call))),

@@ -4,7 +4,7 @@ import type { Principal } from '../../platform/http/operations.ts';
 import { mergePatch } from '../merge-patch.ts';
 import type { JsonObject } from '../vocabulary.ts';
 import { preparedReads } from '../../platform/db/prepared.ts';
-import { defineUserModels, type CapUserRecord } from './models.ts';
+import { defineUserModels, type Caller, type CapUserRecord, type Standing } from './models.ts';
 
 /** The profile sections PATCH /me/profile edits. */
 export const profileSections = ['personalDetails', 'contactInformation', 'residentialAddress'] as const;
@@ -27,17 +27,33 @@ export function createUserService(sequelize: Sequelize) {
   const { CapUser } = models;
   const read = preparedReads(sequelize);
 
-  /** The user by id, read on every authenticated call (a prepared statement: see preparedReads). */
-  async function find(userId: string): Promise<CapUserRecord | undefined> {
-    const [user] = await read<CapUserRecord>(
-      'cap.users.by_id',
-      `SELECT user_id AS "userId", email, status, identity_verified AS "identityVerified", identity_provider AS "identityProvider",
-              identity_provider_reference AS "identityProviderReference", identity_verified_at AS "identityVerifiedAt",
-              first_seen_at AS "firstSeenAt", profile, created_at AS "createdAt", updated_at AS "updatedAt"
-         FROM cap.users WHERE user_id = $1`,
+  /**
+   * The user by id with their standing, read on every authenticated call: one prepared statement
+   * (see preparedReads), so that GET /me and the acting context cost no second round trip.
+   */
+  async function find(userId: string): Promise<Caller | undefined> {
+    const [row] = await read<CapUserRecord & Standing>(
+      'cap.users.caller',
+      `SELECT u.user_id AS "userId", u.email, u.status, u.identity_verified AS "identityVerified", u.identity_provider AS "identityProvider",
+              u.identity_provider_reference AS "identityProviderReference", u.identity_verified_at AS "identityVerifiedAt",
+              u.first_seen_at AS "firstSeenAt", u.profile, u.created_at AS "createdAt", u.updated_at AS "updatedAt",
+              (SELECT coalesce(json_agg(json_build_object('persona', o.persona, 'status', o.status)), '[]')
+                 FROM cap.onboardings o WHERE o.user_id = u.user_id) AS onboardings,
+              (SELECT coalesce(json_agg(json_build_object('centreId', s.centre_id, 'name', c.name, 'role', s.role, 'status', s.status, 'centreStatus', c.status)
+                                        ORDER BY s.created_at, s.id), '[]')
+                 FROM cap.centre_staff s JOIN cap.centres c ON c.id = s.centre_id
+                WHERE s.user_id = u.user_id AND s.status IN ('active', 'pending')) AS centres,
+              (SELECT json_build_object('awardingBodyId', b.id, 'name', b.name, 'role', m.role, 'status', m.status)
+                 FROM cap.awarding_body_members m JOIN cap.awarding_bodies b ON b.id = m.awarding_body_id
+                WHERE m.user_id = u.user_id ORDER BY m.created_at, m.id LIMIT 1) AS "awardingBody",
+              EXISTS (SELECT 1 FROM cap.awarding_body_members m WHERE m.user_id = u.user_id AND m.status = 'active') AS "awardingBodyActive",
+              (SELECT p.status FROM cap.assessor_profiles p WHERE p.user_id = u.user_id) AS "assessorStatus"
+         FROM cap.users u WHERE u.user_id = $1`,
       [userId],
     );
-    return user;
+    if (!row) return undefined;
+    const { onboardings, centres, awardingBody, awardingBodyActive, assessorStatus, ...user } = row;
+    return { user, standing: { onboardings, centres, awardingBody, awardingBodyActive, assessorStatus } };
   }
 
   /**
@@ -59,18 +75,25 @@ export function createUserService(sequelize: Sequelize) {
     });
   }
 
-  /** The caller's CapUser, provisioned on the spot if the event has not arrived; deactivated users are refused. */
-  async function admit(principal: Principal): Promise<CapUserRecord> {
+  /**
+   * The caller, provisioned on the spot if the event has not arrived; deactivated users are refused.
+   * The user's first call runs `firstCall` (which may let memberships in) and then reads them anew.
+   */
+  async function admit(principal: Principal, firstCall: (userId: string) => Promise<void>): Promise<Caller> {
     const userId = principal.userId!;
-    let user = await find(userId);
-    if (!user) {
+    let caller = await find(userId);
+    if (!caller) {
       await provision({ userId, email: principal.email ?? '' });
-      user = (await find(userId))!;
+      caller = (await find(userId))!;
     }
-    if (user.status === 'deactivated') {
+    if (caller.user.status === 'deactivated') {
       throw forbidden('auth.account_deactivated', 'This account has been deleted, so it can no longer use the portal.');
     }
-    return user;
+    if (!caller.user.firstSeenAt) {
+      await firstCall(userId);
+      caller = (await find(userId))!;
+    }
+    return caller;
   }
 
   function profileOf(user: CapUserRecord) {

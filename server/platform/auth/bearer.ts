@@ -40,6 +40,8 @@ interface AccessClaims {
  */
 interface KeyRing {
   key(kid: string | undefined): Promise<KeyObject | undefined>;
+  /** Whether the key is still in the set we hold (no read). */
+  holds(kid: string): boolean;
 }
 
 function createKeyRing(options: BearerAuthOptions): KeyRing {
@@ -71,6 +73,33 @@ function createKeyRing(options: BearerAuthOptions): KeyRing {
       if (!keys.has(kid) && age >= (keys.size ? cooldownMs : 1000)) await read();
       else if (age >= refreshMs) void read(); // in the background: the keys we hold still answer
       return keys.get(kid);
+    },
+    holds: (kid) => keys.has(kid),
+  };
+}
+
+/**
+ * Tokens already verified, by their exact text, until they expire: a client sends the same access
+ * token on every call for its lifetime, and checking an RS256 signature is most of an authenticated
+ * read's CPU. A hit still needs its signing key in the ring (a key withdrawn from the published set
+ * stops its tokens) and an unexpired `exp`; the oldest entries go first when the cache is full.
+ */
+function createVerifiedTokens(limit = 10_000) {
+  const verified = new Map<string, { principal: Principal; kid: string; expiresAt: number }>();
+  return {
+    get(token: string, holds: (kid: string) => boolean): Principal | undefined {
+      const entry = verified.get(token);
+      if (!entry) return undefined;
+      if (entry.expiresAt > Date.now() && holds(entry.kid)) return entry.principal;
+      verified.delete(token);
+      return undefined;
+    },
+    set(token: string, principal: Principal): void {
+      const exp = principal.claims?.exp;
+      const kid = headerKid(token);
+      if (typeof exp !== 'number' || !kid) return;
+      if (verified.size >= limit) verified.delete(verified.keys().next().value!);
+      verified.set(token, { principal, kid, expiresAt: exp * 1000 });
     },
   };
 }
@@ -104,22 +133,35 @@ export function createBearerAuth(options: BearerAuthOptions): SecurityHandler {
     }),
   );
 
-  return (call) =>
-    new Promise<void>((resolve, reject) => {
-      const authenticate = passport.authenticate(strategyName, { session: false }, (err: unknown, principal: Principal | false) => {
-        if (err || !principal || !principal.userId) {
+  const verifiedTokens = createVerifiedTokens();
+  const admit = (call: Parameters<SecurityHandler>[0], principal: Principal) => {
+    if (principal.claims?.pcr && !allowed.has(call.operationId)) throw passwordChangeRequired();
+    call.principal = principal;
+  };
+
+  return async (call) => {
+    const token = bearerToken(call.req.headers.authorization);
+    const known = token ? verifiedTokens.get(token, keys.holds) : undefined;
+    if (known) return admit(call, known);
+    const principal = await new Promise<Principal>((resolve, reject) => {
+      const authenticate = passport.authenticate(strategyName, { session: false }, (err: unknown, verified: Principal | false) => {
+        if (err || !verified || !verified.userId) {
           reject(unauthorized('auth.unauthenticated', 'Sign in again: the access token is missing, expired or not valid.'));
           return;
         }
-        if (principal.claims?.pcr && !allowed.has(call.operationId)) {
-          reject(passwordChangeRequired());
-          return;
-        }
-        call.principal = principal;
-        resolve();
+        resolve(verified);
       });
       authenticate(call.req, {}, reject);
     });
+    if (token) verifiedTokens.set(token, principal);
+    admit(call, principal);
+  };
+}
+
+/** The token of an `Authorization: Bearer ...` header, or undefined. */
+function bearerToken(header: string | undefined): string | undefined {
+  const match = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
+  return match?.[1];
 }
 
 /** The `kid` of a compact JWS header, or undefined when there is none to read. */

@@ -32,6 +32,7 @@ export function browserPolicy(policy: BrowserPolicy): RequestHandler[] {
   const listed = new Set(policy.corsOrigins);
   const allowed = (origin: string) =>
     allowAll || listed.has(origin) || (policy.devMode && policy.corsOrigins.length === 0 && localOrigin.test(origin));
+  const headers = new Map([...securityHeaders(), ['Cache-Control', 'no-store']]);
   return [
     cors({
       origin: (origin, callback) => callback(null, origin !== undefined && allowed(origin) ? origin : false),
@@ -49,12 +50,24 @@ export function browserPolicy(policy: BrowserPolicy): RequestHandler[] {
         res.status(204).end();
         return;
       }
-      next();
-    },
-    helmet({ crossOriginResourcePolicy: { policy: 'cross-origin' } }),
-    (_req, res, next) => {
-      res.setHeader('Cache-Control', 'no-store');
+      res.setHeaders(headers);
       next();
     },
   ];
+}
+
+/**
+ * helmet's headers depend only on its options, so they are taken once, from a response that records
+ * what helmet sets, and then set on every reply in one call.
+ */
+function securityHeaders(): Map<string, string> {
+  const recorded = new Map<string, string>();
+  const recorder = {
+    setHeader: (name: string, value: string | number) => recorded.set(name, String(value)),
+    removeHeader: (name: string) => recorded.delete(name),
+  };
+  let done = false;
+  helmet({ crossOriginResourcePolicy: { policy: 'cross-origin' } })({} as never, recorder as never, () => (done = true));
+  if (!done || recorded.size === 0) throw new Error('helmet did not set its headers synchronously');
+  return recorded;
 }

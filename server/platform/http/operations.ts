@@ -4,7 +4,7 @@ import type { Request, Response } from 'express';
 import type { Logger } from '../logger.ts';
 import { AppError, validationFailed } from './errors.ts';
 import type { ApiDocument, Operation, Parameter } from './openapi.ts';
-import { successBody, type Reply } from './reply.ts';
+import { successBody, writeJson, type Reply } from './reply.ts';
 import { compileOperation, toDetails, type OperationValidators } from './validation.ts';
 
 /** Who is calling, as established by the operation's security scheme. */
@@ -152,7 +152,9 @@ function handlerFor(op: Operation, handler: Handler, options: BindOptions): (req
       headers: pickHeaders(req, op),
       body: req.body,
       requestId: res.locals.requestId as string,
-      log: res.locals.log as Logger,
+      get log() {
+        return res.locals.log as Logger;
+      },
       req,
     };
     const unsafe = [...unsafeText(call.params, 'path'), ...unsafeText(call.query, 'query'), ...unsafeText(call.body, '')];
@@ -266,5 +268,5 @@ function send(res: Response, reply: Reply, op: Operation, v: OperationValidators
       throw new AppError(500, 'internal.response_contract', `The server built a reply that breaks its own API document (${op.operationId}).`);
     }
   }
-  res.status(reply.status).type('application/json').send(text);
+  writeJson(res, reply.status, text);
 }

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 
 /** What a handler returns: a JSON envelope, raw content (the API reference page, its assets), or a stream (a stored file). */
@@ -29,3 +30,14 @@ export const streamed = (body: Readable, contentType: string, headers?: Record<s
   contentType,
   headers,
 });
+
+/**
+ * Writes a JSON text as the whole reply: status, type, length and body in one write. Express's
+ * `res.json` does the same with more steps (charset and freshness checks), on every request.
+ */
+export function writeJson(res: ServerResponse, status: number, text: string): void {
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(res.req.method === 'HEAD' ? undefined : text);
+}

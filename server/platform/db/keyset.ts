@@ -1,0 +1,67 @@
+import { createHash } from 'node:crypto';
+import { validationFailed } from '../http/errors.ts';
+import { pageOf, pageRequest, type PageMeta } from '../http/pagination.ts';
+import type { PreparedRead } from './prepared.ts';
+
+/** The conditions of a WHERE clause and their bind values, numbered in the order they are added. */
+export class Conditions {
+  readonly clauses: string[] = [];
+  readonly values: unknown[] = [];
+
+  /** Adds a condition; every `?` in it stands for `value` (bound once). Without a value, the clause as written. */
+  add(clause: string, ...value: [unknown?]): this {
+    this.clauses.push(value.length ? clause.replaceAll('?', this.bind(value[0])) : clause);
+    return this;
+  }
+
+  /** Binds a value and answers its placeholder (`$3`). */
+  bind(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+
+  /** The conditions joined with AND (TRUE without any). */
+  get sql(): string {
+    return this.clauses.length ? this.clauses.join(' AND ') : 'TRUE';
+  }
+}
+
+export interface KeysetQuery {
+  /** The columns to read, e.g. `x.id` or `x.id, x.email, x.created_at AS "createdAt"`. */
+  select: string;
+  /** FROM and joins; `alias` (default `x`) names the table whose `id` is paged. */
+  from: string;
+  where: Conditions;
+  /** The sort expression; ties go by id, in the same direction. */
+  key: string;
+  desc: boolean;
+  alias?: string;
+}
+
+/**
+ * One keyset page of rows (`limit + 1` read to know whether more follow). The cursor is the last id
+ * sent; a cursor that is not a row of the same filtered set is a 422. Statements are prepared, named
+ * after their text: a list's few shapes each cost one parse per connection.
+ */
+export async function keysetRows<T extends { id: string }>(
+  read: PreparedRead,
+  query: { cursor?: string; limit?: number },
+  sql: KeysetQuery,
+): Promise<{ items: T[]; meta: PageMeta }> {
+  const page = pageRequest(query as Record<string, unknown>);
+  const x = sql.alias ?? 'x';
+  const where = new Conditions();
+  where.clauses.push(...sql.where.clauses);
+  where.values.push(...sql.where.values);
+  const run = <R,>(text: string, values: unknown[]) => read<R>(`keyset.${createHash('sha1').update(text).digest('base64url')}`, text, values);
+  if (page.cursor) {
+    const cursor = where.bind(page.cursor);
+    const [last] = await run(`SELECT 1 FROM ${sql.from} WHERE ${where.sql} AND ${x}.id = ${cursor}`, where.values);
+    if (!last) throw validationFailed([{ field: 'query.cursor', issue: 'is not a cursor this API issued' }]);
+    where.add(`(${sql.key}, ${x}.id) ${sql.desc ? '<' : '>'} (SELECT ${sql.key}, ${x}.id FROM ${sql.from} WHERE ${x}.id = ${cursor})`);
+  }
+  const direction = sql.desc ? 'DESC' : 'ASC';
+  const limit = where.bind(page.limit + 1);
+  const rows = await run<T>(`SELECT ${sql.select} FROM ${sql.from} WHERE ${where.sql} ORDER BY ${sql.key} ${direction}, ${x}.id ${direction} LIMIT ${limit}`, where.values);
+  return pageOf(rows, page.limit);
+}
