@@ -5,7 +5,11 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 
 // PDFs are checked with Debian's poppler-utils (pdftotext, pdftoppm), as a reader would see them.
-const run = promisify(execFile);
+const execute = promisify(execFile);
+const run = (tool: string, args: string[]) =>
+  execute(tool, args).catch((err: NodeJS.ErrnoException) => {
+    throw err.code === 'ENOENT' ? new Error(`${tool} is not installed: the PDF checks need Debian's poppler-utils (apt-get install poppler-utils)`) : err;
+  });
 
 /** The text of a PDF, as pdftotext lays it out. */
 export async function pdfText(bytes: Uint8Array): Promise<string> {

@@ -1,7 +1,8 @@
 import { Op, QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
+import { Conditions, keysetRows } from '../../platform/db/keyset.ts';
 import { containing } from '../../platform/db/like.ts';
+import { preparedReads } from '../../platform/db/prepared.ts';
 import { conflict, forbidden, notFound, unprocessable, validationFailed } from '../../platform/http/errors.ts';
-import { encodeCursor, pageRequest } from '../../platform/http/pagination.ts';
 import type { ServiceEvents } from '../../platform/events/types.ts';
 import type { CatalogueModels } from '../catalogue/models.ts';
 import type { CentreModels } from '../centres/service.ts';
@@ -105,6 +106,7 @@ export function createApplications(deps: {
   const { sequelize, events, catalogue, centres } = deps;
   const models = defineApplicationModels(sequelize);
   const { Application, ApplicationStageRow, ApplicationMove, ApplicationVersion } = models;
+  const read = preparedReads(sequelize);
 
   /** The application, when the viewer may see it: 404 when there is none, 403 when it is another's. */
   async function visible(viewer: Reader, id: string, transaction?: Transaction): Promise<Application> {
@@ -336,60 +338,39 @@ export function createApplications(deps: {
 
     /** The candidate's own applications, or the centre's; newest first unless sorted by submission. */
     async list(viewer: Viewer | AssessorViewer, query: ListQuery) {
-      const page = pageRequest(query as Record<string, unknown>);
-      const where: string[] = [];
-      const bind: unknown[] = [];
-      const add = (clause: string, value: unknown) => {
-        bind.push(value);
-        where.push(clause.replace('?', `$${bind.length}`));
-      };
-      if (viewer.persona === 'candidate') add('a.candidate_user_id = ?', viewer.userId);
-      else if (viewer.centreId) add('a.centre_id = ?', viewer.centreId);
+      const where = new Conditions();
+      if (viewer.persona === 'candidate') where.add('a.candidate_user_id = ?', viewer.userId);
+      else if (viewer.centreId) where.add('a.centre_id = ?', viewer.centreId);
       const assessorId = viewer.persona === 'assessor' ? viewer.assessorId : query.assessorId;
-      if (assessorId) add('EXISTS (SELECT 1 FROM cap.application_assessors x WHERE x.application_id = a.id AND x.assessor_id = ? AND x.ended_at IS NULL)', assessorId);
-      if (query.tradeId) add('a.trade_id = ?', query.tradeId);
-      if (query.type) add('a.type = ?', query.type);
-      if (query.status) add('a.status = ?', query.status);
-      if (query.stage) add('a.current_stage_key = ?', query.stage);
+      if (assessorId) where.add('EXISTS (SELECT 1 FROM cap.application_assessors x WHERE x.application_id = a.id AND x.assessor_id = ? AND x.ended_at IS NULL)', assessorId);
+      if (query.tradeId) where.add('a.trade_id = ?', query.tradeId);
+      if (query.type) where.add('a.type = ?', query.type);
+      if (query.status) where.add('a.status = ?', query.status);
+      if (query.stage) where.add('a.current_stage_key = ?', query.stage);
       if (query.interviewSchedulable) {
-        where.push(`a.type = 'RPL' AND a.status = 'in_progress' AND a.current_stage_key IN ('folder_arrangement', 'interview')
+        where.add(`a.type = 'RPL' AND a.status = 'in_progress' AND a.current_stage_key IN ('folder_arrangement', 'interview')
           AND NOT EXISTS (SELECT 1 FROM cap.application_interviews i WHERE i.application_id = a.id AND i.scheduled_at IS NOT NULL)`);
       }
-      if (query.handledBy) add(`${handlerUserIdOf('a')} = ?`, query.handledBy);
-      if (query.queue) where.push(staffQueues[query.queue]('a'));
-      if (query.ivApproved) where.push(ivApprovedWhere('a.id'));
+      if (query.handledBy) where.add(`${handlerUserIdOf('a')} = ?`, query.handledBy);
+      if (query.queue) where.add(staffQueues[query.queue]('a'));
+      if (query.ivApproved) where.add(ivApprovedWhere('a.id'));
       if (query.q) {
-        bind.push(containing(query.q));
-        const like = `$${bind.length}`;
-        where.push(`(t.name ILIKE ${like} OR concat_ws(' ', a.draft #>> '{personalInformation,personalDetails,firstName}', a.draft #>> '{personalInformation,personalDetails,lastName}') ILIKE ${like})`);
-      }
-      // Sorted by submission: unsubmitted drafts last; ties by id. The cursor is the last row's id.
-      const bySubmission = query.sort === 'submittedAt';
-      const desc = (query.order ?? 'desc') === 'desc';
-      const key = bySubmission ? `coalesce(a.submitted_at, 'infinity'::timestamptz)` : 'a.id';
-      if (page.cursor) {
-        bind.push(page.cursor);
-        const after = `$${bind.length}`;
-        where.push(
-          bySubmission
-            ? `(${key}, a.id) ${desc ? '<' : '>'} (SELECT coalesce(submitted_at, 'infinity'::timestamptz), id FROM cap.applications WHERE id = ${after})`
-            : `a.id ${desc ? '<' : '>'} ${after}`,
+        where.add(
+          `(t.name ILIKE ? OR concat_ws(' ', a.draft #>> '{personalInformation,personalDetails,firstName}', a.draft #>> '{personalInformation,personalDetails,lastName}') ILIKE ?)`,
+          containing(query.q),
         );
       }
-      bind.push(page.limit + 1);
-      const ids = await sequelize.query<{ id: string }>(
-        `SELECT a.id FROM cap.applications a JOIN cap.trades t ON t.id = a.trade_id WHERE ${where.join(' AND ')}
-          ORDER BY ${key} ${desc ? 'DESC' : 'ASC'}, a.id ${desc ? 'DESC' : 'ASC'} LIMIT $${bind.length}`,
-        { type: QueryTypes.SELECT, bind },
-      );
-      const hasMore = ids.length > page.limit;
-      const pageIds = ids.slice(0, page.limit).map((row) => row.id);
-      const rows = await Application.findAll({ where: { id: { [Op.in]: pageIds } } });
-      const ordered = pageIds.map((id) => rows.find((row) => row.id === id)!);
-      return {
-        items: await present(ordered),
-        meta: { pagination: { nextCursor: hasMore ? encodeCursor(pageIds.at(-1)!) : null, hasMore, limit: page.limit } },
-      };
+      // Sorted by submission: unsubmitted drafts last; ties by id. The cursor is the last row's id.
+      const { items, meta } = await keysetRows<{ id: string }>(read, query, {
+        select: 'a.id',
+        from: 'cap.applications a JOIN cap.trades t ON t.id = a.trade_id',
+        alias: 'a',
+        where,
+        key: query.sort === 'submittedAt' ? `coalesce(a.submitted_at, 'infinity'::timestamptz)` : 'a.id',
+        desc: (query.order ?? 'desc') === 'desc',
+      });
+      const rows = await Application.findAll({ where: { id: { [Op.in]: items.map((row) => row.id) } } });
+      return { items: await present(items.map(({ id }) => rows.find((row) => row.id === id)!)), meta };
     },
 
     /** The flat detail the client reads: the Application with the draft's sections at the top level. */

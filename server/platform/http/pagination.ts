@@ -6,9 +6,9 @@ export interface PageRequest {
   limit: number;
 }
 
-export interface PageMeta {
+export type PageMeta = {
   pagination: { nextCursor: string | null; hasMore: boolean; limit: number };
-}
+};
 
 /**
  * Reads `cursor` and `limit` from a validated query (the document sets the limit's range and default).
