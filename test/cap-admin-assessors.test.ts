@@ -1,22 +1,14 @@
 import test from 'ava';
-import { closeGrpcClients } from '../server/platform/grpc/client.ts';
 import { cap, onboard } from './helpers/cap.ts';
-import { sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
-import { grantPlatformRole, type SignedUpUser, signUp } from './helpers/users.ts';
+import { sql, type TestPlatform } from './helpers/platform.ts';
+import { type SignedUpUser, signUp, platformWithAdmin } from './helpers/users.ts';
 
 // Assessor profiles: made pending by the assessor onboarding, moderated by platform admins.
 let platform: TestPlatform;
 let admin: SignedUpUser;
 
-test.before(async () => {
-  platform = await startTestPlatform();
-  admin = await signUp(platform);
-  await grantPlatformRole(platform, admin);
-});
-test.after.always(async () => {
-  closeGrpcClients();
-  await platform?.stop();
-});
+test.before(async () => ({ platform, admin } = await platformWithAdmin()));
+test.after.always(() => platform?.stop());
 
 async function assessor(): Promise<{ user: SignedUpUser; id: string }> {
   const user = await signUp(platform);

@@ -1,5 +1,4 @@
 import test from 'ava';
-import { closeGrpcClients } from '../server/platform/grpc/client.ts';
 import { newId } from '../server/platform/ids.ts';
 import { stagesOf } from '../server/cap/applications/lifecycle.ts';
 import { applicationTargets, cap } from './helpers/cap.ts';
@@ -64,10 +63,7 @@ test.before(async () => {
     }
   }
 });
-test.after.always(async () => {
-  closeGrpcClients();
-  await platform?.stop();
-});
+test.after.always(() => platform?.stop());
 
 /** The figures again, from the rows, by other means (date ranges instead of extracted years). */
 async function expected(year: number, tradeId: string | null) {

@@ -1,5 +1,4 @@
 import test from 'ava';
-import { closeGrpcClients } from '../server/platform/grpc/client.ts';
 import { newId } from '../server/platform/ids.ts';
 import { applicationAtStage, applicationTargets, approvedCentreOwner, cap, onboard } from './helpers/cap.ts';
 import { call, sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
@@ -18,10 +17,7 @@ test.before(async () => {
   ({ admin, centreId } = targets);
   target = { sectorId: targets.sectorId, tradeId: targets.tradeId, centreId };
 });
-test.after.always(async () => {
-  closeGrpcClients();
-  await platform?.stop();
-});
+test.after.always(() => platform?.stop());
 
 const publicCentreIds = async () => ((await call('GET', platform.url('/v1/cap/centres?limit=100'))).body.data as Array<{ id: string }>).map((c) => c.id);
 

@@ -1,25 +1,16 @@
 import test from 'ava';
-import { closeGrpcClients } from '../server/platform/grpc/client.ts';
 import { newId } from '../server/platform/ids.ts';
 import { cap, onboard } from './helpers/cap.ts';
 import { call, sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
-import { firstSignIn, grantPlatformRole, latestMail, signUp, uniqueEmail, type SignedUpUser } from './helpers/users.ts';
+import { firstSignIn, grantPlatformRole, latestMail, signUp, uniqueEmail, type SignedUpUser, platformWithAdmin } from './helpers/users.ts';
 
 // Platform admins: permissions from roles held as data, and the admins' centres (/admin/centres).
 
 let platform: TestPlatform;
 let admin: SignedUpUser;
 
-
-test.before(async () => {
-  platform = await startTestPlatform();
-  admin = await signUp(platform);
-  await grantPlatformRole(platform, admin);
-});
-test.after.always(async () => {
-  closeGrpcClients();
-  await platform?.stop();
-});
+test.before(async () => ({ platform, admin } = await platformWithAdmin()));
+test.after.always(() => platform?.stop());
 
 const newCentre = (overrides: Record<string, unknown> = {}) => ({
   name: 'Abuja Trade Centre',

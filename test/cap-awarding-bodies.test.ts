@@ -1,23 +1,15 @@
 import test from 'ava';
-import { closeGrpcClients } from '../server/platform/grpc/client.ts';
 import { cap, onboard } from './helpers/cap.ts';
 import { pngBytes, uploadAsset } from './helpers/files.ts';
-import { startTestPlatform, type TestPlatform } from './helpers/platform.ts';
-import { firstSignIn, grantPlatformRole, latestMail, type SignedUpUser, signUp, uniqueEmail } from './helpers/users.ts';
+import type { TestPlatform } from './helpers/platform.ts';
+import { firstSignIn, latestMail, type SignedUpUser, signUp, uniqueEmail, platformWithAdmin } from './helpers/users.ts';
 
 // Awarding bodies: made by platform admins with their first admin, who invites the body's staff.
 let platform: TestPlatform;
 let admin: SignedUpUser;
 
-test.before(async () => {
-  platform = await startTestPlatform();
-  admin = await signUp(platform);
-  await grantPlatformRole(platform, admin);
-});
-test.after.always(async () => {
-  closeGrpcClients();
-  await platform?.stop();
-});
+test.before(async () => ({ platform, admin } = await platformWithAdmin()));
+test.after.always(() => platform?.stop());
 
 const newBody = (adminEmail = uniqueEmail('body-admin')) => ({
   name: 'National Board for Technical Education',

@@ -1,5 +1,4 @@
 import test from 'ava';
-import { closeGrpcClients } from '../server/platform/grpc/client.ts';
 import { activeStaff, applicationTargets, approvedCentreOwner, cap, candidateWithApplication } from './helpers/cap.ts';
 import { retainedAssessor } from './helpers/assessors.ts';
 import { call, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
@@ -10,10 +9,7 @@ let platform: TestPlatform;
 test.before(async () => {
   platform = await startTestPlatform();
 });
-test.after.always(async () => {
-  closeGrpcClients();
-  await platform?.stop();
-});
+test.after.always(() => platform?.stop());
 
 const asCentre = (centreId: string) => ({ 'X-CAP-PERSONA': 'centre', 'X-CAP-CENTRE-ID': centreId });
 

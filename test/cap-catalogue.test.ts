@@ -1,16 +1,12 @@
 import test from 'ava';
 import { cap } from './helpers/cap.ts';
-import { call, sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
-import { grantPlatformRole, signUp, type SignedUpUser } from './helpers/users.ts';
+import { call, sql, type TestPlatform } from './helpers/platform.ts';
+import { signUp, type SignedUpUser, platformWithAdmin } from './helpers/users.ts';
 
 // The public catalogue and its editing by platform admins (openapi/cap/catalogue.yaml, admin-catalogue.yaml).
 let platform: TestPlatform;
 let admin: SignedUpUser;
-test.before(async () => {
-  platform = await startTestPlatform();
-  admin = await signUp(platform);
-  await grantPlatformRole(platform, admin);
-});
+test.before(async () => ({ platform, admin } = await platformWithAdmin()));
 test.after.always(() => platform?.stop());
 
 const unique = () => Math.random().toString(36).slice(2, 8);

@@ -1,6 +1,5 @@
 import test from 'ava';
 import crypto from 'node:crypto';
-import { closeGrpcClients } from '../server/platform/grpc/client.ts';
 import { cap, drafts } from './helpers/cap.ts';
 import { captureLogs, sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { signUp, type SignedUpUser } from './helpers/users.ts';
@@ -13,10 +12,7 @@ let platform: TestPlatform;
 test.before(async () => {
   platform = await startTestPlatform({}, { logger: logs.logger });
 });
-test.after.always(async () => {
-  closeGrpcClients();
-  await platform?.stop();
-});
+test.after.always(() => platform?.stop());
 
 /** An 11-digit sandbox number of one class (100 verifies, 200 name mismatch, 300 birth date mismatch), unique to the call. */
 const nin = (prefix: string) => `${prefix}${String(crypto.randomInt(0, 1e8)).padStart(8, '0')}`;

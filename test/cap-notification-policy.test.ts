@@ -1,5 +1,4 @@
 import test from 'ava';
-import { closeGrpcClients } from '../server/platform/grpc/client.ts';
 import { newId } from '../server/platform/ids.ts';
 import { activeStaff, applicationTargets, approvedCentreOwner, cap, candidateWithApplication } from './helpers/cap.ts';
 import { inboxOf } from './helpers/notifications.ts';
@@ -11,10 +10,7 @@ let platform: TestPlatform;
 test.before(async () => {
   platform = await startTestPlatform();
 });
-test.after.always(async () => {
-  closeGrpcClients();
-  await platform?.stop();
-});
+test.after.always(() => platform?.stop());
 
 const asCentre = (centreId: string) => ({ 'X-CAP-PERSONA': 'centre', 'X-CAP-CENTRE-ID': centreId });
 const policy = (user: SignedUpUser, centreId: string, method: 'GET' | 'PUT' | 'PATCH' = 'GET', json?: object) =>

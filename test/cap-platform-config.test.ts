@@ -1,16 +1,12 @@
 import test from 'ava';
 import { cap } from './helpers/cap.ts';
-import { call, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
-import { grantPlatformRole, signUp, type SignedUpUser } from './helpers/users.ts';
+import { call, type TestPlatform } from './helpers/platform.ts';
+import { signUp, type SignedUpUser, platformWithAdmin } from './helpers/users.ts';
 
 // Versioned platform config and documents (openapi/cap/platform-config.yaml).
 let platform: TestPlatform;
 let admin: SignedUpUser;
-test.before(async () => {
-  platform = await startTestPlatform();
-  admin = await signUp(platform);
-  await grantPlatformRole(platform, admin);
-});
+test.before(async () => ({ platform, admin } = await platformWithAdmin()));
 test.after.always(() => platform?.stop());
 
 const ngn = (minor: string) => ({ amountMinorUnits: minor, currency: 'NGN' });

@@ -1,5 +1,4 @@
 import test from 'ava';
-import { closeGrpcClients } from '../server/platform/grpc/client.ts';
 import { activeStaff, applicationAtStage, applicationTargets, approvedCentreOwner, cap } from './helpers/cap.ts';
 import { retainedAssessor } from './helpers/assessors.ts';
 import { sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
@@ -19,10 +18,7 @@ test.before(async () => {
   ({ owner, centreId, admin } = targets);
   target = { sectorId: targets.sectorId, tradeId: targets.tradeId, centreId };
 });
-test.after.always(async () => {
-  closeGrpcClients();
-  await platform?.stop();
-});
+test.after.always(() => platform?.stop());
 
 const asCentre = (id = centreId) => ({ 'X-CAP-PERSONA': 'centre', 'X-CAP-CENTRE-ID': id });
 const review = (by: SignedUpUser, id: string, decision: 'approve' | 'reject') =>

@@ -1,5 +1,4 @@
 import test from 'ava';
-import { closeGrpcClients } from '../server/platform/grpc/client.ts';
 import { newId } from '../server/platform/ids.ts';
 import { approvedCentreOwner, cap, onboard } from './helpers/cap.ts';
 import { call, sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
@@ -13,10 +12,7 @@ let platform: TestPlatform;
 test.before(async () => {
   platform = await startTestPlatform();
 });
-test.after.always(async () => {
-  closeGrpcClients();
-  await platform?.stop();
-});
+test.after.always(() => platform?.stop());
 
 const asCentre = (centreId: string) => ({ 'X-CAP-PERSONA': 'centre', 'X-CAP-CENTRE-ID': centreId });
 

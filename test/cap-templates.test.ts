@@ -1,5 +1,4 @@
 import test from 'ava';
-import { closeGrpcClients } from '../server/platform/grpc/client.ts';
 import { applicationAtStage, applicationTargets, cap } from './helpers/cap.ts';
 import { pdfBytes, uploadAsset } from './helpers/files.ts';
 import { call, sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
@@ -18,10 +17,7 @@ test.before(async () => {
   ({ admin, owner } = targets);
   target = { sectorId: targets.sectorId, tradeId: targets.tradeId, centreId: targets.centreId };
 });
-test.after.always(async () => {
-  closeGrpcClients();
-  await platform?.stop();
-});
+test.after.always(() => platform?.stop());
 
 const publicTemplate = () => call('GET', platform.url('/v1/cap/evidence/third-party-report-template'));
 const upload = (by: SignedUpUser, name: string) => uploadAsset(platform, by, pdfBytes(), 'attachment', name, 'application/pdf');

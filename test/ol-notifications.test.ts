@@ -1,5 +1,5 @@
 import test from 'ava';
-import { callUnary, closeGrpcClients } from '../server/platform/grpc/client.ts';
+import { callUnary } from '../server/platform/grpc/client.ts';
 import { call, captureLogs, eventually, sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { inboxOf, requestNotificationAsCap } from './helpers/notifications.ts';
 import { latestMail, signUp, uniqueEmail } from './helpers/users.ts';
@@ -9,10 +9,7 @@ const logs = captureLogs();
 test.before(async () => {
   platform = await startTestPlatform({ logLevel: 'trace' }, { logger: logs.logger });
 });
-test.after.always(async () => {
-  closeGrpcClients();
-  await platform?.stop();
-});
+test.after.always(() => platform?.stop());
 
 const ol = (path: string) => platform.url(`/v1/ol${path}`);
 const mails = async (to: string) => (await call('GET', ol(`/dev/mailbox?to=${encodeURIComponent(to)}`))).body.data as any[];

@@ -1,6 +1,6 @@
 import test from 'ava';
 import * as grpc from '@grpc/grpc-js';
-import { callUnary, closeGrpcClients } from '../server/platform/grpc/client.ts';
+import { callUnary } from '../server/platform/grpc/client.ts';
 import { GrpcCallError } from '../server/platform/grpc/errors.ts';
 import type { PlatformConfig } from '../server/platform/config.ts';
 import { call, sql, captureLogs, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
@@ -16,10 +16,7 @@ test.before(async () => {
   platform = await startTestPlatform({}, { logger: logs.logger });
   config = platform.config;
 });
-test.after.always(async () => {
-  closeGrpcClients();
-  await platform?.stop();
-});
+test.after.always(() => platform?.stop());
 
 interface Provisioned {
   user_id: string;

@@ -3,7 +3,7 @@ import { createPlatformRoles } from '../../server/cap/admin/service.ts';
 import { createUserService } from '../../server/cap/users/service.ts';
 import { createSequelize } from '../../server/platform/db/database.ts';
 import { newId } from '../../server/platform/ids.ts';
-import { call, type TestPlatform } from './platform.ts';
+import { call, startTestPlatform, type TestPlatform } from './platform.ts';
 
 export interface SignedUpUser {
   userId: string;
@@ -68,4 +68,12 @@ export async function grantPlatformRole(platform: TestPlatform, user: SignedUpUs
   } finally {
     await sequelize.close();
   }
+}
+
+/** A test platform with a platform admin signed up: where the back-office tests start. */
+export async function platformWithAdmin(): Promise<{ platform: TestPlatform; admin: SignedUpUser }> {
+  const platform = await startTestPlatform();
+  const admin = await signUp(platform);
+  await grantPlatformRole(platform, admin);
+  return { platform, admin };
 }

@@ -1,8 +1,7 @@
 import test from 'ava';
-import { closeGrpcClients } from '../../server/platform/grpc/client.ts';
 import { cap } from '../helpers/cap.ts';
-import { call, startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
-import { firstSignIn, grantPlatformRole, latestMail, type SignedUpUser, signUp, uniqueEmail } from '../helpers/users.ts';
+import { call, type TestPlatform } from '../helpers/platform.ts';
+import { firstSignIn, latestMail, type SignedUpUser, uniqueEmail, platformWithAdmin } from '../helpers/users.ts';
 
 // Attack: pre-hijacking by invitation. The attacker registers an address and never verifies it; an
 // admin then creates a centre naming that address as its super admin, and ProvisionAccount used to
@@ -11,15 +10,8 @@ import { firstSignIn, grantPlatformRole, latestMail, type SignedUpUser, signUp, 
 let platform: TestPlatform;
 let admin: SignedUpUser;
 
-test.before(async () => {
-  platform = await startTestPlatform();
-  admin = await signUp(platform);
-  await grantPlatformRole(platform, admin);
-});
-test.after.always(async () => {
-  closeGrpcClients();
-  await platform?.stop();
-});
+test.before(async () => ({ platform, admin } = await platformWithAdmin()));
+test.after.always(() => platform?.stop());
 
 test("an invitation to an address that was registered but never verified drops the registrant's password and mails a new one", async (t) => {
   const owner = uniqueEmail('owner');
