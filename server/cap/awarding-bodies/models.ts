@@ -1,3 +1,4 @@
+import { memberAttributes } from '../memberships/invitations.ts';
 import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
 
 export interface AwardingBody extends Model<InferAttributes<AwardingBody>, InferCreationAttributes<AwardingBody>> {
@@ -43,18 +44,7 @@ export function defineAwardingBodyModels(sequelize: Sequelize) {
   );
   const AwardingBodyMember: ModelStatic<AwardingBodyMember> = sequelize.define<AwardingBodyMember>(
     'AwardingBodyMember',
-    {
-      id: { type: DataTypes.STRING(26), primaryKey: true },
-      awardingBodyId: { type: DataTypes.STRING(26), allowNull: false },
-      userId: { type: DataTypes.STRING(26), allowNull: false },
-      name: { type: DataTypes.STRING(200), allowNull: true },
-      email: { type: DataTypes.STRING(320), allowNull: false },
-      role: { type: DataTypes.STRING(16), allowNull: false },
-      status: { type: DataTypes.STRING(16), allowNull: false },
-      requiresAcceptance: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
-      createdAt: DataTypes.DATE,
-      updatedAt: DataTypes.DATE,
-    },
+    memberAttributes('awardingBodyId'),
     { tableName: 'awarding_body_members' },
   );
   return { AwardingBody, AwardingBodyMember };

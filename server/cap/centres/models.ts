@@ -9,6 +9,7 @@ import {
   type Sequelize,
 } from 'sequelize';
 import { newId } from '../../platform/ids.ts';
+import { memberAttributes } from '../memberships/invitations.ts';
 import type { CentreRole, CentreStaffStatus, CentreStatus, JsonObject } from '../vocabulary.ts';
 
 /** An assessment centre. Created `pending` by the owner's onboarding; approval is the admins' (later issue). */
@@ -70,18 +71,7 @@ export function defineCentreModels(sequelize: Sequelize) {
   );
   const CentreStaff: ModelStatic<CentreStaff> = sequelize.define<CentreStaff>(
     'CentreStaff',
-    {
-      id: { type: DataTypes.STRING(26), primaryKey: true, defaultValue: () => newId() },
-      centreId: { type: DataTypes.STRING(26), allowNull: false },
-      userId: { type: DataTypes.STRING(26), allowNull: false },
-      name: { type: DataTypes.STRING(200), allowNull: true },
-      email: { type: DataTypes.STRING(320), allowNull: false },
-      role: { type: DataTypes.STRING(16), allowNull: false },
-      status: { type: DataTypes.STRING(16), allowNull: false },
-      requiresAcceptance: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
-      createdAt: DataTypes.DATE,
-      updatedAt: DataTypes.DATE,
-    },
+    memberAttributes('centreId'),
     { tableName: 'centre_staff' },
   );
   CentreStaff.belongsTo(Centre, { as: 'centre', foreignKey: 'centreId' });

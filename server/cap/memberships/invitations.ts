@@ -1,5 +1,6 @@
-import type { Model, ModelStatic, Sequelize, Transaction } from 'sequelize';
+import { DataTypes, type Model, type ModelAttributes, type ModelStatic, type Sequelize, type Transaction } from 'sequelize';
 import { notFound } from '../../platform/http/errors.ts';
+import { newId } from '../../platform/ids.ts';
 import type { UserService } from '../users/service.ts';
 
 /** The columns every membership table shares (centre staff, awarding-body members). */
@@ -10,6 +11,22 @@ export interface MemberRow extends Model {
   status: string;
   requiresAcceptance: boolean;
   createdAt: Date;
+}
+
+/** The columns of a membership table, with the organisation's key (`centreId`, `awardingBodyId`). */
+export function memberAttributes(organisationKey: string): ModelAttributes {
+  return {
+    id: { type: DataTypes.STRING(26), primaryKey: true, defaultValue: () => newId() },
+    [organisationKey]: { type: DataTypes.STRING(26), allowNull: false },
+    userId: { type: DataTypes.STRING(26), allowNull: false },
+    name: { type: DataTypes.STRING(200), allowNull: true },
+    email: { type: DataTypes.STRING(320), allowNull: false },
+    role: { type: DataTypes.STRING(16), allowNull: false },
+    status: { type: DataTypes.STRING(16), allowNull: false },
+    requiresAcceptance: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
+    createdAt: DataTypes.DATE,
+    updatedAt: DataTypes.DATE,
+  };
 }
 
 /** One kind of organisation people belong to, as the invitations see it. */
