@@ -1,7 +1,7 @@
 import test from 'ava';
 import { newId } from '../server/platform/ids.ts';
-import { applicationTargets, approvedCentreOwner, cap, onboard } from './helpers/cap.ts';
-import { asAssessor, asCentre, onboardedAssessor, retainedAssessor } from './helpers/assessors.ts';
+import { applicationTargets, approvedCentreOwner, cap, onboard, asCentre } from './helpers/cap.ts';
+import { asAssessor, onboardedAssessor, retainedAssessor } from './helpers/assessors.ts';
 import { sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { signUp, type SignedUpUser } from './helpers/users.ts';
 

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { activeStaff, applicationTargets, approvedCentreOwner, cap, candidateWithApplication } from './helpers/cap.ts';
+import { activeStaff, applicationTargets, approvedCentreOwner, cap, candidateWithApplication, asCentre, centreWithOwner } from './helpers/cap.ts';
 import { retainedAssessor } from './helpers/assessors.ts';
 import { call, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { signUp, type SignedUpUser } from './helpers/users.ts';
@@ -11,12 +11,7 @@ test.before(async () => {
 });
 test.after.always(() => platform?.stop());
 
-const asCentre = (centreId: string) => ({ 'X-CAP-PERSONA': 'centre', 'X-CAP-CENTRE-ID': centreId });
-
-async function centreOwner() {
-  const owner = await signUp(platform);
-  return { owner, centreId: await approvedCentreOwner(platform, owner) };
-}
+const centreOwner = () => centreWithOwner(platform);
 
 const broadcast = (user: SignedUpUser, centreId: string, json: object) => cap(platform, user, 'POST', '/centre/broadcast', { headers: asCentre(centreId), json });
 const threadsOf = async (user: SignedUpUser) => (await call('GET', platform.url('/v1/ol/conversations'), { token: user.accessToken })).body.data as any[];

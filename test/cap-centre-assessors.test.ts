@@ -1,7 +1,7 @@
 import test from 'ava';
 import { newId } from '../server/platform/ids.ts';
-import { activeStaff, applicationTargets, approvedCentreOwner, cap, onboard } from './helpers/cap.ts';
-import { approvedAssessor, asAssessor, asCentre, retainedAssessor } from './helpers/assessors.ts';
+import { activeStaff, applicationTargets, approvedCentreOwner, cap, onboard, asCentre } from './helpers/cap.ts';
+import { approvedAssessor, asAssessor, retainedAssessor } from './helpers/assessors.ts';
 import { sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { signUp, type SignedUpUser } from './helpers/users.ts';
 

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { newId } from '../server/platform/ids.ts';
-import { activeStaff, applicationTargets, approvedCentreOwner, cap, candidateWithApplication } from './helpers/cap.ts';
+import { activeStaff, applicationTargets, approvedCentreOwner, cap, candidateWithApplication, asCentre, centreWithOwner } from './helpers/cap.ts';
 import { inboxOf } from './helpers/notifications.ts';
 import { call, eventually, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { signUp, type SignedUpUser } from './helpers/users.ts';
@@ -12,14 +12,10 @@ test.before(async () => {
 });
 test.after.always(() => platform?.stop());
 
-const asCentre = (centreId: string) => ({ 'X-CAP-PERSONA': 'centre', 'X-CAP-CENTRE-ID': centreId });
 const policy = (user: SignedUpUser, centreId: string, method: 'GET' | 'PUT' | 'PATCH' = 'GET', json?: object) =>
   cap(platform, user, method, '/centre/notification-policy', { headers: asCentre(centreId), json });
 
-async function centreOwner() {
-  const owner = await signUp(platform);
-  return { owner, centreId: await approvedCentreOwner(platform, owner) };
-}
+const centreOwner = () => centreWithOwner(platform);
 
 const defaultPolicy = { events: [{ event: 'application.submitted', recipientCapUserIds: [], recipientRoles: ['super_admin', 'regular_admin'] }] };
 

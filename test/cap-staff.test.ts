@@ -1,6 +1,6 @@
 import test from 'ava';
 import { newId } from '../server/platform/ids.ts';
-import { approvedCentreOwner, cap, onboard } from './helpers/cap.ts';
+import { approvedCentreOwner, cap, onboard, asCentre } from './helpers/cap.ts';
 import { call, sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { firstSignIn, latestMail, type SignedUpUser, signUp, testPassword, uniqueEmail } from './helpers/users.ts';
 
@@ -13,8 +13,6 @@ test.before(async () => {
   platform = await startTestPlatform();
 });
 test.after.always(() => platform?.stop());
-
-const asCentre = (centreId: string) => ({ 'X-CAP-PERSONA': 'centre', 'X-CAP-CENTRE-ID': centreId });
 
 /** A user who onboarded a centre: its active super admin. */
 async function centreOwner(on: TestPlatform = platform): Promise<{ owner: SignedUpUser; centreId: string }> {

@@ -1,11 +1,10 @@
-import { cap, drafts, onboard } from './cap.ts';
+import { asCentre, cap, drafts, onboard } from './cap.ts';
 import { sql, type TestPlatform } from './platform.ts';
 import { signUp, type SignedUpUser } from './users.ts';
 
 // Assessors for the assessor market's tests: onboarded, and approved by a platform admin.
 
 export const asAssessor = { 'X-CAP-PERSONA': 'assessor' };
-export const asCentre = (centreId: string) => ({ 'X-CAP-PERSONA': 'centre', 'X-CAP-CENTRE-ID': centreId });
 
 export interface TestAssessor {
   user: SignedUpUser;

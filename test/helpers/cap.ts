@@ -59,6 +59,15 @@ export async function onboard(platform: TestPlatform, user: SignedUpUser, person
  * A user who onboarded their centre and had it approved (approval is what a platform admin's
  * `POST /admin/centres/{id}/approve` does; tests of that operation are in cap-admin.test.ts).
  */
+/** The headers of a call acting for a centre. */
+export const asCentre = (centreId: string) => ({ 'X-CAP-PERSONA': 'centre', 'X-CAP-CENTRE-ID': centreId });
+
+/** A new user who owns an approved centre. */
+export async function centreWithOwner(platform: TestPlatform): Promise<{ owner: SignedUpUser; centreId: string }> {
+  const owner = await signUp(platform);
+  return { owner, centreId: await approvedCentreOwner(platform, owner) };
+}
+
 export async function approvedCentreOwner(platform: TestPlatform, owner: SignedUpUser): Promise<string> {
   await onboard(platform, owner, 'centre');
   const centreId = (await cap(platform, owner, 'GET', '/me')).body.data.centres[0].centreId as string;
