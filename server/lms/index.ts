@@ -30,6 +30,9 @@ import { recommendationsService } from './recommendations/grpc.ts';
 import { createCertificates } from './certificates/service.ts';
 import { createAssessments } from './assessments/service.ts';
 import { createEnrollments } from './enrollments/service.ts';
+import { createCheckouts } from './enrollments/checkout.ts';
+import { levelOfferingRoutes } from './level-offerings/routes.ts';
+import { createLevelOfferings } from './level-offerings/service.ts';
 import { createPaymentsClient } from './orchestrator.ts';
 import { readPaymentCompleted } from '../platform/events/payment-completed.ts';
 
@@ -60,21 +63,24 @@ export async function createLms(deps: ServiceDeps): Promise<Service> {
   });
   const staff = createStaff(deps.sequelize, entitlements);
   const identity = createIdentityClient(() => deps.peers.olGrpcAddress(), deps.config.serviceApiKey);
-  const learners = createLearners(deps.sequelize, deps.events, users, onboarding, entitlements, identity);
 
-  const enrollments = createEnrollments({
-    sequelize: deps.sequelize,
-    entitlements,
-    payments: createPaymentsClient(() => deps.peers.olGrpcAddress(), deps.config.serviceApiKey),
-    player,
-    logger: deps.logger,
-  });
+  const checkouts = createCheckouts(deps.sequelize, createPaymentsClient(() => deps.peers.olGrpcAddress(), deps.config.serviceApiKey));
+  const enrollments = createEnrollments({ sequelize: deps.sequelize, entitlements, checkouts, player });
+  const levelOfferings = createLevelOfferings({ sequelize: deps.sequelize, entitlements, checkouts });
+  const paid = { course: enrollments.paid, level: levelOfferings.paid };
+  const learners = createLearners(deps.sequelize, deps.events, users, onboarding, entitlements, identity, levelOfferings);
 
   let grpcServer: GrpcServerHandle | undefined;
 
   deps.events.subscribe('payment.completed', 'lms.enrollment-paid', async (event, transaction) => {
     const data = readPaymentCompleted(event.data);
-    if (data.purpose === 'lms_enrollment') await enrollments.paid(data, transaction);
+    if (data.purpose !== 'lms_enrollment') return;
+    const attempt = await checkouts.settle(data, transaction);
+    if (!attempt) {
+      deps.logger.warn({ paymentId: data.paymentId }, 'payment.completed for an LMS payment this LMS did not start: ignored');
+      return;
+    }
+    await paid[attempt.kind](attempt, data, transaction);
   });
   // The certificate's PDF is made after the completion is committed; the bus retries it if storage fails.
   deps.events.subscribe('lms.course.completed', 'lms.certificate-document', async (event) => {
@@ -84,7 +90,7 @@ export async function createLms(deps: ServiceDeps): Promise<Service> {
   deps.events.subscribe('payment.failed', 'lms.enrollment-payment-failed', async (event, transaction) => {
     const { paymentId, purpose } = event.data as { paymentId?: unknown; purpose?: unknown };
     if (typeof paymentId !== 'string') throw new Error(`payment.failed event ${event.id} carries no paymentId`);
-    if (purpose === 'lms_enrollment') await enrollments.failed(paymentId, transaction);
+    if (purpose === 'lms_enrollment') await checkouts.fail(paymentId, transaction);
   });
   deps.events.subscribe('user.created', 'lms.provision-user', (event, transaction) => users.provision(accountOf(event), transaction));
   deps.events.subscribe('user.deleted', 'lms.deactivate-user', (event, transaction) => users.deactivate(accountOf(event).userId, transaction));
@@ -100,6 +106,7 @@ export async function createLms(deps: ServiceDeps): Promise<Service> {
       ...instructorRoutes(access, invites, courseInstructors),
       ...playerRoutes(player, users, deps.config),
       ...enrollmentRoutes(access, enrollments),
+      ...levelOfferingRoutes(access, levelOfferings),
       ...certificateRoutes(access, certificates),
       ...assessmentRoutes(createAssessments({ sequelize: deps.sequelize, player }), users),
       ...staffRoutes(access, invites, staff),

@@ -1,5 +1,6 @@
 import { Op, QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 import { Conditions, keysetRows } from '../../platform/db/keyset.ts';
+import { pageRequest } from '../../platform/http/pagination.ts';
 import { containing } from '../../platform/db/like.ts';
 import { preparedReads } from '../../platform/db/prepared.ts';
 import { conflict, forbidden, notFound, unprocessable, validationFailed } from '../../platform/http/errors.ts';
@@ -361,7 +362,7 @@ export function createApplications(deps: {
         );
       }
       // Sorted by submission: unsubmitted drafts last; ties by id. The cursor is the last row's id.
-      const { items, meta } = await keysetRows<{ id: string }>(read, query, {
+      const { items, meta } = await keysetRows<{ id: string }>(read, pageRequest(query as Record<string, unknown>), {
         select: 'a.id',
         from: 'cap.applications a JOIN cap.trades t ON t.id = a.trade_id',
         alias: 'a',

@@ -1,7 +1,7 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { keysetRows, type KeysetQuery } from '../../platform/db/keyset.ts';
 import type { PreparedRead } from '../../platform/db/prepared.ts';
-import type { PageMeta } from '../../platform/http/pagination.ts';
+import { pageRequest, type PageMeta } from '../../platform/http/pagination.ts';
 import { valueAt } from '../merge-patch.ts';
 import type { AssetUrls } from '../orchestrator.ts';
 import type { JsonObject } from '../vocabulary.ts';
@@ -75,6 +75,6 @@ export async function idPage(
   query: { cursor?: string; limit?: number },
   sql: Omit<KeysetQuery, 'select' | 'alias'>,
 ): Promise<{ ids: string[]; meta: PageMeta }> {
-  const { items, meta } = await keysetRows<{ id: string }>(read, query, { ...sql, select: 'x.id' });
+  const { items, meta } = await keysetRows<{ id: string }>(read, pageRequest(query), { ...sql, select: 'x.id' });
   return { ids: items.map((row) => row.id), meta };
 }

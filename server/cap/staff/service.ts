@@ -11,6 +11,7 @@ import type { UserService } from '../users/service.ts';
 import type { CentreRole, CentreStaffStatus } from '../vocabulary.ts';
 import { managesStaff, staffSorts, type StaffSort } from './rules.ts';
 import { Conditions, keysetRows } from '../../platform/db/keyset.ts';
+import { pageRequest } from '../../platform/http/pagination.ts';
 import { containing } from '../../platform/db/like.ts';
 import { preparedReads } from '../../platform/db/prepared.ts';
 import { handlerUserIdOf } from '../applications/handling.ts';
@@ -124,7 +125,7 @@ export function createStaffService(
     const where = new Conditions().add('x.centre_id = ?', context.centreId);
     if (query.status) where.add('x.status = ?', query.status);
     if (query.q) where.add('(x.name ILIKE ? OR x.email ILIKE ?)', containing(query.q));
-    return keysetRows<StaffRow>(read, query, {
+    return keysetRows<StaffRow>(read, pageRequest(query as Record<string, unknown>), {
       select: `x.id, x.user_id AS "userId", x.email, x.name, x.role, x.status, x.created_at AS "createdAt"`,
       from: 'cap.centre_staff x',
       where,

@@ -1,6 +1,6 @@
 import { Op, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
 import { containing } from '../../platform/db/like.ts';
-import { AppError, forbidden, notFound, validationFailed, type ErrorDetail } from '../../platform/http/errors.ts';
+import { conflict, forbidden, notFound, validationFailed, type ErrorDetail } from '../../platform/http/errors.ts';
 import { keysetPage, type PageRequest } from '../../platform/http/pagination.ts';
 import { newId } from '../../platform/ids.ts';
 import { MoneyError, parseMoney, type Money } from '../../platform/money.ts';
@@ -197,7 +197,7 @@ export function createCourses(sequelize: Sequelize, attachPackage?: AttachPackag
       const course = await ownedOrStaff(actor, courseId, transaction);
       const [modules, items] = await contentOf(courseId, transaction);
       const problems = publishProblems(course, modules, items);
-      if (problems.length) throw new AppError(409, 'lms.course.not_publishable', 'The course is not ready to publish; details name each problem.', problems);
+      if (problems.length) throw conflict('lms.course.not_publishable', 'The course is not ready to publish; details name each problem.', problems);
       if (course.status !== 'published') {
         course.set({ status: 'published', publishedAt: new Date() });
         await course.save({ transaction });

@@ -1,28 +1,15 @@
-import { QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
+import type { Sequelize, Transaction } from 'sequelize';
 import type { PaymentCompletedData } from '../../platform/events/payment-completed.ts';
 import { conflict, forbidden, notFound } from '../../platform/http/errors.ts';
 import { keysetPage, type PageRequest } from '../../platform/http/pagination.ts';
 import { newId } from '../../platform/ids.ts';
-import type { Logger } from '../../platform/logger.ts';
 import { money } from '../../platform/money.ts';
 import type { Actor } from '../access/service.ts';
 import { defineCourseModels } from '../courses/models.ts';
-import { paymentFailure, type PaymentsClient } from '../orchestrator.ts';
 import type { Player } from '../player/service.ts';
+import type { CheckoutAttempt, Checkouts } from './checkout.ts';
 import type { Entitlements } from './entitlements.ts';
 import { defineEnrollmentModels, type Enrollment, type EnrollmentStatus, type Entitlement } from './models.ts';
-
-interface PaymentRow {
-  id: string;
-  enrollment_id: string;
-  learner_lms_user_id: string;
-  attempt: number;
-  payment_id: string;
-  checkout_url: string;
-  amount_minor_units: string;
-  currency: string;
-  status: 'pending' | 'completed' | 'failed';
-}
 
 export function entitlementView(entitlement: Entitlement) {
   return {
@@ -46,16 +33,14 @@ export type Enrollments = ReturnType<typeof createEnrollments>;
 
 /**
  * Enrolling (free courses and courses already held activate at once; paid ones wait for checkout),
- * checkout through the Orchestrator's InitiatePayment (the amount is the course's price, never the
- * client's; one payment per attempt, a pending attempt is answered again), `payment.completed` and
- * `payment.failed` for LMS payments, Every activation goes through the
- * foundation's `grant`, so however often a payment is reported, one entitlement results.
+ * checkout at the course's price (never the client's; see checkout.ts) and the paid checkout. Every
+ * activation goes through the entitlements' `grant`, so however often a payment is reported, one
+ * entitlement results.
  */
-export function createEnrollments(deps: { sequelize: Sequelize; entitlements: Entitlements; payments: PaymentsClient; player: Player; logger: Logger }) {
+export function createEnrollments(deps: { sequelize: Sequelize; entitlements: Entitlements; checkouts: Checkouts; player: Player }) {
   const { sequelize, entitlements } = deps;
   const { Course, CourseInstructor } = defineCourseModels(sequelize);
   const { Enrollment, Entitlement } = defineEnrollmentModels(sequelize);
-  const select = <T extends object>(sql: string, bind: unknown[], transaction?: Transaction) => sequelize.query<T>(sql, { type: QueryTypes.SELECT, bind, transaction });
 
   function requireLearner(actor: Actor): void {
     if (!actor.personas.has('learner')) throw forbidden('lms.onboarding.incomplete', 'Complete the learner onboarding first.');
@@ -154,49 +139,12 @@ export function createEnrollments(deps: { sequelize: Sequelize; entitlements: En
       if (enrollment.status === 'active' || enrollment.status === 'completed') throw conflict('lms.checkout.already_paid', 'This enrollment is already active: there is nothing to pay.');
       const course = await Course.findByPk(enrollment.courseId, { rejectOnEmpty: true });
       if (BigInt(course.priceMinorUnits) === 0n) throw conflict('lms.checkout.zero_price', 'This course is free: enrolling activates it, there is nothing to pay.');
-      const attempts = await select<PaymentRow>('SELECT * FROM lms.lms_payments WHERE enrollment_id = $1 ORDER BY attempt DESC', [enrollment.id]);
-      const pending = attempts.find((row) => row.status === 'pending');
-      if (pending) return { paymentId: pending.payment_id, checkoutUrl: pending.checkout_url, amount: money(pending.amount_minor_units, pending.currency) };
-      const attempt = (attempts[0]?.attempt ?? 0) + 1;
-      let started;
-      try {
-        started = await deps.payments.initiatePayment({
-          payer_user_id: actor.user.userId,
-          purpose: 'PAYMENT_PURPOSE_LMS_ENROLLMENT',
-          purpose_reference_id: enrollment.id,
-          amount_minor: course.priceMinorUnits,
-          currency: course.currency,
-          beneficiary_centre_id: '',
-          idempotency_key: `lms:enrollment:${enrollment.id}:${attempt}`,
-          return_url: '',
-        });
-      } catch (err) {
-        paymentFailure(err);
-      }
-      try {
-        await sequelize.query(
-          `INSERT INTO lms.lms_payments (id, kind, enrollment_id, learner_lms_user_id, attempt, payment_id, reference, checkout_url, amount_minor_units, currency, status, initiated_at, created_at, updated_at)
-           VALUES ($1, 'course', $2, $3, $4, $5, $6, $7, $8, $9, 'pending', now(), now(), now())`,
-          { bind: [newId(), enrollment.id, actor.user.id, attempt, started.payment_id, started.reference, started.checkout_url, course.priceMinorUnits, course.currency] },
-        );
-      } catch (err) {
-        // A concurrent checkout of the same attempt got the same payment (same idempotency key) and kept it.
-        if (!(err instanceof UniqueConstraintError)) throw err;
-      }
-      return { paymentId: started.payment_id, checkoutUrl: started.checkout_url, amount: money(course.priceMinorUnits, course.currency) };
+      return deps.checkouts.start('course', { id: enrollment.id, learnerLmsUserId: actor.user.id, payerUserId: actor.user.userId }, money(course.priceMinorUnits, course.currency));
     },
 
-    /** `payment.completed` for an LMS payment, in the delivery's transaction: the attempt is paid and the course granted (once). */
-    async paid(data: PaymentCompletedData, transaction: Transaction) {
-      const [row] = await select<PaymentRow>('SELECT * FROM lms.lms_payments WHERE payment_id = $1 FOR UPDATE', [data.paymentId], transaction);
-      if (!row) {
-        deps.logger.warn({ paymentId: data.paymentId }, 'payment.completed for an LMS payment this LMS did not start: ignored');
-        return;
-      }
-      if (row.status !== 'completed') {
-        await sequelize.query(`UPDATE lms.lms_payments SET status = 'completed', paid_at = $2, updated_at = now() WHERE id = $1`, { bind: [row.id, new Date(data.completedAt)], transaction });
-      }
-      const enrollment = await Enrollment.findByPk(row.enrollment_id, { transaction, rejectOnEmpty: true });
+    /** A paid course checkout, in the delivery's transaction: the course is granted (once). */
+    async paid(attempt: CheckoutAttempt, data: PaymentCompletedData, transaction: Transaction) {
+      const enrollment = await Enrollment.findByPk(attempt.targetId, { transaction, rejectOnEmpty: true });
       await entitlements.grant(transaction, {
         courseId: enrollment.courseId,
         learnerLmsUserId: enrollment.learnerLmsUserId,
@@ -205,11 +153,6 @@ export function createEnrollments(deps: { sequelize: Sequelize; entitlements: En
         amountMinorUnits: data.amount.amountMinorUnits,
         currency: data.amount.currency,
       });
-    },
-
-    /** `payment.failed`: the attempt is closed, so the next checkout starts a new payment. */
-    async failed(paymentId: string, transaction: Transaction) {
-      await sequelize.query(`UPDATE lms.lms_payments SET status = 'failed', updated_at = now() WHERE payment_id = $1 AND status = 'pending'`, { bind: [paymentId], transaction });
     },
   };
 }

@@ -9,6 +9,7 @@ import { newId } from '../../platform/ids.ts';
 import type { Actor } from '../access/service.ts';
 import { defineCourseModels } from '../courses/models.ts';
 import type { Entitlements } from '../enrollments/entitlements.ts';
+import type { LevelOfferings } from '../level-offerings/service.ts';
 import type { IdentityClient } from '../identity.ts';
 import type { Onboarding } from '../onboarding/service.ts';
 import type { LmsUser } from '../users/models.ts';
@@ -50,7 +51,6 @@ interface LearnerRow {
 }
 
 const sortColumns = { createdAt: 'joined_at', name: 'lower(name)', email: 'lower(email)', coursesTaken: 'courses_taken', completionRate: 'completion_rate' } as const;
-const levelOfferingsMissing = 'level offerings are not part of this LMS build';
 
 export type Learners = ReturnType<typeof createLearners>;
 
@@ -58,7 +58,7 @@ export type Learners = ReturnType<typeof createLearners>;
  * Staff looking after learners: the directory, its CSV export, invites, LMS-only suspension, grants,
  * sponsoring organisations and their seat allocations.
  */
-export function createLearners(sequelize: Sequelize, events: ServiceEvents, users: Users, onboarding: Onboarding, entitlements: Entitlements, identity: IdentityClient) {
+export function createLearners(sequelize: Sequelize, events: ServiceEvents, users: Users, onboarding: Onboarding, entitlements: Entitlements, identity: IdentityClient, levelOfferings: LevelOfferings) {
   const { Organization, SeatAllocation, SeatAllocationCourse, Seat } = defineLearnerModels(sequelize);
   const { Course } = defineCourseModels(sequelize);
 
@@ -200,6 +200,13 @@ export function createLearners(sequelize: Sequelize, events: ServiceEvents, user
       organization = await Organization.findByPk(body.organizationId);
       if (!organization) throw notFound('No such organization.');
     }
+    /** Who grants: the organisation's seat when sponsored, the staff member otherwise. */
+    const grantedBy = (course: { currency: string }) => ({
+      source: organization ? ('organization_seat' as const) : ('admin_grant' as const),
+      sponsorUserId: actor.user.userId,
+      sponsorNote: organization ? `Sponsored by ${organization.name}` : null,
+      currency: course.currency,
+    });
     const results = [];
     for (const courseId of [...new Set(body.courseIds ?? [])]) {
       const course = await Course.findOne({ where: { id: courseId, status: 'published' } });
@@ -207,19 +214,22 @@ export function createLearners(sequelize: Sequelize, events: ServiceEvents, user
         results.push({ kind: 'course' as const, id: courseId, status: 'failed' as const, error: 'no such published course' });
         continue;
       }
-      const outcome = await sequelize.transaction((transaction) =>
-        entitlements.grant(transaction, {
-          courseId,
-          learnerLmsUserId: lmsUserId,
-          source: organization ? 'organization_seat' : 'admin_grant',
-          sponsorUserId: actor.user.userId,
-          sponsorNote: organization ? `Sponsored by ${organization.name}` : null,
-          currency: course.currency,
-        }),
-      );
+      const outcome = await sequelize.transaction((transaction) => entitlements.grant(transaction, { courseId, learnerLmsUserId: lmsUserId, ...grantedBy(course) }));
       results.push({ kind: 'course' as const, id: courseId, status: outcome.granted ? ('granted' as const) : ('skipped' as const) });
     }
-    for (const id of [...new Set(body.levelOfferingIds ?? [])]) results.push({ kind: 'level_offering' as const, id, status: 'failed' as const, error: levelOfferingsMissing });
+    for (const id of [...new Set(body.levelOfferingIds ?? [])]) {
+      let members;
+      try {
+        members = await levelOfferings.publishedMembers(id);
+      } catch (err) {
+        results.push({ kind: 'level_offering' as const, id, status: 'failed' as const, error: failure(err) });
+        continue;
+      }
+      const outcomes = await sequelize.transaction((transaction) =>
+        Promise.all(members.map((course) => entitlements.grant(transaction, { courseId: course.id, learnerLmsUserId: lmsUserId, ...grantedBy(course) }))),
+      );
+      results.push({ kind: 'level_offering' as const, id, status: outcomes.some((o) => o.granted) ? ('granted' as const) : ('skipped' as const) });
+    }
     return { learnerLmsUserId: lmsUserId, results };
   }
 
@@ -265,7 +275,10 @@ export function createLearners(sequelize: Sequelize, events: ServiceEvents, user
       totalSlots: allocation.totalSlots,
       slotsAvailable: Math.max(0, allocation.totalSlots - seated),
       courses: links.map((l) => ({ id: l.courseId, title: courses.find((c) => c.id === l.courseId)?.title ?? '' })),
-      levels: [],
+      levels: await sequelize.query<{ id: string; title: string }>(
+        `SELECT o.id, o.title FROM lms.lms_seat_allocation_levels l JOIN lms.lms_level_offerings o ON o.id = l.offering_id WHERE l.allocation_id = $1 ORDER BY l.created_at, o.id`,
+        { type: QueryTypes.SELECT, bind: [allocation.id] },
+      ),
     };
   }
 
@@ -294,8 +307,9 @@ export function createLearners(sequelize: Sequelize, events: ServiceEvents, user
 
   async function createAllocation(actor: Actor, write: SeatAllocationWrite) {
     const courses = write.courses ?? [];
-    const wanted = placements(write);
     await publishedCourses(courses);
+    const levels = await levelMembers(write);
+    const wanted = placements(write, levels);
     let organizationId = write.organizationId;
     if (organizationId && !(await Organization.findByPk(organizationId))) throw notFound('No such organization.');
     if (!organizationId && !write.organization) throw validationFailed([{ field: 'body.organizationId', issue: 'give organizationId or a new organization' }]);
@@ -305,25 +319,47 @@ export function createLearners(sequelize: Sequelize, events: ServiceEvents, user
         organizationId = (await Organization.create({ id: newId(), name: org.name.trim(), email: org.email.trim().toLowerCase(), description: org.description ?? null, status: 'active' }, { transaction })).id;
       }
       const allocation = await SeatAllocation.create({ id: newId(), organizationId, totalSlots: write.totalSlots!, createdBy: actor.user.id }, { transaction });
-      await linkCourses(allocation.id, courses, transaction);
+      await linkCourses(allocation.id, courses, levels, transaction);
       return allocation;
     });
-    return placeLearners(actor, created, wanted, write.levelOfferings ?? []);
+    return placeLearners(actor, created, wanted);
   }
 
   async function addSeats(actor: Actor, allocationId: string, write: SeatAllocationWrite) {
     const found = await SeatAllocation.findByPk(allocationId);
     if (!found) throw notFound('No such seat allocation.');
     const courses = write.courses ?? [];
-    const wanted = placements(write);
     await publishedCourses(courses);
-    await sequelize.transaction((transaction) => linkCourses(allocationId, courses, transaction));
-    return placeLearners(actor, found, wanted, write.levelOfferings ?? []);
+    const levels = await levelMembers(write);
+    const wanted = placements(write, levels);
+    await sequelize.transaction((transaction) => linkCourses(allocationId, courses, levels, transaction));
+    return placeLearners(actor, found, wanted);
   }
 
-  async function linkCourses(allocationId: string, courses: SeatCourseInput[], transaction: import('sequelize').Transaction) {
+  /** The published member courses of each level offering the write names; 422 naming any that is not a published offering. */
+  async function levelMembers(write: SeatAllocationWrite): Promise<Map<string, string[]>> {
+    const members = new Map<string, string[]>();
+    const problems: Array<{ field: string; issue: string }> = [];
+    for (const [i, level] of (write.levelOfferings ?? []).entries()) {
+      try {
+        members.set(level.levelOfferingId, (await levelOfferings.publishedMembers(level.levelOfferingId)).map((c) => c.id));
+      } catch {
+        problems.push({ field: `body.levelOfferings[${i}].levelOfferingId`, issue: `${level.levelOfferingId} is not a published level offering` });
+      }
+    }
+    if (problems.length) throw validationFailed(problems);
+    return members;
+  }
+
+  async function linkCourses(allocationId: string, courses: SeatCourseInput[], levels: Map<string, string[]>, transaction: import('sequelize').Transaction) {
     const rows = [...new Set(courses.map((c) => c.courseId))].map((courseId) => ({ id: newId(), allocationId, courseId }));
     await SeatAllocationCourse.bulkCreate(rows, { ignoreDuplicates: true, transaction });
+    for (const offeringId of levels.keys()) {
+      await sequelize.query(
+        'INSERT INTO lms.lms_seat_allocation_levels (allocation_id, offering_id, created_at) VALUES ($1, $2, now()) ON CONFLICT DO NOTHING',
+        { bind: [allocationId, offeringId], transaction },
+      );
+    }
   }
 
   /**
@@ -331,7 +367,7 @@ export function createLearners(sequelize: Sequelize, events: ServiceEvents, user
    * they were listed for. The allocation row is locked while a seat is taken, so concurrent placements
    * never seat more learners than it has slots.
    */
-  async function placeLearners(actor: Actor, allocation: SeatAllocation, wanted: Map<string, { input: LearnerInput; courseIds: Set<string> }>, levels: SeatAllocationWrite['levelOfferings'] & object) {
+  async function placeLearners(actor: Actor, allocation: SeatAllocation, wanted: Map<string, { input: LearnerInput; courseIds: Set<string> }>) {
     const organization = (await Organization.findByPk(allocation.organizationId))!;
     const results: Array<{ email: string; status: 'provisioned' | 'enrolled' | 'skipped' | 'failed'; lmsUserId?: string; error?: string }> = [];
     for (const { input, courseIds } of wanted.values()) {
@@ -367,24 +403,23 @@ export function createLearners(sequelize: Sequelize, events: ServiceEvents, user
       if (outcome === 'full') results.push({ email: input.email, status: 'failed', lmsUserId: person.user.id, error: 'no seats left on this allocation' });
       else results.push({ email: input.email, status: outcome === 'nothing' ? 'skipped' : person.isNew ? 'provisioned' : 'enrolled', lmsUserId: person.user.id });
     }
-    for (const level of levels) for (const input of learnersOf(level)) results.push({ email: input.email, status: 'failed', error: levelOfferingsMissing });
     return { allocation: await allocationView((await SeatAllocation.findByPk(allocation.id))!), results };
   }
 
   return { list, exportCsv, setStatus, invite, enroll, organizations, createOrganization, allocations, allocation, createAllocation, addSeats };
 }
 
-/** Each learner once (by address), with every course they were listed for. */
-function placements(write: SeatAllocationWrite) {
+/** Each learner once (by address), with every course they were listed for, directly or through a level offering's members. */
+function placements(write: SeatAllocationWrite, levelMembers: Map<string, string[]>) {
   const wanted = new Map<string, { input: LearnerInput; courseIds: Set<string> }>();
-  for (const course of write.courses ?? []) {
-    for (const input of learnersOf(course)) {
-      const key = input.email.trim().toLowerCase();
-      const entry = wanted.get(key) ?? { input: { ...input, email: key }, courseIds: new Set<string>() };
-      entry.courseIds.add(course.courseId);
-      wanted.set(key, entry);
-    }
-  }
+  const place = (input: LearnerInput, courseIds: string[]) => {
+    const key = input.email.trim().toLowerCase();
+    const entry = wanted.get(key) ?? { input: { ...input, email: key }, courseIds: new Set<string>() };
+    for (const courseId of courseIds) entry.courseIds.add(courseId);
+    wanted.set(key, entry);
+  };
+  for (const course of write.courses ?? []) for (const input of learnersOf(course)) place(input, [course.courseId]);
+  for (const level of write.levelOfferings ?? []) for (const input of learnersOf(level)) place(input, levelMembers.get(level.levelOfferingId) ?? []);
   return wanted;
 }
 

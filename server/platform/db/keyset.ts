@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { validationFailed } from '../http/errors.ts';
-import { pageOf, pageRequest, type PageMeta } from '../http/pagination.ts';
+import { pageOf, type PageMeta, type PageRequest } from '../http/pagination.ts';
 import type { PreparedRead } from './prepared.ts';
 
 /** The conditions of a WHERE clause and their bind values, numbered in the order they are added. */
@@ -39,16 +39,11 @@ export interface KeysetQuery {
 }
 
 /**
- * One keyset page of rows (`limit + 1` read to know whether more follow). The cursor is the last id
- * sent; a cursor that is not a row of the same filtered set is a 422. Statements are prepared, named
+ * One keyset page of rows (`limit + 1` read to know whether more follow) for a page request (see
+ * `pageRequest`). The cursor is the last id sent; a cursor that is not a row of the same filtered set is a 422. Statements are prepared, named
  * after their text: a list's few shapes each cost one parse per connection.
  */
-export async function keysetRows<T extends { id: string }>(
-  read: PreparedRead,
-  query: { cursor?: string; limit?: number },
-  sql: KeysetQuery,
-): Promise<{ items: T[]; meta: PageMeta }> {
-  const page = pageRequest(query as Record<string, unknown>);
+export async function keysetRows<T extends { id: string }>(read: PreparedRead, page: PageRequest, sql: KeysetQuery): Promise<{ items: T[]; meta: PageMeta }> {
   const x = sql.alias ?? 'x';
   const where = new Conditions();
   where.clauses.push(...sql.where.clauses);

@@ -24,7 +24,7 @@ export const badRequest = (code: string, message: string) => new AppError(400, c
 export const unauthorized = (code: string, message: string) => new AppError(401, code, message);
 export const forbidden = (code: string, message: string) => new AppError(403, code, message);
 export const notFound = (message = 'No such resource.') => new AppError(404, 'http.not_found', message);
-export const conflict = (code: string, message: string) => new AppError(409, code, message);
+export const conflict = (code: string, message: string, details?: ErrorDetail[]) => new AppError(409, code, message, details);
 export const validationFailed = (details: ErrorDetail[], message = 'The request is not valid.') =>
   new AppError(422, 'validation.failed', message, details);
 export const unprocessable = (code: string, message: string, details?: ErrorDetail[]) =>
