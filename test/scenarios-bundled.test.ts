@@ -67,6 +67,7 @@ test('the bundled scenarios cover the flows the issues name', (t) => {
     'assessor-retained.yaml',
     'job-marketplace.yaml',
     'lms-instructor-publishes.yaml',
+    'lms-learner-completes.yaml',
     'certify.yaml',
   ];
   for (const name of flows) t.true(bundled.includes(name), name);

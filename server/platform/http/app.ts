@@ -94,7 +94,8 @@ function errorHandler(err: unknown, req: Request, res: Response, _next: NextFunc
 
 /**
  * Routes a request to the service whose prefix starts its path (`/v1/cap/...` to CAP), with the
- * prefix taken off the URL as a mounted router expects, and put back if the service passes it on.
+ * prefix moved from the URL to `req.baseUrl` as a mounted router expects, and put back if the service
+ * passes it on.
  * One look-up instead of one router layer per service.
  */
 function dispatch(mounts: Mount[]): RequestHandler {
@@ -102,10 +103,13 @@ function dispatch(mounts: Mount[]): RequestHandler {
     const url = req.url;
     const mount = mounts.find(({ prefix }) => url.startsWith(prefix) && (url.length === prefix.length || url[prefix.length] === '/' || url[prefix.length] === '?'));
     if (!mount) return next();
+    const baseUrl = req.baseUrl;
     req.url = url.slice(mount.prefix.length) || '/';
     if (req.url.startsWith('?')) req.url = `/${req.url}`;
+    req.baseUrl = baseUrl + mount.prefix;
     mount.router(req, res, (err?: unknown) => {
       req.url = url;
+      req.baseUrl = baseUrl;
       next(err);
     });
   };
