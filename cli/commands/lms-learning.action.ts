@@ -4,9 +4,9 @@ import path from 'node:path';
 import { samplePackage } from '../../server/lms/scorm/sample.ts';
 import { multipartBody } from '../multipart.ts';
 import { print, UsageError } from '../output.ts';
-import { runCommand } from '../session.ts';
+import { runCommand, type Session } from '../session.ts';
 import type { EnrollOptions, ScormUploadOptions } from './lms-learning.ts';
-import { asProfileUser } from './signed-in.ts';
+import { asProfileUser, type SignedInOptions } from './signed-in.ts';
 
 interface Enrollment {
   id: string;
@@ -21,18 +21,26 @@ interface Checkout {
   amount: { amountMinorUnits: string; currency: string };
 }
 
+const checkoutLines = (checkout: Checkout) => [`pay ${checkout.amount.currency} ${checkout.amount.amountMinorUnits} (minor units) at ${checkout.checkoutUrl}`, `  capctl pay ${checkout.checkoutUrl}`];
+const startCheckout = (session: Session, enrollmentId: string) => session.call<Checkout>('POST', `/v1/lms/enrollments/${encodeURIComponent(enrollmentId)}/checkout`);
+
 export function enroll(courseId: string, options: EnrollOptions) {
   return runCommand(Boolean(options.json), () =>
     asProfileUser(options, async (session) => {
       const enrollment = await session.call<Enrollment>('POST', `/v1/lms/courses/${encodeURIComponent(courseId)}/enrollments`);
-      const checkout =
-        enrollment.status === 'pending' && options.checkout ? await session.call<Checkout>('POST', `/v1/lms/enrollments/${enrollment.id}/checkout`) : undefined;
+      const checkout = enrollment.status === 'pending' && options.checkout ? await startCheckout(session, enrollment.id) : undefined;
       print({ enrollment, ...(checkout ? { checkout } : {}) }, Boolean(options.json), () =>
-        [
-          `enrollment ${enrollment.id} in ${enrollment.courseTitle ?? enrollment.courseId}: ${enrollment.status}`,
-          ...(checkout ? [`pay ${checkout.amount.currency} ${checkout.amount.amountMinorUnits} (minor units) at ${checkout.checkoutUrl}`, `  capctl pay ${checkout.checkoutUrl}`] : []),
-        ].join('\n'),
+        [`enrollment ${enrollment.id} in ${enrollment.courseTitle ?? enrollment.courseId}: ${enrollment.status}`, ...(checkout ? checkoutLines(checkout) : [])].join('\n'),
       );
+    }),
+  );
+}
+
+export function checkout(enrollmentId: string, options: SignedInOptions) {
+  return runCommand(Boolean(options.json), () =>
+    asProfileUser(options, async (session) => {
+      const started = await startCheckout(session, enrollmentId);
+      print(started, Boolean(options.json), () => checkoutLines(started).join('\n'));
     }),
   );
 }

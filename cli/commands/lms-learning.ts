@@ -1,5 +1,5 @@
 /**
- * `capctl lms enroll` and `capctl lms scorm upload`: the learner's and the author's LMS commands that
+ * `capctl lms enroll`, `capctl lms checkout` and `capctl lms scorm upload`: the learner's and the author's LMS commands that
  * the learning side brings. They join the `lms` command when another module declared it. Only light
  * modules load at start-up; the work is in lms-learning.action.ts.
  */
@@ -25,6 +25,12 @@ export function registerLmsLearning(program: Command): void {
     .option('--no-checkout', 'only enrol; do not start paying for a paid course')
     .addHelpText('after', '\nPay the printed checkout URL with `capctl pay <checkoutUrl>` (sandbox), or in a browser.\nExit codes: 0 enrolled (active or waiting for payment), 1 refused, 2 usage error, 3 platform unreachable.')
     .action(async (courseId: string, options: EnrollOptions) => (await actions()).enroll(courseId, options));
+
+  signedInOptions(lms.command('checkout'))
+    .description("Start (or resume) paying for the signed-in learner's pending enrollment, printing where to pay")
+    .argument('<enrollmentId>', 'the pending enrollment (from `capctl lms enroll`)')
+    .addHelpText('after', '\nThe amount is the course price; a checkout still pending is answered again, never charged twice.\nExit codes: 0 checkout started, 1 refused (already paid, free course), 2 usage error, 3 platform unreachable.')
+    .action(async (enrollmentId: string, options: SignedInOptions) => (await actions()).checkout(enrollmentId, options));
 
   signedInOptions(lms.command('scorm').description('SCORM packages').command('upload'))
     .description("Upload a SCORM package (a zip; without a file, the platform's own sample package) and optionally attach it as a new item")

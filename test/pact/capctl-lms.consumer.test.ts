@@ -2,11 +2,11 @@ import test from 'ava';
 import { MatchersV3 } from '@pact-foundation/pact';
 import { bearer, capctl, configDir, email, errorBody, exampleAccessToken, isoDateTime, mockGateway, pactFiles, runScenario, stepTests, ulid, type State } from './support.ts';
 
-// capctl -> LMS: `capctl me --service lms`, `capctl lms course create|publish|list`, and the learner
+// capctl -> LMS: `capctl me --service lms`, `capctl lms course create|publish|list`, `capctl lms enroll|checkout`, and the learner
 // onboarding steps of the bundled scenarios run by capctl's scenario runner, against Pact's mock server.
 // Writes pacts/capctl-lms.json.
 
-const { eachLike, fromProviderState, like, string } = MatchersV3;
+const { eachLike, fromProviderState, like, regex, string } = MatchersV3;
 const pact = pactFiles(test);
 const lmsPact = () => pact('capctl', 'lms');
 
@@ -318,6 +318,63 @@ test.serial('capctl lms course list reads the catalogue, and with --authoring th
       const mine = await capctl(t, cli.dir, 'lms', 'course', 'list', '--authoring', '--json');
       t.is(mine.code, 0, mine.stderr);
       t.like(JSON.parse(mine.stdout)[0], { status: 'draft' });
+    });
+});
+
+const exampleEnrollmentId = '01J9Z8X7W6V5T4S3R2Q1P0ENRE';
+
+test.serial('capctl lms enroll --no-checkout enrols in a paid course, which waits for payment', async (t) => {
+  const cli = configDir(t);
+  await lmsPact()
+    .addInteraction()
+    .given('an LMS learner and a paid course', { enrolled: 'no' })
+    .uponReceiving('an enrollment in a paid course')
+    .withRequest('POST', fromProviderState(`/v1/lms/courses/\${courseId}/enrollments`, `/v1/lms/courses/${exampleCourseId}/enrollments`), (b) => b.headers({ Authorization: bearer() }))
+    .willRespondWith(201, (b) =>
+      b.jsonBody({
+        success: true,
+        data: {
+          id: ulid(exampleEnrollmentId),
+          courseId: ulid(exampleCourseId),
+          courseTitle: string('Floor tiling basics'),
+          learnerLmsUserId: ulid(),
+          status: 'pending',
+          percentComplete: 0,
+          createdAt: isoDateTime(),
+          completedAt: null,
+        },
+      }),
+    )
+    .executeTest(async (mock) => {
+      cli.signedIn(mock.url);
+      const run = await capctl(t, cli.dir, 'lms', 'enroll', exampleCourseId, '--no-checkout', '--json');
+      t.is(run.code, 0, run.stderr);
+      t.deepEqual(JSON.parse(run.stdout).enrollment.status, 'pending');
+    });
+});
+
+test.serial('capctl lms checkout starts paying for a pending enrollment at the course price, printing where to pay', async (t) => {
+  const cli = configDir(t);
+  await lmsPact()
+    .addInteraction()
+    .given('an LMS learner and a paid course', { enrolled: 'yes' })
+    .uponReceiving('a checkout of a pending enrollment')
+    .withRequest('POST', fromProviderState(`/v1/lms/enrollments/\${enrollmentId}/checkout`, `/v1/lms/enrollments/${exampleEnrollmentId}/checkout`), (b) => b.headers({ Authorization: bearer() }))
+    .willRespondWith(200, (b) =>
+      b.jsonBody({
+        success: true,
+        data: {
+          paymentId: ulid(),
+          checkoutUrl: regex('^https?://.+/v1/ol/payments/sandbox/checkout/PAY-[0-9A-Z]+$', 'http://127.0.0.1:4000/v1/ol/payments/sandbox/checkout/PAY-01J9Z8X7W6V5T4S3R2Q1P0PAYM'),
+          amount: money('1500000'),
+        },
+      }),
+    )
+    .executeTest(async (mock) => {
+      cli.signedIn(mock.url);
+      const run = await capctl(t, cli.dir, 'lms', 'checkout', exampleEnrollmentId);
+      t.is(run.code, 0, run.stderr);
+      t.regex(run.stdout, /pay NGN 1500000 \(minor units\) at http.*\/sandbox\/checkout\/PAY-/);
     });
 });
 

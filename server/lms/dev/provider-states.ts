@@ -10,7 +10,7 @@ import type { StaffRole } from '../staff/models.ts';
 
 /**
  * The LMS's provider states for contract tests (development mode only): verified users with onboardings
- * at a given stage, instructors and their courses. Defined in fixtures/states/lms.yaml. The account comes from the Orchestrator's
+ * at a given stage, instructors and their courses, learners of a paid course. Defined in fixtures/states/lms.yaml. The account comes from the Orchestrator's
  * own "a verified user" state and the onboardings from the LMS's public API, all over HTTP.
  */
 export function lmsProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers' | 'sequelize'>): Record<string, Handler> {
@@ -40,9 +40,23 @@ export function lmsProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
     return (await platformCall(deps.peers.url('lms'), 'GET', '/me', { token: user.accessToken })).data.lmsUserId as string;
   }
 
+  /** A learner and a paid course another account (an instructor) published; optionally the learner's pending enrollment in it. */
+  async function learnerOfPaidCourse(user: VerifiedUser, enrolled: boolean) {
+    const author = await verifiedUser(deps.peers.url('ol'), {}, ['lms']);
+    await instructor(author);
+    const { courseId } = await course(author, 'published');
+    await onboard('lms', deps.peers.url('lms'), user, ['learner'], 'submitted');
+    const lms = (method: 'GET' | 'POST', path: string) => platformCall(deps.peers.url('lms'), method, path, { token: user.accessToken });
+    const lmsUserId = (await lms('GET', '/me')).data.lmsUserId as string;
+    const enrollmentId = enrolled ? ((await lms('POST', `/courses/${courseId}/enrollments`)).data.id as string) : null;
+    return { lmsUserId, courseId, enrollmentId };
+  }
+
   async function setUp(definition: StateDefinition, params: Record<string, unknown>): Promise<Record<string, unknown>> {
     const { intents } = definition.creates.account as { intents: string[] };
     const user = await verifiedUser(deps.peers.url('ol'), params, intents);
+    const learnerOf = definition.creates.learnerOf as { enrolled: unknown } | undefined;
+    if (learnerOf) return { ...user, ...(await learnerOfPaidCourse(user, String(substitute(learnerOf.enrolled, params)) === 'yes')) };
     const staff = definition.creates.staff as { role: unknown } | undefined;
     if (staff) {
       // A fresh address each time: verifying the same pact twice against one platform invites anew.
