@@ -1,5 +1,6 @@
 import { applyStates, loadStateDefinitions, substitute, type StateDefinition } from '../../../fixtures/states/definitions.ts';
 import { onboard, platformCall, verifiedUser, type VerifiedUser } from '../../../fixtures/states/http.ts';
+import { QueryTypes } from 'sequelize';
 import { notFound } from '../../platform/http/errors.ts';
 import type { Handler } from '../../platform/http/operations.ts';
 import { raw } from '../../platform/http/reply.ts';
@@ -10,7 +11,7 @@ import type { StaffRole } from '../staff/models.ts';
 
 /**
  * The LMS's provider states for contract tests (development mode only): verified users with onboardings
- * at a given stage, instructors and their courses, learners of a paid course. Defined in fixtures/states/lms.yaml. The account comes from the Orchestrator's
+ * at a given stage, instructors and their courses, learners of a paid course, a completed course's event. Defined in fixtures/states/lms.yaml. The account comes from the Orchestrator's
  * own "a verified user" state and the onboardings from the LMS's public API, all over HTTP.
  */
 export function lmsProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers' | 'sequelize'>): Record<string, Handler> {
@@ -22,10 +23,10 @@ export function lmsProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
   }
 
   /** A course of the instructor: `empty` (no modules), `complete` (a module with a lesson) or `published`. */
-  async function course(user: VerifiedUser, stage: string) {
+  async function course(user: VerifiedUser, stage: string, priceMinorUnits = '1500000') {
     const as = (method: 'POST', path: string, body?: unknown) => platformCall(deps.peers.url('lms'), method, path, { body, token: user.accessToken });
     const title = 'Floor tiling basics';
-    const { id } = (await as('POST', '/authoring/courses', { title, price: { amountMinorUnits: '1500000', currency: 'NGN' } })).data;
+    const { id } = (await as('POST', '/authoring/courses', { title, price: { amountMinorUnits: priceMinorUnits, currency: 'NGN' } })).data;
     if (stage === 'empty') return { courseId: id as string, courseTitle: title, moduleId: null };
     const module = (await as('POST', `/authoring/courses/${id}/modules`, { title: 'Setting out' })).data;
     await as('POST', `/authoring/courses/${id}/modules/${module.id}/items`, { type: 'native_lesson', title: 'Tools', body: { schemaVersion: 1, html: '<p>Trowels</p>' } });
@@ -52,9 +53,30 @@ export function lmsProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
     return { lmsUserId, courseId, enrollmentId };
   }
 
+  /** A learner who completed a free one-lesson course through the API, and the lms.course.completed it published. */
+  async function completedCourse(user: VerifiedUser) {
+    const author = await verifiedUser(deps.peers.url('ol'), {}, ['lms']);
+    await instructor(author);
+    const { courseId } = await course(author, 'published', '0');
+    await onboard('lms', deps.peers.url('lms'), user, ['learner'], 'submitted');
+    const lms = (method: 'GET' | 'POST', path: string, body?: unknown) => platformCall(deps.peers.url('lms'), method, path, { body, token: user.accessToken });
+    const lmsUserId = (await lms('GET', '/me')).data.lmsUserId as string;
+    const enrollmentId = (await lms('POST', `/courses/${courseId}/enrollments`)).data.id as string;
+    const lessonId = (await lms('GET', `/courses/${courseId}/outline`)).data.modules[0].items[0].id as string;
+    await lms('POST', `/enrollments/${enrollmentId}/items/${lessonId}/progress`, { status: 'completed' });
+    const [row] = await deps.sequelize.query<{ id: string; type: string; occurred_at: Date; source: string; data: Record<string, unknown> }>(
+      `SELECT id, type, occurred_at, source, data FROM lms.outbox WHERE type = 'lms.course.completed' AND data->>'enrollmentId' = $1`,
+      { bind: [enrollmentId], type: QueryTypes.SELECT },
+    );
+    if (!row) throw new Error(`enrollment ${enrollmentId} was completed but published no lms.course.completed`);
+    const event = { id: row.id, type: row.type, occurredAt: row.occurred_at.toISOString(), source: row.source, data: row.data };
+    return { lmsUserId, courseId, enrollmentId, event };
+  }
+
   async function setUp(definition: StateDefinition, params: Record<string, unknown>): Promise<Record<string, unknown>> {
     const { intents } = definition.creates.account as { intents: string[] };
     const user = await verifiedUser(deps.peers.url('ol'), params, intents);
+    if (definition.creates.event === 'lms.course.completed') return { ...user, ...(await completedCourse(user)) };
     const learnerOf = definition.creates.learnerOf as { enrolled: unknown } | undefined;
     if (learnerOf) return { ...user, ...(await learnerOfPaidCourse(user, String(substitute(learnerOf.enrolled, params)) === 'yes')) };
     const staff = definition.creates.staff as { role: unknown } | undefined;
