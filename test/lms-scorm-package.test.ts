@@ -142,6 +142,12 @@ test('a package whose manifest is not well-formed XML is refused', async (t) => 
   await refusal(t, await zipOf({ 'imsmanifest.xml': '<manifest><organizations></manifest>', 'index.html': 'ok' }));
 });
 
+test('a SCORM 2004 package is refused: the player plays SCORM 1.2 only', async (t) => {
+  const manifest2004 = manifest('index.html').replace('<organizations', '<metadata><schema>ADL SCORM</schema><schemaversion>2004 4th Edition</schemaversion></metadata><organizations');
+  const err = await refusal(t, await zipOf({ 'imsmanifest.xml': manifest2004, 'index.html': 'ok' }));
+  t.deepEqual(err.details, [{ field: 'imsmanifest.xml', issue: 'schemaversion is SCORM 2004' }]);
+});
+
 test('bytes that are not a zip are refused', async (t) => {
   await refusal(t, Buffer.from('this is not a zip file'));
 });

@@ -134,6 +134,10 @@ export async function extractPackage(zipFile: string, destination: string, limit
       if (err instanceof ManifestError) throw invalid(`The package's ${manifestName} cannot be used: ${err.message}.`);
       throw invalid(`The package's ${manifestName} cannot be read (${(err as Error).message}).`);
     }
+    if (launch.scormVersion !== '1.2') {
+      // The player provides the SCORM 1.2 API only (the LMS description asks for no other version).
+      throw invalid(`The package is SCORM ${launch.scormVersion}; this LMS plays SCORM 1.2 packages.`, [{ field: manifestName, issue: `schemaversion is SCORM ${launch.scormVersion}` }]);
+    }
     const launchFile = safeDecode(launch.scoHref.split(/[?#]/)[0]!);
     if (unsafeEntryName(launchFile) || !names.has(launchFile)) {
       throw invalid(`The manifest launches ${launch.scoHref}, which is not a file in the package.`, [{ field: manifestName, issue: `launch file ${launch.scoHref} is missing` }]);
