@@ -1,10 +1,8 @@
 import test from 'ava';
-import { createSequelize } from '../server/platform/db/database.ts';
-import { createEventRuntime } from '../server/platform/events/runtime.ts';
 import { lms, lmsLearner, type LmsPerson } from './helpers/lms.ts';
 import { lmsCourse, lmsDatabase } from './helpers/lms-learning.ts';
-import { payCheckout } from './helpers/payments.ts';
-import { captureLogs, eventually, sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
+import { completedThreeTimes, payCheckout } from './helpers/payments.ts';
+import { eventually, sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { signUp } from './helpers/users.ts';
 
 // Enrolling, paying through the Orchestrator's sandbox provider, and payment.completed granting the
@@ -99,26 +97,8 @@ test('payment.completed delivered three times grants one entitlement and one act
   const { courseId } = await course('700000');
   const enrollmentId = (await lms(platform, learner, 'POST', `/courses/${courseId}/enrollments`)).body.data.id;
   const checkout = (await lms(platform, learner, 'POST', `/enrollments/${enrollmentId}/checkout`)).body.data;
-  const [row] = await sql<{ reference: string; payer_user_id: string }>(platform, 'SELECT reference, payer_user_id FROM ol.payments WHERE id = $1', [checkout.paymentId]);
-  const data = {
-    paymentId: checkout.paymentId,
-    reference: row!.reference,
-    purpose: 'lms_enrollment',
-    purposeReferenceId: enrollmentId,
-    payerUserId: row!.payer_user_id,
-    amount: ngn('700000'),
-    beneficiaryCentreId: null,
-    provider: 'sandbox',
-    completedAt: new Date().toISOString(),
-  };
-  // Three deliveries of the same payment as three events (an inbox only dedupes one event id).
-  const sequelize = createSequelize(platform.databaseUrl, 'ol');
-  t.teardown(() => sequelize.close());
-  const ol = createEventRuntime(platform.databaseUrl, captureLogs().logger).forService('ol', 'ol', sequelize);
-  const events = await Promise.all([1, 2, 3].map(() => sequelize.transaction((tx) => ol.publish(tx, 'payment.completed', data))));
-  await eventually('the enrollment is active', async () => (await sql<{ status: string }>(platform, 'SELECT status FROM lms.lms_enrollments WHERE id = $1', [enrollmentId]))[0]!.status === 'active');
-  const ids = events.map((event) => event.id);
-  await eventually('all three deliveries are consumed', async () => (await sql(platform, `SELECT 1 FROM lms.inbox WHERE event_id = ANY($1)`, [ids])).length === 3);
+  await completedThreeTimes(platform, checkout.paymentId, enrollmentId, '700000');
+  t.deepEqual(await sql(platform, 'SELECT status FROM lms.lms_enrollments WHERE id = $1', [enrollmentId]), [{ status: 'active' }]);
   const entitlements = await sql(platform, 'SELECT 1 FROM lms.lms_entitlements WHERE course_id = $1', [courseId]);
   t.is(entitlements.length, 1);
   const activations = await sql(platform, `SELECT 1 FROM lms.outbox WHERE type = 'lms.enrollment.activated' AND data->>'enrollmentId' = $1`, [enrollmentId]);

@@ -1,11 +1,9 @@
 import test from 'ava';
-import { createSequelize } from '../server/platform/db/database.ts';
-import { createEventRuntime } from '../server/platform/events/runtime.ts';
 import { newId } from '../server/platform/ids.ts';
 import { lms, lmsLearner, lmsStaff, type LmsPerson } from './helpers/lms.ts';
 import { lmsCourse, lmsDatabase } from './helpers/lms-learning.ts';
-import { payCheckout } from './helpers/payments.ts';
-import { captureLogs, eventually, sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
+import { completedThreeTimes, payCheckout } from './helpers/payments.ts';
+import { eventually, sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 
 // Level offerings: the courses of one CAP qualification level sold together, authored by staff,
 // enrolled in by learners, paid once through the Orchestrator's sandbox, each member granted once.
@@ -211,24 +209,7 @@ test('payment.completed delivered three times activates the level enrollment onc
   const learner = await lmsLearner(platform);
   const levelEnrollmentId = (await lms(platform, learner, 'POST', `/level-offerings/${offering.id}/enrollments`)).body.data.id;
   const checkout = (await lms(platform, learner, 'POST', `/level-enrollments/${levelEnrollmentId}/checkout`)).body.data;
-  const [row] = await sql<{ reference: string; payer_user_id: string }>(platform, 'SELECT reference, payer_user_id FROM ol.payments WHERE id = $1', [checkout.paymentId]);
-  const data = {
-    paymentId: checkout.paymentId,
-    reference: row!.reference,
-    purpose: 'lms_enrollment',
-    purposeReferenceId: levelEnrollmentId,
-    payerUserId: row!.payer_user_id,
-    amount: ngn('500000'),
-    beneficiaryCentreId: null,
-    provider: 'sandbox',
-    completedAt: new Date().toISOString(),
-  };
-  const sequelize = createSequelize(platform.databaseUrl, 'ol');
-  t.teardown(() => sequelize.close());
-  const ol = createEventRuntime(platform.databaseUrl, captureLogs().logger).forService('ol', 'ol', sequelize);
-  const events = await Promise.all([1, 2, 3].map(() => sequelize.transaction((tx) => ol.publish(tx, 'payment.completed', data))));
-  const ids = events.map((event) => event.id);
-  await eventually('all three deliveries are consumed', async () => (await sql(platform, 'SELECT 1 FROM lms.inbox WHERE event_id = ANY($1)', [ids])).length === 3);
+  await completedThreeTimes(platform, checkout.paymentId, levelEnrollmentId, '500000');
   t.deepEqual(await sql(platform, 'SELECT status FROM lms.lms_level_enrollments WHERE id = $1', [levelEnrollmentId]), [{ status: 'active' }]);
   const entitlements = await sql(platform, 'SELECT course_id FROM lms.lms_entitlements WHERE learner_lms_user_id = $1', [learner.lmsUserId]);
   t.is(entitlements.length, courses.length);

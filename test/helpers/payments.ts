@@ -4,7 +4,9 @@ import protoLoader from '@grpc/proto-loader';
 import { devPaymentSecretKey } from '../../server/platform/config.ts';
 import { newId } from '../../server/platform/ids.ts';
 import { sign } from '../../server/orchestrator/payments/sandbox/signature.ts';
-import { call, sql, type JsonResponse, type TestPlatform } from './platform.ts';
+import { createSequelize } from '../../server/platform/db/database.ts';
+import { createEventRuntime } from '../../server/platform/events/runtime.ts';
+import { call, captureLogs, eventually, sql, type JsonResponse, type TestPlatform } from './platform.ts';
 
 // A PaymentsService client written from proto/ alone, the way CAP, the LMS or another team would write one.
 const paymentsProto = protoLoader.loadSync(path.resolve('proto/orchestrator/v1/payments.proto'), { keepCase: true, defaults: true, longs: String, enums: String });
@@ -88,4 +90,33 @@ export async function paymentRow(platform: TestPlatform, paymentId: string): Pro
   const [row] = await sql<Record<string, any>>(platform, 'SELECT * FROM ol.payments WHERE id = $1', [paymentId]);
   if (!row) throw new Error(`no payment ${paymentId}`);
   return row;
+}
+
+/**
+ * Publishes `payment.completed` for an LMS checkout three times, as three events (an inbox only dedupes
+ * one event id), the way a provider that reports a payment again and again would make the Orchestrator
+ * do; waits until the LMS consumed all three.
+ */
+export async function completedThreeTimes(platform: TestPlatform, paymentId: string, purposeReferenceId: string, amountMinorUnits: string): Promise<void> {
+  const row = await paymentRow(platform, paymentId);
+  const data = {
+    paymentId,
+    reference: row.reference,
+    purpose: 'lms_enrollment',
+    purposeReferenceId,
+    payerUserId: row.payer_user_id,
+    amount: { amountMinorUnits, currency: 'NGN' },
+    beneficiaryCentreId: null,
+    provider: 'sandbox',
+    completedAt: new Date().toISOString(),
+  };
+  const sequelize = createSequelize(platform.databaseUrl, 'ol', 1);
+  try {
+    const ol = createEventRuntime(platform.databaseUrl, captureLogs().logger).forService('ol', 'ol', sequelize);
+    const events = await Promise.all([1, 2, 3].map(() => sequelize.transaction((tx) => ol.publish(tx, 'payment.completed', data))));
+    const ids = events.map((event) => event.id);
+    await eventually('all three deliveries are consumed', async () => (await sql(platform, 'SELECT 1 FROM lms.inbox WHERE event_id = ANY($1)', [ids])).length === 3);
+  } finally {
+    await sequelize.close();
+  }
 }

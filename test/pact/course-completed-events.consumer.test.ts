@@ -59,7 +59,7 @@ test.serial('the certificate renderer stores the PDF of the certificate lms.cour
       }),
     )
     .executeTest(async (message) => {
-      const event = message.contents.content as PlatformEvent;
+      const event = message.contents.content as unknown as PlatformEvent;
       const sequelize = createSequelize(platform.databaseUrl, 'lms', 1);
       t.teardown(() => sequelize.close());
       const lms = createEventRuntime(platform.databaseUrl, captureLogs().logger).forService('lms', 'lms', sequelize);
