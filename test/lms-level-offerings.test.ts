@@ -84,13 +84,13 @@ test('a draft shows its members with their units and prices; without a price of 
 });
 
 test('members that are not courses are 422 naming each; a negative price is 422; nothing is written', async (t) => {
-  const before = await sql(platform, 'SELECT id FROM lms.lms_level_offerings');
-  const unknown = await lms(platform, staff, 'POST', '/authoring/level-offerings', { capQualificationLevelId: 'level-y', title: 'Ghosts', items: [{ courseId: 'no-such-course' }] });
+  const level = `level-${newId()}`;
+  const unknown = await lms(platform, staff, 'POST', '/authoring/level-offerings', { capQualificationLevelId: level, title: 'Ghosts', items: [{ courseId: 'no-such-course' }] });
   t.is(unknown.status, 422);
   t.deepEqual(unknown.body.error.details, [{ field: 'body.items[0].courseId', issue: 'is not a course of this LMS' }]);
-  const negative = await lms(platform, staff, 'POST', '/authoring/level-offerings', { capQualificationLevelId: 'level-y', title: 'Refund', price: ngn('-1') });
+  const negative = await lms(platform, staff, 'POST', '/authoring/level-offerings', { capQualificationLevelId: level, title: 'Refund', price: ngn('-1') });
   t.is(negative.status, 422);
-  t.is((await sql(platform, 'SELECT id FROM lms.lms_level_offerings')).length, before.length);
+  t.deepEqual(await sql(platform, 'SELECT id FROM lms.lms_level_offerings WHERE cap_qualification_level_id = $1', [level]), []);
 });
 
 test('publishing needs members that are published courses of the level mapped to a unit, and one published offering per level; 409 lists every reason', async (t) => {
@@ -267,4 +267,36 @@ test('staff enrolling a learner in a level offering grants its members; a seat a
 
   const unknown = await lms(platform, staff, 'POST', '/admin/seat-allocations', { organization: { name: 'Nobody', email: 'nobody@example.test' }, totalSlots: 1, levelOfferings: [{ levelOfferingId: 'no-such-offering', learners: [] }] });
   t.is(unknown.status, 422);
+});
+
+test.serial('the payments screens list every checkout, of a course or a level offering; revenue counts completed ones; a receipt is found by row, entitlement or level enrollment', async (t) => {
+  const { offering } = await publishedOffering('450000');
+  const { courseId } = await lmsCourse(db.sequelize, { createdBy: staff.lmsUserId, title: 'Screeding', priceMinorUnits: '700000', items: [{ type: 'native_lesson' }] });
+  const [courseBuyer, levelBuyer] = [await lmsLearner(platform), await lmsLearner(platform)];
+  const enrollmentId = (await lms(platform, courseBuyer, 'POST', `/courses/${courseId}/enrollments`)).body.data.id;
+  const courseCheckout = (await lms(platform, courseBuyer, 'POST', `/enrollments/${enrollmentId}/checkout`)).body.data;
+  const levelEnrollmentId = (await lms(platform, levelBuyer, 'POST', `/level-offerings/${offering.id}/enrollments`)).body.data.id;
+  const levelCheckout = (await lms(platform, levelBuyer, 'POST', `/level-enrollments/${levelEnrollmentId}/checkout`)).body.data;
+
+  t.deepEqual((await lms(platform, staff, 'GET', '/admin/payments/summary')).body.data, { totalRevenue: ngn('0'), pendingCount: 2, completedCount: 0 });
+  t.is((await lms(platform, staff, 'GET', `/admin/payments/${levelEnrollmentId}/receipt`)).status, 404, 'no receipt before the checkout completes');
+
+  await payLevelCheckout(courseCheckout.paymentId);
+  await eventually('the course checkout is completed', async () => (await lms(platform, staff, 'GET', '/admin/payments/summary')).body.data.completedCount === 1);
+  t.deepEqual((await lms(platform, staff, 'GET', '/admin/payments/summary')).body.data, { totalRevenue: ngn('700000'), pendingCount: 1, completedCount: 1 });
+
+  const rows = (await lms(platform, staff, 'GET', '/admin/payments?sort=paidAt')).body.data;
+  t.deepEqual(rows.map((r: { kind: string; status: string; receiptAvailable: boolean }) => [r.kind, r.status, r.receiptAvailable]), [['course', 'completed', true], ['level', 'pending', false]]);
+  t.like(rows[0], { course: { id: courseId, title: 'Screeding' }, levelOffering: null, amount: ngn('700000') });
+  t.like(rows[1], { course: null, levelOffering: { id: offering.id, title: 'Tiling, level 2' }, amount: ngn('450000'), paidAt: null });
+  t.deepEqual((await lms(platform, staff, 'GET', '/admin/payments?status=pending')).body.data.map((r: { id: string }) => r.id), [rows[1].id]);
+
+  const [entitlement] = await sql<{ id: string }>(platform, `SELECT id FROM lms.lms_entitlements WHERE learner_lms_user_id = $1 AND course_id = $2`, [courseBuyer.lmsUserId, courseId]);
+  for (const id of [rows[0].id, entitlement!.id]) {
+    t.like((await lms(platform, staff, 'GET', `/admin/payments/${id}/receipt`)).body.data, { id: rows[0].id, kind: 'course', paymentId: courseCheckout.paymentId, currency: 'NGN' });
+  }
+  await payLevelCheckout(levelCheckout.paymentId);
+  await eventually('the level checkout is completed', async () => (await lms(platform, staff, 'GET', `/admin/payments/${levelEnrollmentId}/receipt`)).status === 200);
+  t.like((await lms(platform, staff, 'GET', `/admin/payments/${levelEnrollmentId}/receipt`)).body.data, { kind: 'level', levelOffering: { id: offering.id }, amount: ngn('450000') });
+  t.like((await lms(platform, staff, 'GET', '/admin/payments/summary')).body.data, { totalRevenue: ngn('1150000'), completedCount: 2 });
 });

@@ -1,5 +1,8 @@
 import { Op, QueryTypes, type Sequelize } from 'sequelize';
 import { conflict, forbidden, notFound, validationFailed } from '../../platform/http/errors.ts';
+import { Conditions, keysetRows } from '../../platform/db/keyset.ts';
+import { containing } from '../../platform/db/like.ts';
+import { preparedReads } from '../../platform/db/prepared.ts';
 import { keysetPage, type PageRequest } from '../../platform/http/pagination.ts';
 import { money } from '../../platform/money.ts';
 import type { Actor } from '../access/service.ts';
@@ -30,7 +33,31 @@ const genders = ['female', 'male', 'other', 'unspecified'] as const;
 export type Staff = ReturnType<typeof createStaff>;
 
 /** Staff work: memberships, access grants, enrollments across courses, payments, dashboard, settings. */
+/** A checkout attempt as the payments screens read it. */
+interface PaymentRow {
+  id: string;
+  kind: 'course' | 'level';
+  status: 'pending' | 'completed' | 'failed';
+  amountMinorUnits: string;
+  currency: string;
+  paymentId: string;
+  paidAt: Date | null;
+  initiatedAt: Date;
+  learnerName: string;
+  courseId: string | null;
+  courseTitle: string | null;
+  levelOfferingId: string | null;
+  levelOfferingTitle: string | null;
+}
+
+/** An LMS user's name as staff screens show it: from their first onboarding, else their display name, else their address's local part. */
+const learnerNameSql = (u: string) => `COALESCE(
+  (SELECT NULLIF(trim(concat_ws(' ', o.data->'personalDetails'->>'firstName', o.data->'personalDetails'->>'lastName')), '')
+     FROM "lms"."lms_onboardings" o WHERE o.lms_user_id = ${u}.id ORDER BY o.created_at LIMIT 1),
+  ${u}.display_name, split_part(${u}.email, '@', 1), '')`;
+
 export function createStaff(sequelize: Sequelize, entitlements: Entitlements) {
+  const read = preparedReads(sequelize);
   const { StaffMember } = defineStaffModels(sequelize);
   const { LmsUser } = defineUserModels(sequelize);
   const { Course } = defineCourseModels(sequelize);
@@ -55,15 +82,11 @@ export function createStaff(sequelize: Sequelize, entitlements: Entitlements) {
   /** Names as people see them: first and last name from an onboarding, else the display name, else the address's local part. */
   async function displayNames(ids: string[]): Promise<Map<string, string>> {
     if (ids.length === 0) return new Map();
-    const rows = await sequelize.query<{ id: string; name: string | null }>(
-      `SELECT u.id, COALESCE(
-          (SELECT NULLIF(trim(concat_ws(' ', o.data->'personalDetails'->>'firstName', o.data->'personalDetails'->>'lastName')), '')
-             FROM "lms"."lms_onboardings" o WHERE o.lms_user_id = u.id ORDER BY o.created_at LIMIT 1),
-          u.display_name, split_part(u.email, '@', 1)) AS name
-         FROM "lms"."lms_users" u WHERE u.id IN (:ids)`,
-      { replacements: { ids }, type: QueryTypes.SELECT },
-    );
-    return new Map(rows.filter((r) => r.name).map((r) => [r.id, r.name!]));
+    const rows = await sequelize.query<{ id: string; name: string }>(`SELECT u.id, ${learnerNameSql('u')} AS name FROM "lms"."lms_users" u WHERE u.id IN (:ids)`, {
+      replacements: { ids },
+      type: QueryTypes.SELECT,
+    });
+    return new Map(rows.filter((r) => r.name).map((r) => [r.id, r.name]));
   }
 
   async function listStaff(page: PageRequest) {
@@ -142,47 +165,64 @@ export function createStaff(sequelize: Sequelize, entitlements: Entitlements) {
     });
   }
 
-  // ---- payments: the course checkouts the LMS knows of (self-paid entitlements) --------------------
+  // ---- payments: every checkout attempt, of a course or a level offering (lms.lms_payments) ---------
 
-  const checkoutWhere = { source: 'self_pay', paymentId: { [Op.ne]: null } };
+  const paymentColumns = `p.id, p.kind, p.status, p.amount_minor_units AS "amountMinorUnits", p.currency, p.payment_id AS "paymentId",
+    p.paid_at AS "paidAt", p.initiated_at AS "initiatedAt", ${learnerNameSql('u')} AS "learnerName",
+    c.id AS "courseId", c.title AS "courseTitle", lo.id AS "levelOfferingId", lo.title AS "levelOfferingTitle"`;
+  const paymentRows = `lms.lms_payments p JOIN lms.lms_users u ON u.id = p.learner_lms_user_id
+    LEFT JOIN lms.lms_enrollments e ON e.id = p.enrollment_id LEFT JOIN lms.lms_courses c ON c.id = e.course_id
+    LEFT JOIN lms.lms_level_enrollments le ON le.id = p.level_enrollment_id LEFT JOIN lms.lms_level_offerings lo ON lo.id = le.offering_id`;
 
+  const paymentView = (row: PaymentRow) => ({
+    id: row.id,
+    kind: row.kind,
+    learnerName: row.learnerName,
+    course: row.courseId ? { id: row.courseId, title: row.courseTitle! } : null,
+    levelOffering: row.levelOfferingId ? { id: row.levelOfferingId, title: row.levelOfferingTitle! } : null,
+    amount: money(row.amountMinorUnits, row.currency),
+    status: row.status,
+    paidAt: row.paidAt?.toISOString() ?? null,
+    initiatedAt: row.initiatedAt.toISOString(),
+  });
+
+  /** Revenue is what completed checkouts took; failed ones count nowhere; grants are not checkouts. */
   async function paymentsSummary() {
-    const paid = await Entitlement.findAll({ where: checkoutWhere, attributes: ['amountMinorUnits', 'currency'] });
-    const total = paid.reduce((sum, e) => sum + BigInt(e.amountMinorUnits), 0n);
-    return { totalRevenue: money(total, paid[0]?.currency ?? 'NGN'), pendingCount: 0, completedCount: paid.length };
+    const [row] = await sequelize.query<{ total: string; pending: number; completed: number; currency: string | null }>(
+      `SELECT coalesce(sum(amount_minor_units) FILTER (WHERE status = 'completed'), 0) AS total, count(*) FILTER (WHERE status = 'pending')::int AS pending,
+              count(*) FILTER (WHERE status = 'completed')::int AS completed, min(currency) AS currency FROM lms.lms_payments`,
+      { type: QueryTypes.SELECT },
+    );
+    return { totalRevenue: money(row!.total, row!.currency ?? 'NGN'), pendingCount: row!.pending, completedCount: row!.completed };
   }
 
-  async function paymentRow(entitlement: Entitlement) {
-    const [course, names] = await Promise.all([Course.findByPk(entitlement.courseId, { attributes: ['id', 'title'] }), displayNames([entitlement.learnerLmsUserId])]);
-    return {
-      id: entitlement.id,
-      kind: 'course' as const,
-      learnerName: names.get(entitlement.learnerLmsUserId) ?? '',
-      course: course ? { id: course.id, title: course.title } : null,
-      levelOffering: null,
-      amount: money(entitlement.amountMinorUnits, entitlement.currency),
-      status: 'completed' as const,
-      paidAt: entitlement.validFrom?.toISOString() ?? null,
-      initiatedAt: entitlement.createdAt.toISOString(),
-    };
+  /** One row per checkout attempt; `q` searches the learner's name; newest started first unless sorted by payment. */
+  async function payments(page: PageRequest, filters: { q?: string; status?: PaymentRow['status']; sort?: 'paidAt' | 'initiatedAt'; order?: 'asc' | 'desc' }) {
+    const where = new Conditions();
+    if (filters.status) where.add('p.status = ?', filters.status);
+    if (filters.q?.trim()) where.add(`${learnerNameSql('u')} ILIKE ?`, containing(filters.q));
+    const { items, meta } = await keysetRows<PaymentRow>(read, page, {
+      select: paymentColumns,
+      from: paymentRows,
+      alias: 'p',
+      where,
+      // Not paid yet sorts as the earliest payment: last when the newest come first.
+      key: filters.sort === 'paidAt' ? `coalesce(p.paid_at, '-infinity'::timestamptz)` : 'p.initiated_at',
+      desc: filters.order !== 'asc',
+    });
+    return { data: items.map((row) => ({ ...paymentView(row), receiptAvailable: row.status === 'completed' })), meta };
   }
 
-  async function payments(page: PageRequest, filters: { q?: string; status?: string; order?: 'asc' | 'desc' }) {
-    if (filters.status && filters.status !== 'completed') return { data: [], meta: { pagination: { nextCursor: null, hasMore: false, limit: page.limit } } };
-    const { items, meta } = await keysetPage(Entitlement, page, { where: checkoutWhere, newest: filters.order !== 'asc' });
-    const rows = await Promise.all(items.map(paymentRow));
-    const q = filters.q?.trim().toLowerCase();
-    const data = rows
-      .filter((r) => !q || r.learnerName.toLowerCase().includes(q) || r.course?.title.toLowerCase().includes(q))
-      .map((r) => ({ ...r, receiptAvailable: true }));
-    return { data, meta };
-  }
-
+  /** A completed checkout's receipt, by its row id, its course entitlement's id or its level enrollment's id. */
   async function receipt(id: string) {
-    const entitlement = await Entitlement.findOne({ where: { id, ...checkoutWhere } });
-    if (!entitlement) throw notFound('No completed course checkout with this id.');
-    const row = await paymentRow(entitlement);
-    return { ...row, currency: entitlement.currency, paymentId: entitlement.paymentId! };
+    const [row] = await read<PaymentRow>(
+      'lms.staff.receipt',
+      `SELECT ${paymentColumns} FROM ${paymentRows} WHERE p.status = 'completed'
+         AND (p.id = $1 OR p.level_enrollment_id = $1 OR p.payment_id = (SELECT payment_id FROM lms.lms_entitlements WHERE id = $1 AND source = 'self_pay'))`,
+      [id],
+    );
+    if (!row) throw notFound('No completed checkout has this id.');
+    return { ...paymentView(row), currency: row.currency, paymentId: row.paymentId };
   }
 
   // ---- dashboard ---------------------------------------------------------------------------------
