@@ -1,8 +1,10 @@
 import test from 'ava';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { MatchersV3 } from '@pact-foundation/pact';
 import { bearer, capctl, configDir, email, errorBody, exampleAccessToken, isoDateTime, mockGateway, pactFiles, runScenario, stepTests, ulid, type State } from './support.ts';
 
-// capctl -> LMS: `capctl me --service lms`, `capctl lms course create|publish|list`, `capctl lms enroll|checkout`, and the learner
+// capctl -> LMS: `capctl me --service lms`, `capctl lms course create|publish|list`, `capctl lms enroll|checkout`, `capctl lms scorm upload`, and the learner
 // onboarding steps of the bundled scenarios run by capctl's scenario runner, against Pact's mock server.
 // Writes pacts/capctl-lms.json.
 
@@ -222,6 +224,7 @@ stepTests(test, lmsPact, 'lms', [
 // --- capctl lms course create|publish|list, as instructors and learners use them --------------------
 
 const exampleCourseId = '01J9Z8X7W6V5T4S3R2Q1P0CRSE';
+const exampleModuleId = '01J9Z8X7W6V5T4S3R2Q1P0MODL';
 const coursePath = (suffix: string) => fromProviderState(`/v1/lms/authoring/courses/\${courseId}${suffix}`, `/v1/lms/authoring/courses/${exampleCourseId}${suffix}`);
 const money = (amount: string) => ({ amountMinorUnits: string(amount), currency: 'NGN' });
 const course = (status: 'draft' | 'published') => ({
@@ -378,10 +381,54 @@ test.serial('capctl lms checkout starts paying for a pending enrollment at the c
     });
 });
 
+test.serial('capctl lms scorm upload --module attaches the uploaded package as a SCORM item of the module', async (t) => {
+  const cli = configDir(t);
+  const examplePackageId = '01J9Z8X7W6V5T4S3R2Q1P0PKG1';
+  // The upload itself (POST /v1/ol/storage/upload, multipart) is the operation `capctl upload --form`
+  // pins in capctl-ol.json; here a stand-in Orchestrator answers it, and the LMS side is the contract.
+  const ol = http.createServer((req, res) => {
+    req.resume().on('end', () => {
+      res.writeHead(201, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ success: true, data: { assetId: examplePackageId } }));
+    });
+  });
+  await new Promise<void>((resolve) => ol.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => ol.close(() => resolve())));
+  const olUrl = `http://127.0.0.1:${(ol.address() as AddressInfo).port}`;
+  await lmsPact()
+    .addInteraction()
+    .given('an LMS instructor with a course', { stage: 'complete', scormPackage: 'yes' })
+    .uponReceiving('an attachment of an uploaded SCORM package as a new item')
+    .withRequest('POST', fromProviderState(`/v1/lms/authoring/courses/\${courseId}/modules/\${moduleId}/items`, `/v1/lms/authoring/courses/${exampleCourseId}/modules/${exampleModuleId}/items`), (b) =>
+      b.headers({ Authorization: bearer() }).jsonBody({ type: 'scorm_package', title: 'Workshop safety', packageAssetId: fromProviderState('\${packageAssetId}', examplePackageId) }),
+    )
+    .willRespondWith(201, (b) =>
+      b.jsonBody({
+        success: true,
+        data: {
+          id: ulid(),
+          moduleId: ulid(),
+          type: 'scorm_package',
+          title: 'Workshop safety',
+          order: like(2),
+          required: true,
+          mediaAssetId: null,
+          packageAssetId: string(examplePackageId),
+          scoHref: 'index.html',
+        },
+      }),
+    )
+    .executeTest(async (mock) => {
+      cli.signedIn(await mockGateway(t, { ol: olUrl, lms: mock.url }));
+      const run = await capctl(t, cli.dir, 'lms', 'scorm', 'upload', '--module', `${exampleCourseId}/${exampleModuleId}`, '--title', 'Workshop safety', '--json');
+      t.is(run.code, 0, run.stderr);
+      t.like(JSON.parse(run.stdout), { packageAssetId: examplePackageId, item: { scoHref: 'index.html' } });
+    });
+});
+
 // --- The authoring steps of lms-instructor-publishes.yaml, as capctl run makes them ---------------------
 
 const courseIdInPath = (suffix = '') => fromProviderState(`/v1/lms/authoring/courses/\${courseId}${suffix}`, `/v1/lms/authoring/courses/${exampleCourseId}${suffix}`);
-const exampleModuleId = '01J9Z8X7W6V5T4S3R2Q1P0MODL';
 
 stepTests(test, lmsPact, 'lms', [
   {

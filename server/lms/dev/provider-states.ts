@@ -6,6 +6,7 @@ import type { Handler } from '../../platform/http/operations.ts';
 import { raw } from '../../platform/http/reply.ts';
 import { newId } from '../../platform/ids.ts';
 import type { ServiceDeps } from '../../platform/service.ts';
+import { samplePackage } from '../scorm/sample.ts';
 import { createInvites } from '../staff/invites.ts';
 import type { StaffRole } from '../staff/models.ts';
 
@@ -32,6 +33,17 @@ export function lmsProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
     await as('POST', `/authoring/courses/${id}/modules/${module.id}/items`, { type: 'native_lesson', title: 'Tools', body: { schemaVersion: 1, html: '<p>Trowels</p>' } });
     if (stage === 'published') await as('POST', `/authoring/courses/${id}/publish`);
     return { courseId: id as string, courseTitle: title, moduleId: module.id as string };
+  }
+
+  /** The bundled SCORM package, uploaded by the user to the Orchestrator's storage as a browser would (multipart); answers its asset id. */
+  async function uploadSamplePackage(user: VerifiedUser): Promise<string> {
+    const form = new FormData();
+    form.append('purpose', 'scorm_package');
+    form.append('file', new Blob([new Uint8Array(await samplePackage())], { type: 'application/zip' }), 'workshop-safety.zip');
+    const res = await fetch(`${deps.peers.url('ol')}/storage/upload`, { method: 'POST', headers: { authorization: `Bearer ${user.accessToken}` }, body: form });
+    const body = (await res.json()) as { data?: { assetId?: string } };
+    if (res.status !== 201 || !body.data?.assetId) throw new Error(`uploading the sample package answered ${res.status}`);
+    return body.data.assetId;
   }
 
   /** A staff member with `role`, invited as an operator would, then onboarded. */
@@ -87,8 +99,10 @@ export function lmsProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
     }
     if (definition.creates.instructor) {
       const lmsUserId = await instructor(user);
-      const wanted = definition.creates.course as { stage: unknown } | undefined;
-      return { ...user, lmsUserId, ...(wanted ? await course(user, String(substitute(wanted.stage, params))) : {}) };
+      const wanted = definition.creates.course as { stage: unknown; scormPackage: unknown } | undefined;
+      if (!wanted) return { ...user, lmsUserId };
+      const packageAssetId = String(substitute(wanted.scormPackage, params)) === 'yes' ? await uploadSamplePackage(user) : null;
+      return { ...user, lmsUserId, ...(await course(user, String(substitute(wanted.stage, params)))), packageAssetId };
     }
     const onboardings = definition.creates.onboardings as { personas: unknown; stage: unknown } | undefined;
     if (!onboardings) return { ...user };
