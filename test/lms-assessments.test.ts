@@ -1,7 +1,7 @@
 import test from 'ava';
 import { lms, lmsLearner, type LmsPerson } from './helpers/lms.ts';
-import { lmsCourse, lmsDatabase } from './helpers/lms-learning.ts';
-import { sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
+import { lmsCourse, lmsDatabase, learningPlatform, stopLearning } from './helpers/lms-learning.ts';
+import { sql, type TestPlatform } from './helpers/platform.ts';
 
 // Native quizzes: the paper without answers, attempts with their limit, scoring on submit, and the
 // outcome as the item's progress (a pass completing the course when it is the last item).
@@ -9,15 +9,8 @@ let platform: TestPlatform;
 let db: ReturnType<typeof lmsDatabase>;
 let author: LmsPerson;
 
-test.before(async () => {
-  platform = await startTestPlatform();
-  db = lmsDatabase(platform);
-  author = await lmsLearner(platform);
-});
-test.after.always(async () => {
-  await db?.close();
-  await platform?.stop();
-});
+test.before(async () => ({ platform, db, person: author } = await learningPlatform(lmsLearner)));
+test.after.always(() => stopLearning(platform, db));
 
 const quiz = {
   passPercent: 60,

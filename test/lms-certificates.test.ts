@@ -1,8 +1,8 @@
 import test from 'ava';
 import { lms, lmsLearner, lmsStaff, type LmsPerson } from './helpers/lms.ts';
-import { lmsCourse, lmsDatabase } from './helpers/lms-learning.ts';
+import { lmsCourse, lmsDatabase, learningPlatform, stopLearning } from './helpers/lms-learning.ts';
 import { pdfText } from './helpers/pdf.ts';
-import { call, eventually, sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
+import { call, eventually, sql, type TestPlatform } from './helpers/platform.ts';
 
 // Completing a course issues an LMS certificate: a row with a verification code at once, in the
 // completing transaction, and a real PDF stored as the learner's own asset right after.
@@ -10,15 +10,8 @@ let platform: TestPlatform;
 let db: ReturnType<typeof lmsDatabase>;
 let author: LmsPerson;
 
-test.before(async () => {
-  platform = await startTestPlatform();
-  db = lmsDatabase(platform);
-  author = await lmsLearner(platform);
-});
-test.after.always(async () => {
-  await db?.close();
-  await platform?.stop();
-});
+test.before(async () => ({ platform, db, person: author } = await learningPlatform(lmsLearner)));
+test.after.always(() => stopLearning(platform, db));
 
 async function completedCourse() {
   const learner = await lmsLearner(platform);

@@ -1,8 +1,8 @@
 import test from 'ava';
 import { lms, lmsLearner, type LmsPerson } from './helpers/lms.ts';
-import { lmsCourse, lmsDatabase } from './helpers/lms-learning.ts';
+import { lmsCourse, lmsDatabase, learningPlatform, stopLearning } from './helpers/lms-learning.ts';
 import { completedThreeTimes, payCheckout } from './helpers/payments.ts';
-import { eventually, sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
+import { eventually, sql, type TestPlatform } from './helpers/platform.ts';
 import { signUp } from './helpers/users.ts';
 
 // Enrolling, paying through the Orchestrator's sandbox provider, and payment.completed granting the
@@ -11,15 +11,8 @@ let platform: TestPlatform;
 let db: ReturnType<typeof lmsDatabase>;
 let author: LmsPerson;
 
-test.before(async () => {
-  platform = await startTestPlatform();
-  db = lmsDatabase(platform);
-  author = await lmsLearner(platform);
-});
-test.after.always(async () => {
-  await db?.close();
-  await platform?.stop();
-});
+test.before(async () => ({ platform, db, person: author } = await learningPlatform(lmsLearner)));
+test.after.always(() => stopLearning(platform, db));
 
 const course = (priceMinorUnits: string, status: 'draft' | 'published' = 'published') =>
   lmsCourse(db.sequelize, { createdBy: author.lmsUserId, priceMinorUnits, status, items: [{ type: 'native_lesson' }] });

@@ -1,9 +1,9 @@
 import test from 'ava';
 import { newId } from '../server/platform/ids.ts';
 import { lms, lmsLearner, lmsStaff, type LmsPerson } from './helpers/lms.ts';
-import { lmsCourse, lmsDatabase } from './helpers/lms-learning.ts';
+import { lmsCourse, lmsDatabase, learningPlatform, stopLearning } from './helpers/lms-learning.ts';
 import { completedThreeTimes, payCheckout } from './helpers/payments.ts';
-import { eventually, sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
+import { eventually, sql, type TestPlatform } from './helpers/platform.ts';
 
 // Level offerings: the courses of one CAP qualification level sold together, authored by staff,
 // enrolled in by learners, paid once through the Orchestrator's sandbox, each member granted once.
@@ -11,15 +11,8 @@ let platform: TestPlatform;
 let db: ReturnType<typeof lmsDatabase>;
 let staff: LmsPerson;
 
-test.before(async () => {
-  platform = await startTestPlatform();
-  db = lmsDatabase(platform);
-  staff = await lmsStaff(platform);
-});
-test.after.always(async () => {
-  await db?.close();
-  await platform?.stop();
-});
+test.before(async () => ({ platform, db, person: staff } = await learningPlatform(lmsStaff)));
+test.after.always(() => stopLearning(platform, db));
 
 const ngn = (minor: string) => ({ amountMinorUnits: minor, currency: 'NGN' });
 

@@ -6,7 +6,8 @@ import { createSequelize } from '../../server/platform/db/database.ts';
 import { createEventRuntime } from '../../server/platform/events/runtime.ts';
 import { newId } from '../../server/platform/ids.ts';
 import { uploadAsset } from './files.ts';
-import { captureLogs, type TestPlatform } from './platform.ts';
+import type { LmsPerson } from './lms.ts';
+import { captureLogs, startTestPlatform, type TestPlatform } from './platform.ts';
 
 // The LMS's learning side in tests: courses written straight into the LMS schema (authoring has its
 // own tests), entitlements granted through the foundation's grant.
@@ -102,4 +103,17 @@ export function lmsDatabase(platform: TestPlatform) {
       (await sequelize.transaction((tx) => entitlements.grant(tx, { courseId, learnerLmsUserId, source: 'admin_grant' }))).enrollment.id,
     close: () => sequelize.close(),
   };
+}
+
+/** A test platform with its LMS database open and a first person made by `first`: where the learning tests start. */
+export async function learningPlatform(first: (platform: TestPlatform) => Promise<LmsPerson>) {
+  const platform = await startTestPlatform();
+  const db = lmsDatabase(platform);
+  return { platform, db, person: await first(platform) };
+}
+
+/** Closes what learningPlatform opened. */
+export async function stopLearning(platform: TestPlatform | undefined, db: { close(): Promise<void> } | undefined): Promise<void> {
+  await db?.close();
+  await platform?.stop();
 }
