@@ -49,7 +49,7 @@ test.serial('seeding twice: the first run creates the catalogue, centres and peo
     `SELECT count(*)::int AS n FROM cap.retained_requests r JOIN cap.assessor_profiles p ON p.id = r.assessor_id WHERE r.status = 'approved' AND p.status = 'approved'`,
   );
   t.is(retained[0]!.n, 5, 'every seeded assessor is approved and retained by their centres');
-  t.like(created, { lmsAdmins: { created: 1 }, lmsCourses: { created: 2 } });
+  t.like(created, { lmsAdmins: { created: 1 }, lmsCourses: { created: 3 }, lmsLevelOfferings: { created: 1 } });
 
   const again = await seed();
   t.is(again.code, 0, again.stderr);
@@ -68,6 +68,14 @@ test.serial('seeding twice: the first run creates the catalogue, centres and peo
   );
   t.is(course!.status, 'published', 'the SCORM course is published with its package uploaded to storage');
   t.truthy(course!.package_asset_id);
+  const [offering] = await sql<{ status: string; level: string; units: string[] }>(
+    { databaseUrl },
+    `SELECT o.status, l.level::text AS level, array_agg(u.reference_number ORDER BY u.reference_number) AS units
+       FROM lms.lms_level_offerings o JOIN cap.qualification_levels l ON l.id = o.cap_qualification_level_id
+       JOIN lms.lms_level_offering_courses m ON m.offering_id = o.id JOIN lms.lms_courses c ON c.id = m.course_id JOIN cap.units u ON u.id = c.unit_id
+      WHERE o.title = 'Tiling, level 2' GROUP BY o.status, l.level`,
+  );
+  t.deepEqual(offering, { status: 'published', level: '2', units: ['TIL/L2/01', 'TIL/L2/02'] }, 'the level offering sells the courses of the seeded units of tiling level 2');
 });
 
 test.serial('a trade archived after seeding leaves the public catalogue; seeding again restores it', async (t) => {

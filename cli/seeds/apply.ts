@@ -46,11 +46,17 @@ export async function applySeeds(api: Api, seeds: SeedSet, options: SeedOptions)
     }
     for (const candidate of seeds.candidates) await person(api, candidate, 'candidates', note, options.dryRun);
   }
+  await seedCap(api, seeds, options, note);
+  // After the catalogue: LMS courses and level offerings name CAP trades, levels and units.
   if (options.only.has('lms') && (seeds.lmsAdmins.length || seeds.lmsCourses.length)) await seedLms(api, seeds, options, person, note);
+  return report;
+}
 
+/** The CAP part: the catalogue, centres and assessors, as the seeded platform admin. */
+async function seedCap(api: Api, seeds: SeedSet, options: SeedOptions, note: Note): Promise<void> {
   const needsAdmin =
     (options.only.has('catalogue') && seeds.sectors.length > 0) || (options.only.has('centres') && seeds.centres.length > 0) || (options.only.has('assessors') && seeds.assessors.length > 0);
-  if (!needsAdmin) return report;
+  if (!needsAdmin) return;
   const token = options.adminToken ?? (await seededAdminToken(api, seeds.platformAdmins));
   if (!token && !options.dryRun) {
     throw new CommandFailed('no platform admin to seed as: sign one in (capctl login) and pass --profile, or seed people with a platform admin that has a password');
@@ -67,7 +73,6 @@ export async function applySeeds(api: Api, seeds: SeedSet, options: SeedOptions)
   if (options.only.has('assessors')) {
     for (const assessor of seeds.assessors) await seedAssessor(api, admin, assessor, seeds.centres, note, options.dryRun);
   }
-  return report;
 }
 
 type Note = (record: string, outcome: Outcome, label: string) => void;

@@ -65,12 +65,28 @@ export interface SeedCourseItem {
   package?: string;
   quiz?: Record<string, unknown>;
 }
+/** A place in the CAP catalogue, by the seeds' own names: a trade's slug, a qualification level and a unit's reference number. */
+export interface SeedCapPlace {
+  trade: string;
+  level: number;
+  unit?: string;
+}
 export interface SeedCourse {
   title: string;
   description?: string;
   price?: string;
   publish?: boolean;
+  /** The CAP unit the course teaches (its linkage, used by recommendations and level offerings). */
+  cap?: SeedCapPlace & { unit: string };
   modules: Array<{ title: string; optional?: boolean; items: SeedCourseItem[] }>;
+}
+/** A level offering: published courses (by title) of one CAP qualification level, sold together. */
+export interface SeedLevelOffering {
+  title: string;
+  description?: string;
+  price?: string;
+  cap: SeedCapPlace;
+  courses: string[];
 }
 export interface SeedSet {
   sectors: SeedSector[];
@@ -80,11 +96,14 @@ export interface SeedSet {
   assessors: SeedAssessor[];
   lmsAdmins: SeedPerson[];
   lmsCourses: SeedCourse[];
+  lmsLevelOfferings: SeedLevelOffering[];
   files: string[];
 }
 
 const slug = { type: 'string', pattern: '^[a-z0-9]+(-[a-z0-9]+)*$', maxLength: 80, hint: 'must be lowercase letters and digits joined by single hyphens' };
 const text = { type: 'string', minLength: 1 };
+const kobo = { type: 'string', pattern: '^(0|[1-9][0-9]*)$', hint: 'must be a whole number of kobo, as a string' };
+const level = { type: 'integer', minimum: 1, maximum: 8 };
 const email = { type: 'string', pattern: '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$', hint: 'must be an email address' };
 const password = { type: 'string', minLength: 8, hint: 'must be a password of at least 8 characters' };
 const person = { type: 'object', required: ['email'], additionalProperties: false, properties: { email, name: text, password } };
@@ -166,13 +185,24 @@ const seedSchema = {
     },
     lms: strict(['admins', 'courses'], {
       admins: { type: 'array', minItems: 1, items: { ...person, required: ['email', 'password'] } },
+      levelOfferings: {
+        type: 'array',
+        items: strict(['title', 'cap', 'courses'], {
+          title: text,
+          description: text,
+          price: kobo,
+          cap: strict(['trade', 'level'], { trade: slug, level: level }),
+          courses: { type: 'array', minItems: 1, items: text },
+        }),
+      },
       courses: {
         type: 'array',
         items: strict(['title', 'modules'], {
           title: text,
           description: text,
-          price: { type: 'string', pattern: '^(0|[1-9][0-9]*)$', hint: 'must be a whole number of kobo, as a string' },
+          price: kobo,
           publish: { type: 'boolean' },
+          cap: strict(['trade', 'level', 'unit'], { trade: slug, level: level, unit: text }),
           modules: {
             type: 'array',
             items: strict(['title', 'items'], {
@@ -201,7 +231,7 @@ type SeedFile = {
   sector?: SeedSector;
   centres?: SeedCentre[];
   people?: { platformAdmins?: SeedPerson[]; candidates?: SeedPerson[] };
-  lms?: { admins: SeedPerson[]; courses: SeedCourse[] };
+  lms?: { admins: SeedPerson[]; courses: SeedCourse[]; levelOfferings?: SeedLevelOffering[] };
   assessors?: SeedAssessor[];
 };
 
@@ -227,7 +257,7 @@ async function seedFiles(targets: string[]): Promise<string[]> {
 
 /** Reads and checks every seed file; any problem in any file stops here, all of them reported. */
 export async function loadSeeds(targets: string[]): Promise<SeedSet> {
-  const set: SeedSet = { sectors: [], centres: [], platformAdmins: [], candidates: [], assessors: [], lmsAdmins: [], lmsCourses: [], files: await seedFiles(targets) };
+  const set: SeedSet = { sectors: [], centres: [], platformAdmins: [], candidates: [], assessors: [], lmsAdmins: [], lmsCourses: [], lmsLevelOfferings: [], files: await seedFiles(targets) };
   const problems: string[] = [];
   const seen = new Map<string, string>();
   for (const file of set.files) {
@@ -276,6 +306,10 @@ export async function loadSeeds(targets: string[]): Promise<SeedSet> {
       data.lms?.courses.forEach((course, c) => {
         once(`course:${course.title}`, ['lms', 'courses', c, 'title']);
         set.lmsCourses.push(course);
+      });
+      data.lms?.levelOfferings?.forEach((offering, o) => {
+        once(`levelOffering:${offering.title}`, ['lms', 'levelOfferings', o, 'title']);
+        set.lmsLevelOfferings.push(offering);
       });
       if (issues.length) fail(issues);
     } catch (err) {
