@@ -172,6 +172,15 @@ test('a learner pays once for the members they lack: the amount is fixed by the 
   t.is(paidAgain.body.error.code, 'lms.checkout.already_paid');
 });
 
+test('a learner enrolling five times at once gets one level enrollment, answered to every call', async (t) => {
+  const { offering } = await publishedOffering();
+  const learner = await lmsLearner(platform);
+  const answers = await Promise.all(Array.from({ length: 5 }, () => lms(platform, learner, 'POST', `/level-offerings/${offering.id}/enrollments`)));
+  t.deepEqual(answers.map((a) => a.status), [201, 201, 201, 201, 201]);
+  t.is(new Set(answers.map((a) => a.body.data.id)).size, 1);
+  t.is((await sql(platform, 'SELECT 1 FROM lms.lms_level_enrollments WHERE learner_lms_user_id = $1', [learner.lmsUserId])).length, 1);
+});
+
 test('a member already held is neither charged nor granted again; holding every member is 409 lms.level_enrollment.nothing_left', async (t) => {
   const { courses, offering } = await publishedOffering();
   const learner = await lmsLearner(platform);

@@ -74,9 +74,20 @@ export function createLevelOfferings(deps: { sequelize: Sequelize; entitlements:
     if (!actor.personas.has('learner')) throw forbidden('lms.onboarding.incomplete', 'Complete the learner onboarding first.');
   }
 
-  async function offeringRow(id: string, transaction?: Transaction, lock = false): Promise<OfferingRow | undefined> {
-    const [row] = await select<OfferingRow>(`SELECT ${offeringColumns} FROM lms.lms_level_offerings o WHERE o.id = $1${lock ? ' FOR UPDATE' : ''}`, [id], transaction);
+  /** The offering; `lock` takes its row for a change (`update`) or keeps it from changing meanwhile (`share`). */
+  async function offeringRow(id: string, transaction?: Transaction, lock?: 'update' | 'share'): Promise<OfferingRow | undefined> {
+    const [row] = await select<OfferingRow>(`SELECT ${offeringColumns} FROM lms.lms_level_offerings o WHERE o.id = $1${lock ? ` FOR ${lock.toUpperCase()}` : ''}`, [id], transaction);
     return row;
+  }
+
+  /** The learner's pending or active level enrollment in the offering, if any. */
+  async function openEnrollment(offeringId: string, learnerLmsUserId: string, transaction?: Transaction) {
+    const [open] = await select<{ id: string; status: LevelEnrollmentStatus }>(
+      `SELECT id, status FROM lms.lms_level_enrollments WHERE offering_id = $1 AND learner_lms_user_id = $2 AND status IN ('pending', 'active')`,
+      [offeringId, learnerLmsUserId],
+      transaction,
+    );
+    return open;
   }
 
   /** The member courses of an offering, in their order. */
@@ -255,7 +266,7 @@ export function createLevelOfferings(deps: { sequelize: Sequelize; entitlements:
     async update(actor: Actor, id: string, write: OfferingWrite) {
       requireStaff(actor);
       await sequelize.transaction(async (transaction) => {
-        const offering = await offeringRow(id, transaction, true);
+        const offering = await offeringRow(id, transaction, 'update');
         if (!offering) throw notFound('No such level offering.');
         if (write.items !== undefined && offering.status !== 'draft') {
           throw conflict('lms.level_offering.published', 'Members change only while the offering is a draft: unpublish it first.');
@@ -278,7 +289,7 @@ export function createLevelOfferings(deps: { sequelize: Sequelize; entitlements:
       requireStaff(actor);
       try {
         await sequelize.transaction(async (transaction) => {
-          const offering = await offeringRow(id, transaction, true);
+          const offering = await offeringRow(id, transaction, 'update');
           if (!offering) throw notFound('No such level offering.');
           if (offering.status === 'published') return;
           const problems = await publishingProblems(offering, transaction);
@@ -311,32 +322,38 @@ export function createLevelOfferings(deps: { sequelize: Sequelize; entitlements:
      */
     async enroll(actor: Actor, offeringId: string) {
       requireLearner(actor);
-      const id = await sequelize.transaction(async (transaction) => {
-        const offering = await offeringRow(offeringId, transaction, true);
-        if (!offering || offering.status !== 'published') throw notFound('No such level offering in the catalogue.');
-        const [open] = await select<{ id: string; status: LevelEnrollmentStatus }>(
-          `SELECT id, status FROM lms.lms_level_enrollments WHERE offering_id = $1 AND learner_lms_user_id = $2 AND status IN ('pending', 'active')`,
-          [offeringId, actor.user.id],
-          transaction,
-        );
-        if (open?.status === 'active') throw conflict('lms.level_enrollment.exists', 'You are already enrolled in this level offering.');
-        if (open) return open.id;
-        const members = await membersOf(offeringId, transaction);
-        const held = await heldCourses(actor.user.id, members.map((c) => c.id), transaction);
-        const remaining = members.filter((c) => !held.has(c.id));
-        if (remaining.length === 0) throw conflict('lms.level_enrollment.nothing_left', 'You already hold every course of this offering.');
-        const heldValue = members.filter((c) => held.has(c.id)).reduce((sum, c) => sum + BigInt(c.priceMinorUnits), 0n);
-        const due = priceOf(offering, members) - heldValue;
-        const amount = due > 0n ? due : 0n;
-        const levelEnrollmentId = newId();
-        await sequelize.query(
-          `INSERT INTO lms.lms_level_enrollments (id, offering_id, learner_lms_user_id, status, amount_minor_units, currency, course_ids, payment_id, created_at, updated_at)
-           VALUES ($1, $2, $3, 'pending', $4, $5, $6, NULL, now(), now())`,
-          { bind: [levelEnrollmentId, offeringId, actor.user.id, amount.toString(), offering.currency, JSON.stringify(remaining.map((c) => c.id))], transaction },
-        );
-        if (amount === 0n) await activate((await levelEnrollmentRow(levelEnrollmentId, transaction))!, transaction, null);
-        return levelEnrollmentId;
-      });
+      const enrol = () =>
+        sequelize.transaction(async (transaction) => {
+          // Shared: learners enrol side by side, while nobody changes the offering under them.
+          const offering = await offeringRow(offeringId, transaction, 'share');
+          if (!offering || offering.status !== 'published') throw notFound('No such level offering in the catalogue.');
+          const open = await openEnrollment(offeringId, actor.user.id, transaction);
+          if (open?.status === 'active') throw conflict('lms.level_enrollment.exists', 'You are already enrolled in this level offering.');
+          if (open) return open.id;
+          const members = await membersOf(offeringId, transaction);
+          const held = await heldCourses(actor.user.id, members.map((c) => c.id), transaction);
+          const remaining = members.filter((c) => !held.has(c.id));
+          if (remaining.length === 0) throw conflict('lms.level_enrollment.nothing_left', 'You already hold every course of this offering.');
+          const heldValue = members.filter((c) => held.has(c.id)).reduce((sum, c) => sum + BigInt(c.priceMinorUnits), 0n);
+          const due = priceOf(offering, members) - heldValue;
+          const amount = due > 0n ? due : 0n;
+          const levelEnrollmentId = newId();
+          await sequelize.query(
+            `INSERT INTO lms.lms_level_enrollments (id, offering_id, learner_lms_user_id, status, amount_minor_units, currency, course_ids, payment_id, created_at, updated_at)
+             VALUES ($1, $2, $3, 'pending', $4, $5, $6, NULL, now(), now())`,
+            { bind: [levelEnrollmentId, offeringId, actor.user.id, amount.toString(), offering.currency, JSON.stringify(remaining.map((c) => c.id))], transaction },
+          );
+          if (amount === 0n) await activate((await levelEnrollmentRow(levelEnrollmentId, transaction))!, transaction, null);
+          return levelEnrollmentId;
+        });
+      let id: string;
+      try {
+        id = await enrol();
+      } catch (err) {
+        // The same learner enrolling twice at once: the unique index kept the first; answer it (or its 409).
+        if (!(err instanceof UniqueConstraintError)) throw err;
+        id = await enrol();
+      }
       return levelEnrollmentView((await levelEnrollmentRow(id))!);
     },
 
