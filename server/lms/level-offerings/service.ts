@@ -90,16 +90,19 @@ export function createLevelOfferings(deps: { sequelize: Sequelize; entitlements:
     return open;
   }
 
-  /** The member courses of an offering, in their order. */
-  async function membersOf(offeringId: string, transaction?: Transaction): Promise<Course[]> {
-    const links = await select<{ courseId: string }>(
-      'SELECT course_id AS "courseId" FROM lms.lms_level_offering_courses WHERE offering_id = $1 ORDER BY position',
-      [offeringId],
+  /** The member courses of each offering, in their order: two queries however many offerings. */
+  async function membersOfEach(offeringIds: string[], transaction?: Transaction): Promise<Map<string, Course[]>> {
+    const links = await select<{ offeringId: string; courseId: string }>(
+      'SELECT offering_id AS "offeringId", course_id AS "courseId" FROM lms.lms_level_offering_courses WHERE offering_id = ANY($1) ORDER BY position',
+      [offeringIds],
       transaction,
     );
-    const courses = await Course.findAll({ where: { id: links.map((l) => l.courseId) }, transaction });
-    return links.map((l) => courses.find((c) => c.id === l.courseId)!);
+    const courses = new Map((await Course.findAll({ where: { id: [...new Set(links.map((l) => l.courseId))] }, transaction })).map((c) => [c.id, c]));
+    return new Map(offeringIds.map((id) => [id, links.filter((l) => l.offeringId === id).map((l) => courses.get(l.courseId)!)]));
   }
+
+  /** The member courses of an offering, in their order. */
+  const membersOf = async (offeringId: string, transaction?: Transaction): Promise<Course[]> => (await membersOfEach([offeringId], transaction)).get(offeringId)!;
 
   /** Course ids among `courseIds` that the learner holds an active entitlement to. */
   async function heldCourses(learnerLmsUserId: string, courseIds: string[], transaction?: Transaction): Promise<Set<string>> {
@@ -137,7 +140,8 @@ export function createLevelOfferings(deps: { sequelize: Sequelize; entitlements:
 
   async function page(page: PageRequest, where: Conditions) {
     const { items, meta } = await keysetRows<OfferingRow>(read, page, { select: offeringColumns, from: 'lms.lms_level_offerings o', alias: 'o', where, key: 'o.id', desc: true });
-    return { data: await Promise.all(items.map(async (o) => summary(o, await membersOf(o.id)))), meta };
+    const members = await membersOfEach(items.map((o) => o.id));
+    return { data: items.map((o) => summary(o, members.get(o.id)!)), meta };
   }
 
   /** A price as written: whole, non-negative minor units (422 otherwise). */

@@ -26,6 +26,14 @@ export class Conditions {
   }
 }
 
+const statementNames = new Map<string, string>();
+/** A prepared statement's name from its text (a list has a few shapes, each named once). */
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (!name) statementNames.set(text, (name = `keyset.${createHash('sha1').update(text).digest('base64url')}`));
+  return name;
+}
+
 export interface KeysetQuery {
   /** The columns to read, e.g. `x.id` or `x.id, x.email, x.created_at AS "createdAt"`. */
   select: string;
@@ -48,7 +56,7 @@ export async function keysetRows<T extends { id: string }>(read: PreparedRead, p
   const where = new Conditions();
   where.clauses.push(...sql.where.clauses);
   where.values.push(...sql.where.values);
-  const run = <R,>(text: string, values: unknown[]) => read<R>(`keyset.${createHash('sha1').update(text).digest('base64url')}`, text, values);
+  const run = <R,>(text: string, values: unknown[]) => read<R>(statementName(text), text, values);
   if (page.cursor) {
     const cursor = where.bind(page.cursor);
     const [last] = await run(`SELECT 1 FROM ${sql.from} WHERE ${where.sql} AND ${x}.id = ${cursor}`, where.values);
