@@ -15,7 +15,7 @@ export function interviewRoutes(auth: CapAuth, contexts: ActingContexts, intervi
   const reading = (read: (context: Parameters<Parameters<ActingContexts['bound']>[0]>[1], userId: string, applicationId: string) => Promise<unknown>): Handler =>
     contexts.bound(async (call, context) => ok(await read(context, auth.caller(call).userId, call.params.id)));
   // The caller's own token proves which uploaded files (signatures) are theirs.
-  const caller = (call: Call): Caller => ({ userId: auth.caller(call).userId, bearer: String(call.req.headers.authorization).replace(/^Bearer\s+/i, '') });
+  const caller = (call: Call): Caller => ({ userId: auth.caller(call).userId, bearer: auth.token(call) });
   return {
     assignFacilitator: forCentre(async (call, actor) => ok(await interviews.assignFacilitator(actor, call.params.id, call.body.assessorId))),
     getInterviewPanel: reading(interviews.panel),

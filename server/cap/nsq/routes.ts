@@ -7,7 +7,7 @@ import type { Caller, NsqPaths } from './service.ts';
 /** NSQ paths (openapi/cap/nsq.yaml): the induction form, unit assessors, unit evidence, direct observation and sign-off. */
 export function nsqRoutes(auth: CapAuth, contexts: ActingContexts, nsq: NsqPaths): Record<string, Handler> {
   // The caller's own token proves which uploaded files are theirs.
-  const caller = (call: Call): Caller => ({ userId: auth.caller(call).userId, bearer: String(call.req.headers.authorization).replace(/^Bearer\s+/i, '') });
+  const caller = (call: Call): Caller => ({ userId: auth.caller(call).userId, bearer: auth.token(call) });
   return {
     getNsqInduction: contexts.bound(async (call, context) => ok(await nsq.induction(context, auth.caller(call).userId, call.params.id))),
     submitNsqInduction: contexts.as('candidate', async (call) => ok(await nsq.submitInduction(auth.caller(call).userId, call.params.id, call.body))),

@@ -1,3 +1,4 @@
+import { bearerToken } from '../../platform/auth/token.ts';
 import type { Call, SecurityHandler } from '../../platform/http/operations.ts';
 import type { Caller, CapUserRecord, Standing } from './models.ts';
 import type { UserService } from './service.ts';
@@ -27,7 +28,7 @@ export function createCapAuth(users: UserService, bearer: SecurityHandler, first
     standing: (call: Call): Standing => callerOf(call).standing,
     /** The caller's own access token, for Orchestrator calls made on their behalf (their own assets). */
     token(call: Call): string {
-      return String(call.req.headers.authorization ?? '').replace(/^Bearer\s+/i, '');
+      return bearerToken(call.req.headers.authorization) ?? '';
     },
   };
 }

@@ -6,8 +6,6 @@ import type { ActingContexts } from '../context/service.ts';
 import type { CapAuth } from '../users/auth.ts';
 import type { Verification } from './service.ts';
 
-const bearerOf = (call: Call) => String(call.req.headers.authorization).replace(/^Bearer\s+/i, '');
-
 /** IV, forwarding, EV and certificates (openapi/cap/verification.yaml). */
 export function verificationRoutes(auth: CapAuth, roles: PlatformRoles, contexts: ActingContexts, verification: Verification): Record<string, Handler> {
   const userId = (call: Call) => auth.caller(call).userId;
@@ -22,7 +20,7 @@ export function verificationRoutes(auth: CapAuth, roles: PlatformRoles, contexts
     assignExternalVerifier: contexts.as('awarding_body', async (call) => ok(await verification.assignExternalVerifier(userId(call), call.params.id, call.body.assessorId))),
     reviewExternalVerification: contexts.as('awarding_body', async (call) => ok(await verification.reviewExternalVerification(userId(call), call.params.id, call.body))),
     issueCertificate: contexts.as('awarding_body', async (call) =>
-      created(await verification.issueCertificate({ userId: userId(call), bearer: bearerOf(call) }, call.params.id, call.body?.certificateAssetId)),
+      created(await verification.issueCertificate({ userId: userId(call), bearer: auth.token(call) }, call.params.id, call.body?.certificateAssetId)),
     ),
     getApplicationCertificate: contexts.bound(async (call, context) => ok(await verification.certificate(readerOf(context, userId(call)), call.params.id))),
     verifyCertificate: async (call) => ok(await verification.verify(call.params.code)),

@@ -1,3 +1,4 @@
+import { bearerToken } from '../../platform/auth/token.ts';
 import type { Handler } from '../../platform/http/operations.ts';
 import { pageRequest } from '../../platform/http/pagination.ts';
 import { created, ok } from '../../platform/http/reply.ts';
@@ -17,7 +18,7 @@ export function catalogueRoutes(access: Access, courses: Courses): Record<string
 }
 
 /** The caller's own bearer token, for checks the Orchestrator makes on their behalf (their own uploads). */
-const bearerOf = (call: Parameters<Handler>[0]) => /^Bearer (.+)$/i.exec(call.req.get('authorization') ?? '')?.[1];
+const bearerOf = (call: Parameters<Handler>[0]) => bearerToken(call.req.headers.authorization);
 
 export function authoringRoutes(access: Access, courses: Courses): Record<string, Handler> {
   /** The caller, when they may author at all (instructor or staff onboarding completed). */

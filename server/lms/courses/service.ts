@@ -392,21 +392,27 @@ export function createCourses(sequelize: Sequelize, attachPackage?: AttachPackag
   };
 }
 
+/** A price in a request body (`body.price`): whole, non-negative minor units with a currency, else 422. */
+export function priceAsWritten(price: Money): { minor: bigint; currency: string } {
+  try {
+    const parsed = parseMoney(price);
+    if (parsed.minor < 0n) throw new MoneyError('negative');
+    return parsed;
+  } catch (err) {
+    if (err instanceof MoneyError) throw validationFailed([{ field: 'body.price', issue: 'must be a whole, non-negative number of minor units with a currency code' }]);
+    throw err;
+  }
+}
+
 function courseFields(write: CourseWrite): Partial<Course> {
   const fields: Partial<Course> = {};
   if (write.title !== undefined) fields.title = write.title.trim();
   if (write.description !== undefined) fields.description = write.description;
   if (write.thumbnailAssetId !== undefined) fields.thumbnailAssetId = write.thumbnailAssetId;
   if (write.price !== undefined) {
-    try {
-      const { minor, currency } = parseMoney(write.price);
-      if (minor < 0n) throw new MoneyError('negative');
-      fields.priceMinorUnits = minor.toString();
-      fields.currency = currency;
-    } catch (err) {
-      if (err instanceof MoneyError) throw validationFailed([{ field: 'body.price', issue: 'must be a whole, non-negative number of minor units with a currency code' }]);
-      throw err;
-    }
+    const { minor, currency } = priceAsWritten(write.price);
+    fields.priceMinorUnits = minor.toString();
+    fields.currency = currency;
   }
   for (const key of ['sectorId', 'tradeId', 'qualificationLevelId', 'unitId'] as const) {
     if (write.capLinkage && write.capLinkage[key] !== undefined) fields[key] = write.capLinkage[key];

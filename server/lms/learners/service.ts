@@ -218,11 +218,9 @@ export function createLearners(sequelize: Sequelize, events: ServiceEvents, user
       results.push({ kind: 'course' as const, id: courseId, status: outcome.granted ? ('granted' as const) : ('skipped' as const) });
     }
     for (const id of [...new Set(body.levelOfferingIds ?? [])]) {
-      let members;
-      try {
-        members = await levelOfferings.publishedMembers(id);
-      } catch (err) {
-        results.push({ kind: 'level_offering' as const, id, status: 'failed' as const, error: failure(err) });
+      const members = await levelOfferings.publishedMembers(id);
+      if (!members) {
+        results.push({ kind: 'level_offering' as const, id, status: 'failed' as const, error: 'no such published level offering' });
         continue;
       }
       const outcomes = await sequelize.transaction((transaction) =>
@@ -341,11 +339,9 @@ export function createLearners(sequelize: Sequelize, events: ServiceEvents, user
     const members = new Map<string, string[]>();
     const problems: Array<{ field: string; issue: string }> = [];
     for (const [i, level] of (write.levelOfferings ?? []).entries()) {
-      try {
-        members.set(level.levelOfferingId, (await levelOfferings.publishedMembers(level.levelOfferingId)).map((c) => c.id));
-      } catch {
-        problems.push({ field: `body.levelOfferings[${i}].levelOfferingId`, issue: `${level.levelOfferingId} is not a published level offering` });
-      }
+      const courses = await levelOfferings.publishedMembers(level.levelOfferingId);
+      if (courses) members.set(level.levelOfferingId, courses.map((c) => c.id));
+      else problems.push({ field: `body.levelOfferings[${i}].levelOfferingId`, issue: `${level.levelOfferingId} is not a published level offering` });
     }
     if (problems.length) throw validationFailed(problems);
     return members;

@@ -5,9 +5,10 @@ import { preparedReads } from '../../platform/db/prepared.ts';
 import { conflict, forbidden, notFound, validationFailed } from '../../platform/http/errors.ts';
 import type { PageRequest } from '../../platform/http/pagination.ts';
 import { newId } from '../../platform/ids.ts';
-import { money, MoneyError, parseMoney, type Money } from '../../platform/money.ts';
+import { money, type Money } from '../../platform/money.ts';
 import type { Actor } from '../access/service.ts';
 import { defineCourseModels, type Course } from '../courses/models.ts';
+import { priceAsWritten } from '../courses/service.ts';
 import type { CheckoutAttempt, Checkouts } from '../enrollments/checkout.ts';
 import type { Entitlements } from '../enrollments/entitlements.ts';
 
@@ -144,18 +145,6 @@ export function createLevelOfferings(deps: { sequelize: Sequelize; entitlements:
     return { data: items.map((o) => summary(o, members.get(o.id)!)), meta };
   }
 
-  /** A price as written: whole, non-negative minor units (422 otherwise). */
-  function priceFrom(price: Money): { minor: bigint; currency: string } {
-    try {
-      const parsed = parseMoney(price);
-      if (parsed.minor < 0n) throw new MoneyError('negative');
-      return parsed;
-    } catch (err) {
-      if (err instanceof MoneyError) throw validationFailed([{ field: 'body.price', issue: 'must be a whole, non-negative number of minor units with a currency code' }]);
-      throw err;
-    }
-  }
-
   /** Replaces the members with `items` (each an existing course, once, in the order given); 422 naming any unknown course. */
   async function setMembers(offeringId: string, items: Array<{ courseId: string }>, transaction: Transaction): Promise<void> {
     const ids = [...new Set(items.map((i) => i.courseId))];
@@ -254,7 +243,7 @@ export function createLevelOfferings(deps: { sequelize: Sequelize; entitlements:
       requireStaff(actor);
       const title = write.title.trim();
       if (!title) throw validationFailed([{ field: 'body.title', issue: 'cannot be blank' }]);
-      const price = write.price ? priceFrom(write.price) : null;
+      const price = write.price ? priceAsWritten(write.price) : null;
       const id = newId();
       await sequelize.transaction(async (transaction) => {
         await sequelize.query(
@@ -277,7 +266,7 @@ export function createLevelOfferings(deps: { sequelize: Sequelize; entitlements:
         }
         const title = write.title?.trim();
         if (title === '') throw validationFailed([{ field: 'body.title', issue: 'cannot be blank' }]);
-        const price = write.price ? priceFrom(write.price) : write.price;
+        const price = write.price ? priceAsWritten(write.price) : write.price;
         await sequelize.query(
           `UPDATE lms.lms_level_offerings SET title = coalesce($2, title), description = coalesce($3, description),
              price_minor_units = CASE WHEN $4::boolean THEN $5::bigint ELSE price_minor_units END,
@@ -389,10 +378,10 @@ export function createLevelOfferings(deps: { sequelize: Sequelize; entitlements:
       await activate(row, transaction, data.paymentId);
     },
 
-    /** The published member courses of a published offering (a learner enrolled by staff or a seat gets these); 404 otherwise. */
-    async publishedMembers(offeringId: string): Promise<Course[]> {
+    /** The published member courses of a published offering (a learner enrolled by staff or a seat gets these); undefined when it is none. */
+    async publishedMembers(offeringId: string): Promise<Course[] | undefined> {
       const offering = await offeringRow(offeringId);
-      if (!offering || offering.status !== 'published') throw notFound('No such published level offering.');
+      if (!offering || offering.status !== 'published') return undefined;
       return (await membersOf(offeringId)).filter((c) => c.status === 'published');
     },
   };

@@ -32,7 +32,6 @@ const genders = ['female', 'male', 'other', 'unspecified'] as const;
 
 export type Staff = ReturnType<typeof createStaff>;
 
-/** Staff work: memberships, access grants, enrollments across courses, payments, dashboard, settings. */
 /** A checkout attempt as the payments screens read it. */
 interface PaymentRow {
   id: string;
@@ -56,6 +55,7 @@ const learnerNameSql = (u: string) => `COALESCE(
      FROM "lms"."lms_onboardings" o WHERE o.lms_user_id = ${u}.id ORDER BY o.created_at LIMIT 1),
   ${u}.display_name, split_part(${u}.email, '@', 1), '')`;
 
+/** Staff work: memberships, access grants, enrollments across courses, payments, dashboard, settings. */
 export function createStaff(sequelize: Sequelize, entitlements: Entitlements) {
   const read = preparedReads(sequelize);
   const { StaffMember } = defineStaffModels(sequelize);

@@ -1,3 +1,4 @@
+import { bearerToken } from '../../platform/auth/token.ts';
 import { passwordChangeRequired, unauthorized } from '../../platform/http/errors.ts';
 import type { SecurityHandler } from '../../platform/http/operations.ts';
 import type { AccessTokens } from './access.ts';
@@ -13,9 +14,9 @@ const allowedBeforePasswordChange = new Set(['changePassword', 'logout']);
 export function createOlBearerAuth(tokens: AccessTokens, sessionLive: (userId: string, sessionId: string) => Promise<boolean>): SecurityHandler {
   const refused = () => unauthorized('auth.unauthenticated', 'Sign in again: the access token is missing, expired or not valid.');
   return async (call) => {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(call.req.get('authorization') ?? '');
-    if (!match) throw refused();
-    const claims = await tokens.verify(match[1]!).catch(() => {
+    const token = bearerToken(call.req.headers.authorization);
+    if (!token) throw refused();
+    const claims = await tokens.verify(token).catch(() => {
       throw refused();
     });
     if (!(await sessionLive(claims.sub, claims.sid))) throw refused();

@@ -3,6 +3,7 @@ import passport from 'passport';
 import { ExtractJwt, Strategy as JwtStrategy, type StrategyOptionsWithRequest } from 'passport-jwt';
 import { JwksClient } from 'jwks-rsa';
 import { passwordChangeRequired, unauthorized } from '../http/errors.ts';
+import { bearerToken } from './token.ts';
 import type { Principal, SecurityHandler } from '../http/operations.ts';
 
 export interface BearerAuthOptions {
@@ -156,12 +157,6 @@ export function createBearerAuth(options: BearerAuthOptions): SecurityHandler {
     if (token) verifiedTokens.set(token, principal);
     admit(call, principal);
   };
-}
-
-/** The token of an `Authorization: Bearer ...` header, or undefined. */
-function bearerToken(header: string | undefined): string | undefined {
-  const match = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
-  return match?.[1];
 }
 
 /** The `kid` of a compact JWS header, or undefined when there is none to read. */

@@ -20,6 +20,14 @@ export class Conditions {
     return `$${this.values.length}`;
   }
 
+  /** A copy, to add to without changing this one. */
+  copy(): Conditions {
+    const copy = new Conditions();
+    copy.clauses.push(...this.clauses);
+    copy.values.push(...this.values);
+    return copy;
+  }
+
   /** The conditions joined with AND (TRUE without any). */
   get sql(): string {
     return this.clauses.length ? this.clauses.join(' AND ') : 'TRUE';
@@ -48,14 +56,13 @@ export interface KeysetQuery {
 
 /**
  * One keyset page of rows (`limit + 1` read to know whether more follow) for a page request (see
- * `pageRequest`). The cursor is the last id sent; a cursor that is not a row of the same filtered set is a 422. Statements are prepared, named
- * after their text: a list's few shapes each cost one parse per connection.
+ * `pageRequest`). The cursor is the last id sent; a cursor that is not a row of the same filtered set
+ * is a 422. Statements are prepared, named after their text: a list's few shapes each cost one parse
+ * per connection.
  */
 export async function keysetRows<T extends { id: string }>(read: PreparedRead, page: PageRequest, sql: KeysetQuery): Promise<{ items: T[]; meta: PageMeta }> {
   const x = sql.alias ?? 'x';
-  const where = new Conditions();
-  where.clauses.push(...sql.where.clauses);
-  where.values.push(...sql.where.values);
+  const where = sql.where.copy();
   const run = <R,>(text: string, values: unknown[]) => read<R>(statementName(text), text, values);
   if (page.cursor) {
     const cursor = where.bind(page.cursor);
