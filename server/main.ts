@@ -34,6 +34,8 @@ export interface RunningPlatform {
   logger: Logger;
   /** The router of each running service, as mounted on every listener. */
   routers: Partial<Record<ServiceName, OperationRouter>>;
+  /** Resolves once every change committed to the database before the call shows in every service's caches. */
+  settled(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -118,7 +120,8 @@ export async function startPlatform(config: PlatformConfig, logger: Logger = cre
       }
     }
     const routers = Object.fromEntries(prepared.map(({ name, router }) => [name, router]));
-    return { urls, databaseUrl, logger, routers, stop };
+    const settled = async () => void (await Promise.all(services.map((service) => service.settled?.())));
+    return { urls, databaseUrl, logger, routers, settled, stop };
   } catch (err) {
     await stop();
     throw err;

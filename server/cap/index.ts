@@ -59,6 +59,7 @@ import { createAccountService } from './users/account.ts';
 import { createCapAuth } from './users/auth.ts';
 import { userRoutes } from './users/routes.ts';
 import { createUserService } from './users/service.ts';
+import { createCallerCache } from './users/callers.ts';
 import { evidenceRoutes } from './evidence/routes.ts';
 import { createEvidence } from './evidence/service.ts';
 import { interviewRoutes } from './interviews/routes.ts';
@@ -85,7 +86,8 @@ function userEventData(event: PlatformEvent): { userId: string; email?: string; 
 /** CAP: the accreditation portal. */
 export async function createCap(deps: ServiceDeps): Promise<Service> {
   const { sequelize, config, peers, events, logger } = deps;
-  const users = createUserService(sequelize);
+  const callers = createCallerCache(sequelize, logger.child({ component: 'cap-callers' }));
+  const users = createUserService(sequelize, callers);
   const centres = createCentreService(sequelize);
   const assessors = createAssessorService(sequelize);
   const onboarding = createOnboardingService(sequelize, users, {
@@ -227,6 +229,11 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       ...adminDashboardRoutes(auth, roles, createAdminDashboard(sequelize)),
       ...templateRoutes(auth, roles, createTemplates({ sequelize, assetUrls: orchestratorHttp.assetUrls, ownsAsset: orchestratorHttp.ownsAsset })),
     },
-    stop: () => orchestratorHttp.close(),
+    start: () => callers.start(),
+    settled: () => callers.settled(),
+    async stop() {
+      await callers.stop();
+      await orchestratorHttp.close();
+    },
   };
 }

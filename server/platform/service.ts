@@ -40,4 +40,6 @@ export interface Service {
   /** Starts background work (event delivery, gRPC listeners); returns any URLs it serves, by name. */
   start?(): Promise<Record<string, string> | void>;
   stop?(): Promise<void>;
+  /** Resolves once every change committed to the database before the call shows in the service's caches. */
+  settled?(): Promise<void>;
 }

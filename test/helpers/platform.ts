@@ -117,14 +117,23 @@ export async function call(
   return { status: res.statusCode, headers: res.headers, body: parsed, text };
 }
 
-/** A query on the platform's database, for what the API does not show (row counts, fixtures). */
-export async function sql<T = Record<string, unknown>>(platform: { databaseUrl: string }, text: string, values: unknown[] = []): Promise<T[]> {
+/**
+ * A query on the platform's database, for what the API does not show (row counts, fixtures). A change
+ * is awaited until the platform's caches show it (a caller kept by CAP whose row was changed here is
+ * dropped when the database notifies CAP), so the next call sees it as it would a change made by the API.
+ */
+export async function sql<T = Record<string, unknown>>(
+  platform: { databaseUrl: string; settled?: () => Promise<void> },
+  text: string,
+  values: unknown[] = [],
+): Promise<T[]> {
   const client = new pg.Client({ connectionString: platform.databaseUrl });
   await client.connect();
   try {
     return (await client.query(text, values)).rows as T[];
   } finally {
     await client.end();
+    if (!/^\s*SELECT\b/i.test(text)) await platform.settled?.();
   }
 }
 

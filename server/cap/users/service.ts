@@ -4,6 +4,7 @@ import type { Principal } from '../../platform/http/operations.ts';
 import { mergePatch } from '../merge-patch.ts';
 import type { JsonObject } from '../vocabulary.ts';
 import { preparedReads } from '../../platform/db/prepared.ts';
+import type { CallerCache } from './callers.ts';
 import { defineUserModels, type Caller, type CapUserRecord, type Standing } from './models.ts';
 
 /** The profile sections PATCH /me/profile edits. */
@@ -22,17 +23,18 @@ export interface UserIdentity {
   email: string;
 }
 
-export function createUserService(sequelize: Sequelize) {
+/** `callers` keeps callers between requests (the server's); without it every call reads its caller. */
+export function createUserService(sequelize: Sequelize, callers?: CallerCache) {
   const models = defineUserModels(sequelize);
   const { CapUser } = models;
-  const read = preparedReads(sequelize);
+  const prepared = preparedReads(sequelize);
 
   /**
-   * The user by id with their standing, read on every authenticated call: one prepared statement
+   * The user by id with their standing, as every authenticated call needs it: one prepared statement
    * (see preparedReads), so that GET /me and the acting context cost no second round trip.
    */
-  async function find(userId: string): Promise<Caller | undefined> {
-    const [row] = await read<CapUserRecord & Standing>(
+  async function read(userId: string): Promise<Caller | undefined> {
+    const [row] = await prepared<CapUserRecord & Standing>(
       'cap.users.caller',
       `SELECT u.user_id AS "userId", u.email, u.status, u.identity_verified AS "identityVerified", u.identity_provider AS "identityProvider",
               u.identity_provider_reference AS "identityProviderReference", u.identity_verified_at AS "identityVerifiedAt",
@@ -55,6 +57,8 @@ export function createUserService(sequelize: Sequelize) {
     const { onboardings, centres, awardingBody, awardingBodyActive, assessorStatus, ...user } = row;
     return { user, standing: { onboardings, centres, awardingBody, awardingBodyActive, assessorStatus } };
   }
+
+  const find = (userId: string) => (callers ? callers.read(userId, () => read(userId)) : read(userId));
 
   /**
    * Creates the CapUser unless it exists. The user.created consumer and a user's first call may both

@@ -1,19 +1,24 @@
 import { Sequelize } from 'sequelize';
 import pg from 'pg';
 import { requestScope } from '../request-scope.ts';
+import { reportSessions } from './sessions.ts';
 
 // BIGINT (money in minor units) stays a string end to end; never a float.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => value);
 
 /** A Sequelize instance whose models live in one service's schema. */
 export function createSequelize(url: string, schema: string, poolMax = 10): Sequelize {
-  return new Sequelize(url, {
+  const sequelize = new Sequelize(url, {
     dialect: 'postgres',
     // Not a log: each statement counts towards its request's total, which the access log reports.
     logging: countQuery,
     pool: { max: poolMax, min: 0, idle: 10_000 },
     define: { schema, underscored: true, timestamps: true },
+    // Sequelize turns NOTICEs off by default; triggers use them to tell the session what it changed (sessions.ts).
+    dialectOptions: { clientMinMessages: 'notice' },
   });
+  reportSessions(sequelize);
+  return sequelize;
 }
 
 function countQuery(): void {
