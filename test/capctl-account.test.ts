@@ -121,11 +121,11 @@ test('missing values are usage errors when stdin is not a terminal', async (t) =
   t.is(badService.code, 2);
 });
 
-test('capctl mail shows the dev mailbox and the OTP it carries', async (t) => {
+test('capctl mail shows the dev mailbox and the OTP it carries; mail last --wait waits for the first mail', async (t) => {
   const cli = capctl(t);
   const email = uniqueEmail('cli');
   await cli.json('register', '--email', email, '--password', testPassword);
-  const last = await cli.json('mail', 'last', '--to', email);
+  const last = await cli.json('mail', 'last', '--to', email, '--wait', '10');
   t.like(last, { to: email, template: 'account_verify' });
   t.regex(last.otp, /^\d{4}$/);
   const human = await cli.run('mail', 'last', '--to', email);
@@ -135,13 +135,14 @@ test('capctl mail shows the dev mailbox and the OTP it carries', async (t) => {
   const none = await cli.run('mail', 'last', '--to', uniqueEmail('nobody'));
   t.is(none.code, 1);
   t.regex(none.stderr, /no mail for/);
+  t.is((await cli.run('mail', 'last', '--to', email, '--wait', '61')).code, 2, '--wait is at most 60 seconds');
 });
 
 test('verify with a wrong code exits 1 with the server code and saves no session', async (t) => {
   const cli = capctl(t);
   const email = uniqueEmail('cli');
   await cli.json('register', '--email', email, '--password', testPassword);
-  const { otp } = await cli.json('mail', 'last', '--to', email);
+  const { otp } = await cli.json('mail', 'last', '--to', email, '--wait', '10');
   const wrong = await cli.run('verify', '--email', email, '--otp', otp === '0000' ? '1111' : '0000');
   t.is(wrong.code, 1);
   t.regex(wrong.stderr, /^[a-z_]+\.[a-z_.]+: /);

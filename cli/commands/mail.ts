@@ -57,9 +57,17 @@ export function registerMail(program: Command): void {
 
   common(mail.command('last'))
     .description("Show an address's newest mail and the code or password it carries")
-    .action((options: MailOptions) =>
+    .option('--wait <seconds>', 'wait up to this long for a first mail (mail goes out just after the request that sends it)', '0')
+    .action((options: MailOptions & { wait: string }) =>
       runCommand(Boolean(options.json), async () => {
-        const [last] = await mailbox(options, 1);
+        const wait = Number(options.wait);
+        if (!(wait >= 0 && wait <= 60)) throw new UsageError('--wait must be a number of seconds from 0 to 60');
+        const deadline = Date.now() + wait * 1000;
+        let [last] = await mailbox(options, 1);
+        while (!last && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 250));
+          [last] = await mailbox(options, 1);
+        }
         if (!last) throw new CommandFailed(`no mail for ${options.to}`);
         print(last, Boolean(options.json), () =>
           [

@@ -260,8 +260,7 @@ function send(res: Response, reply: Reply, op: Operation, v: OperationValidators
   // Serialised once: the check reads the reply as the client will (dates as strings, no undefined).
   const text = JSON.stringify(successBody(reply.data, reply.meta));
   if (checkResponses) {
-    const status = String(reply.status);
-    const check = v.responses.has(status) ? v.responses.get(status) : v.responses.get('default');
+    const check = v.reply(String(reply.status));
     if (check === undefined) throw new Error(`${op.operationId} replied ${reply.status}, which its document does not describe`);
     if (check && !check(JSON.parse(text))) {
       (res.locals.log as Logger).error({ operationId: op.operationId, errors: check.errors }, 'reply does not match the document');

@@ -6,20 +6,22 @@ import type { JsonSchema, Operation } from './openapi.ts';
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => void;
 
-function createAjv(coerce: boolean): Ajv2020 {
+function createAjv(use: 'request' | 'strings' | 'reply'): Ajv2020 {
   const ajv = new Ajv2020({
-    allErrors: true,
+    // A request's errors are all named to the client; a reply's check only has to find one.
+    allErrors: use !== 'reply',
     strict: false, // OpenAPI adds keywords (example, discriminator, ...) that JSON Schema does not know
-    coerceTypes: coerce ? 'array' : false,
-    useDefaults: true,
+    coerceTypes: use === 'strings' ? 'array' : false,
+    useDefaults: use !== 'reply',
   });
   addFormats(ajv);
   return ajv;
 }
 
 // Bodies are typed JSON and must match exactly; path, query and header values arrive as strings.
-const bodyAjv = createAjv(false);
-const stringAjv = createAjv(true);
+const bodyAjv = createAjv('request');
+const stringAjv = createAjv('strings');
+const replyAjv = createAjv('reply');
 
 export type Location = 'path' | 'query' | 'header' | 'body';
 
@@ -29,8 +31,12 @@ export interface OperationValidators {
   header: ValidateFunction;
   body?: ValidateFunction;
   bodyRequired: boolean;
-  /** Response schema by documented status code (or `default`); null where no JSON schema is given. */
-  responses: Map<string, ValidateFunction | null>;
+  /**
+   * The check of a reply with this status (else the document's `default`), compiled on first use (a
+   * production server never checks replies): null where no JSON schema is given, undefined where the
+   * document describes neither.
+   */
+  reply(status: string): ValidateFunction | null | undefined;
 }
 
 /** Compiles the request and response validators of one documented operation. */
@@ -47,18 +53,24 @@ export function compileOperation(op: Operation): OperationValidators {
     return stringAjv.compile({ type: 'object', properties, required });
   };
   const jsonBody = op.requestBody?.content['application/json']?.schema;
-  const responses = new Map<string, ValidateFunction | null>();
-  for (const [status, response] of Object.entries(op.responses)) {
-    const schema = response.content?.['application/json']?.schema;
-    responses.set(status, schema ? bodyAjv.compile(schema) : null);
-  }
+  const replies = new Map<string, ValidateFunction | null>();
+  const reply = (status: string) => {
+    const described = op.responses[status] ? status : op.responses.default ? 'default' : undefined;
+    if (described === undefined) return undefined;
+    let check = replies.get(described);
+    if (check === undefined) {
+      const schema = op.responses[described]!.content?.['application/json']?.schema;
+      replies.set(described, (check = schema ? replyAjv.compile(schema) : null));
+    }
+    return check;
+  };
   return {
     path: group('path'),
     query: group('query'),
     header: group('header'),
     body: jsonBody ? bodyAjv.compile(jsonBody) : undefined,
     bodyRequired: Boolean(op.requestBody?.required),
-    responses,
+    reply,
   };
 }
 
