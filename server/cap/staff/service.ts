@@ -13,6 +13,7 @@ import { managesStaff, staffSorts, type StaffSort } from './rules.ts';
 import { Conditions, keysetRows } from '../../platform/db/keyset.ts';
 import { pageRequest } from '../../platform/http/pagination.ts';
 import { containing } from '../../platform/db/like.ts';
+import { isoTime } from '../../platform/db/iso-time.ts';
 import { preparedReads } from '../../platform/db/prepared.ts';
 import { handlerUserIdOf } from '../applications/handling.ts';
 
@@ -31,8 +32,8 @@ export interface StaffQuery {
   limit?: number;
 }
 
-/** A staff row's fields as lists read them. */
-type StaffRow = Pick<CentreStaff, 'id' | 'userId' | 'email' | 'name' | 'role' | 'status' | 'createdAt'>;
+/** A staff row's fields: a model's, or a list page's (`createdAt` already as the wire writes it). */
+type StaffRow = Pick<CentreStaff, 'id' | 'userId' | 'email' | 'name' | 'role' | 'status'> & { createdAt: Date | string };
 
 /** A staff row as the real client reads it (CentreStaff). */
 export function staffOf(row: StaffRow) {
@@ -42,7 +43,7 @@ export function staffOf(row: StaffRow) {
     ...(row.name ? { name: row.name } : {}),
     role: row.role,
     status: row.status,
-    createdAt: row.createdAt.toISOString(),
+    createdAt: typeof row.createdAt === 'string' ? row.createdAt : row.createdAt.toISOString(),
   };
 }
 
@@ -126,7 +127,7 @@ export function createStaffService(
     if (query.status) where.add('x.status = ?', query.status);
     if (query.q) where.add('(x.name ILIKE ? OR x.email ILIKE ?)', containing(query.q));
     return keysetRows<StaffRow>(read, pageRequest(query as Record<string, unknown>), {
-      select: `x.id, x.user_id AS "userId", x.email, x.name, x.role, x.status, x.created_at AS "createdAt"`,
+      select: `x.id, x.user_id AS "userId", x.email, x.name, x.role, x.status, ${isoTime('x.created_at')} AS "createdAt"`,
       from: 'cap.centre_staff x',
       where,
       key: sortKeys[sort],

@@ -1,4 +1,4 @@
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import { Op, type Transaction, type WhereOptions } from 'sequelize';
 import type { PlatformEvent } from '../../platform/events/types.ts';
 import { notFound } from '../../platform/http/errors.ts';
@@ -98,12 +98,13 @@ const normaliseAddress = (address: string) => address.trim().toLowerCase();
 export function createNotifications(deps: ServiceDeps & { userEmail?(userId: string): Promise<string | null> }) {
   const { config, logger, events } = deps;
   const { Notification, DevMail, InboxItem, Preference, DevSms } = defineNotificationModels(deps.sequelize);
-  let smtp: Transporter | undefined;
+  // Loaded with the first mail sent over SMTP (development mode without MAIL_URL never loads it).
+  let smtp: Promise<Transporter> | undefined;
 
   async function deliver(to: string, template: string, mail: RenderedMail, notificationId: string, transaction?: Transaction) {
     if (config.mailUrl) {
-      smtp ??= nodemailer.createTransport(config.mailUrl);
-      await smtp.sendMail({ from: config.mailFrom, to, subject: mail.subject, text: mail.text });
+      smtp ??= import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport(config.mailUrl));
+      await (await smtp).sendMail({ from: config.mailFrom, to, subject: mail.subject, text: mail.text });
     }
     if (config.devMode) {
       await DevMail.create(
@@ -354,7 +355,7 @@ export function createNotifications(deps: ServiceDeps & { userEmail?(userId: str
     },
 
     async stop(): Promise<void> {
-      smtp?.close();
+      (await smtp?.catch(() => undefined))?.close();
     },
   };
 }
