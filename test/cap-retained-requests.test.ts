@@ -25,17 +25,16 @@ test.after.always(() => platform?.stop());
 
 const ask = (user: SignedUpUser, json: object) => cap(platform, user, 'POST', '/assessor/retained-requests', { headers: asAssessor, json });
 
-test('only an approved assessor may ask, preferredRole is required, and only an approved centre can be asked', async (t) => {
+test('only an approved assessor may ask, only an approved centre can be asked, and only for a role of the vocabulary', async (t) => {
   const pending = await onboardedAssessor(platform);
   const refused = await ask(pending.user, { centreId, preferredRole: 'assessor' });
   t.is(refused.status, 403);
   t.is(refused.body.error.code, 'assessor.not_approved');
 
   const { user } = await approvedAssessor(platform, admin);
-  const noRole = await ask(user, { centreId });
-  t.is(noRole.status, 422);
-  t.true(noRole.body.error.details.some((d: { field: string }) => d.field.includes('preferredRole')), JSON.stringify(noRole.body.error.details));
-  t.is((await ask(user, { centreId, preferredRole: 'chief' })).status, 422, 'outside the vocabulary');
+  const chief = await ask(user, { centreId, preferredRole: 'chief' });
+  t.is(chief.status, 422, 'outside the vocabulary');
+  t.true(chief.body.error.details.some((d: { field: string }) => d.field.includes('preferredRole')), JSON.stringify(chief.body.error.details));
 
   const unapprovedOwner = await signUp(platform);
   await onboard(platform, unapprovedOwner, 'centre');
@@ -45,6 +44,13 @@ test('only an approved assessor may ask, preferredRole is required, and only an 
   t.deepEqual(notApproved.body.error.details, [{ field: 'centreId', issue: 'is not an approved centre' }]);
   t.is((await ask(user, { centreId: newId(), preferredRole: 'assessor' })).status, 422, 'no such centre');
   t.is((await sql(platform, 'SELECT count(*)::int AS n FROM cap.retained_requests r JOIN cap.assessor_profiles p ON p.id = r.assessor_id WHERE p.user_id = $1', [user.userId]))[0]!.n, 0);
+});
+
+test('the real web client asks with only centreId: the request is for any role', async (t) => {
+  const assessor = await approvedAssessor(platform, admin);
+  const asked = await ask(assessor.user, { centreId });
+  t.is(asked.status, 201, JSON.stringify(asked.body));
+  t.like(asked.body.data, { centreId, status: 'pending', preferredRole: 'any' });
 });
 
 test('an approved assessor asks once per centre: pending, with who they are; a second ask is 409 retained_request.exists', async (t) => {
