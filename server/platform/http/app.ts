@@ -36,6 +36,7 @@ export function createHttpApp(mounts: Mount[], logger: Logger, options: HttpOpti
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  app.locals.logger = logger;
 
   // The access line names only the method, path, status, time and query count: nothing to redact.
   const accessLog = logger.child({}, { redact: [] });
@@ -46,9 +47,6 @@ export function createHttpApp(mounts: Mount[], logger: Logger, options: HttpOpti
     const started = process.hrtime.bigint();
     const path = req.path;
     res.locals.requestId = requestId;
-    let log: Logger | undefined;
-    // Made when something logs for the request: most requests log only their access line.
-    Object.defineProperty(res.locals, 'log', { get: () => (log ??= logger.child({ requestId })) });
     res.setHeader('X-Request-Id', requestId);
     const scope = requestScope();
     res.on('finish', () => {
@@ -78,11 +76,18 @@ export function rawBody(req: Request): Buffer | undefined {
   return (req as { rawBody?: Buffer }).rawBody;
 }
 
+/**
+ * The request's logger, carrying its request id; made when something first logs for the request
+ * (most requests log only their access line).
+ */
+export function requestLog(res: Response): Logger {
+  return (res.locals.log ??= (res.app.locals.logger as Logger).child({ requestId: res.locals.requestId }));
+}
+
 /** Maps any error to the error envelope. Only a real bug gives a 500. */
 function errorHandler(err: unknown, req: Request, res: Response, _next: NextFunction): void {
-  const log = (res.locals.log as Logger | undefined) ?? console;
   const appError = toAppError(err);
-  if (appError.status >= 500) (log as Logger).error({ err }, 'request failed');
+  if (appError.status >= 500) requestLog(res).error({ err }, 'request failed');
   if (res.headersSent) {
     res.end();
     return;

@@ -27,14 +27,13 @@ const exposedHeaders = ['X-Request-Id', 'Retry-After', 'Content-Disposition'];
  * - `Cache-Control: no-store` on every reply unless an operation says otherwise: replies carry
  *   tokens, codes and personal data.
  */
-export function browserPolicy(policy: BrowserPolicy): RequestHandler[] {
+export function browserPolicy(policy: BrowserPolicy): RequestHandler {
   const allowAll = policy.corsOrigins.includes('*');
   const listed = new Set(policy.corsOrigins);
   const allowed = (origin: string) =>
     allowAll || listed.has(origin) || (policy.devMode && policy.corsOrigins.length === 0 && localOrigin.test(origin));
   const headers = new Map([...securityHeaders(), ['Cache-Control', 'no-store']]);
-  return [
-    cors({
+  const corsCheck = cors({
       origin: (origin, callback) => callback(null, origin !== undefined && allowed(origin) ? origin : false),
       methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
       allowedHeaders,
@@ -42,18 +41,27 @@ export function browserPolicy(policy: BrowserPolicy): RequestHandler[] {
       credentials: false,
       maxAge: 600,
       optionsSuccessStatus: 204,
-    }),
-    (req, res, next) => {
-      // A preflight from an origin that is not allowed: answered, without permission.
-      if (req.method === 'OPTIONS' && req.headers['access-control-request-method']) {
-        res.setHeader('Vary', 'Origin');
-        res.status(204).end();
-        return;
-      }
+  });
+  const afterCors: RequestHandler = (req, res, next) => {
+    // A preflight from an origin that is not allowed: answered, without permission.
+    if (req.method === 'OPTIONS' && req.headers['access-control-request-method']) {
+      res.setHeader('Vary', 'Origin');
+      res.status(204).end();
+      return;
+    }
+    res.setHeaders(headers);
+    next();
+  };
+  return (req, res, next) => {
+    // No Origin: not a browser's cross-origin call, and CORS would add nothing (as the cors package
+    // itself does for an origin it refuses); the security headers still go on.
+    if (req.headers.origin === undefined && req.method !== 'OPTIONS') {
       res.setHeaders(headers);
       next();
-    },
-  ];
+      return;
+    }
+    corsCheck(req, res, (err?: unknown) => (err ? next(err) : afterCors(req, res, next)));
+  };
 }
 
 /**

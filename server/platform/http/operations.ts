@@ -2,6 +2,7 @@ import type express from 'express';
 import { pipeline } from 'node:stream/promises';
 import type { Request, Response } from 'express';
 import type { Logger } from '../logger.ts';
+import { requestLog } from './app.ts';
 import { AppError, validationFailed } from './errors.ts';
 import type { ApiDocument, Operation, Parameter } from './openapi.ts';
 import { successBody, writeJson, type Reply } from './reply.ts';
@@ -153,7 +154,7 @@ function handlerFor(op: Operation, handler: Handler, options: BindOptions): (req
       body: req.body,
       requestId: res.locals.requestId as string,
       get log() {
-        return res.locals.log as Logger;
+        return requestLog(res);
       },
       req,
     };
@@ -250,7 +251,7 @@ function send(res: Response, reply: Reply, op: Operation, v: OperationValidators
   for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
   if (reply.kind === 'stream') {
     res.status(reply.status).type(reply.contentType);
-    pipeline(reply.body, res).catch((err) => (res.locals.log as Logger).warn({ err }, 'streamed reply cut short'));
+    pipeline(reply.body, res).catch((err) => requestLog(res).warn({ err }, 'streamed reply cut short'));
     return;
   }
   if (reply.kind === 'raw') {
@@ -263,7 +264,7 @@ function send(res: Response, reply: Reply, op: Operation, v: OperationValidators
     const check = v.reply(String(reply.status));
     if (check === undefined) throw new Error(`${op.operationId} replied ${reply.status}, which its document does not describe`);
     if (check && !check(JSON.parse(text))) {
-      (res.locals.log as Logger).error({ operationId: op.operationId, errors: check.errors }, 'reply does not match the document');
+      requestLog(res).error({ operationId: op.operationId, errors: check.errors }, 'reply does not match the document');
       throw new AppError(500, 'internal.response_contract', `The server built a reply that breaks its own API document (${op.operationId}).`);
     }
   }
