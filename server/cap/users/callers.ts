@@ -25,10 +25,9 @@ const relistenMs = 1_000;
  */
 export function createCallerCache(sequelize: Sequelize, logger: Logger) {
   const kept = new Map<string, Caller>();
-  /** The users each session has changed in its open transaction. */
+  /** The users each session has changed in its open transaction (or `*`): not kept until it ends. */
   const changing = new Map<object, Set<string>>();
-  /** How many sessions have an open transaction that changes each user. */
-  const held = new Map<string, number>();
+  const beingChanged = (userId: string) => [...changing.values()].some((users) => users.has(userId) || users.has(everyone));
   /** The reads under way: a change to their user (or to everyone) spoils them for keeping. */
   const reads = new Set<{ userId: string; spoiled: boolean }>();
   let listener: pg.Client | undefined;
@@ -46,22 +45,15 @@ export function createCallerCache(sequelize: Sequelize, logger: Logger) {
     notice(session, { message, detail }) {
       if (message !== 'cap.caller_changed' || !detail) return;
       forget(detail);
-      let users = changing.get(session);
-      if (!users) changing.set(session, (users = new Set()));
-      if (users.has(detail)) return;
-      users.add(detail);
-      held.set(detail, (held.get(detail) ?? 0) + 1);
+      const users = changing.get(session);
+      if (users) users.add(detail);
+      else changing.set(session, new Set([detail]));
     },
     idle(session) {
       const users = changing.get(session);
       if (!users) return;
       changing.delete(session);
-      for (const user of users) {
-        const count = held.get(user)! - 1;
-        if (count === 0) held.delete(user);
-        else held.set(user, count);
-        forget(user);
-      }
+      for (const user of users) forget(user);
     },
   });
 
@@ -145,7 +137,7 @@ export function createCallerCache(sequelize: Sequelize, logger: Logger) {
       } finally {
         reads.delete(read);
       }
-      if (caller && listener && !read.spoiled && !held.has(userId) && !held.has(everyone)) {
+      if (caller && listener && !read.spoiled && !beingChanged(userId)) {
         if (kept.size >= capacity) kept.delete(kept.keys().next().value!);
         kept.set(userId, caller);
       }

@@ -6,20 +6,25 @@ import type { JsonSchema, Operation } from './openapi.ts';
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => void;
 
-function createAjv(use: 'request' | 'strings' | 'reply'): Ajv2020 {
-  const ajv = new Ajv2020({
-    // A request's errors are all named to the client; a reply's check only has to find one.
-    allErrors: use !== 'reply',
-    strict: false, // OpenAPI adds keywords (example, discriminator, ...) that JSON Schema does not know
-    coerceTypes: use === 'strings' ? 'array' : false,
-    useDefaults: use !== 'reply',
-  });
+/**
+ * What each validator does: bodies are typed JSON and must match exactly; path, query and header
+ * values arrive as strings; a request's errors are all named to the client, while a reply's check only
+ * has to find one and writes no defaults into what it checks.
+ */
+const uses = {
+  body: { allErrors: true, coerceTypes: false, useDefaults: true },
+  strings: { allErrors: true, coerceTypes: 'array', useDefaults: true },
+  reply: { allErrors: false, coerceTypes: false, useDefaults: false },
+} as const;
+
+function createAjv(use: keyof typeof uses): Ajv2020 {
+  // strict: false because OpenAPI adds keywords (example, discriminator, ...) that JSON Schema does not know
+  const ajv = new Ajv2020({ ...uses[use], strict: false });
   addFormats(ajv);
   return ajv;
 }
 
-// Bodies are typed JSON and must match exactly; path, query and header values arrive as strings.
-const bodyAjv = createAjv('request');
+const bodyAjv = createAjv('body');
 const stringAjv = createAjv('strings');
 const replyAjv = createAjv('reply');
 
