@@ -1,6 +1,5 @@
 import { status } from '@grpc/grpc-js';
 import type { Readable } from 'node:stream';
-import { Agent, FormData, request } from 'undici';
 import { callUnary } from '../platform/grpc/client.ts';
 import { GrpcCallError } from '../platform/grpc/errors.ts';
 import { serviceNames } from '../platform/grpc/proto.ts';
@@ -12,6 +11,7 @@ import type {
 } from '../platform/grpc/identity-messages.ts';
 import type { InitiatePaymentRequest, InitiatePaymentResponse } from '../platform/grpc/payment-messages.ts';
 import { AppError } from '../platform/http/errors.ts';
+import { outboundForm, outboundHttp } from '../platform/http/outbound.ts';
 import { isUlid } from '../platform/ids.ts';
 import type { Logger } from '../platform/logger.ts';
 
@@ -74,13 +74,12 @@ export interface BroadcastRequest {
  * resolve and conversation broadcast. `baseUrl` is read per call, like the gRPC address.
  */
 export function createOrchestratorHttp(baseUrl: () => string, serviceKey: string, logger: Logger) {
-  const dispatcher = new Agent({ connectTimeout: 5_000, headersTimeout: 10_000, bodyTimeout: 10_000 });
+  const http = outboundHttp({ connectTimeout: 5_000, headersTimeout: 10_000, bodyTimeout: 10_000 });
 
   /** A POST with the service key, or on behalf of a user with their own bearer token. */
   async function post(path: string, body: unknown, bearer?: string): Promise<{ status: number; body: any }> {
-    const res = await request(`${baseUrl()}${path}`, {
+    const res = await http.request(`${baseUrl()}${path}`, {
       method: 'POST',
-      dispatcher,
       headers: { 'content-type': 'application/json', ...(bearer ? { authorization: `Bearer ${bearer}` } : { 'x-platform-service-key': serviceKey }) },
       body: JSON.stringify(body),
     });
@@ -142,7 +141,7 @@ export function createOrchestratorHttp(baseUrl: () => string, serviceKey: string
       if (!asset) return null;
       let file;
       try {
-        file = await request(asset.url, { method: 'GET', dispatcher });
+        file = await http.request(asset.url, { method: 'GET' });
       } catch (err) {
         throw unreachable(err);
       }
@@ -155,13 +154,13 @@ export function createOrchestratorHttp(baseUrl: () => string, serviceKey: string
 
     /** Stores a file CAP made (a certificate) as the user's own asset, with the service key; answers its id. */
     async storeFile(file: { ownerUserId: string; bytes: Uint8Array; fileName: string; mimeType: string; purpose: string }): Promise<string> {
-      const form = new FormData();
+      const form = await outboundForm();
       form.append('purpose', file.purpose);
       form.append('ownerUserId', file.ownerUserId);
       form.append('file', new Blob([new Uint8Array(file.bytes)], { type: file.mimeType }), file.fileName);
       let res;
       try {
-        res = await request(`${baseUrl()}/storage/upload`, { method: 'POST', dispatcher, headers: { 'x-platform-service-key': serviceKey }, body: form });
+        res = await http.request(`${baseUrl()}/storage/upload`, { method: 'POST', headers: { 'x-platform-service-key': serviceKey }, body: form });
       } catch (err) {
         logger.warn({ err }, 'the Orchestrator could not be reached to store a file');
         throw new AppError(503, 'storage.unavailable', 'File storage is not reachable right now. Nothing was changed: try again in a moment.');
@@ -190,7 +189,7 @@ export function createOrchestratorHttp(baseUrl: () => string, serviceKey: string
       return res.body.data;
     },
 
-    close: () => dispatcher.close(),
+    close: () => http.close(),
   };
 }
 

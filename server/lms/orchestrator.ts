@@ -2,12 +2,12 @@ import { status } from '@grpc/grpc-js';
 import { createWriteStream } from 'node:fs';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { Agent, FormData, request } from 'undici';
 import { callUnary } from '../platform/grpc/client.ts';
 import { GrpcCallError } from '../platform/grpc/errors.ts';
 import type { InitiatePaymentRequest, InitiatePaymentResponse } from '../platform/grpc/payment-messages.ts';
 import { serviceNames } from '../platform/grpc/proto.ts';
 import { AppError, unprocessable } from '../platform/http/errors.ts';
+import { outboundForm, outboundHttp } from '../platform/http/outbound.ts';
 import { isUlid } from '../platform/ids.ts';
 import type { Logger } from '../platform/logger.ts';
 
@@ -34,15 +34,14 @@ export function paymentFailure(err: unknown): never {
 }
 
 export function createStorageClient(baseUrl: () => string, serviceKey: string, logger: Logger) {
-  const dispatcher = new Agent({ connectTimeout: 5_000, headersTimeout: 30_000, bodyTimeout: 60_000 });
+  const http = outboundHttp({ connectTimeout: 5_000, headersTimeout: 30_000, bodyTimeout: 60_000 });
 
   async function resolve(assetId: string, bearer?: string): Promise<{ assetId: string; url: string; mimeType: string } | undefined> {
     if (!isUlid(assetId)) return undefined;
     let res;
     try {
-      res = await request(`${baseUrl()}/storage/resolve`, {
+      res = await http.request(`${baseUrl()}/storage/resolve`, {
         method: 'POST',
-        dispatcher,
         headers: { 'content-type': 'application/json', ...(bearer ? { authorization: `Bearer ${bearer}` } : { 'x-platform-service-key': serviceKey }) },
         body: JSON.stringify({ assetIds: [assetId] }),
       });
@@ -72,7 +71,7 @@ export function createStorageClient(baseUrl: () => string, serviceKey: string, l
     async download(assetId: string, file: string, maxBytes: number, code: string): Promise<void> {
       const asset = await resolve(assetId);
       if (!asset) throw unprocessable(code, `The asset ${assetId} does not exist or is not confirmed.`, [{ field: 'packageAssetId', issue: 'is not a confirmed asset' }]);
-      const res = await request(asset.url, { dispatcher });
+      const res = await http.request(asset.url);
       if (res.statusCode !== 200) {
         await res.body.dump();
         throw new AppError(502, 'storage.upstream_error', `File storage answered ${res.statusCode} for the asset's bytes.`);
@@ -89,17 +88,17 @@ export function createStorageClient(baseUrl: () => string, serviceKey: string, l
 
     /** Stores a file the LMS made (a certificate) as the user's own asset, with the service key; answers its id. */
     async storeFile(file: { ownerUserId: string; bytes: Uint8Array; fileName: string; mimeType: string; purpose: string }): Promise<string> {
-      const form = new FormData();
+      const form = await outboundForm();
       form.append('purpose', file.purpose);
       form.append('ownerUserId', file.ownerUserId);
       form.append('file', new Blob([new Uint8Array(file.bytes)], { type: file.mimeType }), file.fileName);
-      const res = await request(`${baseUrl()}/storage/upload`, { method: 'POST', dispatcher, headers: { 'x-platform-service-key': serviceKey }, body: form });
+      const res = await http.request(`${baseUrl()}/storage/upload`, { method: 'POST', headers: { 'x-platform-service-key': serviceKey }, body: form });
       const body = (await res.body.json().catch(() => null)) as { data?: { assetId?: string }; error?: { code?: string } } | null;
       if (res.statusCode !== 201 || !body?.data?.assetId) throw new Error(`the Orchestrator refused to store a file: ${res.statusCode} ${body?.error?.code ?? ''}`);
       return body.data.assetId;
     },
 
-    close: () => dispatcher.close(),
+    close: () => http.close(),
   };
 }
 

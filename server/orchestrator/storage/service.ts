@@ -7,7 +7,6 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { fileTypeFromFile } from 'file-type';
 import { Op } from 'sequelize';
 import { AppError, conflict, forbidden, notFound, validationFailed } from '../../platform/http/errors.ts';
 import { isUlid, newId } from '../../platform/ids.ts';
@@ -97,6 +96,8 @@ export function createStorage(deps: Pick<ServiceDeps, 'config' | 'sequelize' | '
     try {
       if (size === 0) throw new AppError(422, 'storage.file_empty', 'The file is empty.');
       if (size > policy.maxBytes) throw tooLarge(policy.maxBytes);
+      // file-type loads with the first upload (about 100 ms of start-up otherwise).
+      const { fileTypeFromFile } = await import('file-type');
       const mimeType = (await fileTypeFromFile(tempPath))?.mime;
       if (!mimeType || !policy.types.includes(mimeType)) {
         const what = mimeType ? `This file is ${mimeType}` : 'The type of this file could not be recognised';

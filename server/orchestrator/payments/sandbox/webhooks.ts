@@ -6,7 +6,7 @@
  * row hidden for `leaseMs`), so one cut off by a crash is sent again once the lease runs out.
  */
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { Agent, request } from 'undici';
+import { outboundHttp } from '../../../platform/http/outbound.ts';
 import type { Logger } from '../../../platform/logger.ts';
 import { sign, signatureHeader } from './signature.ts';
 
@@ -53,7 +53,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
   const maxAttempts = options.maxAttempts ?? 20;
   const timeoutMs = options.timeoutMs ?? 10_000;
   const batchSize = options.batchSize ?? 20;
-  const dispatcher = new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs, connectTimeout: timeoutMs });
+  const http = outboundHttp({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs, connectTimeout: timeoutMs });
   let stopping = false;
   let loop: Promise<void> | undefined;
   let woken = false;
@@ -95,9 +95,8 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
     let statusCode: number | null = null;
     let error: string | null = null;
     try {
-      const res = await request(url, {
+      const res = await http.request(url, {
         method: 'POST',
-        dispatcher,
         headers: {
           'content-type': 'application/json',
           'user-agent': 'cap-sandbox-payments/1',
@@ -159,7 +158,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
       stopping = true;
       interrupt?.();
       await loop;
-      await dispatcher.close();
+      await http.close();
     },
   };
 }

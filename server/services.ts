@@ -1,0 +1,122 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Sequelize } from 'sequelize';
+import { createCap } from './cap/index.ts';
+import { createLms } from './lms/index.ts';
+import { createOrchestrator } from './orchestrator/index.ts';
+import type { PlatformConfig, ServiceName } from './platform/config.ts';
+import { createSequelize } from './platform/db/database.ts';
+import { createMigrator, migrate } from './platform/db/migrations.ts';
+import { createEventRuntime } from './platform/events/runtime.ts';
+import { createHttpApp, listen, type Listener, type Mount } from './platform/http/app.ts';
+import { loadApiDocument } from './platform/http/openapi.ts';
+import { bindOperations, type OperationRouter } from './platform/http/operations.ts';
+import { standardHandlers } from './platform/http/standard.ts';
+import type { Logger } from './platform/logger.ts';
+import type { Peers, Service, ServiceDeps } from './platform/service.ts';
+
+const serverDir = path.dirname(fileURLToPath(import.meta.url));
+
+/** Each service: its schema, its folder, its factory. */
+const catalogue: Record<ServiceName, { schema: string; folder: string; create(deps: ServiceDeps): Promise<Service> }> = {
+  ol: { schema: 'ol', folder: 'orchestrator', create: createOrchestrator },
+  cap: { schema: 'cap', folder: 'cap', create: createCap },
+  lms: { schema: 'lms', folder: 'lms', create: createLms },
+};
+
+export interface RunningServices {
+  /** Every URL this process serves, by name: gateway, ol, cap, lms. */
+  urls: Record<string, string>;
+  /** The router of each running service, as mounted on every listener. */
+  routers: Partial<Record<ServiceName, OperationRouter>>;
+  /** Resolves once every change committed to the database before the call shows in every service's caches. */
+  settled(): Promise<void>;
+}
+
+/**
+ * Services -> events -> listeners, on a database that is up. Whatever starts pushes its cleanup onto
+ * `cleanups`; the caller runs them in reverse to stop, also when a later step fails.
+ */
+export async function startServices(
+  config: PlatformConfig,
+  databaseUrl: string,
+  logger: Logger,
+  cleanups: Array<() => Promise<void>>,
+): Promise<RunningServices> {
+  // Opens no connection until `start`; its cleanup is pushed then, so it stops before the Sequelize pools close.
+  const events = createEventRuntime(databaseUrl, logger.child({ component: 'events' }));
+  const urls: Record<string, string> = {};
+  const peers = createPeers(config, urls);
+  const mounts: Record<string, Mount> = {};
+  const services: Service[] = [];
+  // The services are independent until they run (each has its own schema and migration lock), so
+  // they are prepared side by side; start-up time is what a person waits for.
+  const prepared = await Promise.all(
+    config.only.map(async (name) => {
+      const entry = catalogue[name];
+      const sequelize: Sequelize = createSequelize(databaseUrl, entry.schema);
+      cleanups.push(() => sequelize.close());
+      const migrator = createMigrator(sequelize, entry.schema, path.join(serverDir, entry.folder, 'migrations'));
+      const [doc] = await Promise.all([loadApiDocument(name), migrate(sequelize, entry.schema, migrator)]);
+      const service = await entry.create({
+        config, logger: logger.child({ service: name }), sequelize, migrator, peers, events: events.forService(name, entry.schema, sequelize),
+      });
+      const router = bindOperations(name, doc, { ...standardHandlers(name, doc, sequelize, migrator), ...service.handlers }, {
+        security: service.security,
+        checkResponses: config.devMode,
+      });
+      return { name, service, router };
+    }),
+  );
+  for (const { name, service, router } of prepared) {
+    mounts[name] = { prefix: `/v1/${name}`, router };
+    services.push(service);
+  }
+
+  // Background work starts before the listeners, so stopping in reverse closes the listeners first.
+  for (const service of services) {
+    Object.assign(urls, (await service.start?.()) ?? {});
+    if (service.stop) cleanups.push(() => service.stop!());
+  }
+  // Every subscription is registered by now, so events already in an outbox reach all consumers.
+  await events.start();
+  cleanups.push(() => events.stop());
+  const open = async (name: string, app: ReturnType<typeof createHttpApp>, port: number) => {
+    const listener: Listener = await listen(app, config.host, port, name);
+    cleanups.push(() => listener.close());
+    urls[name] = listener.url;
+  };
+  const http = { bodyLimitBytes: config.bodyLimitBytes, corsOrigins: config.corsOrigins, devMode: config.devMode, countQueries: config.devMode };
+  await open('gateway', createHttpApp(Object.values(mounts), logger, http), config.port);
+  if (config.servicePorts) {
+    const ports: Record<ServiceName, number> = { ol: config.olPort, cap: config.capPort, lms: config.lmsPort };
+    for (const name of config.only) {
+      await open(name, createHttpApp([{ prefix: '/v1', router: mounts[name]!.router }], logger, http), ports[name]);
+    }
+  }
+  const routers = Object.fromEntries(prepared.map(({ name, router }) => [name, router]));
+  const settled = async () => void (await Promise.all(services.map((service) => service.settled?.())));
+  return { urls, routers, settled };
+}
+
+function createPeers(config: PlatformConfig, urls: Record<string, string>): Peers {
+  const configured: Record<ServiceName, string> = { ol: config.olUrl, cap: config.capUrl, lms: config.lmsUrl };
+  return {
+    url(service) {
+      if (configured[service]) return configured[service];
+      if (!config.only.includes(service)) throw new Error(`${service} does not run in this process: set its URL (see README, Configuration)`);
+      if (!urls.gateway) throw new Error('listeners are not up yet');
+      return `${urls.gateway}/v1/${service}`;
+    },
+    olGrpcAddress() {
+      if (config.olGrpcAddress) return config.olGrpcAddress;
+      if (!urls.grpc) throw new Error('the Orchestrator gRPC listener is not running in this process: set ORCHESTRATOR_GRPC_ADDRESS');
+      return urls.grpc;
+    },
+    lmsGrpcAddress() {
+      if (config.lmsGrpcAddress) return config.lmsGrpcAddress;
+      if (!urls['grpc-lms']) throw new Error('the LMS gRPC listener is not running in this process: set LMS_GRPC_ADDRESS');
+      return urls['grpc-lms'];
+    },
+  };
+}
