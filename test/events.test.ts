@@ -49,10 +49,10 @@ async function createEventDatabase(t: ExecutionContext): Promise<EventDatabase> 
 }
 
 /** Starts a runtime on the database after `register` has subscribed its consumers. */
-async function startBus(t: ExecutionContext, database: EventDatabase, register: (bus: Bus) => void): Promise<Bus> {
+async function startBus(t: ExecutionContext, database: EventDatabase, register: (bus: Bus) => void, settings = testSettings): Promise<Bus> {
   const logs: Array<Record<string, unknown>> = [];
   const logger = pino({ level: 'debug' }, { write: (line: string) => void logs.push(JSON.parse(line)) });
-  const runtime = createEventRuntime(database.url, logger, testSettings);
+  const runtime = createEventRuntime(database.url, logger, settings);
   const events = Object.fromEntries(schemas.map((schema) => [schema, runtime.forService(schema, schema, database.db[schema])])) as Record<Schema, ServiceEvents>;
   const bus: Bus = { ...database, runtime, events, logs };
   register(bus);
@@ -227,4 +227,28 @@ test('processes starting on one database at the same moment all start: queue dec
   const event = await database.db.ol.transaction((tx) => buses[0]!.events.ol.publish(tx, 'user.created', { userId: 'u1' }));
   await eventually('the event is delivered once', async () => (await effects(database, 'cap', event.id)) === 1);
   t.is(await effects(database, 'cap', event.id), 1);
+});
+
+test('a start changes only the queues whose settings differ from what is stored: a new retry limit is taken, an unchanged queue is left alone', async (t) => {
+  const database = await createEventDatabase(t);
+  const queues = async () =>
+    Object.fromEntries(
+      ((await database.db.ol.query(`SELECT name, retry_limit, updated_on FROM pgboss.queue WHERE name LIKE 'cap.%'`))[0] as Array<{ name: string; retry_limit: number; updated_on: Date }>)
+        .map((q) => [q.name, { retryLimit: q.retry_limit, updatedOn: q.updated_on.getTime() }]),
+    );
+  const register = (bus: Bus) => subscribeCapAndLms(bus);
+  const first = await startBus(t, database, register);
+  await first.runtime.stop();
+  const before = await queues();
+  t.is(before['cap.provision-user']!.retryLimit, testSettings.retryLimit);
+
+  const again = await startBus(t, database, register);
+  await again.runtime.stop();
+  t.deepEqual(await queues(), before, 'the same settings: nothing written');
+
+  const changed = await startBus(t, database, register, { ...testSettings, retryLimit: 2 });
+  const after = await queues();
+  t.is(after['cap.provision-user']!.retryLimit, 2);
+  const event = await publishCommitted(changed, { userId: 'u1' });
+  await eventually('the event is delivered with the new settings', async () => (await effects(changed, 'cap', event.id)) === 1);
 });

@@ -148,36 +148,43 @@ export function createEventRuntime(databaseUrl: string, logger: Logger, options:
   }
 
   /**
-   * Declares this process's queues and subscriptions. Two processes starting on one database at once
-   * (`--only` splits, a restart overlapping a stop) would otherwise deadlock inside pg-boss's queue
-   * creation, so the declarations are serialised by a database advisory lock.
+   * Declares this process's queues and subscriptions. Queues are created or updated only when missing
+   * or different, which after the first start they seldom are; that is one read on a usual start. Two
+   * processes creating queues on one database at once (`--only` splits, a restart overlapping a stop)
+   * would deadlock inside pg-boss's queue creation, so creation is serialised by a database advisory
+   * lock. Subscriptions are idempotent upserts of one row each, made side by side.
    */
   async function declareQueues(started: PgBoss): Promise<void> {
-    const client = await pool!.connect();
-    try {
-      await client.query(`SELECT pg_advisory_lock(hashtext($1))`, [`${settings.bossSchema}:declare-queues`]);
-      for (const scope of new Set([...consumers.values()].map((c) => c.scope))) {
-        const name = deadLetterQueue(scope);
-        await started.createQueue(name, { name });
-      }
-      for (const consumer of consumers.values()) {
-        const queue: PgBoss.Queue = {
-          name: consumer.name,
-          // A delivery still running after this long is failed and retried (the inbox keeps it to one effect).
-          expireInSeconds: deliveryTimeLimitSeconds,
-          retryLimit: settings.retryLimit,
-          retryDelay: settings.retryDelaySeconds,
-          retryBackoff: settings.retryBackoff,
-          deadLetter: deadLetterQueue(consumer.scope),
-        };
-        await started.createQueue(consumer.name, queue);
-        await started.updateQueue(consumer.name, queue); // an existing queue takes the current settings
-        for (const type of consumer.handlers.keys()) await started.subscribe(type, consumer.name);
-      }
-    } finally {
-      await client.query(`SELECT pg_advisory_unlock(hashtext($1))`, [`${settings.bossSchema}:declare-queues`]).catch(() => undefined);
-      client.release();
+    const wanted: PgBoss.Queue[] = [
+      ...new Set([...consumers.values()].map((c) => deadLetterQueue(c.scope))),
+    ].map((name) => ({ name }));
+    for (const consumer of consumers.values()) {
+      wanted.push({
+        name: consumer.name,
+        // A delivery still running after this long is failed and retried (the inbox keeps it to one effect).
+        expireInSeconds: deliveryTimeLimitSeconds,
+        retryLimit: settings.retryLimit,
+        retryDelay: settings.retryDelaySeconds,
+        retryBackoff: settings.retryBackoff,
+        deadLetter: deadLetterQueue(consumer.scope),
+      });
     }
+    const existing = new Map((await started.getQueues()).map((queue) => [queue.name, queue]));
+    const changed = wanted.filter((queue) => !declared(existing.get(queue.name), queue));
+    if (changed.length > 0) {
+      const client = await pool!.connect();
+      try {
+        await client.query(`SELECT pg_advisory_lock(hashtext($1))`, [`${settings.bossSchema}:declare-queues`]);
+        for (const queue of changed) {
+          await started.createQueue(queue.name, queue);
+          await started.updateQueue(queue.name, queue); // an existing queue takes the current settings
+        }
+      } finally {
+        await client.query(`SELECT pg_advisory_unlock(hashtext($1))`, [`${settings.bossSchema}:declare-queues`]).catch(() => undefined);
+        client.release();
+      }
+    }
+    await Promise.all([...consumers.values()].flatMap((consumer) => [...consumer.handlers.keys()].map((type) => started.subscribe(type, consumer.name))));
   }
 
   async function startDelivery(started: PgBoss): Promise<void> {
@@ -278,6 +285,13 @@ export function createEventRuntime(databaseUrl: string, logger: Logger, options:
     },
   };
   return runtime;
+}
+
+/** Whether a queue as stored already has the settings we declare (a dead-letter queue: only that it exists). */
+function declared(stored: PgBoss.QueueResult | undefined, wanted: PgBoss.Queue): boolean {
+  if (!stored) return false;
+  const settings = ['expireInSeconds', 'retryLimit', 'retryDelay', 'retryBackoff', 'deadLetter'] as const;
+  return settings.every((key) => wanted[key] === undefined || stored[key] === wanted[key]);
 }
 
 /** pg-boss keeps a failed job's error as `{message, ...}` or, for a timeout, `{value: {message}}`. */
