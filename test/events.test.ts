@@ -240,7 +240,7 @@ test('a start changes only the queues whose settings differ from what is stored:
   const first = await startBus(t, database, register);
   await first.runtime.stop();
   const before = await queues();
-  t.is(before['cap.provision-user']!.retryLimit, testSettings.retryLimit);
+  t.is(before['cap.provision-user']!.retryLimit, 5);
 
   const again = await startBus(t, database, register);
   await again.runtime.stop();
