@@ -17,7 +17,8 @@ import { newId } from '../server/platform/ids.ts';
 const schemas = ['ol', 'cap', 'lms'] as const;
 type Schema = (typeof schemas)[number];
 const testSettings: EventRuntimeOptions = { retryLimit: 5, retryDelaySeconds: 0, retryBackoff: false, deadLetterPollingSeconds: 0.5 };
-const crashProducer = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'events-crash-producer.ts');
+const fixture = (name: string) => path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', name);
+const crashProducer = fixture('events-crash-producer.ts');
 
 interface EventDatabase {
   url: string;
@@ -251,4 +252,15 @@ test('a start changes only the queues whose settings differ from what is stored:
   t.is(after['cap.provision-user']!.retryLimit, 2);
   const event = await publishCommitted(changed, { userId: 'u1' });
   await eventually('the event is delivered with the new settings', async () => (await effects(changed, 'cap', event.id)) === 1);
+});
+
+test('a process whose event delivery stops right after it started exits by itself: no fetch of a stopped worker is left waiting', async (t) => {
+  const database = await createEventDatabase(t);
+  const started = Date.now();
+  const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    const child = execFile(process.execPath, ['--import=tsx', fixture('events-stop-at-once.ts'), database.url], { timeout: 20_000 }, () => undefined);
+    child.on('exit', (code, signal) => resolve({ code, signal }));
+  });
+  t.deepEqual(exit, { code: 0, signal: null }, 'it exited by itself, not killed at the time limit');
+  t.log(`exited after ${Date.now() - started} ms`);
 });

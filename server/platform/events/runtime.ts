@@ -90,6 +90,7 @@ export function createEventRuntime(databaseUrl: string, logger: Logger, options:
   const consumers = new Map<string, Consumer>();
   const workers = new Map<string, string[]>();
   let boss: PgBoss | undefined;
+  let bossDb: BossDatabase | undefined;
   let pool: pg.Pool | undefined;
   let relay: Relay | undefined;
 
@@ -249,9 +250,8 @@ export function createEventRuntime(databaseUrl: string, logger: Logger, options:
     async start() {
       if (boss) throw new Error('event delivery already started');
       // Maintenance (which fails deliveries past their time limit) every 10 s instead of pg-boss's 2 minutes.
-      boss = new PgBoss({
-        connectionString: databaseUrl, schema: settings.bossSchema, max: 4, schedule: false, application_name: 'capctl-events', maintenanceIntervalSeconds: 10,
-      });
+      bossDb = bossDatabase(databaseUrl, logger);
+      boss = new PgBoss({ db: bossDb, schema: settings.bossSchema, schedule: false, maintenanceIntervalSeconds: 10 });
       boss.on('error', (err) => logger.error({ err }, 'event bus error'));
       pool = new pg.Pool({ connectionString: databaseUrl, max: 2, application_name: 'capctl-relay' });
       pool.on('error', (err) => logger.error({ err }, 'event relay connection error'));
@@ -266,8 +266,10 @@ export function createEventRuntime(databaseUrl: string, logger: Logger, options:
     async stop() {
       await relay?.stop();
       await boss?.stop({ graceful: true, wait: true, timeout: 10_000 });
+      await bossDb?.close();
       await pool?.end();
       relay = undefined;
+      bossDb = undefined;
       pool = undefined;
       workers.clear();
     },
@@ -285,6 +287,41 @@ export function createEventRuntime(databaseUrl: string, logger: Logger, options:
     },
   };
   return runtime;
+}
+
+interface BossDatabase extends PgBoss.Db {
+  close(): Promise<void>;
+}
+
+/**
+ * pg-boss's connections, in a pool of ours. pg-boss closes its own pool while its stopped workers'
+ * last fetches may still wait for a connection, and those then never settle (timers that keep a
+ * stopped process alive). This one closes once every statement handed to it has finished; after
+ * that, like pg-boss's own, it runs nothing.
+ */
+function bossDatabase(databaseUrl: string, logger: Logger): BossDatabase {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 4, application_name: 'capctl-events' });
+  pool.on('error', (err) => logger.error({ err }, 'event bus connection error'));
+  let running = 0;
+  let closing = false;
+  let finished: (() => void) | undefined;
+  return {
+    async executeSql(text, values) {
+      if (closing) return { rows: [] };
+      running += 1;
+      try {
+        return await pool.query(text, values);
+      } finally {
+        running -= 1;
+        if (running === 0) finished?.();
+      }
+    },
+    async close() {
+      closing = true;
+      if (running > 0) await new Promise<void>((resolve) => (finished = resolve));
+      await pool.end();
+    },
+  };
 }
 
 /** Whether a queue as stored already has the settings we declare (a dead-letter queue: only that it exists). */
