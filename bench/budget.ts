@@ -10,8 +10,9 @@
 //
 // with NODE_ENV=production, against the goals, and in development mode (the default: every reply checked
 // against its document), against production: the checks may cost at most 30 % on top of production's
-// time. Each request figure is paired with a load of the hello just before it. Loopback only; about
-// five minutes. `node --import=tsx bench/budget.ts [--seconds 10]`
+// time. Each request figure is taken in three rounds, each a load of the hello and then of the figure,
+// and the round with the median ratio is reported. Loopback only; about six minutes.
+// `node --import=tsx bench/budget.ts [--seconds 5] [--rounds 3]`
 import autocannon from 'autocannon';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -22,8 +23,9 @@ import pg from 'pg';
 import { loadDrafts } from '../fixtures/states/definitions.ts';
 import { newId } from '../server/platform/ids.ts';
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' } } });
+const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, rounds: { type: 'string', default: '3' } } });
 const loadSeconds = Number(values.seconds);
+const rounds = Number(values.rounds);
 const connections = 32;
 const capctl = path.resolve('bin/capctl');
 const productionEnv = {
@@ -125,7 +127,6 @@ interface Load {
 }
 
 async function load(url: string, headers: Record<string, string> = {}, seconds = loadSeconds): Promise<Load> {
-  await autocannon({ url, headers, connections, duration: 2 }); // warm-up
   const result = await autocannon({ url, headers, connections, duration: seconds });
   return { perSecond: result.requests.average, p99: result.latency.p99, errors: result.errors + result.non2xx };
 }
@@ -201,7 +202,17 @@ type ReadFigure = (typeof readFigures)[number];
  */
 async function reads(platform: Serve, owner: { email: string }, helloUrl: string) {
   const auth = await login(platform.gateway, owner.email);
-  const paired = async (url: string, headers: Record<string, string> = {}) => ({ hello: await load(helloUrl), figure: await load(url, headers) });
+  // The machine's speed drifts within a run, by more than the differences measured here: the median
+  // of a few pairs is steadier than one pair.
+  const paired = async (url: string, headers: Record<string, string> = {}) => {
+    await load(helloUrl, {}, 2); // warm-ups
+    await load(url, headers, 2);
+    const pairs: Array<{ hello: Load; figure: Load }> = [];
+    for (let i = 0; i < rounds; i++) pairs.push({ hello: await load(helloUrl), figure: await load(url, headers) });
+    const ratio = (pair: (typeof pairs)[number]) => pair.figure.perSecond / pair.hello.perSecond;
+    console.error(`    ${url.replace(/^.*\/v1/, '/v1')}: ratios ${pairs.map((pair) => ratio(pair).toFixed(2)).join(', ')}`);
+    return pairs.sort((a, b) => ratio(a) - ratio(b))[Math.floor(pairs.length / 2)]!;
+  };
   const loads: Record<ReadFigure, { hello: Load; figure: Load }> = {
     'GET /v1/cap/me': await paired(`${platform.gateway}/v1/cap/me`, auth),
     'GET /v1/cap/healthz': await paired(`${platform.gateway}/v1/cap/healthz`),

@@ -90,6 +90,20 @@ test('CORS_ORIGINS that is not a list of origins is refused at start with the se
   t.deepEqual(resolveConfig({ corsOrigins: 'https://a.example.org, http://localhost:3000' }).corsOrigins, ['https://a.example.org', 'http://localhost:3000']);
 });
 
+test('a JSON reply carries the security headers of an API and none of those that only guard a rendered page', async (t) => {
+  const reply = await call('GET', `${dev.urls.gateway}/v1/cap/healthz`);
+  t.is(reply.headers['content-security-policy'], "default-src 'none'; frame-ancestors 'none'");
+  t.is(reply.headers['x-frame-options'], 'DENY');
+  t.is(reply.headers['x-content-type-options'], 'nosniff');
+  t.regex(String(reply.headers['strict-transport-security']), /max-age=\d+/);
+  for (const pageOnly of ['x-dns-prefetch-control', 'x-download-options', 'x-permitted-cross-domain-policies', 'origin-agent-cluster', 'referrer-policy']) {
+    t.is(reply.headers[pageOnly], undefined, pageOnly);
+  }
+  const docs = await call('GET', `${dev.urls.gateway}/v1/cap/docs`);
+  t.is(docs.headers['referrer-policy'], 'no-referrer');
+  t.is(docs.headers['x-dns-prefetch-control'], 'off');
+});
+
 test('every reply says nosniff and no-store; the reference page may not be framed and runs no inline script', async (t) => {
   const login = await call('POST', `${dev.urls.gateway}/v1/ol/auth/login`, { json: { email: 'nobody@example.test', password: 'Wrong-pass-1' } });
   t.is(login.headers['x-content-type-options'], 'nosniff');

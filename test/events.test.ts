@@ -254,6 +254,33 @@ test('a start changes only the queues whose settings differ from what is stored:
   await eventually('the event is delivered with the new settings', async () => (await effects(changed, 'cap', event.id)) === 1);
 });
 
+test('a start stores only the subscriptions that are missing: a restart writes none, a new one is stored and delivered to', async (t) => {
+  const database = await createEventDatabase(t);
+  const subscriptions = async () =>
+    Object.fromEntries(
+      ((await database.db.ol.query(`SELECT event, name, updated_on FROM pgboss.subscription`))[0] as Array<{ event: string; name: string; updated_on: Date }>)
+        .map((s) => [`${s.event} ${s.name}`, s.updated_on.getTime()]),
+    );
+  const first = await startBus(t, database, subscribeCapAndLms);
+  await first.runtime.stop();
+  const before = await subscriptions();
+  t.deepEqual(Object.keys(before).sort(), ['user.created cap.provision-user', 'user.created lms.provision-user']);
+
+  const again = await startBus(t, database, subscribeCapAndLms);
+  await again.runtime.stop();
+  t.deepEqual(await subscriptions(), before, 'the same subscriptions: nothing written');
+
+  const widened = await startBus(t, database, (bus) => {
+    subscribeCapAndLms(bus);
+    bus.events.cap.subscribe('user.deleted', 'cap.provision-user', recordEffect(bus, 'cap', 'cap.provision-user'));
+  });
+  const after = await subscriptions();
+  t.is(after['user.created cap.provision-user'], before['user.created cap.provision-user'], 'a stored one is left alone');
+  t.truthy(after['user.deleted cap.provision-user'], 'the new one is stored');
+  const event = await widened.db.ol.transaction((transaction) => widened.events.ol.publish(transaction, 'user.deleted', { userId: 'u2' }));
+  await eventually('the event of the new subscription is delivered', async () => (await effects(widened, 'cap', event.id)) === 1);
+});
+
 test('a process whose event delivery stops right after it started exits by itself: no fetch of a stopped worker is left waiting', async (t) => {
   const database = await createEventDatabase(t);
   const started = Date.now();

@@ -1,4 +1,4 @@
-import { Sequelize } from 'sequelize';
+import { Sequelize, type Options } from 'sequelize';
 import pg from 'pg';
 import { requestScope } from '../request-scope.ts';
 import { reportSessions } from './sessions.ts';
@@ -6,17 +6,26 @@ import { reportSessions } from './sessions.ts';
 // BIGINT (money in minor units) stays a string end to end; never a float.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => value);
 
+/**
+ * The oldest PostgreSQL the platform runs on (pg-boss 10 needs 13). Sequelize is told it rather than
+ * asking: it asks by opening and closing a connection of its own before the first query, which every
+ * start paid once per service, and it only uses the answer to tell whether features of 9.x exist.
+ */
+const minimumServerVersion = '13.0.0';
+
 /** A Sequelize instance whose models live in one service's schema. */
 export function createSequelize(url: string, schema: string, poolMax = 10): Sequelize {
-  const sequelize = new Sequelize(url, {
+  const options: Options & { databaseVersion: string } = {
     dialect: 'postgres',
+    databaseVersion: minimumServerVersion, // a documented option the typings leave out
     // Not a log: each statement counts towards its request's total, which the access log reports.
     logging: countQuery,
     pool: { max: poolMax, min: 0, idle: 10_000 },
     define: { schema, underscored: true, timestamps: true },
     // Sequelize turns NOTICEs off by default; triggers use them to tell the session what it changed (sessions.ts).
     dialectOptions: { clientMinMessages: 'notice' },
-  });
+  };
+  const sequelize = new Sequelize(url, options);
   reportSessions(sequelize);
   return sequelize;
 }

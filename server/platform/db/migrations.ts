@@ -60,9 +60,13 @@ export function createMigrator(sequelize: Sequelize, schema: string, dir: string
 
 /**
  * Creates the schema and applies pending migrations. A session advisory lock serialises concurrent
- * starts against one database, so two processes never run the same migration twice.
+ * starts against one database, so two processes never run the same migration twice. Most starts
+ * find nothing pending: that is read first, without the lock (a migration counts as applied once its
+ * row is committed, after the migration itself), and only a start with something to apply takes the
+ * lock and reads again under it.
  */
 export async function migrate(sequelize: Sequelize, schema: string, migrator: Migrator): Promise<string[]> {
+  if ((await migrator.pending()).length === 0) return [];
   const lockKey = `capctl:migrate:${schema}`;
   const connection = await sequelize.connectionManager.getConnection({ type: 'write' });
   const client = connection as unknown as { query(sql: string, values?: unknown[]): Promise<unknown> };

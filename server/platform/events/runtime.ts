@@ -153,7 +153,8 @@ export function createEventRuntime(databaseUrl: string, logger: Logger, options:
    * or different, which after the first start they seldom are; that is one read on a usual start. Two
    * processes creating queues on one database at once (`--only` splits, a restart overlapping a stop)
    * would deadlock inside pg-boss's queue creation, so creation is serialised by a database advisory
-   * lock. Subscriptions are idempotent upserts of one row each, made side by side.
+   * lock. Subscriptions (pg-boss's `subscribe`: an upsert of one row each) are made for those not
+   * stored yet, read with one query from pg-boss's table (as `recoverInFlight` reads its jobs).
    */
   async function declareQueues(started: PgBoss): Promise<void> {
     const wanted: PgBoss.Queue[] = [
@@ -185,7 +186,16 @@ export function createEventRuntime(databaseUrl: string, logger: Logger, options:
         client.release();
       }
     }
-    await Promise.all([...consumers.values()].flatMap((consumer) => [...consumer.handlers.keys()].map((type) => started.subscribe(type, consumer.name))));
+    const subscribed = await pool!.query<{ event: string; name: string }>(
+      `SELECT event, name FROM ${settings.bossSchema}.subscription WHERE name = ANY($1)`,
+      [[...consumers.keys()]],
+    );
+    const stored = new Set(subscribed.rows.map((row) => `${row.event} ${row.name}`));
+    await Promise.all(
+      [...consumers.values()].flatMap((consumer) =>
+        [...consumer.handlers.keys()].filter((type) => !stored.has(`${type} ${consumer.name}`)).map((type) => started.subscribe(type, consumer.name)),
+      ),
+    );
   }
 
   async function startDelivery(started: PgBoss): Promise<void> {

@@ -3,6 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Request, Response } from 'express';
 import type { Logger } from '../logger.ts';
 import { requestLog } from './app.ts';
+import { documentHeaders } from './browser.ts';
 import { AppError, validationFailed } from './errors.ts';
 import type { ApiDocument, Operation, Parameter } from './openapi.ts';
 import { successBody, writeJson, type Reply } from './reply.ts';
@@ -248,6 +249,7 @@ function checkBody(op: Operation, v: OperationValidators, call: Call): void {
 }
 
 function send(res: Response, reply: Reply, op: Operation, v: OperationValidators, checkResponses: boolean): void {
+  if (reply.kind !== 'json') res.setHeaders(documentHeaders);
   for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
   if (reply.kind === 'stream') {
     res.status(reply.status).type(reply.contentType);
