@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { setFlagsFromString } from 'node:v8';
 import { configFromOptions, startFailure, withPlatformOptions } from '../platform.ts';
 import { exitCodes, UsageError } from '../output.ts';
 
@@ -7,7 +8,7 @@ export function registerServe(program: Command): void {
     .description('Start the platform (CAP, Orchestrator, LMS) and keep it running until SIGINT or SIGTERM')
     .action(async (options: Record<string, unknown>) => {
       const config = configFromOptions(options);
-      await boundHeapGrowth();
+      boundHeapGrowth();
       const { readyLine, startPlatform } = await import('../../server/main.ts');
       let platform;
       try {
@@ -49,9 +50,8 @@ export function registerServe(program: Command): void {
  * The flag is read at every collection, so setting it here (this process is the server's own) takes
  * effect; a node started with its own --heap-growing-percent keeps it.
  */
-async function boundHeapGrowth(): Promise<void> {
+function boundHeapGrowth(): void {
   if (process.execArgv.some((arg) => /^--heap[-_]growing[-_]percent/.test(arg))) return;
-  const { setFlagsFromString } = await import('node:v8');
   setFlagsFromString('--heap-growing-percent=50');
 }
 

@@ -11,7 +11,7 @@ import type {
 } from '../platform/grpc/identity-messages.ts';
 import type { InitiatePaymentRequest, InitiatePaymentResponse } from '../platform/grpc/payment-messages.ts';
 import { AppError } from '../platform/http/errors.ts';
-import { outboundForm, outboundHttp } from '../platform/http/outbound.ts';
+import { outboundHttp, type OutgoingFile } from '../platform/http/outbound.ts';
 import { isUlid } from '../platform/ids.ts';
 import type { Logger } from '../platform/logger.ts';
 
@@ -153,14 +153,10 @@ export function createOrchestratorHttp(baseUrl: () => string, serviceKey: string
     },
 
     /** Stores a file CAP made (a certificate) as the user's own asset, with the service key; answers its id. */
-    async storeFile(file: { ownerUserId: string; bytes: Uint8Array; fileName: string; mimeType: string; purpose: string }): Promise<string> {
-      const form = await outboundForm();
-      form.append('purpose', file.purpose);
-      form.append('ownerUserId', file.ownerUserId);
-      form.append('file', new Blob([new Uint8Array(file.bytes)], { type: file.mimeType }), file.fileName);
+    async storeFile(file: OutgoingFile & { ownerUserId: string; purpose: string }): Promise<string> {
       let res;
       try {
-        res = await http.request(`${baseUrl()}/storage/upload`, { method: 'POST', headers: { 'x-platform-service-key': serviceKey }, body: form });
+        res = await http.postFile(`${baseUrl()}/storage/upload`, { purpose: file.purpose, ownerUserId: file.ownerUserId }, file, { 'x-platform-service-key': serviceKey });
       } catch (err) {
         logger.warn({ err }, 'the Orchestrator could not be reached to store a file');
         throw new AppError(503, 'storage.unavailable', 'File storage is not reachable right now. Nothing was changed: try again in a moment.');

@@ -7,7 +7,7 @@ import { GrpcCallError } from '../platform/grpc/errors.ts';
 import type { InitiatePaymentRequest, InitiatePaymentResponse } from '../platform/grpc/payment-messages.ts';
 import { serviceNames } from '../platform/grpc/proto.ts';
 import { AppError, unprocessable } from '../platform/http/errors.ts';
-import { outboundForm, outboundHttp } from '../platform/http/outbound.ts';
+import { outboundHttp, type OutgoingFile } from '../platform/http/outbound.ts';
 import { isUlid } from '../platform/ids.ts';
 import type { Logger } from '../platform/logger.ts';
 
@@ -87,12 +87,8 @@ export function createStorageClient(baseUrl: () => string, serviceKey: string, l
     },
 
     /** Stores a file the LMS made (a certificate) as the user's own asset, with the service key; answers its id. */
-    async storeFile(file: { ownerUserId: string; bytes: Uint8Array; fileName: string; mimeType: string; purpose: string }): Promise<string> {
-      const form = await outboundForm();
-      form.append('purpose', file.purpose);
-      form.append('ownerUserId', file.ownerUserId);
-      form.append('file', new Blob([new Uint8Array(file.bytes)], { type: file.mimeType }), file.fileName);
-      const res = await http.request(`${baseUrl()}/storage/upload`, { method: 'POST', headers: { 'x-platform-service-key': serviceKey }, body: form });
+    async storeFile(file: OutgoingFile & { ownerUserId: string; purpose: string }): Promise<string> {
+      const res = await http.postFile(`${baseUrl()}/storage/upload`, { purpose: file.purpose, ownerUserId: file.ownerUserId }, file, { 'x-platform-service-key': serviceKey });
       const body = (await res.body.json().catch(() => null)) as { data?: { assetId?: string }; error?: { code?: string } } | null;
       if (res.statusCode !== 201 || !body?.data?.assetId) throw new Error(`the Orchestrator refused to store a file: ${res.statusCode} ${body?.error?.code ?? ''}`);
       return body.data.assetId;

@@ -1,4 +1,4 @@
-import type { Dispatcher, FormData } from 'undici';
+import type { Dispatcher } from 'undici';
 
 type Undici = typeof import('undici');
 export type OutboundOptions = Omit<NonNullable<Parameters<Undici['request']>[1]>, 'dispatcher'>;
@@ -19,12 +19,24 @@ export function outboundHttp(timeouts: { connectTimeout: number; headersTimeout:
       dispatcher ??= new Agent(timeouts);
       return request(url, { ...options, dispatcher });
     },
+    /**
+     * POSTs one multipart form: each field as a text part, the file as the part named `file`. The form
+     * is undici's own (undici does not stream the global FormData).
+     */
+    async postFile(url: string, fields: Record<string, string>, file: OutgoingFile, headers: Record<string, string> = {}): Promise<Dispatcher.ResponseData<unknown>> {
+      const form = new (await undici()).FormData();
+      for (const [name, value] of Object.entries(fields)) form.append(name, value);
+      form.append('file', new Blob([new Uint8Array(file.bytes)], { type: file.mimeType }), file.fileName);
+      return this.request(url, { method: 'POST', headers, body: form });
+    },
     /** Closes the pool, if a call made one. */
     close: async () => dispatcher?.close(),
   };
 }
 
-/** An empty multipart form for a request body (undici's own: it does not stream the global FormData). */
-export async function outboundForm(): Promise<FormData> {
-  return new (await undici()).FormData();
+/** A file to send in a multipart form. */
+export interface OutgoingFile {
+  bytes: Uint8Array;
+  fileName: string;
+  mimeType: string;
 }
