@@ -38,5 +38,6 @@ test('a NUL byte in an email is refused before any account is made, so two addre
   const email = uniqueEmail('nul');
   const res = await call('POST', platform.url('/v1/ol/auth/register'), { json: { email: email.replace('@', '\u0000@'), password: 'Valid-pass-1', intents: ['cap'] } });
   t.is(res.status, 422);
-  t.is((await sql(platform, 'SELECT 1 FROM ol.users WHERE email LIKE $1', [`%${email.slice(email.indexOf('@'))}`])).length, 0);
+  // Matched by the address's own part (unique to this test), which a stored copy, rewritten or not, starts with.
+  t.is((await sql(platform, 'SELECT 1 FROM ol.users WHERE email LIKE $1', [`${email.slice(0, email.indexOf('@'))}%`])).length, 0);
 });
