@@ -13,12 +13,13 @@ const undici = () => (loaded ??= import('undici'));
  */
 export function outboundHttp(timeouts: { connectTimeout: number; headersTimeout: number; bodyTimeout: number }) {
   let dispatcher: Dispatcher | undefined;
+  const request = async (url: string, options: OutboundOptions = {}): Promise<Dispatcher.ResponseData<unknown>> => {
+    const undiciModule = await undici();
+    dispatcher ??= new undiciModule.Agent(timeouts);
+    return undiciModule.request(url, { ...options, dispatcher });
+  };
   return {
-    async request(url: string, options: OutboundOptions = {}): Promise<Dispatcher.ResponseData<unknown>> {
-      const { Agent, request } = await undici();
-      dispatcher ??= new Agent(timeouts);
-      return request(url, { ...options, dispatcher });
-    },
+    request,
     /**
      * POSTs one multipart form: each field as a text part, the file as the part named `file`. The form
      * is undici's own (undici does not stream the global FormData).
@@ -27,7 +28,7 @@ export function outboundHttp(timeouts: { connectTimeout: number; headersTimeout:
       const form = new (await undici()).FormData();
       for (const [name, value] of Object.entries(fields)) form.append(name, value);
       form.append('file', new Blob([new Uint8Array(file.bytes)], { type: file.mimeType }), file.fileName);
-      return this.request(url, { method: 'POST', headers, body: form });
+      return request(url, { method: 'POST', headers, body: form });
     },
     /** Closes the pool, if a call made one. */
     close: async () => dispatcher?.close(),
