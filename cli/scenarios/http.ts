@@ -29,6 +29,7 @@ const connectionErrorCodes = new Set([
   'ETIMEDOUT',
   'UND_ERR_CONNECT_TIMEOUT',
   'UND_ERR_SOCKET',
+  'EPIPE',
 ]);
 
 function connectionErrorCode(err: unknown): string | undefined {
@@ -42,12 +43,23 @@ export function createDispatcher(): Agent {
   return new Agent({ connect: { timeout: 5_000 }, headersTimeout: 60_000, bodyTimeout: 60_000 });
 }
 
-/** Sends one request; a connection failure becomes UnreachableError, any HTTP answer is returned. */
+/**
+ * A kept-alive connection the server closed while the request was on its way in fails this way.
+ * The server saw no request on it, so a safe request may be sent again on a new connection.
+ */
+const closedConnectionCodes = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
+const safeMethods = new Set(['GET', 'HEAD']);
+
+/**
+ * Sends one request; a connection failure becomes UnreachableError, any HTTP answer is returned.
+ * A GET or HEAD whose connection was closed under it is sent once more; other methods are not, as
+ * the server may have acted on them.
+ */
 export async function send(req: HttpRequest, dispatcher: Agent): Promise<HttpResponse> {
   const isJson = /json/i.test(req.headers['content-type'] ?? 'application/json');
   const payload =
     req.raw ?? (req.body === undefined ? undefined : typeof req.body === 'string' && !isJson ? req.body : JSON.stringify(req.body));
-  try {
+  const attempt = async (): Promise<HttpResponse> => {
     const res = await request(req.url, {
       method: req.method as 'GET',
       headers: req.headers,
@@ -60,6 +72,15 @@ export async function send(req: HttpRequest, dispatcher: Agent): Promise<HttpRes
       if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
     }
     return { status: res.statusCode, headers, body: parseBody(text, headers['content-type']) };
+  };
+  try {
+    try {
+      return await attempt();
+    } catch (err) {
+      const code = connectionErrorCode(err);
+      if (!code || !closedConnectionCodes.has(code) || !safeMethods.has(req.method.toUpperCase())) throw err;
+      return await attempt();
+    }
   } catch (err) {
     const code = connectionErrorCode(err);
     if (code) throw new UnreachableError(`cannot reach ${new URL(req.url).origin} (${code})`);
