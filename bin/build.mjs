@@ -1,11 +1,13 @@
 // The compiled build: server/, cli/ and fixtures/states/ compiled by tsc (tsconfig.build.json) to dist/,
-// and each service's OpenAPI document loaded once into dist/openapi/<service>.json.
+// the server's own modules bundled into dist/server/services.js, and each service's OpenAPI document
+// loaded once into dist/openapi/<service>.json.
 // `node bin/build.mjs` builds when the build is missing or older than a source; `--force` always.
 // bin/capctl and `npm test` call ensureBuild() so a stale build is never run. Plain JavaScript on
 // purpose: it must run before anything is compiled.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -65,6 +67,7 @@ export function ensureBuild({ force = false, quiet = false } = {}) {
     }
     const result = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
     if (result.status !== 0) throw new Error('the TypeScript build failed (see above)');
+    bundleServices();
     const openapiModule = path.join(dist, 'server', 'platform', 'http', 'openapi.js');
     if (fs.existsSync(openapiModule)) {
       const documents = spawnSync(process.execPath, ['--input-type=module', '-e', `
@@ -79,6 +82,33 @@ export function ensureBuild({ force = false, quiet = false } = {}) {
   } finally {
     fs.rmSync(lock, { recursive: true, force: true });
   }
+}
+
+/**
+ * Node 20 spends one to two milliseconds resolving and loading each ES module, and a start loads about
+ * 230 of ours: bundled into one file they load about 0.2 s sooner. The bundle is made from the
+ * TypeScript sources (as tsx runs them) and replaces tsc's dist/server/services.js, the module a start
+ * imports; packages stay outside it, loaded from node_modules as usual (so those imported lazily stay
+ * lazy), and so do the other compiled files (the CLI's, and migrations, loaded by path).
+ */
+function bundleServices() {
+  const entry = path.join(root, 'server', 'services.ts');
+  if (!fs.existsSync(entry)) return; // a tree without the server: the build machinery's own tests
+  fs.rmSync(path.join(dist, 'server', 'chunks'), { recursive: true, force: true });
+  createRequire(import.meta.url)('esbuild').buildSync({
+    entryPoints: [entry],
+    outdir: path.join(dist, 'server'),
+    chunkNames: 'chunks/[name]-[hash]',
+    // A module of ours imported lazily keeps its own chunk, and with it the packages it imports.
+    splitting: true,
+    bundle: true,
+    packages: 'external',
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    sourcemap: true,
+    logLevel: 'warning',
+  });
 }
 
 if (process.argv[1] && fs.realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -1,5 +1,3 @@
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Sequelize } from 'sequelize';
 import { createCap } from './cap/index.ts';
 import { createLms } from './lms/index.ts';
@@ -13,9 +11,8 @@ import { loadApiDocument } from './platform/http/openapi.ts';
 import { bindOperations, type OperationRouter } from './platform/http/operations.ts';
 import { standardHandlers } from './platform/http/standard.ts';
 import type { Logger } from './platform/logger.ts';
+import { serverCodePath } from './platform/paths.ts';
 import type { Peers, Service, ServiceDeps } from './platform/service.ts';
-
-const serverDir = path.dirname(fileURLToPath(import.meta.url));
 
 /** Each service: its schema, its folder, its factory. */
 const catalogue: Record<ServiceName, { schema: string; folder: string; create(deps: ServiceDeps): Promise<Service> }> = {
@@ -56,8 +53,8 @@ export async function startServices(
       const entry = catalogue[name];
       const sequelize: Sequelize = createSequelize(databaseUrl, entry.schema);
       cleanups.push(() => sequelize.close());
-      const migrator = createMigrator(sequelize, entry.schema, path.join(serverDir, entry.folder, 'migrations'));
-      const [doc] = await Promise.all([loadApiDocument(name), migrate(sequelize, entry.schema, migrator)]);
+      const migrator = createMigrator(sequelize, entry.schema, serverCodePath(entry.folder, 'migrations'));
+      const [, doc] = await Promise.all([migrate(sequelize, entry.schema, migrator), loadApiDocument(name)]);
       const service = await entry.create({
         config, logger: logger.child({ service: name }), sequelize, migrator, peers, events: events.forService(name, entry.schema, sequelize),
       });
@@ -74,13 +71,18 @@ export async function startServices(
   }
 
   // Background work starts before the listeners, so stopping in reverse closes the listeners first.
-  for (const service of services) {
-    Object.assign(urls, (await service.start?.()) ?? {});
-    if (service.stop) cleanups.push(() => service.stop!());
-  }
-  // Every subscription is registered by now, so events already in an outbox reach all consumers.
-  await events.start();
-  cleanups.push(() => events.stop());
+  // Each service's background work and event delivery start side by side (every subscription is
+  // registered by now, so events already in an outbox reach all consumers); what started is stopped
+  // in the same order as if they had started one after the other, also when one of them failed.
+  const started = await Promise.allSettled([...services.map(async (service) => (await service.start?.()) ?? {}), events.start()]);
+  services.forEach((service, i) => {
+    const result = started[i]!;
+    if (result.status === 'fulfilled') Object.assign(urls, result.value);
+    if (result.status === 'fulfilled' && service.stop) cleanups.push(() => service.stop!());
+  });
+  if (started.at(-1)!.status === 'fulfilled') cleanups.push(() => events.stop());
+  const failed = started.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
   const open = async (name: string, app: ReturnType<typeof createHttpApp>, port: number) => {
     const listener: Listener = await listen(app, config.host, port, name);
     cleanups.push(() => listener.close());

@@ -4,8 +4,8 @@ import { createSequelize } from '../../server/platform/db/database.ts';
 import { DataDirBusyError, startEmbeddedPostgres, type EmbeddedDatabase } from '../../server/platform/db/embedded.ts';
 import { createMigrator, migrate } from '../../server/platform/db/migrations.ts';
 import { createLogger } from '../../server/platform/logger.ts';
+import { serverCodePath } from '../../server/platform/paths.ts';
 import type { PlatformConfig } from '../../server/platform/config.ts';
-import { olMigrationsDir } from '../../server/orchestrator/index.ts';
 import { listSigningKeys, rotateSigningKey } from '../../server/orchestrator/tokens/keys.ts';
 import { exitCodes, print } from '../output.ts';
 import { configFromOptions, startFailure } from '../platform.ts';
@@ -24,7 +24,7 @@ async function withOlDatabase(options: KeysOptions, work: (sequelize: Sequelize,
   try {
     const url = config.databaseUrl || (embedded = await startEmbeddedPostgres(config.dataDir, logger)).url;
     sequelize = createSequelize(url, 'ol', 2);
-    await migrate(sequelize, 'ol', createMigrator(sequelize, 'ol', olMigrationsDir));
+    await migrate(sequelize, 'ol', createMigrator(sequelize, 'ol', serverCodePath('orchestrator', 'migrations')));
     await work(sequelize, config);
   } catch (err) {
     const message = startFailure(err);

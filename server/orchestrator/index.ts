@@ -1,5 +1,3 @@
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createGrpcServer, type GrpcServerHandle } from '../platform/grpc/server.ts';
 import type { Service, ServiceDeps } from '../platform/service.ts';
 import { accountRoutes } from './accounts/routes.ts';
@@ -30,9 +28,6 @@ import { createAccessTokens } from './tokens/access.ts';
 import { createOlBearerAuth } from './tokens/bearer.ts';
 import { createSigningKeys, ensureSigningKey } from './tokens/keys.ts';
 import { tokenRoutes } from './tokens/routes.ts';
-
-/** The Orchestrator's migrations, for commands that prepare its schema without starting it (`capctl keys`). */
-export const olMigrationsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
 /** The Orchestrator (OL): accounts, tokens, notifications, payments, storage, conversations and the internal gRPC contracts. */
 export async function createOrchestrator(deps: ServiceDeps): Promise<Service> {

@@ -21,3 +21,15 @@ export const projectRoot: string = (() => {
 export function projectPath(...parts: string[]): string {
   return path.join(projectRoot, ...parts);
 }
+
+/**
+ * True when this code runs from the compiled build in dist/ (bin/build.mjs), false from the sources.
+ * In the build the server's modules are bundled into dist/server/services.js, so no module may find
+ * files next to itself by its own URL: code files (migrations) are found with serverCodePath.
+ */
+export const compiledBuild: boolean = import.meta.url.endsWith('.js');
+
+/** A path among the server's code files that are loaded by path: `server/...`, or `dist/server/...` in the build. */
+export function serverCodePath(...parts: string[]): string {
+  return compiledBuild ? projectPath('dist', 'server', ...parts) : projectPath('server', ...parts);
+}

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { projectPath } from '../paths.ts';
+import { compiledBuild, projectPath } from '../paths.ts';
 
 export const openapiDir = projectPath('openapi');
 
@@ -42,7 +42,8 @@ const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 export async function loadApiDocument(serviceOrFile: string): Promise<ApiDocument> {
   if (!serviceOrFile.endsWith('.yaml') && compiledBuild) {
     const compiled = compiledDocumentPath(serviceOrFile);
-    if (fs.existsSync(compiled)) return JSON.parse(fs.readFileSync(compiled, 'utf8')) as ApiDocument;
+    // Read without blocking: a start opens its database connections meanwhile.
+    if (fs.existsSync(compiled)) return JSON.parse(await fs.promises.readFile(compiled, 'utf8')) as ApiDocument;
   }
   const service = path.basename(serviceOrFile, '.yaml');
   const file = serviceOrFile.endsWith('.yaml') ? serviceOrFile : path.join(openapiDir, `${service}.yaml`);
@@ -76,8 +77,6 @@ export async function loadApiDocument(serviceOrFile: string): Promise<ApiDocumen
   return { bundled, operations };
 }
 
-/** True when this module runs from the compiled build in dist/. */
-const compiledBuild = import.meta.url.endsWith('.js');
 const compiledDocumentPath = (service: string) => projectPath('dist', 'openapi', `${service}.json`);
 
 /** Writes every service's loaded document into the build (called by bin/build.mjs after compiling). */
