@@ -33,7 +33,7 @@ export interface StaffQuery {
 }
 
 /** A staff row's fields: a model's, or a list page's (`createdAt` already as the wire writes it). */
-type StaffRow = Pick<CentreStaff, 'id' | 'userId' | 'email' | 'name' | 'role' | 'status'> & { createdAt: Date | string };
+type StaffRow = Pick<CentreStaff, 'id' | 'email' | 'name' | 'role' | 'status'> & { createdAt: Date | string };
 
 /** A staff row as the real client reads it (CentreStaff). */
 export function staffOf(row: StaffRow) {
@@ -127,7 +127,7 @@ export function createStaffService(
     if (query.status) where.add('x.status = ?', query.status);
     if (query.q) where.add('(x.name ILIKE ? OR x.email ILIKE ?)', containing(query.q));
     return keysetRows<StaffRow>(read, pageRequest(query as Record<string, unknown>), {
-      select: `x.id, x.user_id AS "userId", x.email, x.name, x.role, x.status, ${isoTime('x.created_at')} AS "createdAt"`,
+      select: `x.id, x.email, x.name, x.role, x.status, ${isoTime('x.created_at')} AS "createdAt"`,
       from: 'cap.centre_staff x',
       where,
       key: sortKeys[sort],
