@@ -87,10 +87,10 @@ export function ensureBuild({ force = false, quiet = false } = {}) {
 /**
  * Node 20 spends one to two milliseconds resolving and loading each ES module, and a start loads about
  * 230 of ours: bundled into one file, importing the server took 0.39 s instead of 0.49 s on the
- * development machine (more on a slower one). The bundle is made from the
- * TypeScript sources (as tsx runs them) and replaces tsc's dist/server/services.js, the module a start
- * imports; packages stay outside it, loaded from node_modules as usual (so those imported lazily stay
- * lazy), and so do the other compiled files (the CLI's, and migrations, loaded by path).
+ * development machine (more on a slower one). The bundle is made from the TypeScript sources (as tsx
+ * runs them) and replaces tsc's dist/server/services.js, the module a start imports; packages stay
+ * outside it, loaded from node_modules as usual (so those imported lazily stay lazy), and so do the
+ * other compiled files (the CLI's, and migrations, loaded by path).
  */
 function bundleServices() {
   const entry = path.join(root, 'server', 'services.ts');
