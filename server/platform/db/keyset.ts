@@ -61,6 +61,8 @@ export interface KeysetQuery {
  * per connection.
  */
 export async function keysetRows<T extends { id: string }>(read: PreparedRead, page: PageRequest, sql: KeysetQuery): Promise<{ items: T[]; meta: PageMeta }> {
+  // The limit is written into the statement (below), so it is checked before any statement runs.
+  if (!Number.isSafeInteger(page.limit) || page.limit < 1) throw new Error(`a page limit must be a positive integer, not ${page.limit}`);
   const x = sql.alias ?? 'x';
   const where = sql.where.copy();
   const run = <R,>(text: string, values: unknown[]) => read<R>(statementName(text), text, values);
@@ -76,7 +78,6 @@ export async function keysetRows<T extends { id: string }>(read: PreparedRead, p
   // so every execution was planned anew (about a third of the database's time on a page of staff).
   // Written in, the generic plan is the custom one and is kept after five executions; each page size
   // a client uses is one more prepared statement.
-  if (!Number.isSafeInteger(page.limit) || page.limit < 1) throw new Error(`a page limit must be a positive integer, not ${page.limit}`);
   const rows = await run<T>(`SELECT ${sql.select} FROM ${sql.from} WHERE ${where.sql} ORDER BY ${sql.key} ${direction}, ${x}.id ${direction} LIMIT ${page.limit + 1}`, where.values);
   return pageOf(rows, page.limit);
 }
