@@ -161,6 +161,10 @@ export function listen(app: express.Express, host: string, port: number, label: 
       else reject(err);
     });
     server.listen(port, host, () => {
+      // From now on a listener's error (a failed accept when file descriptors run out, say) is logged;
+      // the listener keeps serving.
+      server.removeAllListeners('error');
+      server.on('error', (err) => (app.locals.logger as Logger).error({ err, listener: label }, 'listener error'));
       const bound = (server.address() as AddressInfo).port;
       resolve({
         url: `http://${host}:${bound}`,
