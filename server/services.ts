@@ -61,6 +61,7 @@ export async function startServices(
       const router = bindOperations(name, doc, { ...standardHandlers(name, doc, sequelize, migrator), ...service.handlers }, {
         security: service.security,
         checkResponses: config.devMode,
+        devMode: config.devMode,
       });
       return { name, service, router };
     }),

@@ -124,6 +124,19 @@ test.serial('only an application at the payment stage is paid (409), and only by
   t.is((await cap(platform, user, 'GET', `/applications/${id}/receipt`, { headers: asCandidate })).status, 404, 'no receipt before a payment');
 });
 
+test.serial("a withdrawal in another currency than the wallet's is 409 wallet.currency_mismatch and takes nothing", async (t) => {
+  await sql(platform, `UPDATE cap.centres SET account_details = '{"bank":"Access Bank","accountNo":"0123456789"}' WHERE id = $1`, [centreId]);
+  const before = await walletOf();
+  t.is(before.currency, 'NGN');
+  t.true(BigInt(before.amountMinorUnits) >= 100n);
+  const res = await cap(platform, owner, 'POST', '/centre/wallet/withdraw', { headers: asCentre(), json: { amount: { amountMinorUnits: '100', currency: 'USD' } } });
+  t.is(res.status, 409);
+  t.is(res.body.error.code, 'wallet.currency_mismatch');
+  t.deepEqual(res.body.error.details, [{ field: 'amount.currency', issue: "must be NGN, the wallet's currency" }]);
+  t.deepEqual(await walletOf(), before);
+  t.deepEqual(await sql(platform, `SELECT 1 FROM cap.wallet_entries WHERE centre_id = $1 AND kind = 'withdrawal'`, [centreId]), []);
+});
+
 test.serial('20 concurrent withdrawals against a balance that covers 5: five succeed and the balance never goes below zero', async (t) => {
   await sql(platform, `UPDATE cap.centres SET account_details = '{"bank":"Access Bank","accountNo":"0123456789"}' WHERE id = $1`, [centreId]);
   const balance = BigInt((await walletOf()).amountMinorUnits);

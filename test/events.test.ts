@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import type { Sequelize } from 'sequelize';
 import { createDatabase, createSequelize, dropDatabase } from '../server/platform/db/database.ts';
-import { createEventRuntime, type EventRuntime, type EventRuntimeOptions } from '../server/platform/events/runtime.ts';
+import { bossDatabase, createEventRuntime, type EventRuntime, type EventRuntimeOptions } from '../server/platform/events/runtime.ts';
 import { createEventTables } from '../server/platform/events/tables.ts';
 import type { EventHandler, PlatformEvent, ServiceEvents } from '../server/platform/events/types.ts';
 import { newId } from '../server/platform/ids.ts';
@@ -290,4 +290,22 @@ test('a process whose event delivery stops right after it started exits by itsel
   });
   t.deepEqual(exit, { code: 0, signal: null }, 'it exited by itself, not killed at the time limit');
   t.log(`exited after ${Date.now() - started} ms`);
+});
+
+test("recording a delivery's outcome never rejects: a failing statement or a closed bus answers that nothing was recorded", async (t) => {
+  // pg-boss 10 does not await these statements, so a rejection would be handled by nothing and end the process.
+  const database = await createEventDatabase(t);
+  const { default: PgBoss } = await import('pg-boss');
+  const db = bossDatabase(database.url, pino({ level: 'silent' }));
+  const boss = new PgBoss({ db, schema: 'pgboss_outcome', schedule: false, supervise: false });
+  await boss.start();
+  await boss.createQueue('outcomes');
+  const id = (await boss.send('outcomes', {}))!;
+  // PostgreSQL refuses the statement (not a uuid): the outcome is not recorded, and that is the answer.
+  await t.notThrowsAsync(boss.complete('outcomes', 'not-a-uuid'));
+  await t.notThrowsAsync(boss.fail('outcomes', 'not-a-uuid'));
+  await boss.stop({ graceful: false, wait: true });
+  await db.close();
+  await t.notThrowsAsync(boss.complete('outcomes', id));
+  await t.notThrowsAsync(boss.fail('outcomes', id));
 });

@@ -99,6 +99,11 @@ export function verifyPacts(options: VerifyOptions): Promise<VerifyReport> {
       message.report ? resolve(message.report) : reject(new CommandFailed(`the pact verifier failed: ${message.error}`)),
     );
     child.once('exit', (code) => reject(new CommandFailed(`the pact verifier stopped (exit ${code}) without a report: ${stderr.trim()}`)));
+    // A child that could not be started, or could not be sent its options, ends the verification.
+    child.once('error', (err) => {
+      child.kill();
+      reject(new CommandFailed(`the pact verifier could not run: ${err.message}`));
+    });
     child.send(options);
   });
 }

@@ -1,7 +1,7 @@
 import { status } from '@grpc/grpc-js';
-import { createWriteStream } from 'node:fs';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { writeFileFrom } from '../platform/files.ts';
 import { callUnary } from '../platform/grpc/client.ts';
 import { GrpcCallError } from '../platform/grpc/errors.ts';
 import type { InitiatePaymentRequest, InitiatePaymentResponse } from '../platform/grpc/payment-messages.ts';
@@ -83,7 +83,13 @@ export function createStorageClient(baseUrl: () => string, serviceKey: string, l
           done(received > maxBytes ? unprocessable(code, `The asset is over ${maxBytes} bytes.`) : null, chunk);
         },
       });
-      await pipeline(res.body, limit, createWriteStream(file));
+      try {
+        await writeFileFrom(file, 'w', (sink) => pipeline(res.body, limit, sink));
+      } catch (err) {
+        if (err instanceof AppError) throw err;
+        logger.warn({ err }, "the asset's bytes could not be read from the Orchestrator");
+        throw new AppError(502, 'storage.upstream_error', "File storage broke off while sending the asset's bytes. Nothing was changed: try again.");
+      }
     },
 
     /** Stores a file the LMS made (a certificate) as the user's own asset, with the service key; answers its id. */

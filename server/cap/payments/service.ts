@@ -53,6 +53,21 @@ export function createCapPayments(deps: {
   const select = <T extends object>(sql: string, bind: unknown[], transaction?: Transaction) =>
     sequelize.query<T>(sql, { type: QueryTypes.SELECT, bind, transaction });
 
+  /**
+   * The wallet's balance: the sum of its ledger, in the currency the ledger is kept in (every line is
+   * a payment, its fee or a withdrawal in that currency; NGN while there is none). A ledger never
+   * mixes currencies: a withdrawal in another one is refused.
+   */
+  async function balanceOf(centreId: string, transaction?: Transaction): Promise<Money> {
+    const rows = await select<{ currency: string; balance: string }>(
+      `SELECT currency, sum(amount_minor)::text AS balance FROM cap.wallet_entries WHERE centre_id = $1 GROUP BY currency ORDER BY max(created_at) DESC`,
+      [centreId],
+      transaction,
+    );
+    if (rows.length > 1) deps.logger.error({ centreId, currencies: rows.map((row) => row.currency) }, 'a wallet ledger holds more than one currency: its newest is reported');
+    return money(rows[0]?.balance ?? '0', rows[0]?.currency ?? 'NGN');
+  }
+
   /** The centre's current price of each type that has one. */
   async function currentPrices(centreId: string, transaction?: Transaction) {
     const rows = await select<{ application_type: ApplicationType; amount_minor: string; currency: string; effective_from: Date }>(
@@ -244,17 +259,12 @@ export function createCapPayments(deps: {
       };
     },
 
-    async wallet(context: CentreContext) {
-      const [row] = await select<{ balance: string | null; currency: string | null }>(
-        `SELECT sum(amount_minor)::text AS balance, max(currency) AS currency FROM cap.wallet_entries WHERE centre_id = $1`,
-        [context.centreId],
-      );
-      return { balance: money(row?.balance ?? '0', row?.currency ?? 'NGN') };
-    },
+    wallet: async (context: CentreContext) => ({ balance: await balanceOf(context.centreId) }),
 
     /**
-     * A withdrawal to the centre's bank account, never more than the balance: the centre row is locked,
-     * so concurrent withdrawals are taken one at a time against the balance each leaves.
+     * A withdrawal to the centre's bank account, in the wallet's currency and never more than the
+     * balance: the centre row is locked, so concurrent withdrawals are taken one at a time against the
+     * balance each leaves.
      */
     async withdraw(context: CentreContext, userId: string, amount: Money) {
       onlyRoles(context, ['super_admin'], 'withdraw from the wallet');
@@ -264,11 +274,16 @@ export function createCapPayments(deps: {
           [context.centreId],
           transaction,
         );
+        const held = await balanceOf(context.centreId, transaction);
+        if (amount.currency !== held.currency) {
+          throw conflict('wallet.currency_mismatch', `The wallet holds ${held.currency}: a withdrawal is in ${held.currency} too. Nothing was paid out.`, [
+            { field: 'amount.currency', issue: `must be ${held.currency}, the wallet's currency` },
+          ]);
+        }
         if (!centre?.account_details?.bank || !centre.account_details.accountNo) {
           throw conflict('wallet.no_bank_account', 'The centre has no bank account to pay out to: add one to its profile first.');
         }
-        const [row] = await select<{ balance: string | null }>(`SELECT sum(amount_minor)::text AS balance FROM cap.wallet_entries WHERE centre_id = $1`, [context.centreId], transaction);
-        const balance = BigInt(row?.balance ?? '0');
+        const balance = BigInt(held.amountMinorUnits);
         if (BigInt(amount.amountMinorUnits) > balance) {
           throw conflict('wallet.insufficient_funds', `The wallet holds ${balance} minor units: a withdrawal cannot exceed it.`);
         }

@@ -1,8 +1,8 @@
-import { createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type yauzl from 'yauzl';
+import { writeFileFrom } from '../../platform/files.ts';
 import { unprocessable, type ErrorDetail } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { ManifestError, readManifest, type PackageLaunch } from './manifest.ts';
@@ -151,7 +151,8 @@ export async function extractPackage(zipFile: string, destination: string, limit
       if (!target.startsWith(staging + path.sep)) throw invalid(`The entry ${entry.fileName} would land outside the package folder.`);
       await fs.mkdir(path.dirname(target), { recursive: true });
       try {
-        await pipeline(await readStream(zip, entry), createWriteStream(target, { flags: 'wx' }));
+        const source = await readStream(zip, entry);
+        await writeFileFrom(target, 'wx', (sink) => pipeline(source, sink));
       } catch (err) {
         throw invalid(`The entry ${entry.fileName} cannot be extracted (${(err as Error).message}).`);
       }

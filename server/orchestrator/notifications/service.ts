@@ -103,7 +103,12 @@ export function createNotifications(deps: ServiceDeps & { userEmail?(userId: str
 
   async function deliver(to: string, template: string, mail: RenderedMail, notificationId: string, transaction?: Transaction) {
     if (config.mailUrl) {
-      smtp ??= import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport(config.mailUrl));
+      smtp ??= import('nodemailer').then(({ default: nodemailer }) => {
+        const transport = nodemailer.createTransport(config.mailUrl);
+        // A pooled transport reports a connection it lost between mails as an event; the next mail reconnects.
+        transport.on('error', (err) => logger.warn({ err }, 'mail transport error'));
+        return transport;
+      });
       await (await smtp).sendMail({ from: config.mailFrom, to, subject: mail.subject, text: mail.text });
     }
     if (config.devMode) {

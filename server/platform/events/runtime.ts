@@ -299,7 +299,16 @@ export function createEventRuntime(databaseUrl: string, logger: Logger, options:
   return runtime;
 }
 
-interface BossDatabase extends PgBoss.Db {
+/**
+ * pg-boss 10 records a delivery's outcome (complete or fail, a statement that answers the count of
+ * jobs it changed) without awaiting it: a rejection there, the connection lost or the bus closing,
+ * would be handled by nothing and end the process. Such a statement answers "nothing recorded"
+ * instead; the delivery then expires and is made again, and the consumer's inbox keeps it to one effect.
+ */
+const recordsOutcome = (text: string) => /\bSELECT COUNT\(\*\) FROM results\s*$/i.test(text);
+const nothingRecorded = { rows: [{ count: '0' }] };
+
+export interface BossDatabase extends PgBoss.Db {
   close(): Promise<void>;
 }
 
@@ -309,7 +318,7 @@ interface BossDatabase extends PgBoss.Db {
  * stopped process alive). This one closes once every statement handed to it has finished; after
  * that, like pg-boss's own, it runs nothing.
  */
-function bossDatabase(databaseUrl: string, logger: Logger): BossDatabase {
+export function bossDatabase(databaseUrl: string, logger: Logger): BossDatabase {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 4, application_name: 'capctl-events' });
   pool.on('error', (err) => logger.error({ err }, 'event bus connection error'));
   let running = 0;
@@ -317,10 +326,14 @@ function bossDatabase(databaseUrl: string, logger: Logger): BossDatabase {
   let finished: (() => void) | undefined;
   return {
     async executeSql(text, values) {
-      if (closing) return { rows: [] };
+      if (closing) return recordsOutcome(text) ? nothingRecorded : { rows: [] };
       running += 1;
       try {
         return await pool.query(text, values);
+      } catch (err) {
+        if (!recordsOutcome(text)) throw err;
+        logger.warn({ err }, 'the outcome of an event delivery was not recorded: the delivery will expire and be made again');
+        return nothingRecorded;
       } finally {
         running -= 1;
         if (running === 0) finished?.();

@@ -57,13 +57,39 @@ export function createHttpApp(mounts: Mount[], logger: Logger, options: HttpOpti
   };
   app.use(browserPolicy(options));
   const json = express.json({ limit: options.bodyLimitBytes, type: ['application/json', 'application/*+json'], verify: keepRawBody });
-  app.use((req, res, next) => (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined ? next() : json(req, res, next)));
+  app.use((req, res, next) =>
+    req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined
+      ? next()
+      : json(req, res, (err?: unknown) => next(err ?? (nestedDeeperThan(req.body, maxJsonDepth) ? tooDeep() : undefined))),
+  );
   app.use(dispatch(mounts));
   app.use(() => {
     throw new AppError(404, 'http.not_found', 'No route serves this path.');
   });
   app.use(errorHandler);
   return app;
+}
+
+/**
+ * How deep a JSON body may nest objects and arrays. No request of ours needs more than a dozen
+ * levels; a deeper one is refused before any code walks it (a recursive walk of a body nested
+ * 50,000 deep overflows the stack).
+ */
+export const maxJsonDepth = 64;
+
+const tooDeep = () => new AppError(400, 'http.json_too_deep', `The JSON body nests objects or arrays more than ${maxJsonDepth} levels deep.`);
+
+/** Whether a parsed JSON value nests objects and arrays deeper than `max`, found with a stack of our own (never recursion). */
+function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: Array<{ node: object; depth: number }> = value !== null && typeof value === 'object' ? [{ node: value, depth: 1 }] : [];
+  while (stack.length > 0) {
+    const { node, depth } = stack.pop()!;
+    if (depth > max) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (child !== null && typeof child === 'object') stack.push({ node: child, depth: depth + 1 });
+    }
+  }
+  return false;
 }
 
 /** Keeps the exact bytes of a JSON body beside the parsed one, for signatures over the raw body (a payment webhook). */
@@ -161,6 +187,10 @@ export function listen(app: express.Express, host: string, port: number, label: 
       else reject(err);
     });
     server.listen(port, host, () => {
+      // From now on a listener's error (a failed accept when file descriptors run out, say) is logged;
+      // the listener keeps serving.
+      server.removeAllListeners('error');
+      server.on('error', (err) => (app.locals.logger as Logger).error({ err, listener: label }, 'listener error'));
       const bound = (server.address() as AddressInfo).port;
       resolve({
         url: `http://${host}:${bound}`,

@@ -41,6 +41,8 @@ export interface BindOptions {
   security?: Record<string, SecurityHandler>;
   /** Check every JSON reply against the documented response schema; a mismatch is a 500 (our bug). */
   checkResponses?: boolean;
+  /** Development mode: request links (`format: uri`) may be `http://` too. */
+  devMode?: boolean;
 }
 
 /** A service's operations as one middleware, and the routes it serves ("GET /centre/staff/{id}"). */
@@ -146,7 +148,7 @@ function handlerFor(op: Operation, handler: Handler, options: BindOptions): (req
   // (test/openapi-documents.test.ts compiles them all, so a broken schema still fails the tests).
   let validators: OperationValidators | undefined;
   return async (req: Request, res: Response) => {
-    const v = (validators ??= compileOperation(op));
+    const v = (validators ??= compileOperation(op, { devMode: options.devMode }));
     const call: Call = {
       operationId: op.operationId,
       params: { ...req.params },

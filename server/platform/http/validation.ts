@@ -17,16 +17,37 @@ const uses = {
   reply: { allErrors: false, coerceTypes: false, useDefaults: false },
 } as const;
 
-function createAjv(use: keyof typeof uses): Ajv2020 {
+/**
+ * In a request, `format: uri` is a link a client may render: `https://` and a host (`http://` too in
+ * development mode, whose links are local), with no space or control character. Anything else,
+ * `javascript:`, `data:` and `vbscript:` included, is refused by the one check all fields share.
+ */
+function isLink(value: string, allowHttp: boolean): boolean {
+  if (!(allowHttp ? /^https?:\/\//i : /^https:\/\//i).test(value) || /[\s\u0000-\u001f\u007f]/.test(value)) return false;
+  try {
+    return new URL(value).hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+function createAjv(use: keyof typeof uses, devMode: boolean): Ajv2020 {
   // strict: false because OpenAPI adds keywords (example, discriminator, ...) that JSON Schema does not know
   const ajv = new Ajv2020({ ...uses[use], strict: false });
   addFormats(ajv);
+  // Replies keep the standard meaning of uri: they hold the server's own links.
+  if (use !== 'reply') ajv.addFormat('uri', { type: 'string', validate: (value: string) => isLink(value, devMode) });
   return ajv;
 }
 
-const bodyAjv = createAjv('body');
-const stringAjv = createAjv('strings');
-const replyAjv = createAjv('reply');
+const ajvs = new Map<string, Ajv2020>();
+/** One validator instance per use and mode, made when first needed (a production server never makes the development ones). */
+const ajvFor = (use: keyof typeof uses, devMode: boolean) => {
+  const key = `${use}:${use === 'reply' ? '' : devMode}`;
+  let ajv = ajvs.get(key);
+  if (!ajv) ajvs.set(key, (ajv = createAjv(use, devMode)));
+  return ajv;
+};
 
 export type Location = 'path' | 'query' | 'header' | 'body';
 
@@ -44,8 +65,11 @@ export interface OperationValidators {
   reply(status: string): ValidateFunction | null | undefined;
 }
 
-/** Compiles the request and response validators of one documented operation. */
-export function compileOperation(op: Operation): OperationValidators {
+/** Compiles the request and response validators of one documented operation (request links as in production unless `devMode`). */
+export function compileOperation(op: Operation, { devMode = false }: { devMode?: boolean } = {}): OperationValidators {
+  const stringAjv = ajvFor('strings', devMode);
+  const bodyAjv = ajvFor('body', devMode);
+  const replyAjv = ajvFor('reply', devMode);
   const group = (where: 'path' | 'query' | 'header') => {
     const params = op.parameters.filter((p) => p.in === where);
     const properties: Record<string, JsonSchema> = {};
@@ -94,7 +118,7 @@ export function toDetails(errors: ErrorObject[] | null | undefined, location: Lo
     } else if (e.keyword === 'enum') {
       issue = `must be one of: ${(e.params.allowedValues as unknown[]).join(', ')}`;
     } else if (e.keyword === 'format') {
-      issue = `must be a valid ${String(e.params.format)}`;
+      issue = e.params.format === 'uri' ? 'must be a web link (https://...)' : `must be a valid ${String(e.params.format)}`;
     } else if (e.keyword === 'if' || e.keyword === 'oneOf' || e.keyword === 'anyOf') {
       continue; // the branch errors beside it say what is wrong
     }
