@@ -32,7 +32,7 @@ const giveUp = setTimeout(() => {
 giveUp.unref();
 
 const platform = await startEmbeddedPlatform({ logLevel: 'error' });
-const options = { baseUrl: platform.baseUrl, grpc: platform.grpc };
+const options = { baseUrl: platform.baseUrl };
 
 function mustPass(report: RunReport): void {
   if (report.exitCode === 0) return;

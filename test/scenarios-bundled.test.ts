@@ -8,10 +8,8 @@ import { applySeeds, seedKinds } from '../cli/seeds/apply.ts';
 import { loadSeeds } from '../cli/seeds/load.ts';
 import { withApi } from '../cli/session.ts';
 import { projectPath } from '../server/platform/paths.ts';
-import { closeGrpc } from '../cli/scenarios/grpc-step.ts';
-import { loadScenarioFile } from '../cli/scenarios/parse.ts';
 import { describeFailure, plain } from '../cli/scenarios/report-text.ts';
-import { defaultGrpc, runScenarios, type RunReport } from '../cli/scenarios/runner.ts';
+import type { RunReport } from '../cli/scenarios/runner.ts';
 import { runCapctl } from './helpers/cli.ts';
 import { call, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 
@@ -28,16 +26,13 @@ const bundled = readdirSync(bundledDir)
   .sort();
 
 let platform: TestPlatform;
-/** The seeded platform admin the admin scenarios act as (the scenarios' own defaults), seeded as `capctl demo` seeds. */
-let admin: Record<string, string>;
 test.before(async () => {
   platform = await startTestPlatform();
   const seeds = await loadSeeds([projectPath('seeds')]);
+  // Seeded as `capctl seed` seeds it: its platform admin is the admin scenarios' default.
   await withApi(platform.urls.gateway!, (api) => applySeeds(api, seeds, { dryRun: false, only: new Set(seedKinds), databaseUrl: platform.databaseUrl }));
-  admin = { adminEmail: seeds.platformAdmins[0]!.email, adminPassword: seeds.platformAdmins[0]!.password! };
 });
 test.after.always(async () => {
-  await closeGrpc();
   await platform?.stop();
 });
 test.beforeEach(async (t) => {
@@ -73,15 +68,41 @@ test('the bundled scenarios cover the flows the issues name', (t) => {
   for (const name of flows) t.true(bundled.includes(name), name);
 });
 
+/**
+ * Every bundled scenario as a user runs it against a running platform: `capctl run FILE... --base-url URL`
+ * and nothing else, no environment variable naming a gRPC address (the test platform's gRPC listeners
+ * are on free ports, never the defaults: the runner asks the platform where they are).
+ */
+let bundledRun: Promise<{ report: RunReport | undefined; stderr: string; code: number | null }> | undefined;
+function runBundled() {
+  bundledRun ??= (async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    for (const name of ['CAPCTL_GRPC_ADDRESS', 'ORCHESTRATOR_GRPC_ADDRESS', 'LMS_GRPC_ADDRESS', 'CAPCTL_BASE_URL']) delete env[name];
+    const files = bundled.map((name) => path.join(bundledDir, name));
+    const result = await runCapctl(['run', ...files, '--base-url', platform.urls.gateway!, '--json', '--concurrency', '6'], env, undefined, { replaceEnv: true });
+    let report: RunReport | undefined;
+    try {
+      report = JSON.parse(result.stdout);
+    } catch {
+      // reported by the tests
+    }
+    return { report, stderr: result.stderr, code: result.code };
+  })();
+  return bundledRun;
+}
+test('the bundled scenarios run against gRPC listeners on other ports than the defaults', (t) => {
+  for (const address of [platform.urls.grpc!, platform.urls['grpc-lms']!]) t.notRegex(address, /:(4400|4401)$/);
+});
+
 for (const name of bundled) {
-  test(`bundled scenario ${name} passes against the real platform`, async (t) => {
-    const scenario = await loadScenarioFile(path.join(bundledDir, name), { vars: { ...admin } });
-    const report = await runScenarios([scenario], {
-      baseUrl: platform.urls.gateway!,
-      grpc: { ...defaultGrpc(), address: platform.urls.grpc! },
-    });
-    t.is(report.exitCode, 0, failures(report));
-    t.true(report.scenarios[0]!.steps.every((step) => step.status === 'passed'));
+  test(`bundled scenario ${name} passes with capctl run FILE --base-url URL alone`, async (t) => {
+    t.timeout(600_000);
+    const { report, stderr, code } = await runBundled();
+    t.truthy(report, `capctl run exited ${code}: ${stderr}`);
+    const scenario = report!.scenarios.find((s) => path.basename(s.file) === name);
+    t.truthy(scenario, `${name} is in the report`);
+    t.is(scenario!.status, 'passed', failures({ ...report!, scenarios: [scenario!] }));
+    t.true(scenario!.steps.every((step) => step.status === 'passed'));
   });
 }
 

@@ -69,7 +69,6 @@ export async function demo(options: DemoOptions): Promise<number> {
     try {
       const report = await runScenarios(scenarios, {
         baseUrl: platform.baseUrl,
-        grpc: platform.grpc,
         concurrency: options.concurrency,
         ...(printer ? { onEvent: printer.handle } : {}),
       });

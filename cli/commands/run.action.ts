@@ -47,7 +47,7 @@ export async function runCommand(
       : new ProgressPrinter(output.stdout, options.concurrency === 1);
     const report = await runScenarios(scenarios, {
       baseUrl,
-      ...(embedded ? { grpc: embedded.grpc } : {}),
+      grpc: { address: options.grpcAddress ?? process.env.CAPCTL_GRPC_ADDRESS },
       concurrency: options.concurrency,
       only: options.only,
       skip: options.skip,

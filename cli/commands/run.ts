@@ -15,6 +15,7 @@ export interface RunCommandOptions {
   var: string[];
   varsFile?: string;
   baseUrl?: string;
+  grpcAddress?: string;
   embedded?: boolean;
   concurrency: number;
   only: string[];
@@ -32,6 +33,7 @@ export function registerRun(program: Command): void {
     .option('--var <name=value>', 'set a variable (repeatable; overrides the file and --vars-file)', repeatable, [])
     .option('--vars-file <file>', 'YAML or JSON mapping of variables')
     .option('--base-url <url>', `platform gateway (env CAPCTL_BASE_URL, default ${defaultBaseUrl})`)
+    .option('--grpc-address <host:port>', 'one address for every gRPC step (env CAPCTL_GRPC_ADDRESS; default: where the platform says each service listens)')
     .option('--embedded', 'start a throwaway platform in this process for the run')
     .option('--concurrency <n>', 'scenarios run at the same time; steps always run in order', positiveInt, 1)
     .option('--only <step>', 'run only this step and the steps it takes values from (repeatable)', repeatable, [])

@@ -1,9 +1,10 @@
 /** What each kind of step does: an HTTP call, a gRPC call, a mailbox read or a wait for an event. */
 import type { Agent } from 'undici';
+import type { GrpcAddresses } from '../grpc-address.ts';
 import type { ActorSession } from './actors.ts';
 import { parseDuration, sleep } from './duration.ts';
 import { evaluate, ExpressionError, type ExpressionContext } from './expressions.ts';
-import { callGrpc } from './grpc-step.ts';
+import { callGrpc, grpcServiceOf } from './grpc-step.ts';
 import { isSuccess, send, StepError, type HttpRequest, type HttpResponse } from './http.ts';
 import type { Operation } from './operations.ts';
 import { getPath, parsePath } from './paths.ts';
@@ -15,7 +16,7 @@ export interface Platform {
   baseUrl: string;
   dispatcher: Agent;
   operations: Map<string, Operation>;
-  grpc: { address: string; serviceKey: string };
+  grpc: { addresses: GrpcAddresses; serviceKey: string };
 }
 
 /** The state of one scenario while it runs. */
@@ -103,7 +104,7 @@ function queryString(query: Record<string, unknown>, path: string): string {
 
 async function performGrpc(step: Step, run: ScenarioRun): Promise<Exchange> {
   const grpc = evaluate(step.grpc, run.context) as NonNullable<Step['grpc']>;
-  const address = grpc.address ?? run.platform.grpc.address;
+  const address = grpc.address ?? run.platform.grpc.addresses.addressFor(await grpcServiceOf(grpc.method));
   const request = (grpc.request ?? {}) as object;
   const outcome = await callGrpc(address, run.platform.grpc.serviceKey, grpc.method, request);
   return {

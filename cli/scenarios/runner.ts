@@ -3,6 +3,7 @@
  * first failed step ends its scenario; the steps after it are reported as skipped.
  */
 import { performance } from 'node:perf_hooks';
+import { defaultGrpcAddress, devServiceKey, discoverGrpcAddresses, fixedGrpcAddress } from '../grpc-address.ts';
 import { exitCodes, UsageError } from '../output.ts';
 import { perform, type Exchange, type Platform, type ScenarioRun } from './actions.ts';
 import { ActorSession } from './actors.ts';
@@ -27,7 +28,11 @@ import type { Actor, Expectation, Scenario, Step } from './types.ts';
 
 export interface RunOptions {
   baseUrl: string;
-  grpc?: { address: string; serviceKey: string };
+  /**
+   * `address`: one address for every gRPC step (a flag or CAPCTL_GRPC_ADDRESS); without it the platform
+   * says where each service listens. `serviceKey`: default ORCHESTRATOR_SERVICE_API_KEY, else the dev key.
+   */
+  grpc?: { address?: string; serviceKey?: string };
   /** Scenarios run at the same time (default 1). */
   concurrency?: number;
   only?: string[];
@@ -77,11 +82,6 @@ export interface RunReport {
   exitCode: typeof exitCodes.ok | typeof exitCodes.failed | typeof exitCodes.unreachable;
 }
 
-export const defaultGrpc = (env: Record<string, string | undefined> = process.env) => ({
-  address: env.CAPCTL_GRPC_ADDRESS || '127.0.0.1:4400',
-  serviceKey: env.ORCHESTRATOR_SERVICE_API_KEY || 'dev-service-key',
-});
-
 /**
  * Checks the platform is reachable and every operation and gRPC method exists, then runs. Throws
  * UnreachableError (exit 3) or UsageError (exit 2) before any step runs.
@@ -106,13 +106,19 @@ export async function runScenarios(scenarios: Scenario[], options: RunOptions): 
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   try {
     await checkReachable(baseUrl, dispatcher);
+    const env = options.env ?? process.env;
+    const needsDiscovery = !options.grpc?.address && scenarios.some((s) => s.steps.some((step) => step.grpc && !step.grpc.address));
     const platform: Platform = {
       baseUrl,
       dispatcher,
       operations: await resolveOperations(scenarios, new OperationCatalog(baseUrl, dispatcher)),
-      grpc: options.grpc ?? defaultGrpc(options.env),
+      grpc: {
+        addresses: needsDiscovery
+          ? await discoverGrpcAddresses(baseUrl, dispatcher)
+          : fixedGrpcAddress(options.grpc?.address ?? defaultGrpcAddress, 'the given address'),
+        serviceKey: options.grpc?.serviceKey ?? (env.ORCHESTRATOR_SERVICE_API_KEY || devServiceKey),
+      },
     };
-    const env = options.env ?? process.env;
     const emit = options.onEvent ?? (() => {});
     emit({ type: 'run-start', scenarios: planned.map((p) => p.scenario) });
     const results = await inParallel(planned, options.concurrency ?? 1, ({ scenario, unselected }) =>
