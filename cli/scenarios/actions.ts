@@ -6,6 +6,7 @@ import { parseDuration, sleep } from './duration.ts';
 import { evaluate, ExpressionError, type ExpressionContext } from './expressions.ts';
 import { callGrpc, grpcServiceOf } from './grpc-step.ts';
 import { isSuccess, send, StepError, type HttpRequest, type HttpResponse } from './http.ts';
+import type { StatusRules } from './matchers.ts';
 import type { Operation } from './operations.ts';
 import { getPath, parsePath } from './paths.ts';
 import { multipartBody } from '../multipart.ts';
@@ -31,8 +32,8 @@ export interface ScenarioRun {
 export interface Exchange {
   request: HttpRequest;
   response: HttpResponse;
-  /** How this kind of step tells success when the expectation names no status. */
-  success: { test: (status: number) => boolean; description: string };
+  /** How this kind of step tells success (or an error) when the expectation names no status. */
+  statuses: StatusRules;
 }
 
 /** Carries out a step's action once. */
@@ -43,7 +44,14 @@ export function perform(step: Step, run: ScenarioRun): Promise<Exchange> {
   return performMail(step, run);
 }
 
-const httpSuccess = { test: isSuccess, description: 'a 2xx status' };
+const httpStatuses: StatusRules = {
+  success: { test: isSuccess, description: 'a 2xx status' },
+  error: { test: (status) => status >= 400, description: 'an error status (4xx or 5xx)' },
+};
+const grpcStatuses: StatusRules = {
+  success: { test: (status) => status === 0, description: 'status 0 (OK)' },
+  error: { test: (status) => status !== 0, description: 'an error status (not 0)' },
+};
 
 async function performHttp(step: Step, action: HttpAction, run: ScenarioRun): Promise<Exchange> {
   const { platform } = run;
@@ -81,7 +89,7 @@ async function performHttp(step: Step, action: HttpAction, run: ScenarioRun): Pr
     request.headers.authorization = `Bearer ${await session.accessToken()}`;
     response = await send(request, platform.dispatcher);
   }
-  return { request, response, success: httpSuccess };
+  return { request, response, statuses: httpStatuses };
 }
 
 function fillPath(template: string, params: Record<string, unknown>): string {
@@ -115,7 +123,7 @@ async function performGrpc(step: Step, run: ScenarioRun): Promise<Exchange> {
       body: request,
     },
     response: { status: outcome.status, headers: {}, body: outcome.body },
-    success: { test: (status) => status === 0, description: 'status 0 (OK)' },
+    statuses: grpcStatuses,
   };
 }
 
@@ -162,7 +170,7 @@ async function performMail(step: Step, run: ScenarioRun): Promise<Exchange> {
     }
     const mails = (getPath(response.body, ['data']) ?? []) as Mail[];
     const latest = mails.find((m) => since === undefined || Date.parse(m.sentAt) >= since);
-    if (latest) return { request, response: { ...response, body: latest }, success: httpSuccess };
+    if (latest) return { request, response: { ...response, body: latest }, statuses: httpStatuses };
     if (Date.now() >= deadline) {
       const after = mail.since === undefined ? '' : ` sent after step ${mail.since} started`;
       const within = mail.wait === undefined ? '' : ` within ${mail.wait}`;
@@ -201,7 +209,7 @@ async function performEvent(step: Step, run: ScenarioRun): Promise<Exchange> {
     const found = events.find(
       (e) => (since === undefined || Date.parse(e.occurredAt) >= since) && where.every(([path, value]) => String(getPath(e.data, path)) === value),
     );
-    if (found) return { request, response: { ...response, body: found }, success: httpSuccess };
+    if (found) return { request, response: { ...response, body: found }, statuses: httpStatuses };
     if (Date.now() >= deadline) {
       const matching = where.length ? ` with ${where.map(([path, value]) => `${path.join('.')}=${value}`).join(', ')}` : '';
       throw new StepError(`no ${action.type} event from ${action.service}${matching}${action.wait ? ` within ${action.wait}` : ''}`, request, response);

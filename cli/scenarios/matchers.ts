@@ -16,17 +16,28 @@ export interface Observed {
   body: unknown;
 }
 
-/** `expectation` must already have its expressions evaluated. Without a status, `successful` decides. */
-export function checkExpectation(
-  expectation: Expectation | undefined,
-  observed: Observed,
-  successful: { test: (status: number) => boolean; description: string },
-): Mismatch[] {
+/** Which statuses count as a success and which as an error, for one kind of step. */
+export interface StatusRules {
+  success: StatusRule;
+  error: StatusRule;
+}
+
+export interface StatusRule {
+  test: (status: number) => boolean;
+  description: string;
+}
+
+/**
+ * `expectation` must already have its expressions evaluated. Without a status, the step must succeed,
+ * or answer an error when the expectation names an error code.
+ */
+export function checkExpectation(expectation: Expectation | undefined, observed: Observed, statuses: StatusRules): Mismatch[] {
   const mismatches: Mismatch[] = [];
   const status = expectation?.status;
   if (status === undefined) {
-    if (!successful.test(observed.status)) {
-      mismatches.push({ target: 'status', expected: successful.description, actual: observed.status });
+    const rule = expectation?.code === undefined ? statuses.success : statuses.error;
+    if (!rule.test(observed.status)) {
+      mismatches.push({ target: 'status', expected: rule.description, actual: observed.status });
     }
   } else if (!(Array.isArray(status) ? status : [status]).includes(observed.status)) {
     mismatches.push({ target: 'status', expected: JSON.stringify(status), actual: observed.status });

@@ -1,0 +1,75 @@
+import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import anyTest, { type TestFn } from 'ava';
+import { runCommand } from '../cli/commands/run.action.ts';
+import type { RunCommandOptions } from '../cli/commands/run.ts';
+import { closeGrpc } from '../cli/scenarios/grpc-step.ts';
+import { startTestPlatform, type TestPlatform } from './helpers/platform.ts';
+
+// The scenario format's features over the real platform, through `capctl run` as it runs in-process
+// (runCommand): each test writes a scenario file, runs it and reads the exit code, the progress and
+// the JSON report.
+
+const test = anyTest as TestFn<{ dir: string }>;
+
+let platform: TestPlatform;
+test.before(async () => {
+  platform = await startTestPlatform();
+});
+test.after.always(async () => {
+  await closeGrpc();
+  await platform?.stop();
+});
+test.beforeEach(async (t) => {
+  t.context.dir = await mkdtemp(path.join(tmpdir(), 'capctl-features-'));
+});
+test.afterEach.always(async (t) => {
+  await rm(t.context.dir, { recursive: true, force: true });
+});
+
+type Context = { context: { dir: string } };
+
+async function file(t: Context, name: string, text: string): Promise<string> {
+  const target = path.join(t.context.dir, name);
+  await mkdir(path.dirname(target), { recursive: true });
+  await writeFile(target, text);
+  return target;
+}
+
+/** Runs files as `capctl run` does against the test platform; the JSON report when `json`. */
+async function run(files: string[], extra: Partial<RunCommandOptions> = {}) {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const code = await runCommand(
+    files,
+    { var: [], concurrency: 1, only: [], skip: [], baseUrl: platform.urls.gateway!, ...extra },
+    { stdout: { write: (s: string) => stdout.push(s) }, stderr: { write: (s: string) => stderr.push(s) } },
+  );
+  const text = stdout.join('');
+  return { code, stdout: text, stderr: stderr.join(''), report: extra.json ? JSON.parse(text) : undefined };
+}
+
+const steps = (report: { scenarios: Array<{ steps: Array<Record<string, any>> }> }) => report.scenarios.flatMap((s) => s.steps);
+
+test('expect.code without a status expects an error status, not a 2xx', async (t) => {
+  const scenario = await file(
+    t,
+    'code.yaml',
+    `name: an error code implies an error status
+steps:
+  - id: wrong-password
+    http: { operation: ol.login, body: { email: nobody@example.test, password: Not-the-password-1 } }
+    expect: { code: auth.invalid_credentials }
+  - id: health-is-no-error
+    http: { operation: ol.getHealthz }
+    expect: { code: auth.invalid_credentials }
+`,
+  );
+  const { code, report } = await run([scenario], { json: true });
+  t.is(code, 1);
+  const [login, health] = steps(report);
+  t.is(login.status, 'passed');
+  t.is(health.status, 'failed');
+  t.deepEqual(health.mismatches[0], { target: 'status', expected: 'an error status (4xx or 5xx)', actual: 200 });
+});
