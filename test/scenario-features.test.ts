@@ -50,7 +50,7 @@ async function run(files: string[], extra: Partial<RunCommandOptions> = {}) {
   return { code, stdout: text, stderr: stderr.join(''), report: extra.json ? JSON.parse(text) : undefined };
 }
 
-const steps = (report: { scenarios: Array<{ steps: Array<Record<string, any>> }> }) => report.scenarios.flatMap((s) => s.steps);
+const steps = (report: { scenarios: Array<{ steps: any[] }> }): any[] => report.scenarios.flatMap((s) => s.steps);
 
 test('expect.code without a status expects an error status, not a 2xx', async (t) => {
   const scenario = await file(
@@ -72,4 +72,18 @@ steps:
   t.is(login.status, 'passed');
   t.is(health.status, 'failed');
   t.deepEqual(health.mismatches[0], { target: 'status', expected: 'an error status (4xx or 5xx)', actual: 200 });
+});
+
+test('one YAML mistake in a flow mapping is one error at its line and column, with a hint, and nothing runs', async (t) => {
+  const lines = ['name: one mistake', 'steps:'];
+  for (let i = 0; i < 40; i++) {
+    lines.push(`  - id: s${i}`, `    http: { operation: ol.getHealthz, headers: { x-step: ${i === 3 ? '${steps.s0.status}' : `"${i}"`} } }`);
+  }
+  const scenario = await file(t, 'flow.yaml', `${lines.join('\n')}\n`);
+  const error = await t.throwsAsync(run([scenario]));
+  const message = error!.message;
+  t.is(message.split('\n').length, 1, message);
+  t.regex(message, new RegExp(`^${scenario.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:10:\\d+: YAML syntax: `));
+  t.regex(message, /quote a value that contains/);
+  t.regex(message, /more errors? after it/);
 });

@@ -65,8 +65,8 @@ test('command-line variables override the file and count as defined', (t) => {
 });
 
 test('YAML syntax errors are reported with line and column', (t) => {
-  t.deepEqual(problems('name: x\nsteps:\n  - id: a\n   http: GET\n'), ['4:1: Sequence item without - indicator']);
-  t.deepEqual(problems('name: x\nname: y\nsteps: []\n'), ['2:1: Map keys must be unique']);
+  t.deepEqual(problems('name: x\nsteps:\n  - id: a\n   http: GET\n'), ['4:1: YAML syntax: Sequence item without - indicator']);
+  t.deepEqual(problems('name: x\nname: y\nsteps: []\n'), ['2:1: YAML syntax: Map keys must be unique']);
 });
 
 test('an unknown field is rejected at its key, naming the allowed fields', (t) => {
