@@ -87,3 +87,37 @@ test('one YAML mistake in a flow mapping is one error at its line and column, wi
   t.regex(message, /quote a value that contains/);
   t.regex(message, /more errors? after it/);
 });
+
+test('header and response-time assertions: names in any case, matchers, a time limit, each failure named', async (t) => {
+  const scenario = await file(
+    t,
+    'headers.yaml',
+    `name: headers and time
+steps:
+  - id: ok
+    http: { operation: ol.getHealthz }
+    expect:
+      headers:
+        Content-Type: { regex: "^application/json" }
+        x-request-id: { type: string, minLength: 1 }
+        x-powered-by: { present: false }
+      maxDuration: 10s
+  - id: wrong
+    name: a sign-in (a password hash to check) within 1 ms
+    http: { operation: ol.login, body: { email: nobody@example.test, password: Not-the-password-1 } }
+    expect:
+      code: auth.invalid_credentials
+      headers: { content-type: text/html, x-missing: { present: true } }
+      maxDuration: 1ms
+`,
+  );
+  const { code, report } = await run([scenario], { json: true });
+  t.is(code, 1);
+  const [ok, wrong] = steps(report);
+  t.is(ok.status, 'passed', JSON.stringify(ok.mismatches));
+  t.like(wrong.mismatches[0], { target: 'header content-type', expected: '"text/html"' });
+  t.regex(wrong.mismatches[0].actual, /^application\/json/);
+  t.deepEqual(wrong.mismatches[1], { target: 'header x-missing', expected: 'present' });
+  t.like(wrong.mismatches[2], { target: 'duration', expected: 'at most 1 ms' });
+  t.regex(wrong.mismatches[2].actual, /^\d+ ms$/);
+});

@@ -1,4 +1,5 @@
 /** What each kind of step does: an HTTP call, a gRPC call, a mailbox read or a wait for an event. */
+import { performance } from 'node:perf_hooks';
 import type { Agent } from 'undici';
 import type { GrpcAddresses } from '../grpc-address.ts';
 import type { ActorSession } from './actors.ts';
@@ -34,14 +35,21 @@ export interface Exchange {
   response: HttpResponse;
   /** How this kind of step tells success (or an error) when the expectation names no status. */
   statuses: StatusRules;
+  /** How long the action took in ms: for an HTTP call, its request (not the actor's sign-in before it). */
+  durationMs?: number;
 }
 
 /** Carries out a step's action once. */
-export function perform(step: Step, run: ScenarioRun): Promise<Exchange> {
-  if (step.http) return performHttp(step, step.http, run);
-  if (step.grpc) return performGrpc(step, run);
-  if (step.event) return performEvent(step, run);
-  return performMail(step, run);
+export async function perform(step: Step, run: ScenarioRun): Promise<Exchange & { durationMs: number }> {
+  const started = performance.now();
+  const exchange = await (step.http
+    ? performHttp(step, step.http, run)
+    : step.grpc
+      ? performGrpc(step, run)
+      : step.event
+        ? performEvent(step, run)
+        : performMail(step, run));
+  return { ...exchange, durationMs: exchange.durationMs ?? Math.round(performance.now() - started) };
 }
 
 const httpStatuses: StatusRules = {
@@ -83,13 +91,15 @@ async function performHttp(step: Step, action: HttpAction, run: ScenarioRun): Pr
     if (value === null) delete request.headers[name.toLowerCase()];
     else request.headers[name.toLowerCase()] = String(value);
   }
+  let sent = performance.now();
   let response = await send(request, platform.dispatcher);
   // Refresh only the token we sent ourselves, once, and replay once.
   if (response.status === 401 && session && request.headers.authorization === bearer && (await session.refresh())) {
     request.headers.authorization = `Bearer ${await session.accessToken()}`;
+    sent = performance.now();
     response = await send(request, platform.dispatcher);
   }
-  return { request, response, statuses: httpStatuses };
+  return { request, response, statuses: httpStatuses, durationMs: Math.round(performance.now() - sent) };
 }
 
 function fillPath(template: string, params: Record<string, unknown>): string {

@@ -1,5 +1,6 @@
 /** Checks a response against an expectation; every failed part is reported as expected vs actual. */
 import { isDeepStrictEqual } from 'node:util';
+import { parseDuration } from './duration.ts';
 import { getPath, parsePath } from './paths.ts';
 import { matcherKeywords } from './schema.ts';
 import type { Expectation } from './types.ts';
@@ -13,7 +14,10 @@ export interface Mismatch {
 
 export interface Observed {
   status: number;
+  headers?: Record<string, string>;
   body: unknown;
+  /** How long the action took, in ms. */
+  durationMs?: number;
 }
 
 /** Which statuses count as a success and which as an error, for one kind of step. */
@@ -46,6 +50,17 @@ export function checkExpectation(expectation: Expectation | undefined, observed:
     const code = getPath(observed.body, ['error', 'code']);
     if (code !== expectation.code) {
       mismatches.push({ target: 'code', expected: JSON.stringify(expectation.code), actual: code });
+    }
+  }
+  for (const [name, matcher] of Object.entries(expectation?.headers ?? {})) {
+    const actual = observed.headers?.[name.toLowerCase()];
+    const failed = matchFailure(matcher, actual);
+    if (failed) mismatches.push({ target: `header ${name.toLowerCase()}`, expected: failed, actual });
+  }
+  if (expectation?.maxDuration !== undefined && observed.durationMs !== undefined) {
+    const max = parseDuration(expectation.maxDuration);
+    if (observed.durationMs > max) {
+      mismatches.push({ target: 'duration', expected: `at most ${max} ms`, actual: `${observed.durationMs} ms` });
     }
   }
   for (const [path, matcher] of Object.entries(expectation?.body ?? {})) {

@@ -249,14 +249,14 @@ async function runStep(step: Step, run: ScenarioRun): Promise<{ result: StepResu
       exchange = await perform(step, run);
       if (!step.retry) break;
       const until = evaluate(step.retry.until, run.context) as Expectation;
-      untilMismatches = checkExpectation(until, exchange.response, exchange.statuses);
+      untilMismatches = checkExpectation(until, observed(exchange), exchange.statuses);
       if (untilMismatches.length === 0 || attempts >= step.retry.times) break;
       await sleep(parseDuration(step.retry.interval ?? '500ms'));
     }
     const expectation = evaluate(step.expect, run.context) as Expectation | undefined;
     const mismatches = [
       ...untilMismatches.map((m) => ({ ...m, target: `retry until ${m.target}` })),
-      ...checkExpectation(expectation, exchange.response, exchange.statuses),
+      ...checkExpectation(expectation, observed(exchange), exchange.statuses),
     ];
     const { status, headers, body } = exchange.response;
     const record: Record<string, unknown> = { status, headers, body };
@@ -300,6 +300,8 @@ async function inParallel<T, R>(items: T[], limit: number, work: (item: T) => Pr
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
   return results;
 }
+
+const observed = (exchange: Exchange) => ({ ...exchange.response, durationMs: exchange.durationMs });
 
 const stepNames = (step: Step) => ({ id: step.id, name: step.name ?? step.id });
 

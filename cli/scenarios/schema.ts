@@ -135,7 +135,9 @@ export const scenarioSchema = {
           hint: 'must be a status code or a list of status codes',
         },
         code: { type: 'string' },
+        headers: { type: 'object', additionalProperties: { $ref: '#/$defs/matcher' } },
         body: { type: 'object', additionalProperties: { $ref: '#/$defs/matcher' } },
+        maxDuration: duration,
       },
     },
     // An object with any matcher keyword is a matcher and may hold only matcher keywords; any other

@@ -12,8 +12,12 @@ export interface Actor {
 export interface Expectation {
   status?: number | number[];
   code?: string;
+  /** Matchers keyed by a response header name (any case). */
+  headers?: Record<string, Json>;
   /** Matchers keyed by a path into the response body. */
   body?: Record<string, Json>;
+  /** The step's action must take at most this long (a duration). */
+  maxDuration?: string;
 }
 
 export interface HttpAction {

@@ -202,16 +202,23 @@ function expectationProblems(expectation: Expectation | undefined): Problem[] {
     } catch (err) {
       problems.push({ path: ['body', key], message: (err as Error).message });
     }
-    const regex = (matcher as { regex?: unknown } | null)?.regex;
-    if (typeof regex === 'string' && !regex.includes('${')) {
-      try {
-        new RegExp(regex);
-      } catch (err) {
-        problems.push({ path: ['body', key], message: `invalid regex: ${(err as Error).message}` });
-      }
-    }
+    problems.push(...regexProblems(matcher, ['body', key]));
+  }
+  for (const [name, matcher] of Object.entries(expectation?.headers ?? {})) {
+    problems.push(...regexProblems(matcher, ['headers', name]));
   }
   return problems;
+}
+
+function regexProblems(matcher: unknown, path: PathSegment[]): Problem[] {
+  const regex = (matcher as { regex?: unknown } | null)?.regex;
+  if (typeof regex !== 'string' || regex.includes('${')) return [];
+  try {
+    new RegExp(regex);
+    return [];
+  } catch (err) {
+    return [{ path, message: `invalid regex: ${(err as Error).message}` }];
+  }
 }
 
 /** Captures read the step's response: `status`, `headers.<name>` or `body.<path>`. */
