@@ -121,3 +121,45 @@ steps:
   t.like(wrong.mismatches[2], { target: 'duration', expected: 'at most 1 ms' });
   t.regex(wrong.mismatches[2].actual, /^\d+ ms$/);
 });
+
+test('JMESPath captures and expectations find an array item by a field value, with expressions inside the query', async (t) => {
+  const scenario = await file(
+    t,
+    'jmespath.yaml',
+    `name: filters
+vars: { bank: Zenith Bank }
+steps:
+  - id: banks
+    http: { operation: ol.listBanks }
+    capture:
+      zenithCode: { jmespath: "body.data[?name=='\${vars.bank}'].code | [0]" }
+      count: { jmespath: "length(body.data)" }
+    expect:
+      jmespath:
+        "data[?name=='\${vars.bank}'] | length(@)": 1
+        "data[?type=='commercial'].name": { type: array, minLength: 5 }
+        "data[?name=='No Such Bank'] | [0]": { present: false }
+  - id: use-them
+    http: { operation: ol.listBanks }
+    expect:
+      jmespath:
+        "data[?code=='\${steps.banks.zenithCode}'].name | [0]": \${vars.bank}
+        "length(data)": \${steps.banks.count}
+  - id: missing
+    http: { operation: ol.listBanks }
+    capture:
+      none: { jmespath: "body.data[?name=='No Such Bank'].code | [0]" }
+`,
+  );
+  const { code, report } = await run([scenario], { json: true });
+  const [banks, useThem, missing] = steps(report);
+  t.is(banks.status, 'passed', JSON.stringify(banks));
+  t.is(useThem.status, 'passed', JSON.stringify(useThem));
+  t.is(code, 1);
+  t.deepEqual(missing.mismatches, [{ target: 'capture none', expected: "a value at jmespath body.data[?name=='No Such Bank'].code | [0]" }]);
+});
+
+test('a JMESPath query that does not parse is a file error at its line', async (t) => {
+  const scenario = await file(t, 'bad-query.yaml', 'name: x\nsteps:\n  - id: a\n    http: { operation: ol.listBanks }\n    capture: { n: { jmespath: "body.data[?" } }\n');
+  await t.throwsAsync(run([scenario]), { message: /bad-query\.yaml:5:\d+: steps\[0\]\.capture\.n: JMESPath: / });
+});

@@ -104,6 +104,21 @@ export function evaluate(value: unknown, context: ExpressionContext): unknown {
   return value;
 }
 
+/** A string with its expressions written in as text, whatever their types (a query, a key). */
+export function evaluateText(text: string, context: ExpressionContext): string {
+  return parseTemplate(text)
+    .map((part) => (typeof part === 'string' ? part : asText(read(part, context))))
+    .join('');
+}
+
+/** An expectation with its expressions resolved, the keys of its JMESPath queries included. */
+export function evaluateExpectation<T extends { jmespath?: Record<string, unknown> }>(expectation: T | undefined, context: ExpressionContext): T | undefined {
+  const evaluated = evaluate(expectation, context) as T | undefined;
+  if (!evaluated?.jmespath) return evaluated;
+  const jmespath = Object.fromEntries(Object.entries(evaluated.jmespath).map(([key, value]) => [evaluateText(key, context), value]));
+  return { ...evaluated, jmespath };
+}
+
 function evaluateString(text: string, context: ExpressionContext): unknown {
   const parts = parseTemplate(text);
   if (parts.length === 1 && typeof parts[0] !== 'string') return read(parts[0]!, context);

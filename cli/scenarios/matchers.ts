@@ -2,6 +2,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { parseDuration } from './duration.ts';
 import { getPath, parsePath } from './paths.ts';
+import { query } from './query.ts';
 import { matcherKeywords } from './schema.ts';
 import type { Expectation } from './types.ts';
 
@@ -67,6 +68,11 @@ export function checkExpectation(expectation: Expectation | undefined, observed:
     const actual = getPath(observed.body, parsePath(path));
     const failed = matchFailure(matcher, actual);
     if (failed) mismatches.push({ target: `body ${path}`, expected: failed, actual });
+  }
+  for (const [expression, matcher] of Object.entries(expectation?.jmespath ?? {})) {
+    const actual = query(observed.body, expression);
+    const failed = matchFailure(matcher, actual);
+    if (failed) mismatches.push({ target: `jmespath ${expression}`, expected: failed, actual });
   }
   return mismatches;
 }

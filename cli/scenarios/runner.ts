@@ -8,7 +8,7 @@ import { exitCodes, UsageError } from '../output.ts';
 import { perform, type Exchange, type Platform, type ScenarioRun } from './actions.ts';
 import { ActorSession } from './actors.ts';
 import { parseDuration, sleep } from './duration.ts';
-import { evaluate, type ExpressionContext } from './expressions.ts';
+import { evaluate, evaluateExpectation, evaluateText, type ExpressionContext } from './expressions.ts';
 import { grpcMethodProblem } from './grpc-step.ts';
 import {
   checkReachable,
@@ -24,7 +24,8 @@ import { OperationCatalog, type Operation } from './operations.ts';
 import { getPath, parsePath } from './paths.ts';
 import { unselectedSteps } from './selection.ts';
 import { placeholders } from './validate.ts';
-import type { Actor, Expectation, Scenario, Step } from './types.ts';
+import { query } from './query.ts';
+import type { Actor, Capture, Scenario, Step } from './types.ts';
 
 export interface RunOptions {
   baseUrl: string;
@@ -248,22 +249,22 @@ async function runStep(step: Step, run: ScenarioRun): Promise<{ result: StepResu
       attempts += 1;
       exchange = await perform(step, run);
       if (!step.retry) break;
-      const until = evaluate(step.retry.until, run.context) as Expectation;
+      const until = evaluateExpectation(step.retry.until, run.context)!;
       untilMismatches = checkExpectation(until, observed(exchange), exchange.statuses);
       if (untilMismatches.length === 0 || attempts >= step.retry.times) break;
       await sleep(parseDuration(step.retry.interval ?? '500ms'));
     }
-    const expectation = evaluate(step.expect, run.context) as Expectation | undefined;
+    const expectation = evaluateExpectation(step.expect, run.context);
     const mismatches = [
       ...untilMismatches.map((m) => ({ ...m, target: `retry until ${m.target}` })),
       ...checkExpectation(expectation, observed(exchange), exchange.statuses),
     ];
     const { status, headers, body } = exchange.response;
     const record: Record<string, unknown> = { status, headers, body };
-    for (const [name, path] of Object.entries(step.capture ?? {})) {
-      const value = getPath(record, parsePath(path));
+    for (const [name, capture] of Object.entries(step.capture ?? {})) {
+      const value = captured(record, capture, run.context);
       if (value !== undefined) record[name] = value;
-      else mismatches.push({ target: `capture ${name}`, expected: `a value at ${path}`, actual: undefined });
+      else mismatches.push({ target: `capture ${name}`, expected: `a value at ${typeof capture === 'string' ? capture : `jmespath ${capture.jmespath}`}`, actual: undefined });
     }
     run.context.steps[step.id] = record;
     const durationMs = elapsed(started);
@@ -286,6 +287,11 @@ async function runStep(step: Step, run: ScenarioRun): Promise<{ result: StepResu
     };
     return { result, unreachable: err instanceof UnreachableError };
   }
+}
+
+function captured(record: Record<string, unknown>, capture: Capture, context: ExpressionContext): unknown {
+  if (typeof capture === 'string') return getPath(record, parsePath(capture));
+  return query(record, evaluateText(capture.jmespath, context));
 }
 
 async function inParallel<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {

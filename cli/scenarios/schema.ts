@@ -57,7 +57,17 @@ export const scenarioSchema = {
         event: { $ref: '#/$defs/event' },
         wait: duration,
         expect: { $ref: '#/$defs/expectation' },
-        capture: { type: 'object', propertyNames: identifier, additionalProperties: { type: 'string' } },
+        capture: {
+          type: 'object',
+          propertyNames: identifier,
+          additionalProperties: {
+            anyOf: [
+              { type: 'string' },
+              { type: 'object', additionalProperties: false, required: ['jmespath'], properties: { jmespath: { type: 'string' } } },
+            ],
+            hint: 'must be a path into the response (body.data.id) or {jmespath: <query>}',
+          },
+        },
         retry: { $ref: '#/$defs/retry' },
       },
       oneOf: [{ required: ['http'] }, { required: ['grpc'] }, { required: ['mail'] }, { required: ['event'] }, { required: ['wait'] }],
@@ -137,6 +147,7 @@ export const scenarioSchema = {
         code: { type: 'string' },
         headers: { type: 'object', additionalProperties: { $ref: '#/$defs/matcher' } },
         body: { type: 'object', additionalProperties: { $ref: '#/$defs/matcher' } },
+        jmespath: { type: 'object', additionalProperties: { $ref: '#/$defs/matcher' } },
         maxDuration: duration,
       },
     },

@@ -4,8 +4,9 @@ import type { Scenario, Step } from './types.ts';
 
 /** The ids of the earlier steps a step takes values from. */
 export function dependenciesOf(step: Step): Set<string> {
-  const { http, grpc, mail, event, expect, retry } = step;
-  const ids = referencesIn({ http, grpc, mail, event, expect, retry })
+  const { http, grpc, mail, event, expect, retry, capture } = step;
+  const queries = [...Object.keys(expect?.jmespath ?? {}), ...Object.keys(retry?.until.jmespath ?? {})];
+  const ids = referencesIn({ http, grpc, mail, event, expect, retry, capture, queries })
     .filter(({ reference }) => reference.root === 'steps')
     .map(({ reference }) => String(reference.path[0]));
   if (mail?.since !== undefined && mail.since !== step.id) ids.push(mail.since);

@@ -16,6 +16,8 @@ export interface Expectation {
   headers?: Record<string, Json>;
   /** Matchers keyed by a path into the response body. */
   body?: Record<string, Json>;
+  /** Matchers keyed by a JMESPath query over the response body. */
+  jmespath?: Record<string, Json>;
   /** The step's action must take at most this long (a duration). */
   maxDuration?: string;
 }
@@ -54,6 +56,9 @@ export interface EventAction {
   since?: string;
 }
 
+/** A path into the step's response (`body.data.id`), or a JMESPath query over it. */
+export type Capture = string | { jmespath: string };
+
 export interface Retry {
   until: Expectation;
   times: number;
@@ -70,7 +75,7 @@ export interface Step {
   event?: EventAction;
   wait?: string;
   expect?: Expectation;
-  capture?: Record<string, string>;
+  capture?: Record<string, Capture>;
   retry?: Retry;
 }
 
