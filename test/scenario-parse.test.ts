@@ -72,7 +72,7 @@ test('YAML syntax errors are reported with line and column', (t) => {
 test('an unknown field is rejected at its key, naming the allowed fields', (t) => {
   const text = 'name: x\nsteps:\n  - id: a\n    http: { method: GET, path: /v1/ol/x }\n    expect:\n      staus: 200\n';
   t.deepEqual(problems(text), [
-    '6:7: steps[0].expect.staus: unknown field (expected one of: status, code, body)',
+    '6:7: steps[0].expect.staus: unknown field (expected one of: status, code, headers, body, jmespath, maxDuration)',
   ]);
   t.deepEqual(problems('name: x\nsteps: [{ id: a, wait: 1s }]\ntitle: y\n'), [
     '3:1: title: unknown field (expected one of: name, description, vars, actors, steps)',
