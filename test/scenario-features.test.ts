@@ -163,3 +163,97 @@ test('a JMESPath query that does not parse is a file error at its line', async (
   const scenario = await file(t, 'bad-query.yaml', 'name: x\nsteps:\n  - id: a\n    http: { operation: ol.listBanks }\n    capture: { n: { jmespath: "body.data[?" } }\n');
   await t.throwsAsync(run([scenario]), { message: /bad-query\.yaml:5:\d+: steps\[0\]\.capture\.n: JMESPath: / });
 });
+
+test('replies are checked against the schema their operation documents, by operationId or by method and path; a step can opt out', async (t) => {
+  // Another implementation of the services: the real platform behind a proxy that breaks two replies.
+  const proxy = await startProxy(platform.urls.gateway!, (path, body) => {
+    if (path === '/v1/ol/healthz') return { ...body, data: { ...body.data, status: 42 } };
+    if (path === '/v1/ol/banks') return { ...body, data: body.data.map(({ code: _, ...bank }: Record<string, unknown>) => ({ ...bank, extra: true })) };
+    return body;
+  });
+  t.teardown(() => proxy.close());
+  const scenario = await file(
+    t,
+    'schema.yaml',
+    `name: replies against the documents
+steps:
+  - id: by-operation
+    http: { operation: ol.getHealthz }
+  - id: by-path
+    http: { method: GET, path: /v1/ol/banks }
+  - id: opted-out
+    http: { operation: ol.getHealthz }
+    expect: { schema: false }
+  - id: conforming
+    http: { operation: ol.listCountries }
+`,
+  );
+  const { code, report } = await run([scenario], { json: true, baseUrl: proxy.url, continueOnError: true });
+  t.is(code, 1);
+  const [byOperation, byPath, optedOut, conforming] = steps(report);
+  t.like(byOperation.mismatches[0], { target: 'schema', expected: 'the 200 reply ol.getHealthz documents' });
+  t.regex(byOperation.mismatches[0].actual, /data\.status: must be one of: ok, ready/);
+  t.is(byPath.mismatches[0].expected, 'the 200 reply ol.listBanks documents');
+  t.regex(byPath.mismatches[0].actual, /data\[0\]: lacks the required field code/);
+  t.is(optedOut.status, 'passed');
+  t.is(conforming.status, 'passed');
+});
+
+/** An HTTP proxy to `target` that passes every JSON reply through `change` (by request path). */
+async function startProxy(target: string, change: (path: string, body: any) => unknown): Promise<{ url: string; close(): Promise<void> }> {
+  const { createServer } = await import('node:http');
+  const { request } = await import('undici');
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !['host', 'connection'].includes(name))) as Record<string, string>;
+    const upstream = await request(`${target}${req.url}`, { method: req.method as 'GET', headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
+    const text = await upstream.body.text();
+    const type = String(upstream.headers['content-type'] ?? '');
+    const body = type.includes('json') && text ? JSON.stringify(change(new URL(req.url!, 'http://x').pathname, JSON.parse(text))) : text;
+    res.writeHead(upstream.statusCode, { 'content-type': type, 'x-request-id': String(upstream.headers['x-request-id'] ?? '') });
+    res.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+test('continueOnFail and --continue-on-error go on after a failure; steps that take values from a failed one are skipped', async (t) => {
+  const text = (continueOnFail: string) => `name: go on
+steps:
+  - id: broken
+    http: { operation: ol.getHealthz }
+    expect: { status: 201 }
+    capture: { service: body.data.service }${continueOnFail}
+  - id: independent
+    http: { operation: ol.listCountries }
+  - id: uses-broken
+    http: { method: GET, path: "/v1/ol/healthz", query: { from: "\${steps.broken.service}" } }
+  - id: uses-that
+    http: { method: GET, path: "/v1/ol/healthz", headers: { x-from: "\${steps.uses-broken.status}" } }
+  - id: also-broken
+    http: { operation: ol.getHealthz }
+    expect: { body: { data.service: cap } }
+  - id: last
+    http: { operation: ol.getHealthz }
+`;
+  const summary = (report: any) => steps(report).map((s: any) => `${s.id}:${s.status}${s.status === 'skipped' ? ` (${s.message})` : ''}`);
+  const stopping = await run([await file(t, 'stop.yaml', text(''))], { json: true });
+  t.deepEqual(summary(stopping.report).slice(0, 2), ['broken:failed', 'independent:skipped (an earlier step failed)']);
+
+  const flagged = await run([await file(t, 'flag.yaml', text('\n    continueOnFail: true'))], { json: true });
+  t.is(flagged.code, 1);
+  t.is(flagged.report.scenarios[0].status, 'failed');
+  t.deepEqual(summary(flagged.report), [
+    'broken:failed',
+    'independent:passed',
+    'uses-broken:skipped (uses step broken, which failed)',
+    'uses-that:skipped (uses step uses-broken, which did not run)',
+    'also-broken:failed',
+    'last:skipped (an earlier step failed)',
+  ]);
+
+  const all = await run([await file(t, 'all.yaml', text(''))], { json: true, continueOnError: true });
+  t.deepEqual(summary(all.report).slice(-2), ['also-broken:failed', 'last:passed']);
+});

@@ -51,6 +51,7 @@ export async function runCommand(
       concurrency: options.concurrency,
       only: options.only,
       skip: options.skip,
+      continueOnError: options.continueOnError ?? false,
       ...(printer ? { onEvent: printer.handle } : {}),
     });
     if (options.junit) await writeReport(options.junit, junitReport(report));

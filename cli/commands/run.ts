@@ -20,6 +20,7 @@ export interface RunCommandOptions {
   concurrency: number;
   only: string[];
   skip: string[];
+  continueOnError?: boolean;
   json?: boolean;
   junit?: string;
 }
@@ -38,6 +39,7 @@ export function registerRun(program: Command): void {
     .option('--concurrency <n>', 'scenarios run at the same time; steps always run in order', positiveInt, 1)
     .option('--only <step>', 'run only this step and the steps it takes values from (repeatable)', repeatable, [])
     .option('--skip <step>', 'skip this step and the steps that take values from it (repeatable)', repeatable, [])
+    .option('--continue-on-error', 'go on after a failed step (steps that use its values are skipped); the scenario still fails')
     .option('--json', 'print a machine report on stdout instead of progress')
     .option('--junit <file>', 'also write a JUnit XML report to this file')
     .action(async (inputs: string[], options: RunCommandOptions) => {

@@ -8,7 +8,7 @@ import { evaluate, ExpressionError, type ExpressionContext } from './expressions
 import { callGrpc, grpcServiceOf } from './grpc-step.ts';
 import { isSuccess, send, StepError, type HttpRequest, type HttpResponse } from './http.ts';
 import type { StatusRules } from './matchers.ts';
-import type { Operation } from './operations.ts';
+import type { Operation, OperationCatalog } from './operations.ts';
 import { getPath, parsePath } from './paths.ts';
 import { multipartBody } from '../multipart.ts';
 import type { HttpAction, Step } from './types.ts';
@@ -18,6 +18,8 @@ export interface Platform {
   baseUrl: string;
   dispatcher: Agent;
   operations: Map<string, Operation>;
+  /** The live OpenAPI documents, for matching a request to its operation and checking the reply. */
+  catalog: OperationCatalog;
   grpc: { addresses: GrpcAddresses; serviceKey: string };
 }
 

@@ -22,7 +22,7 @@ import { UnreachableError } from '../output.ts';
 import { checkExpectation, type Mismatch } from './matchers.ts';
 import { OperationCatalog, type Operation } from './operations.ts';
 import { getPath, parsePath } from './paths.ts';
-import { unselectedSteps } from './selection.ts';
+import { dependenciesOf, unselectedSteps } from './selection.ts';
 import { placeholders } from './validate.ts';
 import { query } from './query.ts';
 import type { Actor, Capture, Scenario, Step } from './types.ts';
@@ -38,6 +38,8 @@ export interface RunOptions {
   concurrency?: number;
   only?: string[];
   skip?: string[];
+  /** Go on after a failed step (as every step's continueOnFail would); steps that use it are skipped. */
+  continueOnError?: boolean;
   env?: Record<string, string | undefined>;
   onEvent?: (event: RunEvent) => void;
 }
@@ -109,10 +111,12 @@ export async function runScenarios(scenarios: Scenario[], options: RunOptions): 
     await checkReachable(baseUrl, dispatcher);
     const env = options.env ?? process.env;
     const needsDiscovery = !options.grpc?.address && scenarios.some((s) => s.steps.some((step) => step.grpc && !step.grpc.address));
+    const catalog = new OperationCatalog(baseUrl, dispatcher);
     const platform: Platform = {
       baseUrl,
       dispatcher,
-      operations: await resolveOperations(scenarios, new OperationCatalog(baseUrl, dispatcher)),
+      operations: await resolveOperations(scenarios, catalog),
+      catalog,
       grpc: {
         addresses: needsDiscovery
           ? await discoverGrpcAddresses(baseUrl, dispatcher)
@@ -123,7 +127,7 @@ export async function runScenarios(scenarios: Scenario[], options: RunOptions): 
     const emit = options.onEvent ?? (() => {});
     emit({ type: 'run-start', scenarios: planned.map((p) => p.scenario) });
     const results = await inParallel(planned, options.concurrency ?? 1, ({ scenario, unselected }) =>
-      runScenario(scenario, unselected, platform, env, emit),
+      runScenario(scenario, unselected, platform, env, emit, options.continueOnError ?? false),
     );
     const exitCode = results.some((r) => r.status === 'unreachable')
       ? exitCodes.unreachable
@@ -186,18 +190,27 @@ async function runScenario(
   platform: Platform,
   env: Record<string, string | undefined>,
   emit: (event: RunEvent) => void,
+  continueOnError: boolean,
 ): Promise<ScenarioResult> {
   const started = performance.now();
   const startedAt = new Date().toISOString();
   emit({ type: 'scenario-start', scenario });
   const steps: StepResult[] = [];
   let status: ScenarioResult['status'] = 'passed';
+  /** A failure that ends the scenario happened. */
+  let stopped = false;
+  /** Steps that failed or were skipped for it, and why, for the steps that take values from them. */
+  const notRun = new Map<string, string>();
   const run = startRun(scenario, platform, env);
   for (const step of scenario.steps) {
-    const reason = unselected.get(step.id) ?? (status === 'passed' ? undefined : 'an earlier step failed');
+    const missing = [...dependenciesOf(step)].find((id) => notRun.has(id));
+    const reason =
+      unselected.get(step.id) ??
+      (stopped ? 'an earlier step failed' : missing ? `uses step ${missing}, which ${notRun.get(missing)}` : undefined);
     if (reason !== undefined) {
       const result: StepResult = { ...stepNames(step), status: 'skipped', durationMs: 0, attempts: 0, message: reason };
       steps.push(result);
+      if (missing) notRun.set(step.id, 'did not run');
       emit({ type: 'step-end', scenario, result });
       continue;
     }
@@ -205,7 +218,11 @@ async function runScenario(
     const { result, unreachable } = await runStep(step, run);
     steps.push(result);
     emit({ type: 'step-end', scenario, result });
-    if (result.status === 'failed') status = unreachable ? 'unreachable' : 'failed';
+    if (result.status === 'failed') {
+      status = unreachable ? 'unreachable' : 'failed';
+      notRun.set(step.id, 'failed');
+      stopped = unreachable || !(continueOnError || step.continueOnFail === true);
+    }
   }
   const result: ScenarioResult = {
     name: scenario.name,
@@ -258,6 +275,7 @@ async function runStep(step: Step, run: ScenarioRun): Promise<{ result: StepResu
     const mismatches = [
       ...untilMismatches.map((m) => ({ ...m, target: `retry until ${m.target}` })),
       ...checkExpectation(expectation, observed(exchange), exchange.statuses),
+      ...(step.http && expectation?.schema !== false ? await schemaMismatches(step, exchange, run.platform) : []),
     ];
     const { status, headers, body } = exchange.response;
     const record: Record<string, unknown> = { status, headers, body };
@@ -287,6 +305,18 @@ async function runStep(step: Step, run: ScenarioRun): Promise<{ result: StepResu
     };
     return { result, unreachable: err instanceof UnreachableError };
   }
+}
+
+/** The reply against the schema its operation documents for the status (in the live document). */
+async function schemaMismatches(step: Step, exchange: Exchange, platform: Platform): Promise<Mismatch[]> {
+  const { request, response } = exchange;
+  if (!/json/i.test(response.headers['content-type'] ?? '')) return [];
+  const name = step.http?.operation;
+  const operation = name ? platform.operations.get(name) : await platform.catalog.match(request.method, request.url);
+  if (!operation) return [];
+  const problems = platform.catalog.replyProblems(operation, response.status, response.body);
+  if (problems.length === 0) return [];
+  return [{ target: 'schema', expected: `the ${response.status} reply ${operation.name} documents`, actual: problems.join('; ') }];
 }
 
 function captured(record: Record<string, unknown>, capture: Capture, context: ExpressionContext): unknown {

@@ -69,6 +69,7 @@ export const scenarioSchema = {
           },
         },
         retry: { $ref: '#/$defs/retry' },
+        continueOnFail: { type: 'boolean' },
       },
       oneOf: [{ required: ['http'] }, { required: ['grpc'] }, { required: ['mail'] }, { required: ['event'] }, { required: ['wait'] }],
       oneOfHint: { none: 'a step needs one action: http, grpc, mail, event or wait', many: 'a step has only one action; choose one of http, grpc, mail, event or wait' },
@@ -149,6 +150,7 @@ export const scenarioSchema = {
         body: { type: 'object', additionalProperties: { $ref: '#/$defs/matcher' } },
         jmespath: { type: 'object', additionalProperties: { $ref: '#/$defs/matcher' } },
         maxDuration: duration,
+        schema: { type: 'boolean' },
       },
     },
     // An object with any matcher keyword is a matcher and may hold only matcher keywords; any other

@@ -20,6 +20,8 @@ export interface Expectation {
   jmespath?: Record<string, Json>;
   /** The step's action must take at most this long (a duration). */
   maxDuration?: string;
+  /** false: do not check an HTTP reply against its operation's documented schema (checked by default). */
+  schema?: boolean;
 }
 
 export interface HttpAction {
@@ -77,6 +79,8 @@ export interface Step {
   expect?: Expectation;
   capture?: Record<string, Capture>;
   retry?: Retry;
+  /** When this step fails, the scenario goes on (it still fails); steps that use this one are skipped. */
+  continueOnFail?: boolean;
 }
 
 export interface ScenarioDocument {
