@@ -257,3 +257,90 @@ steps:
   const all = await run([await file(t, 'all.yaml', text(''))], { json: true, continueOnError: true });
   t.deepEqual(summary(all.report).slice(-2), ['also-broken:failed', 'last:passed']);
 });
+
+const signUpGroup = `groups:
+  sign-up:
+    description: register, read the code, verify
+    params: [email, password]
+    steps:
+      - id: register
+        http: { operation: ol.register, body: { email: "\${params.email}", password: "\${params.password}", intents: [cap] } }
+        expect: { status: 201 }
+        capture: { userId: body.data.userId }
+      - id: otp
+        mail: { to: "\${params.email}", wait: 10s, since: register }
+      - id: verify
+        http: { operation: ol.verifyAccount, body: { email: "\${params.email}", otp: "\${steps.otp.body.otp}", purpose: account_verify } }
+        expect: { body: { data.user.userId: "\${steps.register.userId}" } }
+`;
+
+test("a step group runs its steps in place of each step that uses it, with that step's params and prefixed ids", async (t) => {
+  const scenario = await file(
+    t,
+    'groups.yaml',
+    `name: two people sign up through one group
+vars: { ada: "\${gen.email}", bob: "\${gen.email}", password: Group-pass-2024 }
+actors:
+  ada: { email: "\${vars.ada}", password: "\${vars.password}" }
+  bob: { email: "\${vars.bob}", password: "\${vars.password}" }
+${signUpGroup}
+steps:
+  - id: ada
+    name: Ada signs up
+    use: sign-up
+    with: { email: "\${vars.ada}", password: "\${vars.password}" }
+  - id: bob
+    use: sign-up
+    with: { email: "\${vars.bob}", password: "\${vars.password}" }
+  - id: ada-me
+    as: ada
+    http: { operation: cap.getMe }
+    expect: { body: { data.userId: "\${steps.ada-register.userId}" } }
+  - id: bob-me
+    as: bob
+    http: { operation: cap.getMe }
+    expect: { body: { data.userId: "\${steps.bob-register.userId}", data.email: "\${vars.bob}" } }
+`,
+  );
+  const { code, report } = await run([scenario], { json: true });
+  t.is(code, 0, JSON.stringify(steps(report).filter((s) => s.status !== 'passed'), null, 2));
+  t.deepEqual(
+    steps(report).map((s) => `${s.id} (${s.name})`),
+    [
+      'ada-register (Ada signs up › register)',
+      'ada-otp (Ada signs up › otp)',
+      'ada-verify (Ada signs up › verify)',
+      'bob-register (bob › register)',
+      'bob-otp (bob › otp)',
+      'bob-verify (bob › verify)',
+      'ada-me (ada-me)',
+      'bob-me (bob-me)',
+    ],
+  );
+});
+
+test('a group used without a param, with an unknown one, or naming an unknown group is a file error at the line of each', async (t) => {
+  const scenario = await file(
+    t,
+    'bad-groups.yaml',
+    `name: bad uses
+${signUpGroup}
+steps:
+  - id: a
+    use: sign-up
+    with: { email: a@example.test }
+  - id: b
+    use: sign-up
+    with: { email: b@example.test, password: x, pasword: y }
+  - id: c
+    use: sign-in
+`,
+  );
+  const error = await t.throwsAsync(run([scenario]));
+  const lines = error!.message.split('\n').map((line) => line.slice(scenario.length + 1));
+  t.deepEqual(lines, [
+    '19:10: steps[0].use: group sign-up needs with.password',
+    '23:49: steps[1].with.pasword: group sign-up has no param "pasword" (params: email, password)',
+    '25:10: steps[2].use: no group named "sign-in" (groups: sign-up)',
+  ]);
+});

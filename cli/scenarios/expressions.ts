@@ -6,7 +6,8 @@
 import { generators } from './generators.ts';
 import { getPath, parsePath, type PathSegment } from './paths.ts';
 
-export const expressionRoots = ['vars', 'steps', 'env', 'actors', 'gen'] as const;
+/** `params` exists only inside a step group (replaced when the group is used, see groups.ts). */
+export const expressionRoots = ['vars', 'steps', 'env', 'actors', 'gen', 'params'] as const;
 export type ExpressionRoot = (typeof expressionRoots)[number];
 
 export interface Reference {
@@ -127,6 +128,7 @@ function evaluateString(text: string, context: ExpressionContext): unknown {
 
 function read(reference: Reference, context: ExpressionContext): unknown {
   if (reference.root === 'gen') return generators[String(reference.path[0])]!();
+  if (reference.root === 'params') throw new ExpressionError(`\${${reference.source}} is used outside a group`);
   const value = getPath(context[reference.root], reference.path);
   if (value === undefined) {
     throw new ExpressionError(`\${${reference.source}} has no value`);

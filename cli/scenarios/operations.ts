@@ -45,12 +45,17 @@ export class OperationCatalog {
     return (await this.operations(service)).get(operationId);
   }
 
-  /** The documented operation a request goes to (`GET /v1/cap/centres/01J...`), if any. */
+  /**
+   * The documented operation a request goes to (`GET /v1/cap/centres/01J...`), if any. Only the
+   * documents loaded before the run are searched (see `load`): a document that could not be read
+   * leaves its service's requests unmatched.
+   */
   async match(method: string, url: string): Promise<Operation | undefined> {
     const path = new URL(url).pathname;
     const service = /^\/v1\/(ol|cap|lms)\//.exec(path)?.[1];
-    if (!service) return undefined;
-    const candidates = [...(await this.operations(service)).values()].filter((op) => op.method === method && matches(op.path, path));
+    const loaded = service ? await this.services.get(service)?.catch(() => undefined) : undefined;
+    if (!loaded) return undefined;
+    const candidates = [...loaded.values()].filter((op) => op.method === method && matches(op.path, path));
     // A literal segment wins over a placeholder (`/centre/staff/summary` over `/centre/staff/{id}`).
     return candidates.sort((a, b) => literalSegments(b.path) - literalSegments(a.path))[0];
   }
@@ -67,6 +72,7 @@ export class OperationCatalog {
   replyProblems(operation: Operation, status: number, body: unknown): string[] {
     const described = operation.responses[String(status)] ? String(status) : operation.responses[`${String(status)[0]}XX`] ? `${String(status)[0]}XX` : 'default';
     const response = operation.responses[described];
+    if (Object.keys(operation.responses).length === 0) return []; // a document that describes no replies
     if (!response) {
       return [`status ${status} is not documented (documented: ${Object.keys(operation.responses).join(', ')})`];
     }
@@ -80,16 +86,24 @@ export class OperationCatalog {
     return describeErrors(check.errors ?? []);
   }
 
+  /** Reads a service's document now, so that requests by path can be matched during the run; false when it cannot be read. */
+  async load(service: string): Promise<boolean> {
+    return this.operations(service).then(
+      () => true,
+      () => false,
+    );
+  }
+
   private operations(service: string): Promise<Map<string, Operation>> {
     let operations = this.services.get(service);
     if (!operations) {
-      operations = this.load(service);
+      operations = this.read(service);
       this.services.set(service, operations);
     }
     return operations;
   }
 
-  private async load(service: string): Promise<Map<string, Operation>> {
+  private async read(service: string): Promise<Map<string, Operation>> {
     const prefix = `/v1/${service}`;
     const url = `${this.baseUrl}${this.documentPath(service)}`;
     const res = await send({ method: 'GET', url, headers: { accept: 'application/json' } }, this.dispatcher);

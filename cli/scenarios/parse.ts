@@ -6,6 +6,8 @@ import { readFile } from 'node:fs/promises';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { UsageError } from '../output.ts';
 import { parseYamlFile, YamlFileError } from '../yaml-file.ts';
+import { expandGroups } from './groups.ts';
+import type { PathSegment } from './paths.ts';
 import { scenarioSchema } from './schema.ts';
 import type { Scenario, ScenarioDocument } from './types.ts';
 import { checkScenario, commandLineVarProblems } from './validate.ts';
@@ -41,16 +43,31 @@ export function parseScenario(text: string, file: string, options: LoadOptions =
   const commandLineVars = options.vars ?? {};
   const varProblems = commandLineVarProblems(commandLineVars, env);
   if (varProblems.length > 0) throw new UsageError(varProblems.join('\n'));
+  const expanded = expandGroups(document);
+  if (expanded.issues.length > 0) fail(expanded.issues);
+  // A path into the expanded steps, as written in the file (a group's step where a group was used).
+  const written = (path: ReadonlyArray<PathSegment>): PathSegment[] => {
+    const origin = path[0] === 'steps' && typeof path[1] === 'number' ? expanded.origins[path[1]] : undefined;
+    return origin ? [...origin.path, ...path.slice(2)] : [...path];
+  };
   const scenario: Scenario = {
     ...document,
+    steps: expanded.steps,
     vars: { ...document.vars, ...(commandLineVars as ScenarioDocument['vars']) },
     file,
-    locate: (path) => locate(path),
+    locate: (path) => locate(written(path)),
   };
   const issues = checkScenario(scenario, {
     env,
     commandLineVars: new Set(Object.keys(commandLineVars)),
   });
-  if (issues.length > 0) fail(issues);
+  if (issues.length > 0) {
+    fail(
+      issues.map((issue) => {
+        const usedBy = issue.path[0] === 'steps' && typeof issue.path[1] === 'number' ? expanded.origins[issue.path[1]]?.usedBy : undefined;
+        return { ...issue, path: written(issue.path), message: usedBy ? `${issue.message} (as used by step ${usedBy})` : issue.message };
+      }),
+    );
+  }
   return scenario;
 }

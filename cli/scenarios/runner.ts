@@ -145,6 +145,8 @@ async function resolveOperations(scenarios: Scenario[], catalog: OperationCatalo
   const problems: string[] = [];
   for (const scenario of scenarios) {
     for (const [index, step] of scenario.steps.entries()) {
+      const service = /^\/v1\/(ol|cap|lms)\b/.exec(step.http?.path ?? '')?.[1];
+      if (service) await catalog.load(service); // for the reply's schema check; a platform without the document is not checked
       const name = step.http?.operation;
       if (name === undefined) continue;
       const at = ['steps', index, 'http', 'operation'];

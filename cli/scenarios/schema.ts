@@ -29,9 +29,20 @@ export const scenarioSchema = {
     description: { type: 'string' },
     vars: { type: 'object', propertyNames: identifier },
     actors: { type: 'object', propertyNames: identifier, additionalProperties: { $ref: '#/$defs/actor' } },
+    groups: { type: 'object', propertyNames: identifier, additionalProperties: { $ref: '#/$defs/group' } },
     steps: { type: 'array', minItems: 1, items: { $ref: '#/$defs/step' }, hint: 'must be a list of at least one step' },
   },
   $defs: {
+    group: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['steps'],
+      properties: {
+        description: { type: 'string' },
+        params: { type: 'array', items: identifier, uniqueItems: true },
+        steps: { type: 'array', minItems: 1, items: { $ref: '#/$defs/step' }, hint: 'must be a list of at least one step' },
+      },
+    },
     actor: {
       type: 'object',
       additionalProperties: false,
@@ -70,9 +81,11 @@ export const scenarioSchema = {
         },
         retry: { $ref: '#/$defs/retry' },
         continueOnFail: { type: 'boolean' },
+        use: identifier,
+        with: { type: 'object', propertyNames: identifier },
       },
-      oneOf: [{ required: ['http'] }, { required: ['grpc'] }, { required: ['mail'] }, { required: ['event'] }, { required: ['wait'] }],
-      oneOfHint: { none: 'a step needs one action: http, grpc, mail, event or wait', many: 'a step has only one action; choose one of http, grpc, mail, event or wait' },
+      oneOf: [{ required: ['http'] }, { required: ['grpc'] }, { required: ['mail'] }, { required: ['event'] }, { required: ['wait'] }, { required: ['use'] }],
+      oneOfHint: { none: 'a step needs one action: http, grpc, mail, event or wait (or use: a group)', many: 'a step has only one action; choose one of http, grpc, mail, event, wait or use' },
     },
     http: {
       type: 'object',

@@ -1,4 +1,5 @@
-/** The shapes of a scenario file once parsed and validated (see FORMAT.md). */
+/** The shapes of a scenario file once parsed and validated (fixtures/scenarios/README.md). */
+import type { StepGroup } from './groups.ts';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -81,6 +82,9 @@ export interface Step {
   retry?: Retry;
   /** When this step fails, the scenario goes on (it still fails); steps that use this one are skipped. */
   continueOnFail?: boolean;
+  /** The group this step stands for (its steps run in its place), and the values of its params. */
+  use?: string;
+  with?: Record<string, Json>;
 }
 
 export interface ScenarioDocument {
@@ -88,6 +92,8 @@ export interface ScenarioDocument {
   description?: string;
   vars?: Record<string, Json>;
   actors?: Record<string, Actor>;
+  /** Steps written once and used by steps with `use`. */
+  groups?: Record<string, StepGroup>;
   steps: Step[];
 }
 

@@ -173,6 +173,8 @@ function referenceProblem(reference: Reference, scope: Scope, known: Known): str
     }
     case 'gen':
       return undefined;
+    case 'params':
+      return `${text}: params exist only in the steps of a group`;
   }
 }
 
