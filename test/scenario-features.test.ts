@@ -344,3 +344,45 @@ steps:
     '25:10: steps[2].use: no group named "sign-in" (groups: sign-up)',
   ]);
 });
+
+test('rows from the file, from a CSV file next to it, or from --data run the scenario once each, as separate runs in the report', async (t) => {
+  const body = `steps:
+  - id: banks
+    http: { operation: ol.listBanks, query: { country: "\${vars.country}" } }
+    expect:
+      jmespath:
+        "length(data) > \`0\`": \${vars.some}
+`;
+  const inline = await file(t, 'inline.yaml', `name: banks per country\nvars: { some: true }\nrows:\n  - { country: NG, some: true }\n  - { country: GH, some: false }\n${body}`);
+  const first = await run([inline], { json: true });
+  t.is(first.code, 0, JSON.stringify(first.report.scenarios, null, 2));
+  t.deepEqual(
+    first.report.scenarios.map((s: any) => [s.name, s.row, s.status]),
+    [
+      ['banks per country [row 1: country=NG, some=true]', { index: 1, values: { country: 'NG', some: true } }, 'passed'],
+      ['banks per country [row 2: country=GH, some=false]', { index: 2, values: { country: 'GH', some: false } }, 'passed'],
+    ],
+  );
+
+  await file(t, 'data/countries.csv', 'country,expected\nNG,yes\nGH,no\nKE,no\n');
+  const csv = await file(t, 'csv.yaml', `name: from csv\nrows: data/countries.csv\nsteps:\n  - id: banks\n    http: { operation: ol.listBanks, query: { country: "\${vars.country}" } }\n    expect:\n      jmespath: { "length(data) > \`0\` && 'yes' || 'no'": "\${vars.expected}" }\n`);
+  const second = await run([csv], { json: true, junit: path.join(t.context.dir, 'rows.xml') });
+  t.is(second.code, 0, JSON.stringify(second.report.scenarios, null, 2));
+  t.deepEqual(second.report.scenarios.map((s: any) => s.row.values.country), ['NG', 'GH', 'KE']);
+  const junit = await readFile(path.join(t.context.dir, 'rows.xml'), 'utf8');
+  t.is(junit.match(/<testsuite /g)?.length, 3);
+
+  const data = await file(t, 'other.csv', 'country,expected\nGH,yes\n');
+  const third = await run([csv], { json: true, data });
+  t.is(third.code, 1);
+  t.is(third.report.scenarios.length, 1);
+  t.is(third.report.scenarios[0].name, 'from csv [row 1: country=GH, expected=yes]');
+});
+
+test('rows that lack a value or name a bad variable are refused before anything runs', async (t) => {
+  await file(t, 'bad.csv', 'country,expected\nNG,yes\nGH\n');
+  const scenario = await file(t, 'bad-rows.yaml', 'name: x\nrows: bad.csv\nsteps:\n  - { id: a, http: { operation: ol.getHealthz } }\n');
+  await t.throwsAsync(run([scenario]), { message: /bad\.csv: / });
+  const inline = await file(t, 'bad-inline.yaml', 'name: x\nrows:\n  - { a: 1 }\n  - { b: 2 }\nsteps:\n  - { id: a, http: { operation: ol.getHealthz } }\n');
+  await t.throwsAsync(run([inline]), { message: /bad-inline\.yaml:4:5: rows\[1\]: row 2 has b; every row needs a/ });
+});

@@ -4,7 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { exitCodes, UnreachableError, UsageError } from '../output.ts';
 import { startEmbeddedPlatform, type EmbeddedPlatform } from '../scenarios/embedded.ts';
 import { closeGrpc } from '../scenarios/grpc-step.ts';
-import { loadScenarioFile } from '../scenarios/parse.ts';
+import { loadScenarios } from '../scenarios/parse.ts';
 import { ProgressPrinter, type ProgressOutput } from '../scenarios/progress.ts';
 import { jsonReport } from '../scenarios/report-json.ts';
 import { junitReport } from '../scenarios/report-junit.ts';
@@ -27,7 +27,7 @@ export async function runCommand(
   const files = (await Promise.all(inputs.map((input) => scenarioFiles(input)))).flat();
   const load = async (extra: Record<string, string> = {}) => {
     const loaded = [];
-    for (const file of files) loaded.push(await loadScenarioFile(file, { vars: { ...extra, ...vars } }));
+    for (const file of files) loaded.push(...(await loadScenarios(file, { vars: { ...extra, ...vars }, ...(options.data ? { rowsFile: options.data } : {}) })));
     return loaded;
   };
   let scenarios = await load(); // a broken file is reported before anything starts

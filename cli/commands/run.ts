@@ -14,6 +14,7 @@ export const defaultBaseUrl = 'http://127.0.0.1:4000';
 export interface RunCommandOptions {
   var: string[];
   varsFile?: string;
+  data?: string;
   baseUrl?: string;
   grpcAddress?: string;
   embedded?: boolean;
@@ -33,6 +34,7 @@ export function registerRun(program: Command): void {
     .argument('<scenarios...>', `scenario files, directories of them, or names in fixtures/scenarios`)
     .option('--var <name=value>', 'set a variable (repeatable; overrides the file and --vars-file)', repeatable, [])
     .option('--vars-file <file>', 'YAML or JSON mapping of variables')
+    .option('--data <file>', 'run each scenario once per row of this CSV, YAML or JSON file (its values as variables)')
     .option('--base-url <url>', `platform gateway (env CAPCTL_BASE_URL, default ${defaultBaseUrl})`)
     .option('--grpc-address <host:port>', 'one address for every gRPC step (env CAPCTL_GRPC_ADDRESS; default: where the platform says each service listens)')
     .option('--embedded', 'start a throwaway platform in this process for the run')

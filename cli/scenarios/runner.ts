@@ -70,6 +70,8 @@ export interface StepResult {
 export interface ScenarioResult {
   name: string;
   file: string;
+  /** The row of a data-driven run (1-based) and its values. */
+  row?: { index: number; values: Record<string, unknown> };
   /** `unreachable`: the platform stopped answering during the scenario. */
   status: 'passed' | 'failed' | 'unreachable';
   /** ISO 8601 time the scenario started. */
@@ -229,6 +231,7 @@ async function runScenario(
   const result: ScenarioResult = {
     name: scenario.name,
     file: scenario.file,
+    ...(scenario.row ? { row: scenario.row } : {}),
     status,
     startedAt,
     durationMs: elapsed(started),

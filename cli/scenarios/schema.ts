@@ -30,6 +30,13 @@ export const scenarioSchema = {
     vars: { type: 'object', propertyNames: identifier },
     actors: { type: 'object', propertyNames: identifier, additionalProperties: { $ref: '#/$defs/actor' } },
     groups: { type: 'object', propertyNames: identifier, additionalProperties: { $ref: '#/$defs/group' } },
+    rows: {
+      anyOf: [
+        { type: 'string', pattern: '\\.(csv|ya?ml|json)$' },
+        { type: 'array', items: { type: 'object' } },
+      ],
+      hint: 'must be a list of mappings, or a .csv, .yaml or .json file of them',
+    },
     steps: { type: 'array', minItems: 1, items: { $ref: '#/$defs/step' }, hint: 'must be a list of at least one step' },
   },
   $defs: {

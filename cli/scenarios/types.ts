@@ -94,6 +94,8 @@ export interface ScenarioDocument {
   actors?: Record<string, Actor>;
   /** Steps written once and used by steps with `use`. */
   groups?: Record<string, StepGroup>;
+  /** Run the scenario once per row, its values as variables: the rows, or a CSV/YAML/JSON file of them. */
+  rows?: string | Array<Record<string, Json>>;
   steps: Step[];
 }
 
@@ -103,8 +105,14 @@ export interface Position {
   column: number;
 }
 
-export interface Scenario extends ScenarioDocument {
+export interface Scenario extends Omit<ScenarioDocument, 'rows'> {
   file: string;
+  /** The rows to run it with (read from their file), if any; see rows.ts. */
+  rows?: Array<Record<string, Json>>;
+  /** The variables of the command line, which win over a row's. */
+  overrides?: Record<string, unknown>;
+  /** The row this run is for (1-based), when the scenario runs per row. */
+  row?: { index: number; values: Record<string, Json> };
   /** Where the value at a path of the document starts (the nearest existing node when the path is absent). */
   locate(path: ReadonlyArray<string | number>): Position;
 }
