@@ -75,7 +75,7 @@ test('an unknown field is rejected at its key, naming the allowed fields', (t) =
     '6:7: steps[0].expect.staus: unknown field (expected one of: status, code, headers, body, jmespath, maxDuration, schema)',
   ]);
   t.deepEqual(problems('name: x\nsteps: [{ id: a, wait: 1s }]\ntitle: y\n'), [
-    '3:1: title: unknown field (expected one of: name, description, vars, actors, groups, steps)',
+    '3:1: title: unknown field (expected one of: name, description, vars, actors, groups, rows, steps)',
   ]);
 });
 
