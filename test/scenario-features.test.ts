@@ -386,3 +386,40 @@ test('rows that lack a value or name a bad variable are refused before anything 
   const inline = await file(t, 'bad-inline.yaml', 'name: x\nrows:\n  - { a: 1 }\n  - { b: 2 }\nsteps:\n  - { id: a, http: { operation: ol.getHealthz } }\n');
   await t.throwsAsync(run([inline]), { message: /bad-inline\.yaml:4:5: rows\[1\]: row 2 has b; every row needs a/ });
 });
+
+test('--only STEP also runs the steps that create the accounts it acts as; when they cannot be told, the login failure says why', async (t) => {
+  const scenario = await file(
+    t,
+    'only.yaml',
+    `name: only what me needs
+vars: { email: "\${gen.email}", password: Only-pass-2024 }
+actors:
+  cand: { email: "\${vars.email}", password: "\${vars.password}" }
+steps:
+  - id: register
+    http: { operation: ol.register, body: { email: "\${vars.email}", password: "\${vars.password}", intents: [cap] } }
+    expect: { status: 201 }
+  - id: unrelated
+    http: { operation: ol.listCountries }
+  - id: otp
+    mail: { to: "\${vars.email}", wait: 10s, since: register }
+  - id: verify
+    http: { operation: ol.verifyAccount, body: { email: "\${vars.email}", otp: "\${steps.otp.body.otp}", purpose: account_verify } }
+  - id: me
+    as: cand
+    http: { operation: cap.getMe }
+`,
+  );
+  const { code, report } = await run([scenario], { json: true, only: ['me'] });
+  t.is(code, 0, JSON.stringify(steps(report), null, 2));
+  t.deepEqual(
+    steps(report).map((s) => `${s.id}:${s.status}`),
+    ['register:passed', 'unrelated:skipped', 'otp:passed', 'verify:passed', 'me:passed'],
+  );
+
+  // The account is made under another name for the same address: nothing ties it to the actor.
+  const hidden = await file(t, 'hidden.yaml', (await readFile(scenario, 'utf8')).replace('cand: { email: "${vars.email}"', 'cand: { email: "${vars.same}"').replace('vars: {', 'vars: { same: "${vars.email}",'));
+  const withHint = await run([hidden], { json: true, only: ['me'], var: ['email=hidden@example.test', 'same=hidden@example.test'] });
+  t.is(withHint.code, 1);
+  t.regex(steps(withHint.report).at(-1).message, /^cannot log in as actor cand \(hidden@example\.test\); steps left out by --only may be the ones that create this account$/);
+});

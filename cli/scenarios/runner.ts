@@ -22,7 +22,7 @@ import { UnreachableError } from '../output.ts';
 import { checkExpectation, type Mismatch } from './matchers.ts';
 import { OperationCatalog, type Operation } from './operations.ts';
 import { getPath, parsePath } from './paths.ts';
-import { dependenciesOf, unselectedSteps } from './selection.ts';
+import { dependenciesOf, notSelectedByOnly, unselectedSteps } from './selection.ts';
 import { placeholders } from './validate.ts';
 import { query } from './query.ts';
 import type { Actor, Capture, Scenario, Step } from './types.ts';
@@ -205,7 +205,9 @@ async function runScenario(
   let stopped = false;
   /** Steps that failed or were skipped for it, and why, for the steps that take values from them. */
   const notRun = new Map<string, string>();
-  const run = startRun(scenario, platform, env);
+  // An actor made by a step that --only left out cannot sign in: say so when it fails.
+  const leftOut = [...unselected.values()].includes(notSelectedByOnly);
+  const run = startRun(scenario, platform, env, leftOut ? 'steps left out by --only may be the ones that create this account' : undefined);
   for (const step of scenario.steps) {
     const missing = [...dependenciesOf(step)].find((id) => notRun.has(id));
     const reason =
@@ -242,14 +244,14 @@ async function runScenario(
 }
 
 /** Evaluates vars (env and generators) and then actors (vars too), once per run. */
-function startRun(scenario: Scenario, platform: Platform, env: Record<string, string | undefined>): ScenarioRun {
+function startRun(scenario: Scenario, platform: Platform, env: Record<string, string | undefined>, loginHint?: string): ScenarioRun {
   const context: ExpressionContext = { vars: {}, env, actors: {}, steps: {} };
   context.vars = evaluate(scenario.vars ?? {}, context) as Record<string, unknown>;
   context.actors = evaluate(scenario.actors ?? {}, context) as Record<string, unknown>;
   const sessions = new Map(
     Object.entries(context.actors as Record<string, Actor>).map(([name, actor]) => [
       name,
-      new ActorSession(name, actor, platform.baseUrl, platform.dispatcher),
+      new ActorSession(name, actor, platform.baseUrl, platform.dispatcher, loginHint),
     ]),
   );
   return { platform, context, sessions, startedAt: new Map() };
