@@ -423,3 +423,11 @@ steps:
   t.is(withHint.code, 1);
   t.regex(steps(withHint.report).at(-1).message, /^cannot log in as actor cand \(hidden@example\.test\); steps left out by --only may be the ones that create this account$/);
 });
+
+test('a --var that no scenario defines or uses is a usage error naming the variables there are', async (t) => {
+  const scenario = await file(t, 'vars.yaml', 'name: x\nvars: { email: a@example.test }\nsteps:\n  - { id: a, http: { operation: ol.getHealthz, query: { x: "${vars.other}" } } }\n');
+  await t.throwsAsync(run([scenario], { var: ['emial=b@example.test', 'other=1'] }), {
+    message: '--var emial: no scenario has a variable "emial" (email, other)',
+  });
+  t.is((await run([scenario], { var: ['email=b@example.test', 'other=1'] })).code, 0);
+});

@@ -31,6 +31,10 @@ export async function runCommand(
     return loaded;
   };
   let scenarios = await load(); // a broken file is reported before anything starts
+  const known = new Set(scenarios.flatMap((s) => s.variables));
+  for (const name of Object.keys(parseVarFlags(options.var)).filter((n) => !known.has(n))) {
+    throw new UsageError(`--var ${name}: no scenario has a variable "${name}" (${[...known].sort().join(', ') || 'they have none'})`);
+  }
   const configuredUrl = options.embedded
     ? undefined
     : checkedUrl(options.baseUrl ?? process.env.CAPCTL_BASE_URL ?? defaultBaseUrl);

@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { UsageError } from '../output.ts';
 import { parseYamlFile, YamlFileError } from '../yaml-file.ts';
+import { referencesIn } from './expressions.ts';
 import { expandGroups } from './groups.ts';
 import { readRows, rowsPath, rowsProblems, runsOf, type Row } from './rows.ts';
 import type { PathSegment } from './paths.ts';
@@ -66,6 +67,7 @@ export function parseScenario(text: string, file: string, options: LoadOptions =
     // Until a run takes its row's values, the first row's stand for them (checked in checkRows).
     vars: { ...document.vars, ...rows?.[0], ...(commandLineVars as ScenarioDocument['vars']) },
     file,
+    variables: [], // below, once the expressions are known to parse
     locate: (path) => locate(written(path)),
     ...(rows ? { rows, overrides: commandLineVars } : {}),
   };
@@ -81,6 +83,8 @@ export function parseScenario(text: string, file: string, options: LoadOptions =
       }),
     );
   }
+  const used = referencesIn({ actors: document.actors, steps: expanded.steps }).filter(({ reference }) => reference.root === 'vars');
+  scenario.variables = [...new Set([...Object.keys(document.vars ?? {}), ...rowNames, ...used.map(({ reference }) => String(reference.path[0]))])];
   return scenario;
 }
 

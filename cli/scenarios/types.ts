@@ -109,6 +109,8 @@ export interface Scenario extends Omit<ScenarioDocument, 'rows'> {
   file: string;
   /** The rows to run it with (read from their file), if any; see rows.ts. */
   rows?: Array<Record<string, Json>>;
+  /** The variables the file defines (vars, rows) or uses (`${vars.x}`): the names --var may set. */
+  variables: string[];
   /** The variables of the command line, which win over a row's. */
   overrides?: Record<string, unknown>;
   /** The row this run is for (1-based), when the scenario runs per row. */
