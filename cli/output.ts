@@ -4,6 +4,8 @@ export const exitCodes = {
   failed: 1,
   usage: 2,
   unreachable: 3,
+  /** Stopped by Ctrl-C (128 + SIGINT), after the reports of what ran were written. */
+  interrupted: 130,
 } as const;
 
 /** A mistake in how capctl was called or configured: printed as one line, exit code 2. */

@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,6 +8,7 @@ import { runCommand } from '../cli/commands/run.action.ts';
 import type { RunCommandOptions } from '../cli/commands/run.ts';
 import { closeGrpc } from '../cli/scenarios/grpc-step.ts';
 import { startTestPlatform, type TestPlatform } from './helpers/platform.ts';
+import { checkWellFormed } from './helpers/xml.ts';
 
 // The scenario format's features over the real platform, through `capctl run` as it runs in-process
 // (runCommand): each test writes a scenario file, runs it and reads the exit code, the progress and
@@ -37,14 +40,19 @@ async function file(t: Context, name: string, text: string): Promise<string> {
   return target;
 }
 
-/** Runs files as `capctl run` does against the test platform; the JSON report when `json`. */
-async function run(files: string[], extra: Partial<RunCommandOptions> = {}) {
+/** Runs files as `capctl run` does against the test platform (off a terminal); the JSON report when `json`. */
+async function run(files: string[], extra: Partial<RunCommandOptions> = {}, quietMs?: number) {
   const stdout: string[] = [];
   const stderr: string[] = [];
   const code = await runCommand(
     files,
     { var: [], concurrency: 1, only: [], skip: [], baseUrl: platform.urls.gateway!, ...extra },
-    { stdout: { write: (s: string) => stdout.push(s) }, stderr: { write: (s: string) => stderr.push(s) } },
+    {
+      stdout: { write: (s: string) => stdout.push(s) },
+      stderr: { write: (s: string) => stderr.push(s) },
+      signals: new EventEmitter() as unknown as NodeJS.Process, // Ctrl-C is the child-process test's
+      ...(quietMs ? { quietMs } : {}),
+    },
   );
   const text = stdout.join('');
   return { code, stdout: text, stderr: stderr.join(''), report: extra.json ? JSON.parse(text) : undefined };
@@ -430,4 +438,92 @@ test('a --var that no scenario defines or uses is a usage error naming the varia
     message: '--var emial: no scenario has a variable "emial" (email, other)',
   });
   t.is((await run([scenario], { var: ['email=b@example.test', 'other=1'] })).code, 0);
+});
+
+test('off a terminal, progress prints a line per step as it ends and, after a quiet spell, what still runs; with --json on stderr', async (t) => {
+  const scenario = await file(t, 'slow.yaml', 'name: slow\nsteps:\n  - { id: first, http: { operation: ol.getHealthz } }\n  - { id: long, name: a long wait, wait: 1500ms }\n  - { id: last, http: { operation: ol.getHealthz } }\n');
+  const plainRun = await run([scenario], {}, 400);
+  t.is(plainRun.code, 0);
+  t.regex(plainRun.stdout, /^ {2}PASS first +\d+ ms\n {2}… running slow › a long wait \(\d s\)\n/m);
+  t.regex(plainRun.stdout, /PASS long \(a long wait\)/);
+
+  const json = await run([scenario], { json: true }, 400);
+  t.is(json.report.exitCode, 0);
+  t.regex(json.stderr, /PASS first/);
+  t.regex(json.stderr, /… running slow › a long wait/);
+  t.regex(json.stderr, /1 scenario: 1 passed, 0 failed/);
+});
+
+test('--verbose traces the request and response of passed steps in the progress, the JSON and the JUnit reports', async (t) => {
+  const scenario = await file(t, 'trace.yaml', 'name: trace\nsteps:\n  - { id: health, http: { operation: ol.getHealthz } }\n');
+  const quiet = await run([scenario], { json: true });
+  t.is(steps(quiet.report)[0].request, undefined);
+  const junit = path.join(t.context.dir, 'trace.xml');
+  const traced = await run([scenario], { json: true, verbose: true, junit });
+  const [health] = steps(traced.report);
+  t.like(health, { status: 'passed', request: { method: 'GET' }, response: { status: 200, body: { success: true, data: { status: 'ok', service: 'ol' } } } });
+  t.regex(traced.stderr, /PASS health .*\n {6}request: GET http:\/\/\S+\/v1\/ol\/healthz\n[\s\S]*response: 200/);
+  const xml = await readFile(junit, 'utf8');
+  t.notThrows(() => checkWellFormed(xml));
+  t.regex(xml, /<system-out>request: GET [\s\S]*&quot;status&quot;: &quot;ok&quot;[\s\S]*<\/system-out>/);
+});
+
+test('--html writes one self-contained page: the summary, every step, a failure open with its request, response and differences', async (t) => {
+  const scenario = await file(
+    t,
+    'html.yaml',
+    'name: html <report> & more\nsteps:\n  - { id: ok, http: { operation: ol.getHealthz } }\n  - { id: wrong, http: { operation: ol.getHealthz }, expect: { body: { data.status: "<not ok>" } } }\n  - { id: after, http: { operation: ol.getHealthz } }\n',
+  );
+  const page = path.join(t.context.dir, 'report.html');
+  const { code } = await run([scenario], { html: page });
+  t.is(code, 1);
+  const html = await readFile(page, 'utf8');
+  t.regex(html, /^<!doctype html>/);
+  t.notRegex(html, /<script|<link|src=|@import|url\(/i);
+  t.regex(html, /<title>capctl run: failed<\/title>/);
+  t.regex(html, /html &#60;report&#62; &#38; more/);
+  t.regex(html, /<details open><summary><span class="badge failed">FAILED<\/span> wrong/);
+  t.regex(html, /body data\.status {2}expected &#34;&#60;not ok&#62;&#34;, got &#34;ok&#34;/);
+  t.regex(html, /request: GET http:\/\/\S+\/v1\/ol\/healthz/);
+  t.regex(html, /<span class="badge skipped">SKIPPED<\/span> after <small>an earlier step failed<\/small>/);
+});
+
+test('Ctrl-C stops a real capctl run: the summary of what ran, a valid JUnit file listing those steps, exit 130', async (t) => {
+  const scenario = await file(
+    t,
+    'interrupted.yaml',
+    'name: cut short\nsteps:\n  - { id: first, http: { operation: ol.getHealthz } }\n  - { id: long, wait: 60s }\n  - { id: never, http: { operation: ol.getHealthz } }\n',
+  );
+  const other = await file(t, 'not-started.yaml', 'name: not started\nsteps:\n  - { id: health, http: { operation: ol.getHealthz } }\n');
+  const junit = path.join(t.context.dir, 'interrupted.xml');
+  const json = path.join(t.context.dir, 'interrupted.html');
+  const child = spawn(process.execPath, [path.resolve('bin/capctl'), 'run', scenario, other, '--base-url', platform.urls.gateway!, '--junit', junit, '--html', json], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (d) => {
+      stdout += d;
+      if (/PASS first/.test(stdout)) resolve();
+    });
+    void exited.then(() => reject(new Error(`capctl exited early: ${stdout}${stderr}`)));
+  });
+  const sent = Date.now();
+  child.kill('SIGINT');
+  const code = await exited;
+  t.is(code, 130, `${stdout}\n${stderr}`);
+  t.true(Date.now() - sent < 10_000, 'it stops at once, not after the 60 s wait');
+  t.regex(stderr, /SIGINT: stopping/);
+  t.regex(stdout, /^cut short +INTERRUPTED +3 +1 +0 +2 /m);
+  t.regex(stdout, /1 scenario: 0 passed, 0 failed in [\d.]+ s; interrupted \(1 cut short\)/);
+  const xml = await readFile(junit, 'utf8');
+  t.notThrows(() => checkWellFormed(xml));
+  t.is(xml.match(/<testsuite /g)?.length, 1);
+  t.regex(xml, /<testcase name="first" classname="cut short" time="[\d.]+"\/>/);
+  t.regex(xml, /<testcase name="long" [^>]*>\s*<skipped message="interrupted while it ran"\/>/);
+  t.regex(xml, /<testcase name="never" [^>]*>\s*<skipped message="the run was interrupted"\/>/);
+  t.regex(await readFile(json, 'utf8'), /<title>capctl run: interrupted<\/title>/);
 });

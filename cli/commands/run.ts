@@ -24,6 +24,8 @@ export interface RunCommandOptions {
   continueOnError?: boolean;
   json?: boolean;
   junit?: string;
+  html?: string;
+  verbose?: boolean;
 }
 
 export function registerRun(program: Command): void {
@@ -44,6 +46,8 @@ export function registerRun(program: Command): void {
     .option('--continue-on-error', 'go on after a failed step (steps that use its values are skipped); the scenario still fails')
     .option('--json', 'print a machine report on stdout instead of progress')
     .option('--junit <file>', 'also write a JUnit XML report to this file')
+    .option('--html <file>', 'also write the run as one self-contained HTML page to this file')
+    .option('-v, --verbose', 'show the request and response of passed steps too (progress, --json, --junit)')
     .action(async (inputs: string[], options: RunCommandOptions) => {
       const { runCommand } = await import('./run.action.ts');
       process.exitCode = await runCommand(inputs, options);

@@ -30,6 +30,8 @@ export interface ScenarioRun {
   sessions: Map<string, ActorSession>;
   /** When each step started (epoch ms), for `mail.since` and `event.since`. */
   startedAt: Map<string, number>;
+  /** Aborted when the run is interrupted: waits end at once. */
+  signal?: AbortSignal;
 }
 
 export interface Exchange {
@@ -183,12 +185,12 @@ async function performMail(step: Step, run: ScenarioRun): Promise<Exchange> {
     const mails = (getPath(response.body, ['data']) ?? []) as Mail[];
     const latest = mails.find((m) => since === undefined || Date.parse(m.sentAt) >= since);
     if (latest) return { request, response: { ...response, body: latest }, statuses: httpStatuses };
-    if (Date.now() >= deadline) {
+    if (Date.now() >= deadline || run.signal?.aborted) {
       const after = mail.since === undefined ? '' : ` sent after step ${mail.since} started`;
       const within = mail.wait === undefined ? '' : ` within ${mail.wait}`;
       throw new StepError(`no mail to ${to}${after}${within}`, request, response);
     }
-    await sleep(Math.min(250, Math.max(0, deadline - Date.now())));
+    await sleep(Math.min(250, Math.max(0, deadline - Date.now())), run.signal);
   }
 }
 
@@ -222,10 +224,10 @@ async function performEvent(step: Step, run: ScenarioRun): Promise<Exchange> {
       (e) => (since === undefined || Date.parse(e.occurredAt) >= since) && where.every(([path, value]) => String(getPath(e.data, path)) === value),
     );
     if (found) return { request, response: { ...response, body: found }, statuses: httpStatuses };
-    if (Date.now() >= deadline) {
+    if (Date.now() >= deadline || run.signal?.aborted) {
       const matching = where.length ? ` with ${where.map(([path, value]) => `${path.join('.')}=${value}`).join(', ')}` : '';
       throw new StepError(`no ${action.type} event from ${action.service}${matching}${action.wait ? ` within ${action.wait}` : ''}`, request, response);
     }
-    await sleep(Math.min(250, Math.max(0, deadline - Date.now())));
+    await sleep(Math.min(250, Math.max(0, deadline - Date.now())), run.signal);
   }
 }

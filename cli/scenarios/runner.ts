@@ -40,6 +40,8 @@ export interface RunOptions {
   skip?: string[];
   /** Go on after a failed step (as every step's continueOnFail would); steps that use it are skipped. */
   continueOnError?: boolean;
+  /** Aborting stops the run: the running step is cut short, nothing more starts, and the report says so. */
+  signal?: AbortSignal;
   env?: Record<string, string | undefined>;
   onEvent?: (event: RunEvent) => void;
 }
@@ -61,7 +63,7 @@ export interface StepResult {
   attempts: number;
   /** Why a step failed without a mismatch, or why it was skipped. */
   message?: string;
-  /** On failure: what was sent (credentials redacted) and what came back. */
+  /** What was sent (credentials redacted) and what came back; reports show them for failed steps, or all with --verbose. */
   request?: HttpRequest;
   response?: HttpResponse;
   mismatches?: Mismatch[];
@@ -72,8 +74,8 @@ export interface ScenarioResult {
   file: string;
   /** The row of a data-driven run (1-based) and its values. */
   row?: { index: number; values: Record<string, unknown> };
-  /** `unreachable`: the platform stopped answering during the scenario. */
-  status: 'passed' | 'failed' | 'unreachable';
+  /** `unreachable`: the platform stopped answering during the scenario; `interrupted`: the run was stopped (Ctrl-C). */
+  status: 'passed' | 'failed' | 'unreachable' | 'interrupted';
   /** ISO 8601 time the scenario started. */
   startedAt: string;
   durationMs: number;
@@ -83,8 +85,10 @@ export interface ScenarioResult {
 export interface RunReport {
   scenarios: ScenarioResult[];
   durationMs: number;
-  /** 0 all passed, 1 an expectation failed, 3 the platform could not be reached. */
-  exitCode: typeof exitCodes.ok | typeof exitCodes.failed | typeof exitCodes.unreachable;
+  /** 0 all passed, 1 an expectation failed, 3 the platform could not be reached, 130 interrupted. */
+  exitCode: typeof exitCodes.ok | typeof exitCodes.failed | typeof exitCodes.unreachable | typeof exitCodes.interrupted;
+  /** The run was stopped before its end (its scenarios are those that had started). */
+  interrupted?: boolean;
 }
 
 /**
@@ -128,17 +132,22 @@ export async function runScenarios(scenarios: Scenario[], options: RunOptions): 
     };
     const emit = options.onEvent ?? (() => {});
     emit({ type: 'run-start', scenarios: planned.map((p) => p.scenario) });
-    const results = await inParallel(planned, options.concurrency ?? 1, ({ scenario, unselected }) =>
-      runScenario(scenario, unselected, platform, env, emit, options.continueOnError ?? false),
+    const signal = options.signal ?? new AbortController().signal;
+    const results = await inParallel(planned, options.concurrency ?? 1, signal, ({ scenario, unselected }) =>
+      runScenario(scenario, unselected, platform, env, emit, { continueOnError: options.continueOnError ?? false, signal }),
     );
-    const exitCode = results.some((r) => r.status === 'unreachable')
-      ? exitCodes.unreachable
-      : results.some((r) => r.status === 'failed')
-        ? exitCodes.failed
-        : exitCodes.ok;
-    return { scenarios: results, durationMs: elapsed(started), exitCode };
+    const exitCode = signal.aborted
+      ? exitCodes.interrupted
+      : results.some((r) => r.status === 'unreachable')
+        ? exitCodes.unreachable
+        : results.some((r) => r.status === 'failed')
+          ? exitCodes.failed
+          : exitCodes.ok;
+    return { scenarios: results, durationMs: elapsed(started), exitCode, ...(signal.aborted ? { interrupted: true } : {}) };
   } finally {
-    await dispatcher.close();
+    // A step cut short by an interruption may still be waiting on its request.
+    if (options.signal?.aborted) await dispatcher.destroy();
+    else await dispatcher.close();
   }
 }
 
@@ -194,7 +203,7 @@ async function runScenario(
   platform: Platform,
   env: Record<string, string | undefined>,
   emit: (event: RunEvent) => void,
-  continueOnError: boolean,
+  { continueOnError, signal }: { continueOnError: boolean; signal: AbortSignal },
 ): Promise<ScenarioResult> {
   const started = performance.now();
   const startedAt = new Date().toISOString();
@@ -207,12 +216,18 @@ async function runScenario(
   const notRun = new Map<string, string>();
   // An actor made by a step that --only left out cannot sign in: say so when it fails.
   const leftOut = [...unselected.values()].includes(notSelectedByOnly);
-  const run = startRun(scenario, platform, env, leftOut ? 'steps left out by --only may be the ones that create this account' : undefined);
+  const run = { ...startRun(scenario, platform, env, leftOut ? 'steps left out by --only may be the ones that create this account' : undefined), signal };
   for (const step of scenario.steps) {
     const missing = [...dependenciesOf(step)].find((id) => notRun.has(id));
     const reason =
       unselected.get(step.id) ??
-      (stopped ? 'an earlier step failed' : missing ? `uses step ${missing}, which ${notRun.get(missing)}` : undefined);
+      (signal.aborted
+        ? 'the run was interrupted'
+        : stopped
+          ? 'an earlier step failed'
+          : missing
+            ? `uses step ${missing}, which ${notRun.get(missing)}`
+            : undefined);
     if (reason !== undefined) {
       const result: StepResult = { ...stepNames(step), status: 'skipped', durationMs: 0, attempts: 0, message: reason };
       steps.push(result);
@@ -221,7 +236,11 @@ async function runScenario(
       continue;
     }
     emit({ type: 'step-start', scenario, step });
-    const { result, unreachable } = await runStep(step, run);
+    const stepStarted = performance.now();
+    const { result, unreachable } = await untilAborted(runStep(step, run), signal, () => ({
+      result: { ...stepNames(step), status: 'skipped' as const, durationMs: elapsed(stepStarted), attempts: 0, message: 'interrupted while it ran' },
+      unreachable: false,
+    }));
     steps.push(result);
     emit({ type: 'step-end', scenario, result });
     if (result.status === 'failed') {
@@ -234,7 +253,7 @@ async function runScenario(
     name: scenario.name,
     file: scenario.file,
     ...(scenario.row ? { row: scenario.row } : {}),
-    status,
+    status: signal.aborted && status === 'passed' ? 'interrupted' : status,
     startedAt,
     durationMs: elapsed(started),
     steps,
@@ -265,7 +284,7 @@ async function runStep(step: Step, run: ScenarioRun): Promise<{ result: StepResu
   let exchange: Exchange | undefined;
   try {
     if (step.wait !== undefined) {
-      await sleep(parseDuration(step.wait));
+      await sleep(parseDuration(step.wait), run.signal);
       return { result: { ...base, status: 'passed', durationMs: elapsed(started), attempts: 1 }, unreachable: false };
     }
     let untilMismatches: Mismatch[] = [];
@@ -276,7 +295,7 @@ async function runStep(step: Step, run: ScenarioRun): Promise<{ result: StepResu
       const until = evaluateExpectation(step.retry.until, run.context)!;
       untilMismatches = checkExpectation(until, observed(exchange), exchange.statuses);
       if (untilMismatches.length === 0 || attempts >= step.retry.times) break;
-      await sleep(parseDuration(step.retry.interval ?? '500ms'));
+      await sleep(parseDuration(step.retry.interval ?? '500ms'), run.signal);
     }
     const expectation = evaluateExpectation(step.expect, run.context);
     const mismatches = [
@@ -293,11 +312,11 @@ async function runStep(step: Step, run: ScenarioRun): Promise<{ result: StepResu
     }
     run.context.steps[step.id] = record;
     const durationMs = elapsed(started);
+    const shown = { request: redact(exchange.request), response: exchange.response };
     if (mismatches.length === 0) {
-      return { result: { ...base, status: 'passed', durationMs, attempts }, unreachable: false };
+      return { result: { ...base, status: 'passed', durationMs, attempts, ...shown }, unreachable: false };
     }
-    const failure = { request: redact(exchange.request), response: exchange.response, mismatches };
-    return { result: { ...base, status: 'failed', durationMs, attempts, ...failure }, unreachable: false };
+    return { result: { ...base, status: 'failed', durationMs, attempts, ...shown, mismatches }, unreachable: false };
   } catch (err) {
     if (!(err instanceof Error)) throw err;
     const shown = err instanceof StepError ? err : exchange;
@@ -331,17 +350,31 @@ function captured(record: Record<string, unknown>, capture: Capture, context: Ex
   return query(record, evaluateText(capture.jmespath, context));
 }
 
-async function inParallel<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+/** Runs `work` over the items, at most `limit` at a time, in order; none starts once `signal` is aborted. */
+async function inParallel<T, R>(items: T[], limit: number, signal: AbortSignal, work: (item: T) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
   const worker = async () => {
-    while (next < items.length) {
+    while (next < items.length && !signal.aborted) {
       const index = next++;
       results[index] = await work(items[index]!);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return results;
+  return results.filter((result) => result !== undefined);
+}
+
+/** The work's result, or `instead()` as soon as the signal is aborted (the work is left to end by itself). */
+function untilAborted<R>(work: Promise<R>, signal: AbortSignal, instead: () => R): Promise<R> {
+  if (signal.aborted) return Promise.resolve(instead());
+  return new Promise((resolve) => {
+    const abort = () => resolve(instead());
+    signal.addEventListener('abort', abort, { once: true });
+    void work.then((result) => {
+      signal.removeEventListener('abort', abort);
+      resolve(result);
+    });
+  });
 }
 
 const observed = (exchange: Exchange) => ({ ...exchange.response, durationMs: exchange.durationMs });
