@@ -22,3 +22,16 @@ export class UnreachableError extends Error {
 export function print(value: unknown, asJson: boolean, human: () => string): void {
   process.stdout.write(asJson ? `${JSON.stringify(value, null, 2)}\n` : `${human()}\n`);
 }
+
+/**
+ * A password given on stdin (`--password-stdin`), so it is not on the command line for `ps` to show:
+ * the first line of stdin, which must not be empty. `--x` and `--x-stdin` exclude each other.
+ */
+export async function passwordFromStdin(flag: string, alsoGiven: boolean): Promise<string> {
+  if (alsoGiven) throw new UsageError(`${flag} and ${flag}-stdin exclude each other`);
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const password = Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0]!;
+  if (password === '') throw new UsageError(`${flag}-stdin: stdin has no password (its first line is empty)`);
+  return password;
+}

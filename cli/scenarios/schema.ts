@@ -147,7 +147,7 @@ export const scenarioSchema = {
       additionalProperties: false,
       required: ['service', 'type'],
       properties: {
-        service: { enum: ['ol', 'cap'], hint: 'must be the service that publishes the event: ol or cap' },
+        service: { enum: ['ol', 'cap', 'lms'], hint: 'must be the service that publishes the event: ol, cap or lms' },
         type: { type: 'string', pattern: '^[a-z]+(\\.[a-z_]+)+$', hint: 'must be an event type such as payment.completed' },
         where: { type: 'object' },
         wait: duration,

@@ -51,7 +51,7 @@ export interface MailAction {
 
 /** Waits for an event a service published (its dev events, development mode only). */
 export interface EventAction {
-  service: 'ol' | 'cap';
+  service: 'ol' | 'cap' | 'lms';
   type: string;
   /** Dotted paths of the event's data and the values they must have. */
   where?: Record<string, Json>;
