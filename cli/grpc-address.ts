@@ -15,12 +15,10 @@ export const grpcServicesPath = '/v1/ol/.well-known/grpc-services';
 export interface GrpcAddresses {
   /** The address of a service by its full name (`orchestrator.v1.IdentityService`). */
   addressFor(service: string): string;
-  /** How the addresses were found, for messages. */
-  source: string;
 }
 
 /** One address for every service. */
-export const fixedGrpcAddress = (address: string, source: string): GrpcAddresses => ({ addressFor: () => address, source });
+export const fixedGrpcAddress = (address: string): GrpcAddresses => ({ addressFor: () => address });
 
 /**
  * Asks the platform at `baseUrl`. A platform that cannot be reached throws UnreachableError; one
@@ -37,7 +35,7 @@ export async function discoverGrpcAddresses(baseUrl: string, dispatcher?: Agent)
   }
   const services = (res.body as { data?: { services?: Array<{ service: string; address: string }> } })?.data?.services;
   if (!isSuccess(res.status) || !Array.isArray(services)) {
-    return fixedGrpcAddress(defaultGrpcAddress, `the default (${url} answered ${res.status})`);
+    return fixedGrpcAddress(defaultGrpcAddress);
   }
   const known = new Map(services.map((s) => [s.service, s.address]));
   return {
@@ -48,12 +46,11 @@ export async function discoverGrpcAddresses(baseUrl: string, dispatcher?: Agent)
       }
       return address;
     },
-    source: url,
   };
 }
 
 /** The explicit address if given, else what the platform says. */
-export async function grpcAddresses(explicit: { address?: string; source: string }, baseUrl: string, dispatcher?: Agent): Promise<GrpcAddresses> {
-  if (explicit.address) return fixedGrpcAddress(explicit.address, explicit.source);
+export async function grpcAddresses(explicit: string | undefined, baseUrl: string, dispatcher?: Agent): Promise<GrpcAddresses> {
+  if (explicit) return fixedGrpcAddress(explicit);
   return discoverGrpcAddresses(baseUrl, dispatcher);
 }

@@ -45,8 +45,7 @@ async function createAdmin(options: CreateOptions): Promise<void> {
   const explicit = options.grpcAddress ?? (config.olGrpcAddress || undefined);
   let address: string;
   try {
-    const source = options.grpcAddress ? '--grpc-address' : 'ORCHESTRATOR_GRPC_ADDRESS';
-    address = (await grpcAddresses({ address: explicit, source }, resolveBaseUrl(options.baseUrl))).addressFor(serviceNames.identity);
+    address = (await grpcAddresses(explicit, resolveBaseUrl(options.baseUrl))).addressFor(serviceNames.identity);
   } catch (err) {
     if (!(err instanceof UnreachableError)) throw err;
     throw new Stop('capctl.unreachable', `${err.message} (is capctl serve running? see --base-url and --grpc-address)`, exitCodes.unreachable);

@@ -57,7 +57,7 @@ export async function runCall(methodName: string, options: CallOptions): Promise
   const explicit = options.address ?? process.env.CAPCTL_GRPC_ADDRESS;
   let address: string;
   try {
-    const addresses = await grpcAddresses({ address: explicit, source: options.address ? '--address' : 'CAPCTL_GRPC_ADDRESS' }, resolveBaseUrl(options.baseUrl));
+    const addresses = await grpcAddresses(explicit, resolveBaseUrl(options.baseUrl));
     address = addresses.addressFor(method.service);
   } catch (err) {
     if (!(err instanceof UnreachableError)) throw err;

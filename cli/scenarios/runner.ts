@@ -1,6 +1,7 @@
 /**
  * Runs scenarios: scenarios in parallel (up to `concurrency`), the steps of one scenario in order. The
- * first failed step ends its scenario; the steps after it are reported as skipped.
+ * first failed step ends its scenario and the steps after it are reported as skipped, unless the step
+ * may fail (`continueOnFail`, `continueOnError`): then only the steps that take values from it are.
  */
 import { performance } from 'node:perf_hooks';
 import { defaultGrpcAddress, devServiceKey, discoverGrpcAddresses, fixedGrpcAddress } from '../grpc-address.ts';
@@ -126,7 +127,7 @@ export async function runScenarios(scenarios: Scenario[], options: RunOptions): 
       grpc: {
         addresses: needsDiscovery
           ? await discoverGrpcAddresses(baseUrl, dispatcher)
-          : fixedGrpcAddress(options.grpc?.address ?? defaultGrpcAddress, 'the given address'),
+          : fixedGrpcAddress(options.grpc?.address ?? defaultGrpcAddress),
         serviceKey: options.grpc?.serviceKey ?? (env.ORCHESTRATOR_SERVICE_API_KEY || devServiceKey),
       },
     };
