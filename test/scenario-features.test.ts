@@ -205,6 +205,8 @@ steps:
   t.regex(byPath.mismatches[0].actual, /data\[0\]: lacks the required field code/);
   t.is(optedOut.status, 'passed');
   t.is(conforming.status, 'passed');
+  const unchecked = await run([scenario], { json: true, baseUrl: proxy.url, schemaCheck: false });
+  t.is(unchecked.code, 0, 'capctl run --no-schema-check checks no reply');
 });
 
 /** An HTTP proxy to `target` that passes every JSON reply through `change` (by request path). */

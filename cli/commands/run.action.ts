@@ -83,6 +83,7 @@ export async function runCommand(
       only: options.only,
       skip: options.skip,
       continueOnError: options.continueOnError ?? false,
+      checkSchemas: options.schemaCheck ?? true,
       signal: interruption.signal,
       onEvent: printer.handle,
     });

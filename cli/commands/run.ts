@@ -22,6 +22,8 @@ export interface RunCommandOptions {
   only: string[];
   skip: string[];
   continueOnError?: boolean;
+  /** false with --no-schema-check. */
+  schemaCheck?: boolean;
   json?: boolean;
   junit?: string;
   html?: string;
@@ -44,6 +46,7 @@ export function registerRun(program: Command): void {
     .option('--only <step>', 'run only this step and the steps it takes values from (repeatable)', repeatable, [])
     .option('--skip <step>', 'skip this step and the steps that take values from it (repeatable)', repeatable, [])
     .option('--continue-on-error', 'go on after a failed step (steps that use its values are skipped); the scenario still fails')
+    .option('--no-schema-check', "do not check replies against their operation's schema in the platform's OpenAPI documents")
     .option('--json', 'print a machine report on stdout instead of progress')
     .option('--junit <file>', 'also write a JUnit XML report to this file')
     .option('--html <file>', 'also write the run as one self-contained HTML page to this file')

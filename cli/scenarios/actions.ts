@@ -20,6 +20,8 @@ export interface Platform {
   operations: Map<string, Operation>;
   /** The live OpenAPI documents, for matching a request to its operation and checking the reply. */
   catalog: OperationCatalog;
+  /** Whether replies are checked against their operation's schema. */
+  checkSchemas: boolean;
   grpc: { addresses: GrpcAddresses; serviceKey: string };
 }
 
