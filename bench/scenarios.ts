@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { startEmbeddedPlatform } from '../cli/scenarios/embedded.ts';
 import { closeGrpc } from '../cli/scenarios/grpc-step.ts';
-import { loadScenarioFile } from '../cli/scenarios/parse.ts';
+import { loadScenarios } from '../cli/scenarios/parse.ts';
 import { describeFailure, plain } from '../cli/scenarios/report-text.ts';
 import { runScenarios, type RunReport } from '../cli/scenarios/runner.ts';
 
@@ -32,7 +32,7 @@ const giveUp = setTimeout(() => {
 giveUp.unref();
 
 const platform = await startEmbeddedPlatform({ logLevel: 'error' });
-const options = { baseUrl: platform.baseUrl, grpc: platform.grpc };
+const options = { baseUrl: platform.baseUrl };
 
 function mustPass(report: RunReport): void {
   if (report.exitCode === 0) return;
@@ -63,7 +63,7 @@ async function forgetSignInFailures(): Promise<void> {
 }
 
 async function bench(name: string): Promise<void> {
-  const scenario = await loadScenarioFile(`fixtures/scenarios/${name}.yaml`);
+  const scenario = (await loadScenarios(`fixtures/scenarios/${name}.yaml`))[0]!;
   const steps = scenario.steps.length;
   console.log(`scenario: ${scenario.name} (${steps} steps), embedded platform at ${platform.baseUrl}`);
 

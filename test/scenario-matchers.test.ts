@@ -1,7 +1,10 @@
 import test from 'ava';
 import { checkExpectation, matchFailure } from '../cli/scenarios/matchers.ts';
 
-const success = { test: (status: number) => status >= 200 && status < 300, description: 'a 2xx status' };
+const success = {
+  success: { test: (status: number) => status >= 200 && status < 300, description: 'a 2xx status' },
+  error: { test: (status: number) => status >= 400, description: 'an error status (4xx or 5xx)' },
+};
 
 test('a plain value matches by deep equality', (t) => {
   t.is(matchFailure('a', 'a'), undefined);

@@ -6,7 +6,7 @@ import { projectPath } from '../../server/platform/paths.ts';
 import { exitCodes, UnreachableError, UsageError } from '../output.ts';
 import { closeGrpc } from '../scenarios/grpc-step.ts';
 import { startEmbeddedPlatform, type EmbeddedPlatform } from '../scenarios/embedded.ts';
-import { loadScenarioFile } from '../scenarios/parse.ts';
+import { loadScenarios } from '../scenarios/parse.ts';
 import { ProgressPrinter } from '../scenarios/progress.ts';
 import { jsonReport } from '../scenarios/report-json.ts';
 import { junitReport } from '../scenarios/report-junit.ts';
@@ -23,7 +23,7 @@ export async function demo(options: DemoOptions): Promise<number> {
 
   // A broken bundled scenario is found before anything starts (exit 2, with file:line:column).
   const files = await scenarioFiles(shown(bundledDir));
-  for (const file of files) await loadScenarioFile(file);
+  for (const file of files) await loadScenarios(file);
 
   const { readyLine } = await import('../../server/main.ts');
   const started = performance.now();
@@ -61,7 +61,7 @@ export async function demo(options: DemoOptions): Promise<number> {
     say(`seeded: ${Object.entries(platform.seeded).map(([record, c]) => `${c.created} ${record}`).join(', ')}`);
     const vars = platform.adminVars;
     const scenarios: Scenario[] = [];
-    for (const file of files) scenarios.push(await loadScenarioFile(file, { vars }));
+    for (const file of files) scenarios.push(...(await loadScenarios(file, { vars })));
     say(`running ${scenarios.length} bundled scenario${scenarios.length === 1 ? '' : 's'}\n`);
 
     const printer = options.json ? undefined : new ProgressPrinter(process.stdout, options.concurrency === 1);
@@ -69,7 +69,6 @@ export async function demo(options: DemoOptions): Promise<number> {
     try {
       const report = await runScenarios(scenarios, {
         baseUrl: platform.baseUrl,
-        grpc: platform.grpc,
         concurrency: options.concurrency,
         ...(printer ? { onEvent: printer.handle } : {}),
       });

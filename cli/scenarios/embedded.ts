@@ -16,7 +16,6 @@ import { withApi } from '../session.ts';
 
 export interface EmbeddedPlatform {
   baseUrl: string;
-  grpc: { address: string; serviceKey: string };
   /** Every listener by name, as the ready line prints them. */
   urls: Record<string, string>;
   services: ServiceName[];
@@ -60,7 +59,6 @@ export async function startEmbeddedPlatform(options: { logLevel?: string } = {})
   const admin = seeds.platformAdmins.find((a) => a.password);
   return {
     baseUrl: platform.urls.gateway!,
-    grpc: { address: platform.urls.grpc!, serviceKey: config.serviceApiKey },
     urls: platform.urls,
     services: config.only,
     databaseUrl: platform.databaseUrl,

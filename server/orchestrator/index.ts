@@ -3,6 +3,7 @@ import type { Service, ServiceDeps } from '../platform/service.ts';
 import { accountRoutes } from './accounts/routes.ts';
 import { createAccounts } from './accounts/service.ts';
 import { olProviderStateRoutes } from './dev/provider-states.ts';
+import { discoveryRoutes } from './discovery/routes.ts';
 import { createGoogleVerifier, googleJwksUrl } from './google/verify.ts';
 import { googleSandboxRoutes } from './google/routes.ts';
 import { createGoogleSandbox } from './google/sandbox.ts';
@@ -64,6 +65,7 @@ export async function createOrchestrator(deps: ServiceDeps): Promise<Service> {
     handlers: {
       ...accountRoutes(accounts),
       ...tokenRoutes(signingKeys),
+      ...discoveryRoutes(deps.peers),
       ...notificationRoutes(notifications),
       ...googleSandboxRoutes(googleSandbox),
       ...paymentRoutes(payments, paymentProvider),

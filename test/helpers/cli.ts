@@ -9,10 +9,11 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs capctl to completion. */
-export function runCapctl(args: string[], env: NodeJS.ProcessEnv = {}, input?: string): Promise<CliResult> {
+/** Runs capctl to completion; `replaceEnv` gives it `env` alone instead of adding `env` to this process's. */
+export function runCapctl(args: string[], env: NodeJS.ProcessEnv = {}, input?: string, options: { replaceEnv?: boolean } = {}): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [capctl, ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const childEnv = options.replaceEnv ? env : { ...process.env, ...env };
+    const child = spawn(process.execPath, [capctl, ...args], { env: childEnv, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
