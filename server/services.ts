@@ -89,7 +89,7 @@ export async function startServices(
   const failed = started.find((result) => result.status === 'rejected');
   if (failed) throw failed.reason;
   const open = async (name: string, app: ReturnType<typeof createHttpApp>, port: number) => {
-    const listener: Listener = await listen(app, config.host, port, name);
+    const listener: Listener = await listen(app, config.host, port, name, config.httpKeepAliveTimeoutSeconds);
     cleanups.push(() => listener.close());
     urls[name] = listener.url;
   };

@@ -171,10 +171,15 @@ export interface Listener {
   close(): Promise<void>;
 }
 
-/** Starts an HTTP listener; `close` stops accepting, lets in-flight requests finish, then closes. */
-export function listen(app: express.Express, host: string, port: number, label: string): Promise<Listener> {
-  const server = http.createServer(app);
-  server.keepAliveTimeout = 5_000;
+/**
+ * Starts an HTTP listener; `close` stops accepting, lets in-flight requests finish, then closes. An idle
+ * connection is kept `keepAliveTimeoutSeconds` (default 65: longer than a load balancer's 60, see
+ * HTTP_KEEP_ALIVE_TIMEOUT_SECONDS); the headers of a request on it may take a second longer, as Node
+ * needs the headers timeout above the keep-alive one.
+ */
+export function listen(app: express.Express, host: string, port: number, label: string, keepAliveTimeoutSeconds = 65): Promise<Listener> {
+  const keepAliveMs = keepAliveTimeoutSeconds * 1000;
+  const server = http.createServer({ keepAliveTimeout: keepAliveMs, headersTimeout: keepAliveMs + 1000, requestTimeout: Math.max(300_000, keepAliveMs + 2000) }, app);
   return new Promise((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => {
       if (err.code === 'EADDRINUSE') reject(new PortInUseError(`port ${port} (${label}) is already in use on ${host}; choose another with its flag`));
