@@ -6,6 +6,7 @@ import { newId } from '../ids.ts';
 import { guardedClient } from '../db/database.ts';
 import { createDatabaseWatch, type DatabaseWatch } from '../db/watch.ts';
 import type { Logger } from '../logger.ts';
+import { DeliveryLeases } from './leases.ts';
 import { Relay, type DeliveryJob } from './relay.ts';
 import type { EventHandler, EventType, PlatformEvent, ServiceEvents } from './types.ts';
 
@@ -30,6 +31,12 @@ export interface EventRuntimeOptions {
   workersPerConsumer?: number;
   /** pg-boss's own schema in the platform database. */
   bossSchema?: string;
+  /**
+   * How often a process renews its delivery lease, and how old a lease may be before its process is
+   * taken for dead and its deliveries are put back for the others (events/leases.ts).
+   */
+  leaseRenewMs?: number;
+  leaseSeconds?: number;
   /** The process's watch on the database (without one, the runtime keeps its own). */
   database?: DatabaseWatch;
 }
@@ -79,6 +86,8 @@ const defaults: Required<Omit<EventRuntimeOptions, 'database'>> = {
   deadLetterPollingSeconds: 2,
   workersPerConsumer: 2,
   bossSchema: 'pgboss',
+  leaseRenewMs: 1000,
+  leaseSeconds: 3,
 };
 
 /**
@@ -100,6 +109,7 @@ export function createEventRuntime(databaseUrl: string, logger: Logger, options:
   let bossDb: BossDatabase | undefined;
   let pool: pg.Pool | undefined;
   let relay: Relay | undefined;
+  let leases: DeliveryLeases | undefined;
 
   const deadLetterQueue = (scope: ServiceScope) => `dead-letters.${scope.service}`;
 
@@ -144,25 +154,12 @@ export function createEventRuntime(databaseUrl: string, logger: Logger, options:
   }
 
   /**
-   * Deliveries that were in flight when an earlier process died (kill -9, a crash) would wait for the
-   * job's expiry: they are made due again now, before the workers start. Should another process still
-   * be working one of them, its second delivery finds the event in the inbox and has no effect.
-   */
-  async function recoverInFlight(): Promise<void> {
-    const { rowCount } = await pool!.query(
-      `UPDATE ${settings.bossSchema}.job SET state = 'retry', start_after = now() WHERE name = ANY($1) AND state = 'active'`,
-      [[...consumers.keys()]],
-    );
-    if (rowCount) logger.warn({ jobs: rowCount }, 'deliveries cut off by an earlier stop are due again');
-  }
-
-  /**
    * Declares this process's queues and subscriptions. Queues are created or updated only when missing
    * or different, which after the first start they seldom are; that is one read on a usual start. Two
    * processes creating queues on one database at once (`--only` splits, a restart overlapping a stop)
    * would deadlock inside pg-boss's queue creation, so creation is serialised by a database advisory
    * lock. Subscriptions (pg-boss's `subscribe`: an upsert of one row each) are made for those not
-   * stored yet, read with one query from pg-boss's table (as `recoverInFlight` reads its jobs).
+   * stored yet, read with one query from pg-boss's table (as the relay reads them).
    */
   async function declareQueues(started: PgBoss): Promise<void> {
     const wanted: PgBoss.Queue[] = [
@@ -209,16 +206,41 @@ export function createEventRuntime(databaseUrl: string, logger: Logger, options:
   async function startDelivery(started: PgBoss): Promise<void> {
     await started.start();
     await declareQueues(started);
-    for (const scope of new Set([...consumers.values()].map((c) => c.scope))) {
-      await started.work<DeliveryJob>(
-        deadLetterQueue(scope),
-        { includeMetadata: true, batchSize: 10, pollingIntervalSeconds: settings.deadLetterPollingSeconds },
-        async (jobs) => {
-          for (const job of jobs) await recordDeadLetter(scope, job);
-        },
-      );
+    const consumerScopes = [...new Set([...consumers.values()].map((c) => c.scope))];
+    const wake = (queues: Set<string>) => {
+      for (const queue of queues) {
+        for (const workerId of workers.get(queue) ?? []) started.notifyWorker(workerId);
+      }
+    };
+    leases = new DeliveryLeases(
+      pool!,
+      settings.bossSchema,
+      consumerScopes.map((scope) => ({
+        schema: scope.schema,
+        queues: [deadLetterQueue(scope), ...[...consumers.values()].filter((c) => c.scope === scope).map((c) => c.name)],
+      })),
+      { renewMs: settings.leaseRenewMs, leaseSeconds: settings.leaseSeconds },
+      database,
+      logger,
+      wake,
+    );
+    const held = leases;
+    for (const scope of consumerScopes) {
+      const queue = deadLetterQueue(scope);
+      workers.set(queue, [
+        await started.work<DeliveryJob>(
+          queue,
+          { includeMetadata: true, batchSize: 10, pollingIntervalSeconds: settings.deadLetterPollingSeconds },
+          (jobs) =>
+            held.hold(
+              jobs.map((job) => job.id),
+              async () => {
+                for (const job of jobs) await recordDeadLetter(scope, job);
+              },
+            ),
+        ),
+      ]);
     }
-    await recoverInFlight();
     for (const consumer of consumers.values()) {
       const workerIds: string[] = [];
       for (let i = 0; i < settings.workersPerConsumer; i++) {
@@ -226,17 +248,15 @@ export function createEventRuntime(databaseUrl: string, logger: Logger, options:
           await started.work<DeliveryJob>(
             consumer.name,
             { batchSize: 1, pollingIntervalSeconds: settings.pollingIntervalSeconds },
-            async ([job]) => deliver(consumer, job!.data.event),
+            ([job]) => held.hold([job!.id], () => deliver(consumer, job!.data.event)),
           ),
         );
       }
       workers.set(consumer.name, workerIds);
     }
-    relay = new Relay(pool!, started, settings.bossSchema, scopes.map((s) => s.schema), settings.relayIntervalMs, logger, database, (queues) => {
-      for (const queue of queues) {
-        for (const workerId of workers.get(queue) ?? []) started.notifyWorker(workerId);
-      }
-    });
+    // Started with the workers: what a process that died was delivering is found within seconds.
+    leases.start();
+    relay = new Relay(pool!, started, settings.bossSchema, scopes.map((s) => s.schema), settings.relayIntervalMs, logger, database, wake);
     relay.start();
   }
 
@@ -286,9 +306,11 @@ export function createEventRuntime(databaseUrl: string, logger: Logger, options:
       bossDb?.stopWaiting();
       await relay?.stop();
       await boss?.stop({ graceful: true, wait: true, timeout: 10_000 });
+      await leases?.stop();
       await bossDb?.close();
       await pool?.end();
       relay = undefined;
+      leases = undefined;
       bossDb = undefined;
       pool = undefined;
       workers.clear();
