@@ -88,9 +88,12 @@ export async function startServices(
   if (started.at(-1)!.status === 'fulfilled') cleanups.push(() => events.stop());
   const failed = started.find((result) => result.status === 'rejected');
   if (failed) throw failed.reason;
+  // Every listener stops accepting at the same moment, and each drains its requests (listen's close).
+  const listeners: Listener[] = [];
+  cleanups.push(async () => void (await Promise.all(listeners.map((listener) => listener.close()))));
   const open = async (name: string, app: ReturnType<typeof createHttpApp>, port: number) => {
-    const listener: Listener = await listen(app, config.host, port, name, config.httpKeepAliveTimeoutSeconds);
-    cleanups.push(() => listener.close());
+    const listener = await listen(app, config.host, port, name, config.httpKeepAliveTimeoutSeconds);
+    listeners.push(listener);
     urls[name] = listener.url;
   };
   const http = { bodyLimitBytes: config.bodyLimitBytes, corsOrigins: config.corsOrigins, devMode: config.devMode, countQueries: config.devMode, database };

@@ -1,5 +1,6 @@
 import test from 'ava';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -110,6 +111,37 @@ test('on SIGTERM, a request already in flight still gets its answer before serve
   t.is(answer.status, 200);
   t.is(answer.body.data.verified, true);
   t.is(await exited, 0);
+});
+
+/** POSTs a JSON body on a connection of its own; resolves once the whole request is sent, with its answer to come. */
+function sendJson(url: string, body: unknown): Promise<{ answer: Promise<number | string> }> {
+  return new Promise((sent, failed) => {
+    let settle: (value: number | string) => void;
+    const answer = new Promise<number | string>((resolve) => (settle = resolve));
+    const req = http.request(url, { method: 'POST', agent: false, headers: { 'content-type': 'application/json' } }, (res) => {
+      res.resume();
+      res.on('end', () => settle(res.statusCode!));
+      res.on('error', (err: NodeJS.ErrnoException) => settle(err.code ?? err.message));
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => (settle(err.code ?? err.message), failed(err)));
+    req.end(JSON.stringify(body), () => sent({ answer }));
+  });
+}
+
+test('on SIGTERM with 10 registrations in flight, every one sent before the signal is answered, then serve exits 0', async (t) => {
+  const name = `test_${newId().toLowerCase()}`;
+  const databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name);
+  t.teardown(() => dropDatabase(process.env.TEST_DATABASE_URL!, name));
+  const serve = await startServe([...freePorts], { DATABASE_URL: databaseUrl });
+  const url = `${serve.urls.gateway}/v1/ol/auth/register`;
+  // Sent in full before the signal; most wait in the kernel's accept queue, not yet taken in by the server.
+  const requests = await Promise.all(
+    Array.from({ length: 10 }, (_, i) => sendJson(url, { email: `drain${i}+${newId().toLowerCase()}@example.test`, password: 'Correct-horse-9', intents: ['cap'] })),
+  );
+  const exited = serve.stop('SIGTERM');
+  t.deepEqual(await Promise.all(requests.map((r) => r.answer)), Array(10).fill(201));
+  t.is(await exited, 0);
+  t.notRegex(serve.stderr(), /"level":(50|60)/, 'no error-level line');
 });
 
 // As root, the embedded PostgreSQL runs as user `postgres`. A data directory under a private home

@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { isConnectionFailure } from '../db/connection-failure.ts';
 import type { DatabaseWatch } from '../db/watch.ts';
 import { newId } from '../ids.ts';
@@ -172,14 +172,29 @@ export interface Listener {
 }
 
 /**
- * Starts an HTTP listener; `close` stops accepting, lets in-flight requests finish, then closes. An idle
- * connection is kept `keepAliveTimeoutSeconds` (default 65: longer than a load balancer's 60, see
- * HTTP_KEEP_ALIVE_TIMEOUT_SECONDS); the headers of a request on it may take a second longer, as Node
- * needs the headers timeout above the keep-alive one.
+ * Starts an HTTP listener. An idle connection is kept `keepAliveTimeoutSeconds` (default 65: longer
+ * than a load balancer's 60, see HTTP_KEEP_ALIVE_TIMEOUT_SECONDS); the headers of a request on it may
+ * take a second longer, as Node needs the headers timeout above the keep-alive one.
+ *
+ * `close` answers every request sent before it. It stops accepting connections only once those the
+ * kernel has already accepted are taken in (Node takes in about one a turn of its event loop when it
+ * is busy, and closing the listening socket refuses the rest): when a turn of the loop took in no new
+ * connection, or after `drainGraceMs`. Requests that arrive on open connections meanwhile are
+ * answered with `Connection: close`. Idle connections are closed only after `drainGraceMs` (one that
+ * looks idle may hold a request not read yet, and closing it would reset that request). It resolves
+ * once every connection has closed; after 10 s the rest are cut.
  */
 export function listen(app: express.Express, host: string, port: number, label: string, keepAliveTimeoutSeconds = 65): Promise<Listener> {
   const keepAliveMs = keepAliveTimeoutSeconds * 1000;
-  const server = http.createServer({ keepAliveTimeout: keepAliveMs, headersTimeout: keepAliveMs + 1000, requestTimeout: Math.max(300_000, keepAliveMs + 2000) }, app);
+  const server = http.createServer({ keepAliveTimeout: keepAliveMs, headersTimeout: keepAliveMs + 1000, requestTimeout: Math.max(300_000, keepAliveMs + 2000) });
+  let draining = false;
+  // Before the app, so the header is set before any reply is written.
+  server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (draining) res.setHeader('Connection', 'close');
+  });
+  server.on('request', app);
+  let connections = 0;
+  server.on('connection', () => void (connections += 1));
   return new Promise((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => {
       if (err.code === 'EADDRINUSE') reject(new PortInUseError(`port ${port} (${label}) is already in use on ${host}; choose another with its flag`));
@@ -193,14 +208,35 @@ export function listen(app: express.Express, host: string, port: number, label: 
         port: bound,
         close: () =>
           new Promise<void>((done) => {
+            draining = true;
+            let sweep: NodeJS.Timeout | undefined;
+            const grace = setTimeout(() => {
+              server.closeIdleConnections();
+              sweep = setInterval(() => server.closeIdleConnections(), 100);
+            }, drainGraceMs);
             const force = setTimeout(() => server.closeAllConnections(), 10_000);
-            server.close(() => {
-              clearTimeout(force);
-              done();
-            });
-            server.closeIdleConnections();
+            // net's close, not http's: http's closes the idle connections at once.
+            const stopAccepting = () =>
+              net.Server.prototype.close.call(server, () => {
+                clearTimeout(grace);
+                clearInterval(sweep);
+                clearTimeout(force);
+                done();
+              });
+            // Two turns of setImmediate have a poll of the event loop (where connections are taken in) between them.
+            const acceptingUntil = Date.now() + drainGraceMs;
+            const whenQuiet = () => {
+              const before = connections;
+              setImmediate(() =>
+                setImmediate(() => (connections === before || Date.now() > acceptingUntil ? stopAccepting() : whenQuiet())),
+              );
+            };
+            whenQuiet();
           }),
       });
     });
   });
 }
+
+/** How long a closing listener leaves idle connections open for requests already sent on them. */
+const drainGraceMs = 1000;
