@@ -47,6 +47,9 @@ export async function startPlatform(config: PlatformConfig, logger: Logger = cre
     return { ...(await startServices(config, databaseUrl, logger, cleanups)), databaseUrl, logger, stop };
   } catch (err) {
     await stop();
+    // A start refused early (a busy data directory) must not leave the services' modules loading:
+    // the process would stay alive, reading files, after reporting its one line.
+    await services.catch(() => undefined);
     throw err;
   }
 }

@@ -128,6 +128,7 @@ export async function createLms(deps: ServiceDeps): Promise<Service> {
         serviceKey: deps.config.serviceApiKey,
         logger: deps.logger,
         database: deps.database,
+        label: 'grpc-lms',
         services: [recommendationsService({ sequelize: deps.sequelize, courseUrl: (courseId) => `${deps.peers.url('lms')}/courses/${courseId}` })],
       });
       return { 'grpc-lms': grpcServer.address };

@@ -86,6 +86,7 @@ export async function createOrchestrator(deps: ServiceDeps): Promise<Service> {
         serviceKey: deps.config.serviceApiKey,
         logger: deps.logger,
         database: deps.database,
+        label: 'grpc',
         services: [identityService({ identity, accounts }), paymentsService({ payments })],
       });
       sandbox.start();

@@ -7,6 +7,7 @@ import { newId } from '../ids.ts';
 import type { Logger } from '../logger.ts';
 import { requestScope, withRequestScope } from '../request-scope.ts';
 import { browserPolicy, type BrowserPolicy } from './browser.ts';
+import { PortInUseError } from '../ports.ts';
 import { AppError, serviceUnavailable } from './errors.ts';
 import { writeJson } from './reply.ts';
 
@@ -158,11 +159,6 @@ function toAppError(err: unknown): AppError {
     return new AppError(400, 'http.bad_request', 'The request is malformed.');
   }
   return new AppError(500, 'internal.error', 'Something went wrong on our side. The request id identifies it in the logs.');
-}
-
-/** The port a listener could not bind: reported as one clear line, not a stack trace. */
-export class PortInUseError extends Error {
-  override name = 'PortInUseError';
 }
 
 export interface Listener {
