@@ -163,7 +163,7 @@ test('on SIGTERM with 10 registrations in flight, every one sent before the sign
   );
   const exited = serve.stop('SIGTERM');
   t.deepEqual(await Promise.all(requests.map((r) => r.answer)), Array(10).fill(201));
-  t.is(await exited, 0);
+  t.is(await exited, 0, serve.stderr());
   t.notRegex(serve.stderr(), /"level":(50|60)/, 'no error-level line');
 });
 

@@ -2,6 +2,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { exitCodes, UnreachableError, UsageError } from '../output.ts';
+import { onEveryWayOut } from '../lifetime.ts';
 import { startEmbeddedPlatform, type EmbeddedPlatform } from '../scenarios/embedded.ts';
 import { closeGrpc } from '../scenarios/grpc-step.ts';
 import { loadScenarioFile } from '../scenarios/parse.ts';
@@ -36,9 +37,16 @@ export async function runCommand(
     : checkedUrl(options.baseUrl ?? process.env.CAPCTL_BASE_URL ?? defaultBaseUrl);
 
   let embedded: EmbeddedPlatform | undefined;
+  // The embedded platform and its PostgreSQL are stopped however the run ends (a signal, `| head`).
+  const lifetime = options.embedded ? onEveryWayOut() : undefined;
   try {
     if (options.embedded) {
       embedded = await startEmbeddedPlatform();
+      const started = embedded;
+      lifetime!.stopWith(async () => {
+        await closeGrpc();
+        await started.stop();
+      });
       scenarios = await load(embedded.adminVars); // --var still wins over the seeded admin
     }
     const baseUrl = embedded?.baseUrl ?? configuredUrl!;
@@ -65,6 +73,7 @@ export async function runCommand(
   } finally {
     await closeGrpc();
     await embedded?.stop();
+    lifetime?.dispose();
   }
 }
 

@@ -175,7 +175,7 @@ export interface Listener {
  * `close` answers every request sent before it. It stops accepting connections only once those the
  * kernel has already accepted are taken in (Node takes in about one a turn of its event loop when it
  * is busy, and closing the listening socket refuses the rest): when a turn of the loop took in no new
- * connection, or after `drainGraceMs`. Requests that arrive on open connections meanwhile are
+ * connection, or after `acceptLimitMs`. Requests that arrive on open connections meanwhile are
  * answered with `Connection: close`. Idle connections are closed only after `drainGraceMs` (one that
  * looks idle may hold a request not read yet, and closing it would reset that request). It resolves
  * once every connection has closed; after 10 s the rest are cut.
@@ -220,7 +220,7 @@ export function listen(app: express.Express, host: string, port: number, label: 
                 done();
               });
             // Two turns of setImmediate have a poll of the event loop (where connections are taken in) between them.
-            const acceptingUntil = Date.now() + drainGraceMs;
+            const acceptingUntil = Date.now() + acceptLimitMs;
             const whenQuiet = () => {
               const before = connections;
               setImmediate(() =>
@@ -235,4 +235,6 @@ export function listen(app: express.Express, host: string, port: number, label: 
 }
 
 /** How long a closing listener leaves idle connections open for requests already sent on them. */
-const drainGraceMs = 1000;
+const drainGraceMs = 2000;
+/** How long a closing listener goes on taking in connections the kernel accepted (a busy process takes in about one a turn). */
+const acceptLimitMs = 5000;
