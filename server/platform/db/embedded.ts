@@ -50,6 +50,8 @@ export interface EmbeddedOptions {
    * PostgreSQL stops, also when the process ends without stopping it.
    */
   throwaway?: boolean;
+  /** Server settings given on PostgreSQL's command line (`-c name=value`), e.g. `{ max_connections: '300' }`. */
+  settings?: Record<string, string>;
 }
 
 /**
@@ -108,7 +110,7 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger, opt
       initdb = undefined;
       pwfile = undefined;
     }
-    await runPostgres(pgDir, port, logger, (child) => (server = child));
+    await runPostgres(pgDir, port, options.settings ?? {}, logger, (child) => (server = child));
     const client = new pg.Client({ host: '127.0.0.1', port, user, password, database: 'postgres' });
     client.on('error', () => undefined); // a failure reaches the statements below
     await client.connect();
@@ -198,11 +200,12 @@ function postgresUser(): { uid: number; gid: number } {
  * Runs `postgres` on the cluster in a process group of its own (as the cluster's owner: as root, the
  * `postgres` user) and resolves once it accepts connections.
  */
-async function runPostgres(pgDir: string, port: number, logger: Logger, started: (child: ChildProcess) => void): Promise<void> {
+async function runPostgres(pgDir: string, port: number, settings: Record<string, string>, logger: Logger, started: (child: ChildProcess) => void): Promise<void> {
   const { postgres } = await postgresBinaries();
   const owner = fs.statSync(pgDir);
   const asRoot = process.getuid?.() === 0;
-  const child = spawn(postgres, ['-D', pgDir, '-p', String(port)], {
+  const flags = Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
+  const child = spawn(postgres, ['-D', pgDir, '-p', String(port), ...flags], {
     detached: true,
     stdio: ['ignore', 'ignore', 'pipe'],
     // The readiness line is matched in English.
