@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { ConfigError, resolveConfig, type ConfigInput, type PlatformConfig } from '../server/platform/config.ts';
+import { isConnectionFailure } from '../server/platform/db/connection-failure.ts';
 import { UsageError } from './output.ts';
 
 /** The platform options shared by `serve` and `demo`. Values are validated by resolveConfig, not here. */
@@ -52,7 +53,7 @@ export function startFailure(err: unknown): string | undefined {
   const name = (err as Error)?.name;
   if (name === 'DataDirBusyError' || name === 'PortInUseError') return (err as Error).message;
   const code = (err as NodeJS.ErrnoException)?.code;
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === '28P01' || code === '3D000') {
+  if (isConnectionFailure(err) || code === '28P01' || code === '3D000') {
     return `cannot use the database: ${(err as Error).message}`;
   }
   return undefined;

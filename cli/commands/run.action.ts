@@ -3,6 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { parse as parseYaml } from 'yaml';
 import { exitCodes, UnreachableError, UsageError } from '../output.ts';
+import { onEveryWayOut, type WayOut } from '../lifetime.ts';
 import { startEmbeddedPlatform, type EmbeddedPlatform } from '../scenarios/embedded.ts';
 import { closeGrpc } from '../scenarios/grpc-step.ts';
 import { loadScenarios } from '../scenarios/parse.ts';
@@ -54,16 +55,30 @@ export async function runCommand(
   const progress = options.json ? output.stderr : output.stdout;
   const verbose = options.verbose ?? false;
   const interruption = new AbortController();
-  let signalled: NodeJS.Signals | undefined;
+  let signalled: WayOut | undefined;
+  const interrupt = (way: WayOut) => {
+    signalled = way;
+    if (way !== 'EPIPE') output.stderr.write(`\n${way}: stopping; the summary and reports of what ran follow (again to quit at once)\n`);
+    interruption.abort();
+  };
+  let ran!: () => void;
+  const done = new Promise<void>((resolve) => (ran = resolve));
+  // With --embedded, every way out (a signal, the output closed under `| head`) ends the run and then
+  // stops its PostgreSQL; without, Ctrl-C and SIGTERM end the run. Either way the reports are written.
+  const lifetime = options.embedded ? onEveryWayOut() : undefined;
+  lifetime?.stopWith(async (way) => {
+    interrupt(way);
+    await done;
+  });
   const signals = output.signals ?? process;
   const onSignal = (signal: NodeJS.Signals) => {
     if (signalled) process.exit(exitCodes.interrupted); // a second Ctrl-C: no waiting for the reports
-    signalled = signal;
-    output.stderr.write(`\n${signal}: stopping; the summary and reports of what ran follow (again to quit at once)\n`);
-    interruption.abort();
+    interrupt(signal as WayOut);
   };
-  signals.once('SIGINT', onSignal);
-  signals.once('SIGTERM', onSignal);
+  if (!lifetime) {
+    signals.once('SIGINT', onSignal);
+    signals.once('SIGTERM', onSignal);
+  }
   let embedded: EmbeddedPlatform | undefined;
   let printer: ProgressPrinter | undefined;
   try {
@@ -103,6 +118,8 @@ export async function runCommand(
     signals.off('SIGTERM', onSignal);
     await closeGrpc();
     await embedded?.stop();
+    lifetime?.dispose();
+    ran();
   }
 }
 

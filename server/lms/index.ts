@@ -129,6 +129,8 @@ export async function createLms(deps: ServiceDeps): Promise<Service> {
         port: deps.config.lmsGrpcPort,
         serviceKey: deps.config.serviceApiKey,
         logger: deps.logger,
+        database: deps.database,
+        label: 'grpc-lms',
         services: [recommendationsService({ sequelize: deps.sequelize, courseUrl: (courseId) => `${deps.peers.url('lms')}/courses/${courseId}` })],
       });
       return { 'grpc-lms': grpcServer.address };

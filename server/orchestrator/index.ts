@@ -87,6 +87,8 @@ export async function createOrchestrator(deps: ServiceDeps): Promise<Service> {
         port: deps.config.grpcPort,
         serviceKey: deps.config.serviceApiKey,
         logger: deps.logger,
+        database: deps.database,
+        label: 'grpc',
         services: [identityService({ identity, accounts }), paymentsService({ payments })],
       });
       sandbox.start();

@@ -30,6 +30,12 @@ export interface PlatformConfig {
   /** Largest accepted JSON body, in bytes. */
   bodyLimitBytes: number;
   /**
+   * How long an idle HTTP connection is kept open for the next request. Longer than a load balancer's
+   * own idle timeout (AWS ALB: 60 s), so that the balancer, not the server, closes an idle connection
+   * and never sends a request on one the server is closing.
+   */
+  httpKeepAliveTimeoutSeconds: number;
+  /**
    * Browser origins allowed to call the API (CORS): exact origins, or `*` for any. Empty in
    * development mode means any localhost / 127.0.0.1 / [::1] origin on any port; empty in production
    * means none.
@@ -132,6 +138,7 @@ const envNames: Partial<Record<keyof PlatformConfig, string>> = {
   databaseUrl: 'DATABASE_URL',
   logLevel: 'LOG_LEVEL',
   bodyLimitBytes: 'BODY_LIMIT_BYTES',
+  httpKeepAliveTimeoutSeconds: 'HTTP_KEEP_ALIVE_TIMEOUT_SECONDS',
   corsOrigins: 'CORS_ORIGINS',
   serviceApiKey: 'ORCHESTRATOR_SERVICE_API_KEY',
   olUrl: 'ORCHESTRATOR_URL',
@@ -318,6 +325,7 @@ export function resolveConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = 
     devModeOnNetwork,
     logLevel,
     bodyLimitBytes: positiveInt('bodyLimitBytes', pick('bodyLimitBytes') ?? 1024 * 1024),
+    httpKeepAliveTimeoutSeconds: positiveInt('httpKeepAliveTimeoutSeconds', pick('httpKeepAliveTimeoutSeconds') ?? 65),
     corsOrigins: origins(pick('corsOrigins')),
     serviceApiKey,
     olUrl: httpUrl('olUrl', pick('olUrl')),
