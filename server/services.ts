@@ -88,7 +88,9 @@ export async function startServices(
     cleanups.push(() => listener.close());
     urls[name] = listener.url;
   };
-  const http = { bodyLimitBytes: config.bodyLimitBytes, corsOrigins: config.corsOrigins, devMode: config.devMode, countQueries: config.devMode };
+  const http = {
+    bodyLimitBytes: config.bodyLimitBytes, corsOrigins: config.corsOrigins, devMode: config.devMode, countQueries: config.devMode, trustProxy: config.trustProxy,
+  };
   await open('gateway', createHttpApp(Object.values(mounts), logger, http), config.port);
   if (config.servicePorts) {
     const ports: Record<ServiceName, number> = { ol: config.olPort, cap: config.capPort, lms: config.lmsPort };
