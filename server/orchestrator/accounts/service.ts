@@ -56,6 +56,9 @@ export interface Origin {
   address: string;
 }
 
+/** What the sign-in throttle counts an account at a client address by. */
+const signInSubject = (email: string, origin: Origin) => `account:${email}|address:${origin.address}`;
+
 /** The caller of a bearer operation: the user and the session (refresh-token family) of the access token. */
 export interface SignedIn {
   userId: string;
@@ -240,12 +243,11 @@ export function createAccounts(deps: AccountsDeps) {
   async function consumeOtp(transaction: Transaction, email: string, user: UserRow | null, purpose: OtpPurpose, code: string, origin: Origin): Promise<OtpOutcome | AppError> {
     const account = `account:${email}`;
     const address = `address:${origin.address}`;
-    const wait = await throttle.retryAfter(purpose, [[account, limits.codePerAccount], [address, limits.codePerAddress]], transaction);
-    if (wait) return tooMany(wait, 'wrong codes');
+    const attempt = await throttle.reserve(purpose, [[account, limits.codePerAccount], [address, limits.codePerAddress]], transaction);
+    if (attempt.retryAfter) return tooMany(attempt.retryAfter, 'wrong codes');
     const outcome = await checkOtp(transaction, user, purpose, code);
-    if (outcome === 'ok') await throttle.forget(purpose, account, transaction);
+    if (outcome === 'ok') await throttle.succeeded(purpose, attempt, account, transaction);
     else {
-      await throttle.record(purpose, [account, address], transaction);
       if (user && (await throttle.retryAfter(purpose, [[account, limits.codePerAccount]], transaction))) {
         await deps.requestMail(transaction, { to: user.email, userId: user.id, template: 'security_alert', variables: { what: purpose === 'password_reset' ? 'password reset' : 'account verification' } });
       }
@@ -367,23 +369,25 @@ export function createAccounts(deps: AccountsDeps) {
       });
     },
 
-    /** Password sign-in, throttled per account and client address, and per client address (throttle.ts). */
+    /**
+     * Password sign-in, throttled per account and client address, and per client address (throttle.ts).
+     * The try is counted as a failure before the password is checked and taken back when it was right,
+     * so simultaneous tries cannot pass the limit.
+     */
     async login(input: { email: string; password: string }, origin: Origin) {
       const email = normaliseEmail(input.email);
-      const pair = `account:${email}|address:${origin.address}`;
-      const address = `address:${origin.address}`;
-      const wait = await throttle.retryAfter('login', [[pair, limits.loginPerAccountAndAddress], [address, limits.loginPerAddress]]);
-      if (wait) throw tooMany(wait, 'failed sign-ins');
+      const pair = signInSubject(email, origin);
+      const attempt = await throttle.reserve('login', [[pair, limits.loginPerAccountAndAddress], [`address:${origin.address}`, limits.loginPerAddress]]);
+      if (attempt.retryAfter) throw tooMany(attempt.retryAfter, 'failed sign-ins');
       const user = await findByEmail(email);
       const matches = await passwordMatches(user?.passwordHash ?? null, input.password);
-      if (!user || !matches) {
-        await throttle.record('login', [pair, address]);
-        throw invalidCredentials();
-      }
-      await throttle.forget('login', pair);
-      const refusal = loginRefusals[user.status];
-      if (refusal) throw refusal();
-      return sequelize.transaction((transaction) => signIn(transaction, user));
+      if (!user || !matches) throw invalidCredentials();
+      return commitThenThrow(async (transaction) => {
+        await throttle.succeeded('login', attempt, pair, transaction);
+        const refusal = loginRefusals[user.status];
+        if (refusal) return refusal();
+        return signIn(transaction, user);
+      });
     },
 
     async signInWithGoogle(input: { idToken: string; intents: string[] }) {

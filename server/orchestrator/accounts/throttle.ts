@@ -52,6 +52,13 @@ interface FailureRow extends Model {
   createdAt: Date;
 }
 
+/** A try let through: the failure rows written for it ahead of the check, by id. */
+export interface Attempt {
+  /** Seconds to wait before the next try when it was refused; 0 when it may go ahead. */
+  retryAfter: number;
+  ids: string[];
+}
+
 export type Throttle = ReturnType<typeof createThrottle>;
 
 /** The failure ledger: what was tried and failed, counted against the limits above. */
@@ -67,31 +74,50 @@ export function createThrottle(sequelize: Sequelize) {
     { tableName: 'auth_failures', updatedAt: false },
   );
 
+  /** Seconds to wait before the next try, over every (subject, limit) pair; 0 when none applies. */
+  async function retryAfter(kind: string, checks: Array<[subject: string, limit: Limit]>, transaction?: Transaction): Promise<number> {
+    let until = 0;
+    for (const [subject, limit] of checks) {
+      const rows = await Failure.findAll({
+        where: { kind, subject, createdAt: { [Op.gt]: new Date(Date.now() - limit.windowMs) } },
+        order: [['createdAt', 'DESC']],
+        attributes: ['createdAt'],
+        limit: 200,
+        transaction,
+      });
+      until = Math.max(until, waitUntil(rows.map((r) => r.createdAt), limit));
+    }
+    return until ? Math.max(1, Math.ceil((until - Date.now()) / 1000)) : 0;
+  }
+
   return {
-    /** Seconds to wait before the next try, over every (subject, limit) pair; 0 when none applies. */
-    async retryAfter(kind: string, checks: Array<[subject: string, limit: Limit]>, transaction?: Transaction): Promise<number> {
-      let until = 0;
-      for (const [subject, limit] of checks) {
-        const rows = await Failure.findAll({
-          where: { kind, subject, createdAt: { [Op.gt]: new Date(Date.now() - limit.windowMs) } },
-          order: [['createdAt', 'DESC']],
-          attributes: ['createdAt'],
-          limit: 200,
-          transaction,
-        });
-        until = Math.max(until, waitUntil(rows.map((r) => r.createdAt), limit));
-      }
-      return until ? Math.max(1, Math.ceil((until - Date.now()) / 1000)) : 0;
+    retryAfter,
+
+    /**
+     * Counts a try before it is checked, so that tries at the same moment, on any replica, count each
+     * other: under a lock per subject, either a subject must wait (nothing is written) or a failure is
+     * written for every subject now. The caller takes it back with `succeeded` when the try succeeds.
+     * Inside `transaction` when given (the locks last until it ends), else in a short one of its own.
+     */
+    async reserve(kind: string, checks: Array<[subject: string, limit: Limit]>, transaction?: Transaction): Promise<Attempt> {
+      const reserve = async (t: Transaction): Promise<Attempt> => {
+        // In one order everywhere, so that two tries never wait for each other's locks.
+        for (const [subject] of [...checks].sort(([a], [b]) => (a < b ? -1 : 1))) {
+          await sequelize.query('SELECT pg_advisory_xact_lock(hashtext(:key))', { replacements: { key: `throttle:${kind}:${subject}` }, transaction: t });
+        }
+        const wait = await retryAfter(kind, checks, t);
+        if (wait) return { retryAfter: wait, ids: [] };
+        const createdAt = new Date();
+        const rows = checks.map(([subject]) => ({ id: newId(), kind, subject, createdAt }));
+        await Failure.bulkCreate(rows, { transaction: t });
+        return { retryAfter: 0, ids: rows.map((row) => row.id) };
+      };
+      return transaction ? reserve(transaction) : sequelize.transaction(reserve);
     },
 
-    async record(kind: string, subjects: string[], transaction?: Transaction): Promise<void> {
-      const createdAt = new Date();
-      await Failure.bulkCreate(subjects.map((subject) => ({ id: newId(), kind, subject, createdAt })), { transaction });
-    },
-
-    /** A success forgets the subject's failures (the person got it right). */
-    async forget(kind: string, subject: string, transaction?: Transaction): Promise<void> {
-      await Failure.destroy({ where: { kind, subject }, transaction });
+    /** The try succeeded: its reserved failures are taken back and `subject` starts afresh (the person got it right). */
+    async succeeded(kind: string, attempt: Attempt, subject: string, transaction?: Transaction): Promise<void> {
+      await Failure.destroy({ where: { [Op.or]: [{ id: attempt.ids }, { kind, subject }] }, transaction });
     },
 
     /** Drops failures older than any window: called now and then. */
