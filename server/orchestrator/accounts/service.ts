@@ -18,7 +18,7 @@ import type { MailRequest, Notifications } from '../notifications/service.ts';
 import type { AccessTokens } from '../tokens/access.ts';
 import { defineAccountModels, type AuthProvider, type OtpPurpose, type UserRow, type UserStatus } from './models.ts';
 import { checkPasswordRule, hashPassword, passwordMatches } from './passwords.ts';
-import { createThrottle, limits } from './throttle.ts';
+import { createThrottle, limits, type Limit } from './throttle.ts';
 
 export interface AccountsDeps {
   config: PlatformConfig;
@@ -364,20 +364,23 @@ export function createAccounts(deps: AccountsDeps) {
         if (outcome instanceof AppError) return outcome;
         if (outcome !== 'ok') return otpRefusals[outcome]();
         await transition(transaction, user!, 'verify');
+        await throttle.remember(signInSubject(email, origin), transaction);
         logger.info({ userId: user!.id }, 'account verified');
         return signIn(transaction, user!);
       });
     },
 
     /**
-     * Password sign-in, throttled per account and client address, and per client address (throttle.ts).
-     * The try is counted as a failure before the password is checked and taken back when it was right,
-     * so simultaneous tries cannot pass the limit.
+     * Password sign-in, throttled per account and client address, and per client address on accounts
+     * it has not signed in to before (throttle.ts). The try is counted as a failure before the
+     * password is checked and taken back when it was right, so simultaneous tries cannot pass the limit.
      */
     async login(input: { email: string; password: string }, origin: Origin) {
       const email = normaliseEmail(input.email);
       const pair = signInSubject(email, origin);
-      const attempt = await throttle.reserve('login', [[pair, limits.loginPerAccountAndAddress], [`address:${origin.address}`, limits.loginPerAddress]]);
+      const checks: Array<[string, Limit]> = [[pair, limits.loginPerAccountAndAddress]];
+      if (!(await throttle.known(pair))) checks.push([`address:${origin.address}`, limits.loginPerAddress]);
+      const attempt = await throttle.reserve('login', checks);
       if (attempt.retryAfter) throw tooMany(attempt.retryAfter, 'failed sign-ins');
       const user = await findByEmail(email);
       const matches = await passwordMatches(user?.passwordHash ?? null, input.password);
@@ -386,6 +389,7 @@ export function createAccounts(deps: AccountsDeps) {
         await throttle.succeeded('login', attempt, pair, transaction);
         const refusal = loginRefusals[user.status];
         if (refusal) return refusal();
+        await throttle.remember(pair, transaction);
         return signIn(transaction, user);
       });
     },
@@ -538,6 +542,9 @@ export function createAccounts(deps: AccountsDeps) {
       });
       return live !== null;
     },
+
+    /** Drops what the sign-in and code throttles no longer read (the Orchestrator calls it hourly). */
+    pruneThrottle: () => throttle.prune(),
 
     /** The user's status, or null when no user has this id. */
     async userStatus(userId: string): Promise<UserStatus | null> {

@@ -22,9 +22,12 @@ const day = 24 * hour;
 /**
  * The limits, as data. Sign-in: a person mistyping gets 5 free tries, then 1, 2, 4, ... minutes,
  * never more than 15, per account and client address, so an attacker elsewhere cannot keep the owner
- * out; a client address gets 30 failures a quarter of an hour across all accounts. One-time codes
- * (4 digits, so a guess wins with probability 1/10,000): per account and purpose, 3 free wrong codes,
- * then 1, 2, 4, ... hours after the previous one. In a week that allows 3 + 7 = 10 wrong codes
+ * out. A client address gets 30 failures a quarter of an hour on accounts it has not signed in to
+ * within `knownForMs` (guessing across accounts); a known account's mistakes count only for that
+ * account and address, and its sign-ins pass while the address waits: whoever signed in before held
+ * the password already, so letting them through tells a guesser nothing. One-time codes (4 digits, so
+ * a guess wins with probability 1/10,000): per account and purpose, 3 free wrong codes, then 1, 2, 4,
+ * ... hours after the previous one. In a week that allows 3 + 7 = 10 wrong codes
  * (1 h x (2^7 - 1) = 127 h <= 168 h < 1 h x (2^8 - 1)), across every code sent: a success chance of
  * 1 - (1 - 1/10,000)^10 < 0.1%. A client address gets 10 wrong codes an hour.
  */
@@ -34,6 +37,9 @@ export const limits = {
   codePerAccount: { free: 3, windowMs: 7 * day, firstWaitMs: hour, maxWaitMs: 7 * day },
   codePerAddress: { free: 10, windowMs: hour, firstWaitMs: hour, maxWaitMs: hour },
 } as const satisfies Record<string, Limit>;
+
+/** How long a sign-in makes an account known at the client address it came from. */
+export const knownForMs = 30 * day;
 
 /** When the next try is allowed after these failure times (newest first), or 0 when it is allowed now. */
 export function waitUntil(failures: Date[], limit: Limit, now = Date.now()): number {
@@ -50,6 +56,11 @@ interface FailureRow extends Model {
   kind: string;
   subject: string;
   createdAt: Date;
+}
+
+interface KnownRow extends Model {
+  subject: string;
+  signedInAt: Date;
 }
 
 /** A try let through: the failure rows written for it ahead of the check, by id. */
@@ -72,6 +83,14 @@ export function createThrottle(sequelize: Sequelize) {
       createdAt: DataTypes.DATE,
     },
     { tableName: 'auth_failures', updatedAt: false },
+  );
+  const Known: ModelStatic<KnownRow> = sequelize.define<KnownRow>(
+    'AuthKnownClient',
+    {
+      subject: { type: DataTypes.STRING(400), primaryKey: true },
+      signedInAt: { type: DataTypes.DATE, allowNull: false },
+    },
+    { tableName: 'auth_known_clients', timestamps: false },
   );
 
   /** Seconds to wait before the next try, over every (subject, limit) pair; 0 when none applies. */
@@ -120,9 +139,19 @@ export function createThrottle(sequelize: Sequelize) {
       await Failure.destroy({ where: { [Op.or]: [{ id: attempt.ids }, { kind, subject }] }, transaction });
     },
 
-    /** Drops failures older than any window: called now and then. */
+    /** Whether `subject` (an account at an address) signed in within `knownForMs`. */
+    async known(subject: string): Promise<boolean> {
+      return (await Known.count({ where: { subject, signedInAt: { [Op.gt]: new Date(Date.now() - knownForMs) } } })) > 0;
+    },
+
+    async remember(subject: string, transaction?: Transaction): Promise<void> {
+      await Known.upsert({ subject, signedInAt: new Date() }, { transaction });
+    },
+
+    /** Drops failures older than any window, and sign-ins older than `knownForMs`: called now and then. */
     async prune(): Promise<void> {
       await Failure.destroy({ where: { createdAt: { [Op.lt]: new Date(Date.now() - 7 * day) } } });
+      await Known.destroy({ where: { signedInAt: { [Op.lt]: new Date(Date.now() - knownForMs) } } });
     },
   };
 }
