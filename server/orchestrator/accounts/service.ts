@@ -299,11 +299,8 @@ export function createAccounts(deps: AccountsDeps) {
     return { ...(await issueTokens(transaction, user)), user: authUser(user) };
   }
 
-  async function revokeSessions(transaction: Transaction, where: { userId: string } | { familyId: string }, exceptFamilyId?: string) {
-    await RefreshToken.update(
-      { revokedAt: new Date() },
-      { where: { ...where, revokedAt: null, ...(exceptFamilyId ? { familyId: { [Op.ne]: exceptFamilyId } } : {}) }, transaction },
-    );
+  async function revokeSessions(transaction: Transaction, where: { userId: string } | { familyId: string }) {
+    await RefreshToken.update({ revokedAt: new Date() }, { where: { ...where, revokedAt: null }, transaction });
   }
 
   function findByEmail(email: string, transaction?: Transaction) {
@@ -462,17 +459,25 @@ export function createAccounts(deps: AccountsDeps) {
       });
     },
 
-    /** Rotates a refresh token. Presenting one that was already rotated revokes its whole family. */
+    /**
+     * Rotates a refresh token. Presenting one that was already rotated revokes its whole family. The
+     * owner's row is share-locked first: what ends sessions (password change or reset, logout,
+     * deletion) locks it before revoking, so a rotation either commits before the revocation, which
+     * then sees the new token, or reads the token after it, revoked.
+     */
     async refresh(refreshToken: string): Promise<TokenPair> {
+      const tokenHash = sha256(refreshToken);
+      const owner = await RefreshToken.findOne({ where: { tokenHash }, attributes: ['userId'] });
+      if (!owner) throw refreshInvalid();
       return commitThenThrow(async (transaction) => {
-        const token = await RefreshToken.findOne({ where: { tokenHash: sha256(refreshToken) }, lock: transaction.LOCK.UPDATE, transaction });
+        const user = await User.findByPk(owner.userId, { lock: transaction.LOCK.SHARE, transaction });
+        const token = await RefreshToken.findOne({ where: { tokenHash }, lock: transaction.LOCK.UPDATE, transaction });
         if (!token || token.revokedAt || token.expiresAt.getTime() <= Date.now()) return refreshInvalid();
         if (token.usedAt) {
           await revokeSessions(transaction, { familyId: token.familyId });
           logger.warn({ userId: token.userId, familyId: token.familyId }, 'a rotated refresh token was presented again; its family is revoked');
           return refreshInvalid();
         }
-        const user = await User.findByPk(token.userId, { transaction });
         if (user?.status !== 'active') return refreshInvalid();
         await token.update({ usedAt: new Date() }, { transaction });
         return issueTokens(transaction, user, token.familyId, token.id);
@@ -482,12 +487,18 @@ export function createAccounts(deps: AccountsDeps) {
     async logout(caller: SignedIn, refreshToken: string) {
       const token = await RefreshToken.findOne({ where: { tokenHash: sha256(refreshToken) } });
       if (token?.userId === caller.userId) {
-        await sequelize.transaction((transaction) => revokeSessions(transaction, { familyId: token.familyId }));
+        await sequelize.transaction(async (transaction) => {
+          await User.findByPk(caller.userId, { lock: transaction.LOCK.UPDATE, transaction });
+          await revokeSessions(transaction, { familyId: token.familyId });
+        });
       }
       return { loggedOut: true as const };
     },
 
-    /** Keeps the caller's session (and returns a fresh pair in it); every other session is revoked. */
+    /**
+     * Ends every session, the caller's included (a stolen refresh token dies with the rest, and so do
+     * the tokens it produced), and returns the pair of a new session for the caller.
+     */
     async changePassword(caller: SignedIn, input: { currentPassword: string; newPassword: string }): Promise<TokenPair> {
       checkPasswordRule(input.newPassword, 'newPassword');
       const user = await User.findByPk(caller.userId, { rejectOnEmpty: true });
@@ -496,11 +507,12 @@ export function createAccounts(deps: AccountsDeps) {
       }
       const passwordHash = await hashPassword(input.newPassword);
       return sequelize.transaction(async (transaction) => {
+        // The update locks the row before the revocation (see refresh).
         await user.update({ passwordHash, mustChangePassword: false }, { transaction });
-        await revokeSessions(transaction, { userId: user.id }, caller.sessionId);
+        await revokeSessions(transaction, { userId: user.id });
         await Otp.destroy({ where: { userId: user.id, purpose: 'password_reset' }, transaction });
-        logger.info({ userId: user.id }, 'password changed; other sessions revoked');
-        return issueTokens(transaction, user, caller.sessionId);
+        logger.info({ userId: user.id }, 'password changed; every session revoked, a new one begun');
+        return issueTokens(transaction, user);
       });
     },
 
