@@ -369,8 +369,8 @@ export function createAccounts(deps: AccountsDeps) {
 
     /**
      * Password sign-in, throttled per account and client address, and per client address on accounts
-     * it has not signed in to before (throttle.ts). The try is counted as a failure before the
-     * password is checked and taken back when it was right, so simultaneous tries cannot pass the limit.
+     * it has not signed in to before (throttle.ts). The try is counted before the password is checked
+     * and settled after, so simultaneous tries cannot pass the limit.
      */
     async login(input: { email: string; password: string }, origin: Origin) {
       const email = normaliseEmail(input.email);
@@ -381,7 +381,10 @@ export function createAccounts(deps: AccountsDeps) {
       if (attempt.retryAfter) throw tooMany(attempt.retryAfter, 'failed sign-ins');
       const user = await findByEmail(email);
       const matches = await passwordMatches(user?.passwordHash ?? null, input.password);
-      if (!user || !matches) throw invalidCredentials();
+      if (!user || !matches) {
+        await throttle.failed(attempt);
+        throw invalidCredentials();
+      }
       return commitThenThrow(async (transaction) => {
         await throttle.succeeded('login', attempt, pair, transaction);
         const refusal = loginRefusals[user.status];

@@ -55,15 +55,23 @@ interface FailureRow extends Model {
   id: string;
   kind: string;
   subject: string;
+  /** A sign-in counted before its password is checked, until the check says how it went. */
+  pending: boolean;
   createdAt: Date;
 }
+
+/** A pending try older than this counts as a failure (its check never finished: a crash). */
+const pendingForMs = 30_000;
+/** How long a try waits for the pending tries that decide it, and how often it looks. */
+const decideWithinMs = 10_000;
+const lookEveryMs = 50;
 
 interface KnownRow extends Model {
   subject: string;
   signedInAt: Date;
 }
 
-/** A try let through: the failure rows written for it ahead of the check, by id. */
+/** A try let through: the rows written for it ahead of the check, by id. */
 export interface Attempt {
   /** Seconds to wait before the next try when it was refused; 0 when it may go ahead. */
   retryAfter: number;
@@ -80,6 +88,7 @@ export function createThrottle(sequelize: Sequelize) {
       id: { type: DataTypes.STRING(26), primaryKey: true },
       kind: { type: DataTypes.STRING(32), allowNull: false },
       subject: { type: DataTypes.STRING(400), allowNull: false },
+      pending: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
       createdAt: DataTypes.DATE,
     },
     { tableName: 'auth_failures', updatedAt: false },
@@ -93,50 +102,86 @@ export function createThrottle(sequelize: Sequelize) {
     { tableName: 'auth_known_clients', timestamps: false },
   );
 
-  /** Seconds to wait before the next try, over every (subject, limit) pair; 0 when none applies. */
-  async function retryAfter(kind: string, checks: Array<[subject: string, limit: Limit]>, transaction?: Transaction): Promise<number> {
-    let until = 0;
+  /**
+   * When the next try may go (ms since the epoch, 0 for now) over every (subject, limit) pair: from the
+   * failures alone, and with the pending tries counted as failures of this moment.
+   */
+  async function nextTry(kind: string, checks: Array<[subject: string, limit: Limit]>, transaction?: Transaction) {
+    const now = Date.now();
+    let failed = 0;
+    let withPending = 0;
     for (const [subject, limit] of checks) {
       const rows = await Failure.findAll({
-        where: { kind, subject, createdAt: { [Op.gt]: new Date(Date.now() - limit.windowMs) } },
+        where: { kind, subject, createdAt: { [Op.gt]: new Date(now - limit.windowMs) } },
         order: [['createdAt', 'DESC']],
-        attributes: ['createdAt'],
+        attributes: ['createdAt', 'pending'],
         limit: 200,
         transaction,
       });
-      until = Math.max(until, waitUntil(rows.map((r) => r.createdAt), limit));
+      const failures = rows.filter((row) => !row.pending || now - row.createdAt.getTime() > pendingForMs).map((row) => row.createdAt);
+      const pending = Array.from({ length: rows.length - failures.length }, () => new Date(now));
+      failed = Math.max(failed, waitUntil(failures, limit, now));
+      withPending = Math.max(withPending, waitUntil([...pending, ...failures], limit, now));
     }
-    return until ? Math.max(1, Math.ceil((until - Date.now()) / 1000)) : 0;
+    return { failed, withPending };
   }
 
+  const seconds = (until: number) => Math.max(1, Math.ceil((until - Date.now()) / 1000));
+
   return {
-    retryAfter,
+    /** Seconds to wait before the next try, over every (subject, limit) pair; 0 when none applies. */
+    async retryAfter(kind: string, checks: Array<[subject: string, limit: Limit]>, transaction?: Transaction): Promise<number> {
+      const { failed } = await nextTry(kind, checks, transaction);
+      return failed ? seconds(failed) : 0;
+    },
 
     /**
      * Counts a try before it is checked, so that tries at the same moment, on any replica, count each
-     * other: under a lock per subject, either a subject must wait (nothing is written) or a failure is
-     * written for every subject now. The caller takes it back with `succeeded` when the try succeeds.
-     * Inside `transaction` when given (the locks last until it ends), else in a short one of its own.
+     * other: under a lock per subject, either a subject must wait (nothing is written) or a row is
+     * written for every subject now. Inside `transaction` (a code check, which holds the locks until it
+     * ends) the rows are failures, taken back by `succeeded`. Without one (a sign-in, whose password
+     * check runs outside any transaction) they are pending until `failed` or `succeeded` settles them,
+     * and a try that only the pending ones would stop waits for them to settle: simultaneous right
+     * passwords all go through, while wrong ones get no more checks than the limit.
      */
     async reserve(kind: string, checks: Array<[subject: string, limit: Limit]>, transaction?: Transaction): Promise<Attempt> {
-      const reserve = async (t: Transaction): Promise<Attempt> => {
+      const reserve = async (t: Transaction): Promise<Attempt | 'undecided'> => {
         // In one order everywhere, so that two tries never wait for each other's locks.
         for (const [subject] of [...checks].sort(([a], [b]) => (a < b ? -1 : 1))) {
           await sequelize.query('SELECT pg_advisory_xact_lock(hashtext(:key))', { replacements: { key: `throttle:${kind}:${subject}` }, transaction: t });
         }
-        const wait = await retryAfter(kind, checks, t);
-        if (wait) return { retryAfter: wait, ids: [] };
+        const { failed, withPending } = await nextTry(kind, checks, t);
+        if (failed) return { retryAfter: seconds(failed), ids: [] };
+        if (withPending) return 'undecided';
         const createdAt = new Date();
-        const rows = checks.map(([subject]) => ({ id: newId(), kind, subject, createdAt }));
+        const rows = checks.map(([subject]) => ({ id: newId(), kind, subject, pending: !transaction, createdAt }));
         await Failure.bulkCreate(rows, { transaction: t });
         return { retryAfter: 0, ids: rows.map((row) => row.id) };
       };
-      return transaction ? reserve(transaction) : sequelize.transaction(reserve);
+      if (transaction) {
+        const attempt = await reserve(transaction);
+        return attempt === 'undecided' ? { retryAfter: 1, ids: [] } : attempt;
+      }
+      const deadline = Date.now() + decideWithinMs;
+      for (;;) {
+        const attempt = await sequelize.transaction(reserve);
+        if (attempt !== 'undecided') return attempt;
+        if (Date.now() > deadline) return { retryAfter: 1, ids: [] };
+        await new Promise((resolve) => setTimeout(resolve, lookEveryMs));
+      }
     },
 
-    /** The try succeeded: its reserved failures are taken back and `subject` starts afresh (the person got it right). */
+    /** The pending try failed: it counts from now. */
+    async failed(attempt: Attempt): Promise<void> {
+      await Failure.update({ pending: false, createdAt: new Date() }, { where: { id: attempt.ids } });
+    },
+
+    /**
+     * The try succeeded: its rows are taken back and `subject`'s failures forgotten (the person got it
+     * right); other tries still pending settle themselves.
+     */
     async succeeded(kind: string, attempt: Attempt, subject: string, transaction?: Transaction): Promise<void> {
-      await Failure.destroy({ where: { [Op.or]: [{ id: attempt.ids }, { kind, subject }] }, transaction });
+      await Failure.destroy({ where: { [Op.or]: [{ id: attempt.ids }, { kind, subject, pending: false }] }, transaction });
     },
 
     /** Whether `subject` (an account at an address) signed in within `knownForMs`. */
