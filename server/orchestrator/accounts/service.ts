@@ -18,7 +18,7 @@ import type { MailRequest, Notifications } from '../notifications/service.ts';
 import type { AccessTokens } from '../tokens/access.ts';
 import { defineAccountModels, type AuthProvider, type OtpPurpose, type UserRow, type UserStatus } from './models.ts';
 import { checkPasswordRule, hashPassword, passwordMatches } from './passwords.ts';
-import { createThrottle, limits, type Limit } from './throttle.ts';
+import { createThrottle, limits, type Attempt, type Limit } from './throttle.ts';
 
 export interface AccountsDeps {
   config: PlatformConfig;
@@ -235,19 +235,23 @@ export function createAccounts(deps: AccountsDeps) {
     await deps.requestMail(transaction, { to: user.email, userId: user.id, template: purpose, variables: { otp: code } });
   }
 
+  /** Counts a code try against the guessing budget before it is checked (throttle.ts): 429 while the account or the client address must wait. */
+  async function reserveCodeTry(email: string, purpose: OtpPurpose, origin: Origin): Promise<Attempt> {
+    const attempt = await throttle.reserve(purpose, [[`account:${email}`, limits.codePerAccount], [`address:${origin.address}`, limits.codePerAddress]]);
+    if (attempt.retryAfter) throw tooMany(attempt.retryAfter, 'wrong codes');
+    return attempt;
+  }
+
   /**
-   * Checks a code under the guessing budget (see throttle.ts): refused with 429 while the account or the
-   * client address must wait; a wrong code uses up an attempt and counts against both (the caller
-   * commits it), and the owner is told by mail when the account's free tries are spent.
+   * Checks the code of a counted try: a wrong code uses up an attempt and settles the try as a failure
+   * (the caller commits it), and the owner is told by mail when the account's free tries are spent.
    */
-  async function consumeOtp(transaction: Transaction, email: string, user: UserRow | null, purpose: OtpPurpose, code: string, origin: Origin): Promise<OtpOutcome | AppError> {
+  async function consumeOtp(transaction: Transaction, email: string, user: UserRow | null, purpose: OtpPurpose, code: string, attempt: Attempt): Promise<OtpOutcome> {
     const account = `account:${email}`;
-    const address = `address:${origin.address}`;
-    const attempt = await throttle.reserve(purpose, [[account, limits.codePerAccount], [address, limits.codePerAddress]], transaction);
-    if (attempt.retryAfter) return tooMany(attempt.retryAfter, 'wrong codes');
     const outcome = await checkOtp(transaction, user, purpose, code);
     if (outcome === 'ok') await throttle.succeeded(purpose, attempt, account, transaction);
     else {
+      await throttle.failed(attempt, transaction);
       if (user && (await throttle.retryAfter(purpose, [[account, limits.codePerAccount]], transaction))) {
         await deps.requestMail(transaction, { to: user.email, userId: user.id, template: 'security_alert', variables: { what: purpose === 'password_reset' ? 'password reset' : 'account verification' } });
       }
@@ -355,10 +359,10 @@ export function createAccounts(deps: AccountsDeps) {
 
     async verifyAccount(input: { email: string; otp: string }, origin: Origin) {
       const email = normaliseEmail(input.email);
+      const attempt = await reserveCodeTry(email, 'account_verify', origin);
       return commitThenThrow(async (transaction) => {
         const user = await findByEmail(email, transaction);
-        const outcome = await consumeOtp(transaction, email, user, 'account_verify', input.otp, origin);
-        if (outcome instanceof AppError) return outcome;
+        const outcome = await consumeOtp(transaction, email, user, 'account_verify', input.otp, attempt);
         if (outcome !== 'ok') return otpRefusals[outcome]();
         await transition(transaction, user!, 'verify');
         await throttle.remember(signInSubject(email, origin), transaction);
@@ -450,10 +454,10 @@ export function createAccounts(deps: AccountsDeps) {
       const email = normaliseEmail(input.email);
       checkPasswordRule(input.newPassword, 'newPassword');
       const passwordHash = await hashPassword(input.newPassword);
+      const attempt = await reserveCodeTry(email, 'password_reset', origin);
       return commitThenThrow(async (transaction) => {
         const user = await findByEmail(email, transaction);
-        const outcome = await consumeOtp(transaction, email, user, 'password_reset', input.otp, origin);
-        if (outcome instanceof AppError) return outcome;
+        const outcome = await consumeOtp(transaction, email, user, 'password_reset', input.otp, attempt);
         if (outcome !== 'ok') return otpRefusals[outcome]();
         await user!.update({ passwordHash, mustChangePassword: false }, { transaction });
         await revokeSessions(transaction, { userId: user!.id });

@@ -55,7 +55,7 @@ interface FailureRow extends Model {
   id: string;
   kind: string;
   subject: string;
-  /** A sign-in counted before its password is checked, until the check says how it went. */
+  /** A try counted before it is checked, until the check says how it went. */
   pending: boolean;
   createdAt: Date;
 }
@@ -137,31 +137,26 @@ export function createThrottle(sequelize: Sequelize) {
 
     /**
      * Counts a try before it is checked, so that tries at the same moment, on any replica, count each
-     * other: under a lock per subject, either a subject must wait (nothing is written) or a row is
-     * written for every subject now. Inside `transaction` (a code check, which holds the locks until it
-     * ends) the rows are failures, taken back by `succeeded`. Without one (a sign-in, whose password
-     * check runs outside any transaction) they are pending until `failed` or `succeeded` settles them,
-     * and a try that only the pending ones would stop waits for them to settle: simultaneous right
-     * passwords all go through, while wrong ones get no more checks than the limit.
+     * other: under a lock per subject, either a subject must wait (nothing is written) or a pending row
+     * is written for every subject, until `failed` or `succeeded` settles it after the check. A try
+     * that only pending ones would stop waits for them to settle: simultaneous right answers all go
+     * through, while wrong ones get no more checks than the limit. Its own short transaction: the locks
+     * are never held across a check.
      */
-    async reserve(kind: string, checks: Array<[subject: string, limit: Limit]>, transaction?: Transaction): Promise<Attempt> {
-      const reserve = async (t: Transaction): Promise<Attempt | 'undecided'> => {
+    async reserve(kind: string, checks: Array<[subject: string, limit: Limit]>): Promise<Attempt> {
+      const reserve = async (transaction: Transaction): Promise<Attempt | 'undecided'> => {
         // In one order everywhere, so that two tries never wait for each other's locks.
         for (const [subject] of [...checks].sort(([a], [b]) => (a < b ? -1 : 1))) {
-          await sequelize.query('SELECT pg_advisory_xact_lock(hashtext(:key))', { replacements: { key: `throttle:${kind}:${subject}` }, transaction: t });
+          await sequelize.query('SELECT pg_advisory_xact_lock(hashtext(:key))', { replacements: { key: `throttle:${kind}:${subject}` }, transaction });
         }
-        const { failed, withPending } = await nextTry(kind, checks, t);
+        const { failed, withPending } = await nextTry(kind, checks, transaction);
         if (failed) return { retryAfter: seconds(failed), ids: [] };
         if (withPending) return 'undecided';
         const createdAt = new Date();
-        const rows = checks.map(([subject]) => ({ id: newId(), kind, subject, pending: !transaction, createdAt }));
-        await Failure.bulkCreate(rows, { transaction: t });
+        const rows = checks.map(([subject]) => ({ id: newId(), kind, subject, pending: true, createdAt }));
+        await Failure.bulkCreate(rows, { transaction });
         return { retryAfter: 0, ids: rows.map((row) => row.id) };
       };
-      if (transaction) {
-        const attempt = await reserve(transaction);
-        return attempt === 'undecided' ? { retryAfter: 1, ids: [] } : attempt;
-      }
       const deadline = Date.now() + decideWithinMs;
       for (;;) {
         const attempt = await sequelize.transaction(reserve);
@@ -172,8 +167,8 @@ export function createThrottle(sequelize: Sequelize) {
     },
 
     /** The pending try failed: it counts from now. */
-    async failed(attempt: Attempt): Promise<void> {
-      await Failure.update({ pending: false, createdAt: new Date() }, { where: { id: attempt.ids } });
+    async failed(attempt: Attempt, transaction?: Transaction): Promise<void> {
+      await Failure.update({ pending: false, createdAt: new Date() }, { where: { id: attempt.ids }, transaction });
     },
 
     /**
