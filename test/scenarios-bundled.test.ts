@@ -85,6 +85,17 @@ for (const name of bundled) {
   });
 }
 
+test('runs at the same time do not meet: three runs each of the scenarios that read a seeded centre\'s lists, all at once', async (t) => {
+  const names = ['pay.yaml', 'assessor-retained.yaml'].flatMap((name) => [name, name, name]);
+  const scenarios = await Promise.all(names.map((name) => loadScenarioFile(path.join(bundledDir, name), { vars: { ...admin } })));
+  const report = await runScenarios(scenarios, {
+    baseUrl: platform.urls.gateway!,
+    grpc: { ...defaultGrpc(), address: platform.urls.grpc! },
+    concurrency: scenarios.length,
+  });
+  t.is(report.exitCode, 0, failures(report));
+});
+
 test('capctl run --json prints a valid JSON report with per-step timings; --junit writes well-formed JUnit XML', async (t) => {
   const junit = path.join(t.context.dir, 'report.xml');
   const files = ['candidate-signup', 'lms-learner'];

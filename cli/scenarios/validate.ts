@@ -195,21 +195,27 @@ function httpProblems({ operation, method, path, params }: HttpAction): Problem[
 }
 
 function expectationProblems(expectation: Expectation | undefined): Problem[] {
+  return bodyProblems(expectation?.body ?? {}, ['body']);
+}
+
+/** Paths and regexes of body matchers, and of the item matchers of a `some`, at `at`. */
+function bodyProblems(body: Record<string, unknown>, at: PathSegment[]): Problem[] {
   const problems: Problem[] = [];
-  for (const [key, matcher] of Object.entries(expectation?.body ?? {})) {
+  for (const [key, matcher] of Object.entries(body)) {
     try {
       parsePath(key);
     } catch (err) {
-      problems.push({ path: ['body', key], message: (err as Error).message });
+      problems.push({ path: [...at, key], message: (err as Error).message });
     }
-    const regex = (matcher as { regex?: unknown } | null)?.regex;
+    const { regex, some } = (matcher ?? {}) as { regex?: unknown; some?: unknown };
     if (typeof regex === 'string' && !regex.includes('${')) {
       try {
         new RegExp(regex);
       } catch (err) {
-        problems.push({ path: ['body', key], message: `invalid regex: ${(err as Error).message}` });
+        problems.push({ path: [...at, key], message: `invalid regex: ${(err as Error).message}` });
       }
     }
+    if (some !== null && typeof some === 'object') problems.push(...bodyProblems(some as Record<string, unknown>, [...at, key, 'some']));
   }
   return problems;
 }
