@@ -62,9 +62,10 @@ interface FailureRow extends Model {
 
 /** A pending try older than this counts as a failure (its check never finished: a crash). */
 const pendingForMs = 30_000;
-/** How long a try waits for the pending tries that decide it, and how often it looks. */
+/** How long a try waits for the pending tries that decide it; it looks again when one settles here, else after a growing pause. */
 const decideWithinMs = 10_000;
-const lookEveryMs = 50;
+const firstPauseMs = 25;
+const longestPauseMs = 500;
 
 interface KnownRow extends Model {
   subject: string;
@@ -128,6 +129,21 @@ export function createThrottle(sequelize: Sequelize) {
 
   const seconds = (until: number) => Math.max(1, Math.ceil((until - Date.now()) / 1000));
 
+  // Tries waiting for pending ones to settle: woken when a try of this process settles (one on another
+  // replica is seen at the next look).
+  const waiting = new Set<() => void>();
+  const settledHere = () => {
+    for (const wake of waiting) wake();
+    waiting.clear();
+  };
+  /** Wakes the waiting tries once what settled a try is committed. */
+  const settled = (transaction?: Transaction) => (transaction ? transaction.afterCommit(settledHere) : settledHere());
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      waiting.add(resolve);
+      setTimeout(resolve, ms);
+    });
+
   return {
     /** Seconds to wait before the next try, over every (subject, limit) pair; 0 when none applies. */
     async retryAfter(kind: string, checks: Array<[subject: string, limit: Limit]>, transaction?: Transaction): Promise<number> {
@@ -158,17 +174,23 @@ export function createThrottle(sequelize: Sequelize) {
         return { retryAfter: 0, ids: rows.map((row) => row.id) };
       };
       const deadline = Date.now() + decideWithinMs;
-      for (;;) {
-        const attempt = await sequelize.transaction(reserve);
-        if (attempt !== 'undecided') return attempt;
+      for (let wait = firstPauseMs; ; wait = Math.min(2 * wait, longestPauseMs)) {
+        // A first look without the lock: a try that pending ones hold back waits without holding a connection.
+        const seen = await nextTry(kind, checks);
+        if (seen.failed) return { retryAfter: seconds(seen.failed), ids: [] };
+        if (!seen.withPending) {
+          const attempt = await sequelize.transaction(reserve);
+          if (attempt !== 'undecided') return attempt;
+        }
         if (Date.now() > deadline) return { retryAfter: 1, ids: [] };
-        await new Promise((resolve) => setTimeout(resolve, lookEveryMs));
+        await pause(wait);
       }
     },
 
     /** The pending try failed: it counts from now. */
     async failed(attempt: Attempt, transaction?: Transaction): Promise<void> {
       await Failure.update({ pending: false, createdAt: new Date() }, { where: { id: attempt.ids }, transaction });
+      settled(transaction);
     },
 
     /**
@@ -177,6 +199,7 @@ export function createThrottle(sequelize: Sequelize) {
      */
     async succeeded(kind: string, attempt: Attempt, subject: string, transaction?: Transaction): Promise<void> {
       await Failure.destroy({ where: { [Op.or]: [{ id: attempt.ids }, { kind, subject, pending: false }] }, transaction });
+      settled(transaction);
     },
 
     /** Whether `subject` (an account at an address) signed in within `knownForMs`. */
