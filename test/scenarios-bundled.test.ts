@@ -85,7 +85,8 @@ for (const name of bundled) {
   });
 }
 
-test('runs at the same time do not meet: three runs each of the scenarios that read a seeded centre\'s lists, all at once', async (t) => {
+// Serial (before the bundled runs above, which go all at once): the machine's load stays what it was.
+test.serial('runs at the same time do not meet: three runs each of the scenarios that read a seeded centre\'s lists, all at once', async (t) => {
   const names = ['pay.yaml', 'assessor-retained.yaml'].flatMap((name) => [name, name, name]);
   const scenarios = await Promise.all(names.map((name) => loadScenarioFile(path.join(bundledDir, name), { vars: { ...admin } })));
   const report = await runScenarios(scenarios, {
