@@ -7,7 +7,6 @@
 //
 //   node --import=tsx bench/scenarios.ts [--scenario name]... [--sequential N] [--concurrent N]
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { startEmbeddedPlatform } from '../cli/scenarios/embedded.ts';
 import { closeGrpc } from '../cli/scenarios/grpc-step.ts';
 import { loadScenarios } from '../cli/scenarios/parse.ts';
@@ -47,21 +46,6 @@ function stats(durations: number[]) {
   return `mean ${Math.round(mean)} ms, p50 ${pct(0.5)} ms, p95 ${pct(0.95)} ms, min ${sorted[0]} ms, max ${sorted.at(-1)} ms`;
 }
 
-/**
- * Every run comes from this one address, and the scenarios sign in wrongly on purpose: the sign-in
- * throttle's 30 failures per address in 15 minutes would refuse the later runs. Each phase starts
- * without earlier failures, as runs from many clients would.
- */
-async function forgetSignInFailures(): Promise<void> {
-  const client = new pg.Client({ connectionString: platform.databaseUrl });
-  await client.connect();
-  try {
-    await client.query('DELETE FROM ol.auth_failures');
-  } finally {
-    await client.end();
-  }
-}
-
 async function bench(name: string): Promise<void> {
   const scenario = (await loadScenarios(`fixtures/scenarios/${name}.yaml`))[0]!;
   const steps = scenario.steps.length;
@@ -69,7 +53,6 @@ async function bench(name: string): Promise<void> {
 
   mustPass(await runScenarios([scenario], options)); // warm-up: connections, JIT, first argon2 hashes
 
-  await forgetSignInFailures();
   const sequential: number[] = [];
   const sequentialStarted = performance.now();
   for (let i = 0; i < sequentialRuns; i++) {
@@ -80,7 +63,6 @@ async function bench(name: string): Promise<void> {
   const sequentialWall = performance.now() - sequentialStarted;
   console.log(`one at a time, ${sequentialRuns} runs: wall ${Math.round(sequentialWall)} ms; per run ${stats(sequential)}`);
 
-  await forgetSignInFailures();
   const concurrentStarted = performance.now();
   const report = await runScenarios(Array.from({ length: concurrentRuns }, () => scenario), { ...options, concurrency: concurrentRuns });
   const concurrentWall = performance.now() - concurrentStarted;

@@ -97,7 +97,9 @@ export async function startServices(
     listeners.push(listener);
     urls[name] = listener.url;
   };
-  const http = { bodyLimitBytes: config.bodyLimitBytes, corsOrigins: config.corsOrigins, devMode: config.devMode, countQueries: config.devMode, database };
+  const http = {
+    bodyLimitBytes: config.bodyLimitBytes, corsOrigins: config.corsOrigins, devMode: config.devMode, countQueries: config.devMode, trustProxy: config.trustProxy, database,
+  };
   await open('gateway', createHttpApp(Object.values(mounts), logger, http), config.port);
   if (config.servicePorts) {
     const ports: Record<ServiceName, number> = { ol: config.olPort, cap: config.capPort, lms: config.lmsPort };

@@ -60,6 +60,14 @@ test('equals compares objects that look like matchers', (t) => {
   t.is(matchFailure({ equals: { type: 'admin' } }, { type: 'user' }), '{"type":"admin"}');
 });
 
+test('some finds an item of an array whose paths all match, wherever it stands in the list', (t) => {
+  const list = [{ id: 'a', paid: false }, { id: 'b', paid: true, receipt: { url: '/r/b' } }];
+  t.is(matchFailure({ some: { id: 'b', paid: true, 'receipt.url': { regex: '^/r/' } } }, list), undefined);
+  t.is(matchFailure({ some: { id: 'a', paid: true } }, list), 'an item with {"id":"a","paid":true}');
+  t.is(matchFailure({ some: { id: 'a' } }, []), 'an item with {"id":"a"}');
+  t.is(matchFailure({ some: { id: 'a' } }, { id: 'a' }), 'an item with {"id":"a"}', 'only an array has items');
+});
+
 test('keywords combine, and every failed one is named', (t) => {
   t.is(matchFailure({ type: 'array', minLength: 1 }, [1]), undefined);
   t.is(matchFailure({ type: 'string', regex: '^x' }, 5), 'type string, a string matching /^x/');

@@ -136,7 +136,7 @@ test('values of the wrong type or shape are rejected where they stand', (t) => {
 test('a matcher object may hold only matcher keywords', (t) => {
   const text = 'name: x\nsteps:\n  - id: a\n    wait: 1s\n  - id: b\n    http: { method: GET, path: /v1/ol/x }\n    expect: { body: { data: { type: object, name: y } } }\n';
   t.deepEqual(problems(text), [
-    '7:45: steps[1].expect.body.data.name: unknown field (expected one of: type, regex, present, length, minLength, equals)',
+    '7:45: steps[1].expect.body.data.name: unknown field (expected one of: type, regex, present, length, minLength, equals, some)',
   ]);
 });
 
@@ -217,6 +217,9 @@ test('malformed expressions and paths are rejected', (t) => {
     '    http: { method: GET, path: "/v1/ol/${vars.x" }',
     '    expect: { body: { "data..id": 1, d: { regex: "(" } } }',
     '    capture: { status: body.x, y: data.x }',
+    '  - id: t',
+    '    http: { method: GET, path: /v1/ol/x }',
+    '    expect: { body: { data: { some: { "a[": 1, b: { regex: ")" } } } } }',
     '',
   ].join('\n');
   t.deepEqual(problems(text), [
@@ -225,6 +228,8 @@ test('malformed expressions and paths are rejected', (t) => {
     '5:38: steps[0].expect.body.d: invalid regex: Invalid regular expression: /(/: Unterminated group',
     '6:16: steps[0].capture.status: capture name "status" is reserved (status, headers, body)',
     '6:35: steps[0].capture.y: "data.x" must start with status, headers, body',
+    '9:39: steps[1].expect.body.data.some["a["]: malformed path "a["',
+    "9:48: steps[1].expect.body.data.some.b: invalid regex: Invalid regular expression: /)/: Unmatched ')'",
   ]);
 });
 

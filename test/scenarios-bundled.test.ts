@@ -10,7 +10,7 @@ import { withApi } from '../cli/session.ts';
 import { projectPath } from '../server/platform/paths.ts';
 import { describeFailure, plain } from '../cli/scenarios/report-text.ts';
 import { loadScenarios } from '../cli/scenarios/parse.ts';
-import type { RunReport } from '../cli/scenarios/runner.ts';
+import { runScenarios, type RunReport } from '../cli/scenarios/runner.ts';
 import { runCapctl } from './helpers/cli.ts';
 import { checkWellFormed } from './helpers/xml.ts';
 import { call, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
@@ -110,6 +110,14 @@ for (const name of bundled) {
     }
   });
 }
+
+// Serial (before the bundled runs above, which go all at once): the machine's load stays what it was.
+test.serial('runs at the same time do not meet: three runs each of the scenarios that read a seeded centre\'s lists, all at once', async (t) => {
+  const names = ['pay.yaml', 'assessor-retained.yaml'].flatMap((name) => [name, name, name]);
+  const scenarios = (await Promise.all(names.map((name) => loadScenarios(path.join(bundledDir, name))))).flat();
+  const report = await runScenarios(scenarios, { baseUrl: platform.urls.gateway!, concurrency: scenarios.length });
+  t.is(report.exitCode, 0, failures(report));
+});
 
 test('capctl run --json prints a valid JSON report with per-step timings; --junit writes well-formed JUnit XML', async (t) => {
   const junit = path.join(t.context.dir, 'report.xml');

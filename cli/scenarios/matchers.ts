@@ -84,6 +84,7 @@ interface MatcherObject {
   length?: number;
   minLength?: number;
   equals?: unknown;
+  some?: Record<string, unknown>;
 }
 
 /** An object whose keys are all matcher keywords is a matcher; anything else is compared for equality. */
@@ -108,7 +109,15 @@ export function matchFailure(matcher: unknown, actual: unknown): string | undefi
   if (length !== undefined && sizeOf(actual) !== length) failures.push(`length ${length}`);
   if (minLength !== undefined && !((sizeOf(actual) ?? -1) >= minLength)) failures.push(`length >= ${minLength}`);
   if ('equals' in matcher && !isDeepStrictEqual(matcher.equals, actual)) failures.push(JSON.stringify(matcher.equals));
+  if (matcher.some !== undefined && !(Array.isArray(actual) && actual.some((item) => itemMatches(matcher.some!, item)))) {
+    failures.push(`an item with ${JSON.stringify(matcher.some)}`);
+  }
   return failures.length > 0 ? failures.join(', ') : undefined;
+}
+
+/** Whether every path of `paths` in `item` matches its matcher. */
+function itemMatches(paths: Record<string, unknown>, item: unknown): boolean {
+  return Object.entries(paths).every(([path, matcher]) => matchFailure(matcher, getPath(item, parsePath(path))) === undefined);
 }
 
 function typeOf(value: unknown): string {

@@ -5,7 +5,7 @@
  */
 import { durationPattern } from './duration.ts';
 
-export const matcherKeywords = ['type', 'regex', 'present', 'length', 'minLength', 'equals'] as const;
+export const matcherKeywords = ['type', 'regex', 'present', 'length', 'minLength', 'equals', 'some'] as const;
 export const matcherTypes = ['string', 'number', 'boolean', 'array', 'object', 'null'] as const;
 
 const duration = { type: 'string', pattern: durationPattern, hint: 'must be a duration such as 500ms, 2s or 1m' };
@@ -186,6 +186,8 @@ export const scenarioSchema = {
           length: { type: 'integer', minimum: 0 },
           minLength: { type: 'integer', minimum: 0 },
           equals: {},
+          // An array with an item whose paths match, as `expect.body` matches a body.
+          some: { type: 'object', minProperties: 1, additionalProperties: { $ref: '#/$defs/matcher' } },
         },
       },
     },

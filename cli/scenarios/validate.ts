@@ -201,15 +201,7 @@ function httpProblems({ operation, method, path, params }: HttpAction): Problem[
 }
 
 function expectationProblems(expectation: Expectation | undefined): Problem[] {
-  const problems: Problem[] = [];
-  for (const [key, matcher] of Object.entries(expectation?.body ?? {})) {
-    try {
-      parsePath(key);
-    } catch (err) {
-      problems.push({ path: ['body', key], message: (err as Error).message });
-    }
-    problems.push(...regexProblems(matcher, ['body', key]));
-  }
+  const problems = bodyProblems(expectation?.body ?? {}, ['body']);
   for (const [name, matcher] of Object.entries(expectation?.headers ?? {})) {
     problems.push(...regexProblems(matcher, ['headers', name]));
   }
@@ -217,6 +209,22 @@ function expectationProblems(expectation: Expectation | undefined): Problem[] {
     const problem = templateQueryProblem(expression);
     if (problem) problems.push({ path: ['jmespath', expression], message: problem });
     problems.push(...regexProblems(matcher, ['jmespath', expression]));
+  }
+  return problems;
+}
+
+/** Paths and regexes of body matchers, and of the item matchers of a `some`, at `at`. */
+function bodyProblems(body: Record<string, unknown>, at: PathSegment[]): Problem[] {
+  const problems: Problem[] = [];
+  for (const [key, matcher] of Object.entries(body)) {
+    try {
+      parsePath(key);
+    } catch (err) {
+      problems.push({ path: [...at, key], message: (err as Error).message });
+    }
+    problems.push(...regexProblems(matcher, [...at, key]));
+    const { some } = (matcher ?? {}) as { some?: unknown };
+    if (some !== null && typeof some === 'object') problems.push(...bodyProblems(some as Record<string, unknown>, [...at, key, 'some']));
   }
   return problems;
 }

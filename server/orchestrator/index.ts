@@ -60,6 +60,7 @@ export async function createOrchestrator(deps: ServiceDeps): Promise<Service> {
   const storage = createStorage({ ...deps, backend: await createStorageBackend(deps.config) });
   const conversations = createConversations({ ...deps, userContact: accounts.userContact, notify: notifications.notify, resolveAssets: storage.resolve });
   let grpcServer: GrpcServerHandle | undefined;
+  let pruning: NodeJS.Timeout | undefined;
   return {
     name: 'ol',
     handlers: {
@@ -92,9 +93,11 @@ export async function createOrchestrator(deps: ServiceDeps): Promise<Service> {
         services: [identityService({ identity, accounts }), paymentsService({ payments })],
       });
       sandbox.start();
+      pruning = setInterval(() => void accounts.pruneThrottle().catch((err) => deps.logger.warn({ err }, 'pruning the sign-in throttle failed')), 3600_000).unref();
       return { grpc: grpcServer.address };
     },
     async stop() {
+      clearInterval(pruning);
       await grpcServer?.stop();
       await sandbox.stop();
       await notifications.stop();

@@ -29,6 +29,8 @@ export interface HttpOptions extends BrowserPolicy {
   countQueries: boolean;
   /** Told about a request that failed because the database could not be reached (which then answers 503). */
   database?: DatabaseWatch;
+  /** Express's `trust proxy`: which proxies may report the client's address and scheme (PlatformConfig.trustProxy). */
+  trustProxy: boolean | number | string[];
 }
 
 /**
@@ -41,9 +43,10 @@ export function createHttpApp(mounts: Mount[], logger: Logger, options: HttpOpti
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  app.set('trust proxy', options.trustProxy);
   app.locals.logger = logger;
 
-  // The access line names only the method, path, status, time and query count: nothing to redact.
+  // The access line names only the client, method, path, status, time and query count: nothing to redact.
   const accessLog = logger.child({}, { redact: [] });
   app.use(options.countQueries ? (req, res, next) => withRequestScope(() => start(req, res, next)) : (req, res, next) => start(req, res, next));
   const start = (req: Request, res: Response, next: NextFunction) => {
@@ -56,7 +59,7 @@ export function createHttpApp(mounts: Mount[], logger: Logger, options: HttpOpti
     const scope = requestScope();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      accessLog.info({ requestId, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10, queries: scope?.queries }, 'request');
+      accessLog.info({ requestId, client: clientAddress(req), method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10, queries: scope?.queries }, 'request');
     });
     next();
   };
@@ -95,6 +98,15 @@ function nestedDeeperThan(value: unknown, max: number): boolean {
     }
   }
   return false;
+}
+
+/**
+ * The client's address: the connection's peer, or, when that peer is a proxy trusted by `trustProxy`,
+ * the address it reports in `X-Forwarded-For` (through every trusted hop). Anything that counts or logs
+ * clients reads it here.
+ */
+export function clientAddress(req: Request): string {
+  return req.ip ?? 'unknown';
 }
 
 /** Keeps the exact bytes of a JSON body beside the parsed one, for signatures over the raw body (a payment webhook). */
