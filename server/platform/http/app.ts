@@ -57,9 +57,10 @@ export function createHttpApp(mounts: Mount[], logger: Logger, options: HttpOpti
     res.locals.requestId = requestId;
     res.setHeader('X-Request-Id', requestId);
     const scope = requestScope();
+    const client = clientAddress(req); // now: by the time the answer is sent, the socket may be gone
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      accessLog.info({ requestId, client: clientAddress(req), method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10, queries: scope?.queries }, 'request');
+      accessLog.info({ requestId, client, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10, queries: scope?.queries }, 'request');
     });
     next();
   };
@@ -106,8 +107,16 @@ function nestedDeeperThan(value: unknown, max: number): boolean {
  * clients reads it here.
  */
 export function clientAddress(req: Request): string {
-  return req.ip ?? 'unknown';
+  let address = addresses.get(req);
+  if (address === undefined) {
+    // Express reads the peer from the socket, which a client that went away has already taken with it.
+    address = (req.socket ? req.ip : undefined) ?? 'unknown';
+    addresses.set(req, address);
+  }
+  return address;
 }
+/** Each request's client, read once while its socket is there (the access log reads it after the answer). */
+const addresses = new WeakMap<Request, string>();
 
 /** Keeps the exact bytes of a JSON body beside the parsed one, for signatures over the raw body (a payment webhook). */
 function keepRawBody(req: http.IncomingMessage, _res: http.ServerResponse, body: Buffer): void {
