@@ -2,7 +2,7 @@
 import { status } from '@grpc/grpc-js';
 import type { Sequelize } from 'sequelize';
 import { createPlatformRoles } from '../../server/cap/admin/service.ts';
-import { createIdentityClient, type ProvisionAccountResponse } from '../../server/cap/orchestrator.ts';
+import { createIdentityClient, type ProvisionAccountResponse } from '../../server/contracts/orchestrator-client.ts';
 import { createUserService } from '../../server/cap/users/service.ts';
 import { createSequelize } from '../../server/platform/db/database.ts';
 import { runningDatabaseUrl } from '../../server/platform/db/embedded.ts';

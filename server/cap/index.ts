@@ -1,5 +1,5 @@
 import { createBearerAuth } from '../platform/auth/bearer.ts';
-import type { PlatformEvent } from '../platform/events/types.ts';
+import { readUserEvent } from '../contracts/user-events.ts';
 import type { Service, ServiceDeps } from '../platform/service.ts';
 import { adminRoutes } from './admin/routes.ts';
 import { createAdminAssessors } from './admin/assessors.ts';
@@ -22,7 +22,7 @@ import { centreDashboardRoutes } from './centre-dashboard/routes.ts';
 import { createCentreDashboard } from './centre-dashboard/service.ts';
 import { capPaymentRoutes } from './payments/routes.ts';
 import { createCapPayments } from './payments/service.ts';
-import { readPaymentCompleted } from '../platform/events/payment-completed.ts';
+import { readPaymentCompleted } from '../contracts/payment-completed.ts';
 import { devEventsHandler } from '../platform/events/dev-events.ts';
 import { createCatalogue } from './catalogue/service.ts';
 import { platformConfigRoutes } from './platform-config/routes.ts';
@@ -48,7 +48,7 @@ import { createNotificationPolicies } from './notification-policy/service.ts';
 import { createPassportPhotos } from './onboarding/passport-photos.ts';
 import { onboardingRoutes } from './onboarding/routes.ts';
 import { createOnboardingService } from './onboarding/service.ts';
-import { createIdentityClient, createOrchestratorHttp, createPaymentsClient } from './orchestrator.ts';
+import { createIdentityClient, createOrchestratorHttp, createPaymentsClient } from '../contracts/orchestrator-client.ts';
 import { staffApplicationRoutes, staffRoutes } from './staff/routes.ts';
 import { adminDashboardRoutes } from './admin-dashboard/routes.ts';
 import { createAdminDashboard } from './admin-dashboard/service.ts';
@@ -64,24 +64,13 @@ import { evidenceRoutes } from './evidence/routes.ts';
 import { createEvidence } from './evidence/service.ts';
 import { interviewRoutes } from './interviews/routes.ts';
 import { createInterviews } from './interviews/service.ts';
-import { createRecommendationsClient } from './lms.ts';
+import { createRecommendationsClient } from '../contracts/lms-client.ts';
 import { nsqRoutes } from './nsq/routes.ts';
 import { createNsqPaths } from './nsq/service.ts';
 import { sharingRoutes } from './sharing/routes.ts';
 import { verificationRoutes } from './verification/routes.ts';
 import { createVerification } from './verification/service.ts';
 import { createSharing } from './sharing/service.ts';
-
-/** The user.created / user.deleted data CAP reads. */
-function userEventData(event: PlatformEvent): { userId: string; email?: string; intents?: string[] } {
-  const { userId, email, intents } = event.data as { userId?: unknown; email?: unknown; intents?: unknown };
-  if (typeof userId !== 'string') throw new Error(`${event.type} event ${event.id} carries no userId`);
-  return {
-    userId,
-    email: typeof email === 'string' ? email : undefined,
-    intents: Array.isArray(intents) ? intents.map(String) : undefined,
-  };
-}
 
 /** CAP: the accreditation portal. */
 export async function createCap(deps: ServiceDeps): Promise<Service> {
@@ -173,7 +162,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   // Intents say which platforms a new account is for; someone who signed up for another platform
   // still gets a CapUser on their first CAP call.
   events.subscribe('user.created', 'cap.provision-user', async (event, transaction) => {
-    const { userId, email, intents } = userEventData(event);
+    const { userId, email, intents } = readUserEvent(event);
     if (intents && !intents.includes('cap')) return;
     await users.provision({ userId, email: email ?? '' }, transaction);
   });
@@ -192,7 +181,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
     await notificationPolicies.announceSubmitted(data, transaction, (t, request) => events.publish(t, 'notification.requested', request));
   });
   events.subscribe('user.deleted', 'cap.deactivate-user', async (event, transaction) => {
-    await users.deactivate(userEventData(event), transaction);
+    await users.deactivate(readUserEvent(event), transaction);
   });
 
   return {

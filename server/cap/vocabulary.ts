@@ -14,6 +14,3 @@ export type UserStatus = 'active' | 'deactivated';
 export const applicationTypes = ['RPL', 'NSQ'] as const;
 export type ApplicationType = (typeof applicationTypes)[number];
 export type OnboardingStatus = 'draft' | 'completed';
-
-/** A plain JSON object, as stored in the JSONB columns (drafts, profile, centre details). */
-export type JsonObject = Record<string, unknown>;

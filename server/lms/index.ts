@@ -34,7 +34,7 @@ import { createCheckouts } from './enrollments/checkout.ts';
 import { levelOfferingRoutes } from './level-offerings/routes.ts';
 import { createLevelOfferings } from './level-offerings/service.ts';
 import { createPaymentsClient } from './orchestrator.ts';
-import { readPaymentCompleted } from '../platform/events/payment-completed.ts';
+import { readPaymentCompleted } from '../contracts/payment-completed.ts';
 
 /** The LMS: courses, enrollments, the player and LMS certificates. */
 export async function createLms(deps: ServiceDeps): Promise<Service> {

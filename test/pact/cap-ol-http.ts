@@ -6,7 +6,7 @@
  */
 import type { TestFn } from 'ava';
 import { MatchersV3, type PactV4 } from '@pact-foundation/pact';
-import { createOrchestratorHttp } from '../../server/cap/orchestrator.ts';
+import { createOrchestratorHttp } from '../../server/contracts/orchestrator-client.ts';
 import { createLogger } from '../../server/platform/logger.ts';
 import { bearer, ulid } from './support.ts';
 

@@ -3,13 +3,13 @@ import { notFound } from '../../platform/http/errors.ts';
 import { keysetPage, pageRequest } from '../../platform/http/pagination.ts';
 import type { AssessorProfile } from '../assessors/models.ts';
 import type { AssessorService } from '../assessors/service.ts';
-import { valueAt } from '../merge-patch.ts';
+import { valueAt, type JsonObject } from '../../platform/http/merge-patch.ts';
 import { createModeration, type BulkAction } from '../moderation/bulk.ts';
 import type { ModerationAction } from '../moderation/lifecycle.ts';
 import type { PassportPhotos } from '../onboarding/passport-photos.ts';
 import type { OnboardingService } from '../onboarding/service.ts';
 import type { UserService } from '../users/service.ts';
-import type { JsonObject, ModerationStatus } from '../vocabulary.ts';
+import type { ModerationStatus } from '../vocabulary.ts';
 
 /**
  * The admins' side of assessors: the list (newest first, with who they are from their onboarding),

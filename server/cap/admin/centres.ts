@@ -7,10 +7,11 @@ import type { ModerationAction } from '../moderation/lifecycle.ts';
 import type { Centre, CentreStaff } from '../centres/models.ts';
 import type { CentreService } from '../centres/service.ts';
 import { staffOf, type StaffService } from '../staff/service.ts';
-import type { CentreStatus, JsonObject } from '../vocabulary.ts';
-import type { AssetUrls } from '../orchestrator.ts';
+import type { CentreStatus } from '../vocabulary.ts';
+import type { AssetUrls } from '../../contracts/orchestrator-client.ts';
 import type { PassportPhotos } from '../onboarding/passport-photos.ts';
 import { containing } from '../../platform/db/like.ts';
+import type { JsonObject } from '../../platform/http/merge-patch.ts';
 
 export interface NewCentre {
   name: string;

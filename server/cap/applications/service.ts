@@ -8,7 +8,7 @@ import type { ServiceEvents } from '../../platform/events/types.ts';
 import type { CatalogueModels } from '../catalogue/models.ts';
 import type { CentreModels } from '../centres/service.ts';
 import type { ActingContext } from '../context/resolve.ts';
-import { mergePatch, missingPaths, valueAt } from '../merge-patch.ts';
+import { mergePatch, missingPaths, valueAt, type JsonObject } from '../../platform/http/merge-patch.ts';
 import type { PassportPhotos } from '../onboarding/passport-photos.ts';
 import type { OnboardingService } from '../onboarding/service.ts';
 import { assessorJoins, assessorNameSql } from '../assessors/people.ts';
@@ -16,7 +16,7 @@ import { addressFields, contactInformationFields, personalDetailsFields, under }
 import type { Assignments } from '../assessors/assignments.ts';
 import type { AssessorCards } from '../assessors/people.ts';
 import type { UserService } from '../users/service.ts';
-import type { ApplicationType, JsonObject } from '../vocabulary.ts';
+import type { ApplicationType } from '../vocabulary.ts';
 import { enteredStatus, findMove, stageLabels, stagesOf, type Guard, type Mover, type MoveAction, type StageKey } from './lifecycle.ts';
 import { defineApplicationModels, type Application } from './models.ts';
 import { handlerUserIdOf, staffQueues, type StaffQueue } from './handling.ts';

@@ -3,9 +3,8 @@ import { forbidden, validationFailed } from '../../platform/http/errors.ts';
 import type { Applications, ListQuery } from '../applications/service.ts';
 import type { CatalogueModels } from '../catalogue/models.ts';
 import type { CentreModels } from '../centres/service.ts';
-import { mergePatch } from '../merge-patch.ts';
+import { mergePatch, type JsonObject } from '../../platform/http/merge-patch.ts';
 import type { OnboardingService } from '../onboarding/service.ts';
-import type { JsonObject } from '../vocabulary.ts';
 import type { AssessorCards } from './people.ts';
 import type { AssessorService } from './service.ts';
 

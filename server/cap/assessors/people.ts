@@ -2,9 +2,8 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 import { keysetRows, type KeysetQuery } from '../../platform/db/keyset.ts';
 import type { PreparedRead } from '../../platform/db/prepared.ts';
 import { pageRequest, type PageMeta } from '../../platform/http/pagination.ts';
-import { valueAt } from '../merge-patch.ts';
-import type { AssetUrls } from '../orchestrator.ts';
-import type { JsonObject } from '../vocabulary.ts';
+import { valueAt, type JsonObject } from '../../platform/http/merge-patch.ts';
+import type { AssetUrls } from '../../contracts/orchestrator-client.ts';
 
 /** The certificates an assessor onboarding can hold, with the qualification each shows. */
 const certifications = [

@@ -1,8 +1,7 @@
 import { Op, type Sequelize, type Transaction } from 'sequelize';
 import { forbidden } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
-import { valueAt } from '../merge-patch.ts';
-import type { JsonObject } from '../vocabulary.ts';
+import { valueAt, type JsonObject } from '../../platform/http/merge-patch.ts';
 import { createAssignments } from './assignments.ts';
 import { defineAssessorModels, type AssessorProfile } from './models.ts';
 

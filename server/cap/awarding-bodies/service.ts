@@ -3,7 +3,7 @@ import { conflict, forbidden, notFound } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import type { MembershipKind } from '../memberships/invitations.ts';
 import type { NewMember, ProvisionMember } from '../memberships/provision.ts';
-import type { AssetUrls } from '../orchestrator.ts';
+import type { AssetUrls } from '../../contracts/orchestrator-client.ts';
 import { defineAwardingBodyModels, type AwardingBody, type AwardingBodyMember, type AwardingBodyRole } from './models.ts';
 
 export interface NewAwardingBody {

@@ -2,7 +2,7 @@ import { Op, QueryTypes } from 'sequelize';
 import { forbidden, unprocessable } from '../../platform/http/errors.ts';
 import type { CentreService } from '../centres/service.ts';
 import type { CentreContext } from '../context/service.ts';
-import type { OrchestratorHttp } from '../orchestrator.ts';
+import type { OrchestratorHttp } from '../../contracts/orchestrator-client.ts';
 
 export type RecipientGroup = 'all_candidates' | 'all_assessors' | 'all_staff' | 'trade_group';
 

@@ -3,9 +3,9 @@ import { unprocessable } from '../../platform/http/errors.ts';
 import { encodeCursor, pageRequest } from '../../platform/http/pagination.ts';
 import { stageLabels, type StageKey } from '../applications/lifecycle.ts';
 import type { Applications, Viewer } from '../applications/service.ts';
-import { valueAt } from '../merge-patch.ts';
+import { valueAt } from '../../platform/http/merge-patch.ts';
 import type { OnboardingService } from '../onboarding/service.ts';
-import type { AssetUrls, OrchestratorHttp } from '../orchestrator.ts';
+import type { AssetUrls, OrchestratorHttp } from '../../contracts/orchestrator-client.ts';
 import type { UserService } from '../users/service.ts';
 
 interface MoveRow {

@@ -15,7 +15,7 @@ import {
   type Unit,
 } from './models.ts';
 import { nosDocumentFromCsv, nosDocumentProblems, type NosDocumentInput, type UnitInput } from './nos-document.ts';
-import type { AssetUrls } from '../orchestrator.ts';
+import type { AssetUrls } from '../../contracts/orchestrator-client.ts';
 
 /** What a trade offers candidates to upload until an admin says otherwise. */
 export const defaultEvidenceTypes = [

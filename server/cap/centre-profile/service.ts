@@ -2,11 +2,10 @@ import type { Sequelize } from 'sequelize';
 import { forbidden } from '../../platform/http/errors.ts';
 import { centreDraftPaths, type CentreFields, type CentreService } from '../centres/service.ts';
 import type { CentreContext } from '../context/service.ts';
-import { mergePatch, valueAt } from '../merge-patch.ts';
+import { mergePatch, valueAt, type JsonObject } from '../../platform/http/merge-patch.ts';
 import type { OnboardingService } from '../onboarding/service.ts';
-import type { AssetUrls } from '../orchestrator.ts';
+import type { AssetUrls } from '../../contracts/orchestrator-client.ts';
 import type { UserService } from '../users/service.ts';
-import type { JsonObject } from '../vocabulary.ts';
 
 /** One line for an address: its street, LGA, state and country, as given. */
 function formatAddress(address: JsonObject | null): string | null {

@@ -1,6 +1,5 @@
 import { Op, type InferAttributes, type Sequelize, type Transaction } from 'sequelize';
-import type { JsonObject } from '../vocabulary.ts';
-import { valueAt } from '../merge-patch.ts';
+import { valueAt, type JsonObject } from '../../platform/http/merge-patch.ts';
 import { defineCentreModels, type Centre, type CentreStaff } from './models.ts';
 
 export type CentreModels = ReturnType<typeof defineCentreModels>;

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { applyStates, loadStateDefinitions, substitute, type StateDefinition } from '../../../fixtures/states/definitions.ts';
-import { onboard, platformCall, verifiedUser, type VerifiedUser } from '../../../fixtures/states/http.ts';
+import { applyStates, loadStateDefinitions, substitute, type StateDefinition } from '../../platform/dev/provider-states.ts';
+import { platformCall } from '../../platform/dev/http.ts';
+import { onboard, verifiedUser, type VerifiedUser } from '../../contracts/dev-states.ts';
 import { notFound } from '../../platform/http/errors.ts';
 import { readFile } from 'node:fs/promises';
 import { newId } from '../../platform/ids.ts';

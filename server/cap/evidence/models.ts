@@ -1,6 +1,6 @@
 import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
 import { newId } from '../../platform/ids.ts';
-import type { JsonObject } from '../vocabulary.ts';
+import type { JsonObject } from '../../platform/http/merge-patch.ts';
 
 /** A piece of general evidence: typed by one of the trade's evidence types; a file, a form, a text, or some of them. */
 export interface GeneralEvidence extends Model<InferAttributes<GeneralEvidence>, InferCreationAttributes<GeneralEvidence>> {

@@ -6,9 +6,9 @@ import type { Application } from '../applications/models.ts';
 import type { Applications, Reader } from '../applications/service.ts';
 import type { CatalogueModels } from '../catalogue/models.ts';
 import type { OnboardingService } from '../onboarding/service.ts';
-import type { AssetUrls, OrchestratorHttp } from '../orchestrator.ts';
-import type { JsonObject } from '../vocabulary.ts';
+import type { AssetUrls, OrchestratorHttp } from '../../contracts/orchestrator-client.ts';
 import { defineEvidenceModels, type GeneralEvidence, type SelfAssessment } from './models.ts';
+import type { JsonObject } from '../../platform/http/merge-patch.ts';
 
 export interface NewEvidence {
   documentName: string;

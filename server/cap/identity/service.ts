@@ -1,13 +1,12 @@
 import { status } from '@grpc/grpc-js';
 import { GrpcCallError } from '../../platform/grpc/errors.ts';
 import { unprocessable } from '../../platform/http/errors.ts';
-import { valueAt } from '../merge-patch.ts';
+import { valueAt, type JsonObject } from '../../platform/http/merge-patch.ts';
 import type { OnboardingService } from '../onboarding/service.ts';
 import { personSection } from '../onboarding/rules.ts';
-import { upstreamFailure, type IdentityClient, type VerifyIdentityResponse } from '../orchestrator.ts';
+import { upstreamFailure, type IdentityClient, type VerifyIdentityResponse } from '../../contracts/orchestrator-client.ts';
 import type { CapUserRecord } from '../users/models.ts';
 import type { UserService } from '../users/service.ts';
-import type { JsonObject } from '../vocabulary.ts';
 
 /** The person details a check needs, by their name in `personalDetails`. */
 const needed = ['firstName', 'lastName', 'dob'] as const;

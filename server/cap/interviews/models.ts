@@ -1,7 +1,7 @@
 import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
 import { newId } from '../../platform/ids.ts';
-import type { JsonObject } from '../vocabulary.ts';
 import type { AppealStatus, InterviewDecision, InterviewFormType, InterviewMode, InterviewStatus, SignatureMode } from './rules.ts';
+import type { JsonObject } from '../../platform/http/merge-patch.ts';
 
 /** A seat of a panel as the client shows it. */
 export interface PanelSeat {

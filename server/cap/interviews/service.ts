@@ -11,11 +11,11 @@ import type { AssessorService } from '../assessors/service.ts';
 import type { CatalogueModels } from '../catalogue/models.ts';
 import type { CentreModels } from '../centres/service.ts';
 import type { ActingContext } from '../context/resolve.ts';
-import type { RecommendationsClient } from '../lms.ts';
-import type { OrchestratorHttp } from '../orchestrator.ts';
-import type { JsonObject } from '../vocabulary.ts';
+import type { RecommendationsClient } from '../../contracts/lms-client.ts';
+import type { OrchestratorHttp } from '../../contracts/orchestrator-client.ts';
 import { defineInterviewModels, type Appeal, type ApplicationInterview, type InterviewForm, type InterviewTemplate, type PanelSeat } from './models.ts';
 import { outcomeOf, panelProblems, schedulableStages, type InterviewDecision, type InterviewFormType, type InterviewMode, type InterviewOutcome, type SignatureMode } from './rules.ts';
+import type { JsonObject } from '../../platform/http/merge-patch.ts';
 
 /** The schedule input of a sitting (`POST .../interview/schedule`, templates, the booking PATCH). */
 export interface SittingInput {

@@ -1,5 +1,5 @@
 import type { Transaction } from 'sequelize';
-import { upstreamFailure, type IdentityClient, type ProvisionAccountResponse } from '../orchestrator.ts';
+import { upstreamFailure, type IdentityClient, type ProvisionAccountResponse } from '../../contracts/orchestrator-client.ts';
 import type { UserService } from '../users/service.ts';
 
 /** Someone an organisation (a centre, an awarding body) takes on, as its form gives them. */

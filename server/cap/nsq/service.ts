@@ -7,7 +7,7 @@ import type { AssessorCards } from '../assessors/people.ts';
 import type { AssessorService } from '../assessors/service.ts';
 import type { CatalogueModels } from '../catalogue/models.ts';
 import type { ActingContext } from '../context/resolve.ts';
-import type { OrchestratorHttp } from '../orchestrator.ts';
+import type { OrchestratorHttp } from '../../contracts/orchestrator-client.ts';
 
 interface Induction extends Model<InferAttributes<Induction>, InferCreationAttributes<Induction>> {
   applicationId: string;

@@ -1,7 +1,7 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { unprocessable } from '../../platform/http/errors.ts';
-import type { AssetUrls, OrchestratorHttp } from '../orchestrator.ts';
-import type { JsonObject } from '../vocabulary.ts';
+import type { AssetUrls, OrchestratorHttp } from '../../contracts/orchestrator-client.ts';
+import type { JsonObject } from '../../platform/http/merge-patch.ts';
 
 type Record = { data: JsonObject };
 

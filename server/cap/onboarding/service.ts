@@ -1,8 +1,8 @@
 import { UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 import { conflict, forbidden, notFound, unprocessable } from '../../platform/http/errors.ts';
-import { mergePatch, missingPaths, valueAt } from '../merge-patch.ts';
+import { mergePatch, missingPaths, valueAt, type JsonObject } from '../../platform/http/merge-patch.ts';
 import type { UserService } from '../users/service.ts';
-import type { JsonObject, Persona } from '../vocabulary.ts';
+import type { Persona } from '../vocabulary.ts';
 import { defineOnboardingModels, type Onboarding } from './models.ts';
 import { personSection, requiredOnSubmit, selfStartable } from './rules.ts';
 

@@ -3,11 +3,11 @@ import type { Logger } from '../../platform/logger.ts';
 import { conflict, forbidden, notFound, unprocessable } from '../../platform/http/errors.ts';
 import { encodeCursor, pageRequest } from '../../platform/http/pagination.ts';
 import { newId } from '../../platform/ids.ts';
-import type { PaymentCompletedData } from '../../platform/events/payment-completed.ts';
+import type { PaymentCompletedData } from '../../contracts/payment-completed.ts';
 import { money, shareOf, type Money } from '../../platform/money.ts';
 import type { Applications, Viewer } from '../applications/service.ts';
 import type { CentreContext } from '../context/service.ts';
-import { upstreamFailure, type PaymentsClient } from '../orchestrator.ts';
+import { upstreamFailure, type PaymentsClient } from '../../contracts/orchestrator-client.ts';
 import type { PlatformConfigService } from '../platform-config/service.ts';
 import type { ApplicationType, CentreRole } from '../vocabulary.ts';
 

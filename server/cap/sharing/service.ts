@@ -5,7 +5,7 @@ import { newId } from '../../platform/ids.ts';
 import { stageLabels } from '../applications/lifecycle.ts';
 import type { Applications } from '../applications/service.ts';
 import type { Evidence } from '../evidence/service.ts';
-import type { OrchestratorHttp } from '../orchestrator.ts';
+import type { OrchestratorHttp } from '../../contracts/orchestrator-client.ts';
 
 interface ShareToken extends Model<InferAttributes<ShareToken>, InferCreationAttributes<ShareToken>> {
   id: CreationOptional<string>;

@@ -2,7 +2,7 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 import { notFound, validationFailed, type ErrorDetail } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { stagesOf } from '../applications/lifecycle.ts';
-import type { AssetUrls, OrchestratorHttp } from '../orchestrator.ts';
+import type { AssetUrls, OrchestratorHttp } from '../../contracts/orchestrator-client.ts';
 import { applicationTypes, type ApplicationType } from '../vocabulary.ts';
 import { workflowInForce, type StageTemplate } from './workflow.ts';
 

@@ -1,8 +1,7 @@
 import type { Sequelize, Transaction } from 'sequelize';
 import { forbidden } from '../../platform/http/errors.ts';
 import type { Principal } from '../../platform/http/operations.ts';
-import { mergePatch } from '../merge-patch.ts';
-import type { JsonObject } from '../vocabulary.ts';
+import { mergePatch, type JsonObject } from '../../platform/http/merge-patch.ts';
 import { preparedReads } from '../../platform/db/prepared.ts';
 import type { CallerCache } from './callers.ts';
 import { defineUserModels, type Caller, type CapUserRecord, type Standing } from './models.ts';

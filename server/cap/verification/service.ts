@@ -12,7 +12,7 @@ import type { AssessorModels } from '../assessors/models.ts';
 import type { CatalogueModels } from '../catalogue/models.ts';
 import type { CentreContext } from '../context/service.ts';
 import type { Evidence } from '../evidence/service.ts';
-import type { OrchestratorHttp } from '../orchestrator.ts';
+import type { OrchestratorHttp } from '../../contracts/orchestrator-client.ts';
 
 interface Certificate extends Model<InferAttributes<Certificate>, InferCreationAttributes<Certificate>> {
   id: string;

@@ -8,8 +8,8 @@ import type {
   ProvisionAccountResponse,
   VerifyIdentityRequest,
   VerifyIdentityResponse,
-} from '../platform/grpc/identity-messages.ts';
-import type { InitiatePaymentRequest, InitiatePaymentResponse } from '../platform/grpc/payment-messages.ts';
+} from './identity-messages.ts';
+import type { InitiatePaymentRequest, InitiatePaymentResponse } from './payment-messages.ts';
 import { AppError } from '../platform/http/errors.ts';
 import { outboundHttp, type OutgoingFile } from '../platform/http/outbound.ts';
 import { isUlid } from '../platform/ids.ts';
@@ -18,7 +18,7 @@ import type { Logger } from '../platform/logger.ts';
 // CAP's client of orchestrator.v1.IdentityService (proto/orchestrator/v1/identity.proto). Fields left out
 // of a request arrive as '' (proto3 defaults).
 
-export type { VerifyIdentityResponse, ProvisionAccountResponse } from '../platform/grpc/identity-messages.ts';
+export type { VerifyIdentityResponse, ProvisionAccountResponse } from './identity-messages.ts';
 
 /** `address` is read per call: in one process the Orchestrator's listener is known only once it is up. */
 export function createIdentityClient(address: () => string, serviceKey: string) {

@@ -1,4 +1,4 @@
-import type { Money } from '../money.ts';
+import type { Money } from '../platform/money.ts';
 
 // The data of `payment.completed`, the Orchestrator's event when a payment succeeds (pinned by the
 // message pacts in pacts/cap-ol.json and pacts/lms-ol.json). Shared by its producer (the Orchestrator)

@@ -1,4 +1,5 @@
-import type { JsonObject } from './vocabulary.ts';
+/** A plain JSON object, as stored in JSONB columns (drafts, profiles, details). */
+export type JsonObject = Record<string, unknown>;
 
 const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
