@@ -60,8 +60,8 @@ export async function firstSignIn(api: Api, email: string, password: string): Pr
 export async function grantPlatformAdmin(databaseUrl: string, userId: string, email: string): Promise<boolean> {
   const [{ createSequelize }, { createPlatformRoles }, { createUserService }] = await Promise.all([
     import('../server/platform/db/database.ts'),
-    import('../server/cap/admin/service.ts'),
-    import('../server/cap/users/service.ts'),
+    import('../server/cap/people/platform-roles/service.ts'),
+    import('../server/cap/people/service.ts'),
   ]);
   const sequelize = createSequelize(databaseUrl, 'cap', 1);
   try {

@@ -1,8 +1,8 @@
 import test from 'ava';
 import pg from 'pg';
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { createCallerCache, type CallerCache } from '../server/cap/users/callers.ts';
-import type { Caller } from '../server/cap/users/models.ts';
+import { createCallerCache, type CallerCache } from '../server/cap/people/callers.ts';
+import type { Caller } from '../server/cap/people/models.ts';
 import { createSequelize } from '../server/platform/db/database.ts';
 import { newId } from '../server/platform/ids.ts';
 import { createLogger } from '../server/platform/logger.ts';

@@ -1,9 +1,9 @@
 /** The work of `capctl admin create` (admin.ts defines the command). */
 import { status } from '@grpc/grpc-js';
 import type { Sequelize } from 'sequelize';
-import { createPlatformRoles } from '../../server/cap/admin/service.ts';
+import { createPlatformRoles } from '../../server/cap/people/platform-roles/service.ts';
 import { createIdentityClient, type ProvisionAccountResponse } from '../../server/contracts/orchestrator-client.ts';
-import { createUserService } from '../../server/cap/users/service.ts';
+import { createUserService } from '../../server/cap/people/service.ts';
 import { createSequelize } from '../../server/platform/db/database.ts';
 import { runningDatabaseUrl } from '../../server/platform/db/embedded.ts';
 import { closeGrpcClients } from '../../server/platform/grpc/client.ts';

@@ -1,6 +1,6 @@
-import type { PlatformRole } from '../../server/cap/admin/roles.ts';
-import { createPlatformRoles } from '../../server/cap/admin/service.ts';
-import { createUserService } from '../../server/cap/users/service.ts';
+import type { PlatformRole } from '../../server/cap/people/platform-roles/roles.ts';
+import { createPlatformRoles } from '../../server/cap/people/platform-roles/service.ts';
+import { createUserService } from '../../server/cap/people/service.ts';
 import { createSequelize } from '../../server/platform/db/database.ts';
 import { newId } from '../../server/platform/ids.ts';
 import { call, startTestPlatform, type TestPlatform } from './platform.ts';

@@ -1,7 +1,7 @@
 import type { Handler } from '../../platform/http/operations.ts';
 import { created, ok } from '../../platform/http/reply.ts';
-import type { ActingContexts } from '../context/service.ts';
-import type { CapAuth } from '../users/auth.ts';
+import type { ActingContexts } from '../people/context/service.ts';
+import type { CapAuth } from '../people/auth.ts';
 import { viewerOf, type Applications } from './service.ts';
 
 /** `/applications*` (openapi/cap/applications.yaml): the candidate's own, or the acting centre's. */

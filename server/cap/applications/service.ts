@@ -7,20 +7,20 @@ import { conflict, forbidden, notFound, unprocessable, validationFailed } from '
 import type { ServiceEvents } from '../../platform/events/types.ts';
 import type { CatalogueModels } from '../catalogue/models.ts';
 import type { CentreModels } from '../centres/service.ts';
-import type { ActingContext } from '../context/resolve.ts';
+import type { ActingContext } from '../people/context/resolve.ts';
 import { mergePatch, missingPaths, valueAt, type JsonObject } from '../../platform/http/merge-patch.ts';
-import type { PassportPhotos } from '../onboarding/passport-photos.ts';
-import type { OnboardingService } from '../onboarding/service.ts';
+import type { PassportPhotos } from '../people/onboarding/passport-photos.ts';
+import type { OnboardingService } from '../people/onboarding/service.ts';
 import { assessorJoins, assessorNameSql } from '../assessors/people.ts';
-import { addressFields, contactInformationFields, personalDetailsFields, under } from '../onboarding/rules.ts';
+import { addressFields, contactInformationFields, personalDetailsFields, under } from '../people/onboarding/rules.ts';
 import type { Assignments } from '../assessors/assignments.ts';
 import type { AssessorCards } from '../assessors/people.ts';
-import type { UserService } from '../users/service.ts';
+import type { UserService } from '../people/service.ts';
 import type { ApplicationType } from '../vocabulary.ts';
 import { enteredStatus, findMove, stageLabels, stagesOf, type Guard, type Mover, type MoveAction, type StageKey } from './lifecycle.ts';
 import { defineApplicationModels, type Application } from './models.ts';
 import { handlerUserIdOf, staffQueues, type StaffQueue } from './handling.ts';
-import { deadlineOf, workflowInForce } from '../templates/workflow.ts';
+import { deadlineOf, workflowInForce } from '../catalogue/templates/workflow.ts';
 
 const declarations = ['infoProvidedIsAccurate', 'understandsDoesNotGuaranteeCertification', 'understandsThatNeedsToProvideSufficientEvidenceToDemonstrateCompetence', 'agreesToTermsAndPrivacyPolicy'];
 

@@ -4,7 +4,7 @@ import type { Applications, ListQuery } from '../applications/service.ts';
 import type { CatalogueModels } from '../catalogue/models.ts';
 import type { CentreModels } from '../centres/service.ts';
 import { mergePatch, type JsonObject } from '../../platform/http/merge-patch.ts';
-import type { OnboardingService } from '../onboarding/service.ts';
+import type { OnboardingService } from '../people/onboarding/service.ts';
 import type { AssessorCards } from './people.ts';
 import type { AssessorService } from './service.ts';
 

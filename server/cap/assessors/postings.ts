@@ -5,7 +5,7 @@ import { preparedReads } from '../../platform/db/prepared.ts';
 import { AppError, conflict, forbidden, notFound, validationFailed } from '../../platform/http/errors.ts';
 import type { CatalogueModels } from '../catalogue/models.ts';
 import type { CentreModels } from '../centres/service.ts';
-import type { CentreContext } from '../context/service.ts';
+import type { CentreContext } from '../people/context/service.ts';
 import { jobApplicationLifecycle, jobPostingLifecycle, statusAfter, type JobApplicationDecision, type JobApplicationStatus, type JobPostingStatus } from './lifecycles.ts';
 import type { JobPosting, JobPostingApplication } from './models.ts';
 import { assessorJoins, assessorNameSql, idPage, type AssessorCards } from './people.ts';

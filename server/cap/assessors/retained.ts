@@ -4,7 +4,7 @@ import { Conditions } from '../../platform/db/keyset.ts';
 import { containing } from '../../platform/db/like.ts';
 import { preparedReads } from '../../platform/db/prepared.ts';
 import type { CentreModels } from '../centres/service.ts';
-import type { CentreContext } from '../context/service.ts';
+import type { CentreContext } from '../people/context/service.ts';
 import { retainedRequestLifecycle, statusAfter, type PreferredRole, type RetainedRequestAction, type RetainedRequestStatus } from './lifecycles.ts';
 import type { RetainedRequest } from './models.ts';
 import { assessorJoins, assessorNameSql, idPage, type AssessorCards } from './people.ts';

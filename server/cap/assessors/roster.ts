@@ -4,7 +4,7 @@ import { containing } from '../../platform/db/like.ts';
 import { preparedReads } from '../../platform/db/prepared.ts';
 import { forbidden, notFound } from '../../platform/http/errors.ts';
 import type { Applications, ListQuery } from '../applications/service.ts';
-import type { CentreContext } from '../context/service.ts';
+import type { CentreContext } from '../people/context/service.ts';
 import { assessorJoins, assessorNameSql, idPage, type AssessorCards } from './people.ts';
 
 export type RosterStatus = 'pending' | 'approved' | 'revoked';

@@ -1,7 +1,7 @@
 import type { Call, Handler } from '../../platform/http/operations.ts';
 import { created, ok } from '../../platform/http/reply.ts';
-import type { ActingContexts } from '../context/service.ts';
-import type { CapAuth } from '../users/auth.ts';
+import type { ActingContexts } from '../people/context/service.ts';
+import type { CapAuth } from '../people/auth.ts';
 import type { RetainedRequests } from './retained.ts';
 import type { Roster } from './roster.ts';
 import type { JobPostings } from './postings.ts';

@@ -1,5 +1,5 @@
 import { AppError, forbidden, notFound } from '../../platform/http/errors.ts';
-import type { CentreContext } from '../context/service.ts';
+import type { CentreContext } from '../people/context/service.ts';
 import type { CentreRole } from '../vocabulary.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { Handler } from '../../platform/http/operations.ts';
 import { created, ok } from '../../platform/http/reply.ts';
-import type { PlatformRoles } from '../admin/service.ts';
-import type { CapAuth } from '../users/auth.ts';
+import type { PlatformRoles } from '../people/platform-roles/service.ts';
+import type { CapAuth } from '../people/auth.ts';
 import type { Catalogue } from './service.ts';
 
 /** The public catalogue (no bearer) and its editing by platform admins (openapi/cap/catalogue.yaml, admin-catalogue.yaml). */

@@ -1,0 +1,45 @@
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { stageLabels, stagesOf, type StageKey } from '../../applications/lifecycle.ts';
+import type { ApplicationType } from '../../vocabulary.ts';
+
+/**
+ * A workflow template: how the stages of one application type are presented and paced. The stages
+ * themselves and their order are the lifecycle's (applications/lifecycle.ts), so a template lists
+ * exactly those; it sets each stage's label, the days a stage should take (an entered stage's
+ * deadline is its entry plus these days) and guidance for the people working it. Templates are
+ * versioned; the newest published one is in force, and before any is published version 0, the
+ * lifecycle's own labels with no durations.
+ */
+export interface StageTemplate {
+  stageKey: StageKey;
+  label: string;
+  durationDays: number | null;
+  guidance: string | null;
+}
+
+export interface WorkflowTemplate {
+  applicationType: ApplicationType;
+  version: number;
+  stages: StageTemplate[];
+  publishedAt: string | null;
+}
+
+export const defaultWorkflow = (type: ApplicationType): WorkflowTemplate => ({
+  applicationType: type,
+  version: 0,
+  stages: stagesOf[type].map((stageKey) => ({ stageKey, label: stageLabels[stageKey], durationDays: null, guidance: null })),
+  publishedAt: null,
+});
+
+/** The template in force for an application type. */
+export async function workflowInForce(sequelize: Sequelize, type: ApplicationType, transaction?: Transaction): Promise<WorkflowTemplate> {
+  const [row] = await sequelize.query<{ version: number; stages: StageTemplate[]; published_at: Date }>(
+    `SELECT version, stages, published_at FROM cap.workflow_template_versions WHERE application_type = $1 ORDER BY version DESC LIMIT 1`,
+    { type: QueryTypes.SELECT, bind: [type], transaction },
+  );
+  return row ? { applicationType: type, version: row.version, stages: row.stages, publishedAt: row.published_at.toISOString() } : defaultWorkflow(type);
+}
+
+/** A stage's deadline: its entry plus the template's days, when both are known. */
+export const deadlineOf = (enteredAt: Date | null, durationDays: number | null): string | null =>
+  enteredAt && durationDays !== null ? new Date(enteredAt.getTime() + durationDays * 86_400_000).toISOString() : null;
