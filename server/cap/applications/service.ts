@@ -16,11 +16,11 @@ import { addressFields, contactInformationFields, personalDetailsFields, under }
 import type { Assignments } from '../assessors/assignments.ts';
 import type { AssessorCards } from '../assessors/people.ts';
 import type { UserService } from '../people/service.ts';
-import type { ApplicationType } from '../vocabulary.ts';
 import { enteredStatus, findMove, stageLabels, stagesOf, type Guard, type Mover, type MoveAction, type StageKey } from './lifecycle.ts';
 import { defineApplicationModels, type Application } from './models.ts';
 import { handlerUserIdOf, staffQueues, type StaffQueue } from './handling.ts';
 import { deadlineOf, workflowInForce } from '../catalogue/templates/workflow.ts';
+import type { ApplicationType } from './vocabulary.ts';
 
 const declarations = ['infoProvidedIsAccurate', 'understandsDoesNotGuaranteeCertification', 'understandsThatNeedsToProvideSufficientEvidenceToDemonstrateCompetence', 'agreesToTermsAndPrivacyPolicy'];
 

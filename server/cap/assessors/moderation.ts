@@ -9,7 +9,7 @@ import type { ModerationAction } from '../people/moderation/lifecycle.ts';
 import type { PassportPhotos } from '../people/onboarding/passport-photos.ts';
 import type { OnboardingService } from '../people/onboarding/service.ts';
 import type { UserService } from '../people/service.ts';
-import type { ModerationStatus } from '../vocabulary.ts';
+import type { ModerationStatus } from '../people/vocabulary.ts';
 
 /**
  * The admins' side of assessors: the list (newest first, with who they are from their onboarding),

@@ -1,6 +1,6 @@
 import { AppError, forbidden, notFound } from '../../platform/http/errors.ts';
 import type { CentreContext } from '../people/context/service.ts';
-import type { CentreRole } from '../vocabulary.ts';
+import type { CentreRole } from '../centres/vocabulary.ts';
 
 /**
  * Which centre roles decide about assessors and jobs (approve, reject and revoke retained requests;

@@ -10,8 +10,8 @@ import {
 } from 'sequelize';
 import { newId } from '../../platform/ids.ts';
 import { memberAttributes } from '../people/memberships/invitations.ts';
-import type { CentreRole, CentreStaffStatus, CentreStatus } from '../vocabulary.ts';
 import type { JsonObject } from '../../platform/http/merge-patch.ts';
+import type { CentreRole, CentreStaffStatus, CentreStatus } from './vocabulary.ts';
 
 /** An assessment centre. Created `pending` by the owner's onboarding; approval is the admins' (later issue). */
 export interface Centre extends Model<InferAttributes<Centre>, InferCreationAttributes<Centre>> {

@@ -1,6 +1,6 @@
 import type { CentreService } from '../centres/service.ts';
-import type { Persona } from '../vocabulary.ts';
 import type { CapUserRecord, Standing } from './models.ts';
+import type { Persona } from './vocabulary.ts';
 
 /** A persona's standing on GET /me: usable, or still to be onboarded. */
 type HatStatus = 'operable' | 'onboarding_required';

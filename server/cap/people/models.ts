@@ -1,6 +1,7 @@
 import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
-import type { CentreRole, CentreStaffStatus, CentreStatus, ModerationStatus, OnboardingStatus, Persona, UserStatus } from '../vocabulary.ts';
 import type { JsonObject } from '../../platform/http/merge-patch.ts';
+import type { Persona, UserStatus, OnboardingStatus, ModerationStatus } from './vocabulary.ts';
+import type { CentreRole, CentreStaffStatus, CentreStatus } from '../centres/vocabulary.ts';
 
 /** A person as CAP knows them, keyed by the Orchestrator user id (CAP never mints one). */
 export interface CapUser extends Model<InferAttributes<CapUser>, InferCreationAttributes<CapUser>> {

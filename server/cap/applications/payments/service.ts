@@ -9,7 +9,8 @@ import type { Applications, Viewer } from '../service.ts';
 import type { CentreContext } from '../../people/context/service.ts';
 import { upstreamFailure, type PaymentsClient } from '../../../contracts/orchestrator-client.ts';
 import type { PlatformConfigService } from '../../catalogue/platform-config/service.ts';
-import type { ApplicationType, CentreRole } from '../../vocabulary.ts';
+import type { CentreRole } from '../../centres/vocabulary.ts';
+import type { ApplicationType } from '../vocabulary.ts';
 
 export interface PriceInput {
   applicationType: ApplicationType;

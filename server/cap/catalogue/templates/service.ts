@@ -3,8 +3,8 @@ import { notFound, validationFailed, type ErrorDetail } from '../../../platform/
 import { newId } from '../../../platform/ids.ts';
 import { stagesOf } from '../../applications/lifecycle.ts';
 import type { AssetUrls, OrchestratorHttp } from '../../../contracts/orchestrator-client.ts';
-import { applicationTypes, type ApplicationType } from '../../vocabulary.ts';
 import { workflowInForce, type StageTemplate } from './workflow.ts';
+import { applicationTypes, type ApplicationType } from '../../applications/vocabulary.ts';
 
 /** The downloadable template the public third-party report template operation serves. */
 export const thirdPartyReportKey = 'third_party_report';

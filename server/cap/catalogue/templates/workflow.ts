@@ -1,6 +1,6 @@
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { stageLabels, stagesOf, type StageKey } from '../../applications/lifecycle.ts';
-import type { ApplicationType } from '../../vocabulary.ts';
+import type { ApplicationType } from '../../applications/vocabulary.ts';
 
 /**
  * A workflow template: how the stages of one application type are presented and paced. The stages

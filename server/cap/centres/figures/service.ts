@@ -2,7 +2,7 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 import { money } from '../../../platform/money.ts';
 import { nsqStages, rplStages, stageLabels, type StageKey } from '../../applications/lifecycle.ts';
 import type { CentreContext } from '../../people/context/service.ts';
-import type { ApplicationType } from '../../vocabulary.ts';
+import type { ApplicationType } from '../../applications/vocabulary.ts';
 
 const genders = ['female', 'male', 'other', 'unspecified'] as const;
 /** The client's gender labels ('Male', 'Female', 'Prefer not to say') as the dashboard's buckets. */

@@ -7,11 +7,11 @@ import type { ModerationAction } from '../../people/moderation/lifecycle.ts';
 import type { Centre, CentreStaff } from '../models.ts';
 import type { CentreService } from '../service.ts';
 import { staffOf, type StaffService } from '../staff/service.ts';
-import type { CentreStatus } from '../../vocabulary.ts';
 import type { AssetUrls } from '../../../contracts/orchestrator-client.ts';
 import type { PassportPhotos } from '../../people/onboarding/passport-photos.ts';
 import { containing } from '../../../platform/db/like.ts';
 import type { JsonObject } from '../../../platform/http/merge-patch.ts';
+import type { CentreStatus } from '../vocabulary.ts';
 
 export interface NewCentre {
   name: string;

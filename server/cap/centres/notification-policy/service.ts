@@ -2,7 +2,7 @@ import { DataTypes, Op, type InferAttributes, type InferCreationAttributes, type
 import { forbidden, unprocessable, type ErrorDetail } from '../../../platform/http/errors.ts';
 import type { CentreService } from '../service.ts';
 import type { CentreContext } from '../../people/context/service.ts';
-import type { CentreRole } from '../../vocabulary.ts';
+import type { CentreRole } from '../vocabulary.ts';
 
 export const policyEvents = ['application.submitted'] as const;
 export type PolicyEvent = (typeof policyEvents)[number];

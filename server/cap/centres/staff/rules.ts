@@ -1,4 +1,4 @@
-import type { CentreRole } from '../../vocabulary.ts';
+import type { CentreRole } from '../vocabulary.ts';
 
 /**
  * Which centre roles may add people and change their status: super admins only (enums.md, centre

@@ -8,7 +8,6 @@ import type { OnboardingService } from '../../people/onboarding/service.ts';
 import type { MembershipKind } from '../../people/memberships/invitations.ts';
 import type { ProvisionMember } from '../../people/memberships/provision.ts';
 import type { UserService } from '../../people/service.ts';
-import type { CentreRole, CentreStaffStatus } from '../../vocabulary.ts';
 import { managesStaff, staffSorts, type StaffSort } from './rules.ts';
 import { Conditions, keysetRows } from '../../../platform/db/keyset.ts';
 import { pageRequest } from '../../../platform/http/pagination.ts';
@@ -16,6 +15,7 @@ import { containing } from '../../../platform/db/like.ts';
 import { isoTime } from '../../../platform/db/iso-time.ts';
 import { preparedReads } from '../../../platform/db/prepared.ts';
 import { handlerUserIdOf } from '../../applications/handling.ts';
+import type { CentreRole, CentreStaffStatus } from '../vocabulary.ts';
 
 export interface NewStaff {
   name: string;

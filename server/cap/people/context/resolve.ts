@@ -1,5 +1,6 @@
 import type { Standing } from '../models.ts';
-import type { CentreRole, CentreStatus, ModerationStatus, Persona } from '../../vocabulary.ts';
+import type { Persona, ModerationStatus } from '../vocabulary.ts';
+import type { CentreRole, CentreStatus } from '../../centres/vocabulary.ts';
 
 /** What the caller holds, as the acting context sees it. */
 export interface Memberships {

@@ -3,8 +3,8 @@ import type { Call, Handler } from '../../../platform/http/operations.ts';
 import type { Reply } from '../../../platform/http/reply.ts';
 import { operableStatuses } from '../moderation/lifecycle.ts';
 import type { Standing } from '../models.ts';
-import type { Persona } from '../../vocabulary.ts';
 import { membershipsOf, resolveActingContext, type ActingContext } from './resolve.ts';
+import type { Persona } from '../vocabulary.ts';
 
 export type ContextHandler = (call: Call, context: ActingContext) => Promise<Reply> | Reply;
 export type CentreContext = Extract<ActingContext, { persona: 'centre' }>;

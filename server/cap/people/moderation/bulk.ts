@@ -1,7 +1,7 @@
 import { col, fn, Op, type Model, type ModelStatic, type Transaction } from 'sequelize';
 import { AppError, conflict, notFound } from '../../../platform/http/errors.ts';
-import type { ModerationStatus } from '../../vocabulary.ts';
 import { pastTense, statusAfter, type ModerationAction } from './lifecycle.ts';
+import type { ModerationStatus } from '../vocabulary.ts';
 
 export type BulkAction = ModerationAction | 'delete';
 

@@ -1,4 +1,4 @@
-import type { ModerationStatus } from '../../vocabulary.ts';
+import type { ModerationStatus } from '../vocabulary.ts';
 
 /**
  * The moderation lifecycle of what platform admins approve (centres, assessor profiles), as data:

@@ -1,7 +1,7 @@
 import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
 import { newId } from '../../../platform/ids.ts';
-import type { OnboardingStatus, Persona } from '../../vocabulary.ts';
 import type { JsonObject } from '../../../platform/http/merge-patch.ts';
+import type { Persona, OnboardingStatus } from '../vocabulary.ts';
 
 /** One user's onboarding for one persona: a draft merged by saves, completed once by submit. */
 export interface Onboarding extends Model<InferAttributes<Onboarding>, InferCreationAttributes<Onboarding>> {

@@ -1,4 +1,4 @@
-import type { Persona } from '../../vocabulary.ts';
+import type { Persona } from '../vocabulary.ts';
 
 /**
  * Who may start an onboarding on their own. An awarding body is an organisation the platform admins

@@ -2,9 +2,9 @@ import { UniqueConstraintError, type Sequelize, type Transaction } from 'sequeli
 import { conflict, forbidden, notFound, unprocessable } from '../../../platform/http/errors.ts';
 import { mergePatch, missingPaths, valueAt, type JsonObject } from '../../../platform/http/merge-patch.ts';
 import type { UserService } from '../service.ts';
-import type { Persona } from '../../vocabulary.ts';
 import { defineOnboardingModels, type Onboarding } from './models.ts';
 import { personSection, requiredOnSubmit, selfStartable } from './rules.ts';
+import type { Persona } from '../vocabulary.ts';
 
 export function summaryOf(onboarding: Onboarding) {
   return {
