@@ -58,16 +58,12 @@ export async function firstSignIn(api: Api, email: string, password: string): Pr
 
 /** Grants platform_admin in the CAP database; answers whether it was new. */
 export async function grantPlatformAdmin(databaseUrl: string, userId: string, email: string): Promise<boolean> {
-  const [{ createSequelize }, { createPlatformRoles }, { createUserService }] = await Promise.all([
-    import('../server/platform/db/database.ts'),
-    import('../server/cap/people/platform-roles/service.ts'),
-    import('../server/cap/people/service.ts'),
-  ]);
-  const sequelize = createSequelize(databaseUrl, 'cap', 1);
+  const { openCapSchema } = await import('../server/cap/operator/index.ts');
+  const cap = await openCapSchema(databaseUrl, 1);
   try {
-    return (await createPlatformRoles(sequelize, createUserService(sequelize)).grant({ userId, email }, 'platform_admin')).granted;
+    return (await cap.grantPlatformRole({ userId, email }, 'platform_admin')).granted;
   } finally {
-    await sequelize.close();
+    await cap.close();
   }
 }
 

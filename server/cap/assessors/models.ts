@@ -2,7 +2,7 @@ import { DataTypes, type CreationOptional, type InferAttributes, type InferCreat
 import { newId } from '../../platform/ids.ts';
 import type { AssignmentRole } from './assignments.ts';
 import type { JobApplicationStatus, JobPostingStatus, PreferredRole, RetainedRequestStatus } from './lifecycles.ts';
-import type { ModerationStatus } from '../people/vocabulary.ts';
+import type { ModerationStatus } from '../people/index.ts';
 
 /** An assessor as the platform knows them: one per user, moderated by platform admins. */
 export interface AssessorProfile extends Model<InferAttributes<AssessorProfile>, InferCreationAttributes<AssessorProfile>> {

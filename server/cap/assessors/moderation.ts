@@ -1,41 +1,32 @@
-import { Op, QueryTypes } from 'sequelize';
+import { QueryTypes } from 'sequelize';
 import { notFound } from '../../platform/http/errors.ts';
-import { keysetPage, pageRequest } from '../../platform/http/pagination.ts';
-import type { AssessorProfile } from './models.ts';
-import type { AssessorService } from './service.ts';
 import { valueAt, type JsonObject } from '../../platform/http/merge-patch.ts';
-import { createModeration, type BulkAction } from '../people/moderation/bulk.ts';
-import type { ModerationAction } from '../people/moderation/lifecycle.ts';
-import type { PassportPhotos } from '../people/onboarding/passport-photos.ts';
-import type { OnboardingService } from '../people/onboarding/service.ts';
-import type { UserService } from '../people/service.ts';
-import type { ModerationStatus } from '../people/vocabulary.ts';
+import { keysetPage, pageRequest } from '../../platform/http/pagination.ts';
+import type { Centres } from '../centres/index.ts';
+import { createModeration, type BulkAction, type ModerationAction, type ModerationStatus, type People } from '../people/index.ts';
+import type { AssessorProfile } from './models.ts';
+import type { ApplicationsOfAssessors } from './needs.ts';
+import type { AssessorService } from './service.ts';
 
 /**
  * The admins' side of assessors: the list (newest first, with who they are from their onboarding),
  * the summary, the detail, and their moderation (moderation/lifecycle.ts), one at a time or in bulk.
  */
-export function createAdminAssessors(assessors: AssessorService, onboarding: OnboardingService, users: UserService, photos: PassportPhotos) {
+export function createAdminAssessors(assessors: AssessorService, people: Pick<People, 'users' | 'onboardings' | 'photos'>, centres: Pick<Centres, 'findAll'>, applications: ApplicationsOfAssessors) {
   const { AssessorProfile } = assessors.models;
-  const { Onboarding } = onboarding.models;
-  const { CapUser } = users.models;
 
   /** Each profile with the email and the assessor onboarding of its user. */
   async function present(profiles: AssessorProfile[]) {
     const userIds = profiles.map((p) => p.userId);
-    const [people, drafts, photoOf] = await Promise.all([
-      CapUser.findAll({ where: { userId: { [Op.in]: userIds } }, attributes: ['userId', 'email'] }),
-      Onboarding.findAll({ where: { userId: { [Op.in]: userIds }, persona: 'assessor' }, attributes: ['userId', 'data'] }),
-      photos.ofUsers(userIds),
-    ]);
+    const [users, drafts, photoOf] = await Promise.all([people.users.recordsOf(userIds), people.onboardings.dataOfUsers(userIds, 'assessor'), people.photos.ofUsers(userIds)]);
     return profiles.map((profile) => {
-      const data = (drafts.find((d) => d.userId === profile.userId)?.data ?? {}) as JsonObject;
+      const data = drafts.get(profile.userId) ?? {};
       const name = ['firstName', 'lastName'].map((field) => valueAt(data, `personalDetails.${field}`)).filter(Boolean).join(' ');
       return {
         id: profile.id,
         userId: profile.userId,
         name: name || null,
-        email: people.find((p) => p.userId === profile.userId)?.email ?? '',
+        email: users.get(profile.userId)?.email ?? '',
         photo: photoOf(profile.userId),
         status: profile.status,
         createdAt: profile.createdAt.toISOString(),
@@ -63,7 +54,7 @@ export function createAdminAssessors(assessors: AssessorService, onboarding: Onb
     },
     // The profile and the assessor onboarding go: the person may onboard again.
     async remove(profile, transaction) {
-      await Onboarding.destroy({ where: { userId: profile.userId, persona: 'assessor' }, transaction });
+      await people.onboardings.remove(profile.userId, 'assessor', transaction);
       await profile.destroy({ transaction });
     },
   });
@@ -82,28 +73,33 @@ export function createAdminAssessors(assessors: AssessorService, onboarding: Onb
     async detail(id: string) {
       const profile = await AssessorProfile.findByPk(id);
       if (!profile) throw notFound(`No assessor has the id ${id}.`);
+      // Its rows, then the names of their centres and where their applications are (two statements each: no page is read by them).
       const select = <T extends object>(sql: string) => AssessorProfile.sequelize!.query<T>(sql, { type: QueryTypes.SELECT, bind: [id] });
-      const [centres, applications] = await Promise.all([
-        select<{ centre_id: string; name: string; preferred_role: string; responded_at: Date | null }>(
-          `SELECT r.centre_id, c.name, r.preferred_role, r.responded_at FROM cap.retained_requests r JOIN cap.centres c ON c.id = r.centre_id
+      const [retained, assignments] = await Promise.all([
+        select<{ centre_id: string; preferred_role: string; responded_at: Date | null }>(
+          `SELECT r.centre_id, r.preferred_role, r.responded_at FROM cap.retained_requests r
             WHERE r.assessor_id = $1 AND r.status = 'approved' ORDER BY r.responded_at, r.id`,
         ),
-        select<{ application_id: string; centre_id: string; role: string; lead: boolean; status: string; stage: string; assigned_at: Date; ended_at: Date | null }>(
-          `SELECT x.application_id, x.centre_id, x.role, x.lead, a.status, a.current_stage_key AS stage, x.assigned_at, x.ended_at
-             FROM cap.application_assessors x JOIN cap.applications a ON a.id = x.application_id
-            WHERE x.assessor_id = $1 ORDER BY x.assigned_at DESC, x.id DESC LIMIT 100`,
+        select<{ application_id: string; centre_id: string; role: string; lead: boolean; assigned_at: Date; ended_at: Date | null }>(
+          `SELECT x.application_id, x.centre_id, x.role, x.lead, x.assigned_at, x.ended_at
+             FROM cap.application_assessors x WHERE x.assessor_id = $1 ORDER BY x.assigned_at DESC, x.id DESC LIMIT 100`,
         ),
       ]);
+      const [centreRows, states] = await Promise.all([centres.findAll(retained.map((r) => r.centre_id)), applications.statesOf(assignments.map((a) => a.application_id))]);
       return {
         ...(await present([profile]))[0]!,
-        centres: centres.map((c) => ({ centreId: c.centre_id, name: c.name, preferredRole: c.preferred_role, retainedSince: c.responded_at ? c.responded_at.toISOString() : null })),
-        applications: applications.map((a) => ({
-          applicationId: a.application_id, centreId: a.centre_id, role: a.role, lead: a.lead, status: a.status, currentStageKey: a.stage,
+        centres: retained.map((c) => ({
+          centreId: c.centre_id, name: centreRows.find((centre) => centre.id === c.centre_id)!.name, preferredRole: c.preferred_role, retainedSince: c.responded_at ? c.responded_at.toISOString() : null,
+        })),
+        applications: assignments.map((a) => ({
+          applicationId: a.application_id, centreId: a.centre_id, role: a.role, lead: a.lead, status: states.get(a.application_id)!.status, currentStageKey: states.get(a.application_id)!.currentStageKey,
           assignedAt: a.assigned_at.toISOString(), endedAt: a.ended_at ? a.ended_at.toISOString() : null,
         })),
       };
     },
 
+    /** The approval alone, answering nothing (the provider states' "approved assessor"). */
+    approve: async (id: string) => void (await moderation.one(id, 'approve')),
     act: async (id: string, action: ModerationAction) => withoutDetails((await present([await moderation.one(id, action)]))[0]!),
     delete: async (id: string) => {
       await moderation.one(id, 'delete');

@@ -9,7 +9,7 @@ import {
   type Sequelize,
 } from 'sequelize';
 import { newId } from '../../platform/ids.ts';
-import { memberAttributes } from '../people/memberships/invitations.ts';
+import { memberAttributes } from '../people/index.ts';
 import type { JsonObject } from '../../platform/http/merge-patch.ts';
 import type { CentreRole, CentreStaffStatus, CentreStatus } from './vocabulary.ts';
 

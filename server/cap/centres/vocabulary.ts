@@ -1,4 +1,4 @@
-import type { ModerationStatus } from '../people/vocabulary.ts';
+import type { ModerationStatus } from '../people/index.ts';
 
 /** The centres module's wire vocabularies (the real client's values, ../shared/reference/cap-web-client/enums.md). */
 export const centreRoles = ['super_admin', 'regular_admin', 'staff'] as const;

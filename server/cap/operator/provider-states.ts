@@ -40,13 +40,32 @@ const verifyingNin = '10000000001';
 const newAddress = () => `pact+${newId().toLowerCase()}@example.test`;
 
 /**
+ * What the states set straight, where no API of a user does (an admin's approval, a platform role) or
+ * where driving every step would only make them slow: each is the owning module's own function.
+ */
+export interface StateLevers {
+  /** A centre approved, as a platform admin's approve does it (centres). */
+  approveCentre(centreId: string): Promise<void>;
+  /** An assessor approved, as a platform admin's approve does it (assessors). */
+  approveAssessor(assessorId: string): Promise<void>;
+  /** The user's assessor profile id, or null (assessors). */
+  assessorIdOf(userId: string): Promise<string | null>;
+  /** Whether the centre retains the user as an assessor (assessors). */
+  retains(centreId: string, userId: string): Promise<boolean>;
+  /** The platform_admin role, which no API grants (people). */
+  grantPlatformAdmin(user: { userId: string; email: string }): Promise<void>;
+  /** An application placed at its interview without the moves before it (applications). */
+  placeAtInterview(applicationId: string): Promise<void>;
+}
+
+/**
  * CAP's provider states for contract tests (development mode only): verified users with onboardings
  * at a given stage, a verified identity, centres with their super admin and staff, and platform
  * admins. Defined in fixtures/states/cap.yaml. Accounts come from the Orchestrator's own "a verified
- * user" state and everything else from CAP's public API, all over HTTP; only the platform_admin role,
- * which no API grants, is written to CAP's schema directly.
+ * user" state and everything else from CAP's public API, all over HTTP; what no API of a user does
+ * (the platform_admin role, an admin's approval) goes through the modules' own functions (`levers`).
  */
-export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers' | 'sequelize'>): Record<string, Handler> {
+export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers'>, levers: StateLevers): Record<string, Handler> {
   const verified = (params: { email?: unknown; password?: unknown }, intents: string[]) => verifiedUser(deps.peers.url('ol'), params, intents);
 
   /** CAP's API as this user. */
@@ -70,7 +89,7 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
    * written directly here (as the platform_admin role is) so that no admin account is needed.
    */
   async function approve(centreId: string): Promise<void> {
-    await deps.sequelize.query(`UPDATE cap.centres SET status = 'approved' WHERE id = $1`, { bind: [centreId] });
+    await levers.approveCentre(centreId);
   }
 
   /** A new user who onboarded a centre, approved, so is its super admin. */
@@ -101,10 +120,7 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
 
   async function grantPlatformAdmin(user: VerifiedUser): Promise<void> {
     await capAs(user)('GET', '/me');
-    await deps.sequelize.query(
-      `INSERT INTO cap.platform_role_grants (user_id, role, created_at) VALUES ($1, 'platform_admin', now()) ON CONFLICT DO NOTHING`,
-      { bind: [user.userId] },
-    );
+    await levers.grantPlatformAdmin(user);
   }
 
   /**
@@ -158,7 +174,8 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
     for (const [index, role] of ['lead', 'voter', 'other'].entries()) {
       const person = actor === role ? user : await verified({}, ['cap']);
       await onboardAt(person, ['assessor'], 'submitted');
-      const [[profile]] = (await deps.sequelize.query(`UPDATE cap.assessor_profiles SET status = 'approved' WHERE user_id = $1 RETURNING id`, { bind: [person.userId] })) as [Array<{ id: string }>, unknown];
+      const profile = { id: (await levers.assessorIdOf(person.userId))! };
+      await levers.approveAssessor(profile.id);
       const requestId = (await capAs(person)('POST', '/assessor/retained-requests', { centreId, preferredRole: 'any' }, { 'x-cap-persona': 'assessor' })).data.id;
       await capAs(owner)('PATCH', `/centre/retained-requests/${requestId}/approve`, undefined, centreHeaders(centreId));
       assessorIds[index] = profile!.id;
@@ -263,8 +280,7 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
       await onboardAt(owner, ['centre'], 'submitted');
       const assessor = await verified({}, ['cap']);
       await onboardAt(assessor, ['assessor'], 'submitted');
-      const [profile] = (await deps.sequelize.query(`SELECT id FROM cap.assessor_profiles WHERE user_id = $1`, { bind: [assessor.userId] }))[0] as Array<{ id: string }>;
-      Object.assign(values, { pendingCentreId: (await ownCentre(owner)).centreId, pendingAssessorId: profile!.id, unknownId: newId() });
+      Object.assign(values, { pendingCentreId: (await ownCentre(owner)).centreId, pendingAssessorId: await levers.assessorIdOf(assessor.userId), unknownId: newId() });
     }
     if (creates.thirdPartyReportTemplate) {
       // The template must be the admin's own upload: the Orchestrator's state makes the user and the file.
@@ -311,7 +327,7 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
     const asAssessor = { 'x-cap-persona': 'assessor' };
     const cap = capAs(assessor);
     const assessorId: string = (await cap('GET', '/assessor/profile', undefined, asAssessor)).data.id;
-    await deps.sequelize.query(`UPDATE cap.assessor_profiles SET status = 'approved' WHERE id = $1`, { bind: [assessorId] });
+    await levers.approveAssessor(assessorId);
     const admin = await verified({}, ['cap']);
     await grantPlatformAdmin(admin);
     const tag = newId().toLowerCase();
@@ -371,18 +387,14 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
   async function approvedAssessor(admin: VerifiedUser) {
     const assessor = await verified({}, ['cap']);
     await onboardAt(assessor, ['assessor'], 'submitted');
-    const [profile] = (await deps.sequelize.query('SELECT id FROM cap.assessor_profiles WHERE user_id = $1', { bind: [assessor.userId], plain: false }))[0] as Array<{ id: string }>;
-    await capAs(admin)('POST', `/admin/assessors/${profile!.id}/approve`);
-    return { assessor, assessorId: profile!.id };
+    const assessorId = (await levers.assessorIdOf(assessor.userId))!;
+    await capAs(admin)('POST', `/admin/assessors/${assessorId}/approve`);
+    return { assessor, assessorId };
   }
 
   /** The centre retains the assessor: their request, approved by the centre's super admin (once per centre). */
   async function retain(assessor: VerifiedUser, owner: VerifiedUser, centreId: string) {
-    const [held] = await deps.sequelize.query(
-      `SELECT 1 FROM cap.retained_requests r JOIN cap.assessor_profiles p ON p.id = r.assessor_id WHERE p.user_id = $1 AND r.centre_id = $2 AND r.status = 'approved'`,
-      { bind: [assessor.userId, centreId] },
-    );
-    if ((held as unknown[]).length) return;
+    if (await levers.retains(centreId, assessor.userId)) return;
     const requestId = (await capAs(assessor)('POST', '/assessor/retained-requests', { centreId, preferredRole: 'internal_verifier' }, { 'x-cap-persona': 'assessor' })).data.id;
     await capAs(owner)('PATCH', `/centre/retained-requests/${requestId}/approve`, undefined, centreHeaders(centreId));
   }
@@ -427,7 +439,7 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
     await onboardAt(candidate, ['candidate'], 'submitted');
     const { admin, applicationId, tradeId } = await submittedApplication(candidate, centreId);
     const { iv, ev } = await verificationPeople();
-    await deps.sequelize.query(`UPDATE cap.applications SET current_stage_key = 'interview', status = 'in_progress' WHERE id = $1`, { bind: [applicationId] });
+    await levers.placeAtInterview(applicationId);
     const asOwner = capAs(owner);
     const path = `/applications/${applicationId}`;
     await asOwner('POST', `${path}/review`, { decision: 'approve' }, centreHeaders(centreId));

@@ -1,12 +1,14 @@
-import type { CentreService } from '../centres/service.ts';
 import type { CapUserRecord, Standing } from './models.ts';
 import type { Persona } from './vocabulary.ts';
 
 /** A persona's standing on GET /me: usable, or still to be onboarded. */
 type HatStatus = 'operable' | 'onboarding_required';
 
-/** GET /me and GET /me/deletion-eligibility: what the caller is on CAP. */
-export function createAccountService(centres: CentreService) {
+/**
+ * GET /me and GET /me/deletion-eligibility: what the caller is on CAP. `soleSuperAdminOf` (the centres
+ * module) names the centres the user alone runs: they keep the account from being deleted.
+ */
+export function createAccountService(soleSuperAdminOf: (userId: string) => Promise<Array<{ name: string }>>) {
   return {
     /** Read on every sign-in and page load of the web client: made from the standing read with the caller, no query of its own. */
     me(user: CapUserRecord, standing: Standing) {
@@ -36,7 +38,7 @@ export function createAccountService(centres: CentreService) {
 
     /** What stops the account from being deleted now. Later issues add in-flight applications. */
     async deletionEligibility(user: CapUserRecord) {
-      const blockers = (await centres.soleSuperAdminOf(user.userId)).map((centre) => ({
+      const blockers = (await soleSuperAdminOf(user.userId)).map((centre) => ({
         code: 'last_centre_super_admin',
         message: `You are the only super admin of ${centre.name}: make someone else a super admin first.`,
       }));

@@ -1,7 +1,7 @@
 import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
 import type { JsonObject } from '../../platform/http/merge-patch.ts';
 import type { Persona, UserStatus, OnboardingStatus, ModerationStatus } from './vocabulary.ts';
-import type { CentreRole, CentreStaffStatus, CentreStatus } from '../centres/vocabulary.ts';
+import type { CentreRole, CentreStaffStatus, CentreStatus } from '../centres/index.ts';
 
 /** A person as CAP knows them, keyed by the Orchestrator user id (CAP never mints one). */
 export interface CapUser extends Model<InferAttributes<CapUser>, InferCreationAttributes<CapUser>> {

@@ -1,4 +1,4 @@
-import type { Sequelize, Transaction } from 'sequelize';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { forbidden } from '../../platform/http/errors.ts';
 import type { Principal } from '../../platform/http/operations.ts';
 import { mergePatch, type JsonObject } from '../../platform/http/merge-patch.ts';
@@ -22,36 +22,50 @@ export interface UserIdentity {
   email: string;
 }
 
-/** `callers` keeps callers between requests (the server's); without it every call reads its caller. */
-export function createUserService(sequelize: Sequelize, callers?: CallerCache) {
+/**
+ * The caller's standing as the modules that own it read it, each a SQL expression of the user id (a
+ * subselect of its own tables), so that the caller statement stays one statement: it runs on every
+ * authenticated call.
+ */
+export interface StandingSql {
+  /** `Standing.centres`: a JSON array (centres). */
+  centres(userId: string): string;
+  /** `Standing.awardingBody`: a JSON object or null (catalogue). */
+  awardingBody(userId: string): string;
+  /** `Standing.awardingBodyActive`: a boolean (catalogue). */
+  awardingBodyActive(userId: string): string;
+  /** `Standing.assessorStatus`: a status or null (assessors). */
+  assessorStatus(userId: string): string;
+}
+
+/**
+ * `standing` says how the other modules read the caller's standing (without it, as for capctl's
+ * operator work, no caller is read); `callers` keeps callers between requests (the server's); without
+ * it every call reads its caller.
+ */
+export function createUserService(sequelize: Sequelize, options: { standing?: StandingSql; callers?: CallerCache } = {}) {
+  const { standing, callers } = options;
   const models = defineUserModels(sequelize);
   const { CapUser } = models;
   const prepared = preparedReads(sequelize);
+  const callerSql = standing && `SELECT u.user_id AS "userId", u.email, u.status, u.identity_verified AS "identityVerified", u.identity_provider AS "identityProvider",
+              u.identity_provider_reference AS "identityProviderReference", u.identity_verified_at AS "identityVerifiedAt",
+              u.first_seen_at AS "firstSeenAt", u.profile, u.created_at AS "createdAt", u.updated_at AS "updatedAt",
+              (SELECT coalesce(json_agg(json_build_object('persona', o.persona, 'status', o.status)), '[]')
+                 FROM cap.onboardings o WHERE o.user_id = u.user_id) AS onboardings,
+              ${standing.centres('u.user_id')} AS centres,
+              ${standing.awardingBody('u.user_id')} AS "awardingBody",
+              ${standing.awardingBodyActive('u.user_id')} AS "awardingBodyActive",
+              ${standing.assessorStatus('u.user_id')} AS "assessorStatus"
+         FROM cap.users u WHERE u.user_id = $1`;
 
   /**
    * The user by id with their standing, as every authenticated call needs it: one prepared statement
    * (see preparedReads), so that GET /me and the acting context cost no second round trip.
    */
   async function read(userId: string): Promise<Caller | undefined> {
-    const [row] = await prepared<CapUserRecord & Standing>(
-      'cap.users.caller',
-      `SELECT u.user_id AS "userId", u.email, u.status, u.identity_verified AS "identityVerified", u.identity_provider AS "identityProvider",
-              u.identity_provider_reference AS "identityProviderReference", u.identity_verified_at AS "identityVerifiedAt",
-              u.first_seen_at AS "firstSeenAt", u.profile, u.created_at AS "createdAt", u.updated_at AS "updatedAt",
-              (SELECT coalesce(json_agg(json_build_object('persona', o.persona, 'status', o.status)), '[]')
-                 FROM cap.onboardings o WHERE o.user_id = u.user_id) AS onboardings,
-              (SELECT coalesce(json_agg(json_build_object('centreId', s.centre_id, 'name', c.name, 'role', s.role, 'status', s.status, 'centreStatus', c.status)
-                                        ORDER BY s.created_at, s.id), '[]')
-                 FROM cap.centre_staff s JOIN cap.centres c ON c.id = s.centre_id
-                WHERE s.user_id = u.user_id AND s.status IN ('active', 'pending')) AS centres,
-              (SELECT json_build_object('awardingBodyId', b.id, 'name', b.name, 'role', m.role, 'status', m.status)
-                 FROM cap.awarding_body_members m JOIN cap.awarding_bodies b ON b.id = m.awarding_body_id
-                WHERE m.user_id = u.user_id ORDER BY m.created_at, m.id LIMIT 1) AS "awardingBody",
-              EXISTS (SELECT 1 FROM cap.awarding_body_members m WHERE m.user_id = u.user_id AND m.status = 'active') AS "awardingBodyActive",
-              (SELECT p.status FROM cap.assessor_profiles p WHERE p.user_id = u.user_id) AS "assessorStatus"
-         FROM cap.users u WHERE u.user_id = $1`,
-      [userId],
-    );
+    if (!callerSql) throw new Error('this user service was made without the standing: it reads no callers');
+    const [row] = await prepared<CapUserRecord & Standing>('cap.users.caller', callerSql, [userId]);
     if (!row) return undefined;
     const { onboardings, centres, awardingBody, awardingBodyActive, assessorStatus, ...user } = row;
     return { user, standing: { onboardings, centres, awardingBody, awardingBodyActive, assessorStatus } };
@@ -146,7 +160,23 @@ export function createUserService(sequelize: Sequelize, callers?: CallerCache) {
     return marked === 1;
   }
 
-  return { models, provision, deactivate, admit, profileOf, updateProfile, seedProfile, recordIdentityCheck, markFirstSeen };
+  /** The users CAP knows among `userIds`, by id (for other modules: identity verified, email, since when). */
+  async function recordsOf(userIds: string[]): Promise<Map<string, CapUserRecord>> {
+    const rows = userIds.length ? await CapUser.findAll({ where: { userId: [...new Set(userIds)] } }) : [];
+    return new Map(rows.map((row) => [row.userId, row.get({ plain: true })]));
+  }
+
+  /** The signature the user keeps on their profile (a storage asset id), or null. */
+  async function signatureOf(userId: string): Promise<string | null> {
+    const [row] = await sequelize.query<{ id: string | null }>(`SELECT signature_asset_id AS id FROM cap.users WHERE user_id = $1`, { type: QueryTypes.SELECT, bind: [userId] });
+    return row?.id ?? null;
+  }
+
+  async function setSignature(userId: string, assetId: string): Promise<void> {
+    await sequelize.query(`UPDATE cap.users SET signature_asset_id = $2 WHERE user_id = $1`, { bind: [userId, assetId] });
+  }
+
+  return { models, provision, deactivate, admit, profileOf, updateProfile, seedProfile, recordIdentityCheck, markFirstSeen, recordsOf, signatureOf, setSignature };
 }
 
 export type UserService = ReturnType<typeof createUserService>;

@@ -1,8 +1,7 @@
 import type { Handler } from '../../../platform/http/operations.ts';
 import { ok } from '../../../platform/http/reply.ts';
 import { viewerOf } from '../service.ts';
-import type { ActingContexts } from '../../people/context/service.ts';
-import type { CapAuth } from '../../people/auth.ts';
+import type { ActingContexts, CapAuth } from '../../people/index.ts';
 import type { CandidateArea } from './service.ts';
 
 /** `/candidate/*` and the application timeline (openapi/cap/candidate.yaml). */

@@ -4,9 +4,10 @@ import { encodeCursor, pageRequest } from '../../../platform/http/pagination.ts'
 import { stageLabels, type StageKey } from '../lifecycle.ts';
 import type { Applications, Viewer } from '../service.ts';
 import { valueAt } from '../../../platform/http/merge-patch.ts';
-import type { OnboardingService } from '../../people/onboarding/service.ts';
 import type { AssetUrls, OrchestratorHttp } from '../../../contracts/orchestrator-client.ts';
-import type { UserService } from '../../people/service.ts';
+import { catalogueSql } from '../../catalogue/index.ts';
+import { centresSql } from '../../centres/index.ts';
+import { peopleSql, type People } from '../../people/index.ts';
 
 interface MoveRow {
   id: string;
@@ -52,19 +53,19 @@ function eventOf(move: MoveRow) {
  * The candidate's own corner: their profile as CAP shows it, their signature (a storage asset), and the
  * timeline of their applications (one event per move of the lifecycle).
  */
-export function createCandidateArea(deps: { sequelize: Sequelize; users: UserService; onboarding: OnboardingService; applications: Applications; assetUrls: AssetUrls; ownsAsset: OrchestratorHttp['ownsAsset'] }) {
-  const { sequelize, users } = deps;
+export function createCandidateArea(deps: { sequelize: Sequelize; people: Pick<People, 'users' | 'onboardings'>; applications: Applications; assetUrls: AssetUrls; ownsAsset: OrchestratorHttp['ownsAsset'] }) {
+  const { sequelize, people } = deps;
 
   async function events(where: string, bind: unknown[], query: { cursor?: string; limit?: number }) {
     const page = pageRequest(query as Record<string, unknown>);
     bind.push(page.cursor ?? null, page.limit + 1);
     const rows = await sequelize.query<MoveRow>(
-      // Who acted, by the name they have where they acted: centre staff, awarding-body member, else their onboarding.
+      // Who acted, by the name they have where they acted: centre staff, awarding-body member, else their
+      // onboarding. One statement with the other modules' names: a page of moves is read with its names.
       `SELECT m.*, coalesce(
-         (SELECT s.name FROM cap.centre_staff s WHERE s.user_id = m.actor_user_id AND s.centre_id = a.centre_id),
-         (SELECT b.name FROM cap.awarding_body_members b WHERE b.user_id = m.actor_user_id AND b.name IS NOT NULL ORDER BY b.id LIMIT 1),
-         (SELECT NULLIF(concat_ws(' ', o.data #>> '{personalDetails,firstName}', o.data #>> '{personalDetails,lastName}'), '') FROM cap.onboardings o
-           WHERE o.user_id = m.actor_user_id AND o.persona IN ('candidate', 'assessor') ORDER BY (o.persona = 'assessor') = (m.actor = 'internal_verifier') DESC LIMIT 1)
+         ${centresSql.staffName('m.actor_user_id', 'a.centre_id')},
+         ${catalogueSql.memberName('m.actor_user_id')},
+         ${peopleSql.onboardedName('m.actor_user_id', "m.actor = 'internal_verifier'")}
        ) AS actor_name
        FROM cap.application_moves m JOIN cap.applications a ON a.id = m.application_id
         WHERE ${where} AND ($${bind.length - 1}::text IS NULL OR m.id < $${bind.length - 1}) ORDER BY m.id DESC LIMIT $${bind.length}`,
@@ -77,15 +78,14 @@ export function createCandidateArea(deps: { sequelize: Sequelize; users: UserSer
 
   return {
     async profile(userId: string) {
-      const user = (await users.models.CapUser.findByPk(userId))!;
-      const onboarding = await deps.onboarding.models.Onboarding.findOne({ where: { userId, persona: 'candidate' } });
-      const name = ['firstName', 'lastName'].map((f) => valueAt(onboarding?.data, `personalDetails.${f}`)).filter(Boolean).join(' ');
+      const user = (await people.users.recordsOf([userId])).get(userId)!;
+      const onboarding = await people.onboardings.dataOf(userId, 'candidate');
+      const name = ['firstName', 'lastName'].map((f) => valueAt(onboarding, `personalDetails.${f}`)).filter(Boolean).join(' ');
       return { name, identityVerified: user.identityVerified, createdAt: user.createdAt.toISOString() };
     },
 
     async signature(userId: string) {
-      const [row] = await sequelize.query<{ id: string | null }>(`SELECT signature_asset_id AS id FROM cap.users WHERE user_id = $1`, { type: QueryTypes.SELECT, bind: [userId] });
-      const assetId = row?.id ?? null;
+      const assetId = await people.users.signatureOf(userId);
       const urlOf = await deps.assetUrls([assetId]);
       return { assetId, url: urlOf(assetId) };
     },
@@ -97,7 +97,7 @@ export function createCandidateArea(deps: { sequelize: Sequelize; users: UserSer
           { field: 'assetId', issue: 'is not a file you uploaded' },
         ]);
       }
-      await sequelize.query(`UPDATE cap.users SET signature_asset_id = $2 WHERE user_id = $1`, { bind: [userId, assetId] });
+      await people.users.setSignature(userId, assetId);
       return { assetId, url: (await deps.assetUrls([assetId]))(assetId) };
     },
 

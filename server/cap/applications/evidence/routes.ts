@@ -1,8 +1,7 @@
 import type { Call, Handler } from '../../../platform/http/operations.ts';
 import { created, ok } from '../../../platform/http/reply.ts';
 import { readerOf } from '../service.ts';
-import type { ActingContexts } from '../../people/context/service.ts';
-import type { CapAuth } from '../../people/auth.ts';
+import type { ActingContexts, CapAuth } from '../../people/index.ts';
 import type { Evidence, Owner } from './service.ts';
 
 /** `/applications/{id}/evidence*` (openapi/cap/evidence.yaml): written by the candidate, read by whoever may read the application. */

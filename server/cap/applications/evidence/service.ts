@@ -4,8 +4,8 @@ import { encodeCursor, pageRequest } from '../../../platform/http/pagination.ts'
 import { stagesOf } from '../lifecycle.ts';
 import type { Application } from '../models.ts';
 import type { Applications, Reader } from '../service.ts';
-import type { CatalogueModels } from '../../catalogue/models.ts';
-import type { OnboardingService } from '../../people/onboarding/service.ts';
+import type { Catalogue } from '../../catalogue/index.ts';
+import type { People } from '../../people/index.ts';
 import type { AssetUrls, OrchestratorHttp } from '../../../contracts/orchestrator-client.ts';
 import { defineEvidenceModels, type GeneralEvidence, type SelfAssessment } from './models.ts';
 import type { JsonObject } from '../../../platform/http/merge-patch.ts';
@@ -41,8 +41,8 @@ export interface Owner {
 export function createEvidence(deps: {
   sequelize: Sequelize;
   applications: Applications;
-  catalogue: CatalogueModels;
-  onboarding: OnboardingService;
+  catalogue: Pick<Catalogue, 'trades' | 'nosContent'>;
+  people: Pick<People, 'onboardings'>;
   assetUrls: AssetUrls;
   ownsAsset: OrchestratorHttp['ownsAsset'];
 }) {
@@ -92,18 +92,14 @@ export function createEvidence(deps: {
 
   /** The personal information of the candidate's profile (their candidate onboarding). */
   async function personalInformation(userId: string): Promise<JsonObject> {
-    const onboarding = await deps.onboarding.models.Onboarding.findOne({ where: { userId, persona: 'candidate' } });
-    const profile = onboarding?.data ?? {};
+    const profile = (await deps.people.onboardings.dataOf(userId, 'candidate')) ?? {};
     return Object.fromEntries(['personalDetails', 'contactInformation', 'residentialAddress'].filter((k) => profile[k]).map((k) => [k, profile[k]]));
   }
 
   /** The units of the application's NOS document, with their level, in order. */
   async function unitsOf(application: Application) {
     if (!application.nosDocumentId) return [];
-    const [units, levels] = await Promise.all([
-      catalogue.Unit.findAll({ where: { nosDocumentId: application.nosDocumentId }, order: [['position', 'ASC'], ['id', 'ASC']] }),
-      catalogue.QualificationLevel.findAll({ where: { nosDocumentId: application.nosDocumentId } }),
-    ]);
+    const { units, levels } = await catalogue.nosContent(application.nosDocumentId);
     const levelOf = new Map(levels.map((level) => [level.id, level.level]));
     return units.map((unit) => ({ unitId: unit.id, referenceNumber: unit.referenceNumber, title: unit.title, level: levelOf.get(unit.qualificationLevelId) ?? null }));
   }
@@ -172,7 +168,7 @@ export function createEvidence(deps: {
     /** A piece of general evidence: its type one of the trade's, its file the candidate's own, and something in it. */
     async create(owner: Owner, applicationId: string, input: NewEvidence) {
       const application = await writable(owner, applicationId);
-      const trade = (await catalogue.Trade.findByPk(application.tradeId))!;
+      const trade = (await catalogue.trades([application.tradeId]))[0]!;
       const problems: ErrorDetail[] = [];
       if (!trade.evidenceTypes.includes(input.evidenceType)) problems.push({ field: 'evidenceType', issue: `must be one of the trade's evidence types: ${trade.evidenceTypes.join(', ')}` });
       if (!input.assetId && !input.formData && !input.textValue?.trim()) problems.push({ field: 'assetId', issue: 'give a file (assetId), a form (formData) or a text (textValue)' });

@@ -1,7 +1,6 @@
 import type { Handler } from '../../../platform/http/operations.ts';
 import { ok } from '../../../platform/http/reply.ts';
-import type { PlatformRoles } from '../../people/platform-roles/service.ts';
-import type { CapAuth } from '../../people/auth.ts';
+import type { CapAuth, PlatformRoles } from '../../people/index.ts';
 import type { AdminDashboard } from './service.ts';
 
 /** `GET /admin/dashboard` (openapi/cap/admin-dashboard.yaml). */

@@ -1,5 +1,6 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { money } from '../../../platform/money.ts';
+import { catalogueSql } from '../../catalogue/index.ts';
 import { nsqStages, rplStages, stageLabels, type StageKey } from '../lifecycle.ts';
 
 /** The stages after the form, RPL's and NSQ's merged in the order an application meets them. */
@@ -13,7 +14,11 @@ const pipelineStages: StageKey[] = [...rplStages.slice(1, 4), ...nsqStages.slice
  * The pipeline shows, for each stage, the applications in progress at it now (`atStage`) and those
  * that ever entered it by a move of their stage history (`reached`).
  */
-export function createAdminDashboard(sequelize: Sequelize) {
+export function createAdminDashboard(
+  sequelize: Sequelize,
+  /** How many centres and assessors are approved now (the centres and assessors modules). */
+  approved: { centres(): Promise<number>; assessors(): Promise<number> },
+) {
   const select = <T extends object>(sql: string, bind: unknown[]) => sequelize.query<T>(sql, { type: QueryTypes.SELECT, bind });
 
   return {
@@ -23,14 +28,12 @@ export function createAdminDashboard(sequelize: Sequelize) {
       const bind = [year, tradeId];
       const inScope = `a.submitted_at IS NOT NULL AND extract(year FROM a.submitted_at AT TIME ZONE 'UTC') = $1 AND ($2::text IS NULL OR a.trade_id = $2)`;
       const inYear = (column: string) => `extract(year FROM ${column} AT TIME ZONE 'UTC') = $1`;
-      const [kpis] = await select<{ applications: number; candidates: number; certified: number; centres: number; assessors: number; revenue: string; fees: string }>(
+      const [kpis] = await select<{ applications: number; candidates: number; certified: number; revenue: string; fees: string }>(
         `SELECT
            (SELECT count(*)::int FROM cap.applications a WHERE ${inScope}) AS applications,
            (SELECT count(DISTINCT a.candidate_user_id)::int FROM cap.applications a WHERE ${inScope}) AS candidates,
            (SELECT count(DISTINCT m.application_id)::int FROM cap.application_moves m JOIN cap.applications a ON a.id = m.application_id
              WHERE m.to_stage = 'certified' AND ${inYear('m.created_at')} AND ($2::text IS NULL OR a.trade_id = $2)) AS certified,
-           (SELECT count(*)::int FROM cap.centres WHERE status = 'approved') AS centres,
-           (SELECT count(*)::int FROM cap.assessor_profiles WHERE status = 'approved') AS assessors,
            (SELECT coalesce(sum(p.amount_minor), 0)::text FROM cap.application_payments p JOIN cap.applications a ON a.id = p.application_id
              WHERE p.status = 'completed' AND ${inYear('p.paid_at')} AND ($2::text IS NULL OR a.trade_id = $2)) AS revenue,
            (SELECT coalesce(-sum(w.amount_minor), 0)::text FROM cap.wallet_entries w JOIN cap.applications a ON a.id = w.application_id
@@ -47,8 +50,10 @@ export function createAdminDashboard(sequelize: Sequelize) {
           WHERE p.status = 'completed' AND ${inYear('p.paid_at')} AND ($2::text IS NULL OR a.trade_id = $2) GROUP BY 1`,
         bind,
       );
+      // One statement with the catalogue's trade names: the trades are ordered by them.
       const trades = await select<{ id: string; name: string; count: number }>(
-        `SELECT t.id, t.name, count(*)::int AS count FROM cap.applications a JOIN cap.trades t ON t.id = a.trade_id WHERE ${inScope} GROUP BY t.id, t.name ORDER BY count DESC, t.name, t.id`,
+        `SELECT a.trade_id AS id, ${catalogueSql.tradeName('a.trade_id')} AS name, count(*)::int AS count FROM cap.applications a WHERE ${inScope}
+          GROUP BY a.trade_id ORDER BY count DESC, name, id`,
         bind,
       );
       const types = await select<{ type: string; count: number }>(`SELECT a.type, count(*)::int AS count FROM cap.applications a WHERE ${inScope} GROUP BY 1`, bind);
@@ -69,8 +74,8 @@ export function createAdminDashboard(sequelize: Sequelize) {
           applications: kpis!.applications,
           candidates: kpis!.candidates,
           certified: kpis!.certified,
-          centres: kpis!.centres,
-          assessors: kpis!.assessors,
+          centres: await approved.centres(),
+          assessors: await approved.assessors(),
           revenue: money(kpis!.revenue, 'NGN'),
           platformFees: money(kpis!.fees, 'NGN'),
         },

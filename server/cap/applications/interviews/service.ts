@@ -5,12 +5,10 @@ import { encodeCursor, keysetPage, pageRequest } from '../../../platform/http/pa
 import type { Logger } from '../../../platform/logger.ts';
 import type { Application } from '../models.ts';
 import type { Applications, Viewer } from '../service.ts';
-import type { AssignmentRole } from '../../assessors/assignments.ts';
-import type { AssessorCards } from '../../assessors/people.ts';
-import type { AssessorService } from '../../assessors/service.ts';
-import type { CatalogueModels } from '../../catalogue/models.ts';
-import type { CentreModels } from '../../centres/service.ts';
-import type { ActingContext } from '../../people/context/resolve.ts';
+import { assessorsSql, type Assessors, type AssignmentRole } from '../../assessors/index.ts';
+import type { Catalogue } from '../../catalogue/index.ts';
+import type { Centres } from '../../centres/index.ts';
+import type { ActingContext, People } from '../../people/index.ts';
 import type { RecommendationsClient } from '../../../contracts/lms-client.ts';
 import type { OrchestratorHttp } from '../../../contracts/orchestrator-client.ts';
 import { defineInterviewModels, type Appeal, type ApplicationInterview, type InterviewForm, type InterviewTemplate, type PanelSeat } from './models.ts';
@@ -50,10 +48,10 @@ const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null
 export function createInterviews(deps: {
   sequelize: Sequelize;
   applications: Applications;
-  assessors: AssessorService;
-  catalogue: CatalogueModels;
-  centres: CentreModels;
-  assessorCards: AssessorCards;
+  assessors: Pick<Assessors, 'profileOf' | 'assignments' | 'cards' | 'endRoles' | 'assign'>;
+  catalogue: Pick<Catalogue, 'nosContent'>;
+  centres: Pick<Centres, 'find'>;
+  people: Pick<People, 'users'>;
   ownsAsset: OrchestratorHttp['ownsAsset'];
   recommendations: RecommendationsClient;
   logger: Logger;
@@ -61,7 +59,6 @@ export function createInterviews(deps: {
   const { sequelize, applications, assessors } = deps;
   const models = defineInterviewModels(sequelize);
   const { CentrePanel, InterviewTemplate, ApplicationInterview, InterviewForm, InterviewEvaluation, Appeal } = models;
-  const { ApplicationAssessor } = assessors.models;
 
   /** The caller's assessor profile id, or null when they have none. */
   async function profileIdOf(userId: string, transaction?: Transaction): Promise<string | null> {
@@ -126,14 +123,14 @@ export function createInterviews(deps: {
     const interview = await interviewOf(application, transaction);
     const evaluated = await InterviewEvaluation.count({ where: { applicationId: application.id, round: interview.round }, transaction });
     if (evaluated) throw conflict('interview.panel_locked', 'The panel has started evaluating this interview: it can no longer change.');
-    await ApplicationAssessor.update({ endedAt: new Date() }, { where: { applicationId: application.id, role: { [Op.in]: panelRoles }, endedAt: null }, transaction });
+    await assessors.endRoles(application.id, panelRoles, transaction);
     const rows = members.flatMap((m) => [
       ...(m.isObserver && members.length === 4 ? [] : [{ role: 'panel_voter' as const, lead: m.isLead, assessorId: m.assessorId }]),
       ...(m.isObserver ? [{ role: 'iv_observer' as const, lead: false, assessorId: m.assessorId }] : []),
     ]);
-    await ApplicationAssessor.bulkCreate(
+    await assessors.assign(
       rows.map((row) => ({ ...row, applicationId: application.id, centreId: application.centreId, assignedBy })),
-      { transaction },
+      transaction,
     );
     return interview;
   }
@@ -145,7 +142,7 @@ export function createInterviews(deps: {
     if (Number.isNaN(scheduledAt.getTime())) problems.push({ field: 'scheduledAt', issue: 'is not a date and time' });
     let location = input.location ?? null;
     if (input.mode === 'physical' && input.useCentreAddress) {
-      const centre = await deps.centres.Centre.findByPk(centreId, { transaction });
+      const centre = await deps.centres.find(centreId, transaction);
       const address = (centre?.address ?? {}) as JsonObject;
       location = [address.address, address.lga, address.state, address.country].filter(Boolean).join(', ') || location;
     }
@@ -170,7 +167,7 @@ export function createInterviews(deps: {
   }
 
   async function seatsView(seats: PanelSeat[]) {
-    const cards = await deps.assessorCards(seats.map((s) => s.assessorId));
+    const cards = await assessors.cards(seats.map((s) => s.assessorId));
     return seats.map((s) => ({ ...s, name: cards.get(s.assessorId)?.name ?? '', sectors: cards.get(s.assessorId)?.sectors ?? [] }));
   }
 
@@ -227,7 +224,8 @@ export function createInterviews(deps: {
 
   /** Bookings (sittings of the centre's applications that have a seated panel) with their candidate. */
   async function bookings(centreId: string, filter: { from?: string; to?: string; applicationIds?: string[]; cursor?: string; limit: number }) {
-    const where = ['i.centre_id = $1', 'i.scheduled_at IS NOT NULL', `EXISTS (SELECT 1 FROM cap.application_assessors s WHERE s.application_id = i.application_id AND s.role = 'panel_voter' AND s.ended_at IS NULL)`];
+    // One statement with the assessors' condition (a seated panel): the page is filtered by it.
+    const where = ['i.centre_id = $1', 'i.scheduled_at IS NOT NULL', assessorsSql.panelSeated('i.application_id')];
     const bind: unknown[] = [centreId];
     const add = (clause: string, value: unknown) => {
       bind.push(value);
@@ -319,8 +317,8 @@ export function createInterviews(deps: {
         const application = await applications.visible({ persona: 'centre', ...actor }, applicationId, transaction);
         if (application.status !== 'in_progress') throw conflict('application.not_in_stage', `A facilitator guides an application in progress; this one is ${application.status}.`);
         await assertRetained(actor.centreId, [assessorId], () => 'assessorId', transaction);
-        await ApplicationAssessor.update({ endedAt: new Date() }, { where: { applicationId, role: 'facilitator', endedAt: null }, transaction });
-        await ApplicationAssessor.create({ applicationId, assessorId, centreId: application.centreId, role: 'facilitator', assignedBy: actor.userId }, { transaction });
+        await assessors.endRoles(applicationId, ['facilitator'], transaction);
+        await assessors.assign([{ applicationId, assessorId, centreId: application.centreId, role: 'facilitator', assignedBy: actor.userId }], transaction);
         return application;
       });
       return (await applications.present([application]))[0]!;
@@ -492,9 +490,9 @@ export function createInterviews(deps: {
         if (!(await deps.ownsAsset(caller.bearer, input.signatureAssetId))) throw unprocessable('interview.signature_not_found', 'You have no uploaded file with that asset id.', [{ field: 'signatureAssetId', issue: 'is not a file you uploaded' }]);
         assetId = input.signatureAssetId;
       } else if (input.signatureMode === 'default') {
-        const [row] = await sequelize.query<{ id: string | null }>(`SELECT signature_asset_id AS id FROM cap.users WHERE user_id = $1`, { type: QueryTypes.SELECT, bind: [caller.userId] });
-        if (!row?.id) throw unprocessable('interview.signature_invalid', 'You have no stored signature: set one (PUT /candidate/profile/signature) or sign another way.', [{ field: 'signatureMode', issue: 'default needs a stored signature' }]);
-        assetId = row.id;
+        const signature = await deps.people.users.signatureOf(caller.userId);
+        if (!signature) throw unprocessable('interview.signature_invalid', 'You have no stored signature: set one (PUT /candidate/profile/signature) or sign another way.', [{ field: 'signatureMode', issue: 'default needs a stored signature' }]);
+        assetId = signature;
       } else if (!input.typedName?.trim()) {
         throw unprocessable('interview.signature_invalid', 'A typed signature is your name.', [{ field: 'typedName', issue: 'is required with signatureMode typed' }]);
       }
@@ -588,7 +586,7 @@ export function createInterviews(deps: {
       const closed = Boolean(interview?.gapTrainingClosedAt);
       const base = { applicationId, closeReason: 'GAP_TRAINING' as const, gapTrainingPending: open && !closed, closed };
       if (!open) return { ...base, aiProvider: 'none', lmsMode: 'not_requested', courses: [] };
-      const units = application.nosDocumentId ? await deps.catalogue.Unit.findAll({ where: { nosDocumentId: application.nosDocumentId }, order: [['position', 'ASC'], ['id', 'ASC']] }) : [];
+      const units = application.nosDocumentId ? (await deps.catalogue.nosContent(application.nosDocumentId)).units : [];
       try {
         const answer = await deps.recommendations.recommendCourses({
           application_id: application.id,

@@ -1,7 +1,6 @@
 import type { Call, Handler } from '../../../platform/http/operations.ts';
 import { created, ok } from '../../../platform/http/reply.ts';
-import type { ActingContexts } from '../../people/context/service.ts';
-import type { CapAuth } from '../../people/auth.ts';
+import type { ActingContexts, CapAuth } from '../../people/index.ts';
 import type { Caller, NsqPaths } from './service.ts';
 
 /** NSQ paths (openapi/cap/nsq.yaml): the induction form, unit assessors, unit evidence, direct observation and sign-off. */

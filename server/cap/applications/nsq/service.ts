@@ -3,10 +3,9 @@ import { conflict, forbidden, notFound, unprocessable } from '../../../platform/
 import { newId } from '../../../platform/ids.ts';
 import type { Application } from '../models.ts';
 import type { Applications } from '../service.ts';
-import type { AssessorCards } from '../../assessors/people.ts';
-import type { AssessorService } from '../../assessors/service.ts';
-import type { CatalogueModels } from '../../catalogue/models.ts';
-import type { ActingContext } from '../../people/context/resolve.ts';
+import type { Assessors } from '../../assessors/index.ts';
+import type { Catalogue } from '../../catalogue/index.ts';
+import type { ActingContext } from '../../people/index.ts';
 import type { OrchestratorHttp } from '../../../contracts/orchestrator-client.ts';
 
 interface Induction extends Model<InferAttributes<Induction>, InferCreationAttributes<Induction>> {
@@ -91,9 +90,8 @@ const iso = (date: Date | null) => (date ? date.toISOString() : null);
 export function createNsqPaths(deps: {
   sequelize: Sequelize;
   applications: Applications;
-  assessors: AssessorService;
-  assessorCards: AssessorCards;
-  catalogue: CatalogueModels;
+  assessors: Pick<Assessors, 'profileOf' | 'assignments' | 'cards' | 'assign'>;
+  catalogue: Pick<Catalogue, 'trades' | 'nosContent' | 'units'>;
   ownsAsset: OrchestratorHttp['ownsAsset'];
 }) {
   const { sequelize, applications, assessors, catalogue } = deps;
@@ -120,10 +118,7 @@ export function createNsqPaths(deps: {
   /** The NOS options of the application: its levels, each with its units, in order. */
   async function nosOptions(application: Application) {
     if (!application.nosDocumentId) return [];
-    const [levels, units] = await Promise.all([
-      catalogue.QualificationLevel.findAll({ where: { nosDocumentId: application.nosDocumentId }, order: [['level', 'ASC']] }),
-      catalogue.Unit.findAll({ where: { nosDocumentId: application.nosDocumentId }, order: [['position', 'ASC'], ['id', 'ASC']] }),
-    ]);
+    const { levels, units } = await catalogue.nosContent(application.nosDocumentId);
     return levels.map((level) => ({
       level: level.level,
       units: units.filter((u) => u.qualificationLevelId === level.id).map((u) => ({ unitId: u.id, referenceNumber: u.referenceNumber, title: u.title, isMandatory: u.isMandatory })),
@@ -131,7 +126,7 @@ export function createNsqPaths(deps: {
   }
 
   async function inductionView(application: Application) {
-    const [trade, options, induction] = await Promise.all([catalogue.Trade.findByPk(application.tradeId), nosOptions(application), Induction.findByPk(application.id)]);
+    const [[trade], options, induction] = await Promise.all([catalogue.trades([application.tradeId]), nosOptions(application), Induction.findByPk(application.id)]);
     return {
       applicationId: application.id,
       trade: { id: application.tradeId, name: trade?.name ?? '' },
@@ -209,10 +204,10 @@ export function createNsqPaths(deps: {
           throw unprocessable('nsq.assessor_not_retained', 'Only approved assessors the centre retains can be assigned.', [{ field: 'assessorId', issue: 'is not an approved assessor retained by this centre' }]);
         }
         const current = await assessors.assignments.activeAssignments({ applicationId, assessorId, role: 'unit_assessor' }, transaction);
-        if (!current.length) await assessors.models.ApplicationAssessor.create({ applicationId, assessorId, centreId: application.centreId, role: 'unit_assessor', assignedBy: actor.userId }, { transaction });
+        if (!current.length) await assessors.assign([{ applicationId, assessorId, centreId: application.centreId, role: 'unit_assessor', assignedBy: actor.userId }], transaction);
       });
       const rows = await assessors.assignments.activeAssignments({ applicationId, role: 'unit_assessor' });
-      const cards = await deps.assessorCards(rows.map((r) => r.assessorId));
+      const cards = await assessors.cards(rows.map((r) => r.assessorId));
       return rows.map((r) => ({ assessorId: r.assessorId, name: cards.get(r.assessorId)?.name ?? '', assignedAt: r.assignedAt.toISOString() }));
     },
 
@@ -222,7 +217,7 @@ export function createNsqPaths(deps: {
       const induction = await Induction.findByPk(applicationId);
       const ids = induction?.unitIds ?? [];
       const [units, records, signoffs] = await Promise.all([
-        catalogue.Unit.findAll({ where: { id: { [Op.in]: ids } } }),
+        catalogue.units(ids),
         UnitRecord.findAll({ where: { applicationId: application.id }, order: [['id', 'ASC']] }),
         UnitSignoff.findAll({ where: { applicationId: application.id } }),
       ]);

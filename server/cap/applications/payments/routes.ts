@@ -1,9 +1,7 @@
 import type { Handler } from '../../../platform/http/operations.ts';
 import { created, ok } from '../../../platform/http/reply.ts';
 import { viewerOf } from '../service.ts';
-import type { ActingContexts } from '../../people/context/service.ts';
-import type { PlatformRoles } from '../../people/platform-roles/service.ts';
-import type { CapAuth } from '../../people/auth.ts';
+import type { ActingContexts, CapAuth, PlatformRoles } from '../../people/index.ts';
 import type { CapPayments } from './service.ts';
 
 /** The payment of an application, centre prices, the wallet and the centre's payments (openapi/cap/payments.yaml). */

@@ -6,10 +6,10 @@ import { newId } from '../../../platform/ids.ts';
 import type { PaymentCompletedData } from '../../../contracts/payment-completed.ts';
 import { money, shareOf, type Money } from '../../../platform/money.ts';
 import type { Applications, Viewer } from '../service.ts';
-import type { CentreContext } from '../../people/context/service.ts';
 import { upstreamFailure, type PaymentsClient } from '../../../contracts/orchestrator-client.ts';
-import type { PlatformConfigService } from '../../catalogue/platform-config/service.ts';
-import type { CentreRole } from '../../centres/vocabulary.ts';
+import type { Catalogue } from '../../catalogue/index.ts';
+import type { CentreRole, Centres } from '../../centres/index.ts';
+import type { CentreContext } from '../../people/index.ts';
 import type { ApplicationType } from '../vocabulary.ts';
 
 export interface PriceInput {
@@ -46,11 +46,13 @@ interface PaymentRow {
 export function createCapPayments(deps: {
   sequelize: Sequelize;
   applications: Applications;
-  platformConfig: PlatformConfigService;
+  catalogue: Pick<Catalogue, 'currentConfig'>;
+  centres: Pick<Centres, 'lockedAccount' | 'findAll'>;
   payments: PaymentsClient;
   logger: Logger;
 }) {
-  const { sequelize, applications, platformConfig } = deps;
+  const { sequelize, applications } = deps;
+  const platformConfig = { current: deps.catalogue.currentConfig };
   const select = <T extends object>(sql: string, bind: unknown[], transaction?: Transaction) =>
     sequelize.query<T>(sql, { type: QueryTypes.SELECT, bind, transaction });
 
@@ -116,22 +118,25 @@ export function createCapPayments(deps: {
   /** Application payments of one centre (or all), newest first, with the candidate's name. */
   async function paymentList(centreId: string | null, query: { status?: string; cursor?: string; limit?: number }) {
     const page = pageRequest(query as Record<string, unknown>);
-    const rows = await select<PaymentRow & { type: ApplicationType; centre_name: string }>(
-      `SELECT p.*, a.type, c.name AS centre_name FROM cap.application_payments p
-         JOIN cap.applications a ON a.id = p.application_id JOIN cap.centres c ON c.id = p.centre_id
+    const rows = await select<PaymentRow & { type: ApplicationType }>(
+      `SELECT p.*, a.type FROM cap.application_payments p JOIN cap.applications a ON a.id = p.application_id
         WHERE ($1::text IS NULL OR p.centre_id = $1) AND ($2::text IS NULL OR p.status = $2) AND ($3::text IS NULL OR p.id < $3)
         ORDER BY p.id DESC LIMIT $4`,
       [centreId, query.status ?? null, page.cursor ?? null, page.limit + 1],
     );
     const hasMore = rows.length > page.limit;
     const items = rows.slice(0, page.limit);
-    const presented = await applications.present(await applications.models.Application.findAll({ where: { id: items.map((row) => row.application_id) } }));
+    // The centres' names from the centres module: a second statement for the page read.
+    const [presented, centres] = await Promise.all([
+      applications.present(await applications.models.Application.findAll({ where: { id: items.map((row) => row.application_id) } })),
+      deps.centres.findAll(items.map((row) => row.centre_id)),
+    ]);
     const names = new Map(presented.map((a) => [a.id, a.candidate.name]));
     return {
       items: items.map((row) => ({
         applicationId: row.application_id,
         centreId: row.centre_id,
-        centreName: row.centre_name,
+        centreName: centres.find((centre) => centre.id === row.centre_id)?.name ?? '',
         candidateName: names.get(row.application_id) ?? '',
         applicationType: row.type,
         amount: money(row.amount_minor, row.currency),
@@ -270,18 +275,14 @@ export function createCapPayments(deps: {
     async withdraw(context: CentreContext, userId: string, amount: Money) {
       onlyRoles(context, ['super_admin'], 'withdraw from the wallet');
       return sequelize.transaction(async (transaction) => {
-        const [centre] = await select<{ account_details: { bank?: string; accountNo?: string } | null }>(
-          `SELECT account_details FROM cap.centres WHERE id = $1 FOR UPDATE`,
-          [context.centreId],
-          transaction,
-        );
+        const account = await deps.centres.lockedAccount(context.centreId, transaction);
         const held = await balanceOf(context.centreId, transaction);
         if (amount.currency !== held.currency) {
           throw conflict('wallet.currency_mismatch', `The wallet holds ${held.currency}: a withdrawal is in ${held.currency} too. Nothing was paid out.`, [
             { field: 'amount.currency', issue: `must be ${held.currency}, the wallet's currency` },
           ]);
         }
-        if (!centre?.account_details?.bank || !centre.account_details.accountNo) {
+        if (!account?.bank || !account.accountNo) {
           throw conflict('wallet.no_bank_account', 'The centre has no bank account to pay out to: add one to its profile first.');
         }
         const balance = BigInt(held.amountMinorUnits);
@@ -292,7 +293,6 @@ export function createCapPayments(deps: {
           `INSERT INTO cap.wallet_entries (id, centre_id, kind, amount_minor, currency, created_by, created_at) VALUES ($1, $2, 'withdrawal', $3, $4, $5, now())`,
           { bind: [newId(), context.centreId, `-${amount.amountMinorUnits}`, amount.currency, userId], transaction },
         );
-        const account = centre.account_details;
         return {
           balance: money(balance - BigInt(amount.amountMinorUnits), amount.currency),
           withdrawal: { amount, bank: account.bank, accountNo: `******${String(account.accountNo).slice(-4)}` },

@@ -1,7 +1,6 @@
 import type { Handler } from '../../../platform/http/operations.ts';
 import { created, ok, streamed } from '../../../platform/http/reply.ts';
-import type { ActingContexts } from '../../people/context/service.ts';
-import type { CapAuth } from '../../people/auth.ts';
+import type { ActingContexts, CapAuth } from '../../people/index.ts';
 import type { Sharing } from './service.ts';
 
 /** Share tokens (the candidate) and the public shared view with its file proxy (openapi/cap/sharing.yaml). */

@@ -1,13 +1,11 @@
 import type { Call, Handler } from '../../../platform/http/operations.ts';
 import { created, ok } from '../../../platform/http/reply.ts';
-import type { PlatformRoles } from '../../people/platform-roles/service.ts';
 import { readerOf } from '../service.ts';
-import type { ActingContexts } from '../../people/context/service.ts';
-import type { CapAuth } from '../../people/auth.ts';
+import type { ActingContexts, CapAuth } from '../../people/index.ts';
 import type { Verification } from './service.ts';
 
 /** IV, forwarding, EV and certificates (openapi/cap/verification.yaml). */
-export function verificationRoutes(auth: CapAuth, roles: PlatformRoles, contexts: ActingContexts, verification: Verification): Record<string, Handler> {
+export function verificationRoutes(auth: CapAuth, contexts: ActingContexts, verification: Verification): Record<string, Handler> {
   const userId = (call: Call) => auth.caller(call).userId;
   return {
     assignInternalVerifier: contexts.centre(async (call, context) => ok(await verification.assignInternalVerifier(context, userId(call), call.params.id, call.body.assessorId))),
@@ -25,6 +23,5 @@ export function verificationRoutes(auth: CapAuth, roles: PlatformRoles, contexts
     getApplicationCertificate: contexts.bound(async (call, context) => ok(await verification.certificate(readerOf(context, userId(call)), call.params.id))),
     verifyCertificate: async (call) => ok(await verification.verify(call.params.code)),
     bulkUpdateCentreApplications: contexts.centre(async (call, context) => ok(await verification.bulk(context, userId(call), call.body))),
-    setAdminTradeAwardingBody: roles.allowed(auth, 'platform.catalogue.write', async (call) => ok(await verification.setTradeAwardingBody(call.params.id, call.body.awardingBodyId))),
   };
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { DataTypes, Op, QueryTypes, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize, type Transaction } from 'sequelize';
+import { DataTypes, Op, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize, type Transaction } from 'sequelize';
 import { AppError, conflict, forbidden, notFound, unprocessable, type ErrorDetail } from '../../../platform/http/errors.ts';
 import { newId } from '../../../platform/ids.ts';
 import { encodeCursor, pageRequest } from '../../../platform/http/pagination.ts';
@@ -7,10 +7,9 @@ import { renderCertificatePdf } from '../../../platform/pdf/certificate.ts';
 import { stagesOf } from '../lifecycle.ts';
 import type { Application } from '../models.ts';
 import { certifyBypassOff, type Applications, type Reader } from '../service.ts';
-import type { AssignmentRole, Assignments } from '../../assessors/assignments.ts';
-import type { AssessorModels } from '../../assessors/models.ts';
-import type { CatalogueModels } from '../../catalogue/models.ts';
-import type { CentreContext } from '../../people/context/service.ts';
+import type { Assessors, AssignmentRole } from '../../assessors/index.ts';
+import type { Catalogue } from '../../catalogue/index.ts';
+import type { CentreContext } from '../../people/index.ts';
 import type { Evidence } from '../evidence/service.ts';
 import type { OrchestratorHttp } from '../../../contracts/orchestrator-client.ts';
 
@@ -49,14 +48,14 @@ export function createVerification(deps: {
   sequelize: Sequelize;
   applications: Applications;
   evidence: Evidence;
-  assignments: Assignments;
-  assessorModels: AssessorModels;
-  catalogue: CatalogueModels;
+  assessors: Pick<Assessors, 'assignments' | 'isApproved' | 'isAssigned' | 'endRoles' | 'assign'>;
+  catalogue: Pick<Catalogue, 'certifiedLevel' | 'awardingBodies'>;
   orchestrator: Pick<OrchestratorHttp, 'storeFile' | 'ownsAsset' | 'assetUrls'>;
   /** The public CAP base URL (printed on certificates for verification). */
   baseUrl: () => string;
 }) {
-  const { sequelize, applications, assignments } = deps;
+  const { sequelize, applications, assessors, catalogue } = deps;
+  const { assignments } = assessors;
   const { Application } = applications.models;
   const Certificate: ModelStatic<Certificate> = sequelize.define<Certificate>(
     'Certificate',
@@ -77,18 +76,15 @@ export function createVerification(deps: {
 
   /** An approved assessor profile by id, or 422 naming `assessorId`. */
   async function approvedAssessor(assessorId: string, transaction: Transaction) {
-    const profile = await deps.assessorModels.AssessorProfile.findByPk(assessorId, { transaction });
-    if (!profile || profile.status !== 'approved') {
+    if (!(await assessors.isApproved(assessorId, transaction))) {
       throw unprocessable('verification.assessor_not_eligible', 'Assign an assessor whose profile a platform admin approved.', [{ field: 'assessorId', issue: 'is not an approved assessor' }]);
     }
-    return profile;
   }
 
   /** Ends the application's current assignment in the role and makes the assessor its holder. */
   async function reassign(application: Application, role: AssignmentRole, assessorId: string, assignedBy: string, transaction: Transaction) {
-    const { ApplicationAssessor } = deps.assessorModels;
-    await ApplicationAssessor.update({ endedAt: new Date() }, { where: { applicationId: application.id, role, endedAt: null }, transaction });
-    await ApplicationAssessor.create({ applicationId: application.id, assessorId, centreId: application.centreId, role, assignedBy }, { transaction });
+    await assessors.endRoles(application.id, [role], transaction);
+    await assessors.assign([{ applicationId: application.id, assessorId, centreId: application.centreId, role, assignedBy }], transaction);
   }
 
   /** The application as an active member of its awarding body sees it (404, 403 otherwise), locked. */
@@ -111,23 +107,18 @@ export function createVerification(deps: {
   /** What the certificate says: the candidate, trade, level, centre, awarding body. */
   async function certificateFacts(application: Application) {
     const [summary] = await applications.present([application]);
-    const [body] = await sequelize.query<{ name: string }>('SELECT name FROM cap.awarding_bodies WHERE id = $1', { type: QueryTypes.SELECT, bind: [application.awardingBodyId] });
+    const bodyName = application.awardingBodyId ? await catalogue.awardingBodies.nameOf(application.awardingBodyId) : null;
     // The level: the highest level among the units of the submitted self-assessment, else the NOS's only level.
     const assessed = await deps.evidence.models.SelfAssessment.findOne({ where: { applicationId: application.id } });
     const unitIds = (assessed?.submittedAt ? assessed.competencies : []).map((c) => c.unitId).filter((id): id is string => typeof id === 'string');
-    const [level] = await sequelize.query<{ level: number | null }>(
-      `SELECT coalesce(
-         (SELECT max(l.level) FROM cap.units u JOIN cap.qualification_levels l ON l.id = u.qualification_level_id WHERE u.id = ANY($2::text[])),
-         (SELECT CASE WHEN count(*) = 1 THEN min(level) END FROM cap.qualification_levels WHERE nos_document_id = $1)) AS level`,
-      { type: QueryTypes.SELECT, bind: [application.nosDocumentId, unitIds] },
-    );
+    const level = await catalogue.certifiedLevel(application.nosDocumentId, unitIds);
     return {
       holderName: summary!.candidate.name,
       trade: summary!.trade?.name ?? '',
       sector: summary!.sector?.name ?? '',
-      level: level?.level != null ? `Level ${level.level}` : 'Not recorded',
+      level: level != null ? `Level ${level}` : 'Not recorded',
       centre: summary!.centre.name,
-      awardingBody: body?.name ?? '',
+      awardingBody: bodyName ?? '',
     };
   }
 
@@ -158,11 +149,7 @@ export function createVerification(deps: {
         const application = await applications.visible({ persona: 'assessor', userId }, id, transaction).catch((err) => {
           throw err.code === 'auth.out_of_scope' ? forbidden('verification.not_internal_verifier', 'Only the internal verifier assigned to this application reviews it.') : err;
         });
-        const [mine] = await sequelize.query(
-          `SELECT 1 FROM cap.application_assessors a JOIN cap.assessor_profiles p ON p.id = a.assessor_id WHERE a.application_id = $1 AND a.role = 'iv' AND a.ended_at IS NULL AND p.user_id = $2`,
-          { type: QueryTypes.SELECT, bind: [id, userId], transaction },
-        );
-        if (!mine) throw forbidden('verification.not_internal_verifier', 'Only the internal verifier assigned to this application reviews it.');
+        if (!(await assessors.isAssigned(id, userId, transaction, 'iv'))) throw forbidden('verification.not_internal_verifier', 'Only the internal verifier assigned to this application reviews it.');
         return applications.move(application, body.decision, 'internal_verifier', userId, transaction, body.feedback ?? null);
       });
       return presentOne(application);
@@ -175,12 +162,12 @@ export function createVerification(deps: {
     async forward(context: CentreContext, userId: string, id: string) {
       const application = await sequelize.transaction(async (transaction) => {
         const application = await applications.visible(centreViewer(context, userId), id, transaction);
-        const [trade] = await sequelize.query<{ awarding_body_id: string | null }>('SELECT awarding_body_id FROM cap.trades WHERE id = $1', { type: QueryTypes.SELECT, bind: [application.tradeId], transaction });
+        const awardingBodyId = await catalogue.awardingBodies.ofTrade(application.tradeId, transaction);
         await applications.move(application, 'forward', 'centre', userId, transaction);
-        if (!trade?.awarding_body_id) {
+        if (!awardingBodyId) {
           throw conflict('application.no_awarding_body', 'The trade has no awarding body yet: a platform admin sets it (PUT /admin/trades/{id}/awarding-body).');
         }
-        application.awardingBodyId = trade.awarding_body_id;
+        application.awardingBodyId = awardingBodyId;
         application.forwardedAt = new Date();
         return application.save({ transaction });
       });
@@ -190,10 +177,10 @@ export function createVerification(deps: {
     /** The applications forwarded to the caller's awarding bodies, newest first. */
     async forwardedTo(userId: string, query: { status?: string; cursor?: string; limit?: number }) {
       const page = pageRequest(query as Record<string, unknown>);
-      const bodies = await sequelize.query<{ id: string }>(`SELECT awarding_body_id AS id FROM cap.awarding_body_members WHERE user_id = $1 AND status = 'active'`, { type: QueryTypes.SELECT, bind: [userId] });
+      const bodies = await catalogue.awardingBodies.activeBodiesOf(userId);
       const rows = await Application.findAll({
         where: {
-          awardingBodyId: { [Op.in]: bodies.map((body) => body.id) },
+          awardingBodyId: { [Op.in]: bodies },
           ...(query.status ? { status: query.status } : {}),
           ...(page.cursor ? { id: { [Op.lt]: page.cursor } } : {}),
         },
@@ -320,18 +307,6 @@ export function createVerification(deps: {
         if (problems.length) throw new AppError(409, 'application.bulk_refused', `${problems.length} of the ${ids.length} applications cannot be certified; nothing was changed.`, problems);
         return { action: body.action, updated: ids.length, ids };
       });
-    },
-
-    /** A platform admin names the awarding body that certifies a trade (null: none). */
-    async setTradeAwardingBody(tradeId: string, awardingBodyId: string | null) {
-      const trade = await deps.catalogue.Trade.findByPk(tradeId);
-      if (!trade) throw notFound(`No trade has the id ${tradeId}.`);
-      if (awardingBodyId) {
-        const [body] = await sequelize.query('SELECT 1 FROM cap.awarding_bodies WHERE id = $1', { type: QueryTypes.SELECT, bind: [awardingBodyId] });
-        if (!body) throw unprocessable('validation.failed', 'No awarding body has that id.', [{ field: 'awardingBodyId', issue: 'is not an awarding body' }]);
-      }
-      await sequelize.query('UPDATE cap.trades SET awarding_body_id = $2 WHERE id = $1', { bind: [tradeId, awardingBodyId] });
-      return { tradeId, awardingBodyId };
     },
   };
 }

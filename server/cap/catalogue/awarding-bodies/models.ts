@@ -1,4 +1,4 @@
-import { memberAttributes } from '../../people/memberships/invitations.ts';
+import { memberAttributes } from '../../people/index.ts';
 import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
 
 export interface AwardingBody extends Model<InferAttributes<AwardingBody>, InferCreationAttributes<AwardingBody>> {

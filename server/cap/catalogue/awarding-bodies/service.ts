@@ -1,8 +1,7 @@
-import { UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
-import { conflict, forbidden, notFound } from '../../../platform/http/errors.ts';
+import { QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
+import { conflict, forbidden, notFound, unprocessable } from '../../../platform/http/errors.ts';
 import { newId } from '../../../platform/ids.ts';
-import type { MembershipKind } from '../../people/memberships/invitations.ts';
-import type { NewMember, ProvisionMember } from '../../people/memberships/provision.ts';
+import type { MembershipKind, NewMember, ProvisionMember } from '../../people/index.ts';
 import type { AssetUrls } from '../../../contracts/orchestrator-client.ts';
 import { defineAwardingBodyModels, type AwardingBody, type AwardingBodyMember, type AwardingBodyRole } from './models.ts';
 
@@ -38,7 +37,8 @@ const memberOf = (row: AwardingBodyMember) => ({
  * Orchestrator, all or nothing), who invites the body's staff. Its people hold the awarding_body persona.
  */
 export function createAwardingBodies(sequelize: Sequelize, provisionMember: ProvisionMember, assetUrls: AssetUrls) {
-  const { AwardingBody, AwardingBodyMember } = defineAwardingBodyModels(sequelize);
+  const models = defineAwardingBodyModels(sequelize);
+  const { AwardingBody, AwardingBodyMember } = models;
   const alreadyMember = () => conflict('awarding_body.member_exists', 'This person already belongs to this awarding body.');
 
   /** Takes someone on, in one transaction with `prepare` (creating the body, for the admins). */
@@ -77,6 +77,8 @@ export function createAwardingBodies(sequelize: Sequelize, provisionMember: Prov
   };
 
   return {
+    models,
+
     /** The awarding-body memberships, as invitations and first calls handle them. */
     membershipKind: kind as unknown as MembershipKind,
 
@@ -94,6 +96,36 @@ export function createAwardingBodies(sequelize: Sequelize, provisionMember: Prov
       const bodies = await AwardingBody.findAll({ order: [['name', 'ASC'], ['id', 'ASC']] });
       const urlOf = await assetUrls(bodies.map((body) => body.logoAssetId));
       return bodies.map(({ id, name, registrationNo, logoAssetId }) => ({ id, name, registrationNo, logoAssetId, logo: urlOf(logoAssetId) }));
+    },
+
+    /** A platform admin names the awarding body that certifies a trade (null: none). */
+    async setTradeAwardingBody(tradeId: string, awardingBodyId: string | null) {
+      const [trade] = await sequelize.query('SELECT 1 FROM cap.trades WHERE id = $1', { type: QueryTypes.SELECT, bind: [tradeId] });
+      if (!trade) throw notFound(`No trade has the id ${tradeId}.`);
+      if (awardingBodyId && !(await AwardingBody.findByPk(awardingBodyId, { attributes: ['id'] }))) {
+        throw unprocessable('validation.failed', 'No awarding body has that id.', [{ field: 'awardingBodyId', issue: 'is not an awarding body' }]);
+      }
+      await sequelize.query('UPDATE cap.trades SET awarding_body_id = $2 WHERE id = $1', { bind: [tradeId, awardingBodyId] });
+      return { tradeId, awardingBodyId };
+    },
+
+    /** The awarding body that certifies the trade, or null. */
+    async ofTrade(tradeId: string, transaction?: Transaction): Promise<string | null> {
+      const [trade] = await sequelize.query<{ awarding_body_id: string | null }>('SELECT awarding_body_id FROM cap.trades WHERE id = $1', { type: QueryTypes.SELECT, bind: [tradeId], transaction });
+      return trade?.awarding_body_id ?? null;
+    },
+
+    /** The awarding body's name, or null for no such body. */
+    nameOf: async (id: string) => (await AwardingBody.findByPk(id, { attributes: ['name'] }))?.name ?? null,
+
+    /** The awarding bodies the user is an active member of. */
+    async activeBodiesOf(userId: string): Promise<string[]> {
+      return (await AwardingBodyMember.findAll({ where: { userId, status: 'active' }, attributes: ['awardingBodyId'] })).map((row) => row.awardingBodyId);
+    },
+
+    /** Whether the user is an active member of the awarding body. */
+    async isActiveMember(awardingBodyId: string, userId: string, transaction?: Transaction): Promise<boolean> {
+      return (await AwardingBodyMember.count({ where: { awardingBodyId, userId, status: 'active' }, transaction })) > 0;
     },
 
     /** An admin of the body invites someone as its staff; the answer is the same whether or not they had an account. */

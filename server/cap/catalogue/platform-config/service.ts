@@ -2,7 +2,7 @@ import { DataTypes, type InferAttributes, type InferCreationAttributes, type Mod
 import { notFound } from '../../../platform/http/errors.ts';
 import { newId } from '../../../platform/ids.ts';
 import type { Money } from '../../../platform/money.ts';
-import type { ApplicationType } from '../../applications/vocabulary.ts';
+import type { ApplicationType } from '../../applications/index.ts';
 
 export const policyKinds = ['terms', 'privacy', 'pricing'] as const;
 export type PolicyKind = (typeof policyKinds)[number];

@@ -1,7 +1,6 @@
 import type { Handler } from '../../../platform/http/operations.ts';
 import { created, ok } from '../../../platform/http/reply.ts';
-import type { PlatformRoles } from '../../people/platform-roles/service.ts';
-import type { CapAuth } from '../../people/auth.ts';
+import type { CapAuth, PlatformRoles } from '../../people/index.ts';
 import type { Templates } from './service.ts';
 
 /** Downloadable and workflow templates (openapi/cap/templates.yaml). */

@@ -1,10 +1,9 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { notFound, validationFailed, type ErrorDetail } from '../../../platform/http/errors.ts';
 import { newId } from '../../../platform/ids.ts';
-import { stagesOf } from '../../applications/lifecycle.ts';
 import type { AssetUrls, OrchestratorHttp } from '../../../contracts/orchestrator-client.ts';
-import { workflowInForce, type StageTemplate } from './workflow.ts';
-import { applicationTypes, type ApplicationType } from '../../applications/vocabulary.ts';
+import type { ApplicationType } from '../../applications/index.ts';
+import { workflowInForce, type StageTemplate, type StagesOfLifecycle } from './workflow.ts';
 
 /** The downloadable template the public third-party report template operation serves. */
 export const thirdPartyReportKey = 'third_party_report';
@@ -14,8 +13,8 @@ export const thirdPartyReportKey = 'third_party_report';
  * uploaded) under a key; CAP stores the asset ids and resolves their URLs on every read. Workflow
  * templates are versioned per application type (workflow.ts).
  */
-export function createTemplates(deps: { sequelize: Sequelize; assetUrls: AssetUrls; ownsAsset: OrchestratorHttp['ownsAsset'] }) {
-  const { sequelize } = deps;
+export function createTemplates(deps: { sequelize: Sequelize; assetUrls: AssetUrls; ownsAsset: OrchestratorHttp['ownsAsset']; lifecycle: StagesOfLifecycle }) {
+  const { sequelize, lifecycle } = deps;
   const select = <T extends object>(sql: string, bind: unknown[] = []) => sequelize.query<T>(sql, { type: QueryTypes.SELECT, bind });
 
   async function downloads() {
@@ -61,7 +60,7 @@ export function createTemplates(deps: { sequelize: Sequelize; assetUrls: AssetUr
     },
 
     /** The workflow template in force for each application type. */
-    workflows: () => Promise.all(applicationTypes.map((type) => workflowInForce(sequelize, type))),
+    workflows: () => Promise.all(lifecycle.applicationTypes.map((type) => workflowInForce(sequelize, lifecycle, type))),
 
     async workflowVersions(type: ApplicationType) {
       const rows = await select<{ version: number; stages: StageTemplate[]; published_at: Date }>(
@@ -76,14 +75,14 @@ export function createTemplates(deps: { sequelize: Sequelize; assetUrls: AssetUr
      * (422 naming what differs). Versions are numbered under a per-type lock.
      */
     async publishWorkflow(adminId: string, type: ApplicationType, input: { stages: Array<{ stageKey: string; label?: string; durationDays?: number | null; guidance?: string | null }> }) {
-      const expected = stagesOf[type];
+      const expected = lifecycle.stagesOf[type];
       const problems: ErrorDetail[] = [];
       if (input.stages.length !== expected.length) problems.push({ field: 'stages', issue: `lists ${input.stages.length} stages; ${type} has ${expected.length}: ${expected.join(', ')}` });
       for (const [i, stage] of input.stages.entries()) {
         if (stage.stageKey !== expected[i]) problems.push({ field: `stages[${i}].stageKey`, issue: `is ${stage.stageKey}; stage ${i + 1} of ${type} is ${expected[i] ?? 'none'}` });
       }
       if (problems.length) throw validationFailed(problems, `A ${type} workflow template lists the ${type} stages in their lifecycle order.`);
-      const current = await workflowInForce(sequelize, type);
+      const current = await workflowInForce(sequelize, lifecycle, type);
       const stages: StageTemplate[] = input.stages.map((stage, i) => ({
         stageKey: expected[i]!,
         label: stage.label?.trim() || current.stages[i]!.label,
@@ -92,7 +91,7 @@ export function createTemplates(deps: { sequelize: Sequelize; assetUrls: AssetUr
       }));
       return sequelize.transaction(async (transaction) => {
         await sequelize.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, { bind: [`workflow:${type}`], transaction });
-        const latest = await workflowInForce(sequelize, type, transaction);
+        const latest = await workflowInForce(sequelize, lifecycle, type, transaction);
         const version = latest.version + 1;
         const publishedAt = new Date();
         await sequelize.query(

@@ -1,7 +1,6 @@
 import type { Handler } from '../../../platform/http/operations.ts';
 import { ok } from '../../../platform/http/reply.ts';
-import type { ActingContexts } from '../../people/context/service.ts';
-import type { CapAuth } from '../../people/auth.ts';
+import type { ActingContexts, CapAuth } from '../../people/index.ts';
 import type { Broadcasts } from './service.ts';
 
 export function broadcastRoutes(auth: CapAuth, contexts: ActingContexts, broadcasts: Broadcasts): Record<string, Handler> {

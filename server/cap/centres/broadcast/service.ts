@@ -1,7 +1,7 @@
-import { Op, QueryTypes } from 'sequelize';
+import { Op } from 'sequelize';
 import { forbidden, unprocessable } from '../../../platform/http/errors.ts';
 import type { CentreService } from '../service.ts';
-import type { CentreContext } from '../../people/context/service.ts';
+import type { CentreContext } from '../../people/index.ts';
 import type { OrchestratorHttp } from '../../../contracts/orchestrator-client.ts';
 
 export type RecipientGroup = 'all_candidates' | 'all_assessors' | 'all_staff' | 'trade_group';
@@ -18,16 +18,16 @@ export interface BroadcastInput {
  * recipient from the sender. A centre's candidates are those with an application there past its draft
  * (`trade_group`: in that trade); its assessors are those it retains (an approved retained request).
  */
-export function createBroadcasts(centres: CentreService, send: OrchestratorHttp['broadcast']) {
-  const { CentreStaff } = centres.models;
-  const sequelize = CentreStaff.sequelize!;
+/** Who a broadcast reaches beyond the staff, by user id in order, the sender left out (the modules that know). */
+export interface BroadcastAudiences {
+  /** The centre's candidates: an application there past its draft (in the trade, when given). */
+  candidatesOf(centreId: string, senderId: string, tradeId?: string): Promise<string[]>;
+  /** The assessors the centre retains. */
+  assessorsOf(centreId: string, senderId: string): Promise<string[]>;
+}
 
-  const groups: Record<Exclude<RecipientGroup, 'all_staff'>, string> = {
-    all_candidates: `SELECT DISTINCT candidate_user_id AS "userId" FROM cap.applications WHERE centre_id = $1 AND status <> 'draft' AND candidate_user_id <> $2`,
-    trade_group: `SELECT DISTINCT candidate_user_id AS "userId" FROM cap.applications WHERE centre_id = $1 AND status <> 'draft' AND candidate_user_id <> $2 AND trade_id = $3`,
-    all_assessors: `SELECT DISTINCT p.user_id AS "userId" FROM cap.retained_requests r JOIN cap.assessor_profiles p ON p.id = r.assessor_id
-                     WHERE r.centre_id = $1 AND r.status = 'approved' AND p.user_id <> $2`,
-  };
+export function createBroadcasts(centres: CentreService, send: OrchestratorHttp['broadcast'], audiences: BroadcastAudiences) {
+  const { CentreStaff } = centres.models;
 
   async function recipientsOf(context: CentreContext, senderId: string, group: RecipientGroup, tradeId?: string): Promise<string[]> {
     if (group === 'all_staff') {
@@ -38,9 +38,8 @@ export function createBroadcasts(centres: CentreService, send: OrchestratorHttp[
       });
       return rows.map((row) => row.userId);
     }
-    const bind = group === 'trade_group' ? [context.centreId, senderId, tradeId] : [context.centreId, senderId];
-    const rows = await sequelize.query<{ userId: string }>(`${groups[group]} ORDER BY 1`, { type: QueryTypes.SELECT, bind });
-    return rows.map((row) => row.userId);
+    if (group === 'all_assessors') return audiences.assessorsOf(context.centreId, senderId);
+    return audiences.candidatesOf(context.centreId, senderId, group === 'trade_group' ? tradeId : undefined);
   }
 
   return {

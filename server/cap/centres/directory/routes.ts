@@ -1,6 +1,6 @@
 import type { Handler } from '../../../platform/http/operations.ts';
 import { ok } from '../../../platform/http/reply.ts';
-import type { ActingContexts } from '../../people/context/service.ts';
+import type { ActingContexts } from '../../people/index.ts';
 import type { Directory } from './service.ts';
 
 export function directoryRoutes(contexts: ActingContexts, directory: Directory): Record<string, Handler> {

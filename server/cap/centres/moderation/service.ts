@@ -1,14 +1,12 @@
-import { Op, QueryTypes, type Transaction, type WhereOptions } from 'sequelize';
+import { Op, type Transaction, type WhereOptions } from 'sequelize';
 import { notFound } from '../../../platform/http/errors.ts';
 import { keysetPage, pageRequest } from '../../../platform/http/pagination.ts';
 import { newId } from '../../../platform/ids.ts';
-import { createModeration, type BulkAction } from '../../people/moderation/bulk.ts';
-import type { ModerationAction } from '../../people/moderation/lifecycle.ts';
+import { type BulkAction, createModeration, type ModerationAction, type PassportPhotos } from '../../people/index.ts';
 import type { Centre, CentreStaff } from '../models.ts';
 import type { CentreService } from '../service.ts';
 import { staffOf, type StaffService } from '../staff/service.ts';
 import type { AssetUrls } from '../../../contracts/orchestrator-client.ts';
-import type { PassportPhotos } from '../../people/onboarding/passport-photos.ts';
 import { containing } from '../../../platform/db/like.ts';
 import type { JsonObject } from '../../../platform/http/merge-patch.ts';
 import type { CentreStatus } from '../vocabulary.ts';
@@ -40,7 +38,17 @@ function adminCentreOf(centre: Centre, founder: CentreStaff | undefined, logo: s
  * summary and the detail, and their moderation (moderation/lifecycle.ts), one centre at a time or in
  * bulk, where one id that cannot change stops them all.
  */
-export function createAdminCentres(centres: CentreService, staff: StaffService, assetUrls: AssetUrls, photos: PassportPhotos) {
+/** What the modules above keep of a centre (its applications and money, its assessors and jobs), for its moderation. */
+export interface CentreDealings {
+  /** Whether the centre has applications (drafts included), prices, wallet entries, retained requests, job postings or assignments. */
+  inUse(centreId: string, transaction: Transaction): Promise<boolean>;
+  /** Its newest 100 applications, and how many it has. */
+  applicationsOf(centreId: string): Promise<{ total: number; items: object[] }>;
+  /** The assessors it retains, longest retained first. */
+  retainedAssessorsOf(centreId: string): Promise<object[]>;
+}
+
+export function createAdminCentres(centres: CentreService, staff: StaffService, assetUrls: AssetUrls, photos: PassportPhotos, dealings: CentreDealings) {
   const { Centre, CentreStaff } = centres.models;
 
   /** The first super admin of each centre, by centre id. */
@@ -63,18 +71,12 @@ export function createAdminCentres(centres: CentreService, staff: StaffService, 
     noun: 'centre',
     Model: Centre,
     label: (centre) => centre.name,
-    // Anyone but its super admins on its staff. (Applications, retained assessors and job postings
-    // count too once they exist.)
+    // Anyone but its super admins on its staff, or anything the other modules keep of it.
     async usedBy(centre, transaction) {
       const members = await CentreStaff.count({ where: { centreId: centre.id, role: { [Op.ne]: 'super_admin' } }, transaction });
       if (members > 0) return `it has ${members} staff member(s) besides its super admins`;
       // Applications (drafts included), the money around them, and its dealings with assessors stay with their centre.
-      const [row] = await CentreStaff.sequelize!.query<{ n: number }>(
-        `SELECT (SELECT count(*) FROM cap.applications WHERE centre_id = $1) + (SELECT count(*) FROM cap.centre_prices WHERE centre_id = $1) + (SELECT count(*) FROM cap.wallet_entries WHERE centre_id = $1)
-              + (SELECT count(*) FROM cap.retained_requests WHERE centre_id = $1) + (SELECT count(*) FROM cap.job_postings WHERE centre_id = $1) + (SELECT count(*) FROM cap.application_assessors WHERE centre_id = $1) AS n`,
-        { type: QueryTypes.SELECT, bind: [centre.id], transaction },
-      );
-      return Number(row!.n) > 0 ? 'it has applications, prices, wallet entries, retained requests, job postings or assignments' : undefined;
+      return (await dealings.inUse(centre.id, transaction)) ? 'it has applications, prices, wallet entries, retained requests, job postings or assignments' : undefined;
     },
     async remove(centre, transaction) {
       await CentreStaff.destroy({ where: { centreId: centre.id }, transaction });
@@ -126,34 +128,19 @@ export function createAdminCentres(centres: CentreService, staff: StaffService, 
       const centre = await Centre.findByPk(id);
       if (!centre) throw notFound(`No centre has the id ${id}.`);
       const members = await CentreStaff.findAll({ where: { centreId: id }, order: [['createdAt', 'ASC'], ['id', 'ASC']] });
-      const applications = await CentreStaff.sequelize!.query<{ id: string; type: 'RPL' | 'NSQ'; status: string; stage: string; candidate: string; trade_id: string; trade_name: string; submitted_at: Date | null; created_at: Date; total: number }>(
-        `SELECT a.id, a.type, a.status, a.current_stage_key AS stage, t.id AS trade_id, t.name AS trade_name, a.submitted_at, a.created_at,
-                concat_ws(' ', a.draft #>> '{personalInformation,personalDetails,firstName}', a.draft #>> '{personalInformation,personalDetails,lastName}') AS candidate,
-                count(*) OVER ()::int AS total
-           FROM cap.applications a JOIN cap.trades t ON t.id = a.trade_id WHERE a.centre_id = $1 ORDER BY a.id DESC LIMIT 100`,
-        { type: QueryTypes.SELECT, bind: [id] },
-      );
-      const assessors = await CentreStaff.sequelize!.query<{ assessor_id: string; name: string; email: string; preferred_role: string; responded_at: Date | null }>(
-        `SELECT r.assessor_id, r.preferred_role, r.responded_at, u.email,
-                concat_ws(' ', o.data #>> '{personalDetails,firstName}', o.data #>> '{personalDetails,lastName}') AS name
-           FROM cap.retained_requests r JOIN cap.assessor_profiles p ON p.id = r.assessor_id JOIN cap.users u ON u.user_id = p.user_id
-           LEFT JOIN cap.onboardings o ON o.user_id = p.user_id AND o.persona = 'assessor'
-          WHERE r.centre_id = $1 AND r.status = 'approved' ORDER BY r.responded_at, r.id`,
-        { type: QueryTypes.SELECT, bind: [id] },
-      );
+      const [applications, assessors] = await Promise.all([dealings.applicationsOf(id), dealings.retainedAssessorsOf(id)]);
       return {
         ...(await present(centre)),
         staff: members.map(staffOf),
-        assessors: assessors.map((a) => ({ assessorId: a.assessor_id, name: a.name || null, email: a.email, preferredRole: a.preferred_role, retainedSince: a.responded_at ? a.responded_at.toISOString() : null })),
-        applicationCount: applications[0]?.total ?? 0,
-        applications: applications.map((a) => ({
-          id: a.id, type: a.type, status: a.status, currentStageKey: a.stage, candidateName: a.candidate, trade: { id: a.trade_id, name: a.trade_name },
-          submittedAt: a.submitted_at ? a.submitted_at.toISOString() : null, createdAt: a.created_at.toISOString(),
-        })),
+        assessors,
+        applicationCount: applications.total,
+        applications: applications.items,
       };
     },
 
     act: async (id: string, action: ModerationAction) => present(await moderation.one(id, action)),
+    /** The approval alone, answering nothing (the provider states' "approved centre"). */
+    approve: async (id: string) => void (await moderation.one(id, 'approve')),
     delete: async (id: string) => {
       await moderation.one(id, 'delete');
       return { deleted: true as const };

@@ -1,7 +1,7 @@
 import { DataTypes, Op, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize, type Transaction } from 'sequelize';
 import { forbidden, unprocessable, type ErrorDetail } from '../../../platform/http/errors.ts';
 import type { CentreService } from '../service.ts';
-import type { CentreContext } from '../../people/context/service.ts';
+import type { CentreContext } from '../../people/index.ts';
 import type { CentreRole } from '../vocabulary.ts';
 
 export const policyEvents = ['application.submitted'] as const;

@@ -1,6 +1,6 @@
 import type { Handler } from '../../../platform/http/operations.ts';
 import { ok } from '../../../platform/http/reply.ts';
-import type { ActingContexts } from '../../people/context/service.ts';
+import type { ActingContexts } from '../../people/index.ts';
 import type { CentreProfiles } from './service.ts';
 
 export function centreProfileRoutes(contexts: ActingContexts, profiles: CentreProfiles): Record<string, Handler> {

@@ -1,11 +1,9 @@
 import type { Sequelize } from 'sequelize';
 import { forbidden } from '../../../platform/http/errors.ts';
 import { centreDraftPaths, type CentreFields, type CentreService } from '../service.ts';
-import type { CentreContext } from '../../people/context/service.ts';
+import type { CentreContext, People } from '../../people/index.ts';
 import { mergePatch, valueAt, type JsonObject } from '../../../platform/http/merge-patch.ts';
-import type { OnboardingService } from '../../people/onboarding/service.ts';
 import type { AssetUrls } from '../../../contracts/orchestrator-client.ts';
-import type { UserService } from '../../people/service.ts';
 
 /** One line for an address: its street, LGA, state and country, as given. */
 function formatAddress(address: JsonObject | null): string | null {
@@ -20,20 +18,18 @@ function formatAddress(address: JsonObject | null): string | null {
  * centre are one record seen two ways: a profile change is written into the draft too, and a save
  * of the draft (the web client sends both in one click) reaches the centre (centres/service.ts).
  */
-export function createCentreProfiles(sequelize: Sequelize, centres: CentreService, onboarding: OnboardingService, users: UserService, assetUrls: AssetUrls) {
+export function createCentreProfiles(sequelize: Sequelize, centres: CentreService, people: Pick<People, 'users' | 'onboardings'>, assetUrls: AssetUrls) {
   const { Centre } = centres.models;
-  const { Onboarding } = onboarding.models;
-  const { CapUser } = users.models;
 
   async function read(centreId: string) {
     const centre = (await Centre.findByPk(centreId))!;
     const [[owner, draft], urlOf] = await Promise.all([
       centre.createdBy
         ? Promise.all([
-            CapUser.findByPk(centre.createdBy, { attributes: ['identityVerified'] }),
-            Onboarding.findOne({ where: { userId: centre.createdBy, persona: 'centre' }, attributes: ['data'] }),
+            people.users.recordsOf([centre.createdBy]).then((found) => found.get(centre.createdBy!)),
+            people.onboardings.dataOf(centre.createdBy, 'centre'),
           ])
-        : [null, null],
+        : [undefined, null],
       assetUrls([centre.logoAssetId]),
     ]);
     return {
@@ -48,7 +44,7 @@ export function createCentreProfiles(sequelize: Sequelize, centres: CentreServic
       formattedAddress: formatAddress(centre.address),
       supportContact: centre.supportContact,
       accountDetails: centre.accountDetails,
-      onboarding: (draft?.data as JsonObject | undefined) ?? null,
+      onboarding: draft,
     };
   }
 
@@ -71,11 +67,8 @@ export function createCentreProfiles(sequelize: Sequelize, centres: CentreServic
           node[path.at(-1)!] = value as JsonObject;
         }
         await centre.update(changes, { transaction });
-        const draft = centre.createdBy ? await Onboarding.findOne({ where: { userId: centre.createdBy, persona: 'centre' }, transaction, lock: transaction.LOCK.UPDATE }) : null;
-        if (draft && valueAt(draft.data, 'variant') !== 'staff') {
-          draft.data = mergePatch(draft.data, { centre: draftPatch }) as JsonObject;
-          draft.changed('data', true);
-          await draft.save({ transaction });
+        if (centre.createdBy) {
+          await people.onboardings.patch(transaction, centre.createdBy, 'centre', (data) => (valueAt(data, 'variant') !== 'staff' ? { centre: draftPatch } : null));
         }
       });
       return read(context.centreId);

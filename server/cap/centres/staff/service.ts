@@ -1,20 +1,15 @@
-import { col, fn, Op, QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
+import { col, fn, Op, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 import { AppError, conflict, forbidden, notFound } from '../../../platform/http/errors.ts';
 import { newId } from '../../../platform/ids.ts';
 import type { Centre, CentreStaff } from '../models.ts';
 import type { CentreService } from '../service.ts';
-import type { CentreContext } from '../../people/context/service.ts';
-import type { OnboardingService } from '../../people/onboarding/service.ts';
-import type { MembershipKind } from '../../people/memberships/invitations.ts';
-import type { ProvisionMember } from '../../people/memberships/provision.ts';
-import type { UserService } from '../../people/service.ts';
+import type { CentreContext, MembershipKind, People, ProvisionMember } from '../../people/index.ts';
 import { managesStaff, staffSorts, type StaffSort } from './rules.ts';
 import { Conditions, keysetRows } from '../../../platform/db/keyset.ts';
 import { pageRequest } from '../../../platform/http/pagination.ts';
 import { containing } from '../../../platform/db/like.ts';
 import { isoTime } from '../../../platform/db/iso-time.ts';
 import { preparedReads } from '../../../platform/db/prepared.ts';
-import { handlerUserIdOf } from '../../applications/handling.ts';
 import type { CentreRole, CentreStaffStatus } from '../vocabulary.ts';
 
 export interface NewStaff {
@@ -64,10 +59,11 @@ const sortKeys: Record<StaffSort, string> = {
  */
 export function createStaffService(
   sequelize: Sequelize,
-  users: UserService,
   centres: CentreService,
-  onboarding: OnboardingService,
+  onboarding: Pick<People['onboardings'], 'completeAsStaff'>,
   provisionMember: ProvisionMember,
+  /** What the staff member handles at the centre (the applications module). */
+  workloadOf: (centreId: string, userId: string) => Promise<{ assigned: number; ongoing: number; completed: number }>,
 ) {
   const { Centre, CentreStaff } = centres.models;
   const read = preparedReads(sequelize);
@@ -164,12 +160,7 @@ export function createStaffService(
 
     async get(context: CentreContext, id: string) {
       const row = inCentre(await CentreStaff.findByPk(id), id, context);
-      const [workload] = await sequelize.query<{ assigned: number; ongoing: number; completed: number }>(
-        `SELECT count(*)::int AS assigned, count(*) FILTER (WHERE a.status = 'in_progress')::int AS ongoing, count(*) FILTER (WHERE a.status = 'certified')::int AS completed
-           FROM cap.applications a WHERE a.centre_id = $1 AND ${handlerUserIdOf('a')} = $2`,
-        { type: QueryTypes.SELECT, bind: [context.centreId, row.userId] },
-      );
-      return { ...staffOf(row), workload: workload! };
+      return { ...staffOf(row), workload: await workloadOf(context.centreId, row.userId) };
     },
 
     /** A staff member of the caller's centre (404, or 403 for another centre's), for what they handle. */

@@ -1,6 +1,6 @@
 import type { Standing } from '../models.ts';
 import type { Persona, ModerationStatus } from '../vocabulary.ts';
-import type { CentreRole, CentreStatus } from '../../centres/vocabulary.ts';
+import type { CentreRole, CentreStatus } from '../../centres/index.ts';
 
 /** What the caller holds, as the acting context sees it. */
 export interface Memberships {

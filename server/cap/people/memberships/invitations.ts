@@ -40,9 +40,11 @@ export interface MembershipKind<Row extends MemberRow = MemberRow> {
 
 /**
  * Memberships that wait for their person, whatever the organisation: a new account's memberships are
- * let in by its first CAP call; someone who already had an account was invited, and answers here.
+ * let in by its first CAP call; someone who already had an account was invited, and answers here. The
+ * kinds are the organisations' modules' own (centres, awarding bodies): each hands its membership table
+ * to this mechanism, read when a call needs them (`memberships()`), so they may be made after it.
  */
-export function createInvitations(sequelize: Sequelize, users: UserService, kinds: MembershipKind[]) {
+export function createInvitations(sequelize: Sequelize, users: UserService, memberships: () => MembershipKind[]) {
   const waiting = { status: 'pending', requiresAcceptance: true };
 
   async function present(kind: MembershipKind, row: MemberRow, transaction?: Transaction) {
@@ -52,7 +54,7 @@ export function createInvitations(sequelize: Sequelize, users: UserService, kind
 
   /** The caller's invitation with this id, of whichever kind, locked; 404 when there is none. */
   async function invitationOf(userId: string, id: string, transaction: Transaction) {
-    for (const kind of kinds) {
+    for (const kind of memberships()) {
       const row = await kind.Model.findOne({ where: { id, userId, ...waiting }, transaction, lock: transaction.LOCK.UPDATE });
       if (row) return { kind, row };
     }
@@ -69,7 +71,7 @@ export function createInvitations(sequelize: Sequelize, users: UserService, kind
     async firstCall(userId: string): Promise<void> {
       await sequelize.transaction(async (transaction) => {
         if (!(await users.markFirstSeen(userId, transaction))) return;
-        for (const kind of kinds) {
+        for (const kind of memberships()) {
           const pending = await kind.Model.findAll({ where: { userId, status: 'pending', requiresAcceptance: false }, order: [['createdAt', 'ASC']], transaction });
           for (const row of pending) await activate(kind, row, transaction);
         }
@@ -78,7 +80,7 @@ export function createInvitations(sequelize: Sequelize, users: UserService, kind
 
     async list(userId: string) {
       const all = [];
-      for (const kind of kinds) {
+      for (const kind of memberships()) {
         const rows = await kind.Model.findAll({ where: { userId, ...waiting }, order: [['createdAt', 'ASC'], ['id', 'ASC']] });
         for (const row of rows) all.push(await present(kind, row));
       }

@@ -123,6 +123,39 @@ export function createOnboardingService(sequelize: Sequelize, users: UserService
         { ignoreDuplicates: true, transaction },
       );
     },
+
+    /** The draft of the user's onboarding of `persona`, or null when they have none. */
+    async dataOf(userId: string, persona: Persona): Promise<JsonObject | null> {
+      return (await Onboarding.findOne({ where: { userId, persona }, attributes: ['data'] }))?.data ?? null;
+    },
+
+    /** The drafts of the users' onboardings of `persona`, by user id (those who have one). */
+    async dataOfUsers(userIds: string[], persona: Persona): Promise<Map<string, JsonObject>> {
+      const rows = userIds.length ? await Onboarding.findAll({ where: { userId: [...new Set(userIds)], persona }, attributes: ['userId', 'data'] }) : [];
+      return new Map(rows.map((row) => [row.userId, row.data]));
+    },
+
+    /**
+     * Merges a change into the user's onboarding of `persona` (null removes a field), the row locked in
+     * the caller's transaction, as the record the onboarding is the other face of changes (a centre's
+     * profile, an assessor's). `change` may look at the draft first and answer null to leave it. No
+     * onboarding hook runs. False when the user has no such onboarding.
+     */
+    async patch(transaction: Transaction, userId: string, persona: Persona, change: JsonObject | ((data: JsonObject) => JsonObject | null)): Promise<boolean> {
+      const onboarding = await Onboarding.findOne({ where: { userId, persona }, transaction, lock: transaction.LOCK.UPDATE });
+      if (!onboarding) return false;
+      const patch = typeof change === 'function' ? change(onboarding.data) : change;
+      if (!patch) return true;
+      onboarding.data = mergePatch(onboarding.data, patch) as JsonObject;
+      onboarding.changed('data', true);
+      await onboarding.save({ transaction });
+      return true;
+    },
+
+    /** Removes the user's onboarding of `persona` (its profile was deleted: the person may onboard again). */
+    async remove(userId: string, persona: Persona, transaction: Transaction): Promise<void> {
+      await Onboarding.destroy({ where: { userId, persona }, transaction });
+    },
   };
 }
 

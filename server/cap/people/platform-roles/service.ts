@@ -7,7 +7,7 @@ import { defineAdminModels } from './models.ts';
 import { platformRoles, type Permission, type PlatformRole } from './roles.ts';
 
 /** Platform role grants and the permissions they give. */
-export function createPlatformRoles(sequelize: Sequelize, users: UserService) {
+export function createPlatformRoles(sequelize: Sequelize, users: Pick<UserService, 'provision'>) {
   const { PlatformRoleGrant } = defineAdminModels(sequelize);
 
   async function permissionsOf(userId: string): Promise<Set<Permission>> {

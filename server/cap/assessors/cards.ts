@@ -4,6 +4,7 @@ import type { PreparedRead } from '../../platform/db/prepared.ts';
 import { pageRequest, type PageMeta } from '../../platform/http/pagination.ts';
 import { valueAt, type JsonObject } from '../../platform/http/merge-patch.ts';
 import type { AssetUrls } from '../../contracts/orchestrator-client.ts';
+import { peopleSql } from '../people/index.ts';
 
 /** The certificates an assessor onboarding can hold, with the qualification each shows. */
 const certifications = [
@@ -11,12 +12,14 @@ const certifications = [
   { key: 'iqm', qualification: 'IQM' },
 ] as const;
 
-/** SQL for an assessor profile's display name from their onboarding (`p` the profile, `o` the onboarding). */
-export const assessorNameSql = `trim(concat_ws(' ', o.data #>> '{personalDetails,firstName}', o.data #>> '{personalDetails,lastName}'))`;
+/**
+ * The people module's joins that give an assessor profile `p` its user `u` and assessor onboarding `o`:
+ * the lists of assessors are paged and filtered by name or email in one statement.
+ */
+export const assessorJoins = () => peopleSql.joins('p.user_id', 'assessor');
 
-/** The joins that give an assessor profile `p` its user `u` and assessor onboarding `o`. */
-export const assessorJoins = `JOIN cap.users u ON u.user_id = p.user_id
-  LEFT JOIN cap.onboardings o ON o.user_id = p.user_id AND o.persona = 'assessor'`;
+/** With `assessorJoins`: an assessor's display name from their onboarding. */
+export const assessorNameSql = () => `trim(${peopleSql.onboardingName('o')})`;
 
 export interface AssessorCard {
   id: string;
@@ -31,22 +34,21 @@ export interface AssessorCard {
 /**
  * Who an assessor is, as centres see them (the `assessor` of RetainedAssessorRequest and
  * JobPostingApplication, the fields of CentreAssessorListItem): name and email, the qualifications their
- * certificates show, their sectors, and the certificates with resolved URLs. The onboarding holds no
- * years of experience, so that is null.
+ * certificates show, their sectors (named by the catalogue, `sectorsOf`), and the certificates with
+ * resolved URLs. The onboarding holds no years of experience, so that is null.
  */
-export function createAssessorCards(sequelize: Sequelize, assetUrls: AssetUrls) {
+export function createAssessorCards(sequelize: Sequelize, assetUrls: AssetUrls, sectorsOf: (sectorIds: string[]) => Promise<Array<{ id: string; name: string }>>) {
   return async (profileIds: string[]): Promise<Map<string, AssessorCard>> => {
     const ids = [...new Set(profileIds)];
     if (!ids.length) return new Map();
-    const rows = await sequelize.query<{ id: string; email: string; name: string; data: JsonObject | null; sectors: Array<{ id: string; name: string }> }>(
-      `SELECT p.id, u.email, ${assessorNameSql} AS name, o.data,
-              (SELECT coalesce(json_agg(json_build_object('id', s.id, 'name', s.name) ORDER BY s.name), '[]')
-                 FROM cap.assessor_sectors a JOIN cap.sectors s ON s.id = a.sector_id WHERE a.assessor_id = p.id) AS sectors
-         FROM cap.assessor_profiles p ${assessorJoins} WHERE p.id = ANY($1)`,
+    const rows = await sequelize.query<{ id: string; email: string; name: string; data: JsonObject | null; sectorIds: string[] }>(
+      `SELECT p.id, u.email, ${assessorNameSql()} AS name, o.data,
+              (SELECT coalesce(json_agg(a.sector_id), '[]') FROM cap.assessor_sectors a WHERE a.assessor_id = p.id) AS "sectorIds"
+         FROM cap.assessor_profiles p ${assessorJoins()} WHERE p.id = ANY($1)`,
       { type: QueryTypes.SELECT, bind: [ids] },
     );
     const assetIds = rows.flatMap((row) => certifications.map(({ key }) => valueAt(row.data, `assessorDetails.certifications.${key}.certificateAssetId`) as string | undefined));
-    const urlOf = await assetUrls(assetIds);
+    const [urlOf, sectors] = await Promise.all([assetUrls(assetIds), sectorsOf(rows.flatMap((row) => row.sectorIds))]);
     function card(row: (typeof rows)[number]): AssessorCard {
       const held = certifications
         .map(({ key, qualification }) => ({ key, qualification, assetId: valueAt(row.data, `assessorDetails.certifications.${key}.certificateAssetId`) }))
@@ -56,7 +58,7 @@ export function createAssessorCards(sequelize: Sequelize, assetUrls: AssetUrls) 
         name: row.name,
         email: row.email || null,
         qualifications: held.map((c) => c.qualification),
-        sectors: row.sectors,
+        sectors: sectors.filter((sector) => row.sectorIds.includes(sector.id)).map(({ id, name }) => ({ id, name })),
         yearsOfExperience: null,
         // A certificate whose file no longer resolves keeps its asset id, with an empty url.
         certificates: held.map((c) => ({ kind: c.key, assetId: c.assetId, url: urlOf(c.assetId) ?? '' })),
