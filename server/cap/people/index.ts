@@ -13,6 +13,7 @@ import type { Peers } from '../../platform/service.ts';
 import { createAccountService } from './account.ts';
 import { createCapAuth } from './auth.ts';
 import { createCallerCache } from './callers.ts';
+import type { DatabaseWatch } from '../../platform/db/watch.ts';
 import { contextRoutes } from './context/routes.ts';
 import { createActingContexts } from './context/service.ts';
 import { identityRoutes } from './identity/routes.ts';
@@ -52,6 +53,8 @@ export interface PeopleDeps {
   peers: Peers;
   events: ServiceEvents;
   logger: Logger;
+  /** Reports a database outage once and says when it is over (the caller cache listens again then). */
+  database: DatabaseWatch;
   /** The Orchestrator's IdentityService (identity checks, accounts for new members). */
   identity: IdentityClient;
   files: Pick<OrchestratorHttp, 'assetUrls' | 'ownsAsset'>;
@@ -78,7 +81,7 @@ export interface PeopleNeeds {
  */
 export function createPeople(deps: PeopleDeps, needs: PeopleNeeds) {
   const { sequelize, config, peers, events, logger } = deps;
-  const callers = createCallerCache(sequelize, logger.child({ component: 'cap-callers' }));
+  const callers = createCallerCache(sequelize, logger.child({ component: 'cap-callers' }), deps.database);
   const users = createUserService(sequelize, { standing: needs.standing, callers });
   const onboarding = createOnboardingService(sequelize, users, needs.onboarding);
   const account = createAccountService(needs.soleSuperAdminOf);
