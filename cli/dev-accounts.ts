@@ -73,19 +73,6 @@ export async function grantPlatformAdmin(databaseUrl: string, userId: string, em
  * Answers false when the address is already invited or staff.
  */
 export async function inviteLmsStaff(databaseUrl: string, email: string, role: 'admin' | 'content_manager' | 'support' = 'admin'): Promise<boolean> {
-  const [{ createSequelize }, { createInvites }, { AppError }] = await Promise.all([
-    import('../server/platform/db/database.ts'),
-    import('../server/lms/staff/invites.ts'),
-    import('../server/platform/http/errors.ts'),
-  ]);
-  const sequelize = createSequelize(databaseUrl, 'lms', 1);
-  try {
-    await createInvites(sequelize).create('staff', email, null, role);
-    return true;
-  } catch (err) {
-    if (err instanceof AppError && err.code === 'lms.invite.duplicate') return false;
-    throw err;
-  } finally {
-    await sequelize.close();
-  }
+  const { inviteStaff } = await import('../server/lms/operator.ts');
+  return inviteStaff(databaseUrl, email, role);
 }

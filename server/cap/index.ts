@@ -1,7 +1,7 @@
 import { createRecommendationsClient } from '../contracts/lms-client.ts';
 import { createIdentityClient, createOrchestratorHttp, createPaymentsClient } from '../contracts/orchestrator-client.ts';
 import { devEventsHandler } from '../platform/events/dev-events.ts';
-import { composeService } from '../platform/modules.ts';
+import { composeModules } from '../platform/modules.ts';
 import type { Service, ServiceDeps } from '../platform/service.ts';
 import { applicationsSql, applicationTypes, createApplications, stageLabels, stagesOf } from './applications/index.ts';
 import { assessorsSql, createAssessors } from './assessors/index.ts';
@@ -97,5 +97,5 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
     },
     stop: () => orchestrator.close(),
   };
-  return composeService('cap', [people, catalogue, centres, assessors, applications, dev], { security: people.security });
+  return { name: 'cap', security: people.security, ...composeModules([people, catalogue, centres, assessors, applications, dev]) };
 }

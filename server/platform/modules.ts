@@ -1,33 +1,22 @@
-import type { ServiceName } from './config.ts';
-import type { Handler, SecurityHandler } from './http/operations.ts';
 import type { Service } from './service.ts';
 
 /**
- * What one module of a service brings to it: the handlers of its operations and its background work.
- * A module's builder returns this with the few functions other modules may call beside it.
+ * What one module of a service brings to it: the handlers of its operations and its background work
+ * (a module subscribes to events itself, with the `events` it is given). A module's builder returns
+ * this with the few functions other modules may call beside it.
  */
-export interface ServiceModule {
-  /** Handlers by operationId; each operation is handled by exactly one module. */
-  handlers: Record<string, Handler>;
-  start?(): Promise<Record<string, string> | void>;
-  stop?(): Promise<void>;
-  settled?(): Promise<void>;
-}
+export type ServiceModule = Pick<Service, 'handlers' | 'start' | 'stop' | 'settled'>;
 
 /**
- * A service made of modules: their handlers merged (an operationId handled by two modules stops the
- * start), their background work started in the order given and stopped in reverse (what started is
- * stopped also when a later start fails), and settled together.
+ * The modules of a service as one: their handlers merged (an operationId handled by two modules is a
+ * bug, thrown at once), their background work started in the order given and stopped in reverse (what
+ * started is stopped also when a later start fails), and settled together.
  */
-export function composeService(
-  name: ServiceName,
-  modules: ServiceModule[],
-  options: { security?: Record<string, SecurityHandler> } = {},
-): Service {
-  const handlers: Record<string, Handler> = {};
+export function composeModules(modules: ServiceModule[]): Required<ServiceModule> {
+  const handlers: Service['handlers'] = {};
   for (const [index, module] of modules.entries()) {
     for (const [operationId, handler] of Object.entries(module.handlers)) {
-      if (Object.hasOwn(handlers, operationId)) throw new Error(`${name}: the operation ${operationId} has a handler in two modules (the second is module ${index})`);
+      if (Object.hasOwn(handlers, operationId)) throw new Error(`the operation ${operationId} has a handler in two modules (the second is module ${index})`);
       handlers[operationId] = handler;
     }
   }
@@ -38,9 +27,7 @@ export function composeService(
     if (failures.length) throw failures[0];
   }
   return {
-    name,
     handlers,
-    security: options.security,
     async start() {
       const urls: Record<string, string> = {};
       try {
