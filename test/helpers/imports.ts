@@ -56,8 +56,8 @@ function moduleOf(file: string, modules: string[]): string | undefined {
 }
 
 /**
- * The import rules of DESIGN §2 and CONTRIBUTING ("Where code goes"), each broken import with the
- * rule it breaks:
+ * The import rules of CONTRIBUTING.md ("Where code goes"), each broken import with the rule it
+ * breaks:
  * - a service imports no other service;
  * - the kernel (`server/platform`) and the contracts (`server/contracts`) import no service;
  * - a file outside a module imports that module only through its face (`<module>/index.ts`);

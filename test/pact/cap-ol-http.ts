@@ -1,7 +1,7 @@
 /**
  * CAP -> Orchestrator over HTTP with the service key: resolving asset ids to URLs (logos, photos,
  * signatures), checking that an asset is the caller's own (with the caller's token), and broadcasting.
- * The consumer side is CAP's own client (server/cap/orchestrator.ts), pointed at the mock. Registered
+ * The consumer side is CAP's own client (server/contracts/orchestrator-client.ts), pointed at the mock. Registered
  * into user-events.consumer.test.ts, which writes pacts/cap-ol.json.
  */
 import type { TestFn } from 'ava';
