@@ -7,7 +7,7 @@ import { applicationsSql, applicationTypes, createApplications, stageLabels, sta
 import { assessorsSql, createAssessors } from './assessors/index.ts';
 import { catalogueSql, createCatalogue } from './catalogue/index.ts';
 import { centresSql, createCentres } from './centres/index.ts';
-import { capProviderStateRoutes } from './operator/index.ts';
+import { capProviderStateRoutes } from './operator/provider-states.ts';
 import { createPeople } from './people/index.ts';
 
 /**

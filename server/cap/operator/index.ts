@@ -1,6 +1,6 @@
-// CAP's operator face: the only file of CAP that capctl imports, and where CAP's own index takes its
-// provider states from. What an operator does to CAP directly, not through its API: making the first
-// platform admin (no API grants a platform role).
+// CAP's operator face: the only file of CAP that capctl imports. What an operator does to CAP
+// directly, not through its API: making the first platform admin (no API grants a platform role).
+// Beside it, provider-states.ts: the development-mode states CAP's own index serves.
 //
 // capctl imports this file while it builds its commands, so it stays light: the work is loaded when it
 // is done. The one exception to the module face rule is here for that reason: the platform role table
@@ -10,7 +10,6 @@ import type { ProvisionAccountResponse } from '../../contracts/orchestrator-clie
 import type { PlatformRole } from '../people/index.ts';
 
 export { isPlatformRole, platformRoles, type PlatformRole } from '../people/platform-roles/roles.ts';
-export { capProviderStateRoutes, type StateLevers } from './provider-states.ts';
 export type { ProvisionAccountResponse };
 
 /** CAP's schema in a running platform's database, for an operator command; `close()` it when done. */
