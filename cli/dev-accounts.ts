@@ -58,16 +58,12 @@ export async function firstSignIn(api: Api, email: string, password: string): Pr
 
 /** Grants platform_admin in the CAP database; answers whether it was new. */
 export async function grantPlatformAdmin(databaseUrl: string, userId: string, email: string): Promise<boolean> {
-  const [{ createSequelize }, { createPlatformRoles }, { createUserService }] = await Promise.all([
-    import('../server/platform/db/database.ts'),
-    import('../server/cap/admin/service.ts'),
-    import('../server/cap/users/service.ts'),
-  ]);
-  const sequelize = createSequelize(databaseUrl, 'cap', 1);
+  const { openCapSchema } = await import('../server/cap/operator/index.ts');
+  const cap = await openCapSchema(databaseUrl, 1);
   try {
-    return (await createPlatformRoles(sequelize, createUserService(sequelize)).grant({ userId, email }, 'platform_admin')).granted;
+    return (await cap.grantPlatformRole({ userId, email }, 'platform_admin')).granted;
   } finally {
-    await sequelize.close();
+    await cap.close();
   }
 }
 
@@ -77,19 +73,6 @@ export async function grantPlatformAdmin(databaseUrl: string, userId: string, em
  * Answers false when the address is already invited or staff.
  */
 export async function inviteLmsStaff(databaseUrl: string, email: string, role: 'admin' | 'content_manager' | 'support' = 'admin'): Promise<boolean> {
-  const [{ createSequelize }, { createInvites }, { AppError }] = await Promise.all([
-    import('../server/platform/db/database.ts'),
-    import('../server/lms/staff/invites.ts'),
-    import('../server/platform/http/errors.ts'),
-  ]);
-  const sequelize = createSequelize(databaseUrl, 'lms', 1);
-  try {
-    await createInvites(sequelize).create('staff', email, null, role);
-    return true;
-  } catch (err) {
-    if (err instanceof AppError && err.code === 'lms.invite.duplicate') return false;
-    throw err;
-  } finally {
-    await sequelize.close();
-  }
+  const { inviteStaff } = await import('../server/lms/operator.ts');
+  return inviteStaff(databaseUrl, email, role);
 }

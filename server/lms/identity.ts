@@ -1,5 +1,5 @@
 import { callUnary } from '../platform/grpc/client.ts';
-import type { ProvisionAccountRequest, ProvisionAccountResponse } from '../platform/grpc/identity-messages.ts';
+import type { ProvisionAccountRequest, ProvisionAccountResponse } from '../contracts/identity-messages.ts';
 import { serviceNames } from '../platform/grpc/proto.ts';
 
 // The LMS's client of orchestrator.v1.IdentityService: ProvisionAccount gets (or creates, with a mailed

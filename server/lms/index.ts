@@ -34,7 +34,7 @@ import { createCheckouts } from './enrollments/checkout.ts';
 import { levelOfferingRoutes } from './level-offerings/routes.ts';
 import { createLevelOfferings } from './level-offerings/service.ts';
 import { createPaymentsClient } from './orchestrator.ts';
-import { readPaymentCompleted } from '../platform/events/payment-completed.ts';
+import { readPaymentCompleted } from '../contracts/payment-completed.ts';
 import { devEventsHandler } from '../platform/events/dev-events.ts';
 
 /** The LMS: courses, enrollments, the player and LMS certificates. */

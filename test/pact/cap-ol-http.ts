@@ -1,12 +1,12 @@
 /**
  * CAP -> Orchestrator over HTTP with the service key: resolving asset ids to URLs (logos, photos,
  * signatures), checking that an asset is the caller's own (with the caller's token), and broadcasting.
- * The consumer side is CAP's own client (server/cap/orchestrator.ts), pointed at the mock. Registered
+ * The consumer side is CAP's own client (server/contracts/orchestrator-client.ts), pointed at the mock. Registered
  * into user-events.consumer.test.ts, which writes pacts/cap-ol.json.
  */
 import type { TestFn } from 'ava';
 import { MatchersV3, type PactV4 } from '@pact-foundation/pact';
-import { createOrchestratorHttp } from '../../server/cap/orchestrator.ts';
+import { createOrchestratorHttp } from '../../server/contracts/orchestrator-client.ts';
 import { createLogger } from '../../server/platform/logger.ts';
 import { bearer, ulid } from './support.ts';
 

@@ -1,6 +1,6 @@
 import test, { type ExecutionContext } from 'ava';
 import { MatchersV3 } from '@pact-foundation/pact';
-import { loadDrafts } from '../../fixtures/states/definitions.ts';
+import { loadDrafts } from '../../server/platform/dev/provider-states.ts';
 import { bearer, capctl, configDir, email, errorBody, exampleAccessToken, isoDateTime, mockGateway, pactFiles, runScenario, stepTests, ulid, type State, type StepInteraction } from './support.ts';
 
 // capctl -> CAP: `capctl me --service cap` and the onboarding and acting-context steps of the bundled

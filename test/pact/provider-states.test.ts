@@ -1,5 +1,5 @@
 import test from 'ava';
-import { loadStateDefinitions } from '../../fixtures/states/definitions.ts';
+import { loadStateDefinitions } from '../../server/platform/dev/provider-states.ts';
 import { call, startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 
 // The dev-only provider-state endpoints (fixtures/states.md) over real HTTP.

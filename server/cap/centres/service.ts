@@ -1,7 +1,8 @@
-import { Op, type InferAttributes, type Sequelize, type Transaction } from 'sequelize';
-import type { JsonObject } from '../vocabulary.ts';
-import { valueAt } from '../merge-patch.ts';
-import { defineCentreModels, type Centre, type CentreStaff } from './models.ts';
+import { Op, QueryTypes, type InferAttributes, type Sequelize, type Transaction } from 'sequelize';
+import type { AssetUrls } from '../../contracts/orchestrator-client.ts';
+import { keysetPage, pageRequest } from '../../platform/http/pagination.ts';
+import { valueAt, type JsonObject } from '../../platform/http/merge-patch.ts';
+import { defineCentreModels, type Centre } from './models.ts';
 
 export type CentreModels = ReturnType<typeof defineCentreModels>;
 
@@ -27,7 +28,7 @@ function centreFieldsOf(draft: JsonObject): Partial<CentreFields> {
   return fields as Partial<CentreFields>;
 }
 
-export function createCentreService(sequelize: Sequelize) {
+export function createCentreService(sequelize: Sequelize, assetUrls: AssetUrls) {
   const models = defineCentreModels(sequelize);
   const { Centre, CentreStaff } = models;
 
@@ -58,13 +59,35 @@ export function createCentreService(sequelize: Sequelize) {
       if (centre) await centre.update(centreFieldsOf(draft), { transaction });
     },
 
-    /** The user's memberships that are not inactive, with their centre, oldest first. */
-    async membershipsOf(userId: string, statuses: CentreStaff['status'][] = ['active', 'pending']): Promise<CentreStaff[]> {
-      return CentreStaff.findAll({
-        where: { userId, status: { [Op.in]: statuses } },
-        include: [{ model: Centre, as: 'centre' }],
-        order: [['createdAt', 'ASC'], ['id', 'ASC']],
-      });
+    /** Approved centres, oldest first, with their resolved logos (the public catalogue's `GET /centres`). */
+    async approved(query: Record<string, unknown>) {
+      const { items, meta } = await keysetPage(Centre, pageRequest(query), { where: { status: 'approved' }, newest: false });
+      const urlOf = await assetUrls(items.map((c) => c.logoAssetId));
+      return {
+        items: items.map((c) => ({ id: c.id, name: c.name, registrationNo: c.registrationNo, status: c.status, logoAssetId: c.logoAssetId, logo: urlOf(c.logoAssetId), address: c.address })),
+        meta,
+      };
+    },
+
+    /** The centre (its name, status, address), or null for no such centre. */
+    find: (centreId: string, transaction?: Transaction) => Centre.findByPk(centreId, { transaction }),
+
+    /** How many centres are approved now (the platform's figures). */
+    approvedCount: () => Centre.count({ where: { status: 'approved' } }),
+
+    /** The centres among `centreIds`, by name. */
+    findAll: (centreIds: string[]) => Centre.findAll({ where: { id: { [Op.in]: [...new Set(centreIds)] } }, order: [['name', 'ASC']] }),
+
+    /**
+     * The centre's bank account, its row locked in the caller's transaction: money leaving the centre
+     * (a withdrawal) is taken one at a time per centre.
+     */
+    async lockedAccount(centreId: string, transaction: Transaction): Promise<{ bank?: string; accountNo?: string } | null> {
+      const [centre] = await sequelize.query<{ account_details: { bank?: string; accountNo?: string } | null }>(
+        `SELECT account_details FROM cap.centres WHERE id = $1 FOR UPDATE`,
+        { type: QueryTypes.SELECT, bind: [centreId], transaction },
+      );
+      return centre?.account_details ?? null;
     },
 
     /** Centres where the user is the only active super_admin: nobody would be left to run them. */

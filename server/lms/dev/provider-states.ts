@@ -1,5 +1,6 @@
-import { applyStates, loadStateDefinitions, substitute, type StateDefinition } from '../../../fixtures/states/definitions.ts';
-import { onboard, platformCall, verifiedUser, type VerifiedUser } from '../../../fixtures/states/http.ts';
+import { applyStates, loadStateDefinitions, substitute, type StateDefinition } from '../../platform/dev/provider-states.ts';
+import { platformCall } from '../../platform/dev/http.ts';
+import { onboard, verifiedUser, type VerifiedUser } from '../../contracts/dev-states.ts';
 import { QueryTypes } from 'sequelize';
 import { notFound } from '../../platform/http/errors.ts';
 import type { Handler } from '../../platform/http/operations.ts';

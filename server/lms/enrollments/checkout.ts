@@ -1,5 +1,5 @@
 import { QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
-import type { PaymentCompletedData } from '../../platform/events/payment-completed.ts';
+import type { PaymentCompletedData } from '../../contracts/payment-completed.ts';
 import { newId } from '../../platform/ids.ts';
 import { money, type Money } from '../../platform/money.ts';
 import { paymentFailure, type PaymentsClient } from '../orchestrator.ts';

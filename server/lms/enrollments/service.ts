@@ -1,5 +1,5 @@
 import type { Sequelize, Transaction } from 'sequelize';
-import type { PaymentCompletedData } from '../../platform/events/payment-completed.ts';
+import type { PaymentCompletedData } from '../../contracts/payment-completed.ts';
 import { conflict, forbidden, notFound } from '../../platform/http/errors.ts';
 import { keysetPage, type PageRequest } from '../../platform/http/pagination.ts';
 import { newId } from '../../platform/ids.ts';

@@ -1,5 +1,5 @@
 import { QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
-import type { PaymentCompletedData } from '../../platform/events/payment-completed.ts';
+import type { PaymentCompletedData } from '../../contracts/payment-completed.ts';
 import { Conditions, keysetRows } from '../../platform/db/keyset.ts';
 import { preparedReads } from '../../platform/db/prepared.ts';
 import { conflict, forbidden, notFound, validationFailed } from '../../platform/http/errors.ts';

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import { QueryTypes } from 'sequelize';
 import { projectPath } from '../../platform/paths.ts';
-import { applyStates, loadStateDefinitions, substitute, type StateDefinition } from '../../../fixtures/states/definitions.ts';
-import { platformCall } from '../../../fixtures/states/http.ts';
+import { applyStates, loadStateDefinitions, substitute, type StateDefinition } from '../../platform/dev/provider-states.ts';
+import { platformCall } from '../../platform/dev/http.ts';
 import { callUnary } from '../../platform/grpc/client.ts';
 import { notFound } from '../../platform/http/errors.ts';
 import type { Handler } from '../../platform/http/operations.ts';

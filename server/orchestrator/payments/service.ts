@@ -6,7 +6,7 @@
  * webhooks and verifies of one payment take turns, and only the first can move it.
  */
 import { UniqueConstraintError, QueryTypes, type Transaction } from 'sequelize';
-import type { PaymentCompletedData } from '../../platform/events/payment-completed.ts';
+import type { PaymentCompletedData } from '../../contracts/payment-completed.ts';
 import type { EventType } from '../../platform/events/types.ts';
 import { AppError, conflict, notFound } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
