@@ -1,9 +1,21 @@
 import { QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 import { conflict, notFound, validationFailed } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
+import { defineLifecycle, lifecycleWriter, tableStore } from '../../platform/lifecycle.ts';
 import type { CourseItem, Quiz } from '../courses/models.ts';
 import type { Enrollment } from '../enrollments/models.ts';
 import type { Player } from '../player/service.ts';
+
+/** An attempt at a quiz, as data: started `in_progress` by the learner (one open at a time), `submitted` once, scored. */
+export const attemptLifecycle = defineLifecycle({
+  subject: 'attempt',
+  statuses: ['in_progress', 'submitted'],
+  movers: ['learner'],
+  moves: {
+    start: { from: [null], to: 'in_progress', by: ['learner'] },
+    submit: { from: ['in_progress'], to: 'submitted', by: ['learner'] },
+  },
+});
 
 interface AttemptRow {
   id: string;
@@ -43,6 +55,8 @@ export type Assessments = ReturnType<typeof createAssessments>;
 export function createAssessments(deps: { sequelize: Sequelize; player: Player }) {
   const { sequelize, player } = deps;
   const select = <T extends object>(sql: string, bind: unknown[], transaction?: Transaction) => sequelize.query<T>(sql, { type: QueryTypes.SELECT, bind, transaction });
+  const alreadySubmitted = () => conflict('lms.assessment.already_submitted', 'This attempt was submitted already: start a new one.');
+  const attempts = lifecycleWriter(attemptLifecycle, { store: tableStore<AttemptRow>(sequelize, 'lms.lms_assessment_attempts'), refuse: alreadySubmitted });
 
   /** The learner's enrollment and the quiz item, checked: own enrollment, entitled, a quiz, unlocked. */
   async function quizFor(learnerLmsUserId: string, enrollmentId: string, itemId: string, transaction?: Transaction): Promise<{ enrollment: Enrollment; item: CourseItem; quiz: Quiz }> {
@@ -97,10 +111,7 @@ export function createAssessments(deps: { sequelize: Sequelize; player: Player }
         }
         const id = newId();
         try {
-          await sequelize.query(
-            `INSERT INTO lms.lms_assessment_attempts (id, enrollment_id, item_id, status, started_at, created_at, updated_at) VALUES ($1, $2, $3, 'in_progress', now(), now(), now())`,
-            { bind: [id, enrollmentId, itemId], transaction },
-          );
+          await attempts.create(transaction, 'start', { id, enrollment_id: enrollmentId, item_id: itemId, started_at: new Date() }, { by: 'learner' });
         } catch (err) {
           if (err instanceof UniqueConstraintError) throw conflict('lms.assessment.attempt_open', 'An attempt at this quiz is being started already: fetch it again.');
           throw err;
@@ -119,7 +130,7 @@ export function createAssessments(deps: { sequelize: Sequelize; player: Player }
       return sequelize.transaction(async (transaction) => {
         const { enrollment, quiz } = await quizFor(learnerLmsUserId, enrollmentId, itemId, transaction);
         const attempt = await attemptOf(enrollmentId, itemId, attemptId, transaction, true);
-        if (attempt.status === 'submitted') throw conflict('lms.assessment.already_submitted', 'This attempt was submitted already: start a new one.');
+        if (attempt.status === 'submitted') throw alreadySubmitted();
         const questions = new Map(quiz.questions.map((q) => [q.id, q]));
         const problems = answers.flatMap((answer, i) => {
           const question = questions.get(answer.questionId);
@@ -130,10 +141,10 @@ export function createAssessments(deps: { sequelize: Sequelize; player: Player }
         if (problems.length) throw validationFailed(problems, 'Some answers do not belong to this quiz; nothing was submitted.');
         const scorePercent = scoreOf(quiz, answers);
         const passed = scorePercent >= quiz.passPercent;
-        await sequelize.query(
-          `UPDATE lms.lms_assessment_attempts SET status = 'submitted', answers = $2::jsonb, score_percent = $3, passed = $4, submitted_at = now(), updated_at = now() WHERE id = $1`,
-          { bind: [attemptId, JSON.stringify(answers), scorePercent, passed], transaction },
-        );
+        await attempts.move(transaction, attempt, 'submit', {
+          by: 'learner',
+          changes: { answers: JSON.stringify(answers), score_percent: scorePercent, passed, submitted_at: new Date() },
+        });
         const progress = enrollment.status === 'active' ? await player.recordAssessment(transaction, enrollment, itemId, { scorePercent, passed }) : await player.snapshotOf(enrollment, (await player.rulesOf(enrollment.courseId, transaction)).rules, transaction);
         return { attempt: attemptView(await attemptOf(enrollmentId, itemId, attemptId, transaction)), progress };
       });

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { forbidden, notFound } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
+import { defineLifecycle, lifecycleWriter, tableStore } from '../../platform/lifecycle.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { encodeCursor, type PageRequest } from '../../platform/http/pagination.ts';
 import { renderCertificatePdf } from '../../platform/pdf/certificate.ts';
@@ -9,6 +10,14 @@ import type { Actor } from '../access/service.ts';
 import type { Course } from '../courses/models.ts';
 import type { Enrollment } from '../enrollments/models.ts';
 import type { StorageClient } from '../orchestrator.ts';
+
+/** A certificate, as data: `issued` once per completed enrollment, by the completion. Revoking is not offered yet. */
+export const certificateLifecycle = defineLifecycle({
+  subject: 'certificate',
+  statuses: ['issued', 'revoked'],
+  movers: ['lms'],
+  moves: { issue: { from: [null], to: 'issued', by: ['lms'] } },
+});
 
 interface CertificateRow {
   id: string;
@@ -54,6 +63,7 @@ export type Certificates = ReturnType<typeof createCertificates>;
 export function createCertificates(deps: { sequelize: Sequelize; storage: StorageClient; logger: Logger }) {
   const { sequelize } = deps;
   const select = <T extends object>(sql: string, bind: unknown[], transaction?: Transaction) => sequelize.query<T>(sql, { type: QueryTypes.SELECT, bind, transaction });
+  const certificates = lifecycleWriter(certificateLifecycle, { store: tableStore(sequelize, 'lms.lms_certificates') });
 
   async function visible(actor: Actor, row: CertificateRow | undefined): Promise<CertificateRow> {
     if (!row) throw notFound('No such certificate.');
@@ -64,11 +74,8 @@ export function createCertificates(deps: { sequelize: Sequelize; storage: Storag
   return {
     /** Issues the enrollment's certificate (once); answers what `lms.course.completed` carries about it. */
     async issue(enrollment: Enrollment, course: Course, transaction: Transaction) {
-      await sequelize.query(
-        `INSERT INTO lms.lms_certificates (id, enrollment_id, course_id, learner_lms_user_id, status, verification_code, issued_at, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, 'issued', $5, now(), now(), now()) ON CONFLICT (enrollment_id) DO NOTHING`,
-        { bind: [newId(), enrollment.id, course.id, enrollment.learnerLmsUserId, verificationCode()], transaction },
-      );
+      const values = { id: newId(), enrollment_id: enrollment.id, course_id: course.id, learner_lms_user_id: enrollment.learnerLmsUserId, verification_code: verificationCode(), issued_at: new Date() };
+      await certificates.create(transaction, 'issue', values, { by: 'lms', ignoreDuplicates: true });
       const [row] = await select<CertificateRow>(`${selectCertificate} WHERE c.enrollment_id = $1`, [enrollment.id], transaction);
       return { certificateId: row!.id };
     },

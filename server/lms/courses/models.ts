@@ -1,7 +1,29 @@
+import type { ErrorDetail } from '../../platform/http/errors.ts';
+import { defineLifecycle } from '../../platform/lifecycle.ts';
 import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
 
 export const courseStatuses = ['draft', 'published', 'archived'] as const;
 export type CourseStatus = (typeof courseStatuses)[number];
+
+/**
+ * A course, as data: written as a `draft`, published by its owner or staff once it is publishable (each
+ * problem is a detail of the refusal, checked again on every publish), unpublished back to a draft.
+ * Publishing a published course or unpublishing a draft changes nothing. Nothing leads to `archived` yet.
+ */
+export const courseLifecycle = defineLifecycle({
+  subject: 'course',
+  statuses: courseStatuses,
+  movers: ['author'],
+  moves: {
+    create: { from: [null], to: 'draft', by: ['author'] },
+    publish: { from: ['draft', 'archived'], to: 'published', by: ['author'], guards: ['publishable'] },
+    unpublish: { from: ['published', 'archived'], to: 'draft', by: ['author'] },
+  },
+  guards: {
+    publishable: (problems: ErrorDetail[]) => (problems.length ? { reason: 'The course is not ready to publish; details name each problem.', details: problems } : undefined),
+  },
+  idempotent: true,
+});
 export const itemTypes = ['native_lesson', 'video', 'quiz', 'assignment', 'scorm_package'] as const;
 export type ItemType = (typeof itemTypes)[number];
 export type CourseInstructorRole = 'owner' | 'co_instructor';

@@ -3,10 +3,11 @@ import { containing } from '../../platform/db/like.ts';
 import { conflict, forbidden, notFound, validationFailed, type ErrorDetail } from '../../platform/http/errors.ts';
 import { keysetPage, type PageRequest } from '../../platform/http/pagination.ts';
 import { newId } from '../../platform/ids.ts';
+import { lifecycleWriter, modelStore } from '../../platform/lifecycle.ts';
 import { MoneyError, parseMoney, type Money } from '../../platform/money.ts';
 import type { Actor } from '../access/service.ts';
 import { defineUserModels } from '../users/models.ts';
-import { defineCourseModels, type CompletionPolicy, type Course, type CourseItem, type CourseModule, type ItemType, type Quiz, type Sequencing } from './models.ts';
+import { courseLifecycle, defineCourseModels, type CompletionPolicy, type Course, type CourseItem, type CourseModule, type ItemType, type Quiz, type Sequencing } from './models.ts';
 import { publishProblems } from './publishing.ts';
 import { courseDetail, courseSummary, instructorView, itemView, moduleView, outlineView } from './views.ts';
 
@@ -65,6 +66,10 @@ export type AttachPackage = (packageAssetId: string, bearer: string | undefined)
 export function createCourses(sequelize: Sequelize, attachPackage?: AttachPackage) {
   const { Course, CourseInstructor, CourseModule, CourseItem } = defineCourseModels(sequelize);
   const { LmsUser } = defineUserModels(sequelize);
+  const lifecycle = lifecycleWriter(courseLifecycle, {
+    store: modelStore(Course),
+    refuse: (refusal) => conflict('lms.course.not_publishable', refusal.reason, refusal.kind === 'guard_failed' ? refusal.details : undefined),
+  });
 
   // ---- scope -------------------------------------------------------------------------------------
 
@@ -139,13 +144,14 @@ export function createCourses(sequelize: Sequelize, attachPackage?: AttachPackag
     if (!write.title?.trim()) throw validationFailed([{ field: 'body.title', issue: 'is required for a new course' }]);
     const id = newId();
     await sequelize.transaction(async (transaction) => {
-      await Course.create(
+      await lifecycle.create(
+        transaction,
+        'create',
         {
           id,
           title: write.title!.trim(),
           description: '',
           thumbnailAssetId: null,
-          status: 'draft',
           priceMinorUnits: '0',
           currency: 'NGN',
           sectorId: null,
@@ -158,7 +164,7 @@ export function createCourses(sequelize: Sequelize, attachPackage?: AttachPackag
           createdBy: actor.user.id,
           ...courseFields(write),
         },
-        { transaction },
+        { by: 'author' },
       );
       await CourseInstructor.create({ id: newId(), courseId: id, lmsUserId: actor.user.id, role: 'owner' }, { transaction });
     });
@@ -196,12 +202,7 @@ export function createCourses(sequelize: Sequelize, attachPackage?: AttachPackag
     return sequelize.transaction(async (transaction) => {
       const course = await ownedOrStaff(actor, courseId, transaction);
       const [modules, items] = await contentOf(courseId, transaction);
-      const problems = publishProblems(course, modules, items);
-      if (problems.length) throw conflict('lms.course.not_publishable', 'The course is not ready to publish; details name each problem.', problems);
-      if (course.status !== 'published') {
-        course.set({ status: 'published', publishedAt: new Date() });
-        await course.save({ transaction });
-      }
+      await lifecycle.move(transaction, course, 'publish', { by: 'author', facts: publishProblems(course, modules, items), changes: { publishedAt: new Date() } });
       return courseDetail(course);
     });
   }
@@ -209,10 +210,7 @@ export function createCourses(sequelize: Sequelize, attachPackage?: AttachPackag
   async function unpublish(actor: Actor, courseId: string) {
     return sequelize.transaction(async (transaction) => {
       const course = await ownedOrStaff(actor, courseId, transaction);
-      if (course.status !== 'draft') {
-        course.status = 'draft';
-        await course.save({ transaction });
-      }
+      await lifecycle.move(transaction, course, 'unpublish', { by: 'author' });
       return courseDetail(course);
     });
   }

@@ -1,6 +1,7 @@
 import { QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 import type { PaymentCompletedData } from '../../platform/events/payment-completed.ts';
 import { newId } from '../../platform/ids.ts';
+import { defineLifecycle, lifecycleWriter, tableStore } from '../../platform/lifecycle.ts';
 import { money, type Money } from '../../platform/money.ts';
 import { paymentFailure, type PaymentsClient } from '../orchestrator.ts';
 
@@ -24,6 +25,23 @@ export interface CheckoutResult {
   amount: Money;
 }
 
+/**
+ * A checkout attempt, as data: `pending` once the Orchestrator opened its payment, then `completed` by
+ * `payment.completed` or `failed` by `payment.failed` (the next checkout is a new attempt). A repeated
+ * outcome changes nothing.
+ */
+export const checkoutLifecycle = defineLifecycle({
+  subject: 'checkout attempt',
+  statuses: ['pending', 'completed', 'failed'],
+  movers: ['learner', 'orchestrator'],
+  moves: {
+    start: { from: [null], to: 'pending', by: ['learner'] },
+    complete: { from: ['pending', 'failed'], to: 'completed', by: ['orchestrator'] },
+    fail: { from: ['pending'], to: 'failed', by: ['orchestrator'] },
+  },
+  idempotent: true,
+});
+
 const targetColumn: Record<CheckoutKind, string> = { course: 'enrollment_id', level: 'level_enrollment_id' };
 const idempotencyPrefix: Record<CheckoutKind, string> = { course: 'lms:enrollment', level: 'lms:level-enrollment' };
 
@@ -37,18 +55,19 @@ export type Checkouts = ReturnType<typeof createCheckouts>;
  */
 export function createCheckouts(sequelize: Sequelize, payments: PaymentsClient) {
   const select = <T extends object>(sql: string, bind: unknown[], transaction?: Transaction) => sequelize.query<T>(sql, { type: QueryTypes.SELECT, bind, transaction });
+  const attempts = lifecycleWriter(checkoutLifecycle, { store: tableStore<CheckoutAttempt>(sequelize, 'lms.lms_payments') });
   const attemptColumns = `id, kind, coalesce(enrollment_id, level_enrollment_id) AS "targetId", learner_lms_user_id AS "learnerLmsUserId", payment_id AS "paymentId", status`;
 
   return {
     async start(kind: CheckoutKind, target: { id: string; learnerLmsUserId: string; payerUserId: string }, amount: Money): Promise<CheckoutResult> {
       const column = targetColumn[kind];
-      const attempts = await select<{ attempt: number; status: string; payment_id: string; checkout_url: string; amount_minor_units: string; currency: string }>(
+      const earlier = await select<{ attempt: number; status: string; payment_id: string; checkout_url: string; amount_minor_units: string; currency: string }>(
         `SELECT attempt, status, payment_id, checkout_url, amount_minor_units, currency FROM lms.lms_payments WHERE ${column} = $1 ORDER BY attempt DESC`,
         [target.id],
       );
-      const pending = attempts.find((row) => row.status === 'pending');
+      const pending = earlier.find((row) => row.status === 'pending');
       if (pending) return { paymentId: pending.payment_id, checkoutUrl: pending.checkout_url, amount: money(pending.amount_minor_units, pending.currency) };
-      const attempt = (attempts[0]?.attempt ?? 0) + 1;
+      const attempt = (earlier[0]?.attempt ?? 0) + 1;
       let started;
       try {
         started = await payments.initiatePayment({
@@ -65,10 +84,25 @@ export function createCheckouts(sequelize: Sequelize, payments: PaymentsClient) 
         paymentFailure(err);
       }
       try {
-        await sequelize.query(
-          `INSERT INTO lms.lms_payments (id, kind, ${column}, learner_lms_user_id, attempt, payment_id, reference, checkout_url, amount_minor_units, currency, status, initiated_at, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', now(), now(), now())`,
-          { bind: [newId(), kind, target.id, target.learnerLmsUserId, attempt, started.payment_id, started.reference, started.checkout_url, amount.amountMinorUnits, amount.currency] },
+        await sequelize.transaction((transaction) =>
+          attempts.create(
+            transaction,
+            'start',
+            {
+              id: newId(),
+              kind,
+              [column]: target.id,
+              learner_lms_user_id: target.learnerLmsUserId,
+              attempt,
+              payment_id: started.payment_id,
+              reference: started.reference,
+              checkout_url: started.checkout_url,
+              amount_minor_units: amount.amountMinorUnits,
+              currency: amount.currency,
+              initiated_at: new Date(),
+            },
+            { by: 'learner' },
+          ),
         );
       } catch (err) {
         // A concurrent checkout of the same attempt got the same payment (same idempotency key) and kept it.
@@ -80,15 +114,14 @@ export function createCheckouts(sequelize: Sequelize, payments: PaymentsClient) 
     /** `payment.completed`: the attempt it pays, marked completed (locked for the delivery's transaction), or undefined when the LMS did not start it. */
     async settle(data: PaymentCompletedData, transaction: Transaction): Promise<CheckoutAttempt | undefined> {
       const [row] = await select<CheckoutAttempt>(`SELECT ${attemptColumns} FROM lms.lms_payments WHERE payment_id = $1 FOR UPDATE`, [data.paymentId], transaction);
-      if (row && row.status !== 'completed') {
-        await sequelize.query(`UPDATE lms.lms_payments SET status = 'completed', paid_at = $2, updated_at = now() WHERE id = $1`, { bind: [row.id, new Date(data.completedAt)], transaction });
-      }
+      if (row && row.status !== 'completed') await attempts.move(transaction, row, 'complete', { by: 'orchestrator', changes: { paid_at: new Date(data.completedAt) } });
       return row;
     },
 
     /** `payment.failed`: the attempt is closed, so the next checkout starts a new payment. */
     async fail(paymentId: string, transaction: Transaction): Promise<void> {
-      await sequelize.query(`UPDATE lms.lms_payments SET status = 'failed', updated_at = now() WHERE payment_id = $1 AND status = 'pending'`, { bind: [paymentId], transaction });
+      const [row] = await select<CheckoutAttempt>(`SELECT ${attemptColumns} FROM lms.lms_payments WHERE payment_id = $1 FOR UPDATE`, [paymentId], transaction);
+      if (row?.status === 'pending') await attempts.move(transaction, row, 'fail', { by: 'orchestrator' });
     },
   };
 }

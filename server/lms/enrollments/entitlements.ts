@@ -1,7 +1,8 @@
 import type { Sequelize, Transaction } from 'sequelize';
 import type { ServiceEvents } from '../../platform/events/types.ts';
 import { newId } from '../../platform/ids.ts';
-import { canMove, enrollmentMoves, type EnrollmentMove } from './lifecycle.ts';
+import { findMove, lifecycleWriter, modelStore, type MoverOf } from '../../platform/lifecycle.ts';
+import { enrollmentLifecycle, entitlementLifecycle, type EnrollmentMove } from './lifecycle.ts';
 import { defineEnrollmentModels, type Enrollment, type Entitlement, type EntitlementSource } from './models.ts';
 
 /** What a grant says beyond the learner, the course and the source; all optional. */
@@ -39,6 +40,12 @@ export type Entitlements = ReturnType<typeof createEntitlements>;
  */
 export function createEntitlements(sequelize: Sequelize, events: ServiceEvents) {
   const { Entitlement, Enrollment } = defineEnrollmentModels(sequelize);
+  const entitlements = lifecycleWriter(entitlementLifecycle, { store: modelStore(Entitlement) });
+  const enrollments = lifecycleWriter(enrollmentLifecycle, {
+    store: modelStore(Enrollment),
+    events,
+    eventData: (_type, enrollment, { from, to }) => ({ enrollmentId: enrollment.id, courseId: enrollment.courseId, learnerLmsUserId: enrollment.learnerLmsUserId, from, to }),
+  });
 
   /**
    * Grants the course to the learner inside `transaction` and activates the learner's enrollment
@@ -49,51 +56,37 @@ export function createEntitlements(sequelize: Sequelize, events: ServiceEvents) 
   async function grant(transaction: Transaction, request: GrantRequest): Promise<GrantOutcome> {
     const { courseId, learnerLmsUserId } = request;
     const now = new Date();
-    await Entitlement.bulkCreate([{ id: newId(), courseId, learnerLmsUserId, status: 'pending', ...entitlementFields(request, now) }], {
-      ignoreDuplicates: true,
-      transaction,
-    });
+    await entitlements.create(transaction, 'open', { id: newId(), courseId, learnerLmsUserId, ...entitlementFields(request, now) }, { by: 'lms', ignoreDuplicates: true });
     const entitlement = await Entitlement.findOne({ where: { courseId, learnerLmsUserId }, transaction, lock: transaction.LOCK.UPDATE, rejectOnEmpty: true });
     const granted = entitlement.status !== 'active';
-    if (granted) {
-      entitlement.set({ ...entitlementFields(request, now), status: 'active' });
-      await entitlement.save({ transaction });
-    }
+    if (granted) await entitlements.move(transaction, entitlement, 'grant', { by: 'lms', changes: entitlementFields(request, now) });
 
-    await Enrollment.bulkCreate(
-      [{ id: newId(), courseId, learnerLmsUserId, status: 'pending', percentComplete: 0, entitlementId: entitlement.id, completedAt: null }],
-      { ignoreDuplicates: true, transaction },
+    await enrollments.create(
+      transaction,
+      'enroll',
+      { id: newId(), courseId, learnerLmsUserId, percentComplete: 0, entitlementId: entitlement.id, completedAt: null },
+      { by: 'lms', ignoreDuplicates: true },
     );
     const enrollment = await Enrollment.findOne({ where: { courseId, learnerLmsUserId }, transaction, lock: transaction.LOCK.UPDATE, rejectOnEmpty: true });
     if (enrollment.entitlementId !== entitlement.id) {
       enrollment.entitlementId = entitlement.id;
       await enrollment.save({ transaction });
     }
-    if (canMove(enrollment.status, 'activate')) await move(transaction, enrollment, 'activate', { entitlementId: entitlement.id, source: entitlement.source });
+    if (findMove(enrollmentLifecycle, enrollment.status, 'activate')) await move(transaction, enrollment, 'activate', 'lms', { entitlementId: entitlement.id, source: entitlement.source });
     return { entitlement, enrollment, granted };
   }
 
-  /** Applies one move of the enrollment lifecycle and publishes what it emits, in `transaction`. */
-  async function move(transaction: Transaction, enrollment: Enrollment, name: EnrollmentMove, eventData: Record<string, unknown> = {}): Promise<void> {
-    const rule = enrollmentMoves[name];
-    if (!canMove(enrollment.status, name)) throw new Error(`enrollment ${enrollment.id} cannot ${name} from ${enrollment.status}`);
-    const from = enrollment.status;
-    enrollment.status = rule.to;
-    if (rule.to === 'completed') enrollment.completedAt = new Date();
-    await enrollment.save({ transaction });
-    if (rule.emits) {
-      await events.publish(transaction, rule.emits, {
-        enrollmentId: enrollment.id,
-        courseId: enrollment.courseId,
-        learnerLmsUserId: enrollment.learnerLmsUserId,
-        from,
-        to: rule.to,
-        ...eventData,
-      });
-    }
+  /** Applies one move of the enrollment lifecycle and publishes what it emits (with `eventData`), in `transaction`. */
+  async function move(transaction: Transaction, enrollment: Enrollment, name: EnrollmentMove, by: MoverOf<typeof enrollmentLifecycle>, eventData: Record<string, unknown> = {}): Promise<void> {
+    await enrollments.move(transaction, enrollment, name, { by, changes: name === 'complete' ? { completedAt: new Date() } : undefined, event: eventData });
   }
 
-  return { grant, move };
+  /** A pending enrollment of the learner in the course, waiting for its entitlement (checkout). */
+  async function enroll(transaction: Transaction, courseId: string, learnerLmsUserId: string): Promise<Enrollment> {
+    return (await enrollments.create(transaction, 'enroll', { id: newId(), courseId, learnerLmsUserId, percentComplete: 0, entitlementId: null, completedAt: null }, { by: 'learner' }))!;
+  }
+
+  return { grant, move, enroll };
 }
 
 function entitlementFields(request: GrantRequest, now: Date) {

@@ -2,7 +2,8 @@ import { DataTypes, type CreationOptional, type InferAttributes, type InferCreat
 
 export const entitlementSources = ['self_pay', 'admin_grant', 'cap_recommendation', 'sponsor', 'level_offering', 'organization_seat'] as const;
 export type EntitlementSource = (typeof entitlementSources)[number];
-export type EntitlementStatus = 'pending' | 'active' | 'revoked' | 'expired';
+export const entitlementStatuses = ['pending', 'active', 'revoked', 'expired'] as const;
+export type EntitlementStatus = (typeof entitlementStatuses)[number];
 export const enrollmentStatuses = ['pending', 'active', 'completed', 'expired', 'withdrawn'] as const;
 export type EnrollmentStatus = (typeof enrollmentStatuses)[number];
 

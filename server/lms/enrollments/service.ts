@@ -2,7 +2,6 @@ import type { Sequelize, Transaction } from 'sequelize';
 import type { PaymentCompletedData } from '../../platform/events/payment-completed.ts';
 import { conflict, forbidden, notFound } from '../../platform/http/errors.ts';
 import { keysetPage, type PageRequest } from '../../platform/http/pagination.ts';
-import { newId } from '../../platform/ids.ts';
 import { money } from '../../platform/money.ts';
 import type { Actor } from '../access/service.ts';
 import { defineCourseModels } from '../courses/models.ts';
@@ -122,10 +121,7 @@ export function createEnrollments(deps: { sequelize: Sequelize; entitlements: En
           return granted.enrollment;
         }
         if (existing) return existing;
-        return Enrollment.create(
-          { id: newId(), courseId, learnerLmsUserId: actor.user.id, status: 'pending', percentComplete: 0, entitlementId: null, completedAt: null },
-          { transaction },
-        );
+        return entitlements.enroll(transaction, courseId, actor.user.id);
       });
       return view(enrollment);
     },

@@ -1,4 +1,13 @@
+import { defineLifecycle } from '../../platform/lifecycle.ts';
 import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+
+/** An organisation, as data: registered `active` by staff. Archiving is not offered yet. */
+export const organizationLifecycle = defineLifecycle({
+  subject: 'organization',
+  statuses: ['active', 'archived'],
+  movers: ['staff'],
+  moves: { register: { from: [null], to: 'active', by: ['staff'] } },
+});
 
 /** An organisation that sponsors learners (seat allocations). */
 export interface Organization extends Model<InferAttributes<Organization>, InferCreationAttributes<Organization>> {
@@ -6,7 +15,7 @@ export interface Organization extends Model<InferAttributes<Organization>, Infer
   name: string;
   email: string;
   description: string | null;
-  status: 'active' | 'archived';
+  status: (typeof organizationLifecycle.statuses)[number];
   createdAt: CreationOptional<Date>;
   updatedAt: CreationOptional<Date>;
 }

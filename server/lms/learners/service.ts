@@ -1,11 +1,12 @@
 import { parse } from 'csv-parse/sync';
-import { Op, QueryTypes, type Sequelize } from 'sequelize';
+import { Op, QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { containing } from '../../platform/db/like.ts';
 import type { ServiceEvents } from '../../platform/events/types.ts';
 import { GrpcCallError } from '../../platform/grpc/errors.ts';
 import { notFound, unprocessable, validationFailed } from '../../platform/http/errors.ts';
 import { encodeCursor, keysetPage, type PageRequest } from '../../platform/http/pagination.ts';
 import { newId } from '../../platform/ids.ts';
+import { lifecycleWriter, modelStore } from '../../platform/lifecycle.ts';
 import type { Actor } from '../access/service.ts';
 import { defineCourseModels } from '../courses/models.ts';
 import type { Entitlements } from '../enrollments/entitlements.ts';
@@ -14,7 +15,7 @@ import type { IdentityClient } from '../identity.ts';
 import type { Onboarding } from '../onboarding/service.ts';
 import type { LmsUser } from '../users/models.ts';
 import type { Users } from '../users/service.ts';
-import { defineLearnerModels, type Organization, type SeatAllocation } from './models.ts';
+import { defineLearnerModels, organizationLifecycle, type Organization, type SeatAllocation } from './models.ts';
 
 export interface LearnerFilters {
   q?: string;
@@ -61,6 +62,10 @@ export type Learners = ReturnType<typeof createLearners>;
 export function createLearners(sequelize: Sequelize, events: ServiceEvents, users: Users, onboarding: Onboarding, entitlements: Entitlements, identity: IdentityClient, levelOfferings: LevelOfferings) {
   const { Organization, SeatAllocation, SeatAllocationCourse, Seat } = defineLearnerModels(sequelize);
   const { Course } = defineCourseModels(sequelize);
+  const organizationsWriter = lifecycleWriter(organizationLifecycle, { store: modelStore(Organization) });
+  /** A new sponsoring organisation, registered active. */
+  const registerOrganization = async (transaction: Transaction, write: { name: string; email: string; description?: string }) =>
+    (await organizationsWriter.create(transaction, 'register', { id: newId(), name: write.name.trim(), email: write.email.trim().toLowerCase(), description: write.description ?? null }, { by: 'staff' }))!;
 
   // ---- the directory -----------------------------------------------------------------------------
 
@@ -162,7 +167,7 @@ export function createLearners(sequelize: Sequelize, events: ServiceEvents, user
 
   async function setStatus(lmsUserId: string, status: 'active' | 'suspended') {
     await learnerRow(lmsUserId);
-    await sequelize.query(`UPDATE "lms"."lms_users" SET learner_status = :status, updated_at = now() WHERE id = :id`, { replacements: { status, id: lmsUserId } });
+    await users.setLearnerStanding(lmsUserId, status);
     return learnerRow(lmsUserId);
   }
 
@@ -183,7 +188,7 @@ export function createLearners(sequelize: Sequelize, events: ServiceEvents, user
       try {
         const { user } = await provisioned(input);
         const existing = (await onboarding.mine(user)).some((o) => o.persona === 'learner');
-        if (!existing) await onboarding.start(user, 'learner');
+        if (!existing) await onboarding.start(user, 'learner', 'staff');
         results.push({ email: input.email, status: existing ? ('skipped' as const) : ('invited' as const), lmsUserId: user.id });
       } catch (err) {
         results.push({ email: input.email, status: 'failed' as const, error: failure(err) });
@@ -252,7 +257,7 @@ export function createLearners(sequelize: Sequelize, events: ServiceEvents, user
   async function createOrganization(write: { name: string; email: string; description?: string }) {
     const name = write.name.trim();
     if (!name) throw validationFailed([{ field: 'body.name', issue: 'cannot be blank' }]);
-    const organization = await Organization.create({ id: newId(), name, email: write.email.trim().toLowerCase(), description: write.description ?? null, status: 'active' });
+    const organization = await sequelize.transaction((transaction) => registerOrganization(transaction, { ...write, name }));
     return organizationView(organization);
   }
 
@@ -313,8 +318,7 @@ export function createLearners(sequelize: Sequelize, events: ServiceEvents, user
     if (!organizationId && !write.organization) throw validationFailed([{ field: 'body.organizationId', issue: 'give organizationId or a new organization' }]);
     const created = await sequelize.transaction(async (transaction) => {
       if (!organizationId) {
-        const org = write.organization!;
-        organizationId = (await Organization.create({ id: newId(), name: org.name.trim(), email: org.email.trim().toLowerCase(), description: org.description ?? null, status: 'active' }, { transaction })).id;
+        organizationId = (await registerOrganization(transaction, write.organization!)).id;
       }
       const allocation = await SeatAllocation.create({ id: newId(), organizationId, totalSlots: write.totalSlots!, createdBy: actor.user.id }, { transaction });
       await linkCourses(allocation.id, courses, levels, transaction);

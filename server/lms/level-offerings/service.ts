@@ -5,6 +5,7 @@ import { preparedReads } from '../../platform/db/prepared.ts';
 import { conflict, forbidden, notFound, validationFailed } from '../../platform/http/errors.ts';
 import type { PageRequest } from '../../platform/http/pagination.ts';
 import { newId } from '../../platform/ids.ts';
+import { defineLifecycle, lifecycleWriter, tableStore } from '../../platform/lifecycle.ts';
 import { money, type Money } from '../../platform/money.ts';
 import type { Actor } from '../access/service.ts';
 import { defineCourseModels, type Course } from '../courses/models.ts';
@@ -12,8 +13,42 @@ import { priceAsWritten } from '../courses/service.ts';
 import type { CheckoutAttempt, Checkouts } from '../enrollments/checkout.ts';
 import type { Entitlements } from '../enrollments/entitlements.ts';
 
-export type LevelOfferingStatus = 'draft' | 'published' | 'archived';
-export type LevelEnrollmentStatus = 'pending' | 'active' | 'expired' | 'withdrawn';
+/**
+ * A level offering, as data: authored as a `draft`, published by staff once it is publishable (the
+ * problems are the refusal's details), and unpublished back to a draft. Publishing a published one or
+ * unpublishing a draft changes nothing. `archived` is in the vocabulary; nothing leads there yet.
+ */
+export const levelOfferingLifecycle = defineLifecycle({
+  subject: 'level offering',
+  statuses: ['draft', 'published', 'archived'],
+  movers: ['staff'],
+  moves: {
+    create: { from: [null], to: 'draft', by: ['staff'] },
+    publish: { from: ['draft', 'archived'], to: 'published', by: ['staff'], guards: ['publishable'] },
+    unpublish: { from: ['published', 'archived'], to: 'draft', by: ['staff'] },
+  },
+  guards: {
+    publishable: (problems: Array<{ field: string; issue: string }>) => (problems.length ? { reason: 'This offering cannot be published yet.', details: problems } : undefined),
+  },
+  idempotent: true,
+});
+export type LevelOfferingStatus = (typeof levelOfferingLifecycle.statuses)[number];
+
+/**
+ * A level enrollment, as data: `pending` until paid (or at once when nothing is due), then `active`
+ * with its courses granted. `expired` and `withdrawn` are in the vocabulary; nothing leads there yet.
+ */
+export const levelEnrollmentLifecycle = defineLifecycle({
+  subject: 'level enrollment',
+  statuses: ['pending', 'active', 'expired', 'withdrawn'],
+  movers: ['learner', 'lms'],
+  moves: {
+    enroll: { from: [null], to: 'pending', by: ['learner'] },
+    activate: { from: ['pending'], to: 'active', by: ['lms'] },
+  },
+  idempotent: true,
+});
+export type LevelEnrollmentStatus = (typeof levelEnrollmentLifecycle.statuses)[number];
 
 interface OfferingRow {
   id: string;
@@ -65,6 +100,11 @@ export function createLevelOfferings(deps: { sequelize: Sequelize; entitlements:
   const { sequelize, entitlements } = deps;
   const { Course } = defineCourseModels(sequelize);
   const read = preparedReads(sequelize);
+  const offerings = lifecycleWriter(levelOfferingLifecycle, {
+    store: tableStore<OfferingRow>(sequelize, 'lms.lms_level_offerings'),
+    refuse: (refusal) => conflict('lms.level_offering.not_publishable', refusal.reason, refusal.kind === 'guard_failed' ? refusal.details : undefined),
+  });
+  const levelEnrollments = lifecycleWriter(levelEnrollmentLifecycle, { store: tableStore<LevelEnrollmentRow>(sequelize, 'lms.lms_level_enrollments') });
   const select = <T extends object>(sql: string, bind: unknown[], transaction?: Transaction) => sequelize.query<T>(sql, { type: QueryTypes.SELECT, bind, transaction });
 
   function requireStaff(actor: Actor): void {
@@ -201,9 +241,7 @@ export function createLevelOfferings(deps: { sequelize: Sequelize; entitlements:
 
   /** Activates a level enrollment and grants each of its courses (source `level_offering`), in `transaction`. Safe to repeat. */
   async function activate(row: LevelEnrollmentRow, transaction: Transaction, paymentId: string | null): Promise<void> {
-    if (row.status !== 'active') {
-      await sequelize.query(`UPDATE lms.lms_level_enrollments SET status = 'active', payment_id = coalesce($2, payment_id), updated_at = now() WHERE id = $1`, { bind: [row.id, paymentId], transaction });
-    }
+    if (row.status !== 'active') await levelEnrollments.move(transaction, row, 'activate', { by: 'lms', changes: paymentId ? { payment_id: paymentId } : {} });
     for (const courseId of row.courseIds) {
       await entitlements.grant(transaction, { courseId, learnerLmsUserId: row.learnerLmsUserId, source: 'level_offering', paymentId, currency: row.currency });
     }
@@ -246,10 +284,20 @@ export function createLevelOfferings(deps: { sequelize: Sequelize; entitlements:
       const price = write.price ? priceAsWritten(write.price) : null;
       const id = newId();
       await sequelize.transaction(async (transaction) => {
-        await sequelize.query(
-          `INSERT INTO lms.lms_level_offerings (id, cap_qualification_level_id, title, description, status, price_minor_units, currency, published_at, created_by, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, 'draft', $5, $6, NULL, $7, now(), now())`,
-          { bind: [id, write.capQualificationLevelId.trim(), title, write.description ?? '', price?.minor.toString() ?? null, price?.currency ?? 'NGN', actor.user.id], transaction },
+        await offerings.create(
+          transaction,
+          'create',
+          {
+            id,
+            cap_qualification_level_id: write.capQualificationLevelId.trim(),
+            title,
+            description: write.description ?? '',
+            price_minor_units: price?.minor.toString() ?? null,
+            currency: price?.currency ?? 'NGN',
+            published_at: null,
+            created_by: actor.user.id,
+          },
+          { by: 'staff' },
         );
         await setMembers(id, write.items ?? [], transaction);
       });
@@ -284,10 +332,9 @@ export function createLevelOfferings(deps: { sequelize: Sequelize; entitlements:
         await sequelize.transaction(async (transaction) => {
           const offering = await offeringRow(id, transaction, 'update');
           if (!offering) throw notFound('No such level offering.');
-          if (offering.status === 'published') return;
-          const problems = await publishingProblems(offering, transaction);
-          if (problems.length) throw conflict('lms.level_offering.not_publishable', 'This offering cannot be published yet.', problems);
-          await sequelize.query(`UPDATE lms.lms_level_offerings SET status = 'published', published_at = now(), updated_at = now() WHERE id = $1`, { bind: [id], transaction });
+          // A published offering is not checked again: publishing it changes nothing.
+          const problems = offering.status === 'published' ? [] : await publishingProblems(offering, transaction);
+          await offerings.move(transaction, offering, 'publish', { by: 'staff', facts: problems, changes: { published_at: new Date() } });
         });
       } catch (err) {
         // Another offering of the level was published at the same moment: the unique index kept one.
@@ -301,9 +348,11 @@ export function createLevelOfferings(deps: { sequelize: Sequelize; entitlements:
 
     async unpublish(actor: Actor, id: string) {
       requireStaff(actor);
-      const offering = await offeringRow(id);
-      if (!offering) throw notFound('No such level offering.');
-      await sequelize.query(`UPDATE lms.lms_level_offerings SET status = 'draft', updated_at = now() WHERE id = $1 AND status <> 'draft'`, { bind: [id] });
+      await sequelize.transaction(async (transaction) => {
+        const offering = await offeringRow(id, transaction, 'update');
+        if (!offering) throw notFound('No such level offering.');
+        await offerings.move(transaction, offering, 'unpublish', { by: 'staff' });
+      });
       return detailView((await offeringRow(id))!);
     },
 
@@ -331,10 +380,19 @@ export function createLevelOfferings(deps: { sequelize: Sequelize; entitlements:
           const due = priceOf(offering, members) - heldValue;
           const amount = due > 0n ? due : 0n;
           const levelEnrollmentId = newId();
-          await sequelize.query(
-            `INSERT INTO lms.lms_level_enrollments (id, offering_id, learner_lms_user_id, status, amount_minor_units, currency, course_ids, payment_id, created_at, updated_at)
-             VALUES ($1, $2, $3, 'pending', $4, $5, $6, NULL, now(), now())`,
-            { bind: [levelEnrollmentId, offeringId, actor.user.id, amount.toString(), offering.currency, JSON.stringify(remaining.map((c) => c.id))], transaction },
+          await levelEnrollments.create(
+            transaction,
+            'enroll',
+            {
+              id: levelEnrollmentId,
+              offering_id: offeringId,
+              learner_lms_user_id: actor.user.id,
+              amount_minor_units: amount.toString(),
+              currency: offering.currency,
+              course_ids: JSON.stringify(remaining.map((c) => c.id)),
+              payment_id: null,
+            },
+            { by: 'learner' },
           );
           if (amount === 0n) await activate((await levelEnrollmentRow(levelEnrollmentId, transaction))!, transaction, null);
           return levelEnrollmentId;

@@ -1,9 +1,30 @@
+import { defineLifecycle } from '../../platform/lifecycle.ts';
+
 // The onboarding rules of the LMS as data: who may start, which form sections each persona has,
 // and what must be filled in before a persona's onboarding can be submitted.
 
 export const lmsPersonas = ['learner', 'instructor', 'staff'] as const;
 export type LmsPersona = (typeof lmsPersonas)[number];
-export type OnboardingStatus = 'draft' | 'completed';
+
+/**
+ * A persona's onboarding, as data: started as a `draft` by the user (a persona that needs an invite
+ * starts from an accepted one, or for an invited learner by staff), submitted to `completed` once every
+ * required field is filled in (the missing ones are the refusal's details). Completed is final.
+ */
+export const onboardingLifecycle = defineLifecycle({
+  subject: 'onboarding',
+  statuses: ['draft', 'completed'],
+  movers: ['user', 'staff'],
+  moves: {
+    start: { from: [null], to: 'draft', by: ['user', 'staff'] },
+    submit: { from: ['draft'], to: 'completed', by: ['user'], guards: ['filled_in'] },
+  },
+  guards: {
+    filled_in: (missing: string[]) =>
+      missing.length ? { reason: 'Fill in every required field before submitting.', details: missing.map((field) => ({ field, issue: 'is required' })) } : undefined,
+  },
+});
+export type OnboardingStatus = (typeof onboardingLifecycle.statuses)[number];
 
 /** The saved form: the sections of the persona's payload, plus the form version they follow. */
 export type OnboardingData = { schemaVersion: number } & Record<string, unknown>;

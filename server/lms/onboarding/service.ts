@@ -1,9 +1,10 @@
 import type { Sequelize, Transaction } from 'sequelize';
 import { conflict, forbidden, notFound, validationFailed } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
+import { lifecycleWriter, modelStore, type MoverOf } from '../../platform/lifecycle.ts';
 import type { LmsUser } from '../users/models.ts';
 import { defineOnboardingModels, type LmsOnboarding } from './models.ts';
-import { currentSchemaVersion, formSections, missingFields, openToAll, requiredOnSubmit, type LmsPersona, type OnboardingData } from './rules.ts';
+import { currentSchemaVersion, formSections, missingFields, onboardingLifecycle, openToAll, requiredOnSubmit, type LmsPersona, type OnboardingData } from './rules.ts';
 
 export type Onboarding = ReturnType<typeof createOnboarding>;
 
@@ -18,12 +19,19 @@ export function createOnboarding(sequelize: Sequelize, acceptInvite: InviteAccep
   const alreadyCompleted = (persona: LmsPersona) =>
     conflict('lms.onboarding.already_completed', `The ${persona} onboarding of this account is already completed.`);
   const notStarted = (persona: LmsPersona) => notFound(`The ${persona} onboarding of this account has not been started.`);
+  const onboardings = lifecycleWriter(onboardingLifecycle, {
+    store: modelStore(LmsOnboarding),
+    refuse: (refusal, record) =>
+      refusal.kind === 'guard_failed'
+        ? validationFailed(refusal.details!, `Fill in every required field of the ${record!.persona} onboarding before submitting it.`)
+        : alreadyCompleted(record!.persona),
+  });
 
   /**
    * A new draft, or the existing one; two concurrent starts end with one draft (unique user + persona).
    * A persona that needs an invite accepts the account's pending invite in the same transaction.
    */
-  async function start(user: LmsUser, persona: LmsPersona) {
+  async function start(user: LmsUser, persona: LmsPersona, by: MoverOf<typeof onboardingLifecycle> = 'user') {
     const existing = await find(user, persona);
     if (existing?.status === 'completed') throw alreadyCompleted(persona);
     if (existing) return summary(existing);
@@ -31,8 +39,8 @@ export function createOnboarding(sequelize: Sequelize, acceptInvite: InviteAccep
       if (!openToAll[persona] && !(await acceptInvite(user, persona, transaction))) {
         throw forbidden('lms.invite.required', `A ${persona} onboarding can only be started from an accepted ${persona} invite.`);
       }
-      const draft = { id: newId(), lmsUserId: user.id, persona, status: 'draft' as const, data: { schemaVersion: currentSchemaVersion }, completedAt: null };
-      await LmsOnboarding.bulkCreate([draft], { ignoreDuplicates: true, transaction });
+      const draft = { id: newId(), lmsUserId: user.id, persona, data: { schemaVersion: currentSchemaVersion }, completedAt: null };
+      await onboardings.create(transaction, 'start', draft, { by, ignoreDuplicates: true });
     });
     return summary((await find(user, persona))!);
   }
@@ -72,17 +80,7 @@ export function createOnboarding(sequelize: Sequelize, acceptInvite: InviteAccep
     return sequelize.transaction(async (transaction) => {
       const record = await LmsOnboarding.findOne({ where: { lmsUserId: user.id, persona }, transaction, lock: transaction.LOCK.UPDATE });
       if (!record) throw notStarted(persona);
-      if (record.status === 'completed') throw alreadyCompleted(persona);
-      const missing = missingFields(persona, record.data);
-      if (missing.length) {
-        throw validationFailed(
-          missing.map((field) => ({ field, issue: 'is required' })),
-          `Fill in every required field of the ${persona} onboarding before submitting it.`,
-        );
-      }
-      record.status = 'completed';
-      record.completedAt = new Date();
-      await record.save({ transaction });
+      await onboardings.move(transaction, record, 'submit', { by: 'user', facts: missingFields(persona, record.data), changes: { completedAt: new Date() } });
       await LmsProfile.bulkCreate([{ id: newId(), lmsUserId: user.id, persona }], { ignoreDuplicates: true, transaction });
       return summary(record);
     });

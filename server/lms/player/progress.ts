@@ -2,7 +2,26 @@
 // sequencing and completion policy, and the learner's item states: which items are locked, the
 // percentage done, and whether the completion policy is met.
 
-export type ItemState = 'not_started' | 'in_progress' | 'completed' | 'failed';
+import { defineLifecycle } from '../../platform/lifecycle.ts';
+
+/**
+ * A learner's progress on one item, as data. Its row is opened `not_started` the first time the item
+ * is touched; each record moves it to the state the learner's work means (a move to the same state
+ * records new progress). A completed item stays completed.
+ */
+export const itemProgressLifecycle = defineLifecycle({
+  subject: 'item progress',
+  statuses: ['not_started', 'in_progress', 'completed', 'failed'],
+  movers: ['learner'],
+  moves: {
+    not_started: { from: [null], to: 'not_started', by: ['learner'] },
+    in_progress: { from: ['not_started', 'in_progress', 'failed'], to: 'in_progress', by: ['learner'] },
+    completed: { from: ['not_started', 'in_progress', 'failed', 'completed'], to: 'completed', by: ['learner'] },
+    failed: { from: ['not_started', 'in_progress', 'failed'], to: 'failed', by: ['learner'] },
+  },
+});
+
+export type ItemState = (typeof itemProgressLifecycle.statuses)[number];
 
 export interface OutlineItem {
   id: string;

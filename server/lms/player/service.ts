@@ -5,13 +5,14 @@ import type { Readable } from 'node:stream';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { conflict, forbidden, notFound, unauthorized } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
+import { lifecycleWriter, tableStore } from '../../platform/lifecycle.ts';
 import { defineCourseModels, type Course, type CourseItem } from '../courses/models.ts';
 import type { Entitlements } from '../enrollments/entitlements.ts';
 import { defineEnrollmentModels, type Enrollment } from '../enrollments/models.ts';
 import type { StorageClient } from '../orchestrator.ts';
 import type { PackageStore } from '../scorm/store.ts';
 import type { CmiSnapshot } from './page.ts';
-import { rollup, scorePercent, stateOfLessonStatus, type CourseRules, type ItemRecord, type ItemState } from './progress.ts';
+import { itemProgressLifecycle, rollup, scorePercent, stateOfLessonStatus, type CourseRules, type ItemRecord, type ItemState } from './progress.ts';
 
 /** How long a SCORM session's content token opens its player, files and commits. */
 const contentTokenTtlMs = 4 * 3600 * 1000;
@@ -58,6 +59,7 @@ export function createPlayer(deps: {
   const { sequelize, packages } = deps;
   const { Course, CourseModule, CourseItem } = defineCourseModels(sequelize);
   const { Enrollment, Entitlement } = defineEnrollmentModels(sequelize);
+  const progress = lifecycleWriter(itemProgressLifecycle, { store: tableStore<{ id: string; status: ItemState }>(sequelize, 'lms.lms_item_progress') });
 
   /** The enrollment if it is the learner's: 404 when there is none, 403 when it is someone else's. */
   async function ownEnrollment(learnerLmsUserId: string, enrollmentId: string, transaction?: Transaction, lock = false): Promise<Enrollment> {
@@ -131,39 +133,28 @@ export function createPlayer(deps: {
     itemId: string,
     change: (before: { status: ItemState; scorePercent: number | null } | undefined) => { status: ItemState; percent?: number; scorePercent?: number | null; cmi?: CmiSnapshot },
   ): Promise<ProgressSnapshot> {
-    await sequelize.query(
-      `INSERT INTO lms.lms_item_progress (id, enrollment_id, item_id, status, percent, created_at, updated_at)
-       VALUES ($1, $2, $3, 'not_started', 0, now(), now()) ON CONFLICT (enrollment_id, item_id) DO NOTHING`,
-      { bind: [newId(), enrollment.id, itemId], transaction },
-    );
-    const [before] = await sequelize.query<{ status: ItemState; score_percent: number | null; percent: number }>(
-      'SELECT status, score_percent, percent FROM lms.lms_item_progress WHERE enrollment_id = $1 AND item_id = $2 FOR UPDATE',
+    await progress.create(transaction, 'not_started', { id: newId(), enrollment_id: enrollment.id, item_id: itemId, percent: 0 }, { by: 'learner', ignoreDuplicates: true });
+    const [before] = await sequelize.query<{ id: string; status: ItemState; score_percent: number | null; percent: number; completed_at: Date | null }>(
+      'SELECT id, status, score_percent, percent, completed_at FROM lms.lms_item_progress WHERE enrollment_id = $1 AND item_id = $2 FOR UPDATE',
       { type: QueryTypes.SELECT, bind: [enrollment.id, itemId], transaction },
     );
     const next = change(before!.status === 'not_started' ? undefined : { status: before!.status, scorePercent: before!.score_percent });
-    await sequelize.query(
-      `UPDATE lms.lms_item_progress SET status = $3::text, percent = $4, score_percent = $5, cmi = COALESCE($6::jsonb, cmi),
-         completed_at = CASE WHEN $3::text = 'completed' THEN COALESCE(completed_at, now()) ELSE completed_at END, updated_at = now()
-       WHERE enrollment_id = $1 AND item_id = $2`,
-      {
-        bind: [
-          enrollment.id,
-          itemId,
-          next.status,
-          next.status === 'completed' ? 100 : Math.max(before!.percent, next.percent ?? 0),
-          next.scorePercent === undefined ? before!.score_percent : next.scorePercent,
-          next.cmi ? JSON.stringify(next.cmi) : null,
-        ],
-        transaction,
+    await progress.move(transaction, before!, next.status, {
+      by: 'learner',
+      changes: {
+        percent: next.status === 'completed' ? 100 : Math.max(before!.percent, next.percent ?? 0),
+        score_percent: next.scorePercent === undefined ? before!.score_percent : next.scorePercent,
+        ...(next.cmi ? { cmi: JSON.stringify(next.cmi) } : {}),
+        ...(next.status === 'completed' && !before!.completed_at ? { completed_at: new Date() } : {}),
       },
-    );
+    });
     const result = rollup(loaded.rules, await records(enrollment.id, transaction));
     if (enrollment.status === 'active') {
       enrollment.percentComplete = result.percentComplete;
       await enrollment.save({ transaction });
       if (result.complete) {
         const extra = await deps.onCompleted(enrollment, loaded.course, transaction);
-        await deps.entitlements.move(transaction, enrollment, 'complete', { courseTitle: loaded.course.title, ...extra });
+        await deps.entitlements.move(transaction, enrollment, 'complete', 'learner', { courseTitle: loaded.course.title, ...extra });
       }
     }
     return snapshotOf(enrollment, loaded.rules, transaction);

@@ -3,9 +3,10 @@ import { conflict } from '../../platform/http/errors.ts';
 import { keysetPage, type PageRequest } from '../../platform/http/pagination.ts';
 import type { ServiceEvents } from '../../platform/events/types.ts';
 import { newId } from '../../platform/ids.ts';
+import { lifecycleWriter, modelStore } from '../../platform/lifecycle.ts';
 import type { LmsPersona } from '../onboarding/rules.ts';
 import type { LmsUser } from '../users/models.ts';
-import { defineStaffModels, type Invite, type InviteKind, type StaffRole } from './models.ts';
+import { defineStaffModels, inviteLifecycle, membershipLifecycle, type Invite, type InviteKind, type StaffRole } from './models.ts';
 
 export type Invites = ReturnType<typeof createInvites>;
 
@@ -20,6 +21,8 @@ const roleNames: Record<StaffRole, string> = { admin: 'an admin', content_manage
 export function createInvites(sequelize: Sequelize, events?: ServiceEvents) {
   const { Invite, StaffMember } = defineStaffModels(sequelize);
   const onboardingTable = '"lms"."lms_onboardings"';
+  const invites = lifecycleWriter(inviteLifecycle, { store: modelStore(Invite) });
+  const memberships = lifecycleWriter(membershipLifecycle, { store: modelStore(StaffMember) });
 
   /** Whether the address already belongs to an instructor (completed onboarding) or a staff member. */
   async function alreadyIs(kind: InviteKind, email: string, transaction: Transaction): Promise<boolean> {
@@ -43,12 +46,10 @@ export function createInvites(sequelize: Sequelize, events?: ServiceEvents) {
     const duplicate = () => conflict('lms.invite.duplicate', `There is already a pending ${kind} invite or a ${kind} for ${email}.`);
     return sequelize.transaction(async (transaction) => {
       if (await alreadyIs(kind, email, transaction)) throw duplicate();
-      const [invite] = await Invite.bulkCreate(
-        [{ id: newId(), kind, email, staffRole, status: 'pending', invitedBy, acceptedBy: null, acceptedAt: null }],
-        { ignoreDuplicates: true, transaction },
-      );
+      const id = newId();
+      await invites.create(transaction, 'send', { id, kind, email, staffRole, invitedBy, acceptedBy: null, acceptedAt: null }, { by: invitedBy ? 'staff' : 'operator', ignoreDuplicates: true });
       // The partial unique index keeps one pending invite per kind and address; a lost race inserts nothing.
-      const stored = await Invite.findByPk(invite!.id, { transaction });
+      const stored = await Invite.findByPk(id, { transaction });
       if (!stored) throw duplicate();
       const as = kind === 'staff' ? `${roleNames[staffRole ?? 'support']} staff member` : 'an instructor';
       await events?.publish(transaction, 'notification.requested', {
@@ -78,14 +79,14 @@ export function createInvites(sequelize: Sequelize, events?: ServiceEvents) {
       lock: transaction.LOCK.UPDATE,
     });
     if (!invite) return false;
-    invite.set({ status: 'accepted', acceptedBy: user.id, acceptedAt: new Date() });
-    await invite.save({ transaction });
+    await invites.move(transaction, invite, 'accept', { by: 'invitee', changes: { acceptedBy: user.id, acceptedAt: new Date() } });
     if (persona === 'staff') {
-      await StaffMember.bulkCreate([{ id: newId(), lmsUserId: user.id, role: invite.staffRole ?? 'support', status: 'active' }], {
-        conflictAttributes: ['lmsUserId'],
-        updateOnDuplicate: ['role', 'status', 'updatedAt'],
-        transaction,
-      });
+      // A membership of an earlier invite takes this invite's role and is active again.
+      const role = invite.staffRole ?? 'support';
+      await memberships.create(transaction, 'join', { id: newId(), lmsUserId: user.id, role }, { by: 'invitee', ignoreDuplicates: true });
+      const member = (await StaffMember.findOne({ where: { lmsUserId: user.id }, transaction, lock: transaction.LOCK.UPDATE }))!;
+      if (member.role !== role) await member.update({ role }, { transaction });
+      await memberships.move(transaction, member, 'reinstate', { by: 'invitee' });
     }
     return true;
   }

@@ -1,9 +1,40 @@
+import { defineLifecycle } from '../../platform/lifecycle.ts';
 import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
 
 export const staffRoles = ['admin', 'content_manager', 'support'] as const;
 export type StaffRole = (typeof staffRoles)[number];
 export type InviteKind = 'instructor' | 'staff';
-export type InviteStatus = 'pending' | 'accepted' | 'revoked' | 'expired';
+
+/**
+ * An invite, as data: sent `pending` by staff (or an operator), `accepted` when the invited address's
+ * account starts that persona's onboarding. Revoking and expiry are not offered yet.
+ */
+export const inviteLifecycle = defineLifecycle({
+  subject: 'invite',
+  statuses: ['pending', 'accepted', 'revoked', 'expired'],
+  movers: ['staff', 'operator', 'invitee'],
+  moves: {
+    send: { from: [null], to: 'pending', by: ['staff', 'operator'] },
+    accept: { from: ['pending'], to: 'accepted', by: ['invitee'] },
+  },
+});
+export type InviteStatus = (typeof inviteLifecycle.statuses)[number];
+
+/**
+ * A staff membership, as data: `active` when a staff invite is accepted; staff managers suspend and
+ * reinstate it (accepting a new staff invite reinstates it too). A repeat changes nothing.
+ */
+export const membershipLifecycle = defineLifecycle({
+  subject: 'staff membership',
+  statuses: ['active', 'suspended'],
+  movers: ['staff', 'invitee'],
+  moves: {
+    join: { from: [null], to: 'active', by: ['invitee'] },
+    suspend: { from: ['active'], to: 'suspended', by: ['staff'] },
+    reinstate: { from: ['suspended'], to: 'active', by: ['staff', 'invitee'] },
+  },
+  idempotent: true,
+});
 
 /** An invitation of an email address to become an instructor or staff (with a role). */
 export interface Invite extends Model<InferAttributes<Invite>, InferCreationAttributes<Invite>> {
@@ -25,7 +56,7 @@ export interface StaffMember extends Model<InferAttributes<StaffMember>, InferCr
   id: string;
   lmsUserId: string;
   role: StaffRole;
-  status: 'active' | 'suspended';
+  status: (typeof membershipLifecycle.statuses)[number];
   createdAt: CreationOptional<Date>;
   updatedAt: CreationOptional<Date>;
 }

@@ -4,13 +4,14 @@ import { Conditions, keysetRows } from '../../platform/db/keyset.ts';
 import { containing } from '../../platform/db/like.ts';
 import { preparedReads } from '../../platform/db/prepared.ts';
 import { keysetPage, type PageRequest } from '../../platform/http/pagination.ts';
+import { lifecycleWriter, modelStore } from '../../platform/lifecycle.ts';
 import { money } from '../../platform/money.ts';
 import type { Actor } from '../access/service.ts';
 import { defineCourseModels } from '../courses/models.ts';
 import type { Entitlements, GrantRequest } from '../enrollments/entitlements.ts';
 import { defineEnrollmentModels, type Enrollment, type Entitlement, type EnrollmentStatus } from '../enrollments/models.ts';
 import { defineUserModels, type LmsUser } from '../users/models.ts';
-import { defineStaffModels, type StaffMember, type StaffRole } from './models.ts';
+import { defineStaffModels, membershipLifecycle, type StaffMember, type StaffRole } from './models.ts';
 
 export interface EntitlementGrantBody {
   courseId: string;
@@ -59,6 +60,7 @@ const learnerNameSql = (u: string) => `COALESCE(
 export function createStaff(sequelize: Sequelize, entitlements: Entitlements) {
   const read = preparedReads(sequelize);
   const { StaffMember } = defineStaffModels(sequelize);
+  const memberships = lifecycleWriter(membershipLifecycle, { store: modelStore(StaffMember) });
   const { LmsUser } = defineUserModels(sequelize);
   const { Course } = defineCourseModels(sequelize);
   const { Enrollment, Entitlement } = defineEnrollmentModels(sequelize);
@@ -101,8 +103,10 @@ export function createStaff(sequelize: Sequelize, entitlements: Entitlements) {
     if (lmsUserId === actor.user.id && ((patch.role && patch.role !== 'admin') || patch.status === 'suspended')) {
       throw forbidden('auth.out_of_scope', 'Admins cannot demote or suspend themselves.');
     }
-    member.set({ ...(patch.role ? { role: patch.role } : {}), ...(patch.status ? { status: patch.status } : {}) });
-    await member.save();
+    await sequelize.transaction(async (transaction) => {
+      if (patch.role) await member.update({ role: patch.role }, { transaction });
+      if (patch.status) await memberships.move(transaction, member, patch.status === 'suspended' ? 'suspend' : 'reinstate', { by: 'staff' });
+    });
     return membershipView(member);
   }
 

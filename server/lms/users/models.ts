@@ -1,6 +1,41 @@
+import { defineLifecycle } from '../../platform/lifecycle.ts';
 import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
 
-export type LmsUserStatus = 'active' | 'deactivated';
+/**
+ * An LMS user's account, as data: `active` when its Orchestrator account arrives (`user.created`, or
+ * its first call), `deactivated` when that account is deleted, for good: a deletion that arrives first
+ * creates it deactivated, so it cannot come back active. A repeat changes nothing.
+ */
+export const lmsUserLifecycle = defineLifecycle({
+  subject: 'LMS user',
+  statuses: ['active', 'deactivated'],
+  movers: ['orchestrator'],
+  moves: {
+    provision: { from: [null], to: 'active', by: ['orchestrator'] },
+    deactivate: [
+      { from: [null], to: 'deactivated', by: ['orchestrator'] },
+      { from: ['active'], to: 'deactivated', by: ['orchestrator'] },
+    ],
+  },
+  idempotent: true,
+});
+export type LmsUserStatus = (typeof lmsUserLifecycle.statuses)[number];
+
+/**
+ * A learner's standing in the LMS alone (the Orchestrator account is untouched), as data: staff
+ * suspend and reinstate a learner; a repeat changes nothing. A new user starts `active` (the column's
+ * default).
+ */
+export const learnerStandingLifecycle = defineLifecycle({
+  subject: 'learner',
+  statuses: ['active', 'suspended'],
+  movers: ['staff'],
+  moves: {
+    suspend: { from: ['active'], to: 'suspended', by: ['staff'] },
+    reinstate: { from: ['suspended'], to: 'active', by: ['staff'] },
+  },
+  idempotent: true,
+});
 
 /** An Orchestrator account as the LMS knows it; `userId` is the Orchestrator user id. */
 export interface LmsUser extends Model<InferAttributes<LmsUser>, InferCreationAttributes<LmsUser>> {
@@ -11,7 +46,7 @@ export interface LmsUser extends Model<InferAttributes<LmsUser>, InferCreationAt
   photoAssetId: string | null;
   status: LmsUserStatus;
   /** Staff may suspend a learner in the LMS only; the Orchestrator account is untouched. */
-  learnerStatus: CreationOptional<'active' | 'suspended'>;
+  learnerStatus: CreationOptional<(typeof learnerStandingLifecycle.statuses)[number]>;
   createdAt: CreationOptional<Date>;
   updatedAt: CreationOptional<Date>;
 }

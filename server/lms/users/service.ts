@@ -2,7 +2,8 @@ import type { Sequelize, Transaction } from 'sequelize';
 import { forbidden } from '../../platform/http/errors.ts';
 import type { Principal } from '../../platform/http/operations.ts';
 import { newId } from '../../platform/ids.ts';
-import { defineUserModels, type LmsUser } from './models.ts';
+import { lifecycleWriter, modelStore } from '../../platform/lifecycle.ts';
+import { defineUserModels, learnerStandingLifecycle, lmsUserLifecycle, type LmsUser } from './models.ts';
 
 /** An Orchestrator account, as `user.created` and the access token describe it. */
 export interface Account {
@@ -20,27 +21,32 @@ export type Users = ReturnType<typeof createUsers>;
 /** LMS users: provisioning from the Orchestrator's accounts, deactivation, the personal profile. */
 export function createUsers(sequelize: Sequelize) {
   const { LmsUser } = defineUserModels(sequelize);
+  const accounts = lifecycleWriter(lmsUserLifecycle, { store: modelStore(LmsUser) });
+  const standings = lifecycleWriter(learnerStandingLifecycle, { store: modelStore(LmsUser), statusField: 'learnerStatus' });
 
-  const newUser = (account: Account, status: LmsUser['status']) => ({
-    id: newId(),
-    userId: account.userId,
-    email: account.email,
-    displayName: null,
-    photoAssetId: null,
-    status,
-  });
+  const newUser = (account: Account) => ({ id: newId(), userId: account.userId, email: account.email, displayName: null, photoAssetId: null });
 
   /** Creates the account's LMS user unless it exists: safe to repeat and to race (unique user_id). */
   async function provision(account: Account, transaction?: Transaction): Promise<void> {
-    await LmsUser.bulkCreate([newUser(account, 'active')], { ignoreDuplicates: true, transaction });
+    const create = (t: Transaction) => accounts.create(t, 'provision', newUser(account), { by: 'orchestrator', ignoreDuplicates: true });
+    await (transaction ? create(transaction) : sequelize.transaction(create));
   }
 
   /** Deactivates the account's LMS user, creating it deactivated if it never arrived, so it cannot come back active. */
   async function deactivate(userId: string, transaction?: Transaction): Promise<void> {
-    await LmsUser.bulkCreate([newUser({ userId, email: null }, 'deactivated')], {
-      conflictAttributes: ['userId'],
-      updateOnDuplicate: ['status', 'updatedAt'],
-      transaction,
+    const work = async (t: Transaction) => {
+      await accounts.create(t, 'deactivate', newUser({ userId, email: null }), { by: 'orchestrator', ignoreDuplicates: true });
+      const user = await LmsUser.findOne({ where: { userId }, transaction: t, lock: t.LOCK.UPDATE, rejectOnEmpty: true });
+      await accounts.move(t, user, 'deactivate', { by: 'orchestrator' });
+    };
+    await (transaction ? work(transaction) : sequelize.transaction(work));
+  }
+
+  /** Staff suspend a learner in the LMS only, or reinstate them; a repeat changes nothing. */
+  async function setLearnerStanding(lmsUserId: string, standing: 'active' | 'suspended'): Promise<void> {
+    await sequelize.transaction(async (transaction) => {
+      const user = await LmsUser.findByPk(lmsUserId, { transaction, lock: transaction.LOCK.UPDATE, rejectOnEmpty: true });
+      await standings.move(transaction, user, standing === 'suspended' ? 'suspend' : 'reinstate', { by: 'staff' });
     });
   }
 
@@ -81,5 +87,5 @@ export function createUsers(sequelize: Sequelize) {
     return profile(user);
   }
 
-  return { provision, deactivate, actingUser, ensure, profile, updateProfile };
+  return { provision, deactivate, setLearnerStanding, actingUser, ensure, profile, updateProfile };
 }

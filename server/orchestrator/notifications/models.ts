@@ -1,10 +1,29 @@
 import { DataTypes, type InferAttributes, type InferCreationAttributes, type CreationOptional, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+import { defineLifecycle } from '../../platform/lifecycle.ts';
 import type { MailSecrets } from './templates.ts';
 
 export const channels = ['email', 'sms', 'in_app'] as const;
 export type Channel = (typeof channels)[number];
 export const categories = ['application', 'assessment', 'system', 'security'] as const;
 export type Category = (typeof categories)[number];
+
+/**
+ * The life of a channel delivery, as data: a mail the Orchestrator renders waits `pending` for the
+ * consumer, which sends it or, by the recipient's preferences, suppresses it; a delivery handled at
+ * once is recorded in its outcome (sent, suppressed, or undeliverable: no address or no transport).
+ * Each move is named by the status it leads to.
+ */
+export const deliveryLifecycle = defineLifecycle({
+  subject: 'notification',
+  statuses: ['pending', 'sent', 'suppressed', 'undeliverable'],
+  movers: ['orchestrator'],
+  moves: {
+    pending: { from: [null], to: 'pending', by: ['orchestrator'] },
+    sent: { from: [null, 'pending'], to: 'sent', by: ['orchestrator'] },
+    suppressed: { from: [null, 'pending'], to: 'suppressed', by: ['orchestrator'] },
+    undeliverable: { from: [null], to: 'undeliverable', by: ['orchestrator'] },
+  },
+});
 
 /** One channel delivery (email or sms): a mail is rendered when requested, delivered by the `ol.notifications` consumer. */
 export interface NotificationRow extends Model<InferAttributes<NotificationRow>, InferCreationAttributes<NotificationRow>> {
@@ -19,7 +38,7 @@ export interface NotificationRow extends Model<InferAttributes<NotificationRow>,
   /** Development mode only: the OTP or password of the body, for the dev mailbox; erased with the body. */
   secrets: MailSecrets | null;
   /** `suppressed`: the recipient's preferences turned the channel off; `undeliverable`: no address or no transport. */
-  status: 'pending' | 'sent' | 'suppressed' | 'undeliverable';
+  status: (typeof deliveryLifecycle.statuses)[number];
   sentAt: Date | null;
   createdAt: CreationOptional<Date>;
   updatedAt: CreationOptional<Date>;

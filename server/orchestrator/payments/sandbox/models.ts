@@ -1,7 +1,43 @@
+import { defineLifecycle } from '../../../platform/lifecycle.ts';
 import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type Sequelize } from 'sequelize';
 
 export const sandboxStatuses = ['pending', 'success', 'failed', 'abandoned'] as const;
 export type SandboxStatus = (typeof sandboxStatuses)[number];
+
+/**
+ * A sandbox transaction, as data: opened `pending` for the merchant's checkout, then closed once by the
+ * payer on the checkout page (paid, declined or cancelled). Closing moves are named by their outcome.
+ */
+export const sandboxTransactionLifecycle = defineLifecycle({
+  subject: 'sandbox transaction',
+  statuses: sandboxStatuses,
+  movers: ['merchant', 'payer'],
+  moves: {
+    open: { from: [null], to: 'pending', by: ['merchant'] },
+    success: { from: ['pending'], to: 'success', by: ['payer'] },
+    failed: { from: ['pending'], to: 'failed', by: ['payer'] },
+    abandoned: { from: ['pending'], to: 'abandoned', by: ['payer'] },
+  },
+});
+
+/**
+ * A webhook the sandbox owes, as data: `pending` until an attempt is acknowledged (`delivered`); a
+ * failed attempt keeps it pending for the next one, until the sender gives up (`failed`). Moves are
+ * named by the status they lead to.
+ */
+export const webhookDeliveryLifecycle = defineLifecycle({
+  subject: 'sandbox webhook',
+  statuses: ['pending', 'delivered', 'failed'],
+  movers: ['sandbox'],
+  moves: {
+    pending: [
+      { from: [null], to: 'pending', by: ['sandbox'] },
+      { from: ['pending'], to: 'pending', by: ['sandbox'] },
+    ],
+    delivered: { from: ['pending'], to: 'delivered', by: ['sandbox'] },
+    failed: { from: ['pending'], to: 'failed', by: ['sandbox'] },
+  },
+});
 
 /** A transaction on the sandbox processor, keyed by the merchant's reference. `amountMinor` is BIGINT, read as a string. */
 export interface SandboxTransactionRow extends Model<InferAttributes<SandboxTransactionRow>, InferCreationAttributes<SandboxTransactionRow>> {
@@ -28,7 +64,7 @@ export interface SandboxWebhookRow extends Model<InferAttributes<SandboxWebhookR
   reference: string;
   event: string;
   body: string;
-  status: 'pending' | 'delivered' | 'failed';
+  status: (typeof webhookDeliveryLifecycle.statuses)[number];
   attempts: CreationOptional<number>;
   nextAttemptAt: Date;
   lastStatusCode: number | null;
