@@ -7,10 +7,9 @@
 //
 //   node --import=tsx bench/scenarios.ts [--scenario name]... [--sequential N] [--concurrent N]
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { startEmbeddedPlatform } from '../cli/scenarios/embedded.ts';
 import { closeGrpc } from '../cli/scenarios/grpc-step.ts';
-import { loadScenarioFile } from '../cli/scenarios/parse.ts';
+import { loadScenarios } from '../cli/scenarios/parse.ts';
 import { describeFailure, plain } from '../cli/scenarios/report-text.ts';
 import { runScenarios, type RunReport } from '../cli/scenarios/runner.ts';
 
@@ -32,7 +31,7 @@ const giveUp = setTimeout(() => {
 giveUp.unref();
 
 const platform = await startEmbeddedPlatform({ logLevel: 'error' });
-const options = { baseUrl: platform.baseUrl, grpc: platform.grpc };
+const options = { baseUrl: platform.baseUrl };
 
 function mustPass(report: RunReport): void {
   if (report.exitCode === 0) return;
@@ -47,29 +46,13 @@ function stats(durations: number[]) {
   return `mean ${Math.round(mean)} ms, p50 ${pct(0.5)} ms, p95 ${pct(0.95)} ms, min ${sorted[0]} ms, max ${sorted.at(-1)} ms`;
 }
 
-/**
- * Every run comes from this one address, and the scenarios sign in wrongly on purpose: the sign-in
- * throttle's 30 failures per address in 15 minutes would refuse the later runs. Each phase starts
- * without earlier failures, as runs from many clients would.
- */
-async function forgetSignInFailures(): Promise<void> {
-  const client = new pg.Client({ connectionString: platform.databaseUrl });
-  await client.connect();
-  try {
-    await client.query('DELETE FROM ol.auth_failures');
-  } finally {
-    await client.end();
-  }
-}
-
 async function bench(name: string): Promise<void> {
-  const scenario = await loadScenarioFile(`fixtures/scenarios/${name}.yaml`);
+  const scenario = (await loadScenarios(`fixtures/scenarios/${name}.yaml`))[0]!;
   const steps = scenario.steps.length;
   console.log(`scenario: ${scenario.name} (${steps} steps), embedded platform at ${platform.baseUrl}`);
 
   mustPass(await runScenarios([scenario], options)); // warm-up: connections, JIT, first argon2 hashes
 
-  await forgetSignInFailures();
   const sequential: number[] = [];
   const sequentialStarted = performance.now();
   for (let i = 0; i < sequentialRuns; i++) {
@@ -80,7 +63,6 @@ async function bench(name: string): Promise<void> {
   const sequentialWall = performance.now() - sequentialStarted;
   console.log(`one at a time, ${sequentialRuns} runs: wall ${Math.round(sequentialWall)} ms; per run ${stats(sequential)}`);
 
-  await forgetSignInFailures();
   const concurrentStarted = performance.now();
   const report = await runScenarios(Array.from({ length: concurrentRuns }, () => scenario), { ...options, concurrency: concurrentRuns });
   const concurrentWall = performance.now() - concurrentStarted;

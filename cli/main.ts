@@ -23,15 +23,26 @@ import { registerAssessor } from './commands/assessor.ts';
 import { registerCertify } from './commands/certify.ts';
 import { registerLms } from './commands/lms.ts';
 import { registerLmsLearning } from './commands/lms-learning.ts';
+import { registerCompletion } from './commands/completion.ts';
+import { registerEvents } from './commands/events.ts';
+import { projectPath } from '../server/platform/paths.ts';
+import { readFileSync } from 'node:fs';
 
 /** Builds the capctl program. Each command module adds its own subcommands. */
 export function buildProgram(): Command {
   const program = new Command('capctl')
     .description('Run, seed, script and verify the CAP platform reference')
+    .version(version(), '-V, --version', 'print the version of capctl')
     .showHelpAfterError()
     .exitOverride();
-  for (const register of [registerServe, registerDemo, registerSeed, registerRun, registerAccount, registerIdentity, registerAdmin, registerCentre, registerStaff, registerAssessor, registerInvitations, registerApplication, registerInterview, registerPay, registerCertify, registerWallet, registerMessaging, registerLms, registerMail, registerGoogleToken, registerKeys, registerGrpc, registerPact, registerLmsLearning]) register(program);
+  for (const register of [registerServe, registerDemo, registerSeed, registerRun, registerAccount, registerIdentity, registerAdmin, registerCentre, registerStaff, registerAssessor, registerInvitations, registerApplication, registerInterview, registerPay, registerCertify, registerWallet, registerMessaging, registerLms, registerMail, registerGoogleToken, registerKeys, registerGrpc, registerPact, registerLmsLearning, registerEvents]) register(program);
+  registerCompletion(program); // last: it describes every command registered before it
   return program;
+}
+
+/** The version in package.json. */
+function version(): string {
+  return (JSON.parse(readFileSync(projectPath('package.json'), 'utf8')) as { version: string }).version;
 }
 
 /** Runs capctl and resolves to the process exit code. */

@@ -4,6 +4,8 @@ export const exitCodes = {
   failed: 1,
   usage: 2,
   unreachable: 3,
+  /** Stopped by Ctrl-C (128 + SIGINT), after the reports of what ran were written. */
+  interrupted: 130,
 } as const;
 
 /** A mistake in how capctl was called or configured: printed as one line, exit code 2. */
@@ -19,4 +21,17 @@ export class UnreachableError extends Error {
 /** Prints a value for machines (`--json`) or a line for people. */
 export function print(value: unknown, asJson: boolean, human: () => string): void {
   process.stdout.write(asJson ? `${JSON.stringify(value, null, 2)}\n` : `${human()}\n`);
+}
+
+/**
+ * A password given on stdin (`--password-stdin`), so it is not on the command line for `ps` to show:
+ * the first line of stdin, which must not be empty. `--x` and `--x-stdin` exclude each other.
+ */
+export async function passwordFromStdin(flag: string, alsoGiven: boolean): Promise<string> {
+  if (alsoGiven) throw new UsageError(`${flag} and ${flag}-stdin exclude each other`);
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const password = Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0]!;
+  if (password === '') throw new UsageError(`${flag}-stdin: stdin has no password (its first line is empty)`);
+  return password;
 }

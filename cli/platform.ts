@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { ConfigError, resolveConfig, type ConfigInput, type PlatformConfig } from '../server/platform/config.ts';
+import { isConnectionFailure } from '../server/platform/db/connection-failure.ts';
 import { UsageError } from './output.ts';
 
 /** The platform options shared by `serve` and `demo`. Values are validated by resolveConfig, not here. */
@@ -17,6 +18,7 @@ export function withPlatformOptions(command: Command): Command {
     .option('--only <service>', 'run only this service: ol, cap or lms (repeatable)', (v: string, all: string[] = []) => [...all, v])
     .option('--data-dir <dir>', 'where the embedded PostgreSQL keeps its data (env CAPCTL_DATA_DIR, default ./.capctl)')
     .option('--database-url <url>', 'use this PostgreSQL instead of the embedded one (env DATABASE_URL)')
+    .option('--trust-proxy <value>', 'proxies trusted to report the client address (X-Forwarded-For): a hop count, or comma-separated addresses, CIDR ranges, loopback, linklocal, uniquelocal (env TRUST_PROXY, default none)')
     .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (env LOG_LEVEL, default info)');
 }
 
@@ -36,6 +38,7 @@ export function configFromOptions(options: Record<string, unknown>, overrides: C
     dataDir: options.dataDir,
     databaseUrl: options.databaseUrl,
     logLevel: options.logLevel,
+    trustProxy: options.trustProxy,
     ...overrides,
   };
   try {
@@ -52,7 +55,7 @@ export function startFailure(err: unknown): string | undefined {
   const name = (err as Error)?.name;
   if (name === 'DataDirBusyError' || name === 'PortInUseError') return (err as Error).message;
   const code = (err as NodeJS.ErrnoException)?.code;
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === '28P01' || code === '3D000') {
+  if (isConnectionFailure(err) || code === '28P01' || code === '3D000') {
     return `cannot use the database: ${(err as Error).message}`;
   }
   return undefined;

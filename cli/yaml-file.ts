@@ -55,9 +55,7 @@ export function parseYamlFile<T>(
     const { line, col } = lineCounter.linePos(offset);
     return { line: Math.max(line, 1), column: col };
   };
-  if (doc.errors.length > 0) {
-    throw new ErrorClass(file, doc.errors.map((e) => ({ position: at(e.pos[0]), message: firstLine(e.message) })));
-  }
+  if (doc.errors.length > 0) throw new ErrorClass(file, [syntaxProblem(doc.errors, text, at)]);
   const locate = (path: ReadonlyArray<PathSegment>, part: 'key' | 'value' = 'value') => at(offsetOf(doc, path, part));
   const fail = (issues: Issue[]): never => {
     throw new ErrorClass(
@@ -160,6 +158,21 @@ function offsetOf(doc: Document, path: ReadonlyArray<PathSegment>, part: 'key' |
     node = value;
   }
   return offset;
+}
+
+/**
+ * A YAML syntax mistake as one problem: the first error, since the parser's later ones follow from it
+ * (one unquoted `[` in a flow mapping yields hundreds), with a hint for the usual cause.
+ */
+function syntaxProblem(errors: Document['errors'], text: string, at: (offset: number) => Position) {
+  const [first] = errors;
+  const position = at(first!.pos[0]);
+  const line = text.split('\n')[position.line - 1] ?? '';
+  const hint = /[{[]/.test(line)
+    ? '; inside { } or [ ], quote a value that contains { } [ ] , : # or starts with ${ (e.g. "${steps.a.id}", "data[0].id")'
+    : '';
+  const more = errors.length > 1 ? ` (${errors.length - 1} more error${errors.length > 2 ? 's' : ''} after it, most likely from this one)` : '';
+  return { position, message: `YAML syntax: ${firstLine(first!.message)}${hint}${more}` };
 }
 
 const withPath = (issue: Issue) =>

@@ -1,5 +1,5 @@
 import type { PlatformConfig } from './platform/config.ts';
-import { startEmbeddedPostgres } from './platform/db/embedded.ts';
+import { startEmbeddedPostgres, type EmbeddedOptions } from './platform/db/embedded.ts';
 import { createLogger, type Logger } from './platform/logger.ts';
 import type { RunningServices } from './services.ts';
 
@@ -15,11 +15,18 @@ export interface RunningPlatform extends RunningServices {
  * The composition root: configuration -> database -> services (server/services.ts). Whatever was
  * started is stopped again if a later step fails, so a failed start leaves nothing running.
  */
-export async function startPlatform(config: PlatformConfig, logger: Logger = createLogger(config.logLevel)): Promise<RunningPlatform> {
+export async function startPlatform(
+  config: PlatformConfig,
+  logger: Logger = createLogger(config.logLevel),
+  embeddedOptions: EmbeddedOptions = {},
+): Promise<RunningPlatform> {
   const cleanups: Array<() => Promise<void>> = [];
   // Each step gets a bounded time (listeners already allow in-flight requests 10 s), so a stuck step
-  // is logged and skipped instead of keeping the process from ever exiting.
-  const stop = async () => {
+  // is logged and skipped instead of keeping the process from ever exiting. A second call (a signal
+  // and the command's own end) waits for the first.
+  let stopping: Promise<void> | undefined;
+  const stop = () => (stopping ??= stopAll());
+  const stopAll = async () => {
     for (const cleanup of cleanups.splice(0).reverse()) {
       let timer: NodeJS.Timeout | undefined;
       const limit = new Promise<void>((resolve) => {
@@ -39,7 +46,7 @@ export async function startPlatform(config: PlatformConfig, logger: Logger = cre
   try {
     let databaseUrl = config.databaseUrl;
     if (!databaseUrl) {
-      const embedded = await startEmbeddedPostgres(config.dataDir, logger);
+      const embedded = await startEmbeddedPostgres(config.dataDir, logger, embeddedOptions);
       cleanups.push(() => embedded.stop());
       databaseUrl = embedded.url;
     }
@@ -47,6 +54,9 @@ export async function startPlatform(config: PlatformConfig, logger: Logger = cre
     return { ...(await startServices(config, databaseUrl, logger, cleanups)), databaseUrl, logger, stop };
   } catch (err) {
     await stop();
+    // A start refused early (a busy data directory) must not leave the services' modules loading:
+    // the process would stay alive, reading files, after reporting its one line.
+    await services.catch(() => undefined);
     throw err;
   }
 }

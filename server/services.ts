@@ -5,6 +5,7 @@ import { createOrchestrator } from './orchestrator/index.ts';
 import type { PlatformConfig, ServiceName } from './platform/config.ts';
 import { createSequelize } from './platform/db/database.ts';
 import { createMigrator, migrate } from './platform/db/migrations.ts';
+import { createDatabaseWatch } from './platform/db/watch.ts';
 import { createEventRuntime } from './platform/events/runtime.ts';
 import { createHttpApp, listen, type Listener, type Mount } from './platform/http/app.ts';
 import { loadApiDocument } from './platform/http/openapi.ts';
@@ -40,8 +41,12 @@ export async function startServices(
   logger: Logger,
   cleanups: Array<() => Promise<void>>,
 ): Promise<RunningServices> {
+  // Every connection reports its errors to this one watch: an outage is logged once and background
+  // work waits for the database instead of failing in a loop. It stops after everything else.
+  const database = createDatabaseWatch(databaseUrl, logger.child({ component: 'database' }));
+  cleanups.push(async () => database.stop());
   // Opens no connection until `start`; its cleanup is pushed then, so it stops before the Sequelize pools close.
-  const events = createEventRuntime(databaseUrl, logger.child({ component: 'events' }));
+  const events = createEventRuntime(databaseUrl, logger.child({ component: 'events' }), { database });
   const urls: Record<string, string> = {};
   const peers = createPeers(config, urls);
   const mounts: Record<string, Mount> = {};
@@ -51,12 +56,12 @@ export async function startServices(
   const prepared = await Promise.all(
     config.only.map(async (name) => {
       const entry = catalogue[name];
-      const sequelize: Sequelize = createSequelize(databaseUrl, entry.schema);
+      const sequelize: Sequelize = createSequelize(databaseUrl, entry.schema, undefined, database);
       cleanups.push(() => sequelize.close());
       const migrator = createMigrator(sequelize, entry.schema, serverCodePath(entry.folder, 'migrations'));
       const [, doc] = await Promise.all([migrate(sequelize, entry.schema, migrator), loadApiDocument(name)]);
       const service = await entry.create({
-        config, logger: logger.child({ service: name }), sequelize, migrator, peers, events: events.forService(name, entry.schema, sequelize),
+        config, logger: logger.child({ service: name }), sequelize, database, migrator, peers, events: events.forService(name, entry.schema, sequelize),
       });
       const router = bindOperations(name, doc, { ...standardHandlers(name, doc, sequelize, migrator), ...service.handlers }, {
         security: service.security,
@@ -84,12 +89,17 @@ export async function startServices(
   if (started.at(-1)!.status === 'fulfilled') cleanups.push(() => events.stop());
   const failed = started.find((result) => result.status === 'rejected');
   if (failed) throw failed.reason;
+  // Every listener stops accepting at the same moment, and each drains its requests (listen's close).
+  const listeners: Listener[] = [];
+  cleanups.push(async () => void (await Promise.all(listeners.map((listener) => listener.close()))));
   const open = async (name: string, app: ReturnType<typeof createHttpApp>, port: number) => {
-    const listener: Listener = await listen(app, config.host, port, name);
-    cleanups.push(() => listener.close());
+    const listener = await listen(app, config.host, port, name, config.httpKeepAliveTimeoutSeconds);
+    listeners.push(listener);
     urls[name] = listener.url;
   };
-  const http = { bodyLimitBytes: config.bodyLimitBytes, corsOrigins: config.corsOrigins, devMode: config.devMode, countQueries: config.devMode };
+  const http = {
+    bodyLimitBytes: config.bodyLimitBytes, corsOrigins: config.corsOrigins, devMode: config.devMode, countQueries: config.devMode, trustProxy: config.trustProxy, database,
+  };
   await open('gateway', createHttpApp(Object.values(mounts), logger, http), config.port);
   if (config.servicePorts) {
     const ports: Record<ServiceName, number> = { ol: config.olPort, cap: config.capPort, lms: config.lmsPort };

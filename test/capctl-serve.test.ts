@@ -1,5 +1,6 @@
 import test from 'ava';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -57,9 +58,10 @@ test('the embedded database is created on first start, reused on the next, guard
   const first = await startServe(['--data-dir', dataDir, ...freePorts], env);
   t.true(fs.existsSync(path.join(dataDir, 'pg', 'PG_VERSION')));
 
-  const second = await runCapctl(['serve', '--data-dir', dataDir, ...freePorts], env);
+  // From the sources, whose modules take longer to load than the refusal: nothing may still be loading when it exits.
+  const second = await runCapctl(['serve', '--data-dir', dataDir, ...freePorts], { ...env, CAPCTL_FROM_SOURCE: '1' });
   t.is(second.code, 1);
-  t.regex(second.stderr, /is in use by another capctl \(pid \d+\)/);
+  t.regex(second.stderr, /^capctl serve: data directory .* is in use by another capctl \(pid \d+\); stop it or use --data-dir\n$/, 'one line');
   t.is((await call('GET', `${first.urls.gateway}/v1/ol/readyz`)).status, 200, 'the running serve is unharmed');
 
   t.is(await first.stop(), 0);
@@ -79,10 +81,32 @@ test('a port in use is one clear line, not a stack trace', async (t) => {
   const name = `test_${newId().toLowerCase()}`;
   const databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name);
   t.teardown(() => dropDatabase(process.env.TEST_DATABASE_URL!, name));
-  const result = await runCapctl(['serve', ...freePorts, '--port', String(port)], { DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' });
-  t.is(result.code, 1);
-  t.regex(result.stderr, new RegExp(`port ${port} \\(gateway\\) is already in use`));
-  t.notRegex(result.stderr, /\n\s+at /);
+  for (const [flag, label] of [['--port', 'gateway'], ['--grpc-port', 'grpc'], ['--lms-grpc-port', 'grpc-lms']]) {
+    const result = await runCapctl(['serve', ...freePorts, flag!, String(port)], { DATABASE_URL: databaseUrl });
+    t.is(result.code, 1, flag);
+    // Besides the log's info lines (JSON) of what had started: one line, no stack trace, no error line.
+    const said = result.stderr.split('\n').filter((line) => line && !/^\{"level":(10|20|30|40),/.test(line));
+    t.deepEqual(said, [`capctl serve: ${label === 'gateway' ? '' : 'gRPC '}port ${port} (${label}) is already in use on 127.0.0.1; choose another with its flag`], result.stderr);
+  }
+});
+
+test('Ctrl-C in a terminal (SIGINT to the whole process group) stops serve cleanly: every request answered, no error line, PostgreSQL stopped after the platform', async (t) => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'capctl-serve-'));
+  t.teardown(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  const serve = await startServe(['--data-dir', dataDir, ...freePorts], { DATABASE_URL: '', LOG_LEVEL: 'info' }, { ownGroup: true });
+  t.teardown(() => serve.child.kill('SIGKILL'));
+  const platform = { url: (p: string) => `${serve.urls.gateway}${p}` } as TestPlatform;
+  await signUp(platform); // connections in every pool, events delivered
+  const requests = await Promise.all(
+    Array.from({ length: 5 }, (_, i) => sendJson(platform.url('/v1/ol/auth/register'), { email: `ctrlc${i}+${newId().toLowerCase()}@example.test`, password: 'Correct-horse-9', intents: ['cap'] })),
+  );
+  process.kill(-serve.child.pid!, 'SIGINT');
+  t.deepEqual(await Promise.all(requests.map((r) => r.answer)), Array(5).fill(201));
+  t.is(await serve.exited, 0);
+  const lines = serve.stderr().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { level: number; msg: string });
+  t.deepEqual(lines.filter((line) => line.level >= 50), [], 'no error-level line');
+  t.deepEqual(lines.filter((line) => /^database/.test(line.msg)), [], 'the database was there until the platform had stopped');
+  t.false(fs.existsSync(path.join(dataDir, 'pg', 'postmaster.pid')), 'PostgreSQL was stopped');
 });
 
 test('on SIGTERM, a request already in flight still gets its answer before serve exits 0', async (t) => {
@@ -110,6 +134,37 @@ test('on SIGTERM, a request already in flight still gets its answer before serve
   t.is(answer.status, 200);
   t.is(answer.body.data.verified, true);
   t.is(await exited, 0);
+});
+
+/** POSTs a JSON body on a connection of its own; resolves once the whole request is sent, with its answer to come. */
+function sendJson(url: string, body: unknown): Promise<{ answer: Promise<number | string> }> {
+  return new Promise((sent, failed) => {
+    let settle: (value: number | string) => void;
+    const answer = new Promise<number | string>((resolve) => (settle = resolve));
+    const req = http.request(url, { method: 'POST', agent: false, headers: { 'content-type': 'application/json' } }, (res) => {
+      res.resume();
+      res.on('end', () => settle(res.statusCode!));
+      res.on('error', (err: NodeJS.ErrnoException) => settle(err.code ?? err.message));
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => (settle(err.code ?? err.message), failed(err)));
+    req.end(JSON.stringify(body), () => sent({ answer }));
+  });
+}
+
+test('on SIGTERM with 10 registrations in flight, every one sent before the signal is answered, then serve exits 0', async (t) => {
+  const name = `test_${newId().toLowerCase()}`;
+  const databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name);
+  t.teardown(() => dropDatabase(process.env.TEST_DATABASE_URL!, name));
+  const serve = await startServe([...freePorts], { DATABASE_URL: databaseUrl });
+  const url = `${serve.urls.gateway}/v1/ol/auth/register`;
+  // Sent in full before the signal; most wait in the kernel's accept queue, not yet taken in by the server.
+  const requests = await Promise.all(
+    Array.from({ length: 10 }, (_, i) => sendJson(url, { email: `drain${i}+${newId().toLowerCase()}@example.test`, password: 'Correct-horse-9', intents: ['cap'] })),
+  );
+  const exited = serve.stop('SIGTERM');
+  t.deepEqual(await Promise.all(requests.map((r) => r.answer)), Array(10).fill(201));
+  t.is(await exited, 0, serve.stderr());
+  t.notRegex(serve.stderr(), /"level":(50|60)/, 'no error-level line');
 });
 
 // As root, the embedded PostgreSQL runs as user `postgres`. A data directory under a private home

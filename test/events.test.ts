@@ -1,12 +1,13 @@
 import test, { type ExecutionContext } from 'ava';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import type { Sequelize } from 'sequelize';
 import { createDatabase, createSequelize, dropDatabase } from '../server/platform/db/database.ts';
+import { createDatabaseWatch } from '../server/platform/db/watch.ts';
 import { bossDatabase, createEventRuntime, type EventRuntime, type EventRuntimeOptions } from '../server/platform/events/runtime.ts';
-import { createEventTables } from '../server/platform/events/tables.ts';
+import { createEventTables, eventWorkersMigration } from '../server/platform/events/tables.ts';
 import type { EventHandler, PlatformEvent, ServiceEvents } from '../server/platform/events/types.ts';
 import { newId } from '../server/platform/ids.ts';
 
@@ -44,6 +45,7 @@ async function createEventDatabase(t: ExecutionContext): Promise<EventDatabase> 
   for (const schema of schemas) {
     await db[schema].query(`CREATE SCHEMA "${schema}"`);
     await createEventTables(db[schema].getQueryInterface(), schema);
+    await eventWorkersMigration(schema).up({ context: db[schema].getQueryInterface() });
     await db[schema].query(`CREATE TABLE "${schema}".effects (consumer text NOT NULL, event_id text NOT NULL)`);
   }
   return { url, db };
@@ -220,6 +222,45 @@ test('an event committed by a process killed before its relay ran is delivered a
   await eventually('CAP and LMS processed the event', async () => (await effects(bus, 'cap', eventId)) === 1 && (await effects(bus, 'lms', eventId)) === 1);
 });
 
+test('a process that starts leaves a live peer\'s deliveries alone, and takes over those of a peer killed mid-delivery within seconds, not at the 30 s expiry', async (t) => {
+  const database = await createEventDatabase(t);
+  const peer = spawn(process.execPath, ['--import=tsx', fixture('events-slow-consumer.ts'), database.url], { stdio: ['ignore', 'pipe', 'inherit'] });
+  t.teardown(() => peer.kill('SIGKILL'));
+  const eventId = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    peer.stdout.on('data', (chunk) => {
+      out += chunk;
+      const match = /delivering (\S+)\n/.exec(out);
+      if (match) resolve(match[1]!);
+    });
+    peer.once('exit', (code) => reject(new Error(`the peer exited with ${code}`)));
+  });
+  const job = async () =>
+    ((await database.db.ol.query(`SELECT state, started_on FROM pgboss.job WHERE name = 'cap.slow' AND data->'event'->>'id' = $1`, { bind: [eventId] }))[0] as Array<{ state: string; started_on: Date }>)[0]!;
+  const fetchedByPeer = await job();
+
+  // This process starts while the peer is alive and delivering: it must not take the delivery over.
+  let deliveries = 0;
+  const bus = await startBus(t, database, (bus) => {
+    const record = recordEffect(bus, 'cap', 'cap.slow');
+    bus.events.cap.subscribe('user.created', 'cap.slow', async (event, transaction) => {
+      deliveries += 1;
+      await record(event, transaction);
+    });
+  });
+  await new Promise((resolve) => setTimeout(resolve, 5000));
+  t.is(deliveries, 0, 'a live peer\'s delivery is left alone');
+  t.deepEqual(await job(), fetchedByPeer, 'still the peer\'s: not put back, not fetched again');
+
+  peer.kill('SIGKILL');
+  const killedAt = Date.now();
+  await eventually('the delivery is taken over', async () => (await effects(bus, 'cap', eventId)) === 1, 25_000);
+  const tookMs = Date.now() - killedAt;
+  t.log(`delivered by the live process ${tookMs} ms after the peer was killed`);
+  t.true(tookMs < 10_000, `${tookMs} ms`);
+  t.is(deliveries, 1);
+});
+
 test('processes starting on one database at the same moment all start: queue declarations do not deadlock', async (t) => {
   const database = await createEventDatabase(t);
   const buses = await Promise.all(
@@ -296,7 +337,10 @@ test("recording a delivery's outcome never rejects: a failing statement or a clo
   // pg-boss 10 does not await these statements, so a rejection would be handled by nothing and end the process.
   const database = await createEventDatabase(t);
   const { default: PgBoss } = await import('pg-boss');
-  const db = bossDatabase(database.url, pino({ level: 'silent' }));
+  const logger = pino({ level: 'silent' });
+  const watch = createDatabaseWatch(database.url, logger);
+  t.teardown(() => watch.stop());
+  const db = bossDatabase(database.url, logger, watch);
   const boss = new PgBoss({ db, schema: 'pgboss_outcome', schedule: false, supervise: false });
   await boss.start();
   await boss.createQueue('outcomes');

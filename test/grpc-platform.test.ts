@@ -186,7 +186,8 @@ test('binding a port that is already in use rejects with a clear message', async
   const error = await t.throwsAsync(
     createGrpcServer({ host: '127.0.0.1', port, serviceKey, logger, services: [] }),
   );
-  t.regex(error?.message ?? '', new RegExp(`gRPC port ${port} is already in use`));
+  t.is(error?.name, 'PortInUseError'); // capctl serve reports it as one line
+  t.regex(error?.message ?? '', new RegExp(`gRPC port ${port} \\(grpc\\) is already in use on 127.0.0.1`));
 });
 
 test('a service implementation missing an RPC is refused at start-up', async (t) => {

@@ -29,7 +29,7 @@ test.before(async () => {
     widgetSummary: () => ok({ total: widgets.length }),
     getWidget: (c) => ok({ id: c.params.id }),
   }, { checkResponses: true });
-  server = await listen(createHttpApp([{ prefix: '/api', router }], createLogger('silent'), { bodyLimitBytes: 1024, corsOrigins: [], devMode: true, countQueries: true }), '127.0.0.1', 0, 'test');
+  server = await listen(createHttpApp([{ prefix: '/api', router }], createLogger('silent'), { bodyLimitBytes: 1024, corsOrigins: [], devMode: true, countQueries: true, trustProxy: false }), '127.0.0.1', 0, 'test');
   base = `${server.url}/api`;
 });
 test.after.always(() => server?.close());

@@ -205,7 +205,7 @@ test('logout needs a bearer token and revokes the session of the refresh token',
   t.is((await call('POST', auth('/refresh'), { json: { refreshToken: user.refreshToken } })).status, 401);
 });
 
-test('change-password revokes the other sessions but not the current one, and a wrong current password is 422', async (t) => {
+test('change-password ends every session, the current one included, answers the pair of a new one, and a wrong current password is 422', async (t) => {
   const user = await signUp(platform);
   const other = await call('POST', auth('/login'), { json: { email: user.email, password: user.password } });
 
@@ -218,8 +218,8 @@ test('change-password revokes the other sessions but not the current one, and a 
   t.deepEqual(Object.keys(changed.body.data).sort(), ['accessToken', 'refreshToken']);
 
   t.is((await call('POST', auth('/refresh'), { json: { refreshToken: other.body.data.refreshToken } })).status, 401, 'the other session ended');
-  t.is((await call('POST', auth('/refresh'), { json: { refreshToken: user.refreshToken } })).status, 200, 'the current session goes on');
-  t.is((await call('POST', auth('/refresh'), { json: { refreshToken: changed.body.data.refreshToken } })).status, 200);
+  t.is((await call('POST', auth('/refresh'), { json: { refreshToken: user.refreshToken } })).status, 401, "the current session's refresh token ended too");
+  t.is((await call('POST', auth('/refresh'), { json: { refreshToken: changed.body.data.refreshToken } })).status, 200, 'the new session goes on');
   t.is((await call('POST', auth('/login'), { json: { email: user.email, password: user.password } })).status, 401);
   t.is((await call('POST', auth('/login'), { json: { email: user.email, password: 'New-password-42' } })).status, 200);
 });

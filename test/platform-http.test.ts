@@ -1,6 +1,9 @@
 import test from 'ava';
+import net from 'node:net';
+import express from 'express';
+import { listen } from '../server/platform/http/app.ts';
 import { loadApiDocument } from '../server/platform/http/openapi.ts';
-import { serviceNames } from '../server/platform/config.ts';
+import { ConfigError, resolveConfig, serviceNames } from '../server/platform/config.ts';
 import { call, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 
 // The kernel's behaviour on the real server, on the gateway prefix of every service and on every
@@ -99,4 +102,56 @@ test('the mounted routes of each service are exactly the operations of its docum
     const documented = doc.operations.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort();
     t.deepEqual([...platform.routers[service]!.routes].sort(), documented, service);
   }
+});
+
+/** Raw HTTP/1.1 on one socket: each `send` writes a GET and resolves to the head of its answer. */
+async function rawConnection(url: string) {
+  const { hostname, port } = new URL(url);
+  const socket = net.connect(Number(port), hostname);
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  let buffered = '';
+  let waiting: ((head: string) => void) | undefined;
+  const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(Date.now())));
+  socket.on('data', (chunk) => {
+    buffered += chunk.toString('latin1');
+    const match = /^HTTP\/1\.1 [\s\S]*?\r\n\r\n/.exec(buffered);
+    const length = Number(/content-length: (\d+)/i.exec(match?.[0] ?? '')?.[1] ?? 0);
+    if (match && buffered.length >= match[0].length + length) {
+      buffered = buffered.slice(match[0].length + length);
+      waiting?.(match[0]);
+    }
+  });
+  socket.on('error', () => undefined);
+  return {
+    closed,
+    send: (path: string) =>
+      new Promise<string>((resolve) => {
+        waiting = resolve;
+        socket.write(`GET ${path} HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`);
+      }),
+    destroy: () => socket.destroy(),
+  };
+}
+
+test('an idle connection is kept 65 s by default (longer than a load balancer\'s 60), so it is still open after Node\'s own 5 s', async (t) => {
+  const connection = await rawConnection(platform.urls.gateway!);
+  t.teardown(() => connection.destroy());
+  t.regex(await connection.send('/v1/ol/healthz'), /\r\nKeep-Alive: timeout=65\r\n/i);
+  await new Promise((resolve) => setTimeout(resolve, 6000));
+  t.regex(await connection.send('/v1/cap/healthz'), /^HTTP\/1\.1 200 /, 'the same connection answers after 6 s idle');
+});
+
+test('HTTP_KEEP_ALIVE_TIMEOUT_SECONDS is how long an idle connection stays open', async (t) => {
+  t.is(resolveConfig({}, { HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: '120' }).httpKeepAliveTimeoutSeconds, 120);
+  t.is(resolveConfig({}, {}).httpKeepAliveTimeoutSeconds, 65);
+  t.throws(() => resolveConfig({}, { HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: '0' }), { instanceOf: ConfigError, message: /httpKeepAliveTimeoutSeconds/ });
+  const app = express().get('/', (_req, res) => void res.send('ok'));
+  const listener = await listen(app, '127.0.0.1', 0, 'test', 1);
+  t.teardown(() => listener.close());
+  const connection = await rawConnection(listener.url);
+  t.teardown(() => connection.destroy());
+  t.regex(await connection.send('/'), /\r\nKeep-Alive: timeout=1\r\n/i);
+  const idleFrom = Date.now();
+  const closedAfter = (await connection.closed) - idleFrom;
+  t.true(closedAfter >= 900 && closedAfter < 3000, `closed after ${closedAfter} ms idle`);
 });

@@ -13,7 +13,8 @@ import { createLogger } from '../server/platform/logger.ts';
 
 if (process.env.CAPCTL_FROM_SOURCE !== '1') ensureBuild();
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'capctl-test-'));
-const database = await startEmbeddedPostgres(dataDir, createLogger('warn'));
+// Every test file's platforms (a dozen connections each, several at once) share this server.
+const database = await startEmbeddedPostgres(dataDir, createLogger('warn'), { settings: { max_connections: '400' } });
 let cleaned = false;
 const cleanup = async () => {
   if (cleaned) return;

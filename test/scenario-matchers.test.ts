@@ -1,7 +1,10 @@
 import test from 'ava';
 import { checkExpectation, matchFailure } from '../cli/scenarios/matchers.ts';
 
-const success = { test: (status: number) => status >= 200 && status < 300, description: 'a 2xx status' };
+const success = {
+  success: { test: (status: number) => status >= 200 && status < 300, description: 'a 2xx status' },
+  error: { test: (status: number) => status >= 400, description: 'an error status (4xx or 5xx)' },
+};
 
 test('a plain value matches by deep equality', (t) => {
   t.is(matchFailure('a', 'a'), undefined);
@@ -55,6 +58,14 @@ test('length and minLength apply to arrays and strings', (t) => {
 test('equals compares objects that look like matchers', (t) => {
   t.is(matchFailure({ equals: { type: 'admin' } }, { type: 'admin' }), undefined);
   t.is(matchFailure({ equals: { type: 'admin' } }, { type: 'user' }), '{"type":"admin"}');
+});
+
+test('some finds an item of an array whose paths all match, wherever it stands in the list', (t) => {
+  const list = [{ id: 'a', paid: false }, { id: 'b', paid: true, receipt: { url: '/r/b' } }];
+  t.is(matchFailure({ some: { id: 'b', paid: true, 'receipt.url': { regex: '^/r/' } } }, list), undefined);
+  t.is(matchFailure({ some: { id: 'a', paid: true } }, list), 'an item with {"id":"a","paid":true}');
+  t.is(matchFailure({ some: { id: 'a' } }, []), 'an item with {"id":"a"}');
+  t.is(matchFailure({ some: { id: 'a' } }, { id: 'a' }), 'an item with {"id":"a"}', 'only an array has items');
 });
 
 test('keywords combine, and every failed one is named', (t) => {

@@ -65,17 +65,17 @@ test('command-line variables override the file and count as defined', (t) => {
 });
 
 test('YAML syntax errors are reported with line and column', (t) => {
-  t.deepEqual(problems('name: x\nsteps:\n  - id: a\n   http: GET\n'), ['4:1: Sequence item without - indicator']);
-  t.deepEqual(problems('name: x\nname: y\nsteps: []\n'), ['2:1: Map keys must be unique']);
+  t.deepEqual(problems('name: x\nsteps:\n  - id: a\n   http: GET\n'), ['4:1: YAML syntax: Sequence item without - indicator']);
+  t.deepEqual(problems('name: x\nname: y\nsteps: []\n'), ['2:1: YAML syntax: Map keys must be unique']);
 });
 
 test('an unknown field is rejected at its key, naming the allowed fields', (t) => {
   const text = 'name: x\nsteps:\n  - id: a\n    http: { method: GET, path: /v1/ol/x }\n    expect:\n      staus: 200\n';
   t.deepEqual(problems(text), [
-    '6:7: steps[0].expect.staus: unknown field (expected one of: status, code, body)',
+    '6:7: steps[0].expect.staus: unknown field (expected one of: status, code, headers, body, jmespath, maxDuration, schema)',
   ]);
   t.deepEqual(problems('name: x\nsteps: [{ id: a, wait: 1s }]\ntitle: y\n'), [
-    '3:1: title: unknown field (expected one of: name, description, vars, actors, steps)',
+    '3:1: title: unknown field (expected one of: name, description, vars, actors, groups, rows, steps)',
   ]);
 });
 
@@ -107,10 +107,10 @@ test('a file must be a mapping with at least one step', (t) => {
 
 test('a step needs exactly one action', (t) => {
   t.deepEqual(problems('name: x\nsteps:\n  - id: a\n    name: nothing\n'), [
-    '3:5: steps[0]: a step needs one action: http, grpc, mail, event or wait',
+    '3:5: steps[0]: a step needs one action: http, grpc, mail, event or wait (or use: a group)',
   ]);
   t.deepEqual(problems('name: x\nsteps:\n  - { id: a, wait: 1s, mail: { to: x } }\n'), [
-    '3:5: steps[0]: a step has only one action; choose one of http, grpc, mail, event or wait',
+    '3:5: steps[0]: a step has only one action; choose one of http, grpc, mail, event, wait or use',
   ]);
 });
 
@@ -136,7 +136,7 @@ test('values of the wrong type or shape are rejected where they stand', (t) => {
 test('a matcher object may hold only matcher keywords', (t) => {
   const text = 'name: x\nsteps:\n  - id: a\n    wait: 1s\n  - id: b\n    http: { method: GET, path: /v1/ol/x }\n    expect: { body: { data: { type: object, name: y } } }\n';
   t.deepEqual(problems(text), [
-    '7:45: steps[1].expect.body.data.name: unknown field (expected one of: type, regex, present, length, minLength, equals)',
+    '7:45: steps[1].expect.body.data.name: unknown field (expected one of: type, regex, present, length, minLength, equals, some)',
   ]);
 });
 
@@ -195,7 +195,7 @@ test('unknown expression roots, generators, variables, actors and unset environm
     '',
   ].join('\n');
   t.deepEqual(problems(text, { env: {} }), [
-    '3:6: vars.a: unknown expression root "foo" in "${foo.bar}" (use vars, steps, env, actors, gen)',
+    '3:6: vars.a: unknown expression root "foo" in "${foo.bar}" (use vars, steps, env, actors, gen, params)',
     '4:6: vars.b: unknown generator "${gen.phone}" (use gen.email, gen.ulid, gen.nin)',
     '5:6: vars.c: ${env.CAPCTL_TEST_SURELY_UNSET}: environment variable CAPCTL_TEST_SURELY_UNSET is not set',
     '7:16: actors.al.email: ${vars.zz}: no variable "zz" (vars or --var)',
@@ -217,6 +217,9 @@ test('malformed expressions and paths are rejected', (t) => {
     '    http: { method: GET, path: "/v1/ol/${vars.x" }',
     '    expect: { body: { "data..id": 1, d: { regex: "(" } } }',
     '    capture: { status: body.x, y: data.x }',
+    '  - id: t',
+    '    http: { method: GET, path: /v1/ol/x }',
+    '    expect: { body: { data: { some: { "a[": 1, b: { regex: ")" } } } } }',
     '',
   ].join('\n');
   t.deepEqual(problems(text), [
@@ -225,6 +228,8 @@ test('malformed expressions and paths are rejected', (t) => {
     '5:38: steps[0].expect.body.d: invalid regex: Invalid regular expression: /(/: Unterminated group',
     '6:16: steps[0].capture.status: capture name "status" is reserved (status, headers, body)',
     '6:35: steps[0].capture.y: "data.x" must start with status, headers, body',
+    '9:39: steps[1].expect.body.data.some["a["]: malformed path "a["',
+    "9:48: steps[1].expect.body.data.some.b: invalid regex: Invalid regular expression: /)/: Unmatched ')'",
   ]);
 });
 
@@ -266,7 +271,7 @@ test('a bad command-line variable expression is a usage error', (t) => {
   const error = t.throws(() => parse(file, { vars, env: {} }));
   t.is(error!.name, 'UsageError');
   t.deepEqual(error!.message.split('\n'), [
-    'variable a: unknown expression root "nope" in "${nope.x}" (use vars, steps, env, actors, gen)',
+    'variable a: unknown expression root "nope" in "${nope.x}" (use vars, steps, env, actors, gen, params)',
     'variable b: ${steps.s.status}: only env, gen can be used here',
     'variable c: ${env.CAPCTL_TEST_SURELY_UNSET}: environment variable CAPCTL_TEST_SURELY_UNSET is not set',
   ]);

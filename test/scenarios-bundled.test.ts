@@ -8,11 +8,11 @@ import { applySeeds, seedKinds } from '../cli/seeds/apply.ts';
 import { loadSeeds } from '../cli/seeds/load.ts';
 import { withApi } from '../cli/session.ts';
 import { projectPath } from '../server/platform/paths.ts';
-import { closeGrpc } from '../cli/scenarios/grpc-step.ts';
-import { loadScenarioFile } from '../cli/scenarios/parse.ts';
 import { describeFailure, plain } from '../cli/scenarios/report-text.ts';
-import { defaultGrpc, runScenarios, type RunReport } from '../cli/scenarios/runner.ts';
+import { loadScenarios } from '../cli/scenarios/parse.ts';
+import { runScenarios, type RunReport } from '../cli/scenarios/runner.ts';
 import { runCapctl } from './helpers/cli.ts';
+import { checkWellFormed } from './helpers/xml.ts';
 import { call, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 
 // The bundled scenarios (fixtures/scenarios) against the real platform, and what `capctl run` and
@@ -28,16 +28,13 @@ const bundled = readdirSync(bundledDir)
   .sort();
 
 let platform: TestPlatform;
-/** The seeded platform admin the admin scenarios act as (the scenarios' own defaults), seeded as `capctl demo` seeds. */
-let admin: Record<string, string>;
 test.before(async () => {
   platform = await startTestPlatform();
   const seeds = await loadSeeds([projectPath('seeds')]);
+  // Seeded as `capctl seed` seeds it: its platform admin is the admin scenarios' default.
   await withApi(platform.urls.gateway!, (api) => applySeeds(api, seeds, { dryRun: false, only: new Set(seedKinds), databaseUrl: platform.databaseUrl }));
-  admin = { adminEmail: seeds.platformAdmins[0]!.email, adminPassword: seeds.platformAdmins[0]!.password! };
 });
 test.after.always(async () => {
-  await closeGrpc();
   await platform?.stop();
 });
 test.beforeEach(async (t) => {
@@ -69,21 +66,58 @@ test('the bundled scenarios cover the flows the issues name', (t) => {
     'lms-instructor-publishes.yaml',
     'lms-learner-completes.yaml',
     'certify.yaml',
+    'scenario-format.yaml',
   ];
   for (const name of flows) t.true(bundled.includes(name), name);
 });
 
+/**
+ * Every bundled scenario as a user runs it against a running platform: `capctl run FILE... --base-url URL`
+ * and nothing else, no environment variable naming a gRPC address (the test platform's gRPC listeners
+ * are on free ports, never the defaults: the runner asks the platform where they are).
+ */
+let bundledRun: Promise<{ report: RunReport | undefined; stderr: string; code: number | null }> | undefined;
+function runBundled() {
+  bundledRun ??= (async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    for (const name of ['CAPCTL_GRPC_ADDRESS', 'ORCHESTRATOR_GRPC_ADDRESS', 'LMS_GRPC_ADDRESS', 'CAPCTL_BASE_URL']) delete env[name];
+    const files = bundled.map((name) => path.join(bundledDir, name));
+    const result = await runCapctl(['run', ...files, '--base-url', platform.urls.gateway!, '--json', '--concurrency', '6'], env, undefined, { replaceEnv: true });
+    let report: RunReport | undefined;
+    try {
+      report = JSON.parse(result.stdout);
+    } catch {
+      // reported by the tests
+    }
+    return { report, stderr: result.stderr, code: result.code };
+  })();
+  return bundledRun;
+}
+test('the bundled scenarios run against gRPC listeners on other ports than the defaults', (t) => {
+  for (const address of [platform.urls.grpc!, platform.urls['grpc-lms']!]) t.notRegex(address, /:(4400|4401)$/);
+});
+
 for (const name of bundled) {
-  test(`bundled scenario ${name} passes against the real platform`, async (t) => {
-    const scenario = await loadScenarioFile(path.join(bundledDir, name), { vars: { ...admin } });
-    const report = await runScenarios([scenario], {
-      baseUrl: platform.urls.gateway!,
-      grpc: { ...defaultGrpc(), address: platform.urls.grpc! },
-    });
-    t.is(report.exitCode, 0, failures(report));
-    t.true(report.scenarios[0]!.steps.every((step) => step.status === 'passed'));
+  test(`bundled scenario ${name} passes with capctl run FILE --base-url URL alone`, async (t) => {
+    t.timeout(600_000);
+    const { report, stderr, code } = await runBundled();
+    t.truthy(report, `capctl run exited ${code}: ${stderr}`);
+    const runs = report!.scenarios.filter((s) => path.basename(s.file) === name); // one per row of a data-driven scenario
+    t.true(runs.length > 0, `${name} is in the report`);
+    for (const run of runs) {
+      t.is(run.status, 'passed', failures({ ...report!, scenarios: [run] }));
+      t.true(run.steps.every((step) => step.status === 'passed'));
+    }
   });
 }
+
+// Serial (before the bundled runs above, which go all at once): the machine's load stays what it was.
+test.serial('runs at the same time do not meet: three runs each of the scenarios that read a seeded centre\'s lists, all at once', async (t) => {
+  const names = ['pay.yaml', 'assessor-retained.yaml'].flatMap((name) => [name, name, name]);
+  const scenarios = (await Promise.all(names.map((name) => loadScenarios(path.join(bundledDir, name))))).flat();
+  const report = await runScenarios(scenarios, { baseUrl: platform.urls.gateway!, concurrency: scenarios.length });
+  t.is(report.exitCode, 0, failures(report));
+});
 
 test('capctl run --json prints a valid JSON report with per-step timings; --junit writes well-formed JUnit XML', async (t) => {
   const junit = path.join(t.context.dir, 'report.xml');
@@ -198,17 +232,19 @@ test('capctl demo starts its own platform, checks every service, runs every bund
   t.regex(result.stderr, /^ready +grpc:\/\/\S+ \(grpc\.health\.v1\.Health\)$/m);
   t.regex(result.stderr, /^all services ready$/m);
   t.regex(result.stderr, /^seeded: 1 platformAdmins, 3 candidates, 9 sectors, 29 trades, 29 nosDocuments, 4 centres, 3 centreStaff, 3 assessorAccounts, 3 assessors, 5 retainedRequests, 1 lmsAdmins, 3 lmsCourses, 1 lmsLevelOfferings$/m);
-  t.regex(result.stderr, new RegExp(`^running ${bundled.length} bundled scenarios$`, 'm'));
+  const runs = (await Promise.all(bundled.map((name) => loadScenarios(path.join(bundledDir, name))))).flat().length;
+  t.regex(result.stderr, new RegExp(`^running ${runs} bundled scenarios$`, 'm'));
   t.regex(result.stderr, /^platform stopped/m);
   t.notRegex(result.stderr, /NOT READY/);
 
   t.truthy(report, 'stdout is the JSON report');
   t.is(report!.exitCode, 0);
-  t.deepEqual(report!.scenarios.map((s) => path.basename(s.file)).sort(), bundled);
+  t.deepEqual([...new Set(report!.scenarios.map((s) => path.basename(s.file)))].sort(), bundled);
+  t.is(report!.scenarios.length, runs);
   t.true(report!.scenarios.every((s) => s.status === 'passed'));
   const xml = await readFile(junit, 'utf8');
   t.notThrows(() => checkWellFormed(xml));
-  t.is(xml.match(/<testsuite /g)?.length, bundled.length);
+  t.is(xml.match(/<testsuite /g)?.length, runs);
 });
 
 /** Starts capctl; unlike runCapctl, the caller can wait for a line of its output while it runs. */
@@ -236,49 +272,3 @@ function spawnCapctl(args: string[]) {
 }
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-/**
- * Well-formed XML, checked by hand (no XML parser among the dependencies): a declaration, then exactly
- * one root element; tags nest and close in order; attributes are quoted and unique per element; `<` never
- * appears in text or attribute values and every `&` starts a known entity.
- */
-function checkWellFormed(xml: string): void {
-  let rest = xml;
-  if (!rest.startsWith('<?xml ')) throw new Error('no XML declaration');
-  rest = rest.slice(rest.indexOf('?>') + 2);
-  const name = '[A-Za-z_][A-Za-z0-9_.-]*';
-  const tag = new RegExp(`^<(/?)(${name})((?:\\s+${name}\\s*=\\s*"[^"<]*")*)\\s*(/?)>`);
-  const attribute = new RegExp(`(${name})\\s*=\\s*"([^"]*)"`, 'g');
-  const badAmpersand = /&(?!(?:amp|lt|gt|quot|apos|#[0-9]+|#x[0-9A-Fa-f]+);)/;
-  const stack: string[] = [];
-  let roots = 0;
-  while (rest.length > 0) {
-    if (rest[0] !== '<') {
-      const end = rest.indexOf('<');
-      const text = end < 0 ? rest : rest.slice(0, end);
-      if (stack.length === 0 && text.trim() !== '') throw new Error(`text outside the root: ${text.slice(0, 40)}`);
-      if (badAmpersand.test(text)) throw new Error(`bare & in text: ${text.slice(0, 40)}`);
-      rest = end < 0 ? '' : rest.slice(end);
-      continue;
-    }
-    const match = tag.exec(rest);
-    if (!match) throw new Error(`malformed markup: ${rest.slice(0, 60)}`);
-    const [whole, closing, tagName, attributes, selfClosing] = match;
-    if (closing) {
-      if (attributes || selfClosing) throw new Error(`malformed closing tag ${whole}`);
-      if (stack.pop() !== tagName) throw new Error(`</${tagName}> closes the wrong element`);
-    } else {
-      const seen = new Set<string>();
-      for (const [, attr, value] of attributes!.matchAll(attribute)) {
-        if (seen.has(attr!)) throw new Error(`duplicate attribute ${attr} on <${tagName}>`);
-        seen.add(attr!);
-        if (badAmpersand.test(value!)) throw new Error(`bare & in ${attr} of <${tagName}>`);
-      }
-      if (stack.length === 0 && ++roots > 1) throw new Error('more than one root element');
-      if (!selfClosing) stack.push(tagName!);
-    }
-    rest = rest.slice(whole.length);
-  }
-  if (stack.length > 0) throw new Error(`unclosed <${stack.join('>, <')}>`);
-  if (roots !== 1) throw new Error('no root element');
-}

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import type { JSONWebKeySet } from 'jose';
-import { print, UsageError } from '../output.ts';
+import { passwordFromStdin, print, UsageError } from '../output.ts';
 import {
   Api,
   ApiError,
@@ -22,6 +22,11 @@ interface CommonOptions {
   baseUrl?: string;
   profile: string;
   json?: boolean;
+}
+
+interface PasswordOptions {
+  password?: string;
+  passwordStdin?: boolean;
 }
 
 /** What verify-account and login answer. */
@@ -98,12 +103,13 @@ export function registerAccount(program: Command): void {
     .description('Create an account; a verification code is mailed to it')
     .option('--email <email>', 'the account email (asked for on a terminal when omitted)')
     .option('--password <password>', 'the password (asked for on a terminal when omitted)')
+    .option('--password-stdin', 'read the password from the first line of stdin (kept off the command line)')
     .option('--intent <intent>', 'what the account is for (repeatable, default cap)', (v: string, all: string[] = []) => [...all, v])
-    .action((options: Omit<CommonOptions, 'profile'> & { email?: string; password?: string; intent?: string[] }) =>
+    .action((options: Omit<CommonOptions, 'profile'> & PasswordOptions & { email?: string; intent?: string[] }) =>
       runCommand(Boolean(options.json), async () => {
         const baseUrl = resolveBaseUrl(options.baseUrl);
         const email = await ask(options.email, '--email', 'Email');
-        const secret = await ask(options.password, '--password', 'Password', true);
+        const secret = options.passwordStdin ? await passwordFromStdin('--password', options.password !== undefined) : await ask(options.password, '--password', 'Password', true);
         await withApi(baseUrl, async (api) => {
           const body = { email, password: secret, intents: options.intent ?? ['cap'] };
           const result = await api.call<{ userId: string; email: string; status: string }>('POST', '/v1/ol/auth/register', { body });
@@ -139,11 +145,12 @@ export function registerAccount(program: Command): void {
     .description('Sign in and save the session in a profile')
     .option('--email <email>', 'the account email (asked for on a terminal when omitted)')
     .option('--password <password>', 'the password (asked for on a terminal when omitted)')
-    .action((options: CommonOptions & { email?: string; password?: string }) =>
+    .option('--password-stdin', 'read the password from the first line of stdin (kept off the command line)')
+    .action((options: CommonOptions & PasswordOptions & { email?: string }) =>
       runCommand(Boolean(options.json), async () => {
         const baseUrl = resolveBaseUrl(options.baseUrl, loadProfile(options.profile));
         const email = await ask(options.email, '--email', 'Email');
-        const secret = await ask(options.password, '--password', 'Password', true);
+        const secret = options.passwordStdin ? await passwordFromStdin('--password', options.password !== undefined) : await ask(options.password, '--password', 'Password', true);
         await withApi(baseUrl, async (api) => {
           const result = await api.call<AuthResult>('POST', '/v1/ol/auth/login', { body: { email, password: secret } });
           const profile = signIn(options, baseUrl, result);

@@ -9,9 +9,12 @@ import { runningDatabaseUrl } from '../../server/platform/db/embedded.ts';
 import { closeGrpcClients } from '../../server/platform/grpc/client.ts';
 import { GrpcCallError, statusName } from '../../server/platform/grpc/errors.ts';
 import { newId } from '../../server/platform/ids.ts';
-import { exitCodes, print } from '../output.ts';
+import { exitCodes, print, UnreachableError } from '../output.ts';
 import { configFromOptions, startFailure } from '../platform.ts';
-import { defaultGrpcAddress, type CreateOptions } from './admin.ts';
+import { grpcAddresses } from '../grpc-address.ts';
+import { resolveBaseUrl } from '../session.ts';
+import { serviceNames } from '../../server/platform/grpc/proto.ts';
+import type { CreateOptions } from './admin.ts';
 
 /** A reason the command stopped, with its exit code. */
 class Stop extends Error {
@@ -39,7 +42,14 @@ async function createAdmin(options: CreateOptions): Promise<void> {
       exitCodes.unreachable,
     );
   }
-  const address = options.grpcAddress ?? (config.olGrpcAddress || defaultGrpcAddress);
+  const explicit = options.grpcAddress ?? (config.olGrpcAddress || undefined);
+  let address: string;
+  try {
+    address = (await grpcAddresses(explicit, resolveBaseUrl(options.baseUrl))).addressFor(serviceNames.identity);
+  } catch (err) {
+    if (!(err instanceof UnreachableError)) throw err;
+    throw new Stop('capctl.unreachable', `${err.message} (is capctl serve running? see --base-url and --grpc-address)`, exitCodes.unreachable);
+  }
   const email = options.email.trim().toLowerCase();
   const sequelize: Sequelize = createSequelize(databaseUrl, 'cap', 2);
   try {

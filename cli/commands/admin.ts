@@ -11,10 +11,9 @@ export interface CreateOptions {
   dataDir?: string;
   databaseUrl?: string;
   grpcAddress?: string;
+  baseUrl?: string;
   json?: boolean;
 }
-
-export const defaultGrpcAddress = '127.0.0.1:4400';
 
 /** `capctl admin create`: the platform admins of CAP. */
 export function registerAdmin(program: Command): void {
@@ -29,7 +28,8 @@ export function registerAdmin(program: Command): void {
     .addOption(new Option('--role <role>', 'the platform role to grant').choices(Object.keys(platformRoles)).default('platform_admin'))
     .option('--data-dir <dir>', 'data directory of the running capctl serve, whose embedded database is used (env CAPCTL_DATA_DIR, default ./.capctl)')
     .option('--database-url <url>', "the platform's PostgreSQL instead (env DATABASE_URL)")
-    .option('--grpc-address <host:port>', `the Orchestrator gRPC listener (env ORCHESTRATOR_GRPC_ADDRESS, default ${defaultGrpcAddress})`)
+    .option('--grpc-address <host:port>', 'the Orchestrator gRPC listener (env ORCHESTRATOR_GRPC_ADDRESS; default: where the platform at --base-url says it listens)')
+    .option('--base-url <url>', 'platform gateway asked for its gRPC address (env CAPCTL_BASE_URL, default http://127.0.0.1:4000)')
     .option('--json', 'print machine-readable JSON')
     .addHelpText(
       'after',

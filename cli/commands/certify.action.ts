@@ -4,7 +4,7 @@
  */
 import { projectPath } from '../../server/platform/paths.ts';
 import { firstSignIn, registerVerified, signIn, type SignedIn } from '../dev-accounts.ts';
-import { print } from '../output.ts';
+import { passwordFromStdin, print, UsageError } from '../output.ts';
 import { loadSeeds } from '../seeds/load.ts';
 import { ApiError, CommandFailed, runCommand, type Api } from '../session.ts';
 import type { CertifyOptions } from './certify.ts';
@@ -37,7 +37,11 @@ const person = (firstName: string, lastName: string, email: string) => ({
   residentialAddress: { country: 'Nigeria', state: 'Lagos', lga: 'Ikeja', address: '1 Verification Way' },
 });
 
-export async function certify(applicationId: string, options: CertifyOptions): Promise<void> {
+export async function certify(applicationId: string, given: CertifyOptions): Promise<void> {
+  if (given.adminPasswordStdin && given.centrePasswordStdin) throw new UsageError('only one password can come from stdin');
+  const options = { ...given };
+  if (given.adminPasswordStdin) options.adminPassword = await passwordFromStdin('--admin-password', given.adminPassword !== undefined);
+  if (given.centrePasswordStdin) options.centrePassword = await passwordFromStdin('--centre-password', given.centrePassword !== undefined);
   await runCommand(Boolean(options.json), () =>
     asProfileUser(options, async (session) => {
       const api = session.api;

@@ -9,8 +9,10 @@ import { signedInOptions, type SignedInOptions } from './signed-in.ts';
 export type CertifyOptions = SignedInOptions & {
   adminEmail?: string;
   adminPassword?: string;
+  adminPasswordStdin?: boolean;
   centreEmail?: string;
   centrePassword?: string;
+  centrePasswordStdin?: boolean;
 };
 
 export function registerCertify(program: Command): void {
@@ -19,8 +21,10 @@ export function registerCertify(program: Command): void {
     .argument('<applicationId>', "an application of the signed-in candidate (the profile's user)")
     .option('--admin-email <email>', 'platform admin (default: the first of seeds/people.yaml)')
     .option('--admin-password <password>', "the admin's password (default: from seeds/people.yaml)")
+    .option('--admin-password-stdin', "read the admin's password from the first line of stdin")
     .option('--centre-email <email>', "staff of the application's centre (default: its super admin in seeds/centres.yaml)")
     .option('--centre-password <password>', "that person's password (default: from seeds/centres.yaml)")
+    .option('--centre-password-stdin', "read that person's password from the first line of stdin")
     .addHelpText(
       'after',
       '\nThe IV and EV are QA assessors (qa.internal-verifier@example.test, qa.external-verifier@example.test) made,' +

@@ -3,10 +3,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { request } from 'undici';
 import { projectPath } from '../../server/platform/paths.ts';
+import { conventionalExitCode, onEveryWayOut } from '../lifetime.ts';
 import { exitCodes, UnreachableError, UsageError } from '../output.ts';
 import { closeGrpc } from '../scenarios/grpc-step.ts';
 import { startEmbeddedPlatform, type EmbeddedPlatform } from '../scenarios/embedded.ts';
-import { loadScenarioFile } from '../scenarios/parse.ts';
+import { loadScenarios } from '../scenarios/parse.ts';
 import { ProgressPrinter } from '../scenarios/progress.ts';
 import { jsonReport } from '../scenarios/report-json.ts';
 import { junitReport } from '../scenarios/report-junit.ts';
@@ -23,28 +24,30 @@ export async function demo(options: DemoOptions): Promise<number> {
 
   // A broken bundled scenario is found before anything starts (exit 2, with file:line:column).
   const files = await scenarioFiles(shown(bundledDir));
-  for (const file of files) await loadScenarioFile(file);
+  for (const file of files) await loadScenarios(file);
 
   const { readyLine } = await import('../../server/main.ts');
   const started = performance.now();
+  // A signal (Ctrl-C) or a closed output while the platform starts or scenarios run still stops the
+  // platform and its PostgreSQL; with --keep, a signal is the way to end it, with the run's exit code.
+  let kept: number | undefined;
+  const lifetime = onEveryWayOut({ exitCode: (way) => (kept !== undefined && way !== 'EPIPE' ? kept : conventionalExitCode(way)) });
   let platform: EmbeddedPlatform;
   try {
     platform = await startEmbeddedPlatform({ logLevel: options.logLevel });
   } catch (err) {
+    lifetime.dispose();
     if (!(err instanceof UnreachableError)) throw err;
     process.stderr.write(`capctl demo: ${err.message}\n`);
     return exitCodes.failed;
   }
-
-  // Ctrl-C while scenarios run still stops the platform and its PostgreSQL.
-  let stopping: Promise<void> | undefined;
-  const stop = () => (stopping ??= platform.stop());
-  const interrupted = (signal: NodeJS.Signals) => {
-    say(`\n${signal}: stopping the platform`);
-    void stop().then(() => process.exit(130));
-  };
-  process.once('SIGINT', interrupted);
-  process.once('SIGTERM', interrupted);
+  const stop = () => platform.stop();
+  lifetime.stopWith(async (way) => {
+    if (way !== 'EPIPE') say(`\n${way}: stopping the platform`);
+    await closeGrpc();
+    await stop();
+    if (way !== 'EPIPE') say('platform stopped');
+  });
 
   try {
     say(`${readyLine(platform.urls)}  (${seconds(performance.now() - started)})`);
@@ -61,7 +64,7 @@ export async function demo(options: DemoOptions): Promise<number> {
     say(`seeded: ${Object.entries(platform.seeded).map(([record, c]) => `${c.created} ${record}`).join(', ')}`);
     const vars = platform.adminVars;
     const scenarios: Scenario[] = [];
-    for (const file of files) scenarios.push(await loadScenarioFile(file, { vars }));
+    for (const file of files) scenarios.push(...(await loadScenarios(file, { vars })));
     say(`running ${scenarios.length} bundled scenario${scenarios.length === 1 ? '' : 's'}\n`);
 
     const printer = options.json ? undefined : new ProgressPrinter(process.stdout, options.concurrency === 1);
@@ -69,7 +72,6 @@ export async function demo(options: DemoOptions): Promise<number> {
     try {
       const report = await runScenarios(scenarios, {
         baseUrl: platform.baseUrl,
-        grpc: platform.grpc,
         concurrency: options.concurrency,
         ...(printer ? { onEvent: printer.handle } : {}),
       });
@@ -84,22 +86,17 @@ export async function demo(options: DemoOptions): Promise<number> {
     }
 
     if (options.keep) {
-      process.off('SIGINT', interrupted);
-      process.off('SIGTERM', interrupted);
+      kept = exitCode;
       say(`\nkeeping the platform: ${readyLine(platform.urls)}`);
       say('press Ctrl-C to stop it');
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', () => resolve());
-        process.once('SIGTERM', () => resolve());
-      });
+      await new Promise<void>(() => undefined); // until a signal stops it and ends the process
     }
     return exitCode;
   } finally {
     await closeGrpc();
     const stopStarted = performance.now();
     await stop();
-    process.off('SIGINT', interrupted);
-    process.off('SIGTERM', interrupted);
+    lifetime.dispose();
     say(`platform stopped (${seconds(performance.now() - stopStarted)})`);
   }
 }

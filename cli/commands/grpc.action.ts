@@ -1,11 +1,13 @@
 /** The work of `capctl grpc call` (grpc.ts defines the command). */
 import { status } from '@grpc/grpc-js';
-import { UsageError, exitCodes, print } from '../output.ts';
+import { UnreachableError, UsageError, exitCodes, print } from '../output.ts';
 import { callUnary, closeGrpcClients } from '../../server/platform/grpc/client.ts';
 import { GrpcCallError, statusName } from '../../server/platform/grpc/errors.ts';
 import { resolveMethod } from '../../server/platform/grpc/proto.ts';
 import type { ResolvedMethod } from '../../server/platform/grpc/proto.ts';
-import { defaultAddress, devServiceKey, type CallOptions } from './grpc.ts';
+import { devServiceKey, grpcAddresses } from '../grpc-address.ts';
+import { resolveBaseUrl } from '../session.ts';
+import type { CallOptions } from './grpc.ts';
 
 
 function fieldNames(method: ResolvedMethod): string[] {
@@ -52,7 +54,17 @@ export async function runCall(methodName: string, options: CallOptions): Promise
   if (!Number.isInteger(deadlineMs) || deadlineMs <= 0) {
     throw new UsageError('--timeout must be a positive whole number of milliseconds');
   }
-  const address = options.address ?? process.env.CAPCTL_GRPC_ADDRESS ?? defaultAddress;
+  const explicit = options.address ?? process.env.CAPCTL_GRPC_ADDRESS;
+  let address: string;
+  try {
+    const addresses = await grpcAddresses(explicit, resolveBaseUrl(options.baseUrl));
+    address = addresses.addressFor(method.service);
+  } catch (err) {
+    if (!(err instanceof UnreachableError)) throw err;
+    process.stderr.write(`capctl: ${err.message} (give the gRPC address with --address)\n`);
+    process.exitCode = exitCodes.unreachable;
+    return;
+  }
   const serviceKey = options.serviceKey ?? process.env.ORCHESTRATOR_SERVICE_API_KEY ?? devServiceKey;
   const label = `${method.service}.${method.method}`;
 

@@ -1,13 +1,11 @@
 import type { Command } from 'commander';
 import { print } from '../output.ts';
 
-export const defaultAddress = '127.0.0.1:4400';
-// The development default of ORCHESTRATOR_SERVICE_API_KEY; production servers refuse it.
-export const devServiceKey = 'dev-service-key';
 
 export interface CallOptions {
   data: string;
   address?: string;
+  baseUrl?: string;
   serviceKey?: string;
   timeout: string;
   json?: boolean;
@@ -22,7 +20,8 @@ export function registerGrpc(program: Command): void {
     .description('Call one unary RPC with the service key and print the response')
     .argument('<method>', 'Service.Method, e.g. IdentityService.ProvisionAccount or its full name')
     .option('-d, --data <json>', 'request message as JSON, with the proto field names (snake_case)', '{}')
-    .option('-a, --address <host:port>', `server address (env CAPCTL_GRPC_ADDRESS, default ${defaultAddress})`)
+    .option('-a, --address <host:port>', 'server address (env CAPCTL_GRPC_ADDRESS; default: where the platform at --base-url says the service listens)')
+    .option('--base-url <url>', 'platform gateway asked for its gRPC addresses (env CAPCTL_BASE_URL, default http://127.0.0.1:4000)')
     .option('-k, --service-key <key>', 'service key sent as x-platform-service-key (env ORCHESTRATOR_SERVICE_API_KEY)')
     .option('--timeout <ms>', 'deadline for the call in milliseconds', '10000')
     .option('--json', 'print machine-readable JSON only')

@@ -7,6 +7,7 @@ import { createLogger } from '../../server/platform/logger.ts';
 import { serverCodePath } from '../../server/platform/paths.ts';
 import type { PlatformConfig } from '../../server/platform/config.ts';
 import { listSigningKeys, rotateSigningKey } from '../../server/orchestrator/tokens/keys.ts';
+import { onEveryWayOut } from '../lifetime.ts';
 import { exitCodes, print } from '../output.ts';
 import { configFromOptions, startFailure } from '../platform.ts';
 import type { KeysOptions } from './keys.ts';
@@ -21,6 +22,12 @@ async function withOlDatabase(options: KeysOptions, work: (sequelize: Sequelize,
   const logger = createLogger(config.logLevel);
   let embedded: EmbeddedDatabase | undefined;
   let sequelize: Sequelize | undefined;
+  // The embedded PostgreSQL is stopped however the command ends (a signal, a closed output).
+  const lifetime = onEveryWayOut();
+  lifetime.stopWith(async () => {
+    await sequelize?.close();
+    await embedded?.stop();
+  });
   try {
     const url = config.databaseUrl || (embedded = await startEmbeddedPostgres(config.dataDir, logger)).url;
     sequelize = createSequelize(url, 'ol', 2);
@@ -39,6 +46,7 @@ async function withOlDatabase(options: KeysOptions, work: (sequelize: Sequelize,
   } finally {
     await sequelize?.close();
     await embedded?.stop();
+    lifetime.dispose();
   }
 }
 

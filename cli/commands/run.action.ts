@@ -1,22 +1,34 @@
 /** The work of `capctl run` (run.ts defines the command). */
 import { readFile, writeFile } from 'node:fs/promises';
+import { performance } from 'node:perf_hooks';
 import { parse as parseYaml } from 'yaml';
 import { exitCodes, UnreachableError, UsageError } from '../output.ts';
+import { onEveryWayOut, type WayOut } from '../lifetime.ts';
 import { startEmbeddedPlatform, type EmbeddedPlatform } from '../scenarios/embedded.ts';
 import { closeGrpc } from '../scenarios/grpc-step.ts';
-import { loadScenarioFile } from '../scenarios/parse.ts';
+import { loadScenarios } from '../scenarios/parse.ts';
 import { ProgressPrinter, type ProgressOutput } from '../scenarios/progress.ts';
+import { htmlReport } from '../scenarios/report-html.ts';
 import { jsonReport } from '../scenarios/report-json.ts';
+import { seconds } from '../scenarios/report-text.ts';
 import { junitReport } from '../scenarios/report-junit.ts';
 import { runScenarios } from '../scenarios/runner.ts';
 import { defaultBaseUrl, scenarioFiles, type RunCommandOptions } from './run.ts';
 
 export interface RunOutput {
   stdout: ProgressOutput;
-  stderr: { write(text: string): unknown };
+  stderr: ProgressOutput;
+  /** Where Ctrl-C is heard (default: this process); a test passes its own emitter. */
+  signals?: Pick<NodeJS.Process, 'once' | 'off'>;
+  /** Off a terminal, how long without output before a line says what still runs (default 10 s). */
+  quietMs?: number;
 }
 
-/** Resolves to the exit code. Usage and scenario-file errors are thrown as UsageError (exit 2). */
+/**
+ * Resolves to the exit code. Usage and scenario-file errors are thrown as UsageError (exit 2). Ctrl-C
+ * (or SIGTERM) stops the run: the running step is cut short, the summary and the reports of what ran
+ * are written, and the exit code is 130 (143 for SIGTERM); a second one exits at once.
+ */
 export async function runCommand(
   inputs: string[],
   options: RunCommandOptions,
@@ -27,44 +39,87 @@ export async function runCommand(
   const files = (await Promise.all(inputs.map((input) => scenarioFiles(input)))).flat();
   const load = async (extra: Record<string, string> = {}) => {
     const loaded = [];
-    for (const file of files) loaded.push(await loadScenarioFile(file, { vars: { ...extra, ...vars } }));
+    for (const file of files) loaded.push(...(await loadScenarios(file, { vars: { ...extra, ...vars }, ...(options.data ? { rowsFile: options.data } : {}) })));
     return loaded;
   };
   let scenarios = await load(); // a broken file is reported before anything starts
+  const known = new Set(scenarios.flatMap((s) => s.variables));
+  for (const name of Object.keys(parseVarFlags(options.var)).filter((n) => !known.has(n))) {
+    throw new UsageError(`--var ${name}: no scenario has a variable "${name}" (${[...known].sort().join(', ') || 'they have none'})`);
+  }
   const configuredUrl = options.embedded
     ? undefined
     : checkedUrl(options.baseUrl ?? process.env.CAPCTL_BASE_URL ?? defaultBaseUrl);
 
+  // With --json, stdout carries the report alone: progress goes to stderr.
+  const progress = options.json ? output.stderr : output.stdout;
+  const verbose = options.verbose ?? false;
+  const interruption = new AbortController();
+  let signalled: WayOut | undefined;
+  const interrupt = (way: WayOut) => {
+    signalled = way;
+    if (way !== 'EPIPE') output.stderr.write(`\n${way}: stopping; the summary and reports of what ran follow (again to quit at once)\n`);
+    interruption.abort();
+  };
+  let ran!: () => void;
+  const done = new Promise<void>((resolve) => (ran = resolve));
+  // With --embedded, every way out (a signal, the output closed under `| head`) ends the run and then
+  // stops its PostgreSQL; without, Ctrl-C and SIGTERM end the run. Either way the reports are written.
+  const lifetime = options.embedded ? onEveryWayOut() : undefined;
+  lifetime?.stopWith(async (way) => {
+    interrupt(way);
+    await done;
+  });
+  const signals = output.signals ?? process;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (signalled) process.exit(exitCodes.interrupted); // a second Ctrl-C: no waiting for the reports
+    interrupt(signal as WayOut);
+  };
+  if (!lifetime) {
+    signals.once('SIGINT', onSignal);
+    signals.once('SIGTERM', onSignal);
+  }
   let embedded: EmbeddedPlatform | undefined;
+  let printer: ProgressPrinter | undefined;
   try {
     if (options.embedded) {
+      const started = performance.now();
+      output.stderr.write('starting a throwaway platform (its own PostgreSQL, free ports) and seeding it\n');
       embedded = await startEmbeddedPlatform();
+      output.stderr.write(`platform ready at ${embedded.baseUrl} in ${seconds(performance.now() - started)}\n`);
       scenarios = await load(embedded.adminVars); // --var still wins over the seeded admin
     }
     const baseUrl = embedded?.baseUrl ?? configuredUrl!;
-    const printer = options.json
-      ? undefined
-      : new ProgressPrinter(output.stdout, options.concurrency === 1);
+    printer = new ProgressPrinter(progress, options.concurrency === 1, process.env, { verbose, ...(output.quietMs ? { quietMs: output.quietMs } : {}) });
     const report = await runScenarios(scenarios, {
       baseUrl,
-      ...(embedded ? { grpc: embedded.grpc } : {}),
+      grpc: { address: options.grpcAddress ?? process.env.CAPCTL_GRPC_ADDRESS },
       concurrency: options.concurrency,
       only: options.only,
       skip: options.skip,
-      ...(printer ? { onEvent: printer.handle } : {}),
+      continueOnError: options.continueOnError ?? false,
+      checkSchemas: options.schemaCheck ?? true,
+      signal: interruption.signal,
+      onEvent: printer.handle,
     });
-    if (options.junit) await writeReport(options.junit, junitReport(report));
-    if (options.json) output.stdout.write(`${JSON.stringify(jsonReport(report), null, 2)}\n`);
-    printer?.finish(report);
-    return report.exitCode;
+    if (options.junit) await writeReport(options.junit, junitReport(report, verbose));
+    if (options.html) await writeReport(options.html, htmlReport(report));
+    if (options.json) output.stdout.write(`${JSON.stringify(jsonReport(report, verbose), null, 2)}\n`);
+    printer.finish(report);
+    return report.interrupted && signalled === 'SIGTERM' ? 143 : report.exitCode;
   } catch (err) {
     if (!(err instanceof UnreachableError)) throw err;
     const hint = options.embedded ? '' : '; is the platform running? (capctl serve, or run with --embedded)';
     output.stderr.write(`capctl: ${err.message}${hint}\n`);
     return exitCodes.unreachable;
   } finally {
+    printer?.close();
+    signals.off('SIGINT', onSignal);
+    signals.off('SIGTERM', onSignal);
     await closeGrpc();
     await embedded?.stop();
+    lifetime?.dispose();
+    ran();
   }
 }
 

@@ -1,19 +1,24 @@
 import type { Command } from 'commander';
 import { setFlagsFromString } from 'node:v8';
 import { configFromOptions, startFailure, withPlatformOptions } from '../platform.ts';
+import { onEveryWayOut } from '../lifetime.ts';
 import { exitCodes, UsageError } from '../output.ts';
 
 export function registerServe(program: Command): void {
   withPlatformOptions(program.command('serve'))
-    .description('Start the platform (CAP, Orchestrator, LMS) and keep it running until SIGINT or SIGTERM')
+    .description('Start the platform (CAP, Orchestrator, LMS) and keep it running until SIGINT, SIGTERM or SIGHUP')
     .action(async (options: Record<string, unknown>) => {
       const config = configFromOptions(options);
       boundHeapGrowth();
+      // A stop asked for (SIGINT, SIGTERM, SIGHUP) ends with 0, a closed output with 1; before the
+      // platform is ready, at once (the embedded PostgreSQL's exit hook stops what had started).
+      const lifetime = onEveryWayOut({ exitCode: (way) => (way === 'EPIPE' ? exitCodes.failed : exitCodes.ok), exit: exitWhenDone });
       const { readyLine, startPlatform } = await import('../../server/main.ts');
       let platform;
       try {
         platform = await startPlatform(config);
       } catch (err) {
+        lifetime.dispose();
         // Matched by name so that loading the CLI does not load the server.
         if ((err as Error).name === 'DataDirUnreachableError') throw new UsageError((err as Error).message);
         const message = startFailure(err);
@@ -22,6 +27,11 @@ export function registerServe(program: Command): void {
         exitWhenDone(exitCodes.failed);
         return;
       }
+      const running = platform;
+      lifetime.stopWith(async (way) => {
+        running.logger.info({ signal: way }, 'stopping');
+        await running.stop();
+      });
       if (config.devMode) {
         process.stderr.write(
           `capctl serve: development mode: the dev mailbox, provider states and the development service key are open to anyone who reaches ${config.host}` +
@@ -29,17 +39,6 @@ export function registerServe(program: Command): void {
         );
       }
       process.stdout.write(`${readyLine(platform.urls)}\n`);
-      await new Promise<void>((resolve) => {
-        const shutdown = (signal: string) => {
-          platform.logger.info({ signal }, 'stopping');
-          process.off('SIGINT', shutdown);
-          process.off('SIGTERM', shutdown);
-          void platform.stop().then(resolve);
-        };
-        process.on('SIGINT', shutdown);
-        process.on('SIGTERM', shutdown);
-      });
-      exitWhenDone(exitCodes.ok);
     });
 }
 

@@ -1,11 +1,14 @@
 /** What each kind of step does: an HTTP call, a gRPC call, a mailbox read or a wait for an event. */
+import { performance } from 'node:perf_hooks';
 import type { Agent } from 'undici';
+import type { GrpcAddresses } from '../grpc-address.ts';
 import type { ActorSession } from './actors.ts';
 import { parseDuration, sleep } from './duration.ts';
 import { evaluate, ExpressionError, type ExpressionContext } from './expressions.ts';
-import { callGrpc } from './grpc-step.ts';
+import { callGrpc, grpcServiceOf } from './grpc-step.ts';
 import { isSuccess, send, StepError, type HttpRequest, type HttpResponse } from './http.ts';
-import type { Operation } from './operations.ts';
+import type { StatusRules } from './matchers.ts';
+import type { Operation, OperationCatalog } from './operations.ts';
 import { getPath, parsePath } from './paths.ts';
 import { multipartBody } from '../multipart.ts';
 import type { HttpAction, Step } from './types.ts';
@@ -15,7 +18,11 @@ export interface Platform {
   baseUrl: string;
   dispatcher: Agent;
   operations: Map<string, Operation>;
-  grpc: { address: string; serviceKey: string };
+  /** The live OpenAPI documents, for matching a request to its operation and checking the reply. */
+  catalog: OperationCatalog;
+  /** Whether replies are checked against their operation's schema. */
+  checkSchemas: boolean;
+  grpc: { addresses: GrpcAddresses; serviceKey: string };
 }
 
 /** The state of one scenario while it runs. */
@@ -25,24 +32,40 @@ export interface ScenarioRun {
   sessions: Map<string, ActorSession>;
   /** When each step started (epoch ms), for `mail.since` and `event.since`. */
   startedAt: Map<string, number>;
+  /** Aborted when the run is interrupted: waits end at once. */
+  signal?: AbortSignal;
 }
 
 export interface Exchange {
   request: HttpRequest;
   response: HttpResponse;
-  /** How this kind of step tells success when the expectation names no status. */
-  success: { test: (status: number) => boolean; description: string };
+  /** How this kind of step tells success (or an error) when the expectation names no status. */
+  statuses: StatusRules;
+  /** How long the action took in ms: for an HTTP call, its request (not the actor's sign-in before it). */
+  durationMs?: number;
 }
 
 /** Carries out a step's action once. */
-export function perform(step: Step, run: ScenarioRun): Promise<Exchange> {
-  if (step.http) return performHttp(step, step.http, run);
-  if (step.grpc) return performGrpc(step, run);
-  if (step.event) return performEvent(step, run);
-  return performMail(step, run);
+export async function perform(step: Step, run: ScenarioRun): Promise<Exchange & { durationMs: number }> {
+  const started = performance.now();
+  const exchange = await (step.http
+    ? performHttp(step, step.http, run)
+    : step.grpc
+      ? performGrpc(step, run)
+      : step.event
+        ? performEvent(step, run)
+        : performMail(step, run));
+  return { ...exchange, durationMs: exchange.durationMs ?? Math.round(performance.now() - started) };
 }
 
-const httpSuccess = { test: isSuccess, description: 'a 2xx status' };
+const httpStatuses: StatusRules = {
+  success: { test: isSuccess, description: 'a 2xx status' },
+  error: { test: (status) => status >= 400, description: 'an error status (4xx or 5xx)' },
+};
+const grpcStatuses: StatusRules = {
+  success: { test: (status) => status === 0, description: 'status 0 (OK)' },
+  error: { test: (status) => status !== 0, description: 'an error status (not 0)' },
+};
 
 async function performHttp(step: Step, action: HttpAction, run: ScenarioRun): Promise<Exchange> {
   const { platform } = run;
@@ -74,13 +97,15 @@ async function performHttp(step: Step, action: HttpAction, run: ScenarioRun): Pr
     if (value === null) delete request.headers[name.toLowerCase()];
     else request.headers[name.toLowerCase()] = String(value);
   }
+  let sent = performance.now();
   let response = await send(request, platform.dispatcher);
   // Refresh only the token we sent ourselves, once, and replay once.
   if (response.status === 401 && session && request.headers.authorization === bearer && (await session.refresh())) {
     request.headers.authorization = `Bearer ${await session.accessToken()}`;
+    sent = performance.now();
     response = await send(request, platform.dispatcher);
   }
-  return { request, response, success: httpSuccess };
+  return { request, response, statuses: httpStatuses, durationMs: Math.round(performance.now() - sent) };
 }
 
 function fillPath(template: string, params: Record<string, unknown>): string {
@@ -103,7 +128,7 @@ function queryString(query: Record<string, unknown>, path: string): string {
 
 async function performGrpc(step: Step, run: ScenarioRun): Promise<Exchange> {
   const grpc = evaluate(step.grpc, run.context) as NonNullable<Step['grpc']>;
-  const address = grpc.address ?? run.platform.grpc.address;
+  const address = grpc.address ?? run.platform.grpc.addresses.addressFor(await grpcServiceOf(grpc.method));
   const request = (grpc.request ?? {}) as object;
   const outcome = await callGrpc(address, run.platform.grpc.serviceKey, grpc.method, request);
   return {
@@ -114,7 +139,7 @@ async function performGrpc(step: Step, run: ScenarioRun): Promise<Exchange> {
       body: request,
     },
     response: { status: outcome.status, headers: {}, body: outcome.body },
-    success: { test: (status) => status === 0, description: 'status 0 (OK)' },
+    statuses: grpcStatuses,
   };
 }
 
@@ -161,13 +186,13 @@ async function performMail(step: Step, run: ScenarioRun): Promise<Exchange> {
     }
     const mails = (getPath(response.body, ['data']) ?? []) as Mail[];
     const latest = mails.find((m) => since === undefined || Date.parse(m.sentAt) >= since);
-    if (latest) return { request, response: { ...response, body: latest }, success: httpSuccess };
-    if (Date.now() >= deadline) {
+    if (latest) return { request, response: { ...response, body: latest }, statuses: httpStatuses };
+    if (Date.now() >= deadline || run.signal?.aborted) {
       const after = mail.since === undefined ? '' : ` sent after step ${mail.since} started`;
       const within = mail.wait === undefined ? '' : ` within ${mail.wait}`;
       throw new StepError(`no mail to ${to}${after}${within}`, request, response);
     }
-    await sleep(Math.min(250, Math.max(0, deadline - Date.now())));
+    await sleep(Math.min(250, Math.max(0, deadline - Date.now())), run.signal);
   }
 }
 
@@ -200,11 +225,11 @@ async function performEvent(step: Step, run: ScenarioRun): Promise<Exchange> {
     const found = events.find(
       (e) => (since === undefined || Date.parse(e.occurredAt) >= since) && where.every(([path, value]) => String(getPath(e.data, path)) === value),
     );
-    if (found) return { request, response: { ...response, body: found }, success: httpSuccess };
-    if (Date.now() >= deadline) {
+    if (found) return { request, response: { ...response, body: found }, statuses: httpStatuses };
+    if (Date.now() >= deadline || run.signal?.aborted) {
       const matching = where.length ? ` with ${where.map(([path, value]) => `${path.join('.')}=${value}`).join(', ')}` : '';
       throw new StepError(`no ${action.type} event from ${action.service}${matching}${action.wait ? ` within ${action.wait}` : ''}`, request, response);
     }
-    await sleep(Math.min(250, Math.max(0, deadline - Date.now())));
+    await sleep(Math.min(250, Math.max(0, deadline - Date.now())), run.signal);
   }
 }

@@ -17,6 +17,8 @@ export class ActorSession {
     readonly actor: Actor,
     private readonly baseUrl: string,
     private readonly dispatcher: Agent,
+    /** Added to the message when the login fails. */
+    private readonly loginHint?: string,
   ) {}
 
   /** The current access token, logging in first when there is none. */
@@ -44,7 +46,8 @@ export class ActorSession {
     const tokens = tokensIn(res.body);
     if (isSuccess(res.status) && tokens) return tokens;
     const shown = { ...req, body: { email: this.actor.email, password: '[redacted]' } };
-    throw new StepError(`cannot log in as actor ${this.name} (${this.actor.email})`, shown, res);
+    const hint = this.loginHint ? `; ${this.loginHint}` : '';
+    throw new StepError(`cannot log in as actor ${this.name} (${this.actor.email})${hint}`, shown, res);
   }
 
   private post(path: string, body: object): HttpRequest {

@@ -16,7 +16,6 @@ import { withApi } from '../session.ts';
 
 export interface EmbeddedPlatform {
   baseUrl: string;
-  grpc: { address: string; serviceKey: string };
   /** Every listener by name, as the ready line prints them. */
   urls: Record<string, string>;
   services: ServiceName[];
@@ -34,7 +33,6 @@ export async function startEmbeddedPlatform(options: { logLevel?: string } = {})
   const dataDir = await mkdtemp(path.join(tmpdir(), 'capctl-run-'));
   const { resolveConfig } = await import('../../server/platform/config.ts');
   const { startPlatform } = await import('../../server/main.ts');
-  const { removeDataDir } = await import('../../server/platform/db/embedded.ts');
   const config = resolveConfig({
     port: 0, olPort: 0, capPort: 0, lmsPort: 0, grpcPort: 0, lmsGrpcPort: 0,
     dataDir,
@@ -43,9 +41,9 @@ export async function startEmbeddedPlatform(options: { logLevel?: string } = {})
   });
   let platform: Awaited<ReturnType<typeof startPlatform>>;
   try {
-    platform = await startPlatform(config);
+    // A throwaway cluster: its directory goes when PostgreSQL stops, however the process ends.
+    platform = await startPlatform(config, undefined, { throwaway: true });
   } catch (err) {
-    removeDataDir(dataDir);
     if ((err as Error).name === 'DataDirUnreachableError') throw new UsageError((err as Error).message); // a setting to change: exit 2
     throw new UnreachableError(`the embedded platform did not start: ${(err as Error).message}`);
   }
@@ -54,21 +52,16 @@ export async function startEmbeddedPlatform(options: { logLevel?: string } = {})
     seeded = await withApi(platform.urls.gateway!, (api) => applySeeds(api, seeds, { dryRun: false, only: new Set(seedKinds), databaseUrl: platform.databaseUrl }));
   } catch (err) {
     await platform.stop();
-    removeDataDir(dataDir);
     throw new UnreachableError(`the embedded platform could not be seeded: ${(err as Error).message}`);
   }
   const admin = seeds.platformAdmins.find((a) => a.password);
   return {
     baseUrl: platform.urls.gateway!,
-    grpc: { address: platform.urls.grpc!, serviceKey: config.serviceApiKey },
     urls: platform.urls,
     services: config.only,
     databaseUrl: platform.databaseUrl,
     seeded: seeded.counts,
     adminVars: admin ? { adminEmail: admin.email, adminPassword: admin.password! } : {},
-    async stop() {
-      await platform.stop();
-      removeDataDir(dataDir);
-    },
+    stop: () => platform.stop(),
   };
 }

@@ -6,7 +6,8 @@
 import { generators } from './generators.ts';
 import { getPath, parsePath, type PathSegment } from './paths.ts';
 
-export const expressionRoots = ['vars', 'steps', 'env', 'actors', 'gen'] as const;
+/** `params` exists only inside a step group (replaced when the group is used, see groups.ts). */
+export const expressionRoots = ['vars', 'steps', 'env', 'actors', 'gen', 'params'] as const;
 export type ExpressionRoot = (typeof expressionRoots)[number];
 
 export interface Reference {
@@ -104,6 +105,21 @@ export function evaluate(value: unknown, context: ExpressionContext): unknown {
   return value;
 }
 
+/** A string with its expressions written in as text, whatever their types (a query, a key). */
+export function evaluateText(text: string, context: ExpressionContext): string {
+  return parseTemplate(text)
+    .map((part) => (typeof part === 'string' ? part : asText(read(part, context))))
+    .join('');
+}
+
+/** An expectation with its expressions resolved, the keys of its JMESPath queries included. */
+export function evaluateExpectation<T extends { jmespath?: Record<string, unknown> }>(expectation: T | undefined, context: ExpressionContext): T | undefined {
+  const evaluated = evaluate(expectation, context) as T | undefined;
+  if (!evaluated?.jmespath) return evaluated;
+  const jmespath = Object.fromEntries(Object.entries(evaluated.jmespath).map(([key, value]) => [evaluateText(key, context), value]));
+  return { ...evaluated, jmespath };
+}
+
 function evaluateString(text: string, context: ExpressionContext): unknown {
   const parts = parseTemplate(text);
   if (parts.length === 1 && typeof parts[0] !== 'string') return read(parts[0]!, context);
@@ -112,6 +128,7 @@ function evaluateString(text: string, context: ExpressionContext): unknown {
 
 function read(reference: Reference, context: ExpressionContext): unknown {
   if (reference.root === 'gen') return generators[String(reference.path[0])]!();
+  if (reference.root === 'params') throw new ExpressionError(`\${${reference.source}} is used outside a group`);
   const value = getPath(context[reference.root], reference.path);
   if (value === undefined) {
     throw new ExpressionError(`\${${reference.source}} has no value`);

@@ -53,6 +53,11 @@ export async function grpcMethodProblem(method: string): Promise<string | undefi
   }
 }
 
+/** The full name of the service a method belongs to (`orchestrator.v1.IdentityService`). */
+export async function grpcServiceOf(method: string): Promise<string> {
+  return (await grpcModules()).resolveMethod(method).service;
+}
+
 /** Closes the gRPC channels (if any were opened) so the process can exit. */
 export async function closeGrpc(): Promise<void> {
   if (loaded) (await loaded).closeGrpcClients();

@@ -1,31 +1,35 @@
 /** JUnit XML for CI: one testsuite per scenario, one testcase per step. */
-import { describeFailure, mismatchText, plain } from './report-text.ts';
+import { describeExchange, describeFailure, mismatchText, plain } from './report-text.ts';
 import type { RunReport, ScenarioResult, StepResult } from './runner.ts';
 
-export function junitReport(report: RunReport): string {
+/** With `verbose`, a passed step's request and response are its `system-out`. */
+export function junitReport(report: RunReport, verbose = false): string {
   const totals = counts(report.scenarios);
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="capctl run" ${totals} time="${secs(report.durationMs)}">`,
-    ...report.scenarios.map(suite),
+    ...report.scenarios.map((scenario) => suite(scenario, verbose)),
     '</testsuites>',
     '',
   ].join('\n');
 }
 
-function suite(scenario: ScenarioResult): string {
+function suite(scenario: ScenarioResult, verbose: boolean): string {
   const attributes = `name="${xml(scenario.name)}" file="${xml(scenario.file)}" ${counts([scenario])}`;
   return [
     `  <testsuite ${attributes} time="${secs(scenario.durationMs)}" timestamp="${scenario.startedAt}">`,
-    ...scenario.steps.map((step) => testcase(scenario, step)),
+    ...scenario.steps.map((step) => testcase(scenario, step, verbose)),
     '  </testsuite>',
   ].join('\n');
 }
 
-function testcase(scenario: ScenarioResult, step: StepResult): string {
+function testcase(scenario: ScenarioResult, step: StepResult, verbose: boolean): string {
   const name = `name="${xml(step.name)}" classname="${xml(scenario.name)}"`;
   const open = `    <testcase ${name} time="${secs(step.durationMs)}"`;
-  if (step.status === 'passed') return `${open}/>`;
+  if (step.status === 'passed') {
+    const trace = verbose ? describeExchange(step) : [];
+    return trace.length === 0 ? `${open}/>` : `${open}>\n      <system-out>${xml(trace.join('\n'))}</system-out>\n    </testcase>`;
+  }
   if (step.status === 'skipped') {
     return `${open}>\n      <skipped message="${xml(step.message ?? '')}"/>\n    </testcase>`;
   }

@@ -34,6 +34,11 @@ export function stepLine(step: StepResult, style: Style, width = 0): string {
   return `  ${statusLabel(step.status, style)} ${stepLabel(step).padEnd(width)}  ${style.dim(detail)}`;
 }
 
+/** What a step sent and what came back (the trace of a passed step with --verbose). */
+export function describeExchange(step: StepResult): string[] {
+  return [...(step.request ? requestLines(step.request) : []), ...(step.response ? responseLines(step.response) : [])];
+}
+
 /** What a failed step sent, what came back, and how it differs from what was expected (one line each). */
 export function describeFailure(step: StepResult, style: Style): string[] {
   const lines: string[] = [];
@@ -91,13 +96,15 @@ export function summaryTable(report: RunReport, style: Style): string {
   const colourRow = (line: string, status: string) => (status === 'PASSED' ? line : style.failed(line));
   const count = report.scenarios.length;
   const passed = report.scenarios.filter((s) => s.status === 'passed').length;
-  const failed = count - passed;
-  const totals = `${count} scenario${count === 1 ? '' : 's'}: ${passed} passed, ${failed} failed in ${seconds(report.durationMs)}`;
+  const failed = report.scenarios.filter((s) => s.status !== 'passed' && s.status !== 'interrupted').length;
+  const cut = count - passed - failed;
+  const interrupted = report.interrupted ? `; interrupted${cut > 0 ? ` (${cut} cut short)` : ''}, the scenarios that had not started are left out` : '';
+  const totals = `${count} scenario${count === 1 ? '' : 's'}: ${passed} passed, ${failed} failed in ${seconds(report.durationMs)}${interrupted}`;
   return [
     format(header),
     ...rows.map((row) => colourRow(format(row), row[1]!)),
     '',
-    failed === 0 ? style.passed(totals) : style.failed(totals),
+    failed === 0 && !report.interrupted ? style.passed(totals) : style.failed(totals),
   ].join('\n');
 }
 

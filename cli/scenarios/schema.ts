@@ -5,7 +5,7 @@
  */
 import { durationPattern } from './duration.ts';
 
-export const matcherKeywords = ['type', 'regex', 'present', 'length', 'minLength', 'equals'] as const;
+export const matcherKeywords = ['type', 'regex', 'present', 'length', 'minLength', 'equals', 'some'] as const;
 export const matcherTypes = ['string', 'number', 'boolean', 'array', 'object', 'null'] as const;
 
 const duration = { type: 'string', pattern: durationPattern, hint: 'must be a duration such as 500ms, 2s or 1m' };
@@ -29,9 +29,27 @@ export const scenarioSchema = {
     description: { type: 'string' },
     vars: { type: 'object', propertyNames: identifier },
     actors: { type: 'object', propertyNames: identifier, additionalProperties: { $ref: '#/$defs/actor' } },
+    groups: { type: 'object', propertyNames: identifier, additionalProperties: { $ref: '#/$defs/group' } },
+    rows: {
+      anyOf: [
+        { type: 'string', pattern: '\\.(csv|ya?ml|json)$' },
+        { type: 'array', items: { type: 'object' } },
+      ],
+      hint: 'must be a list of mappings, or a .csv, .yaml or .json file of them',
+    },
     steps: { type: 'array', minItems: 1, items: { $ref: '#/$defs/step' }, hint: 'must be a list of at least one step' },
   },
   $defs: {
+    group: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['steps'],
+      properties: {
+        description: { type: 'string' },
+        params: { type: 'array', items: identifier, uniqueItems: true },
+        steps: { type: 'array', minItems: 1, items: { $ref: '#/$defs/step' }, hint: 'must be a list of at least one step' },
+      },
+    },
     actor: {
       type: 'object',
       additionalProperties: false,
@@ -57,11 +75,24 @@ export const scenarioSchema = {
         event: { $ref: '#/$defs/event' },
         wait: duration,
         expect: { $ref: '#/$defs/expectation' },
-        capture: { type: 'object', propertyNames: identifier, additionalProperties: { type: 'string' } },
+        capture: {
+          type: 'object',
+          propertyNames: identifier,
+          additionalProperties: {
+            anyOf: [
+              { type: 'string' },
+              { type: 'object', additionalProperties: false, required: ['jmespath'], properties: { jmespath: { type: 'string' } } },
+            ],
+            hint: 'must be a path into the response (body.data.id) or {jmespath: <query>}',
+          },
+        },
         retry: { $ref: '#/$defs/retry' },
+        continueOnFail: { type: 'boolean' },
+        use: identifier,
+        with: { type: 'object', propertyNames: identifier },
       },
-      oneOf: [{ required: ['http'] }, { required: ['grpc'] }, { required: ['mail'] }, { required: ['event'] }, { required: ['wait'] }],
-      oneOfHint: { none: 'a step needs one action: http, grpc, mail, event or wait', many: 'a step has only one action; choose one of http, grpc, mail, event or wait' },
+      oneOf: [{ required: ['http'] }, { required: ['grpc'] }, { required: ['mail'] }, { required: ['event'] }, { required: ['wait'] }, { required: ['use'] }],
+      oneOfHint: { none: 'a step needs one action: http, grpc, mail, event or wait (or use: a group)', many: 'a step has only one action; choose one of http, grpc, mail, event, wait or use' },
     },
     http: {
       type: 'object',
@@ -116,7 +147,7 @@ export const scenarioSchema = {
       additionalProperties: false,
       required: ['service', 'type'],
       properties: {
-        service: { enum: ['ol', 'cap'], hint: 'must be the service that publishes the event: ol or cap' },
+        service: { enum: ['ol', 'cap', 'lms'], hint: 'must be the service that publishes the event: ol, cap or lms' },
         type: { type: 'string', pattern: '^[a-z]+(\\.[a-z_]+)+$', hint: 'must be an event type such as payment.completed' },
         where: { type: 'object' },
         wait: duration,
@@ -135,7 +166,11 @@ export const scenarioSchema = {
           hint: 'must be a status code or a list of status codes',
         },
         code: { type: 'string' },
+        headers: { type: 'object', additionalProperties: { $ref: '#/$defs/matcher' } },
         body: { type: 'object', additionalProperties: { $ref: '#/$defs/matcher' } },
+        jmespath: { type: 'object', additionalProperties: { $ref: '#/$defs/matcher' } },
+        maxDuration: duration,
+        schema: { type: 'boolean' },
       },
     },
     // An object with any matcher keyword is a matcher and may hold only matcher keywords; any other
@@ -151,6 +186,8 @@ export const scenarioSchema = {
           length: { type: 'integer', minimum: 0 },
           minLength: { type: 'integer', minimum: 0 },
           equals: {},
+          // An array with an item whose paths match, as `expect.body` matches a body.
+          some: { type: 'object', minProperties: 1, additionalProperties: { $ref: '#/$defs/matcher' } },
         },
       },
     },

@@ -2,10 +2,13 @@
 import { referencesIn } from './expressions.ts';
 import type { Scenario, Step } from './types.ts';
 
+export const notSelectedByOnly = 'not selected by --only';
+
 /** The ids of the earlier steps a step takes values from. */
 export function dependenciesOf(step: Step): Set<string> {
-  const { http, grpc, mail, event, expect, retry } = step;
-  const ids = referencesIn({ http, grpc, mail, event, expect, retry })
+  const { http, grpc, mail, event, expect, retry, capture } = step;
+  const queries = [...Object.keys(expect?.jmespath ?? {}), ...Object.keys(retry?.until.jmespath ?? {})];
+  const ids = referencesIn({ http, grpc, mail, event, expect, retry, capture, queries })
     .filter(({ reference }) => reference.root === 'steps')
     .map(({ reference }) => String(reference.path[0]));
   if (mail?.since !== undefined && mail.since !== step.id) ids.push(mail.since);
@@ -31,10 +34,11 @@ export function unselectedSteps(
       if (kept.has(id) || !byId.has(id)) return;
       kept.add(id);
       for (const dependency of dependenciesOf(byId.get(id)!)) keep(dependency);
+      for (const creator of actorCreators(scenario, byId.get(id)!)) keep(creator);
     };
     only.forEach(keep);
     if (kept.size === 0) return undefined;
-    for (const step of scenario.steps) if (!kept.has(step.id)) reasons.set(step.id, 'not selected by --only');
+    for (const step of scenario.steps) if (!kept.has(step.id)) reasons.set(step.id, notSelectedByOnly);
   }
   for (const step of scenario.steps) {
     if (reasons.has(step.id)) continue;
@@ -43,4 +47,37 @@ export function unselectedSteps(
     else if (missing) reasons.set(step.id, `uses step ${missing}, which does not run`);
   }
   return reasons;
+}
+
+/**
+ * The earlier steps that make the accounts a step acts as (`as`, `${actors.x...}`): those whose request
+ * names the actor's email (as the actor writes it, e.g. `${vars.email}`, or `${actors.x.email}`) or its
+ * password when that is a variable: registering, verifying, setting the password.
+ */
+export function actorCreators(scenario: Scenario, step: Step): string[] {
+  const { http, grpc, mail, event, expect, retry } = step;
+  const actors = new Set(
+    referencesIn({ http, grpc, mail, event, expect, retry })
+      .filter(({ reference }) => reference.root === 'actors')
+      .map(({ reference }) => String(reference.path[0])),
+  );
+  if (step.as !== undefined) actors.add(step.as);
+  const index = scenario.steps.indexOf(step);
+  return [...actors].flatMap((name) => {
+    const actor = scenario.actors?.[name];
+    if (!actor) return [];
+    const needles = [actor.email, `\${actors.${name}.email}`, `\${actors.${name}.password}`];
+    if (actor.password.includes('${')) needles.push(actor.password);
+    return scenario.steps
+      .slice(0, index)
+      .filter((earlier) => stringsIn({ http: earlier.http, grpc: earlier.grpc, mail: earlier.mail }).some((text) => needles.some((needle) => text.includes(needle))))
+      .map((earlier) => earlier.id);
+  });
+}
+
+function stringsIn(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.flatMap(stringsIn);
+  if (value !== null && typeof value === 'object') return Object.values(value).flatMap(stringsIn);
+  return [];
 }

@@ -1,6 +1,7 @@
 /** Rules of a scenario file that a JSON Schema cannot express; each problem carries its path in the file. */
 import { ExpressionError, referencesIn, type ExpressionRoot, type Reference } from './expressions.ts';
 import { parsePath, type PathSegment } from './paths.ts';
+import { queryProblem } from './query.ts';
 import type { Issue } from '../yaml-file.ts';
 import type { Actor, Expectation, HttpAction, ScenarioDocument, Step } from './types.ts';
 
@@ -38,10 +39,10 @@ export function checkScenario(scenario: ScenarioDocument, options: CheckOptions)
     stepIds: new Set(scenario.steps.map((s) => s.id)),
     env: options.env,
   };
-  const checkValue = (value: unknown, at: PathSegment[], scope: Scope) => {
+  const checkValue = (value: unknown, at: PathSegment[], scope: Scope, part?: 'key') => {
     for (const { reference, error, path } of expressionsIn(value, at)) {
       const message = error ?? referenceProblem(reference!, scope, known);
-      if (message) issues.push({ path, message });
+      if (message) issues.push({ path, message, ...(part ? { part } : {}) });
     }
   };
 
@@ -78,18 +79,21 @@ export function checkScenario(scenario: ScenarioDocument, options: CheckOptions)
       [['expect'], step.expect],
       [['retry', 'until'], step.retry?.until],
     ];
+    const scope: Scope = { roots: ['vars', 'steps', 'env', 'actors', 'gen'], earlier };
     for (const [base, expectation] of expectations) {
       for (const problem of expectationProblems(expectation)) issue([...base, ...problem.path], problem.message, 'key');
+      // A query's expressions are in its key.
+      for (const key of Object.keys(expectation?.jmespath ?? {})) checkValue(key, [...at, ...base, 'jmespath', key], scope, 'key');
     }
-    for (const [name, path] of Object.entries(step.capture ?? {})) {
+    for (const [name, capture] of Object.entries(step.capture ?? {})) {
       if ((stepRecordFields as readonly string[]).includes(name)) {
         issue(['capture', name], `capture name "${name}" is reserved (${stepRecordFields.join(', ')})`, 'key');
       }
-      const problem = responsePathProblem(path);
+      const problem = typeof capture === 'string' ? responsePathProblem(capture) : templateQueryProblem(capture.jmespath);
       if (problem) issue(['capture', name], problem);
     }
-    const { http, grpc, mail, event, expect, retry } = step;
-    checkValue({ http, grpc, mail, event, expect, retry }, at, { roots: ['vars', 'steps', 'env', 'actors', 'gen'], earlier });
+    const { http, grpc, mail, event, expect, retry, capture } = step;
+    checkValue({ http, grpc, mail, event, expect, retry, capture }, at, scope);
     if (!earlier.has(step.id)) earlier.set(step.id, step);
   });
   return issues;
@@ -169,6 +173,8 @@ function referenceProblem(reference: Reference, scope: Scope, known: Known): str
     }
     case 'gen':
       return undefined;
+    case 'params':
+      return `${text}: params exist only in the steps of a group`;
   }
 }
 
@@ -195,23 +201,46 @@ function httpProblems({ operation, method, path, params }: HttpAction): Problem[
 }
 
 function expectationProblems(expectation: Expectation | undefined): Problem[] {
+  const problems = bodyProblems(expectation?.body ?? {}, ['body']);
+  for (const [name, matcher] of Object.entries(expectation?.headers ?? {})) {
+    problems.push(...regexProblems(matcher, ['headers', name]));
+  }
+  for (const [expression, matcher] of Object.entries(expectation?.jmespath ?? {})) {
+    const problem = templateQueryProblem(expression);
+    if (problem) problems.push({ path: ['jmespath', expression], message: problem });
+    problems.push(...regexProblems(matcher, ['jmespath', expression]));
+  }
+  return problems;
+}
+
+/** Paths and regexes of body matchers, and of the item matchers of a `some`, at `at`. */
+function bodyProblems(body: Record<string, unknown>, at: PathSegment[]): Problem[] {
   const problems: Problem[] = [];
-  for (const [key, matcher] of Object.entries(expectation?.body ?? {})) {
+  for (const [key, matcher] of Object.entries(body)) {
     try {
       parsePath(key);
     } catch (err) {
-      problems.push({ path: ['body', key], message: (err as Error).message });
+      problems.push({ path: [...at, key], message: (err as Error).message });
     }
-    const regex = (matcher as { regex?: unknown } | null)?.regex;
-    if (typeof regex === 'string' && !regex.includes('${')) {
-      try {
-        new RegExp(regex);
-      } catch (err) {
-        problems.push({ path: ['body', key], message: `invalid regex: ${(err as Error).message}` });
-      }
-    }
+    problems.push(...regexProblems(matcher, [...at, key]));
+    const { some } = (matcher ?? {}) as { some?: unknown };
+    if (some !== null && typeof some === 'object') problems.push(...bodyProblems(some as Record<string, unknown>, [...at, key, 'some']));
   }
   return problems;
+}
+
+/** A query with expressions in it is checked when they have values, at run time. */
+const templateQueryProblem = (expression: string) => (expression.includes('${') ? undefined : queryProblem(expression));
+
+function regexProblems(matcher: unknown, path: PathSegment[]): Problem[] {
+  const regex = (matcher as { regex?: unknown } | null)?.regex;
+  if (typeof regex !== 'string' || regex.includes('${')) return [];
+  try {
+    new RegExp(regex);
+    return [];
+  } catch (err) {
+    return [{ path, message: `invalid regex: ${(err as Error).message}` }];
+  }
 }
 
 /** Captures read the step's response: `status`, `headers.<name>` or `body.<path>`. */

@@ -86,7 +86,7 @@ function userEventData(event: PlatformEvent): { userId: string; email?: string; 
 /** CAP: the accreditation portal. */
 export async function createCap(deps: ServiceDeps): Promise<Service> {
   const { sequelize, config, peers, events, logger } = deps;
-  const callers = createCallerCache(sequelize, logger.child({ component: 'cap-callers' }));
+  const callers = createCallerCache(sequelize, logger.child({ component: 'cap-callers' }), deps.database);
   const users = createUserService(sequelize, callers);
   const centres = createCentreService(sequelize);
   const assessors = createAssessorService(sequelize);

@@ -35,6 +35,7 @@ import { levelOfferingRoutes } from './level-offerings/routes.ts';
 import { createLevelOfferings } from './level-offerings/service.ts';
 import { createPaymentsClient } from './orchestrator.ts';
 import { readPaymentCompleted } from '../platform/events/payment-completed.ts';
+import { devEventsHandler } from '../platform/events/dev-events.ts';
 
 /** The LMS: courses, enrollments, the player and LMS certificates. */
 export async function createLms(deps: ServiceDeps): Promise<Service> {
@@ -101,6 +102,7 @@ export async function createLms(deps: ServiceDeps): Promise<Service> {
       ...meRoutes(users, onboarding, access, invites),
       ...onboardingRoutes(users, onboarding),
       ...lmsProviderStateRoutes(deps),
+      listDevEvents: devEventsHandler(deps.sequelize, 'lms', deps.config.devMode),
       ...catalogueRoutes(access, courses),
       ...authoringRoutes(access, courses),
       ...instructorRoutes(access, invites, courseInstructors),
@@ -127,6 +129,8 @@ export async function createLms(deps: ServiceDeps): Promise<Service> {
         port: deps.config.lmsGrpcPort,
         serviceKey: deps.config.serviceApiKey,
         logger: deps.logger,
+        database: deps.database,
+        label: 'grpc-lms',
         services: [recommendationsService({ sequelize: deps.sequelize, courseUrl: (courseId) => `${deps.peers.url('lms')}/courses/${courseId}` })],
       });
       return { 'grpc-lms': grpcServer.address };

@@ -3,6 +3,7 @@ import type { Service, ServiceDeps } from '../platform/service.ts';
 import { accountRoutes } from './accounts/routes.ts';
 import { createAccounts } from './accounts/service.ts';
 import { olProviderStateRoutes } from './dev/provider-states.ts';
+import { discoveryRoutes } from './discovery/routes.ts';
 import { createGoogleVerifier, googleJwksUrl } from './google/verify.ts';
 import { googleSandboxRoutes } from './google/routes.ts';
 import { createGoogleSandbox } from './google/sandbox.ts';
@@ -59,11 +60,13 @@ export async function createOrchestrator(deps: ServiceDeps): Promise<Service> {
   const storage = createStorage({ ...deps, backend: await createStorageBackend(deps.config) });
   const conversations = createConversations({ ...deps, userContact: accounts.userContact, notify: notifications.notify, resolveAssets: storage.resolve });
   let grpcServer: GrpcServerHandle | undefined;
+  let pruning: NodeJS.Timeout | undefined;
   return {
     name: 'ol',
     handlers: {
       ...accountRoutes(accounts),
       ...tokenRoutes(signingKeys),
+      ...discoveryRoutes(deps.peers),
       ...notificationRoutes(notifications),
       ...googleSandboxRoutes(googleSandbox),
       ...paymentRoutes(payments, paymentProvider),
@@ -85,12 +88,16 @@ export async function createOrchestrator(deps: ServiceDeps): Promise<Service> {
         port: deps.config.grpcPort,
         serviceKey: deps.config.serviceApiKey,
         logger: deps.logger,
+        database: deps.database,
+        label: 'grpc',
         services: [identityService({ identity, accounts }), paymentsService({ payments })],
       });
       sandbox.start();
+      pruning = setInterval(() => void accounts.pruneThrottle().catch((err) => deps.logger.warn({ err }, 'pruning the sign-in throttle failed')), 3600_000).unref();
       return { grpc: grpcServer.address };
     },
     async stop() {
+      clearInterval(pruning);
       await grpcServer?.stop();
       await sandbox.stop();
       await notifications.stop();

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import path from 'node:path';
 
 /** The three services of the platform, by their gateway prefix name. */
@@ -29,6 +30,18 @@ export interface PlatformConfig {
   logLevel: string;
   /** Largest accepted JSON body, in bytes. */
   bodyLimitBytes: number;
+  /**
+   * How long an idle HTTP connection is kept open for the next request. Longer than a load balancer's
+   * own idle timeout (AWS ALB: 60 s), so that the balancer, not the server, closes an idle connection
+   * and never sends a request on one the server is closing.
+   */
+  httpKeepAliveTimeoutSeconds: number;
+  /**
+   * Which proxies in front of the listeners are trusted to report the client (`X-Forwarded-For`) and
+   * the scheme (`X-Forwarded-Proto`), as Express's `trust proxy` takes it: false (none), true (every
+   * hop), a hop count, or addresses, CIDR ranges and the names `loopback`, `linklocal`, `uniquelocal`.
+   */
+  trustProxy: boolean | number | string[];
   /**
    * Browser origins allowed to call the API (CORS): exact origins, or `*` for any. Empty in
    * development mode means any localhost / 127.0.0.1 / [::1] origin on any port; empty in production
@@ -132,6 +145,8 @@ const envNames: Partial<Record<keyof PlatformConfig, string>> = {
   databaseUrl: 'DATABASE_URL',
   logLevel: 'LOG_LEVEL',
   bodyLimitBytes: 'BODY_LIMIT_BYTES',
+  httpKeepAliveTimeoutSeconds: 'HTTP_KEEP_ALIVE_TIMEOUT_SECONDS',
+  trustProxy: 'TRUST_PROXY',
   corsOrigins: 'CORS_ORIGINS',
   serviceApiKey: 'ORCHESTRATOR_SERVICE_API_KEY',
   olUrl: 'ORCHESTRATOR_URL',
@@ -222,6 +237,28 @@ function origins(value: unknown): string[] {
     if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== origin) {
       throw new ConfigError('corsOrigins', `"${origin}" is not an origin: expected scheme://host[:port] with nothing after it, e.g. https://app.example.org, or *`);
     }
+  }
+  return list;
+}
+
+/**
+ * `TRUST_PROXY`: false (the default), true, a hop count, or a comma-separated list of addresses, CIDR
+ * ranges and `loopback`, `linklocal`, `uniquelocal`. The list is checked by the same compiler Express
+ * uses (loaded only when a list is given), so what starts is what Express applies.
+ */
+function trustProxy(value: unknown): boolean | number | string[] {
+  if (value === undefined || value === false || value === true) return value ?? false;
+  const s = (Array.isArray(value) ? value.join(',') : String(value)).trim();
+  if (/^(false|off|no|0)$/i.test(s)) return false;
+  if (/^(true|on|yes)$/i.test(s)) return true;
+  if (/^\d+$/.test(s)) return Number(s);
+  const list = s.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const expected = 'expected false, true, a hop count, or comma-separated addresses, CIDR ranges, loopback, linklocal, uniquelocal';
+  if (!list.length) throw new ConfigError('trustProxy', `${expected}, got "${s}"`);
+  try {
+    createRequire(import.meta.url)('proxy-addr').compile(list);
+  } catch (err) {
+    throw new ConfigError('trustProxy', `${(err as Error).message} (${expected})`);
   }
   return list;
 }
@@ -318,6 +355,8 @@ export function resolveConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = 
     devModeOnNetwork,
     logLevel,
     bodyLimitBytes: positiveInt('bodyLimitBytes', pick('bodyLimitBytes') ?? 1024 * 1024),
+    httpKeepAliveTimeoutSeconds: positiveInt('httpKeepAliveTimeoutSeconds', pick('httpKeepAliveTimeoutSeconds') ?? 65),
+    trustProxy: trustProxy(pick('trustProxy')),
     corsOrigins: origins(pick('corsOrigins')),
     serviceApiKey,
     olUrl: httpUrl('olUrl', pick('olUrl')),

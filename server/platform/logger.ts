@@ -20,6 +20,11 @@ const redactPaths = [
  */
 export function createLogger(level: string): Logger {
   const destination = pino.destination({ dest: 2, minLength: 4096, sync: false });
+  // Once nobody reads stderr (`capctl ... 2>&1 | head`), its lines have nowhere to go: they are dropped
+  // rather than ending the process (the command notices the closed pipe on its own output).
+  destination.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+  });
   setInterval(() => destination.flush(), 200).unref();
   process.once('exit', () => {
     try {

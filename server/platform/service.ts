@@ -1,6 +1,7 @@
 import type { Sequelize } from 'sequelize';
 import type { PlatformConfig, ServiceName } from './config.ts';
 import type { Migrator } from './db/migrations.ts';
+import type { DatabaseWatch } from './db/watch.ts';
 import type { ServiceEvents } from './events/types.ts';
 import type { Logger } from './logger.ts';
 import type { Handler, SecurityHandler } from './http/operations.ts';
@@ -24,6 +25,8 @@ export interface ServiceDeps {
   config: PlatformConfig;
   logger: Logger;
   sequelize: Sequelize;
+  /** Whether the database can be reached: report connection errors of connections of your own here, and wait on it. */
+  database: DatabaseWatch;
   migrator: Migrator;
   peers: Peers;
   /** This service's side of the event bus: its outbox (publish) and its consumers (subscribe). */

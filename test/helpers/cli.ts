@@ -9,10 +9,11 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs capctl to completion. */
-export function runCapctl(args: string[], env: NodeJS.ProcessEnv = {}, input?: string): Promise<CliResult> {
+/** Runs capctl to completion; `replaceEnv` gives it `env` alone instead of adding `env` to this process's. */
+export function runCapctl(args: string[], env: NodeJS.ProcessEnv = {}, input?: string, options: { replaceEnv?: boolean } = {}): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [capctl, ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const childEnv = options.replaceEnv ? env : { ...process.env, ...env };
+    const child = spawn(process.execPath, [capctl, ...args], { env: childEnv, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -24,6 +25,8 @@ export function runCapctl(args: string[], env: NodeJS.ProcessEnv = {}, input?: s
 
 export interface RunningServe {
   child: ChildProcess;
+  /** Resolves to the exit code once the process has exited. */
+  exited: Promise<number | null>;
   /** The ready line's URLs by name (gateway, ol, cap, lms, grpc). */
   urls: Record<string, string>;
   stderr: () => string;
@@ -31,10 +34,14 @@ export interface RunningServe {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `capctl serve` and waits for its ready line (or rejects with what it printed). */
-export function startServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<RunningServe> {
+/**
+ * Starts `capctl serve` and waits for its ready line (or rejects with what it printed). `ownGroup`
+ * starts it in a process group of its own, as a shell starts a foreground job: a signal to the group
+ * (`process.kill(-pid, ...)`) is what Ctrl-C in a terminal sends.
+ */
+export function startServe(args: string[], env: NodeJS.ProcessEnv = {}, options: { ownGroup?: boolean } = {}): Promise<RunningServe> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [capctl, 'serve', ...args], { env: { ...process.env, LOG_LEVEL: 'warn', ...env } });
+    const child = spawn(process.execPath, [capctl, 'serve', ...args], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, detached: options.ownGroup ?? false });
     let stdout = '';
     let stderr = '';
     const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
@@ -46,6 +53,7 @@ export function startServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise
       const urls = Object.fromEntries(line.slice(6).split(' ').map((pair) => pair.split('=') as [string, string]));
       resolve({
         child,
+        exited,
         urls,
         stderr: () => stderr,
         stop: (signal = 'SIGTERM') => {

@@ -14,6 +14,8 @@ export interface TestPlatform extends RunningPlatform {
   url(path: string): string;
 }
 
+const freePorts = { port: 0, olPort: 0, capPort: 0, lmsPort: 0, grpcPort: 0, lmsGrpcPort: 0 };
+
 /** Platforms of this test process that have started and not stopped. */
 let running = 0;
 
@@ -41,7 +43,7 @@ export async function startTestPlatform(overrides: ConfigInput = {}, options: { 
   const name = `test_${newId().toLowerCase()}`;
   const databaseUrl = await createDatabase(adminUrl, name);
   const config = resolveConfig({
-    port: 0, olPort: 0, capPort: 0, lmsPort: 0, grpcPort: 0, lmsGrpcPort: 0,
+    ...freePorts,
     logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
     databaseUrl,
     ...overrides,
@@ -78,6 +80,16 @@ export async function startTestPlatform(overrides: ConfigInput = {}, options: { 
       }
     },
   };
+}
+
+/**
+ * A second replica of a test platform: another platform process's worth of services on the same
+ * database, every listener on a free port. Stop it before the platform (whose stop drops the database).
+ */
+export async function startReplica(of: TestPlatform, overrides: ConfigInput = {}): Promise<TestPlatform> {
+  const config = resolveConfig({ ...freePorts, logLevel: process.env.TEST_LOG_LEVEL ?? 'silent', databaseUrl: of.databaseUrl, ...overrides });
+  const replica = await startPlatform(config);
+  return { ...replica, config, url: (path: string) => `${replica.urls.gateway}${path}` };
 }
 
 /** A logger that keeps every line (trace level, nothing redacted) for tests that check what is logged. */

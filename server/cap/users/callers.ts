@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Sequelize } from 'sequelize';
 import { watchSessions } from '../../platform/db/sessions.ts';
+import type { DatabaseWatch } from '../../platform/db/watch.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Caller } from './models.ts';
 
@@ -21,9 +22,10 @@ const relistenMs = 1_000;
  * - any other change (another process, psql) arrives on a listening connection as a NOTIFY when it
  *   commits, and drops the user then: it shows as soon as the notification is delivered.
  * A read is kept only if its user did not change while it ran, and nothing is kept while the
- * listening connection is down. Callers are frozen: handlers read them, never change them.
+ * listening connection is down (it listens again once the database answers). Callers are frozen:
+ * handlers read them, never change them.
  */
-export function createCallerCache(sequelize: Sequelize, logger: Logger) {
+export function createCallerCache(sequelize: Sequelize, logger: Logger, database?: DatabaseWatch) {
   const kept = new Map<string, Caller>();
   /** The users each session has changed in its open transaction (or `*`): not kept until it ends. */
   const changing = new Map<object, Set<string>>();
@@ -34,6 +36,7 @@ export function createCallerCache(sequelize: Sequelize, logger: Logger) {
   /** Marks sent by `settled`, waiting to come back on the listening connection. */
   const marks = new Map<string, () => void>();
   let closing = false;
+  const closed = new AbortController();
 
   function forget(who: string): void {
     if (who === everyone) kept.clear();
@@ -63,14 +66,23 @@ export function createCallerCache(sequelize: Sequelize, logger: Logger) {
     forget(everyone);
     for (const back of marks.values()) back();
     if (closing) return;
-    logger.warn({ err }, 'lost the connection that hears caller changes; callers are read on every call until it is back');
+    // An outage is logged once, by the watch.
+    if (!database?.report(err)) logger.warn({ err }, 'lost the connection that hears caller changes; callers are read on every call until it is back');
     relisten();
   }
 
+  /** Listens again once the database answers, and at most once a `relistenMs`. */
   function relisten(): void {
     if (closing) return;
-    const again = () => listen().catch((err: Error) => (logger.warn({ err }, 'cannot listen for caller changes yet'), relisten()));
-    setTimeout(again, relistenMs).unref();
+    const again = async () => {
+      await database?.whenUp(closed.signal);
+      if (closing) return;
+      await listen().catch((err: Error) => {
+        if (!database?.report(err)) logger.warn({ err }, 'cannot listen for caller changes yet');
+        relisten();
+      });
+    };
+    setTimeout(() => void again(), relistenMs).unref();
   }
 
   async function listen(): Promise<void> {
@@ -101,6 +113,7 @@ export function createCallerCache(sequelize: Sequelize, logger: Logger) {
 
     async stop(): Promise<void> {
       closing = true;
+      closed.abort();
       unwatch();
       const client = listener;
       listener = undefined;

@@ -1,3 +1,4 @@
+import { clientAddress } from '../../platform/http/app.ts';
 import type { Call, Handler } from '../../platform/http/operations.ts';
 import { created, ok } from '../../platform/http/reply.ts';
 import type { Accounts, Origin, SignedIn } from './service.ts';
@@ -7,8 +8,8 @@ function signedIn(call: Call): SignedIn {
   return { userId: call.principal!.userId!, sessionId: String(call.principal!.claims!.sid) };
 }
 
-/** The client's address as this listener saw it (the throttles count by it). */
-const origin = (call: Call): Origin => ({ address: call.req.ip ?? call.req.socket.remoteAddress ?? 'unknown' });
+/** The client's address (the throttles count by it). */
+const origin = (call: Call): Origin => ({ address: clientAddress(call.req) });
 
 export function accountRoutes(accounts: Accounts): Record<string, Handler> {
   return {

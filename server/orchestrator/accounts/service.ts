@@ -20,7 +20,7 @@ import type { AccessTokens } from '../tokens/access.ts';
 import { accountLifecycle } from './lifecycle.ts';
 import { defineAccountModels, type AuthProvider, type OtpPurpose, type UserRow, type UserStatus } from './models.ts';
 import { checkPasswordRule, hashPassword, passwordMatches } from './passwords.ts';
-import { createThrottle, limits } from './throttle.ts';
+import { createThrottle, limits, type Attempt, type Limit } from './throttle.ts';
 
 export interface AccountsDeps {
   config: PlatformConfig;
@@ -57,6 +57,9 @@ const mailContext = (input: ProvisionRequest): Record<string, string> => ({
 export interface Origin {
   address: string;
 }
+
+/** What the sign-in throttle counts an account at a client address by. */
+const signInSubject = (email: string, origin: Origin) => `account:${email}|address:${origin.address}`;
 
 /** The caller of a bearer operation: the user and the session (refresh-token family) of the access token. */
 export interface SignedIn {
@@ -222,20 +225,23 @@ export function createAccounts(deps: AccountsDeps) {
     await deps.requestMail(transaction, { to: user.email, userId: user.id, template: purpose, variables: { otp: code } });
   }
 
+  /** Counts a code try against the guessing budget before it is checked (throttle.ts): 429 while the account or the client address must wait. */
+  async function reserveCodeTry(email: string, purpose: OtpPurpose, origin: Origin): Promise<Attempt> {
+    const attempt = await throttle.reserve(purpose, [[`account:${email}`, limits.codePerAccount], [`address:${origin.address}`, limits.codePerAddress]]);
+    if (attempt.retryAfter) throw tooMany(attempt.retryAfter, 'wrong codes');
+    return attempt;
+  }
+
   /**
-   * Checks a code under the guessing budget (see throttle.ts): refused with 429 while the account or the
-   * client address must wait; a wrong code uses up an attempt and counts against both (the caller
-   * commits it), and the owner is told by mail when the account's free tries are spent.
+   * Checks the code of a counted try: a wrong code uses up an attempt and settles the try as a failure
+   * (the caller commits it), and the owner is told by mail when the account's free tries are spent.
    */
-  async function consumeOtp(transaction: Transaction, email: string, user: UserRow | null, purpose: OtpPurpose, code: string, origin: Origin): Promise<OtpOutcome | AppError> {
+  async function consumeOtp(transaction: Transaction, email: string, user: UserRow | null, purpose: OtpPurpose, code: string, attempt: Attempt): Promise<OtpOutcome> {
     const account = `account:${email}`;
-    const address = `address:${origin.address}`;
-    const wait = await throttle.retryAfter(purpose, [[account, limits.codePerAccount], [address, limits.codePerAddress]], transaction);
-    if (wait) return tooMany(wait, 'wrong codes');
     const outcome = await checkOtp(transaction, user, purpose, code);
-    if (outcome === 'ok') await throttle.forget(purpose, account, transaction);
+    if (outcome === 'ok') await throttle.succeeded(purpose, attempt, account, transaction);
     else {
-      await throttle.record(purpose, [account, address], transaction);
+      await throttle.failed(attempt, transaction);
       if (user && (await throttle.retryAfter(purpose, [[account, limits.codePerAccount]], transaction))) {
         await deps.requestMail(transaction, { to: user.email, userId: user.id, template: 'security_alert', variables: { what: purpose === 'password_reset' ? 'password reset' : 'account verification' } });
       }
@@ -287,11 +293,8 @@ export function createAccounts(deps: AccountsDeps) {
     return { ...(await issueTokens(transaction, user)), user: authUser(user) };
   }
 
-  async function revokeSessions(transaction: Transaction, where: { userId: string } | { familyId: string }, exceptFamilyId?: string) {
-    await RefreshToken.update(
-      { revokedAt: new Date() },
-      { where: { ...where, revokedAt: null, ...(exceptFamilyId ? { familyId: { [Op.ne]: exceptFamilyId } } : {}) }, transaction },
-    );
+  async function revokeSessions(transaction: Transaction, where: { userId: string } | { familyId: string }) {
+    await RefreshToken.update({ revokedAt: new Date() }, { where: { ...where, revokedAt: null }, transaction });
   }
 
   function findByEmail(email: string, transaction?: Transaction) {
@@ -346,34 +349,43 @@ export function createAccounts(deps: AccountsDeps) {
 
     async verifyAccount(input: { email: string; otp: string }, origin: Origin) {
       const email = normaliseEmail(input.email);
+      const attempt = await reserveCodeTry(email, 'account_verify', origin);
       return commitThenThrow(async (transaction) => {
         const user = await findByEmail(email, transaction);
-        const outcome = await consumeOtp(transaction, email, user, 'account_verify', input.otp, origin);
-        if (outcome instanceof AppError) return outcome;
+        const outcome = await consumeOtp(transaction, email, user, 'account_verify', input.otp, attempt);
         if (outcome !== 'ok') return otpRefusals[outcome]();
         await transition(transaction, user!, 'verify', 'holder');
+        await throttle.remember(signInSubject(email, origin), transaction);
         logger.info({ userId: user!.id }, 'account verified');
         return signIn(transaction, user!);
       });
     },
 
-    /** Password sign-in, throttled per account and client address, and per client address (throttle.ts). */
+    /**
+     * Password sign-in, throttled per account and client address, and per client address on accounts
+     * it has not signed in to before (throttle.ts). The try is counted before the password is checked
+     * and settled after, so simultaneous tries cannot pass the limit.
+     */
     async login(input: { email: string; password: string }, origin: Origin) {
       const email = normaliseEmail(input.email);
-      const pair = `account:${email}|address:${origin.address}`;
-      const address = `address:${origin.address}`;
-      const wait = await throttle.retryAfter('login', [[pair, limits.loginPerAccountAndAddress], [address, limits.loginPerAddress]]);
-      if (wait) throw tooMany(wait, 'failed sign-ins');
+      const pair = signInSubject(email, origin);
+      const checks: Array<[string, Limit]> = [[pair, limits.loginPerAccountAndAddress]];
+      if (!(await throttle.known(pair))) checks.push([`address:${origin.address}`, limits.loginPerAddress]);
+      const attempt = await throttle.reserve('login', checks);
+      if (attempt.retryAfter) throw tooMany(attempt.retryAfter, 'failed sign-ins');
       const user = await findByEmail(email);
       const matches = await passwordMatches(user?.passwordHash ?? null, input.password);
       if (!user || !matches) {
-        await throttle.record('login', [pair, address]);
+        await throttle.failed(attempt);
         throw invalidCredentials();
       }
-      await throttle.forget('login', pair);
-      const refusal = loginRefusals[user.status];
-      if (refusal) throw refusal();
-      return sequelize.transaction((transaction) => signIn(transaction, user));
+      return commitThenThrow(async (transaction) => {
+        await throttle.succeeded('login', attempt, pair, transaction);
+        const refusal = loginRefusals[user.status];
+        if (refusal) return refusal();
+        await throttle.remember(pair, transaction);
+        return signIn(transaction, user);
+      });
     },
 
     async signInWithGoogle(input: { idToken: string; intents: string[] }) {
@@ -431,10 +443,10 @@ export function createAccounts(deps: AccountsDeps) {
       const email = normaliseEmail(input.email);
       checkPasswordRule(input.newPassword, 'newPassword');
       const passwordHash = await hashPassword(input.newPassword);
+      const attempt = await reserveCodeTry(email, 'password_reset', origin);
       return commitThenThrow(async (transaction) => {
         const user = await findByEmail(email, transaction);
-        const outcome = await consumeOtp(transaction, email, user, 'password_reset', input.otp, origin);
-        if (outcome instanceof AppError) return outcome;
+        const outcome = await consumeOtp(transaction, email, user, 'password_reset', input.otp, attempt);
         if (outcome !== 'ok') return otpRefusals[outcome]();
         await user!.update({ passwordHash, mustChangePassword: false }, { transaction });
         await revokeSessions(transaction, { userId: user!.id });
@@ -443,17 +455,25 @@ export function createAccounts(deps: AccountsDeps) {
       });
     },
 
-    /** Rotates a refresh token. Presenting one that was already rotated revokes its whole family. */
+    /**
+     * Rotates a refresh token. Presenting one that was already rotated revokes its whole family. The
+     * owner's row is share-locked first: what ends sessions (password change or reset, logout,
+     * deletion) locks it before revoking, so a rotation either commits before the revocation, which
+     * then sees the new token, or reads the token after it, revoked.
+     */
     async refresh(refreshToken: string): Promise<TokenPair> {
+      const tokenHash = sha256(refreshToken);
+      const owner = await RefreshToken.findOne({ where: { tokenHash }, attributes: ['userId'] });
+      if (!owner) throw refreshInvalid();
       return commitThenThrow(async (transaction) => {
-        const token = await RefreshToken.findOne({ where: { tokenHash: sha256(refreshToken) }, lock: transaction.LOCK.UPDATE, transaction });
+        const user = await User.findByPk(owner.userId, { lock: transaction.LOCK.SHARE, transaction });
+        const token = await RefreshToken.findOne({ where: { tokenHash }, lock: transaction.LOCK.UPDATE, transaction });
         if (!token || token.revokedAt || token.expiresAt.getTime() <= Date.now()) return refreshInvalid();
         if (token.usedAt) {
           await revokeSessions(transaction, { familyId: token.familyId });
           logger.warn({ userId: token.userId, familyId: token.familyId }, 'a rotated refresh token was presented again; its family is revoked');
           return refreshInvalid();
         }
-        const user = await User.findByPk(token.userId, { transaction });
         if (user?.status !== 'active') return refreshInvalid();
         await token.update({ usedAt: new Date() }, { transaction });
         return issueTokens(transaction, user, token.familyId, token.id);
@@ -463,12 +483,18 @@ export function createAccounts(deps: AccountsDeps) {
     async logout(caller: SignedIn, refreshToken: string) {
       const token = await RefreshToken.findOne({ where: { tokenHash: sha256(refreshToken) } });
       if (token?.userId === caller.userId) {
-        await sequelize.transaction((transaction) => revokeSessions(transaction, { familyId: token.familyId }));
+        await sequelize.transaction(async (transaction) => {
+          await User.findByPk(caller.userId, { lock: transaction.LOCK.UPDATE, transaction });
+          await revokeSessions(transaction, { familyId: token.familyId });
+        });
       }
       return { loggedOut: true as const };
     },
 
-    /** Keeps the caller's session (and returns a fresh pair in it); every other session is revoked. */
+    /**
+     * Ends every session, the caller's included (a stolen refresh token dies with the rest, and so do
+     * the tokens it produced), and returns the pair of a new session for the caller.
+     */
     async changePassword(caller: SignedIn, input: { currentPassword: string; newPassword: string }): Promise<TokenPair> {
       checkPasswordRule(input.newPassword, 'newPassword');
       const user = await User.findByPk(caller.userId, { rejectOnEmpty: true });
@@ -477,11 +503,12 @@ export function createAccounts(deps: AccountsDeps) {
       }
       const passwordHash = await hashPassword(input.newPassword);
       return sequelize.transaction(async (transaction) => {
+        // The update locks the row before the revocation (see refresh).
         await user.update({ passwordHash, mustChangePassword: false }, { transaction });
-        await revokeSessions(transaction, { userId: user.id }, caller.sessionId);
+        await revokeSessions(transaction, { userId: user.id });
         await Otp.destroy({ where: { userId: user.id, purpose: 'password_reset' }, transaction });
-        logger.info({ userId: user.id }, 'password changed; other sessions revoked');
-        return issueTokens(transaction, user, caller.sessionId);
+        logger.info({ userId: user.id }, 'password changed; every session revoked, a new one begun');
+        return issueTokens(transaction, user);
       });
     },
 
@@ -522,6 +549,9 @@ export function createAccounts(deps: AccountsDeps) {
       });
       return live !== null;
     },
+
+    /** Drops what the sign-in and code throttles no longer read (the Orchestrator calls it hourly). */
+    pruneThrottle: () => throttle.prune(),
 
     /** The user's status, or null when no user has this id. */
     async userStatus(userId: string): Promise<UserStatus | null> {

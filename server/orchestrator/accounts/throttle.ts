@@ -22,9 +22,12 @@ const day = 24 * hour;
 /**
  * The limits, as data. Sign-in: a person mistyping gets 5 free tries, then 1, 2, 4, ... minutes,
  * never more than 15, per account and client address, so an attacker elsewhere cannot keep the owner
- * out; a client address gets 30 failures a quarter of an hour across all accounts. One-time codes
- * (4 digits, so a guess wins with probability 1/10,000): per account and purpose, 3 free wrong codes,
- * then 1, 2, 4, ... hours after the previous one. In a week that allows 3 + 7 = 10 wrong codes
+ * out. A client address gets 30 failures a quarter of an hour on accounts it has not signed in to
+ * within `knownForMs` (guessing across accounts); a known account's mistakes count only for that
+ * account and address, and its sign-ins pass while the address waits: whoever signed in before held
+ * the password already, so letting them through tells a guesser nothing. One-time codes (4 digits, so
+ * a guess wins with probability 1/10,000): per account and purpose, 3 free wrong codes, then 1, 2, 4,
+ * ... hours after the previous one. In a week that allows 3 + 7 = 10 wrong codes
  * (1 h x (2^7 - 1) = 127 h <= 168 h < 1 h x (2^8 - 1)), across every code sent: a success chance of
  * 1 - (1 - 1/10,000)^10 < 0.1%. A client address gets 10 wrong codes an hour.
  */
@@ -34,6 +37,9 @@ export const limits = {
   codePerAccount: { free: 3, windowMs: 7 * day, firstWaitMs: hour, maxWaitMs: 7 * day },
   codePerAddress: { free: 10, windowMs: hour, firstWaitMs: hour, maxWaitMs: hour },
 } as const satisfies Record<string, Limit>;
+
+/** How long a sign-in makes an account known at the client address it came from. */
+export const knownForMs = 30 * day;
 
 /** When the next try is allowed after these failure times (newest first), or 0 when it is allowed now. */
 export function waitUntil(failures: Date[], limit: Limit, now = Date.now()): number {
@@ -49,7 +55,28 @@ interface FailureRow extends Model {
   id: string;
   kind: string;
   subject: string;
+  /** A try counted before it is checked, until the check says how it went. */
+  pending: boolean;
   createdAt: Date;
+}
+
+/** A pending try older than this counts as a failure (its check never finished: a crash). */
+const pendingForMs = 30_000;
+/** How long a try waits for the pending tries that decide it; it looks again when one settles here, else after a growing pause. */
+const decideWithinMs = 10_000;
+const firstPauseMs = 25;
+const longestPauseMs = 500;
+
+interface KnownRow extends Model {
+  subject: string;
+  signedInAt: Date;
+}
+
+/** A try let through: the rows written for it ahead of the check, by id. */
+export interface Attempt {
+  /** Seconds to wait before the next try when it was refused; 0 when it may go ahead. */
+  retryAfter: number;
+  ids: string[];
 }
 
 export type Throttle = ReturnType<typeof createThrottle>;
@@ -62,41 +89,132 @@ export function createThrottle(sequelize: Sequelize) {
       id: { type: DataTypes.STRING(26), primaryKey: true },
       kind: { type: DataTypes.STRING(32), allowNull: false },
       subject: { type: DataTypes.STRING(400), allowNull: false },
+      pending: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
       createdAt: DataTypes.DATE,
     },
     { tableName: 'auth_failures', updatedAt: false },
   );
+  const Known: ModelStatic<KnownRow> = sequelize.define<KnownRow>(
+    'AuthKnownClient',
+    {
+      subject: { type: DataTypes.STRING(400), primaryKey: true },
+      signedInAt: { type: DataTypes.DATE, allowNull: false },
+    },
+    { tableName: 'auth_known_clients', timestamps: false },
+  );
+
+  /**
+   * When the next try may go (ms since the epoch, 0 for now) over every (subject, limit) pair: from the
+   * failures alone, and with the pending tries counted as failures of this moment.
+   */
+  async function nextTry(kind: string, checks: Array<[subject: string, limit: Limit]>, transaction?: Transaction) {
+    const now = Date.now();
+    let failed = 0;
+    let withPending = 0;
+    for (const [subject, limit] of checks) {
+      const rows = await Failure.findAll({
+        where: { kind, subject, createdAt: { [Op.gt]: new Date(now - limit.windowMs) } },
+        order: [['createdAt', 'DESC']],
+        attributes: ['createdAt', 'pending'],
+        limit: 200,
+        transaction,
+      });
+      const failures = rows.filter((row) => !row.pending || now - row.createdAt.getTime() > pendingForMs).map((row) => row.createdAt);
+      const pending = Array.from({ length: rows.length - failures.length }, () => new Date(now));
+      failed = Math.max(failed, waitUntil(failures, limit, now));
+      withPending = Math.max(withPending, waitUntil([...pending, ...failures], limit, now));
+    }
+    return { failed, withPending };
+  }
+
+  const seconds = (until: number) => Math.max(1, Math.ceil((until - Date.now()) / 1000));
+
+  // Tries waiting for pending ones to settle: woken when a try of this process settles (one on another
+  // replica is seen at the next look).
+  const waiting = new Set<() => void>();
+  const settledHere = () => {
+    for (const wake of waiting) wake();
+    waiting.clear();
+  };
+  /** Wakes the waiting tries once what settled a try is committed. */
+  const settled = (transaction?: Transaction) => (transaction ? transaction.afterCommit(settledHere) : settledHere());
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      waiting.add(resolve);
+      setTimeout(resolve, ms);
+    });
 
   return {
     /** Seconds to wait before the next try, over every (subject, limit) pair; 0 when none applies. */
     async retryAfter(kind: string, checks: Array<[subject: string, limit: Limit]>, transaction?: Transaction): Promise<number> {
-      let until = 0;
-      for (const [subject, limit] of checks) {
-        const rows = await Failure.findAll({
-          where: { kind, subject, createdAt: { [Op.gt]: new Date(Date.now() - limit.windowMs) } },
-          order: [['createdAt', 'DESC']],
-          attributes: ['createdAt'],
-          limit: 200,
-          transaction,
-        });
-        until = Math.max(until, waitUntil(rows.map((r) => r.createdAt), limit));
+      const { failed } = await nextTry(kind, checks, transaction);
+      return failed ? seconds(failed) : 0;
+    },
+
+    /**
+     * Counts a try before it is checked, so that tries at the same moment, on any replica, count each
+     * other: under a lock per subject, either a subject must wait (nothing is written) or a pending row
+     * is written for every subject, until `failed` or `succeeded` settles it after the check. A try
+     * that only pending ones would stop waits for them to settle: simultaneous right answers all go
+     * through, while wrong ones get no more checks than the limit. Its own short transaction: the locks
+     * are never held across a check.
+     */
+    async reserve(kind: string, checks: Array<[subject: string, limit: Limit]>): Promise<Attempt> {
+      const reserve = async (transaction: Transaction): Promise<Attempt | 'undecided'> => {
+        // In one order everywhere, so that two tries never wait for each other's locks.
+        for (const [subject] of [...checks].sort(([a], [b]) => (a < b ? -1 : 1))) {
+          await sequelize.query('SELECT pg_advisory_xact_lock(hashtext(:key))', { replacements: { key: `throttle:${kind}:${subject}` }, transaction });
+        }
+        const { failed, withPending } = await nextTry(kind, checks, transaction);
+        if (failed) return { retryAfter: seconds(failed), ids: [] };
+        if (withPending) return 'undecided';
+        const createdAt = new Date();
+        const rows = checks.map(([subject]) => ({ id: newId(), kind, subject, pending: true, createdAt }));
+        await Failure.bulkCreate(rows, { transaction });
+        return { retryAfter: 0, ids: rows.map((row) => row.id) };
+      };
+      const deadline = Date.now() + decideWithinMs;
+      for (let wait = firstPauseMs; ; wait = Math.min(2 * wait, longestPauseMs)) {
+        // A first look without the lock: a try that pending ones hold back waits without holding a connection.
+        const seen = await nextTry(kind, checks);
+        if (seen.failed) return { retryAfter: seconds(seen.failed), ids: [] };
+        if (!seen.withPending) {
+          const attempt = await sequelize.transaction(reserve);
+          if (attempt !== 'undecided') return attempt;
+        }
+        if (Date.now() > deadline) return { retryAfter: 1, ids: [] };
+        await pause(wait);
       }
-      return until ? Math.max(1, Math.ceil((until - Date.now()) / 1000)) : 0;
     },
 
-    async record(kind: string, subjects: string[], transaction?: Transaction): Promise<void> {
-      const createdAt = new Date();
-      await Failure.bulkCreate(subjects.map((subject) => ({ id: newId(), kind, subject, createdAt })), { transaction });
+    /** The pending try failed: it counts from now. */
+    async failed(attempt: Attempt, transaction?: Transaction): Promise<void> {
+      await Failure.update({ pending: false, createdAt: new Date() }, { where: { id: attempt.ids }, transaction });
+      settled(transaction);
     },
 
-    /** A success forgets the subject's failures (the person got it right). */
-    async forget(kind: string, subject: string, transaction?: Transaction): Promise<void> {
-      await Failure.destroy({ where: { kind, subject }, transaction });
+    /**
+     * The try succeeded: its rows are taken back and `subject`'s failures forgotten (the person got it
+     * right); other tries still pending settle themselves.
+     */
+    async succeeded(kind: string, attempt: Attempt, subject: string, transaction?: Transaction): Promise<void> {
+      await Failure.destroy({ where: { [Op.or]: [{ id: attempt.ids }, { kind, subject, pending: false }] }, transaction });
+      settled(transaction);
     },
 
-    /** Drops failures older than any window: called now and then. */
+    /** Whether `subject` (an account at an address) signed in within `knownForMs`. */
+    async known(subject: string): Promise<boolean> {
+      return (await Known.count({ where: { subject, signedInAt: { [Op.gt]: new Date(Date.now() - knownForMs) } } })) > 0;
+    },
+
+    async remember(subject: string, transaction?: Transaction): Promise<void> {
+      await Known.upsert({ subject, signedInAt: new Date() }, { transaction });
+    },
+
+    /** Drops failures older than any window, and sign-ins older than `knownForMs`: called now and then. */
     async prune(): Promise<void> {
       await Failure.destroy({ where: { createdAt: { [Op.lt]: new Date(Date.now() - 7 * day) } } });
+      await Known.destroy({ where: { signedInAt: { [Op.lt]: new Date(Date.now() - knownForMs) } } });
     },
   };
 }

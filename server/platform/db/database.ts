@@ -2,6 +2,7 @@ import { Sequelize, type Options } from 'sequelize';
 import pg from 'pg';
 import { requestScope } from '../request-scope.ts';
 import { reportSessions } from './sessions.ts';
+import type { DatabaseWatch } from './watch.ts';
 
 // BIGINT (money in minor units) stays a string end to end; never a float.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => value);
@@ -13,10 +14,31 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => value);
  */
 const minimumServerVersion = '13.0.0';
 
-/** A Sequelize instance whose models live in one service's schema. */
-export function createSequelize(url: string, schema: string, poolMax = 10): Sequelize {
+/**
+ * node-postgres's Client with an error listener from the moment it exists, reporting to `report`. A
+ * connection the server ends emits 'error' on its client, and an 'error' nobody listens to ends the
+ * process. Pools listen only while a client is idle in them, and Sequelize only once a connection is
+ * open, which leaves gaps: a checked-out client, or a termination that arrives in the same packet as
+ * the end of the handshake. This listener closes them; the owner still learns that the client broke
+ * (its statements fail, and the pools drop a client that is no longer queryable).
+ */
+export function guardedClient(report: (err: Error) => void = () => undefined): typeof pg.Client {
+  return class GuardedClient extends pg.Client {
+    constructor(config?: string | pg.ClientConfig) {
+      super(config);
+      this.on('error', report);
+    }
+  };
+}
+
+/**
+ * A Sequelize instance whose models live in one service's schema. Its connections' errors are
+ * reported to `watch`, so an outage is noticed even while they are idle.
+ */
+export function createSequelize(url: string, schema: string, poolMax = 10, watch?: DatabaseWatch): Sequelize {
   const options: Options & { databaseVersion: string } = {
     dialect: 'postgres',
+    dialectModule: { Client: guardedClient((err) => watch?.report(err)), types: pg.types },
     databaseVersion: minimumServerVersion, // a documented option the typings leave out
     // Not a log: each statement counts towards its request's total, which the access log reports.
     logging: countQuery,

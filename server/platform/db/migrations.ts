@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type pg from 'pg';
 import type { QueryInterface, Sequelize } from 'sequelize';
 
 /** What a migration file exports. `context` is the service's query interface. */
@@ -17,8 +18,8 @@ export interface Migration {
 export interface Migrator {
   /** Names of the migration files not applied yet, in order. */
   pending(): Promise<string[]>;
-  /** Applies the pending migrations in order; answers their names. */
-  up(): Promise<string[]>;
+  /** Applies the pending migrations in order; answers their names. `beforeEach` may stop the run by throwing. */
+  up(beforeEach?: () => void): Promise<string[]>;
 }
 
 export function createMigrator(sequelize: Sequelize, schema: string, dir: string): Migrator {
@@ -40,13 +41,16 @@ export function createMigrator(sequelize: Sequelize, schema: string, dir: string
       const done = await applied();
       return files().filter((f) => !done.has(f.name)).map((f) => f.name);
     },
-    async up() {
+    async up(beforeEach) {
       const { Umzug, SequelizeStorage } = await import('umzug');
       const context = sequelize.getQueryInterface();
       const umzug = new Umzug({
         migrations: files().map(({ name, file }) => ({
           name,
-          up: async () => ((await import(file)) as Migration).up({ context }),
+          up: async () => {
+            beforeEach?.();
+            return ((await import(file)) as Migration).up({ context });
+          },
           down: async () => ((await import(file)) as Migration).down({ context }),
         })),
         context,
@@ -63,20 +67,29 @@ export function createMigrator(sequelize: Sequelize, schema: string, dir: string
  * starts against one database, so two processes never run the same migration twice. Most starts
  * find nothing pending: that is read first, without the lock (a migration counts as applied once its
  * row is committed, after the migration itself), and only a start with something to apply takes the
- * lock and reads again under it.
+ * lock and reads again under it. The lock lives as long as its connection: should the database end
+ * that connection, no further migration starts (another process may hold the lock by then), and the
+ * start fails.
  */
 export async function migrate(sequelize: Sequelize, schema: string, migrator: Migrator): Promise<string[]> {
   if ((await migrator.pending()).length === 0) return [];
   const lockKey = `capctl:migrate:${schema}`;
   const connection = await sequelize.connectionManager.getConnection({ type: 'write' });
-  const client = connection as unknown as { query(sql: string, values?: unknown[]): Promise<unknown> };
+  const client = connection as unknown as pg.Client;
+  let lost: Error | undefined;
+  const onError = (err: Error) => void (lost ??= err);
+  client.on('error', onError); // Sequelize's own listener drops the connection from its pool
+  const holdingLock = () => {
+    if (lost) throw new Error(`the connection holding the migration lock of ${schema} was lost (${lost.message}); no further migration was started`, { cause: lost });
+  };
   try {
     await client.query('SELECT pg_advisory_lock(hashtext($1))', [lockKey]);
     await sequelize.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
     if ((await migrator.pending()).length === 0) return [];
-    return await migrator.up();
+    return await migrator.up(holdingLock);
   } finally {
     await client.query('SELECT pg_advisory_unlock(hashtext($1))', [lockKey]).catch(() => undefined);
+    client.off('error', onError);
     sequelize.connectionManager.releaseConnection(connection);
   }
 }

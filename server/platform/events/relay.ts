@@ -1,5 +1,6 @@
 import type PgBoss from 'pg-boss';
 import type pg from 'pg';
+import type { DatabaseWatch } from '../db/watch.ts';
 import type { Logger } from '../logger.ts';
 import type { EventType, PlatformEvent } from './types.ts';
 
@@ -23,10 +24,12 @@ const batchSize = 100;
  * Moves undelivered outbox rows of the producing schemas to the consumers' pg-boss queues. One pass
  * per schema runs in a single transaction: it locks a batch (`SKIP LOCKED`, so two processes never
  * relay the same rows), inserts one job per subscribed queue and marks the rows dispatched, so the
- * jobs and the mark commit together. The loop polls every `intervalMs` and runs at once on `wake()`.
+ * jobs and the mark commit together. The loop polls every `intervalMs` and runs at once on `wake()`;
+ * while the database cannot be reached it waits for it to come back instead.
  */
 export class Relay {
   private stopping = false;
+  private readonly stopped = new AbortController();
   private woken = false;
   private interruptSleep: (() => void) | undefined;
   private loop: Promise<void> | undefined;
@@ -38,6 +41,7 @@ export class Relay {
     private readonly schemas: string[],
     private readonly intervalMs: number,
     private readonly logger: Logger,
+    private readonly database: DatabaseWatch,
     /** Called after a pass committed jobs for these queues (to wake this process's workers). */
     private readonly onQueued: (queues: Set<string>) => void,
   ) {}
@@ -53,6 +57,7 @@ export class Relay {
 
   async stop(): Promise<void> {
     this.stopping = true;
+    this.stopped.abort();
     this.interruptSleep?.();
     await this.loop;
   }
@@ -66,7 +71,8 @@ export class Relay {
           while (!this.stopping && relayed === batchSize) relayed = await this.relayBatch(schema);
         }
       } catch (err) {
-        this.logger.error({ err }, 'event relay failed; retrying');
+        if (this.database.report(err)) await this.database.whenUp(this.stopped.signal);
+        else this.logger.error({ err }, 'event relay failed; retrying');
       }
       if (!this.woken && !this.stopping) await this.sleep();
     }

@@ -1,8 +1,12 @@
+import { setMaxListeners } from 'node:events';
 import PgBoss from 'pg-boss';
 import pg from 'pg';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { newId } from '../ids.ts';
+import { guardedClient } from '../db/database.ts';
+import { createDatabaseWatch, type DatabaseWatch } from '../db/watch.ts';
 import type { Logger } from '../logger.ts';
+import { DeliveryLeases } from './leases.ts';
 import { Relay, type DeliveryJob } from './relay.ts';
 import type { EventHandler, EventType, PlatformEvent, ServiceEvents } from './types.ts';
 
@@ -27,6 +31,14 @@ export interface EventRuntimeOptions {
   workersPerConsumer?: number;
   /** pg-boss's own schema in the platform database. */
   bossSchema?: string;
+  /**
+   * How often a process renews its delivery lease, and how old a lease may be before its process is
+   * taken for dead and its deliveries are put back for the others (events/leases.ts).
+   */
+  leaseRenewMs?: number;
+  leaseSeconds?: number;
+  /** The process's watch on the database (without one, the runtime keeps its own). */
+  database?: DatabaseWatch;
 }
 
 /** An event a consumer gave up on after its retries. */
@@ -65,7 +77,7 @@ interface Consumer {
 
 const deliveryTimeLimitSeconds = 30;
 
-const defaults: Required<EventRuntimeOptions> = {
+const defaults: Required<Omit<EventRuntimeOptions, 'database'>> = {
   retryLimit: 8,
   retryDelaySeconds: 2,
   retryBackoff: true,
@@ -74,6 +86,8 @@ const defaults: Required<EventRuntimeOptions> = {
   deadLetterPollingSeconds: 2,
   workersPerConsumer: 2,
   bossSchema: 'pgboss',
+  leaseRenewMs: 1000,
+  leaseSeconds: 3,
 };
 
 /**
@@ -86,6 +100,8 @@ const defaults: Required<EventRuntimeOptions> = {
  */
 export function createEventRuntime(databaseUrl: string, logger: Logger, options: EventRuntimeOptions = {}): EventRuntime {
   const settings = { ...defaults, ...options };
+  const ownWatch = options.database ? undefined : createDatabaseWatch(databaseUrl, logger);
+  const database = options.database ?? ownWatch!;
   const scopes: ServiceScope[] = [];
   const consumers = new Map<string, Consumer>();
   const workers = new Map<string, string[]>();
@@ -93,6 +109,7 @@ export function createEventRuntime(databaseUrl: string, logger: Logger, options:
   let bossDb: BossDatabase | undefined;
   let pool: pg.Pool | undefined;
   let relay: Relay | undefined;
+  let leases: DeliveryLeases | undefined;
 
   const deadLetterQueue = (scope: ServiceScope) => `dead-letters.${scope.service}`;
 
@@ -118,7 +135,8 @@ export function createEventRuntime(databaseUrl: string, logger: Logger, options:
       if (processed) logger.info(fields, 'event delivered');
       else logger.debug(fields, 'event already processed; skipped');
     } catch (err) {
-      logger.warn({ ...fields, err }, 'event handler failed');
+      // An outage is logged once, by the watch; the delivery is retried like any failed one.
+      if (!database.report(err)) logger.warn({ ...fields, err }, 'event handler failed');
       throw err;
     }
   }
@@ -136,25 +154,12 @@ export function createEventRuntime(databaseUrl: string, logger: Logger, options:
   }
 
   /**
-   * Deliveries that were in flight when an earlier process died (kill -9, a crash) would wait for the
-   * job's expiry: they are made due again now, before the workers start. Should another process still
-   * be working one of them, its second delivery finds the event in the inbox and has no effect.
-   */
-  async function recoverInFlight(): Promise<void> {
-    const { rowCount } = await pool!.query(
-      `UPDATE ${settings.bossSchema}.job SET state = 'retry', start_after = now() WHERE name = ANY($1) AND state = 'active'`,
-      [[...consumers.keys()]],
-    );
-    if (rowCount) logger.warn({ jobs: rowCount }, 'deliveries cut off by an earlier stop are due again');
-  }
-
-  /**
    * Declares this process's queues and subscriptions. Queues are created or updated only when missing
    * or different, which after the first start they seldom are; that is one read on a usual start. Two
    * processes creating queues on one database at once (`--only` splits, a restart overlapping a stop)
    * would deadlock inside pg-boss's queue creation, so creation is serialised by a database advisory
    * lock. Subscriptions (pg-boss's `subscribe`: an upsert of one row each) are made for those not
-   * stored yet, read with one query from pg-boss's table (as `recoverInFlight` reads its jobs).
+   * stored yet, read with one query from pg-boss's table (as the relay reads them).
    */
   async function declareQueues(started: PgBoss): Promise<void> {
     const wanted: PgBoss.Queue[] = [
@@ -201,16 +206,41 @@ export function createEventRuntime(databaseUrl: string, logger: Logger, options:
   async function startDelivery(started: PgBoss): Promise<void> {
     await started.start();
     await declareQueues(started);
-    for (const scope of new Set([...consumers.values()].map((c) => c.scope))) {
-      await started.work<DeliveryJob>(
-        deadLetterQueue(scope),
-        { includeMetadata: true, batchSize: 10, pollingIntervalSeconds: settings.deadLetterPollingSeconds },
-        async (jobs) => {
-          for (const job of jobs) await recordDeadLetter(scope, job);
-        },
-      );
+    const consumerScopes = [...new Set([...consumers.values()].map((c) => c.scope))];
+    const wake = (queues: Set<string>) => {
+      for (const queue of queues) {
+        for (const workerId of workers.get(queue) ?? []) started.notifyWorker(workerId);
+      }
+    };
+    leases = new DeliveryLeases(
+      pool!,
+      settings.bossSchema,
+      consumerScopes.map((scope) => ({
+        schema: scope.schema,
+        queues: [deadLetterQueue(scope), ...[...consumers.values()].filter((c) => c.scope === scope).map((c) => c.name)],
+      })),
+      { renewMs: settings.leaseRenewMs, leaseSeconds: settings.leaseSeconds },
+      database,
+      logger,
+      wake,
+    );
+    const held = leases;
+    for (const scope of consumerScopes) {
+      const queue = deadLetterQueue(scope);
+      workers.set(queue, [
+        await started.work<DeliveryJob>(
+          queue,
+          { includeMetadata: true, batchSize: 10, pollingIntervalSeconds: settings.deadLetterPollingSeconds },
+          (jobs) =>
+            held.hold(
+              jobs.map((job) => job.id),
+              async () => {
+                for (const job of jobs) await recordDeadLetter(scope, job);
+              },
+            ),
+        ),
+      ]);
     }
-    await recoverInFlight();
     for (const consumer of consumers.values()) {
       const workerIds: string[] = [];
       for (let i = 0; i < settings.workersPerConsumer; i++) {
@@ -218,17 +248,15 @@ export function createEventRuntime(databaseUrl: string, logger: Logger, options:
           await started.work<DeliveryJob>(
             consumer.name,
             { batchSize: 1, pollingIntervalSeconds: settings.pollingIntervalSeconds },
-            async ([job]) => deliver(consumer, job!.data.event),
+            ([job]) => held.hold([job!.id], () => deliver(consumer, job!.data.event)),
           ),
         );
       }
       workers.set(consumer.name, workerIds);
     }
-    relay = new Relay(pool!, started, settings.bossSchema, scopes.map((s) => s.schema), settings.relayIntervalMs, logger, (queues) => {
-      for (const queue of queues) {
-        for (const workerId of workers.get(queue) ?? []) started.notifyWorker(workerId);
-      }
-    });
+    // Started with the workers: what a process that died was delivering is found within seconds.
+    leases.start();
+    relay = new Relay(pool!, started, settings.bossSchema, scopes.map((s) => s.schema), settings.relayIntervalMs, logger, database, wake);
     relay.start();
   }
 
@@ -260,11 +288,12 @@ export function createEventRuntime(databaseUrl: string, logger: Logger, options:
     async start() {
       if (boss) throw new Error('event delivery already started');
       // Maintenance (which fails deliveries past their time limit) every 10 s instead of pg-boss's 2 minutes.
-      bossDb = bossDatabase(databaseUrl, logger);
+      bossDb = bossDatabase(databaseUrl, logger, database);
       boss = new PgBoss({ db: bossDb, schema: settings.bossSchema, schedule: false, maintenanceIntervalSeconds: 10 });
-      boss.on('error', (err) => logger.error({ err }, 'event bus error'));
-      pool = new pg.Pool({ connectionString: databaseUrl, max: 2, application_name: 'capctl-relay' });
-      pool.on('error', (err) => logger.error({ err }, 'event relay connection error'));
+      // An unreachable database is logged once by the watch, not once per worker and connection.
+      boss.on('error', (err) => database.report(err) || logger.error({ err }, 'event bus error'));
+      pool = new pg.Pool({ connectionString: databaseUrl, max: 2, application_name: 'capctl-relay', Client: guardedClient((err) => database.report(err)) });
+      pool.on('error', (err) => database.report(err) || logger.error({ err }, 'event relay connection error'));
       try {
         await startDelivery(boss);
       } catch (err) {
@@ -274,14 +303,18 @@ export function createEventRuntime(databaseUrl: string, logger: Logger, options:
     },
 
     async stop() {
+      bossDb?.stopWaiting();
       await relay?.stop();
       await boss?.stop({ graceful: true, wait: true, timeout: 10_000 });
+      await leases?.stop();
       await bossDb?.close();
       await pool?.end();
       relay = undefined;
+      leases = undefined;
       bossDb = undefined;
       pool = undefined;
       workers.clear();
+      ownWatch?.stop();
     },
 
     async deadLetters() {
@@ -309,6 +342,8 @@ const recordsOutcome = (text: string) => /\bSELECT COUNT\(\*\) FROM results\s*$/
 const nothingRecorded = { rows: [{ count: '0' }] };
 
 export interface BossDatabase extends PgBoss.Db {
+  /** Statements waiting for the database to come back give up (they answer no rows), as do later ones that cannot reach it. */
+  stopWaiting(): void;
   close(): Promise<void>;
 }
 
@@ -317,10 +352,18 @@ export interface BossDatabase extends PgBoss.Db {
  * last fetches may still wait for a connection, and those then never settle (timers that keep a
  * stopped process alive). This one closes once every statement handed to it has finished; after
  * that, like pg-boss's own, it runs nothing.
+ *
+ * A statement that cannot reach the database waits until it is back and runs again. pg-boss leaves
+ * the promises of a job's completion and failure unawaited, so a rejection there would end the
+ * process; and its workers, waiting here, do not poll a database that is down. What pg-boss runs
+ * is safe to run twice: a fetch whose answer was lost leaves its jobs active until they are
+ * recovered like those of a process that died, and completing or failing a job again changes nothing.
  */
-export function bossDatabase(databaseUrl: string, logger: Logger): BossDatabase {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 4, application_name: 'capctl-events' });
-  pool.on('error', (err) => logger.error({ err }, 'event bus connection error'));
+export function bossDatabase(databaseUrl: string, logger: Logger, database: DatabaseWatch): BossDatabase {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 4, application_name: 'capctl-events', Client: guardedClient((err) => database.report(err)) });
+  pool.on('error', (err) => database.report(err) || logger.error({ err }, 'event bus connection error'));
+  const giveUp = new AbortController();
+  setMaxListeners(Infinity, giveUp.signal); // every statement waiting for the database listens to it
   let running = 0;
   let closing = false;
   let finished: (() => void) | undefined;
@@ -329,18 +372,31 @@ export function bossDatabase(databaseUrl: string, logger: Logger): BossDatabase 
       if (closing) return recordsOutcome(text) ? nothingRecorded : { rows: [] };
       running += 1;
       try {
-        return await pool.query(text, values);
-      } catch (err) {
-        if (!recordsOutcome(text)) throw err;
-        logger.warn({ err }, 'the outcome of an event delivery was not recorded: the delivery will expire and be made again');
-        return nothingRecorded;
+        for (;;) {
+          try {
+            return await pool.query(text, values);
+          } catch (err) {
+            if (database.report(err)) {
+              if (!giveUp.signal.aborted) await database.whenUp(giveUp.signal);
+              if (giveUp.signal.aborted) return recordsOutcome(text) ? nothingRecorded : { rows: [] };
+              continue;
+            }
+            if (!recordsOutcome(text)) throw err;
+            logger.warn({ err }, 'the outcome of an event delivery was not recorded: the delivery will expire and be made again');
+            return nothingRecorded;
+          }
+        }
       } finally {
         running -= 1;
         if (running === 0) finished?.();
       }
     },
+    stopWaiting() {
+      giveUp.abort();
+    },
     async close() {
       closing = true;
+      giveUp.abort();
       if (running > 0) await new Promise<void>((resolve) => (finished = resolve));
       await pool.end();
     },

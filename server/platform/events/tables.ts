@@ -46,3 +46,19 @@ export function eventTablesMigration(schema: string): Migration {
     down: ({ context }) => dropEventTables(context, schema),
   };
 }
+
+/**
+ * `event_workers`: one row per running process that delivers this service's events, renewed every
+ * second with the deliveries it holds (pg-boss job ids), so that the deliveries of a process that
+ * died are found by those still alive (events/leases.ts).
+ */
+export const eventWorkersMigration = (schema: string): Migration => ({
+  up: async ({ context }) => {
+    await context.createTable({ tableName: 'event_workers', schema }, {
+      process_id: { type: DataTypes.STRING(26), primaryKey: true },
+      renewed_at: { type: DataTypes.DATE, allowNull: false },
+      jobs: { type: DataTypes.ARRAY(DataTypes.UUID), allowNull: false, defaultValue: [] },
+    });
+  },
+  down: ({ context }) => context.dropTable({ tableName: 'event_workers', schema }),
+});

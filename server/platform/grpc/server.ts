@@ -7,6 +7,9 @@ import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-check';
 import type { ServingStatusMap } from 'grpc-health-check';
 import type { Logger } from 'pino';
+import { isConnectionFailure } from '../db/connection-failure.ts';
+import type { DatabaseWatch } from '../db/watch.ts';
+import { PortInUseError } from '../ports.ts';
 import { GrpcError, statusName } from './errors.ts';
 import { platformPackageDefinition, protoLoaderOptions, serviceKeyMetadata, serviceNameOf } from './proto.ts';
 
@@ -37,8 +40,12 @@ export interface GrpcServerOptions {
   serviceKey: string;
   logger: Logger;
   services: GrpcServiceEntry[];
+  /** The listener's name in messages (e.g. `grpc-lms`). */
+  label?: string;
   /** How long stop() lets calls in flight finish before closing them. Default 5000. */
   shutdownTimeoutMs?: number;
+  /** Told about a call that failed because the database could not be reached (answered UNAVAILABLE). */
+  database?: DatabaseWatch;
 }
 
 export interface GrpcServerHandle {
@@ -73,6 +80,7 @@ function adaptUnary(
   serialize: (value: object) => Buffer,
   expectedKeyDigest: Buffer,
   logger: Logger,
+  database: DatabaseWatch | undefined,
 ): grpc.handleUnaryCall<object, Buffer> {
   return (call, callback) => {
     const started = performance.now();
@@ -92,6 +100,13 @@ function adaptUnary(
         if (err instanceof GrpcError) {
           callback({ code: err.code, details: err.message });
           finish(err.code);
+          return;
+        }
+        if (isConnectionFailure(err)) {
+          // The watch logs the outage once; the caller may try again.
+          database?.report(err);
+          callback({ code: grpc.status.UNAVAILABLE, details: 'the database cannot be reached at the moment' });
+          finish(grpc.status.UNAVAILABLE);
           return;
         }
         logger.error({ err, grpcMethod: path }, 'grpc handler failed');
@@ -120,12 +135,15 @@ function formatAddress(host: string, port: number): string {
   return host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
-function bind(server: grpc.Server, host: string, port: number): Promise<number> {
+function bind(server: grpc.Server, host: string, port: number, label: string): Promise<number> {
   return new Promise((resolve, reject) => {
     server.bindAsync(formatAddress(host, port), grpc.ServerCredentials.createInsecure(), (err, boundPort) => {
       if (!err) return resolve(boundPort);
       if (/EADDRINUSE|address already in use/i.test(err.message)) {
-        return reject(new Error(`gRPC port ${port} is already in use (${host}:${port})`, { cause: err }));
+        return reject(new PortInUseError(`gRPC port ${port} (${label}) is already in use on ${host}; choose another with its flag`, { cause: err }));
+      }
+      if (/EACCES|permission denied/i.test(err.message)) {
+        return reject(new PortInUseError(`not allowed to listen on gRPC port ${port} (${label}) on ${host}`, { cause: err }));
       }
       reject(new Error(`cannot bind gRPC server to ${host}:${port}: ${err.message}`, { cause: err }));
     });
@@ -141,6 +159,9 @@ export async function createGrpcServer(options: GrpcServerOptions): Promise<Grpc
   if (!serviceKey) throw new Error('createGrpcServer needs a non-empty serviceKey');
   const expectedKeyDigest = digest(serviceKey);
 
+  // grpc-js writes its own diagnostics to stderr (an `E ...` line for a port in use, which start-up
+  // reports as one line of its own): they go to this process's log instead, at debug level.
+  grpc.setLogger({ error: (...args: unknown[]) => logger.debug({ grpc: args.map(String).join(' ') }, 'grpc-js') });
   // Without this, Linux lets a second grpc-js server silently share the port.
   const server = new grpc.Server({ 'grpc.so_reuseport': 0 });
   const served: string[] = [];
@@ -156,7 +177,7 @@ export async function createGrpcServer(options: GrpcServerOptions): Promise<Grpc
       }
       if (typeof handler !== 'function') throw new Error(`${method.path}: no handler given`);
       passThrough[methodName] = { ...method, responseSerialize: (bytes: Buffer) => bytes };
-      handlers[methodName] = adaptUnary(method.path, handler, method.responseSerialize, expectedKeyDigest, logger);
+      handlers[methodName] = adaptUnary(method.path, handler, method.responseSerialize, expectedKeyDigest, logger, options.database);
     }
     const extra = Object.keys(implementation).filter((name) => !(name in definition));
     if (extra.length > 0) throw new Error(`${serviceName} has no RPC named ${extra.join(', ')}`);
@@ -174,7 +195,7 @@ export async function createGrpcServer(options: GrpcServerOptions): Promise<Grpc
 
   let boundPort: number;
   try {
-    boundPort = await bind(server, host, port);
+    boundPort = await bind(server, host, port, options.label ?? 'grpc');
   } catch (err) {
     server.forceShutdown();
     throw err;

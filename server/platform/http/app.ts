@@ -1,11 +1,14 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
+import { isConnectionFailure } from '../db/connection-failure.ts';
+import type { DatabaseWatch } from '../db/watch.ts';
 import { newId } from '../ids.ts';
 import type { Logger } from '../logger.ts';
 import { requestScope, withRequestScope } from '../request-scope.ts';
 import { browserPolicy, type BrowserPolicy } from './browser.ts';
-import { AppError } from './errors.ts';
+import { PortInUseError } from '../ports.ts';
+import { AppError, serviceUnavailable } from './errors.ts';
 import { writeJson } from './reply.ts';
 
 export interface Mount {
@@ -24,6 +27,10 @@ export interface HttpOptions extends BrowserPolicy {
    * leaves it out.
    */
   countQueries: boolean;
+  /** Told about a request that failed because the database could not be reached (which then answers 503). */
+  database?: DatabaseWatch;
+  /** Express's `trust proxy`: which proxies may report the client's address and scheme (PlatformConfig.trustProxy). */
+  trustProxy: boolean | number | string[];
 }
 
 /**
@@ -36,9 +43,10 @@ export function createHttpApp(mounts: Mount[], logger: Logger, options: HttpOpti
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  app.set('trust proxy', options.trustProxy);
   app.locals.logger = logger;
 
-  // The access line names only the method, path, status, time and query count: nothing to redact.
+  // The access line names only the client, method, path, status, time and query count: nothing to redact.
   const accessLog = logger.child({}, { redact: [] });
   app.use(options.countQueries ? (req, res, next) => withRequestScope(() => start(req, res, next)) : (req, res, next) => start(req, res, next));
   const start = (req: Request, res: Response, next: NextFunction) => {
@@ -51,7 +59,7 @@ export function createHttpApp(mounts: Mount[], logger: Logger, options: HttpOpti
     const scope = requestScope();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      accessLog.info({ requestId, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10, queries: scope?.queries }, 'request');
+      accessLog.info({ requestId, client: clientAddress(req), method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10, queries: scope?.queries }, 'request');
     });
     next();
   };
@@ -66,7 +74,7 @@ export function createHttpApp(mounts: Mount[], logger: Logger, options: HttpOpti
   app.use(() => {
     throw new AppError(404, 'http.not_found', 'No route serves this path.');
   });
-  app.use(errorHandler);
+  app.use(errorHandler(options.database));
   return app;
 }
 
@@ -92,6 +100,15 @@ function nestedDeeperThan(value: unknown, max: number): boolean {
   return false;
 }
 
+/**
+ * The client's address: the connection's peer, or, when that peer is a proxy trusted by `trustProxy`,
+ * the address it reports in `X-Forwarded-For` (through every trusted hop). Anything that counts or logs
+ * clients reads it here.
+ */
+export function clientAddress(req: Request): string {
+  return req.ip ?? 'unknown';
+}
+
 /** Keeps the exact bytes of a JSON body beside the parsed one, for signatures over the raw body (a payment webhook). */
 function keepRawBody(req: http.IncomingMessage, _res: http.ServerResponse, body: Buffer): void {
   (req as { rawBody?: Buffer }).rawBody = body;
@@ -110,18 +127,34 @@ export function requestLog(res: Response): Logger {
   return (res.locals.log ??= (res.app.locals.logger as Logger).child({ requestId: res.locals.requestId }));
 }
 
-/** Maps any error to the error envelope. Only a real bug gives a 500. */
-function errorHandler(err: unknown, req: Request, res: Response, _next: NextFunction): void {
-  const appError = toAppError(err);
-  if (appError.status >= 500) requestLog(res).error({ err }, 'request failed');
-  if (res.headersSent) {
-    res.end();
-    return;
-  }
-  for (const [name, value] of Object.entries(appError.headers ?? {})) res.setHeader(name, value);
-  const error = { code: appError.code, message: appError.message, ...(appError.details ? { details: appError.details } : {}) };
-  writeJson(res, appError.status, JSON.stringify({ success: false, error, requestId: res.locals.requestId }));
+/**
+ * Maps any error to the error envelope. Only a real bug gives a 500 (logged). A request that failed
+ * because the database could not be reached is a 503 with `Retry-After`; the watch logs the outage
+ * once, so such a request is not logged on its own.
+ */
+function errorHandler(database: DatabaseWatch | undefined) {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    const appError = toAppError(err);
+    if (appError === databaseUnavailable) database?.report(err);
+    // A 503 is a deliberate answer (not ready, unavailable), not a failure to look into.
+    else if (appError.status >= 500 && appError.status !== 503) requestLog(res).error({ err }, 'request failed');
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    for (const [name, value] of Object.entries(appError.headers ?? {})) res.setHeader(name, value);
+    const error = { code: appError.code, message: appError.message, ...(appError.details ? { details: appError.details } : {}) };
+    writeJson(res, appError.status, JSON.stringify({ success: false, error, requestId: res.locals.requestId }));
+  };
 }
+
+/** How long a client is asked to wait before trying again while the database cannot be reached. */
+const databaseRetryAfterSeconds = 2;
+const databaseUnavailable = serviceUnavailable(
+  'service.unavailable',
+  'The database cannot be reached at the moment; try again shortly.',
+  databaseRetryAfterSeconds,
+);
 
 /**
  * Routes a request to the service whose prefix starts its path (`/v1/cap/...` to CAP), with the
@@ -148,6 +181,7 @@ function dispatch(mounts: Mount[]): RequestHandler {
 
 function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
+  if (isConnectionFailure(err)) return databaseUnavailable;
   const e = err as { type?: string; status?: number; statusCode?: number; limit?: number };
   switch (e?.type) {
     case 'entity.parse.failed':
@@ -165,21 +199,36 @@ function toAppError(err: unknown): AppError {
   return new AppError(500, 'internal.error', 'Something went wrong on our side. The request id identifies it in the logs.');
 }
 
-/** The port a listener could not bind: reported as one clear line, not a stack trace. */
-export class PortInUseError extends Error {
-  override name = 'PortInUseError';
-}
-
 export interface Listener {
   url: string;
   port: number;
   close(): Promise<void>;
 }
 
-/** Starts an HTTP listener; `close` stops accepting, lets in-flight requests finish, then closes. */
-export function listen(app: express.Express, host: string, port: number, label: string): Promise<Listener> {
-  const server = http.createServer(app);
-  server.keepAliveTimeout = 5_000;
+/**
+ * Starts an HTTP listener. An idle connection is kept `keepAliveTimeoutSeconds` (default 65: longer
+ * than a load balancer's 60, see HTTP_KEEP_ALIVE_TIMEOUT_SECONDS); the headers of a request on it may
+ * take a second longer, as Node needs the headers timeout above the keep-alive one.
+ *
+ * `close` answers every request sent before it. It stops accepting connections only once those the
+ * kernel has already accepted are taken in (Node takes in about one a turn of its event loop when it
+ * is busy, and closing the listening socket refuses the rest): when a turn of the loop took in no new
+ * connection, or after `acceptLimitMs`. Requests that arrive on open connections meanwhile are
+ * answered with `Connection: close`. Idle connections are closed only after `drainGraceMs` (one that
+ * looks idle may hold a request not read yet, and closing it would reset that request). It resolves
+ * once every connection has closed; after 10 s the rest are cut.
+ */
+export function listen(app: express.Express, host: string, port: number, label: string, keepAliveTimeoutSeconds = 65): Promise<Listener> {
+  const keepAliveMs = keepAliveTimeoutSeconds * 1000;
+  const server = http.createServer({ keepAliveTimeout: keepAliveMs, headersTimeout: keepAliveMs + 1000, requestTimeout: Math.max(300_000, keepAliveMs + 2000) });
+  let draining = false;
+  // Before the app, so the header is set before any reply is written.
+  server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (draining) res.setHeader('Connection', 'close');
+  });
+  server.on('request', app);
+  let connections = 0;
+  server.on('connection', () => void (connections += 1));
   return new Promise((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => {
       if (err.code === 'EADDRINUSE') reject(new PortInUseError(`port ${port} (${label}) is already in use on ${host}; choose another with its flag`));
@@ -197,14 +246,37 @@ export function listen(app: express.Express, host: string, port: number, label: 
         port: bound,
         close: () =>
           new Promise<void>((done) => {
+            draining = true;
+            let sweep: NodeJS.Timeout | undefined;
+            const grace = setTimeout(() => {
+              server.closeIdleConnections();
+              sweep = setInterval(() => server.closeIdleConnections(), 100);
+            }, drainGraceMs);
             const force = setTimeout(() => server.closeAllConnections(), 10_000);
-            server.close(() => {
-              clearTimeout(force);
-              done();
-            });
-            server.closeIdleConnections();
+            // net's close, not http's: http's closes the idle connections at once.
+            const stopAccepting = () =>
+              net.Server.prototype.close.call(server, () => {
+                clearTimeout(grace);
+                clearInterval(sweep);
+                clearTimeout(force);
+                done();
+              });
+            // Two turns of setImmediate have a poll of the event loop (where connections are taken in) between them.
+            const acceptingUntil = Date.now() + acceptLimitMs;
+            const whenQuiet = () => {
+              const before = connections;
+              setImmediate(() =>
+                setImmediate(() => (connections === before || Date.now() > acceptingUntil ? stopAccepting() : whenQuiet())),
+              );
+            };
+            whenQuiet();
           }),
       });
     });
   });
 }
+
+/** How long a closing listener leaves idle connections open for requests already sent on them. */
+const drainGraceMs = 2000;
+/** How long a closing listener goes on taking in connections the kernel accepted (a busy process takes in about one a turn). */
+const acceptLimitMs = 5000;

@@ -34,5 +34,6 @@ export const tooManyRequests = (code: string, message: string, retryAfterSeconds
 /** An account that still has its generated password may do nothing else before changing it. */
 export const passwordChangeRequired = () =>
   forbidden('auth.password_change_required', 'Choose a new password first: this account still has the password that was mailed to it.');
-export const serviceUnavailable = (code: string, message: string) => new AppError(503, code, message);
+export const serviceUnavailable = (code: string, message: string, retryAfterSeconds?: number) =>
+  new AppError(503, code, message, undefined, retryAfterSeconds ? { 'Retry-After': String(retryAfterSeconds) } : undefined);
 export const badGateway = (code: string, message: string) => new AppError(502, code, message);

@@ -11,6 +11,7 @@ import { UniqueConstraintError } from 'sequelize';
 import type { PlatformConfig } from '../../../platform/config.ts';
 import { conflict, notFound, unprocessable } from '../../../platform/http/errors.ts';
 import { newId } from '../../../platform/ids.ts';
+import type { DatabaseWatch } from '../../../platform/db/watch.ts';
 import { lifecycleWriter, modelStore } from '../../../platform/lifecycle.ts';
 import type { Logger } from '../../../platform/logger.ts';
 import { money, type Money } from '../../../platform/money.ts';
@@ -30,6 +31,7 @@ export interface SandboxDeps {
   logger: Logger;
   sequelize: Sequelize;
   peers: Peers;
+  database?: DatabaseWatch;
 }
 
 /** A sandbox transaction as its JSON API and checkout page show it. */
@@ -93,7 +95,9 @@ export function createSandboxPayments(deps: SandboxDeps) {
   const enabled = config.paymentProvider === 'sandbox';
   const olUrl = () => deps.peers.url('ol');
   const webhookUrl = () => config.paymentWebhookUrl || `${olUrl()}/payments/webhook`;
-  const sender = createWebhookSender({ sequelize, logger: logger.child({ component: 'sandbox-webhooks' }), secretKey: config.paymentSecretKey, url: webhookUrl });
+  const sender = createWebhookSender({
+    sequelize, logger: logger.child({ component: 'sandbox-webhooks' }), secretKey: config.paymentSecretKey, url: webhookUrl, database: deps.database,
+  });
 
   function requireEnabled(): void {
     if (!enabled) throw notFound('The sandbox payment provider is not in use (PAYMENT_PROVIDER).');

@@ -7,6 +7,7 @@
  */
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { outboundHttp } from '../../../platform/http/outbound.ts';
+import type { DatabaseWatch } from '../../../platform/db/watch.ts';
 import { lifecycleWriter, tableStore } from '../../../platform/lifecycle.ts';
 import type { Logger } from '../../../platform/logger.ts';
 import { webhookDeliveryLifecycle } from './models.ts';
@@ -28,6 +29,8 @@ export interface WebhookSenderOptions {
   timeoutMs?: number;
   /** Webhooks sent at a time. */
   batchSize?: number;
+  /** While the database cannot be reached, the sender waits for it instead of failing every round. */
+  database?: DatabaseWatch;
 }
 
 export interface WebhookSender {
@@ -57,6 +60,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
   const batchSize = options.batchSize ?? 20;
   const http = outboundHttp({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs, connectTimeout: timeoutMs });
   let stopping = false;
+  const stopped = new AbortController();
   let loop: Promise<void> | undefined;
   let woken = false;
   let interrupt: (() => void) | undefined;
@@ -142,7 +146,8 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
         woken = false;
         sent = await round();
       } catch (err) {
-        if (!stopping) logger.error({ err }, 'sandbox webhook round failed');
+        if (options.database?.report(err)) await options.database.whenUp(stopped.signal);
+        else if (!stopping) logger.error({ err }, 'sandbox webhook round failed');
       }
       if (stopping || sent === batchSize || woken) continue;
       await new Promise<void>((resolve) => {
@@ -166,6 +171,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
     },
     async stop() {
       stopping = true;
+      stopped.abort();
       interrupt?.();
       await loop;
       await http.close();

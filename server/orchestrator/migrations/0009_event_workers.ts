@@ -1,0 +1,3 @@
+import { eventWorkersMigration } from '../../platform/events/tables.ts';
+
+export const { up, down } = eventWorkersMigration('ol');
