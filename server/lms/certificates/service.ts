@@ -4,7 +4,9 @@ import { forbidden, notFound } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { defineLifecycle, lifecycleWriter, tableStore } from '../../platform/lifecycle.ts';
 import type { Logger } from '../../platform/logger.ts';
-import { encodeCursor, type PageRequest } from '../../platform/http/pagination.ts';
+import { Conditions, keysetRows } from '../../platform/db/keyset.ts';
+import { preparedReads } from '../../platform/db/prepared.ts';
+import type { PageRequest } from '../../platform/http/pagination.ts';
 import { renderCertificatePdf } from '../../platform/pdf/certificate.ts';
 import type { Actor } from '../access/service.ts';
 import type { Course } from '../courses/models.ts';
@@ -63,6 +65,7 @@ export type Certificates = ReturnType<typeof createCertificates>;
 export function createCertificates(deps: { sequelize: Sequelize; storage: StorageClient; logger: Logger }) {
   const { sequelize } = deps;
   const select = <T extends object>(sql: string, bind: unknown[], transaction?: Transaction) => sequelize.query<T>(sql, { type: QueryTypes.SELECT, bind, transaction });
+  const read = preparedReads(sequelize);
   const certificates = lifecycleWriter(certificateLifecycle, { store: tableStore(sequelize, 'lms.lms_certificates') });
 
   async function visible(actor: Actor, row: CertificateRow | undefined): Promise<CertificateRow> {
@@ -107,13 +110,15 @@ export function createCertificates(deps: { sequelize: Sequelize; storage: Storag
     },
 
     async mine(actor: Actor, page: PageRequest) {
-      const rows = await select<CertificateRow>(
-        `${selectCertificate} WHERE c.learner_lms_user_id = $1 AND ($2::text IS NULL OR c.id < $2) ORDER BY c.id DESC LIMIT $3`,
-        [actor.user.id, page.cursor ?? null, page.limit + 1],
-      );
-      const hasMore = rows.length > page.limit;
-      const items = rows.slice(0, page.limit);
-      return { data: items.map(view), meta: { pagination: { nextCursor: hasMore ? encodeCursor(items.at(-1)!.id) : null, hasMore, limit: page.limit } } };
+      const { items, meta } = await keysetRows<CertificateRow>(read, page, {
+        select: 'c.*, co.title AS course_title',
+        from: 'lms.lms_certificates c JOIN lms.lms_courses co ON co.id = c.course_id',
+        alias: 'c',
+        where: new Conditions().add('c.learner_lms_user_id = ?', actor.user.id),
+        key: 'c.id',
+        desc: true,
+      });
+      return { data: items.map(view), meta };
     },
 
     get: async (actor: Actor, certificateId: string) => view(await visible(actor, (await select<CertificateRow>(`${selectCertificate} WHERE c.id = $1`, [certificateId]))[0])),

@@ -1,7 +1,9 @@
-import { Op, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
+import type { Sequelize, Transaction } from 'sequelize';
 import { containing } from '../../platform/db/like.ts';
 import { conflict, forbidden, notFound, validationFailed, type ErrorDetail } from '../../platform/http/errors.ts';
-import { keysetPage, type PageRequest } from '../../platform/http/pagination.ts';
+import { Conditions, keysetInstances } from '../../platform/db/keyset.ts';
+import { preparedReads } from '../../platform/db/prepared.ts';
+import type { PageRequest } from '../../platform/http/pagination.ts';
 import { newId } from '../../platform/ids.ts';
 import { lifecycleWriter, modelStore } from '../../platform/lifecycle.ts';
 import { MoneyError, parseMoney, type Money } from '../../platform/money.ts';
@@ -65,6 +67,7 @@ export type AttachPackage = (packageAssetId: string, bearer: string | undefined)
 /** The catalogue (published courses for everyone) and authoring (instructors of a course, and staff). */
 export function createCourses(sequelize: Sequelize, attachPackage?: AttachPackage) {
   const { Course, CourseInstructor, CourseModule, CourseItem } = defineCourseModels(sequelize);
+  const read = preparedReads(sequelize);
   const { LmsUser } = defineUserModels(sequelize);
   const lifecycle = lifecycleWriter(courseLifecycle, {
     store: modelStore(Course),
@@ -96,15 +99,17 @@ export function createCourses(sequelize: Sequelize, attachPackage?: AttachPackag
 
   // ---- catalogue ---------------------------------------------------------------------------------
 
-  function filtersWhere(filters: CourseFilters): WhereOptions {
-    const where: Record<string | symbol, unknown> = {};
-    for (const key of ['status', 'sectorId', 'tradeId', 'qualificationLevelId', 'unitId'] as const) if (filters[key]) where[key] = filters[key];
-    if (filters.q?.trim()) where[Op.or] = [{ title: { [Op.iLike]: containing(filters.q) } }, { description: { [Op.iLike]: containing(filters.q) } }];
-    return where as WhereOptions;
+  const filterColumns = { status: 'status', sectorId: 'sector_id', tradeId: 'trade_id', qualificationLevelId: 'qualification_level_id', unitId: 'unit_id' } as const;
+  function filtersWhere(filters: CourseFilters): Conditions {
+    const where = new Conditions();
+    for (const [key, column] of Object.entries(filterColumns)) if (filters[key as keyof typeof filterColumns]) where.add(`x.${column} = ?`, filters[key as keyof typeof filterColumns]);
+    if (filters.q?.trim()) where.add('(x.title ILIKE ? OR x.description ILIKE ?)', containing(filters.q));
+    return where;
   }
+  const courseList = (page: PageRequest, where: Conditions) => keysetInstances(read, page, Course, { from: 'lms.lms_courses x', where, key: 'x.id', desc: true });
 
   async function catalogue(page: PageRequest, filters: CourseFilters) {
-    const { items, meta } = await keysetPage(Course, page, { where: filtersWhere({ ...filters, status: 'published' }) });
+    const { items, meta } = await courseList(page, filtersWhere({ ...filters, status: 'published' }));
     return { data: items.map(courseSummary), meta };
   }
 
@@ -133,10 +138,8 @@ export function createCourses(sequelize: Sequelize, attachPackage?: AttachPackag
 
   async function authored(actor: Actor, page: PageRequest, filters: CourseFilters) {
     const where = filtersWhere(filters);
-    const scoped = actor.staffRole
-      ? where
-      : { ...where, id: { [Op.in]: sequelize.literal(`(SELECT course_id FROM "lms"."lms_course_instructors" WHERE lms_user_id = ${sequelize.escape(actor.user.id)})`) } };
-    const { items, meta } = await keysetPage(Course, page, { where: scoped });
+    if (!actor.staffRole) where.add('x.id IN (SELECT course_id FROM lms.lms_course_instructors WHERE lms_user_id = ?)', actor.user.id);
+    const { items, meta } = await courseList(page, where);
     return { data: items.map(courseDetail), meta };
   }
 

@@ -1,7 +1,9 @@
 import type { Sequelize, Transaction } from 'sequelize';
 import type { PaymentCompletedData } from '../../platform/events/payment-completed.ts';
 import { conflict, forbidden, notFound } from '../../platform/http/errors.ts';
-import { keysetPage, type PageRequest } from '../../platform/http/pagination.ts';
+import { Conditions, keysetInstances } from '../../platform/db/keyset.ts';
+import { preparedReads } from '../../platform/db/prepared.ts';
+import type { PageRequest } from '../../platform/http/pagination.ts';
 import { money } from '../../platform/money.ts';
 import type { Actor } from '../access/service.ts';
 import { defineCourseModels } from '../courses/models.ts';
@@ -40,6 +42,7 @@ export function createEnrollments(deps: { sequelize: Sequelize; entitlements: En
   const { sequelize, entitlements } = deps;
   const { Course, CourseInstructor } = defineCourseModels(sequelize);
   const { Enrollment, Entitlement } = defineEnrollmentModels(sequelize);
+  const read = preparedReads(sequelize);
 
   function requireLearner(actor: Actor): void {
     if (!actor.personas.has('learner')) throw forbidden('lms.onboarding.incomplete', 'Complete the learner onboarding first.');
@@ -78,7 +81,9 @@ export function createEnrollments(deps: { sequelize: Sequelize; entitlements: En
   return {
     async mine(actor: Actor, page: PageRequest, status?: EnrollmentStatus) {
       requireLearner(actor);
-      const { items, meta } = await keysetPage(Enrollment, page, { where: { learnerLmsUserId: actor.user.id, ...(status ? { status } : {}) } });
+      const where = new Conditions().add('x.learner_lms_user_id = ?', actor.user.id);
+      if (status) where.add('x.status = ?', status);
+      const { items, meta } = await keysetInstances(read, page, Enrollment, { from: 'lms.lms_enrollments x', where, key: 'x.id', desc: true });
       return { data: await views(items), meta };
     },
 

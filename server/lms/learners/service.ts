@@ -1,10 +1,12 @@
 import { parse } from 'csv-parse/sync';
-import { Op, QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { containing } from '../../platform/db/like.ts';
 import type { ServiceEvents } from '../../platform/events/types.ts';
 import { GrpcCallError } from '../../platform/grpc/errors.ts';
 import { notFound, unprocessable, validationFailed } from '../../platform/http/errors.ts';
-import { encodeCursor, keysetPage, type PageRequest } from '../../platform/http/pagination.ts';
+import { Conditions, keysetInstances, keysetRows } from '../../platform/db/keyset.ts';
+import { preparedReads } from '../../platform/db/prepared.ts';
+import type { PageRequest } from '../../platform/http/pagination.ts';
 import { newId } from '../../platform/ids.ts';
 import { lifecycleWriter, modelStore } from '../../platform/lifecycle.ts';
 import type { Actor } from '../access/service.ts';
@@ -51,7 +53,22 @@ interface LearnerRow {
   status: 'active' | 'suspended';
 }
 
-const sortColumns = { createdAt: 'joined_at', name: 'lower(name)', email: 'lower(email)', coursesTaken: 'courses_taken', completionRate: 'completion_rate' } as const;
+// A learner without an address sorts as an empty one (a keyset compares keys, and NULL compares as nothing).
+const sortKeys = { createdAt: 'x.joined_at', name: 'lower(x.name)', email: "coalesce(lower(x.email), '')", coursesTaken: 'x.courses_taken', completionRate: 'x.completion_rate' } as const;
+
+/** A learner is an LMS user with a learner onboarding (started or completed: an invited learner has one started for them), an enrollment or a seat. */
+const learnersSql = `SELECT u.id, u.email, u.learner_status AS status, u.created_at AS joined_at,
+         COALESCE(NULLIF(trim(concat_ws(' ', o.data->'personalDetails'->>'firstName', o.data->'personalDetails'->>'lastName')), ''),
+                  u.display_name, split_part(u.email, '@', 1), '') AS name,
+         (SELECT count(*)::int FROM lms.lms_enrollments e WHERE e.learner_lms_user_id = u.id) AS courses_taken,
+         COALESCE((SELECT (100 * count(*) FILTER (WHERE e.status = 'completed') / NULLIF(count(*), 0))::int
+                     FROM lms.lms_enrollments e WHERE e.learner_lms_user_id = u.id), 0) AS completion_rate
+    FROM lms.lms_users u
+    LEFT JOIN lms.lms_onboardings o ON o.lms_user_id = u.id AND o.persona = 'learner'
+   WHERE u.status = 'active'
+     AND (o.id IS NOT NULL
+          OR EXISTS (SELECT 1 FROM lms.lms_enrollments e WHERE e.learner_lms_user_id = u.id)
+          OR EXISTS (SELECT 1 FROM lms.lms_seats s WHERE s.lms_user_id = u.id))`;
 
 export type Learners = ReturnType<typeof createLearners>;
 
@@ -62,6 +79,7 @@ export type Learners = ReturnType<typeof createLearners>;
 export function createLearners(sequelize: Sequelize, events: ServiceEvents, users: Users, onboarding: Onboarding, entitlements: Entitlements, identity: IdentityClient, levelOfferings: LevelOfferings) {
   const { Organization, SeatAllocation, SeatAllocationCourse, Seat } = defineLearnerModels(sequelize);
   const { Course } = defineCourseModels(sequelize);
+  const read = preparedReads(sequelize);
   const organizationsWriter = lifecycleWriter(organizationLifecycle, { store: modelStore(Organization) });
   /** A new sponsoring organisation, registered active. */
   const registerOrganization = async (transaction: Transaction, write: { name: string; email: string; description?: string }) =>
@@ -69,44 +87,25 @@ export function createLearners(sequelize: Sequelize, events: ServiceEvents, user
 
   // ---- the directory -----------------------------------------------------------------------------
 
-  /**
-   * Every learner matching the filters, sorted. A learner is an LMS user with a learner onboarding
-   * (started or completed: an invited learner has one started for them), an enrollment or a seat.
-   */
-  async function directory(filters: LearnerFilters): Promise<LearnerRow[]> {
-    const conditions: string[] = [];
-    const replacements: Record<string, unknown> = {};
-    if (filters.q?.trim()) {
-      conditions.push('(name ILIKE :q OR email ILIKE :q)');
-      replacements.q = containing(filters.q);
-    }
-    if (filters.status) {
-      conditions.push('status = :status');
-      replacements.status = filters.status;
-    }
+  /** The directory's query: every learner matching the filters (one, by `id`), and its sort. */
+  function directory(filters: LearnerFilters, id?: string) {
+    const where = new Conditions();
+    if (id) where.add('x.id = ?', id);
+    if (filters.q?.trim()) where.add('(x.name ILIKE ? OR x.email ILIKE ?)', containing(filters.q));
+    if (filters.status) where.add('x.status = ?', filters.status);
     if (filters.organizationId) {
-      conditions.push(`id IN (SELECT s.lms_user_id FROM "lms"."lms_seats" s JOIN "lms"."lms_seat_allocations" a ON a.id = s.allocation_id WHERE a.organization_id = :organizationId)`);
-      replacements.organizationId = filters.organizationId;
+      where.add('x.id IN (SELECT s.lms_user_id FROM lms.lms_seats s JOIN lms.lms_seat_allocations a ON a.id = s.allocation_id WHERE a.organization_id = ?)', filters.organizationId);
     }
-    const direction = filters.order === 'asc' ? 'ASC' : 'DESC';
-    return sequelize.query<LearnerRow>(
-      `WITH learners AS (
-         SELECT u.id, u.email, u.learner_status AS status, u.created_at AS joined_at,
-                COALESCE(NULLIF(trim(concat_ws(' ', o.data->'personalDetails'->>'firstName', o.data->'personalDetails'->>'lastName')), ''),
-                         u.display_name, split_part(u.email, '@', 1), '') AS name,
-                (SELECT count(*)::int FROM "lms"."lms_enrollments" e WHERE e.learner_lms_user_id = u.id) AS courses_taken,
-                COALESCE((SELECT (100 * count(*) FILTER (WHERE e.status = 'completed') / NULLIF(count(*), 0))::int
-                            FROM "lms"."lms_enrollments" e WHERE e.learner_lms_user_id = u.id), 0) AS completion_rate
-           FROM "lms"."lms_users" u
-           LEFT JOIN "lms"."lms_onboardings" o ON o.lms_user_id = u.id AND o.persona = 'learner'
-          WHERE u.status = 'active'
-            AND (o.id IS NOT NULL
-                 OR EXISTS (SELECT 1 FROM "lms"."lms_enrollments" e WHERE e.learner_lms_user_id = u.id)
-                 OR EXISTS (SELECT 1 FROM "lms"."lms_seats" s WHERE s.lms_user_id = u.id)))
-       SELECT * FROM learners ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''}
-        ORDER BY ${sortColumns[filters.sort ?? 'createdAt']} ${direction}, id ${direction}`,
-      { replacements, type: QueryTypes.SELECT },
-    );
+    return { select: 'x.*', from: `(${learnersSql}) x`, where, key: sortKeys[filters.sort ?? 'createdAt'], desc: filters.order !== 'asc' };
+  }
+  /** Every learner matching the filters, sorted (for the export). */
+  async function everyLearner(filters: LearnerFilters, id?: string): Promise<LearnerRow[]> {
+    const sql = directory(filters, id);
+    const direction = sql.desc ? 'DESC' : 'ASC';
+    return sequelize.query<LearnerRow>(`SELECT ${sql.select} FROM ${sql.from} WHERE ${sql.where.sql} ORDER BY ${sql.key} ${direction}, x.id ${direction}`, {
+      bind: sql.where.values,
+      type: QueryTypes.SELECT,
+    });
   }
 
   const rowView = (row: LearnerRow) => ({
@@ -122,11 +121,8 @@ export function createLearners(sequelize: Sequelize, events: ServiceEvents, user
 
   /** One page of the sorted directory; the cursor is the last learner of the previous page. */
   async function list(page: PageRequest, filters: LearnerFilters) {
-    const rows = await directory(filters);
-    const start = page.cursor ? rows.findIndex((r) => r.id === page.cursor) + 1 : 0;
-    const items = rows.slice(start, start + page.limit);
-    const hasMore = start + page.limit < rows.length;
-    return { data: items.map(rowView), meta: { pagination: { nextCursor: hasMore ? encodeCursor(items[items.length - 1]!.id) : null, hasMore, limit: page.limit } } };
+    const { items, meta } = await keysetRows<LearnerRow>(read, page, directory(filters));
+    return { data: items.map(rowView), meta };
   }
 
   /**
@@ -136,7 +132,7 @@ export function createLearners(sequelize: Sequelize, events: ServiceEvents, user
    */
   async function exportCsv(filters: LearnerFilters, mailTo?: string): Promise<string> {
     const header = ['lmsUserId', 'name', 'email', 'coursesTaken', 'completionRate', 'joinedAt', 'status'];
-    const lines = (await directory(filters)).map(rowView).map((r) => [r.lmsUserId, r.name, r.email ?? '', r.coursesTaken, r.completionRate, r.joinedAt, r.status].map(csvField).join(','));
+    const lines = (await everyLearner(filters)).map(rowView).map((r) => [r.lmsUserId, r.name, r.email ?? '', r.coursesTaken, r.completionRate, r.joinedAt, r.status].map(csvField).join(','));
     const csv = [header.join(','), ...lines].join('\r\n') + '\r\n';
     if (mailTo) {
       const to = mailTo.trim().toLowerCase();
@@ -160,7 +156,7 @@ export function createLearners(sequelize: Sequelize, events: ServiceEvents, user
   }
 
   async function learnerRow(lmsUserId: string) {
-    const row = (await directory({})).find((r) => r.id === lmsUserId);
+    const [row] = await everyLearner({}, lmsUserId);
     if (!row) throw notFound('No such learner.');
     return rowView(row);
   }
@@ -249,8 +245,9 @@ export function createLearners(sequelize: Sequelize, events: ServiceEvents, user
   });
 
   async function organizations(page: PageRequest, q?: string) {
-    const where = q?.trim() ? { [Op.or]: [{ name: { [Op.iLike]: containing(q) } }, { email: { [Op.iLike]: containing(q) } }] } : {};
-    const { items, meta } = await keysetPage(Organization, page, { where });
+    const where = new Conditions();
+    if (q?.trim()) where.add('(x.name ILIKE ? OR x.email ILIKE ?)', containing(q));
+    const { items, meta } = await keysetInstances(read, page, Organization, { from: 'lms.lms_organizations x', where, key: 'x.id', desc: true });
     return { data: items.map(organizationView), meta };
   }
 
@@ -286,10 +283,9 @@ export function createLearners(sequelize: Sequelize, events: ServiceEvents, user
   }
 
   async function allocations(page: PageRequest, filters: { q?: string; order?: 'asc' | 'desc' }) {
-    const where = filters.q?.trim()
-      ? { organizationId: { [Op.in]: sequelize.literal(`(SELECT id FROM "lms"."lms_organizations" WHERE name ILIKE ${sequelize.escape(containing(filters.q))})`) } }
-      : {};
-    const { items, meta } = await keysetPage(SeatAllocation, page, { where, newest: filters.order !== 'asc' });
+    const where = new Conditions();
+    if (filters.q?.trim()) where.add('x.organization_id IN (SELECT id FROM lms.lms_organizations WHERE name ILIKE ?)', containing(filters.q));
+    const { items, meta } = await keysetInstances(read, page, SeatAllocation, { from: 'lms.lms_seat_allocations x', where, key: 'x.id', desc: filters.order !== 'asc' });
     return { data: await Promise.all(items.map(allocationView)), meta };
   }
 

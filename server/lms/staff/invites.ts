@@ -1,6 +1,8 @@
 import { Op, type Sequelize, type Transaction } from 'sequelize';
 import { conflict } from '../../platform/http/errors.ts';
-import { keysetPage, type PageRequest } from '../../platform/http/pagination.ts';
+import { Conditions, keysetInstances } from '../../platform/db/keyset.ts';
+import { preparedReads } from '../../platform/db/prepared.ts';
+import type { PageRequest } from '../../platform/http/pagination.ts';
 import type { ServiceEvents } from '../../platform/events/types.ts';
 import { newId } from '../../platform/ids.ts';
 import { lifecycleWriter, modelStore } from '../../platform/lifecycle.ts';
@@ -20,6 +22,7 @@ const roleNames: Record<StaffRole, string> = { admin: 'an admin', content_manage
  */
 export function createInvites(sequelize: Sequelize, events?: ServiceEvents) {
   const { Invite, StaffMember } = defineStaffModels(sequelize);
+  const read = preparedReads(sequelize);
   const onboardingTable = '"lms"."lms_onboardings"';
   const invites = lifecycleWriter(inviteLifecycle, { store: modelStore(Invite) });
   const memberships = lifecycleWriter(membershipLifecycle, { store: modelStore(StaffMember) });
@@ -66,7 +69,7 @@ export function createInvites(sequelize: Sequelize, events?: ServiceEvents) {
   }
 
   async function list(kind: InviteKind, page: PageRequest) {
-    const { items, meta } = await keysetPage(Invite, page, { where: { kind } });
+    const { items, meta } = await keysetInstances(read, page, Invite, { from: 'lms.lms_invites x', where: new Conditions().add('x.kind = ?', kind), key: 'x.id', desc: true });
     return { data: items.map(view), meta };
   }
 

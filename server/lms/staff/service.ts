@@ -1,9 +1,9 @@
-import { Op, QueryTypes, type Sequelize } from 'sequelize';
+import { QueryTypes, type Sequelize } from 'sequelize';
 import { conflict, forbidden, notFound, validationFailed } from '../../platform/http/errors.ts';
-import { Conditions, keysetRows } from '../../platform/db/keyset.ts';
+import { Conditions, keysetInstances, keysetRows } from '../../platform/db/keyset.ts';
 import { containing } from '../../platform/db/like.ts';
 import { preparedReads } from '../../platform/db/prepared.ts';
-import { keysetPage, type PageRequest } from '../../platform/http/pagination.ts';
+import type { PageRequest } from '../../platform/http/pagination.ts';
 import { lifecycleWriter, modelStore } from '../../platform/lifecycle.ts';
 import { money } from '../../platform/money.ts';
 import type { Actor } from '../access/service.ts';
@@ -92,7 +92,7 @@ export function createStaff(sequelize: Sequelize, entitlements: Entitlements) {
   }
 
   async function listStaff(page: PageRequest) {
-    const { items, meta } = await keysetPage(StaffMember, page);
+    const { items, meta } = await keysetInstances(read, page, StaffMember, { from: 'lms.lms_staff_members x', where: new Conditions(), key: 'x.id', desc: true });
     return { data: await Promise.all(items.map((m) => membershipView(m))), meta };
   }
 
@@ -135,16 +135,12 @@ export function createStaff(sequelize: Sequelize, entitlements: Entitlements) {
 
   /** Staff see every enrollment; an instructor only those of the courses they teach. */
   async function enrollments(actor: Actor, page: PageRequest, filters: { courseId?: string; learnerLmsUserId?: string; status?: EnrollmentStatus }) {
-    const where: Record<string | symbol, unknown> = {};
-    if (filters.courseId) where.courseId = filters.courseId;
-    if (filters.learnerLmsUserId) where.learnerLmsUserId = filters.learnerLmsUserId;
-    if (filters.status) where.status = filters.status;
-    if (!actor.staffRole) {
-      where[Op.and] = [
-        { courseId: { [Op.in]: sequelize.literal(`(SELECT course_id FROM "lms"."lms_course_instructors" WHERE lms_user_id = ${sequelize.escape(actor.user.id)})`) } },
-      ];
-    }
-    const { items, meta } = await keysetPage(Enrollment, page, { where });
+    const where = new Conditions();
+    if (filters.courseId) where.add('x.course_id = ?', filters.courseId);
+    if (filters.learnerLmsUserId) where.add('x.learner_lms_user_id = ?', filters.learnerLmsUserId);
+    if (filters.status) where.add('x.status = ?', filters.status);
+    if (!actor.staffRole) where.add('x.course_id IN (SELECT course_id FROM lms.lms_course_instructors WHERE lms_user_id = ?)', actor.user.id);
+    const { items, meta } = await keysetInstances(read, page, Enrollment, { from: 'lms.lms_enrollments x', where, key: 'x.id', desc: true });
     return { data: await enrollmentViews(items), meta };
   }
 

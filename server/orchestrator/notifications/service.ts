@@ -1,8 +1,10 @@
 import type { Transporter } from 'nodemailer';
-import { Op, type InferAttributes, type Transaction, type WhereOptions } from 'sequelize';
+import { type InferAttributes, type Transaction } from 'sequelize';
 import type { PlatformEvent } from '../../platform/events/types.ts';
 import { notFound } from '../../platform/http/errors.ts';
-import { keysetPage, type PageRequest } from '../../platform/http/pagination.ts';
+import { Conditions, keysetInstances } from '../../platform/db/keyset.ts';
+import { preparedReads } from '../../platform/db/prepared.ts';
+import type { PageRequest } from '../../platform/http/pagination.ts';
 import { newId } from '../../platform/ids.ts';
 import { lifecycleWriter, modelStore } from '../../platform/lifecycle.ts';
 import type { ServiceDeps } from '../../platform/service.ts';
@@ -99,6 +101,7 @@ const normaliseAddress = (address: string) => address.trim().toLowerCase();
 export function createNotifications(deps: ServiceDeps & { userEmail?(userId: string): Promise<string | null> }) {
   const { config, logger, events } = deps;
   const { Notification, DevMail, InboxItem, Preference, DevSms } = defineNotificationModels(deps.sequelize);
+  const read = preparedReads(deps.sequelize);
   const deliveries = lifecycleWriter(deliveryLifecycle, { store: modelStore(Notification) });
   /** Records a delivery row in its first status (the one writer of a delivery's status). */
   const recordDelivery = (transaction: Transaction, status: NotificationRow['status'], values: Omit<InferAttributes<NotificationRow>, 'status' | 'createdAt' | 'updatedAt'>) =>
@@ -222,13 +225,12 @@ export function createNotifications(deps: ServiceDeps & { userEmail?(userId: str
 
   events.subscribe('notification.requested', 'ol.notifications', handle);
 
-  const inboxWhere = (userId: string, filter: { read?: boolean; category?: Category; status?: 'all' | 'read' | 'unread' }): WhereOptions => {
+  const inboxWhere = (userId: string, filter: { read?: boolean; category?: Category; status?: 'all' | 'read' | 'unread' }) => {
     const read = filter.status === 'read' ? true : filter.status === 'unread' ? false : filter.read;
-    return {
-      userId,
-      ...(filter.category ? { category: filter.category } : {}),
-      ...(read === undefined ? {} : { readAt: read ? { [Op.ne]: null } : null }),
-    };
+    const where = new Conditions().add('x.user_id = ?', userId);
+    if (filter.category) where.add('x.category = ?', filter.category);
+    if (read !== undefined) where.add(read ? 'x.read_at IS NOT NULL' : 'x.read_at IS NULL');
+    return where;
   };
 
   async function ownItem(userId: string, id: string): Promise<InboxItemRow> {
@@ -307,7 +309,7 @@ export function createNotifications(deps: ServiceDeps & { userEmail?(userId: str
     },
 
     async list(userId: string, page: PageRequest, filter: { read?: boolean; category?: Category; status?: 'all' | 'read' | 'unread' }) {
-      const { items, meta } = await keysetPage(InboxItem, page, { where: inboxWhere(userId, filter) });
+      const { items, meta } = await keysetInstances(read, page, InboxItem, { from: 'ol.inbox_notifications x', where: inboxWhere(userId, filter), key: 'x.id', desc: true });
       return { items: items.map(toInboxItem), meta };
     },
 
