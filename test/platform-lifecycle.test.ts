@@ -195,3 +195,26 @@ test.serial('a create that ignores duplicates inserts nothing when the row break
   // A create that records history cannot ignore duplicates: the row it did not insert would have no history.
   await t.throwsAsync(sequelize.transaction((transaction) => writer().create(transaction, 'pack', { id, address: null }, { by: 'clerk', ignoreDuplicates: true })), { message: /cannot ignore duplicates/ });
 });
+
+// Each refusal, through the writer: a 409 with the service's code for its kind, and nothing written
+// (status, history, events).
+const refusals = [
+  { name: 'a move the table does not hold', from: 'delivered', action: 'send', by: 'clerk', facts: { address: 'Yaba' }, code: 'parcel.no_move', reason: 'a delivered parcel cannot send' },
+  { name: 'a mover the move does not list', from: 'sent', action: 'deliver', by: 'clerk', facts: undefined, code: 'parcel.wrong_mover', reason: 'only courier may deliver a sent parcel' },
+  { name: 'a guard that does not hold', from: 'packed', action: 'send', by: 'clerk', facts: {}, code: 'parcel.guard_failed', reason: 'the parcel has no address' },
+] as const;
+
+for (const refused of refusals) {
+  test.serial(`the writer refuses ${refused.name} with a 409 and its code, recording no history and publishing nothing`, async (t) => {
+    const id = newId();
+    await sequelize.query(`INSERT INTO probe.parcels (id, status, created_at, updated_at) VALUES ($1, $2, now(), now())`, { bind: [id, refused.from] });
+    const parcelRow = (await Parcel.findByPk(id))!;
+    const error = await t.throwsAsync(
+      sequelize.transaction((transaction) => writer().move(transaction, parcelRow, refused.action, { by: refused.by, facts: refused.facts as { address?: string } | undefined })),
+    );
+    t.like(error, { status: 409, code: refused.code, message: refused.reason });
+    t.deepEqual(await rows(`SELECT status FROM probe.parcels WHERE id = $1`, [id]), [{ status: refused.from }]);
+    t.deepEqual(await rows(`SELECT 1 FROM probe.parcel_moves WHERE parcel_id = $1`, [id]), []);
+    t.deepEqual(await rows(`SELECT 1 FROM probe.outbox WHERE data->>'parcelId' = $1`, [id]), []);
+  });
+}

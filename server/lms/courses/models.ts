@@ -1,6 +1,7 @@
 import type { ErrorDetail } from '../../platform/http/errors.ts';
 import { defineLifecycle } from '../../platform/lifecycle.ts';
 import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+import { id, reference, timestamps } from '../../platform/db/columns.ts';
 
 export const courseStatuses = ['draft', 'published', 'archived'] as const;
 export type CourseStatus = (typeof courseStatuses)[number];
@@ -115,11 +116,6 @@ export interface CourseItem extends Model<InferAttributes<CourseItem>, InferCrea
   createdAt: CreationOptional<Date>;
   updatedAt: CreationOptional<Date>;
 }
-
-const id = () => ({ type: DataTypes.STRING(26), primaryKey: true });
-// Fresh objects for each attribute: Sequelize writes into the attribute definitions it is given.
-const reference = () => ({ type: DataTypes.STRING(26), allowNull: false });
-const timestamps = () => ({ createdAt: DataTypes.DATE, updatedAt: DataTypes.DATE });
 
 const defined = new WeakMap<Sequelize, ReturnType<typeof define>>();
 

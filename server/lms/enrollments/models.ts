@@ -1,4 +1,5 @@
 import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+import { id, optionalText, reference, timestamps } from '../../platform/db/columns.ts';
 
 export const entitlementSources = ['self_pay', 'admin_grant', 'cap_recommendation', 'sponsor', 'level_offering', 'organization_seat'] as const;
 export type EntitlementSource = (typeof entitlementSources)[number];
@@ -41,11 +42,6 @@ export interface Enrollment extends Model<InferAttributes<Enrollment>, InferCrea
   updatedAt: CreationOptional<Date>;
 }
 
-const id = () => ({ type: DataTypes.STRING(26), primaryKey: true });
-// Fresh objects for each attribute: Sequelize writes into the attribute definitions it is given.
-const reference = () => ({ type: DataTypes.STRING(26), allowNull: false });
-const optionalText = (length: number) => ({ type: DataTypes.STRING(length), allowNull: true });
-
 const defined = new WeakMap<Sequelize, ReturnType<typeof define>>();
 
 /** The enrollment models of the LMS, defined once per Sequelize instance (several areas use them). */
@@ -73,8 +69,7 @@ function define(sequelize: Sequelize) {
       priceRevisionId: optionalText(64),
       validFrom: { type: DataTypes.DATE, allowNull: true },
       validUntil: { type: DataTypes.DATE, allowNull: true },
-      createdAt: DataTypes.DATE,
-      updatedAt: DataTypes.DATE,
+      ...timestamps(),
     },
     { tableName: 'lms_entitlements' },
   );
@@ -86,10 +81,9 @@ function define(sequelize: Sequelize) {
       learnerLmsUserId: reference(),
       status: { type: DataTypes.STRING(16), allowNull: false },
       percentComplete: { type: DataTypes.INTEGER, allowNull: false },
-      entitlementId: { type: DataTypes.STRING(26), allowNull: true },
+      entitlementId: reference(true),
       completedAt: { type: DataTypes.DATE, allowNull: true },
-      createdAt: DataTypes.DATE,
-      updatedAt: DataTypes.DATE,
+      ...timestamps(),
     },
     { tableName: 'lms_enrollments' },
   );

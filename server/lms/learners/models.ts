@@ -1,5 +1,6 @@
 import { defineLifecycle } from '../../platform/lifecycle.ts';
 import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+import { id, reference, timestamps } from '../../platform/db/columns.ts';
 
 /** An organisation, as data: registered `active` by staff. Archiving is not offered yet. */
 export const organizationLifecycle = defineLifecycle({
@@ -47,10 +48,6 @@ export interface Seat extends Model<InferAttributes<Seat>, InferCreationAttribut
   updatedAt: CreationOptional<Date>;
 }
 
-const id = () => ({ type: DataTypes.STRING(26), primaryKey: true });
-const reference = () => ({ type: DataTypes.STRING(26), allowNull: false });
-const timestamps = () => ({ createdAt: DataTypes.DATE, updatedAt: DataTypes.DATE });
-
 const defined = new WeakMap<Sequelize, ReturnType<typeof define>>();
 
 export function defineLearnerModels(sequelize: Sequelize) {
@@ -74,7 +71,7 @@ function define(sequelize: Sequelize) {
   );
   const SeatAllocation = sequelize.define<SeatAllocation>(
     'LmsSeatAllocation',
-    { id: id(), organizationId: reference(), totalSlots: { type: DataTypes.INTEGER, allowNull: false }, createdBy: { type: DataTypes.STRING(26), allowNull: true }, ...timestamps() },
+    { id: id(), organizationId: reference(), totalSlots: { type: DataTypes.INTEGER, allowNull: false }, createdBy: reference(true), ...timestamps() },
     { tableName: 'lms_seat_allocations' },
   );
   const SeatAllocationCourse = sequelize.define<SeatAllocationCourse>(

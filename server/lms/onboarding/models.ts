@@ -1,5 +1,6 @@
 import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
 import type { LmsPersona, OnboardingData, OnboardingStatus } from './rules.ts';
+import { id, reference, timestamps } from '../../platform/db/columns.ts';
 
 /** One persona's onboarding of one LMS user: a draft form that becomes completed on submit. */
 export interface LmsOnboarding extends Model<InferAttributes<LmsOnboarding>, InferCreationAttributes<LmsOnboarding>> {
@@ -26,25 +27,23 @@ export function defineOnboardingModels(sequelize: Sequelize) {
   const LmsOnboarding = sequelize.define<LmsOnboarding>(
     'LmsOnboarding',
     {
-      id: { type: DataTypes.STRING(26), primaryKey: true },
-      lmsUserId: { type: DataTypes.STRING(26), allowNull: false },
+      id: id(),
+      lmsUserId: reference(),
       persona: { type: DataTypes.STRING(16), allowNull: false },
       status: { type: DataTypes.STRING(16), allowNull: false },
       data: { type: DataTypes.JSONB, allowNull: false },
       completedAt: { type: DataTypes.DATE, allowNull: true },
-      createdAt: DataTypes.DATE,
-      updatedAt: DataTypes.DATE,
+      ...timestamps(),
     },
     { tableName: 'lms_onboardings' },
   );
   const LmsProfile = sequelize.define<LmsProfile>(
     'LmsProfile',
     {
-      id: { type: DataTypes.STRING(26), primaryKey: true },
-      lmsUserId: { type: DataTypes.STRING(26), allowNull: false },
+      id: id(),
+      lmsUserId: reference(),
       persona: { type: DataTypes.STRING(16), allowNull: false },
-      createdAt: DataTypes.DATE,
-      updatedAt: DataTypes.DATE,
+      ...timestamps(),
     },
     { tableName: 'lms_profiles' },
   );

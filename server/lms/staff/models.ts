@@ -1,5 +1,6 @@
 import { defineLifecycle } from '../../platform/lifecycle.ts';
 import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+import { id, reference, timestamps } from '../../platform/db/columns.ts';
 
 export const staffRoles = ['admin', 'content_manager', 'support'] as const;
 export type StaffRole = (typeof staffRoles)[number];
@@ -74,28 +75,26 @@ function define(sequelize: Sequelize) {
   const Invite = sequelize.define<Invite>(
     'LmsInvite',
     {
-      id: { type: DataTypes.STRING(26), primaryKey: true },
+      id: id(),
       kind: { type: DataTypes.STRING(16), allowNull: false },
       email: { type: DataTypes.STRING(320), allowNull: false },
       staffRole: { type: DataTypes.STRING(24), allowNull: true },
       status: { type: DataTypes.STRING(16), allowNull: false },
-      invitedBy: { type: DataTypes.STRING(26), allowNull: true },
-      acceptedBy: { type: DataTypes.STRING(26), allowNull: true },
+      invitedBy: reference(true),
+      acceptedBy: reference(true),
       acceptedAt: { type: DataTypes.DATE, allowNull: true },
-      createdAt: DataTypes.DATE,
-      updatedAt: DataTypes.DATE,
+      ...timestamps(),
     },
     { tableName: 'lms_invites' },
   );
   const StaffMember = sequelize.define<StaffMember>(
     'LmsStaffMember',
     {
-      id: { type: DataTypes.STRING(26), primaryKey: true },
-      lmsUserId: { type: DataTypes.STRING(26), allowNull: false },
+      id: id(),
+      lmsUserId: reference(),
       role: { type: DataTypes.STRING(24), allowNull: false },
       status: { type: DataTypes.STRING(16), allowNull: false },
-      createdAt: DataTypes.DATE,
-      updatedAt: DataTypes.DATE,
+      ...timestamps(),
     },
     { tableName: 'lms_staff_members' },
   );

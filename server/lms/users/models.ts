@@ -1,5 +1,6 @@
 import { defineLifecycle } from '../../platform/lifecycle.ts';
 import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+import { id, timestamps } from '../../platform/db/columns.ts';
 
 /**
  * An LMS user's account, as data: `active` when its Orchestrator account arrives (`user.created`, or
@@ -55,15 +56,14 @@ export function defineUserModels(sequelize: Sequelize) {
   const LmsUser = sequelize.define<LmsUser>(
     'LmsUser',
     {
-      id: { type: DataTypes.STRING(26), primaryKey: true },
+      id: id(),
       userId: { type: DataTypes.STRING(64), allowNull: false, unique: true },
       email: { type: DataTypes.STRING(320), allowNull: true },
       displayName: { type: DataTypes.STRING(120), allowNull: true },
       photoAssetId: { type: DataTypes.STRING(100), allowNull: true },
       status: { type: DataTypes.STRING(16), allowNull: false },
       learnerStatus: { type: DataTypes.STRING(16), allowNull: false, defaultValue: 'active' },
-      createdAt: DataTypes.DATE,
-      updatedAt: DataTypes.DATE,
+      ...timestamps(),
     },
     { tableName: 'lms_users' },
   );

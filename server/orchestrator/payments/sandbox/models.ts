@@ -1,5 +1,6 @@
 import { defineLifecycle } from '../../../platform/lifecycle.ts';
 import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type Sequelize } from 'sequelize';
+import { id, reference } from '../../../platform/db/columns.ts';
 
 export const sandboxStatuses = ['pending', 'success', 'failed', 'abandoned'] as const;
 export type SandboxStatus = (typeof sandboxStatuses)[number];
@@ -79,7 +80,7 @@ export function defineSandboxModels(sequelize: Sequelize) {
     'SandboxTransaction',
     {
       reference: { type: DataTypes.STRING(64), primaryKey: true },
-      id: { type: DataTypes.STRING(26), allowNull: false },
+      id: reference(),
       amountMinor: { type: DataTypes.BIGINT, allowNull: false },
       currency: { type: DataTypes.STRING(3), allowNull: false },
       description: { type: DataTypes.STRING(300), allowNull: false },
@@ -99,7 +100,7 @@ export function defineSandboxModels(sequelize: Sequelize) {
   const SandboxWebhook = sequelize.define<SandboxWebhookRow>(
     'SandboxWebhook',
     {
-      id: { type: DataTypes.STRING(26), primaryKey: true },
+      id: id(),
       reference: { type: DataTypes.STRING(64), allowNull: false },
       event: { type: DataTypes.STRING(64), allowNull: false },
       body: { type: DataTypes.TEXT, allowNull: false },
