@@ -79,7 +79,7 @@ export async function grantPlatformAdmin(databaseUrl: string, userId: string, em
 export async function inviteLmsStaff(databaseUrl: string, email: string, role: 'admin' | 'content_manager' | 'support' = 'admin'): Promise<boolean> {
   const [{ createSequelize }, { createInvites }, { AppError }] = await Promise.all([
     import('../server/platform/db/database.ts'),
-    import('../server/lms/staff/invites.ts'),
+    import('../server/lms/people/staff/invites.ts'),
     import('../server/platform/http/errors.ts'),
   ]);
   const sequelize = createSequelize(databaseUrl, 'lms', 1);

@@ -132,7 +132,7 @@ async function itemBody(api: Api, token: string, item: SeedCourseItem) {
 
 /** Zips the project's SCORM package fixtures/scorm/<name> and stores it in Orchestrator storage. */
 async function uploadPackage(api: Api, token: string, name: string): Promise<string> {
-  const [{ zipFolder }, { projectPath }] = await Promise.all([import('../../server/lms/scorm/package.ts'), import('../../server/platform/paths.ts')]);
+  const [{ zipFolder }, { projectPath }] = await Promise.all([import('../../server/lms/catalogue/scorm/package.ts'), import('../../server/platform/paths.ts')]);
   const bytes = await zipFolder(projectPath('fixtures', 'scorm', name));
   const asset = await api.call<{ assetId: string }>('POST', '/v1/ol/storage/upload', { token, body: multipartBody(`${name}.zip`, bytes, { purpose: 'scorm_package' }) });
   return asset.assetId;

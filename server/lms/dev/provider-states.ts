@@ -6,9 +6,9 @@ import type { Handler } from '../../platform/http/operations.ts';
 import { raw } from '../../platform/http/reply.ts';
 import { newId } from '../../platform/ids.ts';
 import type { ServiceDeps } from '../../platform/service.ts';
-import { samplePackage } from '../scorm/sample.ts';
-import { createInvites } from '../staff/invites.ts';
-import type { StaffRole } from '../staff/models.ts';
+import { samplePackage } from '../catalogue/scorm/sample.ts';
+import { createInvites } from '../people/staff/invites.ts';
+import type { StaffRole } from '../people/staff/models.ts';
 
 /**
  * The LMS's provider states for contract tests (development mode only): verified users with onboardings
