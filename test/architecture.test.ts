@@ -89,9 +89,10 @@ test('the checker reports each kind of forbidden import in a project made to bre
 
 // Error codes: the codes a source file can answer with, as the code writes them: the AppError
 // constructor and the helpers of platform/http/errors.ts with a literal code, a `code: '...'` of a
-// refusal table, and the `{ unavailable, failed }` codes of a call to a peer.
+// refusal table, the codes a lifecycle's refusals map to (`{ no_move, wrong_mover, guard_failed }`,
+// server/platform/lifecycle.ts), and the `{ unavailable, failed }` codes of a call to a peer.
 const codePattern =
-  /(?:new AppError\(\s*\d+\s*,|\b(?:badRequest|unauthorized|forbidden|conflict|unprocessable|tooManyRequests|serviceUnavailable|badGateway)\(|\b(?:code|unavailable|failed):)\s*['"]([a-z0-9_]+(?:\.[a-z0-9_]+)+)['"]/g;
+  /(?:new AppError\(\s*\d+\s*,|\b(?:badRequest|unauthorized|forbidden|conflict|unprocessable|tooManyRequests|serviceUnavailable|badGateway)\(|\b(?:code|unavailable|failed|no_move|wrong_mover|guard_failed):)\s*['"]([a-z0-9_]+(?:\.[a-z0-9_]+)+)['"]/g;
 
 function codesIn(text: string): string[] {
   return [...text.matchAll(codePattern)].map((match) => match[1]!);

@@ -2,16 +2,16 @@
 // LMS directly, not through its API: inviting the first staff (only staff invite through the API) and
 // zipping the project's SCORM packages. capctl imports it while it builds its commands, so it stays
 // light: the work is loaded when it is done.
-import type { StaffRole } from './staff/models.ts';
+import type { StaffRole } from './people/index.ts';
 
 /** The platform's own SCORM 1.2 package (fixtures/scorm/workshop-safety), zipped from its sources. */
 export async function samplePackage(): Promise<Buffer> {
-  return (await import('./scorm/sample.ts')).samplePackage();
+  return (await import('./catalogue/index.ts')).samplePackage();
 }
 
 /** The project's SCORM package fixtures/scorm/<name>, zipped from its sources. */
 export async function fixturePackage(name: string): Promise<Buffer> {
-  const [{ zipFolder }, { projectPath }] = await Promise.all([import('./scorm/package.ts'), import('../platform/paths.ts')]);
+  const [{ zipFolder }, { projectPath }] = await Promise.all([import('./catalogue/index.ts'), import('../platform/paths.ts')]);
   return zipFolder(projectPath('fixtures', 'scorm', name));
 }
 
@@ -23,7 +23,7 @@ export async function fixturePackage(name: string): Promise<Buffer> {
 export async function inviteStaff(databaseUrl: string, email: string, role: StaffRole): Promise<boolean> {
   const [{ createSequelize }, { createInvites }, { AppError }] = await Promise.all([
     import('../platform/db/database.ts'),
-    import('./staff/invites.ts'),
+    import('./people/index.ts'),
     import('../platform/http/errors.ts'),
   ]);
   const sequelize = createSequelize(databaseUrl, 'lms', 1);

@@ -49,7 +49,7 @@ test('bytes sent to an upload URL with a Content-Length past the limit get a rea
 test('a multipart upload past the purpose limit gets a readable 413 storage.too_large', async (t) => {
   const form = new FormData();
   form.set('purpose', 'signature');
-  form.set('file', new Blob([pngBytes(2, 4 * 1024 * 1024)], { type: 'image/png' }), 's.png');
+  form.set('file', new Blob([new Uint8Array(pngBytes(2, 4 * 1024 * 1024))], { type: 'image/png' }), 's.png');
   const res = await request(platform.url('/v1/ol/storage/upload'), { method: 'POST', body: form, headers: { authorization: `Bearer ${user.accessToken}` } });
   t.is(res.statusCode, 413);
   t.is(((await res.body.json()) as any).error.code, 'storage.too_large');
