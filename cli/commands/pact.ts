@@ -9,7 +9,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Option, type Command } from 'commander';
-import type { RequestHandler, Response } from 'express';
 import type { VerifierOptions } from '@pact-foundation/pact';
 import { exitCodes, print, UnreachableError, UsageError } from '../output.ts';
 import { CommandFailed, resolveBaseUrl, runCommand } from '../session.ts';
@@ -27,6 +26,9 @@ export interface VerifyOptions {
   /** Pact files or http(s) URLs, each verified on its own; ignored when a broker is given. */
   pacts: string[];
   broker?: { url: string; token?: string; consumerVersionSelectors?: ConsumerVersionSelector[] };
+  /** Only the interactions whose description (or provider state) matches this regular expression. */
+  filterDescription?: string;
+  filterState?: string;
   /** Shows the Pact verifier's own report on stderr. */
   verbose?: boolean;
 }
@@ -109,83 +111,22 @@ export function verifyPacts(options: VerifyOptions): Promise<VerifyReport> {
 }
 
 /**
- * Provider states during one verification. pact-js passes the verifier's state changes and message
- * requests through the request filter too, so they are answered here, for any state name or message
- * description (a broker's pacts are not known in advance). Each state is posted to the provider's
- * state endpoint; the values it answers are what Pact injects where the pact says
- * `fromProviderState`, the acting user's access token replaces the pact's example token (a returned
- * `serviceKey` likewise replaces the example X-Platform-Service-Key), and an
- * `event` it answers is the message a message interaction expects.
+ * What a message interaction asks for, produced by the platform's message endpoint (the gateway's `/`
+ * in development mode) for any description: a broker's pacts are not known in advance.
  */
-class ProviderStates {
-  /** Access tokens of the users the states made in this run, by user id. */
-  private readonly tokens = new Map<string, string>();
-  private values: Record<string, unknown> = {};
-  private actingUser: string | undefined;
-  private failure: string | undefined;
-  /** States that could not be set up, in order. */
-  readonly failures: Array<{ state: string; message: string }> = [];
-
-  constructor(private readonly url: string) {}
-
-  readonly requestFilter: RequestHandler = async (req, res, next) => {
-    if (req.path === '/_pactSetup') {
-      // An interaction without provider states still gets a state change, with no state name.
-      res.json(req.body?.state ? await this.change(req.body) : {});
-    } else if (req.path === '/_messages') {
-      this.message(String(req.body?.description), res);
-    } else if (this.failure) {
-      // The request would only fail for a confusing reason: answer with the real one.
-      res.status(500).json({ providerStateFailed: this.failure });
-    } else {
-      const token = this.actingUser && this.tokens.get(this.actingUser);
-      if (token && req.headers.authorization) req.headers.authorization = `Bearer ${token}`;
-      if (typeof this.values.serviceKey === 'string' && req.headers['x-platform-service-key']) req.headers['x-platform-service-key'] = this.values.serviceKey;
-      next();
-    }
+function messageProviders(baseUrl: string): NonNullable<VerifierOptions['messageProviders']> {
+  const produce = async (request: { description?: string; providerStates?: unknown }) => {
+    const { request: send } = await import('undici');
+    const res = await send(`${baseUrl}/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ description: request.description, providerStates: request.providerStates ?? [] }),
+    });
+    const body = (await res.body.json().catch(() => undefined)) as Record<string, any> | undefined;
+    if (res.statusCode !== 200) throw new Error(body?.error?.message ?? `${baseUrl}/ answered ${res.statusCode}`);
+    return body;
   };
-
-  private async change(change: { state: string; params?: unknown; action: 'setup' | 'teardown' }): Promise<Record<string, unknown>> {
-    if (change.action === 'teardown') {
-      this.values = {};
-      this.actingUser = undefined;
-      this.failure = undefined;
-    }
-    try {
-      const { request } = await import('undici');
-      const res = await request(this.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify({ state: change.state, params: change.params ?? {}, action: change.action }),
-      });
-      const body = (await res.body.json().catch(() => undefined)) as Record<string, any> | undefined;
-      if (res.statusCode !== 200 || !body) throw new Error(body?.error?.message ?? `${this.url} answered ${res.statusCode}`);
-      if (change.action === 'setup') this.remember(body);
-      return body;
-    } catch (err) {
-      if (change.action === 'setup') this.fail(change.state, `provider state "${change.state}" could not be set up: ${(err as Error).message}`);
-      return {};
-    }
-  }
-
-  private remember(values: Record<string, unknown>): void {
-    Object.assign(this.values, values);
-    if (typeof values.userId === 'string' && typeof values.accessToken === 'string') {
-      this.tokens.set(values.userId, values.accessToken);
-      this.actingUser = values.userId;
-    }
-  }
-
-  private message(description: string, res: Response): void {
-    if (!this.failure && !this.values.event) this.fail(description, `no provider state of "${description}" produced an event`);
-    if (this.failure) res.status(500).json({ providerStateFailed: this.failure });
-    else res.json(this.values.event);
-  }
-
-  private fail(state: string, message: string): void {
-    this.failure = message;
-    this.failures.push({ state, message });
-  }
+  return new Proxy({}, { get: (_, key) => (typeof key === 'string' ? produce : undefined) });
 }
 
 /** The verifier's JSON result (pact-core's `pactffi_verifier_json`). */
@@ -199,14 +140,19 @@ interface VerifierJson {
 /** Runs in the child process: one verifier run per pact (or one for the broker). */
 async function verifyHere(options: VerifyOptions): Promise<VerifyReport> {
   const { Verifier } = await import('@pact-foundation/pact');
+  // The Pact verifier reads its interaction filters from the environment.
+  if (options.filterDescription) process.env.PACT_DESCRIPTION = options.filterDescription;
+  if (options.filterState) process.env.PACT_PROVIDER_STATE = options.filterState;
   const sources = options.broker ? [options.broker.url] : options.pacts;
   const pacts: PactResult[] = [];
   for (const source of sources) {
-    const states = new ProviderStates(options.statesUrl);
+    // Pact's own mechanism, as any verifier uses it: the state-change URL answers the values Pact
+    // injects into the request (provider-state injected values), the message endpoint the messages.
     const config: VerifierOptions = {
       provider: options.provider,
       providerBaseUrl: options.baseUrl,
-      requestFilter: states.requestFilter,
+      providerStatesSetupUrl: options.statesUrl,
+      messageProviders: messageProviders(options.baseUrl),
       logLevel: 'error',
       ...(options.broker ? brokerOptions(options.broker) : { pactUrls: [source] }),
     };
@@ -216,7 +162,7 @@ async function verifyHere(options: VerifyOptions): Promise<VerifyReport> {
     } catch (err) {
       outcome = (err as Error).message;
     }
-    pacts.push(pactResult(source, outcome, states.failures));
+    pacts.push(pactResult(source, outcome));
   }
   return { provider: options.provider, baseUrl: options.baseUrl, passed: pacts.every(pactPassed), pacts };
 }
@@ -230,7 +176,7 @@ function brokerOptions(broker: NonNullable<VerifyOptions['broker']>): Partial<Ve
   };
 }
 
-function pactResult(source: string, outcome: string, stateFailures: Array<{ state: string; message: string }>): PactResult {
+function pactResult(source: string, outcome: string): PactResult {
   let json: VerifierJson;
   try {
     json = JSON.parse(outcome);
@@ -241,14 +187,11 @@ function pactResult(source: string, outcome: string, stateFailures: Array<{ stat
   const consumers = [...output.matchAll(/Verifying a pact between (\S+) and /g)].map((m) => m[1]);
   const interactions = (json.interactionResults ?? []).map((result): InteractionResult => {
     const errors = (json.errors ?? []).filter((e) => e.interaction.endsWith(` - ${result.description}`));
-    const problems = [
-      ...stateFailures.filter((f) => errors.some((e) => e.interaction.includes(f.state))).map((f) => f.message),
-      ...errors.flatMap((e) =>
-        e.mismatch?.mismatches?.length
-          ? e.mismatch.mismatches.map((m) => `${m.path ? `${m.path}: ` : ''}${m.mismatch ?? JSON.stringify(m)}`)
-          : [e.mismatch?.message ?? JSON.stringify(e.mismatch)],
-      ),
-    ];
+    const problems = errors.flatMap((e) =>
+      e.mismatch?.mismatches?.length
+        ? e.mismatch.mismatches.map((m) => `${m.path ? `${m.path}: ` : ''}${m.mismatch ?? JSON.stringify(m)}`)
+        : [e.mismatch?.message ?? JSON.stringify(e.mismatch)],
+    );
     return { description: result.description, passed: result.result === 'OK' && errors.length === 0, problems };
   });
   const unexplained = !json.result && interactions.every((i) => i.passed);

@@ -78,8 +78,10 @@ export const exampleAccessToken = [
   base64url('signature'),
 ].join('.');
 export const jwt = (example = exampleAccessToken) => regex('^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$', example);
-/** The bearer header: the verifier puts the state's user's own token in its place. */
-export const bearer = () => regex('^Bearer \\S+$', `Bearer ${exampleAccessToken}`);
+/** The bearer header: a provider-state injected value, the access token of the state's acting user. */
+export const bearer = () => MatchersV3.fromProviderState('Bearer ${accessToken}', `Bearer ${exampleAccessToken}`);
+/** The service key header's value, injected from the provider state `a platform service calling with its key`. */
+export const serviceKey = () => MatchersV3.fromProviderState('${serviceKey}', 'example-service-key');
 
 /** An error envelope with this code. */
 export const errorBody = (code: string, details?: Array<{ field?: string; issue: string }>) => ({
@@ -214,7 +216,7 @@ export interface StepInteraction {
   query?: Record<string, string | MatchersV3.Matcher<string>>;
   /** Headers besides Authorization. */
   headers?: Record<string, string | MatchersV3.Matcher<string>>;
-  /** Sends the example bearer token (the verifier puts the state's user's in its place); default true. */
+  /** Sends the bearer token of the state's acting user (a provider-state injected value); default true. */
   signedIn?: boolean;
   body?: unknown;
   status: number;
