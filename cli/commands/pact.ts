@@ -10,7 +10,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Option, type Command } from 'commander';
 import type { VerifierOptions } from '@pact-foundation/pact';
-import { exitCodes, print, UnreachableError, UsageError } from '../output.ts';
+import { exitCodes, print, UnreachableError, UsageError, writeReport } from '../output.ts';
+import { xml } from '../scenarios/report-junit.ts';
 import { CommandFailed, resolveBaseUrl, runCommand } from '../session.ts';
 
 export const providers = ['ol', 'cap', 'lms'] as const;
@@ -25,7 +26,13 @@ export interface VerifyOptions {
   statesUrl: string;
   /** Pact files or http(s) URLs, each verified on its own; ignored when a broker is given. */
   pacts: string[];
-  broker?: { url: string; token?: string; consumerVersionSelectors?: ConsumerVersionSelector[] };
+  broker?: {
+    url: string;
+    token?: string;
+    consumerVersionSelectors?: ConsumerVersionSelector[];
+    /** Publishes each result to the broker as this provider version (and branch). */
+    publish?: { providerVersion: string; providerBranch?: string };
+  };
   /** Only the interactions whose description (or provider state) matches this regular expression. */
   filterDescription?: string;
   filterState?: string;
@@ -173,6 +180,13 @@ function brokerOptions(broker: NonNullable<VerifyOptions['broker']>): Partial<Ve
     pactBrokerUrl: broker.url,
     ...(broker.token ? { pactBrokerToken: broker.token } : {}),
     ...(broker.consumerVersionSelectors ? { consumerVersionSelectors: broker.consumerVersionSelectors } : {}),
+    ...(broker.publish
+      ? {
+          publishVerificationResult: true,
+          providerVersion: broker.publish.providerVersion,
+          ...(broker.publish.providerBranch ? { providerVersionBranch: broker.publish.providerBranch } : {}),
+        }
+      : {}),
   };
 }
 
@@ -220,6 +234,23 @@ function reportLines(report: VerifyReport): string {
   const failed = all.filter((i) => !i.passed).length;
   lines.push(`${report.pacts.length} pact(s), ${all.length} interaction(s): ${all.length - failed} passed, ${failed} failed${report.passed ? '' : ' - verification FAILED'}`);
   return lines.join('\n');
+}
+
+/** JUnit XML for CI: one testsuite per pact, one testcase per interaction. */
+export function junitReport(report: VerifyReport): string {
+  const suites = report.pacts.map((pact) => {
+    const failed = pact.interactions.filter((i) => !i.passed).length;
+    const name = `${pact.consumer || '?'} -> ${report.provider}`;
+    const cases = pact.interactions.map((i) => {
+      const open = `    <testcase name="${xml(i.description)}" classname="${xml(name)}"`;
+      return i.passed ? `${open}/>` : `${open}>\n      <failure message="${xml(i.problems[0] ?? 'failed')}" type="mismatch">${xml(i.problems.join('\n'))}</failure>\n    </testcase>`;
+    });
+    const error = pact.error ? [`    <testcase name="the pact" classname="${xml(name)}">\n      <error message="${xml(pact.error)}" type="unverifiable"/>\n    </testcase>`] : [];
+    return [`  <testsuite name="${xml(name)}" file="${xml(pact.source)}" tests="${cases.length + error.length}" failures="${failed}" errors="${error.length}">`, ...cases, ...error, '  </testsuite>'].join('\n');
+  });
+  const all = report.pacts.flatMap((p) => p.interactions);
+  const errors = report.pacts.filter((p) => p.error).length;
+  return ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites name="capctl pact verify" tests="${all.length + errors}" failures="${all.filter((i) => !i.passed).length}" errors="${errors}">`, ...suites, '</testsuites>', ''].join('\n');
 }
 
 // --- publish ---------------------------------------------------------------------------------------
@@ -291,6 +322,12 @@ interface VerifyFlags {
   brokerToken?: string;
   consumerVersionSelectors?: string;
   providerStatesUrl?: string;
+  filterDescription?: string;
+  filterState?: string;
+  junit?: string;
+  publishVerificationResults?: boolean;
+  providerAppVersion?: string;
+  providerBranch?: string;
   verbose?: boolean;
   json?: boolean;
 }
@@ -321,6 +358,12 @@ export function registerPact(program: Command): void {
     .option('--broker-token <token>', 'bearer token for the broker (env PACT_BROKER_TOKEN)')
     .option('--consumer-version-selectors <json>', 'which consumer versions to fetch from the broker, as a JSON array')
     .option('--provider-states-url <url>', 'where provider states are set up (default <base-url>/v1/<provider>/dev/provider-states)')
+    .option('--filter-description <regex>', 'only the interactions whose description matches (env PACT_DESCRIPTION)')
+    .option('--filter-state <regex>', 'only the interactions with a provider state that matches (env PACT_PROVIDER_STATE)')
+    .option('--junit <file>', 'also write the results as JUnit XML, one test case per interaction')
+    .option('--publish-verification-results', 'publish each result to the broker (needs --broker-url and --provider-app-version)')
+    .option('--provider-app-version <version>', "the provider's version the results are published for, e.g. a git commit")
+    .option('--provider-branch <branch>', "the provider version's branch, published with the results")
     .option('--verbose', "show the Pact verifier's own report on stderr")
     .option('--json', 'print the results as JSON')
     .addHelpText('after', '\nExit codes: 0 every interaction passed, 1 a mismatch (or a pact that could not be verified), 2 usage, 3 the platform is unreachable.')
@@ -329,8 +372,12 @@ export function registerPact(program: Command): void {
         const baseUrl = resolveBaseUrl(flags.baseUrl);
         const kinds = [flags.pactDir, flags.pactUrl, flags.brokerUrl].filter((v) => v !== undefined).length;
         if (kinds > 1) throw new UsageError('give one of --pact-dir, --pact-url or --broker-url');
-        if (!flags.brokerUrl && (flags.brokerToken || flags.consumerVersionSelectors)) {
-          throw new UsageError('--broker-token and --consumer-version-selectors need --broker-url');
+        if (!flags.brokerUrl && (flags.brokerToken || flags.consumerVersionSelectors || flags.publishVerificationResults)) {
+          throw new UsageError('--broker-token, --consumer-version-selectors and --publish-verification-results need --broker-url');
+        }
+        if (flags.publishVerificationResults && !flags.providerAppVersion) throw new UsageError('--publish-verification-results needs --provider-app-version');
+        if (!flags.publishVerificationResults && (flags.providerAppVersion || flags.providerBranch)) {
+          throw new UsageError('--provider-app-version and --provider-branch go with --publish-verification-results');
         }
         const pactDir = flags.pactDir ?? 'pacts';
         const pacts = flags.pactUrl ?? (flags.brokerUrl ? [] : pactsIn(pactDir, flags.provider));
@@ -341,6 +388,8 @@ export function registerPact(program: Command): void {
           baseUrl,
           statesUrl: flags.providerStatesUrl ?? defaultStatesUrl(baseUrl, flags.provider),
           pacts,
+          filterDescription: flags.filterDescription,
+          filterState: flags.filterState,
           verbose: flags.verbose,
           ...(flags.brokerUrl
             ? {
@@ -348,10 +397,12 @@ export function registerPact(program: Command): void {
                   url: flags.brokerUrl,
                   token: flags.brokerToken ?? process.env.PACT_BROKER_TOKEN,
                   consumerVersionSelectors: consumerVersionSelectors(flags.consumerVersionSelectors),
+                  ...(flags.publishVerificationResults ? { publish: { providerVersion: flags.providerAppVersion!, providerBranch: flags.providerBranch } } : {}),
                 },
               }
             : {}),
         });
+        if (flags.junit) await writeReport(flags.junit, junitReport(report));
         print(report, Boolean(flags.json), () => reportLines(report));
         if (!report.passed) process.exitCode = exitCodes.failed;
       }),

@@ -1,10 +1,11 @@
 /**
  * Bi-directional contract checking: every HTTP interaction of a pact against the provider's OpenAPI
  * document. The operation and its response status must be documented, and the response the pact expects
- * must ask no more than the document promises: every field it pins is a documented, required property,
- * and every matcher accepts every kind of value the schema allows there (a field the document lets be
- * null must not be matched as a string). A value the pact gives without a matcher must be one the schema
- * allows.
+ * must ask no more than the document promises: every field it pins is a documented property, every value
+ * it gives is of a kind the schema allows, and in a list (which may hold items the provider state did not
+ * make) every matcher accepts every kind of value the schema allows there: a field the document lets be
+ * null must not be matched as a string. (Whether a pinned field is one the document marks optional is
+ * not checked yet.)
  */
 import fs from 'node:fs';
 import { loadApiDocument, type ApiDocument, type JsonSchema, type Operation } from '../../server/platform/http/openapi.ts';
@@ -14,14 +15,16 @@ type Segment = string | number | '*';
 
 interface Rule {
   segments: Segment[];
-  match: string;
+  /** The matchers at this path; with `any`, a value passes when one of them accepts it (Pact's OR). */
+  matches: string[];
+  any: boolean;
 }
 
 interface PactInteraction {
   type?: string;
   description: string;
   request?: { method: string; path: string };
-  response?: { status: number; body?: { content?: unknown }; matchingRules?: { body?: Record<string, { matchers: Array<{ match: string }> }> } };
+  response?: { status: number; body?: { content?: unknown }; matchingRules?: { body?: Record<string, { combine?: string; matchers: Array<{ match: string }> }> } };
 }
 
 export interface InteractionProblem {
@@ -60,9 +63,11 @@ function checkInteraction(service: string, doc: ApiDocument, interaction: PactIn
   if (body === undefined) return [];
   const schema = documented.content?.['application/json']?.schema;
   if (!schema) return [`${where}: the ${response.status} response documents no JSON body`];
-  const rules = Object.entries(response.matchingRules?.body ?? {}).flatMap(([path, { matchers }]) =>
-    matchers.map((m) => ({ segments: parseRulePath(path), match: m.match })),
-  );
+  const rules = Object.entries(response.matchingRules?.body ?? {}).map(([path, { combine, matchers }]) => ({
+    segments: parseRulePath(path),
+    matches: matchers.map((m) => m.match),
+    any: combine === 'OR',
+  }));
   return checkValue(body, schema, [], rules).map((problem) => `${where} ${response.status}: ${problem}`);
 }
 
@@ -96,14 +101,23 @@ const matchesPath = (rule: Segment[], path: Segment[]) => rule.length === path.l
  * inherited from an ancestor (Pact applies type matching to the children of a value matched by type),
  * else equality with the example.
  */
-function matcherAt(path: Segment[], rules: Rule[]): string {
+function matcherAt(path: Segment[], rules: Rule[]): { matches: string[]; any: boolean } {
   const own = rules.filter((r) => matchesPath(r.segments, path));
-  if (own.length > 0) return own.sort((a, b) => stars(a) - stars(b))[0]!.match;
+  if (own.length > 0) return own.sort((a, b) => stars(a) - stars(b))[0]!;
   for (let n = path.length - 1; n >= 0; n--) {
     const ancestor = rules.filter((r) => matchesPath(r.segments, path.slice(0, n)));
-    if (ancestor.some((r) => r.match === 'type')) return 'type';
+    if (ancestor.some((r) => r.matches.includes('type'))) return { matches: ['type'], any: false };
   }
-  return 'equality';
+  return { matches: ['equality'], any: false };
+}
+
+/** The kinds of value the path's matchers accept together (all of them, or with OR any), or undefined when unknown. */
+function acceptedAt(matcher: { matches: string[]; any: boolean }, example: unknown): Set<Kind> | undefined {
+  const sets = matcher.matches.map((match) => accepted(match, example));
+  if (sets.some((set) => set === undefined)) return undefined;
+  const kinds = sets as Array<Set<Kind>>;
+  if (matcher.any) return new Set(kinds.flatMap((set) => [...set]));
+  return new Set([...kinds[0]!].filter((kind) => kinds.every((set) => set.has(kind))));
 }
 
 const stars = (rule: Rule) => rule.segments.filter((s) => s === '*').length;
@@ -184,19 +198,20 @@ const show = (path: Segment[]) => `$${path.map((s) => (typeof s === 'number' ? `
 
 /** Why the pact's expectation of this value asks more than the schema promises (empty: it does not). */
 function checkValue(value: unknown, schema: JsonSchema, path: Segment[], rules: Rule[]): string[] {
-  const match = matcherAt(path, rules);
+  const matcher = matcherAt(path, rules);
   const allowed = kinds(schema);
   const problems: string[] = [];
   const kind = kindOf(value);
   if (allowed && !allowed.has(kind)) return [`${show(path)}: the pact gives ${kind === 'null' ? 'null' : `a ${kind}`}, the document allows ${[...allowed].join(' or ')}`];
-  const takes = accepted(match, value);
-  // A list may hold items the provider state did not make (others' data, what earlier scenarios left):
-  // what a pact pins of an item must hold for any item the document allows. A value outside lists is
-  // what the interaction's state made, so its kind may be narrower than the document's.
-  const inList = path.some((s) => typeof s === 'number');
-  if (allowed && takes && match !== 'equality' && inList) {
+  const takes = acceptedAt(matcher, value);
+  const equality = matcher.matches.length === 1 && matcher.matches[0] === 'equality';
+  // A list matched by type (eachLike) may hold any number of items, some the provider state did not make
+  // (others' data, what earlier scenarios left): what it pins of an item must hold for any item the
+  // document allows. A value elsewhere is what the request and state made, so its kind may be narrower.
+  const inList = path.some((s, i) => typeof s === 'number' && matcherAt(path.slice(0, i), rules).matches.includes('type'));
+  if (allowed && takes && !equality && inList) {
     const missed = [...allowed].filter((k) => !takes.has(k));
-    if (missed.length > 0) problems.push(`${show(path)}: the document allows ${missed.join(' or ')} here, the pact's ${match} matcher accepts only ${[...takes].join(' or ')}`);
+    if (missed.length > 0) problems.push(`${show(path)}: the document allows ${missed.join(' or ')} here, the pact's ${matcher.matches.join('/')} matcher accepts only ${[...takes].join(' or ')}`);
   }
   if (kind !== 'object' && kind !== 'array') return problems;
   // Of the alternatives of this kind, the one that fits best decides.
@@ -207,18 +222,18 @@ function checkValue(value: unknown, schema: JsonSchema, path: Segment[], rules: 
 }
 
 function checkObject(value: Record<string, unknown>, schema: JsonSchema, path: Segment[], rules: Rule[]): string[] {
+  // A free-form object (no properties listed): what is in it is what the request or state put there.
+  if (!schema.properties && schema.additionalProperties === undefined) return [];
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
-  const required = new Set((schema.required as string[] | undefined) ?? []);
   const extra = schema.additionalProperties;
   const problems: string[] = [];
   for (const [key, child] of Object.entries(value)) {
     const at = [...path, key];
     if (properties[key]) {
-      if (!required.has(key) && path.some((s) => typeof s === 'number')) problems.push(`${show(at)}: the pact requires a field the document marks optional`);
       problems.push(...checkValue(child, properties[key]!, at, rules));
     } else if (extra && typeof extra === 'object') {
       problems.push(...checkValue(child, extra as JsonSchema, at, rules));
-    } else if (extra !== true || Object.keys(properties).length > 0) {
+    } else if (extra !== true) {
       problems.push(`${show(at)}: the pact requires a field the document does not have`);
     }
   }
