@@ -25,15 +25,18 @@ const binary = path.resolve('node_modules', '.bin', 'pact-verifier');
 export const pactProvider = (file: string): string => JSON.parse(fs.readFileSync(file, 'utf8')).provider.name;
 
 /**
- * Runs the Pact CLI's `pact-verifier` on one pact file exactly as a downstream team would: the gateway's
- * host and port, the provider's name and its state-change URL, nothing of capctl in the loop.
+ * Runs the Pact CLI's `pact-verifier` on one pact file as a downstream team would (README, "Pact
+ * contracts"): the gateway's host and port, the provider's name and its state-change URL, nothing of
+ * capctl in the loop.
  */
 export async function stockVerify(file: string, gatewayUrl: string): Promise<StockRun> {
   const provider = pactProvider(file);
   const { hostname, port } = new URL(gatewayUrl);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pact-verifier-'));
   const report = path.join(dir, 'report.json');
-  const args = ['-f', file, '-h', hostname, '-p', port, '-n', provider, '-s', `${gatewayUrl}/v1/${provider}/dev/provider-states`, '--json', report, '--no-colour'];
+  // The states build whole flows through the API (an RPL application with its panel takes seconds on
+  // a loaded machine): the timeout pact-js's verifier has by default, 30 s, not the Pact CLI's 5 s.
+  const args = ['-f', file, '-h', hostname, '-p', port, '-n', provider, '-s', `${gatewayUrl}/v1/${provider}/dev/provider-states`, '--request-timeout', '30000', '--json', report, '--no-colour'];
   try {
     const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
       const child = spawn(binary, args, { env: { ...process.env, PACT_DO_NOT_TRACK: 'true' }, stdio: ['ignore', 'pipe', 'pipe'] });

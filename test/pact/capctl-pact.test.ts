@@ -31,6 +31,7 @@ function scratchDir(t: ExecutionContext): string {
 }
 
 test('verify passes against a running capctl serve and prints each interaction', async (t) => {
+  t.timeout(15 * 60_000); // every interaction after its own provider state: minutes on a loaded machine
   const run = await runCapctl(['pact', 'verify', '--provider', 'ol', '--base-url', serve.urls.gateway!]);
   t.is(run.code, 0, run.stdout + run.stderr);
   t.regex(run.stdout, /^capctl -> ol {2}pacts\/capctl-ol\.json$/m);
@@ -41,6 +42,7 @@ test('verify passes against a running capctl serve and prints each interaction',
 });
 
 test('verify --json reports every interaction of the provider as passed', async (t) => {
+  t.timeout(15 * 60_000); // every interaction after its own provider state: minutes on a loaded machine
   const run = await runCapctl(['pact', 'verify', '--provider', 'lms', '--base-url', serve.urls.gateway!, '--json']);
   t.is(run.code, 0, run.stdout + run.stderr);
   const report = JSON.parse(run.stdout);
@@ -50,6 +52,7 @@ test('verify --json reports every interaction of the provider as passed', async 
 });
 
 test('an interaction the server does not serve, or a state it does not know, fails verify with exit 1 and is named', async (t) => {
+  t.timeout(15 * 60_000); // every interaction after its own provider state: minutes on a loaded machine
   const dir = scratchDir(t);
   const pact = JSON.parse(fs.readFileSync('pacts/capctl-lms.json', 'utf8'));
   pact.interactions.push({
@@ -92,6 +95,7 @@ test('verify exits 3 when the platform cannot be reached and 2 when given two pa
 });
 
 test('verify --junit writes one test case per interaction; --filter-description narrows the run to the matching ones', async (t) => {
+  t.timeout(15 * 60_000); // every interaction after its own provider state: minutes on a loaded machine
   const junit = path.join(scratchDir(t), 'pact.xml');
   const all = JSON.parse(fs.readFileSync('pacts/capctl-lms.json', 'utf8')).interactions as Array<{ description: string }>;
   const run = await runCapctl(['pact', 'verify', '--provider', 'lms', '--base-url', serve.urls.gateway!, '--filter-description', '^a (start|list) of', '--junit', junit, '--json']);
@@ -106,6 +110,7 @@ test('verify --junit writes one test case per interaction; --filter-description 
 });
 
 test('verify --broker-url fetches the pacts for the provider with the selectors and token, verifies them and publishes the results', async (t) => {
+  t.timeout(15 * 60_000); // every interaction after its own provider state: minutes on a loaded machine
   const pact = fs.readFileSync('pacts/capctl-lms.json', 'utf8');
   const seen: string[] = [];
   // The few broker resources the verifier walks: index -> pacts for verification -> each pact.
