@@ -260,6 +260,10 @@ export interface PublishOptions {
   brokerToken?: string;
   consumerVersion: string;
   branch?: string;
+  /** Tags for the consumer version (the broker's older way of naming environments and branches). */
+  tags?: string[];
+  /** Only the pacts of these consumers (all when absent). */
+  consumers?: string[];
   pactDir: string;
 }
 
@@ -288,15 +292,23 @@ export async function publishPacts(options: PublishOptions): Promise<Published[]
   };
   const part = encodeURIComponent;
   try {
-    const pacts = files.map((name) => {
-      const file = path.join(options.pactDir, name);
-      const pact = readPact(file);
-      if (!pact?.consumer?.name || !pact.provider?.name) throw new UsageError(`${file} is not a pact (no consumer or provider name)`);
-      return { file, pact, consumer: pact.consumer.name, provider: pact.provider.name };
-    });
+    const pacts = files
+      .map((name) => {
+        const file = path.join(options.pactDir, name);
+        const pact = readPact(file);
+        if (!pact?.consumer?.name || !pact.provider?.name) throw new UsageError(`${file} is not a pact (no consumer or provider name)`);
+        return { file, pact, consumer: pact.consumer.name, provider: pact.provider.name };
+      })
+      .filter((p) => !options.consumers || options.consumers.includes(p.consumer));
+    if (pacts.length === 0) throw new UsageError(`no pacts of consumer ${options.consumers!.join(', ')} in ${options.pactDir}`);
     if (options.branch) {
       for (const consumer of new Set(pacts.map((p) => p.consumer))) {
         await put(`${broker}/pacticipants/${part(consumer)}/branches/${part(options.branch)}/versions/${part(options.consumerVersion)}`, {});
+      }
+    }
+    for (const consumer of new Set(pacts.map((p) => p.consumer))) {
+      for (const tag of options.tags ?? []) {
+        await put(`${broker}/pacticipants/${part(consumer)}/versions/${part(options.consumerVersion)}/tags/${part(tag)}`, {});
       }
     }
     const published: Published[] = [];
@@ -415,9 +427,11 @@ export function registerPact(program: Command): void {
     .option('--broker-token <token>', 'bearer token for the broker (env PACT_BROKER_TOKEN)')
     .requiredOption('--consumer-app-version <version>', "the consumer's version, e.g. a git commit")
     .option('--branch <branch>', "the consumer version's branch")
+    .option('--tag <tag>', 'tag the consumer version (repeatable)', (v: string, all: string[] = []) => [...all, v])
+    .option('--consumer <name>', 'only the pacts of this consumer (repeatable; default all)', (v: string, all: string[] = []) => [...all, v])
     .option('--pact-dir <dir>', 'where the pact files are', 'pacts')
     .option('--json', 'print the results as JSON')
-    .action((flags: { brokerUrl?: string; brokerToken?: string; consumerAppVersion: string; branch?: string; pactDir: string; json?: boolean }) =>
+    .action((flags: { brokerUrl?: string; brokerToken?: string; consumerAppVersion: string; branch?: string; tag?: string[]; consumer?: string[]; pactDir: string; json?: boolean }) =>
       runCommand(Boolean(flags.json), async () => {
         const brokerUrl = flags.brokerUrl ?? process.env.PACT_BROKER_BASE_URL;
         if (!brokerUrl) throw new UsageError('no broker configured: give --broker-url or set PACT_BROKER_BASE_URL');
@@ -426,6 +440,8 @@ export function registerPact(program: Command): void {
           brokerToken: flags.brokerToken ?? process.env.PACT_BROKER_TOKEN,
           consumerVersion: flags.consumerAppVersion,
           branch: flags.branch,
+          tags: flags.tag,
+          consumers: flags.consumer,
           pactDir: flags.pactDir,
         });
         print(published, Boolean(flags.json), () =>

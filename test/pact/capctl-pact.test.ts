@@ -186,6 +186,22 @@ test('publish puts the branch version, then every pact, to the broker with the t
   t.regex(run.stdout, /^published capctl -> cap \(.*capctl-cap\.json\) version 1\.2\.3$/m);
 });
 
+test('publish --consumer picks the pacts of one consumer and --tag tags its version', async (t) => {
+  const broker = await recordingBroker(t);
+  const dir = scratchDir(t);
+  for (const name of ['capctl-cap.json', 'cap-ol.json', 'lms-ol.json']) fs.copyFileSync(path.join('pacts', name), path.join(dir, name));
+  const run = await runCapctl(['pact', 'publish', '--broker-url', broker.url, '--consumer-app-version', '1.2.3', '--consumer', 'cap', '--tag', 'prod', '--tag', 'main', '--pact-dir', dir]);
+  t.is(run.code, 0, run.stdout + run.stderr);
+  t.deepEqual(broker.requests.map((r) => `${r.method} ${r.url}`), [
+    'PUT /pacticipants/cap/versions/1.2.3/tags/prod',
+    'PUT /pacticipants/cap/versions/1.2.3/tags/main',
+    'PUT /pacts/provider/ol/consumer/cap/version/1.2.3',
+  ]);
+  const none = await runCapctl(['pact', 'publish', '--broker-url', broker.url, '--consumer-app-version', '1.2.3', '--consumer', 'nobody', '--pact-dir', dir]);
+  t.is(none.code, 2);
+  t.regex(none.stderr, /no pacts of consumer nobody/);
+});
+
 test('publish exits 2 with no broker configured and 1 when the broker refuses', async (t) => {
   const noBroker = await runCapctl(['pact', 'publish', '--consumer-app-version', '1.2.3'], { PACT_BROKER_BASE_URL: '' });
   t.is(noBroker.code, 2);
