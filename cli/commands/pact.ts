@@ -133,7 +133,8 @@ function messageProviders(baseUrl: string): NonNullable<VerifierOptions['message
     if (res.statusCode !== 200) throw new Error(body?.error?.message ?? `${baseUrl}/ answered ${res.statusCode}`);
     return body;
   };
-  return new Proxy({}, { get: (_, key) => (typeof key === 'string' ? produce : undefined) });
+  // A handler under every name; not under `toJSON` or `then`, which JSON.stringify and await look up.
+  return new Proxy({}, { get: (_, key) => (typeof key === 'string' && key !== 'toJSON' && key !== 'then' ? produce : undefined) });
 }
 
 /** The verifier's JSON result (pact-core's `pactffi_verifier_json`). */
