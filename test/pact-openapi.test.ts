@@ -57,5 +57,14 @@ test('an undocumented operation or response status fails the check', async (t) =
 
 test('a value of a kind the document does not allow fails the check', async (t) => {
   const file = alteredPact(t, 'pacts/capctl-cap.json', 'a read of the public sector list', (i) => (i.response.body.content.data[0].tradeCount = 'one'));
-  t.deepEqual((await checkPactAgainstOpenApi(file))[0]?.problems, ['listSectors (GET /sectors) 200: $.data[0].tradeCount: the pact gives a string, the document allows number']);
+  t.deepEqual((await checkPactAgainstOpenApi(file))[0]?.problems, [
+    'listSectors (GET /sectors) 200: the example response data[0].tradeCount must be integer',
+    'listSectors (GET /sectors) 200: $.data[0].tradeCount: the pact gives a string, the document allows number',
+  ]);
+});
+
+test('the example request of an interaction that succeeds must be one the document accepts', async (t) => {
+  const file = alteredPact(t, 'pacts/capctl-cap.json', 'a creation of a sector', (i) => (i.request.body.content.name = 42));
+  const [found] = await checkPactAgainstOpenApi(file);
+  t.true(found?.problems.some((p) => /createAdminSector \(POST \/admin\/sectors\): the example request name must be string/.test(p)), JSON.stringify(found));
 });

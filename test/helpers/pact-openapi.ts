@@ -1,6 +1,8 @@
 /**
  * Bi-directional contract checking: every HTTP interaction of a pact against the provider's OpenAPI
- * document. The operation and its response status must be documented, and the response the pact expects
+ * document. The operation and its response status must be documented; the example request of an
+ * interaction that succeeds must be one the document accepts, and the example response one it allows
+ * (short of the fields the pact leaves out); and the response the pact expects
  * must ask no more than the document promises: every field it pins is a documented property, every value
  * it gives is of a kind the schema allows, and in a list (which may hold items the provider state did not
  * make) every matcher accepts every kind of value the schema allows there: a field the document lets be
@@ -9,6 +11,7 @@
  */
 import fs from 'node:fs';
 import { loadApiDocument, type ApiDocument, type JsonSchema, type Operation } from '../../server/platform/http/openapi.ts';
+import { compileOperation, toDetails } from '../../server/platform/http/validation.ts';
 
 type Kind = 'string' | 'number' | 'boolean' | 'object' | 'array' | 'null';
 type Segment = string | number | '*';
@@ -23,7 +26,7 @@ interface Rule {
 interface PactInteraction {
   type?: string;
   description: string;
-  request?: { method: string; path: string };
+  request?: { method: string; path: string; body?: { content?: unknown } };
   response?: { status: number; body?: { content?: unknown }; matchingRules?: { body?: Record<string, { combine?: string; matchers: Array<{ match: string }> }> } };
 }
 
@@ -59,16 +62,28 @@ function checkInteraction(service: string, doc: ApiDocument, interaction: PactIn
   const where = `${operation.operationId} (${operation.method.toUpperCase()} ${operation.path})`;
   const documented = operation.responses[String(response.status)];
   if (!documented) return [`${where} documents no ${response.status} response`];
+  const validators = compileOperation(operation);
+  const problems: string[] = [];
+  // The example request of an interaction that succeeds is one the document accepts (one that fails
+  // may be malformed on purpose).
+  const sent = request.body?.content;
+  if (response.status < 400 && sent !== undefined && typeof sent === 'object' && validators.body && !validators.body(sent)) {
+    problems.push(...toDetails(validators.body.errors, 'body').map((d) => `${where}: the example request ${d.field} ${d.issue}`));
+  }
   const body = response.body?.content;
-  if (body === undefined) return [];
+  if (body === undefined) return problems;
   const schema = documented.content?.['application/json']?.schema;
-  if (!schema) return [`${where}: the ${response.status} response documents no JSON body`];
+  if (!schema) return [...problems, `${where}: the ${response.status} response documents no JSON body`];
+  // The example response is one the document allows (as the development-mode server checks its replies),
+  // short of fields it leaves out: a pact pins only what its consumer reads.
+  const reply = compileOperation(withoutRequired(operation)).reply(String(response.status));
+  if (reply && !reply(body)) problems.push(...toDetails(reply.errors, 'body').map((d) => `${where} ${response.status}: the example response ${d.field} ${d.issue}`));
   const rules = Object.entries(response.matchingRules?.body ?? {}).map(([path, { combine, matchers }]) => ({
     segments: parseRulePath(path),
     matches: matchers.map((m) => m.match),
     any: combine === 'OR',
   }));
-  return checkValue(body, schema, [], rules).map((problem) => `${where} ${response.status}: ${problem}`);
+  return [...problems, ...checkValue(body, schema, [], rules).map((problem) => `${where} ${response.status}: ${problem}`)];
 }
 
 /** The documented operation serving a gateway path (`/v1/<service>/...`), the most literal one first. */
@@ -244,4 +259,21 @@ function checkArray(value: unknown[], schema: JsonSchema, path: Segment[], rules
   const items = schema.items as JsonSchema | undefined;
   if (!items) return [];
   return value.flatMap((item, i) => checkValue(item, items, [...path, i], rules));
+}
+
+/** The operation with `required` dropped from its response schemas. */
+function withoutRequired(operation: Operation): Operation {
+  const seen = new Map<object, unknown>();
+  const strip = (value: unknown): unknown => {
+    if (value === null || typeof value !== 'object') return value;
+    if (seen.has(value)) return seen.get(value);
+    const copy: Record<string, unknown> | unknown[] = Array.isArray(value) ? [] : {};
+    seen.set(value, copy);
+    for (const [key, child] of Object.entries(value)) {
+      if (key === 'required' && Array.isArray(child)) continue;
+      (copy as Record<string, unknown>)[key] = strip(child);
+    }
+    return copy;
+  };
+  return { ...operation, responses: strip(operation.responses) as Operation['responses'] };
 }
