@@ -113,7 +113,8 @@ test('verify --broker-url fetches the pacts for the provider with the selectors 
   t.timeout(15 * 60_000); // every interaction after its own provider state: minutes on a loaded machine
   const pact = fs.readFileSync('pacts/capctl-lms.json', 'utf8');
   const seen: string[] = [];
-  // The few broker resources the verifier walks: index -> pacts for verification -> each pact.
+  // The few broker resources the verifier walks: index -> pacts for verification -> each pact; to
+  // publish, the provider's branch version, then the pact's verification results.
   const broker = http.createServer(async (req, res) => {
     let body = '';
     for await (const chunk of req) body += chunk;
@@ -126,8 +127,13 @@ test('verify --broker-url fetches the pacts for the provider with the selectors 
       'POST /pacts/provider/lms/for-verification': { _embedded: { pacts: [{ shortDescription: 'main', _links: { self: { href: `${base}/pacts/provider/lms/consumer/capctl/version/1`, name: 'capctl' } } }] } },
       'GET /pacts/provider/lms/consumer/capctl/version/1': {
         ...JSON.parse(pact),
-        _links: { 'pb:publish-verification-results': { href: `${base}/pacts/provider/lms/consumer/capctl/pact-version/abc/verification-results` } },
+        _links: {
+          'pb:publish-verification-results': { href: `${base}/pacts/provider/lms/consumer/capctl/pact-version/abc/verification-results` },
+          'pb:provider': { href: `${base}/pacticipants/lms` },
+        },
       },
+      'GET /pacticipants/lms': { name: 'lms', _links: { 'pb:branch-version': { href: `${base}/pacticipants/lms/branches/{branch}/versions/{version}`, templated: true } } },
+      'PUT /pacticipants/lms/branches/main/versions/2.0.1': {},
       'POST /pacts/provider/lms/consumer/capctl/pact-version/abc/verification-results': {},
     };
     const answer = answers[`${req.method} ${req.url}`];
@@ -148,7 +154,7 @@ test('verify --broker-url fetches the pacts for the provider with the selectors 
   t.truthy(published, seen.join('\n'));
   const result = JSON.parse(published!.slice(published!.indexOf('{')));
   t.like(result, { success: true, providerApplicationVersion: '2.0.1' });
-  t.true(seen.some((line) => line.startsWith('POST /pacts/provider/lms/for-verification') && line.includes('"providerVersionBranch":"main"')), 'the provider branch reaches the broker');
+  t.true(seen.some((line) => line.startsWith('PUT /pacticipants/lms/branches/main/versions/2.0.1 Bearer broker-token')), 'the provider version is recorded on its branch');
 });
 
 /** A stand-in Pact Broker: records every request and answers with `status`. */
