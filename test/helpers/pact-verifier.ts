@@ -51,7 +51,10 @@ export async function stockVerify(file: string, gatewayUrl: string): Promise<Sto
       const problems = errors.filter((e) => e.interaction.endsWith(` - ${r.description}`) || e.interaction.includes(r.description)).map((e) => JSON.stringify(e.mismatch));
       return { description: r.description, passed: r.result === 'OK' && problems.length === 0, problems };
     });
-    return { file: path.basename(file), code, interactions, output: output.split('\n').slice(-40).join('\n') };
+    // Why a state change failed is in the verifier's log, not its report.
+    const lines = output.split('\n');
+    const stateErrors = lines.filter((line) => /state change/i.test(line) && /error|fail/i.test(line)).slice(0, 10);
+    return { file: path.basename(file), code, interactions, output: [...stateErrors, ...lines.slice(-40)].join('\n') };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
