@@ -5,6 +5,7 @@ import { print } from '../output.ts';
 import { configFromOptions } from '../platform.ts';
 import { applySeeds, type SeedKind, type SeedReport } from '../seeds/apply.ts';
 import { loadSeeds } from '../seeds/load.ts';
+import { progressOn } from '../seeds/progress.ts';
 import { expiresWithin, requireProfile, resolveBaseUrl, Session, withApi } from '../session.ts';
 import type { SeedCommandOptions } from './seed.ts';
 
@@ -14,7 +15,6 @@ export async function seed(paths: string[], options: SeedCommandOptions): Promis
   const baseUrl = resolveBaseUrl(options.baseUrl, profile);
   const config = configFromOptions({ dataDir: options.dataDir, databaseUrl: options.databaseUrl });
   const only = new Set(options.only!.split(',') as SeedKind[]);
-  const progress = process.stderr.isTTY && !options.json ? (line: string) => process.stderr.write(`  ${line}\n`) : undefined;
   const report = await withApi(baseUrl, async (api) => {
     // A profile's session is renewed first if its access token is about to expire.
     const session = profile && new Session(api, options.profile!, profile);
@@ -24,7 +24,9 @@ export async function seed(paths: string[], options: SeedCommandOptions): Promis
       only,
       databaseUrl: config.databaseUrl || runningDatabaseUrl(config.dataDir),
       adminToken: session?.profile.accessToken,
-      progress,
+      allowIdentityChanges: Boolean(options.allowIdentityChanges),
+      concurrency: options.concurrency ? Number(options.concurrency) : undefined,
+      progress: progressOn(process.stderr),
     });
   });
   print({ files: seeds.files.length, ...report }, Boolean(options.json), () => summary(report, seeds.files.length));
@@ -32,12 +34,16 @@ export async function seed(paths: string[], options: SeedCommandOptions): Promis
 
 function summary(report: SeedReport, files: number): string {
   const lines = Object.entries(report.counts).map(
-    ([record, c]) => `${record.padEnd(15)} ${String(c.created).padStart(4)} ${report.dryRun ? 'to create' : 'created'}, ${c.updated} ${report.dryRun ? 'to update' : 'updated'}, ${c.unchanged} unchanged`,
+    ([record, c]) => `${record.padEnd(17)} ${String(c.created).padStart(4)} ${report.dryRun ? 'to create' : 'created'}, ${c.updated} ${report.dryRun ? 'to update' : 'updated'}, ${c.unchanged} unchanged`,
   );
-  const changed = Object.values(report.counts).some((c) => c.created + c.updated > 0);
+  const updates = report.changes
+    .filter((c) => c.outcome === 'updated')
+    .map((c) => `${report.dryRun ? 'to update' : 'updated'}: ${c.record} ${c.label}\n${Object.entries(c.diff ?? {}).map(([field, { from, to }]) => `    ${field}: ${JSON.stringify(from)} -> ${JSON.stringify(to)}`).join('\n')}`);
+  const changed = report.changes.length > 0;
   return [
     `${report.dryRun ? 'plan for' : 'seeded from'} ${files} file(s):`,
     ...lines,
+    ...updates,
     changed ? (report.dryRun ? 'dry run: nothing was written' : 'done') : 'nothing to change: the platform already matches the seeds',
   ].join('\n');
 }
