@@ -1,6 +1,6 @@
 /**
  * How far a seeding is: a bar redrawn in place on a terminal, and off one (CI, a file) a line every few
- * seconds, so a long run is never silent and a short one prints nothing.
+ * seconds and one at the end, so a run in CI is never silent for long.
  */
 export interface Progress {
   start(total: number): void;
@@ -15,6 +15,7 @@ export function progressOn(stream: NodeJS.WriteStream, everyMs = 5000): Progress
   let record = '';
   let started = 0;
   let timer: NodeJS.Timeout | undefined;
+  let drawn = 0;
   const elapsed = () => `${((Date.now() - started) / 1000).toFixed(0)} s`;
   const bar = () => {
     const width = 30;
@@ -31,12 +32,16 @@ export function progressOn(stream: NodeJS.WriteStream, everyMs = 5000): Progress
     done(what) {
       count++;
       record = what;
-      if (stream.isTTY) bar();
+      // A redraw at most every 100 ms: thousands of steps would otherwise flood the terminal.
+      if (stream.isTTY && (count === total || Date.now() - drawn > 100)) {
+        drawn = Date.now();
+        bar();
+      }
     },
     end() {
       clearInterval(timer);
       if (stream.isTTY) stream.write('\n');
-      else if (Date.now() - started >= everyMs) stream.write(`seeding: ${count}/${total} steps done in ${elapsed()}\n`);
+      else if (total > 0) stream.write(`seeding: ${count}/${total} steps done in ${elapsed()}\n`);
     },
   };
 }
