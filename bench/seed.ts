@@ -26,11 +26,6 @@ const tradesPerSector = Number(values.trades);
 const centreCount = Number(values.centres);
 const timeoutMs = Number(process.env.BENCH_TIMEOUT_MS ?? 900_000);
 const capctl = path.resolve('bin/capctl');
-const giveUp = setTimeout(() => {
-  console.error(`benchmark did not finish within ${timeoutMs} ms`);
-  process.exit(1);
-}, timeoutMs);
-giveUp.unref();
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'capctl-bench-seed-'));
 const dataDir = path.join(work, 'data');
@@ -41,6 +36,13 @@ writeGeneratedSeeds();
 const serve = spawn(process.execPath, [capctl, 'serve', '--data-dir', dataDir, '--port', '0', '--ol-port', '0', '--cap-port', '0', '--lms-port', '0', '--grpc-port', '0', '--lms-grpc-port', '0'], {
   env: { ...process.env, LOG_LEVEL: 'error', DATABASE_URL: '' },
 });
+const giveUp = setTimeout(() => {
+  console.error(`benchmark did not finish within ${timeoutMs} ms`);
+  serve.kill('SIGTERM');
+  fs.rmSync(work, { recursive: true, force: true });
+  process.exit(1);
+}, timeoutMs);
+giveUp.unref();
 const gateway = await new Promise<string>((resolve, reject) => {
   let out = '';
   serve.stdout.on('data', (d) => {

@@ -6,7 +6,7 @@ import { stringify } from 'yaml';
 import { createDatabase, dropDatabase } from '../server/platform/db/database.ts';
 import { newId } from '../server/platform/ids.ts';
 import { runCapctl, startServe, type RunningServe } from './helpers/cli.ts';
-import { sql } from './helpers/platform.ts';
+import { call, sql } from './helpers/platform.ts';
 
 // capctl seed at scale and its plan (issue 28): the plan is what the run does, problems are found before
 // the first write, and seeding never fails a sign-in.
@@ -150,6 +150,7 @@ test.serial('seeding centres never fails a sign-in: new super admins are known a
   const centres = Array.from({ length: 12 }, (_, c) => ({
     name: `Scale centre ${c}`,
     registrationNo: `SCALE-${c}`,
+    address: { country: 'Nigeria', state: 'Kano', lga: 'Nasarawa', address: `${c} Zoo Road` },
     superAdmin: { name: `Owner ${c}`, email: `owner${c}@scale.example.test`, password: 'Owner-pass-2024' },
     staff: [
       { name: `Admin ${c}`, email: `admin${c}@scale.example.test`, role: 'regular_admin' },
@@ -164,6 +165,14 @@ test.serial('seeding centres never fails a sign-in: new super admins are known a
   t.is(await count(`SELECT count(*)::int AS n FROM ol.auth_failures WHERE kind = 'login'`), failuresBefore, 'no failed sign-in was made');
   t.is(await count(`SELECT count(*)::int AS n FROM cap.centre_staff s JOIN cap.centres c ON c.id = s.centre_id WHERE c.registration_no LIKE 'SCALE-%' AND s.role = 'super_admin' AND s.status = 'active'`), 12, 'every super admin is active at their centre');
   t.regex(res.stderr, /seeding: 12\/12 steps done in \d+ s\n$/, 'off a terminal, progress comes as lines (every 5 s, and at the end)');
+  // The web client's centre settings read the centre from the super admin's centre onboarding.
+  const login = await call('POST', `${serve.urls.gateway}/v1/ol/auth/login`, { json: { email: 'owner3@scale.example.test', password: 'Owner-pass-2024' } });
+  const onboarding = await call('GET', `${serve.urls.gateway}/v1/cap/onboarding/centre`, { token: login.body.data.accessToken });
+  t.is(onboarding.body.data.status, 'completed');
+  t.like(onboarding.body.data.data.centre, {
+    centreInformation: { name: 'Scale centre 3', registrationNo: 'SCALE-3' },
+    centreResidentialAddress: { country: 'Nigeria', state: 'Kano', lga: 'Nasarawa', address: '3 Zoo Road' },
+  });
   const again = await seed(dir);
   t.regex(again.stdout, /nothing to change/);
   t.is(await count(`SELECT count(*)::int AS n FROM ol.auth_failures WHERE kind = 'login'`), failuresBefore, 'a second run signs in no one with a wrong password either');

@@ -362,7 +362,8 @@ function sameDocument(current: any, wanted: ReturnType<typeof nosDocument>): boo
 /**
  * Each centre is one step: its super admin's account (registered with the seed's password when new, so
  * they never need a mailed one), the centre, the super admin accepting it (they had an account, so it
- * is an invitation), then the staff the super admin adds. Existing centres are not changed; their
+ * is an invitation) and saving its details in their centre onboarding (where the web client's settings
+ * read them), then the staff the super admin adds. Existing centres are not changed; their
  * missing staff are added, and an invitation a stopped run left is accepted.
  */
 function planCentres(seeding: Seeding, admin: Admin, platform: CapState): Step[] {
@@ -395,10 +396,17 @@ function planCentres(seeding: Seeding, admin: Admin, platform: CapState): Step[]
           const invitation = ((await asOwner('GET', '/me/invitations')) as Array<{ id: string; organisationId: string }>).find((i) => i.organisationId === centreId);
           if (invitation) await asOwner('POST', `/me/invitations/${invitation.id}/accept`);
         }
+        // Where the web client reads a centre's details (its settings form): the super admin's centre onboarding.
+        if (!found && owner) await asOwner('PATCH', '/onboarding/centre/save', onboardingOf(centre));
         for (const member of missing) await asOwner('POST', '/centre/staff', member);
       },
     };
   });
+}
+
+/** The centre's details in the centre onboarding draft's shape, as a centre that onboarded itself has them. */
+function onboardingOf(centre: SeedCentre) {
+  return { centre: { centreInformation: { name: centre.name, registrationNo: centre.registrationNo }, ...(centre.address ? { centreResidentialAddress: centre.address } : {}) } };
 }
 
 function centreBody(centre: SeedCentre) {
