@@ -1,4 +1,5 @@
 import test from 'ava';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -236,4 +237,37 @@ test.serial('every problem a file can have is found before the first write: a un
   t.regex(unknown.stderr, /assessors\.yaml:\d+:\d+: no seed file or the platform has the sector no-such-sector/);
   t.is(await count(`SELECT count(*)::int AS n FROM ol.users WHERE email = 'unknown.sector@assessors.example.test'`), 0, "the assessor's account was not registered");
   t.is(await count(`SELECT count(*)::int AS n FROM cap.sectors WHERE slug = 'checked-sector'`), 0);
+});
+
+test.serial('a seed killed halfway and run again completes with nothing made twice', async (t) => {
+  t.timeout(300_000);
+  const centres = Array.from({ length: 16 }, (_, c) => ({
+    name: `Resumed centre ${c}`,
+    registrationNo: `RESUME-${c}`,
+    superAdmin: { name: `Owner ${c}`, email: `owner${c}@resume.example.test`, password: 'Owner-pass-2024' },
+    staff: [{ name: `Staff ${c}`, email: `staff${c}@resume.example.test`, role: 'staff' }],
+  }));
+  const dir = seedDir({ 'centres.yaml': { centres } });
+  const made = () => count(`SELECT count(*)::int AS n FROM cap.centres WHERE registration_no LIKE 'RESUME-%'`);
+  const child = spawn(process.execPath, [path.resolve('bin/capctl'), 'seed', '--base-url', serve.urls.gateway!, '--database-url', databaseUrl, dir], { stdio: 'ignore' });
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  const deadline = Date.now() + 120_000;
+  while ((await made()) < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  child.kill('SIGKILL');
+  await exited;
+  await new Promise((resolve) => setTimeout(resolve, 2000)); // requests already sent still land
+  const halfway = await made();
+  t.true(halfway >= 3 && halfway < 16, `killed with ${halfway} of 16 centres made`);
+
+  const again = await seed('--json', dir);
+  t.is(again.code, 0, again.stderr);
+  const { created, updated, unchanged } = JSON.parse(again.stdout).counts.centres;
+  t.is(created + updated + unchanged, 16);
+  t.true(created <= 16 - halfway, 'the centres made before the kill are found, not made again');
+  t.is(await made(), 16);
+  const duplicates = await sql({ databaseUrl }, `SELECT s.email FROM cap.centre_staff s JOIN cap.centres c ON c.id = s.centre_id WHERE c.registration_no LIKE 'RESUME-%' GROUP BY c.id, s.email HAVING count(*) > 1`);
+  t.deepEqual(duplicates, []);
+  t.is(await count(`SELECT count(*)::int AS n FROM cap.centre_staff s JOIN cap.centres c ON c.id = s.centre_id WHERE c.registration_no LIKE 'RESUME-%'`), 32, 'a super admin and one staff member at each centre');
+  t.is(await count(`SELECT count(*)::int AS n FROM cap.centre_staff s JOIN cap.centres c ON c.id = s.centre_id WHERE c.registration_no LIKE 'RESUME-%' AND s.role = 'super_admin' AND s.status = 'active'`), 16, "a half-made centre's invitation is accepted");
+  t.regex((await seed(dir)).stdout, /nothing to change/);
 });
