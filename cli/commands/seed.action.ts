@@ -4,9 +4,11 @@ import { runningDatabaseUrl } from '../../server/platform/db/embedded.ts';
 import { print } from '../output.ts';
 import { configFromOptions } from '../platform.ts';
 import { applySeeds, type SeedKind, type SeedReport } from '../seeds/apply.ts';
+import { exportSeeds } from '../seeds/export.ts';
 import { loadSeeds } from '../seeds/load.ts';
+import { signIn } from '../dev-accounts.ts';
 import { progressOn } from '../seeds/progress.ts';
-import { expiresWithin, requireProfile, resolveBaseUrl, Session, withApi } from '../session.ts';
+import { CommandFailed, expiresWithin, requireProfile, resolveBaseUrl, Session, withApi } from '../session.ts';
 import type { SeedCommandOptions } from './seed.ts';
 
 export async function seed(paths: string[], options: SeedCommandOptions): Promise<void> {
@@ -46,4 +48,25 @@ function summary(report: SeedReport, files: number): string {
     ...updates,
     changed ? (report.dryRun ? 'dry run: nothing was written' : 'done') : 'nothing to change: the platform already matches the seeds',
   ].join('\n');
+}
+
+/** `capctl seed export DIR`. */
+export async function seedExport(dir: string, options: { baseUrl?: string; profile?: string; json?: boolean }): Promise<void> {
+  const profile = options.profile ? requireProfile(options.profile) : undefined;
+  const baseUrl = resolveBaseUrl(options.baseUrl, profile);
+  const result = await withApi(baseUrl, async (api) => {
+    let token: string;
+    if (profile) {
+      const session = new Session(api, options.profile!, profile);
+      if (expiresWithin(session.profile.accessToken, 300)) await session.refresh();
+      token = session.profile.accessToken;
+    } else {
+      const admin = (await loadSeeds([projectPath('seeds', 'people.yaml')])).platformAdmins.find((a) => a.password);
+      const signedIn = admin && (await signIn(api, admin.email, admin.password!));
+      if (!signedIn) throw new CommandFailed("no platform admin to read as: sign one in (capctl login) and pass --profile");
+      token = signedIn.accessToken;
+    }
+    return exportSeeds(api, token, dir);
+  });
+  print(result, Boolean(options.json), () => `exported ${result.sectors} sector(s), ${result.trades} trade(s) and ${result.centres} centre(s) to ${result.files.length} file(s) in ${dir}`);
 }

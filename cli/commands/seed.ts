@@ -44,5 +44,18 @@ export function registerSeed(program: Command): void {
       if (options.concurrency !== undefined && !/^[1-9][0-9]?$/.test(options.concurrency)) throw new UsageError('--concurrency takes a whole number from 1 to 99');
       const { seed } = await import('./seed.action.ts');
       await runCommand(Boolean(options.json), () => seed(paths, { ...options, only: only.join(',') }));
+    })
+    .command('export')
+    .description("Write the platform's catalogue and centres (with staff) as seed files into DIR")
+    .argument('<dir>', 'the folder to write (catalogue/<sector>.yaml, centres.yaml)')
+    .option('--base-url <url>', 'platform URL (env CAPCTL_BASE_URL, default http://127.0.0.1:4000)')
+    .option('--profile <name>', "read as this signed-in platform admin instead of the first one of the project's seeds/people.yaml")
+    .option('--json', 'print machine-readable JSON')
+    .addHelpText('after', '\nPasswords are not exported; LMS courses are not exported yet. Seeding the folder elsewhere gives the same catalogue and centres.')
+    .action(async (dir: string, _options: unknown, command: Command) => {
+      // `seed` has the same options and takes them wherever they are given.
+      const options = command.optsWithGlobals<{ baseUrl?: string; profile?: string; json?: boolean }>();
+      const { seedExport } = await import('./seed.action.ts');
+      await runCommand(Boolean(options.json), () => seedExport(dir, options));
     });
 }
