@@ -20,12 +20,16 @@ export async function seed(paths: string[], options: SeedCommandOptions): Promis
   const report = await withApi(baseUrl, async (api) => {
     // A profile's session is renewed first if its access token is about to expire.
     const session = profile && new Session(api, options.profile!, profile);
-    if (session && expiresWithin(session.profile.accessToken, 300)) await session.refresh();
     return applySeeds(api, seeds, {
       dryRun: Boolean(options.dryRun),
       only,
       databaseUrl: config.databaseUrl || runningDatabaseUrl(config.dataDir),
-      adminToken: session?.profile.accessToken,
+      adminToken: session
+        ? async () => {
+            if (expiresWithin(session.profile.accessToken, 120)) await session.refresh();
+            return session.profile.accessToken;
+          }
+        : undefined,
       allowIdentityChanges: Boolean(options.allowIdentityChanges),
       concurrency: options.concurrency ? Number(options.concurrency) : undefined,
       progress: progressOn(process.stderr),

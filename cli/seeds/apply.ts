@@ -9,7 +9,7 @@
  */
 import { firstSignIn, grantPlatformAdmin, registerVerified, signIn, type SignedIn } from '../dev-accounts.ts';
 import { UsageError } from '../output.ts';
-import { CommandFailed, type Api } from '../session.ts';
+import { CommandFailed, expiresWithin, type Api } from '../session.ts';
 import type { SeedCentre, SeedPerson, SeedSet, SeedTrade } from './load.ts';
 import { planLms } from './lms.ts';
 import { openPlatformDb, type Account, type PlatformDb } from './platform-db.ts';
@@ -24,8 +24,8 @@ export interface SeedOptions {
   only: ReadonlySet<SeedKind>;
   /** The platform's database: which accounts exist, platform roles, trades with applications. */
   databaseUrl?: string;
-  /** Who writes the catalogue and centres: a signed-in platform admin's token, else the first seeded admin. */
-  adminToken?: string;
+  /** Who writes the catalogue and centres: a signed-in platform admin (a valid token, renewed as needed), else the first seeded admin. */
+  adminToken?: () => Promise<string>;
   /** Let a trade move to another sector, or its NOS be replaced while applications use the trade. */
   allowIdentityChanges?: boolean;
   /** How many steps of a phase run at once (default 8). */
@@ -119,15 +119,25 @@ function newSeeding(api: Api, seeds: SeedSet, options: SeedOptions, accounts: Ma
           const account = accounts.get(email);
           if (!account || account.status === 'pending_verification') return registerVerified(api, person.email, person.password);
           if (account.mustChangePassword) return firstSignIn(api, person.email, person.password);
-          const signedIn = await signIn(api, person.email, person.password);
-          if (!signedIn) throw new CommandFailed(`${person.email} already has an account with another password: change the seed or the account`);
-          return signedIn;
+          return signedIn(person.email, person.password);
         })();
         sessions.set(email, session);
       }
-      return session;
+      // A long run outlives access tokens: an expiring one is replaced by a new sign-in (the account and its password are known by now).
+      return session.then((current) => {
+        if (!expiresWithin(current.accessToken, 120)) return current;
+        const renewed = signedIn(person.email, person.password!);
+        sessions.set(email, renewed);
+        return renewed;
+      });
     },
   };
+
+  async function signedIn(email: string, password: string): Promise<SignedIn> {
+    const signedIn = await signIn(api, email, password);
+    if (!signedIn) throw new CommandFailed(`${email} already has an account with another password: change the seed or the account`);
+    return signedIn;
+  }
 }
 
 /** The phases of the plan, in the order they run: each phase's steps only need what earlier phases made. */
@@ -161,21 +171,21 @@ interface Admin {
 async function actingAdmin(seeding: Seeding): Promise<Admin> {
   const { api, options, seeds } = seeding;
   const first = seeds.platformAdmins.find((a) => a.password);
-  let token = options.adminToken;
-  if (!token && first && seeding.accounts.get(first.email.toLowerCase())?.platformAdmin) token = (await seeding.session(first)).accessToken;
-  if (!token && !(first && options.only.has('people'))) {
+  const profile = options.adminToken;
+  const seeded = Boolean(first && seeding.accounts.get(first.email.toLowerCase())?.platformAdmin);
+  if (!profile && !seeded && !(first && options.only.has('people'))) {
     throw new CommandFailed('no platform admin to seed as: sign one in (capctl login) and pass --profile, or seed people with a platform admin that has a password');
   }
-  if (!token) {
+  if (!profile && !seeded) {
     // The admin is made by this run: only an empty platform can be planned without one.
     const [sectors, centres] = await Promise.all([api.call<unknown[]>('GET', '/v1/cap/sectors'), api.call<unknown[]>('GET', '/v1/cap/centres?limit=1')]);
     if (sectors.length || centres.length) throw new CommandFailed(`the platform has a catalogue or centres but ${first!.email} is not a platform admin yet: seed people first (--only people), or pass --profile`);
   }
-  const tokenOf = async () => (token ??= (await seeding.session(first!)).accessToken);
+  const token = async () => (profile ? profile() : (await seeding.session(first!)).accessToken);
   return {
-    canRead: Boolean(token),
-    token: tokenOf,
-    call: async (method, urlPath, body) => api.call<any>(method, `/v1/cap${urlPath}`, { token: await tokenOf(), body }),
+    canRead: Boolean(profile) || seeded,
+    token,
+    call: async (method, urlPath, body) => api.call<any>(method, `/v1/cap${urlPath}`, { token: await token(), body }),
   };
 }
 
