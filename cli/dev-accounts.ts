@@ -10,9 +10,9 @@ export interface SignedIn {
   accessToken: string;
 }
 
-/** The newest mail to `to` that carries `field`, waiting up to 10 s for it. */
+/** The newest mail to `to` that carries `field`, waiting up to 60 s for it (a loaded platform delivers codes late). */
 export async function mailedValue(api: Api, to: string, field: 'otp' | 'password'): Promise<string> {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 60_000;
   for (;;) {
     const mails = await api.call<Array<Record<string, string | undefined>>>('GET', `/v1/ol/dev/mailbox?${new URLSearchParams({ to })}`);
     const value = mails.find((mail) => mail[field])?.[field];

@@ -1,5 +1,6 @@
-import { Op, QueryTypes, type InferAttributes, type Sequelize, type Transaction } from 'sequelize';
+import { Op, QueryTypes, UniqueConstraintError, type CreationAttributes, type InferAttributes, type Sequelize, type Transaction } from 'sequelize';
 import type { AssetUrls } from '../../contracts/orchestrator-client.ts';
+import { conflict } from '../../platform/http/errors.ts';
 import { keysetPage, pageRequest } from '../../platform/http/pagination.ts';
 import { valueAt, type JsonObject } from '../../platform/http/merge-patch.ts';
 import { defineCentreModels, type Centre } from './models.ts';
@@ -28,6 +29,16 @@ function centreFieldsOf(draft: JsonObject): Partial<CentreFields> {
   return fields as Partial<CentreFields>;
 }
 
+/** A registration number is one centre's: every path that creates or changes centres answers this 409 (the unique index decides races). */
+async function ownRegistrationNo<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (err instanceof UniqueConstraintError) throw conflict('centre.registration_taken', 'A centre with this registration number exists.');
+    throw err;
+  }
+}
+
 export function createCentreService(sequelize: Sequelize, assetUrls: AssetUrls) {
   const models = defineCentreModels(sequelize);
   const { Centre, CentreStaff } = models;
@@ -35,13 +46,16 @@ export function createCentreService(sequelize: Sequelize, assetUrls: AssetUrls) 
   return {
     models,
 
+    /** A new centre row, in the caller's transaction; 409 `centre.registration_taken` when its number is another centre's. */
+    create: (values: CreationAttributes<Centre>, transaction: Transaction) => ownRegistrationNo(() => Centre.create(values, { transaction })),
+
     /**
      * The centre described by a completed centre onboarding draft, `pending` until an admin approves
      * it, with its owner as an active super_admin. Runs in the submit's transaction.
      */
     async createForOwner(owner: { userId: string; email: string }, draft: JsonObject, transaction: Transaction) {
       const name = ['firstName', 'lastName'].map((field) => valueAt(draft, `owner.personalDetails.${field}`)).join(' ');
-      const centre = await Centre.create({ ...(centreFieldsOf(draft) as CentreFields), createdBy: owner.userId }, { transaction });
+      const centre = await ownRegistrationNo(() => Centre.create({ ...(centreFieldsOf(draft) as CentreFields), createdBy: owner.userId }, { transaction }));
       await CentreStaff.create(
         { centreId: centre.id, userId: owner.userId, name, email: owner.email.toLowerCase(), role: 'super_admin', status: 'active' },
         { transaction },
@@ -56,7 +70,7 @@ export function createCentreService(sequelize: Sequelize, assetUrls: AssetUrls) 
     async followOwnerDraft(userId: string, draft: JsonObject, transaction: Transaction) {
       if (draft.variant === 'staff') return;
       const centre = await Centre.findOne({ where: { createdBy: userId }, order: [['createdAt', 'ASC']], transaction, lock: transaction.LOCK.UPDATE });
-      if (centre) await centre.update(centreFieldsOf(draft), { transaction });
+      if (centre) await ownRegistrationNo(() => centre.update(centreFieldsOf(draft), { transaction }));
     },
 
     /** Approved centres, oldest first, with their resolved logos (the public catalogue's `GET /centres`). */

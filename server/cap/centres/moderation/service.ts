@@ -102,10 +102,7 @@ export function createAdminCentres(centres: CentreService, staff: StaffService, 
       const id = newId();
       const name = input.name.trim();
       await staff.enrol({ id, name }, { ...input.superAdmin, role: 'super_admin' }, (transaction) =>
-        Centre.create(
-          { id, name, registrationNo: input.registrationNo.trim(), address: input.address ?? null, status: 'approved', createdBy: adminId },
-          { transaction },
-        ),
+        centres.create({ id, name, registrationNo: input.registrationNo.trim(), address: input.address ?? null, status: 'approved', createdBy: adminId }, transaction),
       );
       return present((await Centre.findByPk(id))!);
     },
