@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { loadDrafts } from '../fixtures/states/definitions.ts';
+import { loadDrafts } from '../server/platform/dev/provider-states.ts';
 import { newId } from '../server/platform/ids.ts';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, rounds: { type: 'string', default: '3' } } });

@@ -1,4 +1,4 @@
-// The compiled build: server/, cli/ and fixtures/states/ compiled by tsc (tsconfig.build.json) to dist/,
+// The compiled build: server/ and cli/ compiled by tsc (tsconfig.build.json) to dist/,
 // the server's own modules bundled into dist/server/services.js, and each service's OpenAPI document
 // loaded once into dist/openapi/<service>.json.
 // `node bin/build.mjs` builds when the build is missing or older than a source; `--force` always.
@@ -14,7 +14,7 @@ export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 const dist = path.join(root, 'dist');
 const stamp = path.join(dist, '.built');
 const lock = path.join(root, '.build-lock');
-const sources = ['server', 'cli', 'fixtures/states', 'openapi', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json'];
+const sources = ['server', 'cli', 'openapi', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json'];
 
 /** The newest modification time among the compiled sources (and the settings that shape the build). */
 function newestSource() {

@@ -10,9 +10,9 @@ export interface SignedIn {
   accessToken: string;
 }
 
-/** The newest mail to `to` that carries `field`, waiting up to 10 s for it. */
+/** The newest mail to `to` that carries `field`, waiting up to 60 s for it (a loaded platform delivers codes late). */
 export async function mailedValue(api: Api, to: string, field: 'otp' | 'password'): Promise<string> {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 60_000;
   for (;;) {
     const mails = await api.call<Array<Record<string, string | undefined>>>('GET', `/v1/ol/dev/mailbox?${new URLSearchParams({ to })}`);
     const value = mails.find((mail) => mail[field])?.[field];
@@ -58,16 +58,12 @@ export async function firstSignIn(api: Api, email: string, password: string): Pr
 
 /** Grants platform_admin in the CAP database; answers whether it was new. */
 export async function grantPlatformAdmin(databaseUrl: string, userId: string, email: string): Promise<boolean> {
-  const [{ createSequelize }, { createPlatformRoles }, { createUserService }] = await Promise.all([
-    import('../server/platform/db/database.ts'),
-    import('../server/cap/admin/service.ts'),
-    import('../server/cap/users/service.ts'),
-  ]);
-  const sequelize = createSequelize(databaseUrl, 'cap', 1);
+  const { openCapSchema } = await import('../server/cap/operator/index.ts');
+  const cap = await openCapSchema(databaseUrl, 1);
   try {
-    return (await createPlatformRoles(sequelize, createUserService(sequelize)).grant({ userId, email }, 'platform_admin')).granted;
+    return (await cap.grantPlatformRole({ userId, email }, 'platform_admin')).granted;
   } finally {
-    await sequelize.close();
+    await cap.close();
   }
 }
 
@@ -77,19 +73,6 @@ export async function grantPlatformAdmin(databaseUrl: string, userId: string, em
  * Answers false when the address is already invited or staff.
  */
 export async function inviteLmsStaff(databaseUrl: string, email: string, role: 'admin' | 'content_manager' | 'support' = 'admin'): Promise<boolean> {
-  const [{ createSequelize }, { createInvites }, { AppError }] = await Promise.all([
-    import('../server/platform/db/database.ts'),
-    import('../server/lms/staff/invites.ts'),
-    import('../server/platform/http/errors.ts'),
-  ]);
-  const sequelize = createSequelize(databaseUrl, 'lms', 1);
-  try {
-    await createInvites(sequelize).create('staff', email, null, role);
-    return true;
-  } catch (err) {
-    if (err instanceof AppError && err.code === 'lms.invite.duplicate') return false;
-    throw err;
-  } finally {
-    await sequelize.close();
-  }
+  const { inviteStaff } = await import('../server/lms/operator.ts');
+  return inviteStaff(databaseUrl, email, role);
 }

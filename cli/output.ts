@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises';
+
 /** Exit codes shared by every capctl command (README, "Exit codes"). */
 export const exitCodes = {
   ok: 0,
@@ -34,4 +36,13 @@ export async function passwordFromStdin(flag: string, alsoGiven: boolean): Promi
   const password = Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0]!;
   if (password === '') throw new UsageError(`${flag}-stdin: stdin has no password (its first line is empty)`);
   return password;
+}
+
+/** Writes a report file (JUnit, HTML) a command was asked for; one that cannot be written is a usage error. */
+export async function writeReport(file: string, text: string): Promise<void> {
+  try {
+    await writeFile(file, text);
+  } catch (err) {
+    throw new UsageError(`cannot write ${file}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+  }
 }

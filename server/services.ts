@@ -1,4 +1,5 @@
 import type { Sequelize } from 'sequelize';
+import { pactMessages } from './platform/dev/pact-messages.ts';
 import { createCap } from './cap/index.ts';
 import { createLms } from './lms/index.ts';
 import { createOrchestrator } from './orchestrator/index.ts';
@@ -100,7 +101,9 @@ export async function startServices(
   const http = {
     bodyLimitBytes: config.bodyLimitBytes, corsOrigins: config.corsOrigins, devMode: config.devMode, countQueries: config.devMode, trustProxy: config.trustProxy, database,
   };
-  await open('gateway', createHttpApp(Object.values(mounts), logger, http), config.port);
+  // Development mode: Pact's message verification asks the gateway's `/` for a message.
+  const gatewayMounts = config.devMode ? [...Object.values(mounts), { prefix: '/', router: pactMessages((service) => peers.url(service)) }] : Object.values(mounts);
+  await open('gateway', createHttpApp(gatewayMounts, logger, http), config.port);
   if (config.servicePorts) {
     const ports: Record<ServiceName, number> = { ol: config.olPort, cap: config.capPort, lms: config.lmsPort };
     for (const name of config.only) {

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { loadDrafts } from '../fixtures/states/definitions.ts';
+import { loadDrafts } from '../server/platform/dev/provider-states.ts';
 import { browserTest, browserUnavailable, launchChromium, serveSite } from './helpers/browser.ts';
 import { startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { testPassword, uniqueEmail } from './helpers/users.ts';

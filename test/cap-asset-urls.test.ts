@@ -1,5 +1,5 @@
 import test from 'ava';
-import { createOrchestratorHttp } from '../server/cap/orchestrator.ts';
+import { createOrchestratorHttp } from '../server/contracts/orchestrator-client.ts';
 import { newId } from '../server/platform/ids.ts';
 import { approvedCentreOwner, cap } from './helpers/cap.ts';
 import { pngBytes, uploadAsset } from './helpers/files.ts';

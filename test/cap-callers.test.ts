@@ -1,14 +1,14 @@
 import test from 'ava';
 import pg from 'pg';
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { createCallerCache, type CallerCache } from '../server/cap/users/callers.ts';
-import type { Caller } from '../server/cap/users/models.ts';
+import { createCallerCache, type CallerCache } from '../server/cap/people/callers.ts';
+import type { Caller } from '../server/cap/people/models.ts';
 import { createSequelize } from '../server/platform/db/database.ts';
 import { newId } from '../server/platform/ids.ts';
 import { createLogger } from '../server/platform/logger.ts';
 import { eventually, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 
-// The callers CAP keeps between requests (server/cap/users/callers.ts), against the real database and
+// The callers CAP keeps between requests (server/cap/people/callers.ts), against the real database and
 // its triggers (cap migration 0020). `sequelize` plays CAP's own pool; `outside` is any other connection.
 // Serial: a change to everyone (a centre renamed, the listener lost) would reach the other tests.
 

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { isExempt, resolveActingContext, type ContextHeaders, type Memberships } from '../server/cap/context/resolve.ts';
+import { isExempt, resolveActingContext, type ContextHeaders, type Memberships } from '../server/cap/people/context/resolve.ts';
 import { newId } from '../server/platform/ids.ts';
 import { loadApiDocument } from '../server/platform/http/openapi.ts';
 import { cap, onboard } from './helpers/cap.ts';

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { cap, drafts, onboard } from './helpers/cap.ts';
+import { cap, centreDraft, drafts, onboard } from './helpers/cap.ts';
 import { sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { signUp } from './helpers/users.ts';
 
@@ -211,7 +211,8 @@ test('submit of an onboarding never started is 404', async (t) => {
 
 test('submitting the centre onboarding creates a pending centre with the owner as active super_admin, listed by /me', async (t) => {
   const user = await signUp(platform);
-  await onboard(platform, user, 'centre');
+  const registrationNo = `RC-${user.userId}`;
+  await onboard(platform, user, 'centre', centreDraft(registrationNo));
   const me = (await cap(platform, user, 'GET', '/me')).body.data;
   t.is(me.centres.length, 1);
   const [membership] = me.centres;
@@ -221,7 +222,7 @@ test('submitting the centre onboarding creates a pending centre with the owner a
   const [centre] = await sql(platform, 'SELECT name, registration_no, status, address, account_details, created_by FROM cap.centres WHERE id = $1', [membership.centreId]);
   t.deepEqual(centre, {
     name: 'Lagos Skills Centre',
-    registration_no: 'RC-104233',
+    registration_no: registrationNo,
     status: 'pending',
     address: drafts.centre.centre.centreResidentialAddress,
     account_details: drafts.centre.centre.centreAccountDetails,

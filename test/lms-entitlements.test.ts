@@ -1,8 +1,8 @@
 import test from 'ava';
 import type { Sequelize } from 'sequelize';
-import { defineCourseModels } from '../server/lms/courses/models.ts';
-import { createEntitlements, type Entitlements } from '../server/lms/enrollments/entitlements.ts';
-import { enrollmentMoves } from '../server/lms/enrollments/lifecycle.ts';
+import { defineCourseModels } from '../server/lms/catalogue/courses/models.ts';
+import { createEntitlements, type Entitlements } from '../server/lms/learning/enrollments/entitlements.ts';
+import { enrollmentMoves } from '../server/lms/learning/enrollments/lifecycle.ts';
 import { createSequelize } from '../server/platform/db/database.ts';
 import { createEventRuntime } from '../server/platform/events/runtime.ts';
 import { newId } from '../server/platform/ids.ts';

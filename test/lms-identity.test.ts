@@ -2,7 +2,7 @@ import test from 'ava';
 import pg from 'pg';
 import { createSequelize } from '../server/platform/db/database.ts';
 import { newId } from '../server/platform/ids.ts';
-import { createUsers } from '../server/lms/users/service.ts';
+import { createUsers } from '../server/lms/people/users/service.ts';
 import { call, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { signUp, type SignedUpUser } from './helpers/users.ts';
 

@@ -4,9 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import yazl from 'yazl';
 import { AppError } from '../server/platform/http/errors.ts';
-import { extractPackage, zipFolder } from '../server/lms/scorm/package.ts';
-import { readManifest } from '../server/lms/scorm/manifest.ts';
-import { samplePackage, samplePackagePath } from '../server/lms/scorm/sample.ts';
+import { extractPackage, zipFolder } from '../server/lms/catalogue/scorm/package.ts';
+import { readManifest } from '../server/lms/catalogue/scorm/manifest.ts';
+import { samplePackage, samplePackagePath } from '../server/lms/catalogue/scorm/sample.ts';
 
 const limits = { maxUncompressedBytes: 50 * 1024 * 1024, maxEntries: 1000 };
 

@@ -1,14 +1,9 @@
 /** The work of `capctl admin create` (admin.ts defines the command). */
 import { status } from '@grpc/grpc-js';
-import type { Sequelize } from 'sequelize';
-import { createPlatformRoles } from '../../server/cap/admin/service.ts';
-import { createIdentityClient, type ProvisionAccountResponse } from '../../server/cap/orchestrator.ts';
-import { createUserService } from '../../server/cap/users/service.ts';
-import { createSequelize } from '../../server/platform/db/database.ts';
+import { openCapSchema, provisionAccount, type ProvisionAccountResponse } from '../../server/cap/operator/index.ts';
 import { runningDatabaseUrl } from '../../server/platform/db/embedded.ts';
 import { closeGrpcClients } from '../../server/platform/grpc/client.ts';
 import { GrpcCallError, statusName } from '../../server/platform/grpc/errors.ts';
-import { newId } from '../../server/platform/ids.ts';
 import { exitCodes, print, UnreachableError } from '../output.ts';
 import { configFromOptions, startFailure } from '../platform.ts';
 import { grpcAddresses } from '../grpc-address.ts';
@@ -51,21 +46,15 @@ async function createAdmin(options: CreateOptions): Promise<void> {
     throw new Stop('capctl.unreachable', `${err.message} (is capctl serve running? see --base-url and --grpc-address)`, exitCodes.unreachable);
   }
   const email = options.email.trim().toLowerCase();
-  const sequelize: Sequelize = createSequelize(databaseUrl, 'cap', 2);
+  const cap = await openCapSchema(databaseUrl, 2);
   try {
     // Checked before the account is made, so that a database not ready yet leaves nothing half done.
-    const [[found]] = (await sequelize.query(`SELECT to_regclass('cap.platform_role_grants') AS grants`)) as [Array<{ grants: string | null }>, unknown];
-    if (!found?.grants) {
+    if (!(await cap.migrated())) {
       throw new Stop('capctl.not_migrated', 'the CAP schema of this database has no platform roles yet: start capctl serve on it first', exitCodes.failed);
     }
     let account: ProvisionAccountResponse;
     try {
-      account = await createIdentityClient(() => address, config.serviceApiKey).provisionAccount({
-        email,
-        intents: ['cap'],
-        correlation_id: newId(),
-        display_name: options.name?.trim() ?? '',
-      });
+      account = await provisionAccount(address, config.serviceApiKey, { email, name: options.name });
     } catch (err) {
       if (!(err instanceof GrpcCallError)) throw err;
       const unreachable = err.code === status.UNAVAILABLE || err.code === status.DEADLINE_EXCEEDED;
@@ -75,8 +64,7 @@ async function createAdmin(options: CreateOptions): Promise<void> {
         unreachable ? exitCodes.unreachable : exitCodes.failed,
       );
     }
-    const roles = createPlatformRoles(sequelize, createUserService(sequelize));
-    const { granted } = await roles.grant({ userId: account.user_id, email }, options.role);
+    const { granted } = await cap.grantPlatformRole({ userId: account.user_id, email }, options.role);
     const result = { email, userId: account.user_id, role: options.role, newAccount: account.is_new, granted };
     print(result, Boolean(options.json), () =>
       [
@@ -86,7 +74,7 @@ async function createAdmin(options: CreateOptions): Promise<void> {
     );
   } finally {
     closeGrpcClients();
-    await sequelize.close();
+    await cap.close();
   }
 }
 

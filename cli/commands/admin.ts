@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { platformRoles, type PlatformRole } from '../../server/cap/admin/roles.ts';
+import { platformRoles, type PlatformRole } from '../../server/cap/operator/index.ts';
 import { print } from '../output.ts';
 import { runCommand } from '../session.ts';
 import { asProfileUser, signedInOptions, type SignedInOptions } from './signed-in.ts';

@@ -6,7 +6,7 @@ import { createMigrator, migrate } from '../../server/platform/db/migrations.ts'
 import { createLogger } from '../../server/platform/logger.ts';
 import { serverCodePath } from '../../server/platform/paths.ts';
 import type { PlatformConfig } from '../../server/platform/config.ts';
-import { listSigningKeys, rotateSigningKey } from '../../server/orchestrator/tokens/keys.ts';
+import { listSigningKeys, rotateSigningKey } from '../../server/orchestrator/operator.ts';
 import { onEveryWayOut } from '../lifetime.ts';
 import { exitCodes, print } from '../output.ts';
 import { configFromOptions, startFailure } from '../platform.ts';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { keyReloadSeconds } from '../../server/orchestrator/tokens/timing.ts';
+import { keyReloadSeconds } from '../../server/orchestrator/operator.ts';
 
 export interface KeysOptions {
   dataDir?: string;

@@ -1,7 +1,7 @@
 /** The work of `capctl lms enroll` and `capctl lms scorm upload` (lms-learning.ts declares them). */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { samplePackage } from '../../server/lms/scorm/sample.ts';
+import { samplePackage } from '../../server/lms/operator.ts';
 import { multipartBody } from '../multipart.ts';
 import { print, UsageError } from '../output.ts';
 import { runCommand, type Session } from '../session.ts';

@@ -9,9 +9,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Option, type Command } from 'commander';
-import type { RequestHandler, Response } from 'express';
 import type { VerifierOptions } from '@pact-foundation/pact';
-import { exitCodes, print, UnreachableError, UsageError } from '../output.ts';
+import { exitCodes, print, UnreachableError, UsageError, writeReport } from '../output.ts';
+import { xml } from '../scenarios/report-junit.ts';
 import { CommandFailed, resolveBaseUrl, runCommand } from '../session.ts';
 
 export const providers = ['ol', 'cap', 'lms'] as const;
@@ -26,7 +26,16 @@ export interface VerifyOptions {
   statesUrl: string;
   /** Pact files or http(s) URLs, each verified on its own; ignored when a broker is given. */
   pacts: string[];
-  broker?: { url: string; token?: string; consumerVersionSelectors?: ConsumerVersionSelector[] };
+  broker?: {
+    url: string;
+    token?: string;
+    consumerVersionSelectors?: ConsumerVersionSelector[];
+    /** Publishes each result to the broker as this provider version (and branch). */
+    publish?: { providerVersion: string; providerBranch?: string };
+  };
+  /** Only the interactions whose description (or provider state) matches this regular expression. */
+  filterDescription?: string;
+  filterState?: string;
   /** Shows the Pact verifier's own report on stderr. */
   verbose?: boolean;
 }
@@ -109,83 +118,23 @@ export function verifyPacts(options: VerifyOptions): Promise<VerifyReport> {
 }
 
 /**
- * Provider states during one verification. pact-js passes the verifier's state changes and message
- * requests through the request filter too, so they are answered here, for any state name or message
- * description (a broker's pacts are not known in advance). Each state is posted to the provider's
- * state endpoint; the values it answers are what Pact injects where the pact says
- * `fromProviderState`, the acting user's access token replaces the pact's example token (a returned
- * `serviceKey` likewise replaces the example X-Platform-Service-Key), and an
- * `event` it answers is the message a message interaction expects.
+ * What a message interaction asks for, produced by the platform's message endpoint (the gateway's `/`
+ * in development mode) for any description: a broker's pacts are not known in advance.
  */
-class ProviderStates {
-  /** Access tokens of the users the states made in this run, by user id. */
-  private readonly tokens = new Map<string, string>();
-  private values: Record<string, unknown> = {};
-  private actingUser: string | undefined;
-  private failure: string | undefined;
-  /** States that could not be set up, in order. */
-  readonly failures: Array<{ state: string; message: string }> = [];
-
-  constructor(private readonly url: string) {}
-
-  readonly requestFilter: RequestHandler = async (req, res, next) => {
-    if (req.path === '/_pactSetup') {
-      // An interaction without provider states still gets a state change, with no state name.
-      res.json(req.body?.state ? await this.change(req.body) : {});
-    } else if (req.path === '/_messages') {
-      this.message(String(req.body?.description), res);
-    } else if (this.failure) {
-      // The request would only fail for a confusing reason: answer with the real one.
-      res.status(500).json({ providerStateFailed: this.failure });
-    } else {
-      const token = this.actingUser && this.tokens.get(this.actingUser);
-      if (token && req.headers.authorization) req.headers.authorization = `Bearer ${token}`;
-      if (typeof this.values.serviceKey === 'string' && req.headers['x-platform-service-key']) req.headers['x-platform-service-key'] = this.values.serviceKey;
-      next();
-    }
+function messageProviders(baseUrl: string): NonNullable<VerifierOptions['messageProviders']> {
+  const produce = async (request: { description?: string; providerStates?: unknown }) => {
+    const { request: send } = await import('undici');
+    const res = await send(`${baseUrl}/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ description: request.description, providerStates: request.providerStates ?? [] }),
+    });
+    const body = (await res.body.json().catch(() => undefined)) as Record<string, any> | undefined;
+    if (res.statusCode !== 200) throw new Error(body?.error?.message ?? `${baseUrl}/ answered ${res.statusCode}`);
+    return body;
   };
-
-  private async change(change: { state: string; params?: unknown; action: 'setup' | 'teardown' }): Promise<Record<string, unknown>> {
-    if (change.action === 'teardown') {
-      this.values = {};
-      this.actingUser = undefined;
-      this.failure = undefined;
-    }
-    try {
-      const { request } = await import('undici');
-      const res = await request(this.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify({ state: change.state, params: change.params ?? {}, action: change.action }),
-      });
-      const body = (await res.body.json().catch(() => undefined)) as Record<string, any> | undefined;
-      if (res.statusCode !== 200 || !body) throw new Error(body?.error?.message ?? `${this.url} answered ${res.statusCode}`);
-      if (change.action === 'setup') this.remember(body);
-      return body;
-    } catch (err) {
-      if (change.action === 'setup') this.fail(change.state, `provider state "${change.state}" could not be set up: ${(err as Error).message}`);
-      return {};
-    }
-  }
-
-  private remember(values: Record<string, unknown>): void {
-    Object.assign(this.values, values);
-    if (typeof values.userId === 'string' && typeof values.accessToken === 'string') {
-      this.tokens.set(values.userId, values.accessToken);
-      this.actingUser = values.userId;
-    }
-  }
-
-  private message(description: string, res: Response): void {
-    if (!this.failure && !this.values.event) this.fail(description, `no provider state of "${description}" produced an event`);
-    if (this.failure) res.status(500).json({ providerStateFailed: this.failure });
-    else res.json(this.values.event);
-  }
-
-  private fail(state: string, message: string): void {
-    this.failure = message;
-    this.failures.push({ state, message });
-  }
+  // A handler under every name; not under `toJSON` or `then`, which JSON.stringify and await look up.
+  return new Proxy({}, { get: (_, key) => (typeof key === 'string' && key !== 'toJSON' && key !== 'then' ? produce : undefined) });
 }
 
 /** The verifier's JSON result (pact-core's `pactffi_verifier_json`). */
@@ -199,14 +148,19 @@ interface VerifierJson {
 /** Runs in the child process: one verifier run per pact (or one for the broker). */
 async function verifyHere(options: VerifyOptions): Promise<VerifyReport> {
   const { Verifier } = await import('@pact-foundation/pact');
+  // The Pact verifier reads its interaction filters from the environment.
+  if (options.filterDescription) process.env.PACT_DESCRIPTION = options.filterDescription;
+  if (options.filterState) process.env.PACT_PROVIDER_STATE = options.filterState;
   const sources = options.broker ? [options.broker.url] : options.pacts;
   const pacts: PactResult[] = [];
   for (const source of sources) {
-    const states = new ProviderStates(options.statesUrl);
+    // Pact's own mechanism, as any verifier uses it: the state-change URL answers the values Pact
+    // injects into the request (provider-state injected values), the message endpoint the messages.
     const config: VerifierOptions = {
       provider: options.provider,
       providerBaseUrl: options.baseUrl,
-      requestFilter: states.requestFilter,
+      providerStatesSetupUrl: options.statesUrl,
+      messageProviders: messageProviders(options.baseUrl),
       logLevel: 'error',
       ...(options.broker ? brokerOptions(options.broker) : { pactUrls: [source] }),
     };
@@ -216,7 +170,7 @@ async function verifyHere(options: VerifyOptions): Promise<VerifyReport> {
     } catch (err) {
       outcome = (err as Error).message;
     }
-    pacts.push(pactResult(source, outcome, states.failures));
+    pacts.push(pactResult(source, outcome));
   }
   return { provider: options.provider, baseUrl: options.baseUrl, passed: pacts.every(pactPassed), pacts };
 }
@@ -227,10 +181,17 @@ function brokerOptions(broker: NonNullable<VerifyOptions['broker']>): Partial<Ve
     pactBrokerUrl: broker.url,
     ...(broker.token ? { pactBrokerToken: broker.token } : {}),
     ...(broker.consumerVersionSelectors ? { consumerVersionSelectors: broker.consumerVersionSelectors } : {}),
+    ...(broker.publish
+      ? {
+          publishVerificationResult: true,
+          providerVersion: broker.publish.providerVersion,
+          ...(broker.publish.providerBranch ? { providerVersionBranch: broker.publish.providerBranch } : {}),
+        }
+      : {}),
   };
 }
 
-function pactResult(source: string, outcome: string, stateFailures: Array<{ state: string; message: string }>): PactResult {
+function pactResult(source: string, outcome: string): PactResult {
   let json: VerifierJson;
   try {
     json = JSON.parse(outcome);
@@ -241,14 +202,11 @@ function pactResult(source: string, outcome: string, stateFailures: Array<{ stat
   const consumers = [...output.matchAll(/Verifying a pact between (\S+) and /g)].map((m) => m[1]);
   const interactions = (json.interactionResults ?? []).map((result): InteractionResult => {
     const errors = (json.errors ?? []).filter((e) => e.interaction.endsWith(` - ${result.description}`));
-    const problems = [
-      ...stateFailures.filter((f) => errors.some((e) => e.interaction.includes(f.state))).map((f) => f.message),
-      ...errors.flatMap((e) =>
-        e.mismatch?.mismatches?.length
-          ? e.mismatch.mismatches.map((m) => `${m.path ? `${m.path}: ` : ''}${m.mismatch ?? JSON.stringify(m)}`)
-          : [e.mismatch?.message ?? JSON.stringify(e.mismatch)],
-      ),
-    ];
+    const problems = errors.flatMap((e) =>
+      e.mismatch?.mismatches?.length
+        ? e.mismatch.mismatches.map((m) => `${m.path ? `${m.path}: ` : ''}${m.mismatch ?? JSON.stringify(m)}`)
+        : [e.mismatch?.message ?? JSON.stringify(e.mismatch)],
+    );
     return { description: result.description, passed: result.result === 'OK' && errors.length === 0, problems };
   });
   const unexplained = !json.result && interactions.every((i) => i.passed);
@@ -279,6 +237,23 @@ function reportLines(report: VerifyReport): string {
   return lines.join('\n');
 }
 
+/** JUnit XML for CI: one testsuite per pact, one testcase per interaction. */
+export function junitReport(report: VerifyReport): string {
+  const suites = report.pacts.map((pact) => {
+    const failed = pact.interactions.filter((i) => !i.passed).length;
+    const name = `${pact.consumer || '?'} -> ${report.provider}`;
+    const cases = pact.interactions.map((i) => {
+      const open = `    <testcase name="${xml(i.description)}" classname="${xml(name)}"`;
+      return i.passed ? `${open}/>` : `${open}>\n      <failure message="${xml(i.problems[0] ?? 'failed')}" type="mismatch">${xml(i.problems.join('\n'))}</failure>\n    </testcase>`;
+    });
+    const error = pact.error ? [`    <testcase name="the pact" classname="${xml(name)}">\n      <error message="${xml(pact.error)}" type="unverifiable"/>\n    </testcase>`] : [];
+    return [`  <testsuite name="${xml(name)}" file="${xml(pact.source)}" tests="${cases.length + error.length}" failures="${failed}" errors="${error.length}">`, ...cases, ...error, '  </testsuite>'].join('\n');
+  });
+  const all = report.pacts.flatMap((p) => p.interactions);
+  const errors = report.pacts.filter((p) => p.error).length;
+  return ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites name="capctl pact verify" tests="${all.length + errors}" failures="${all.filter((i) => !i.passed).length}" errors="${errors}">`, ...suites, '</testsuites>', ''].join('\n');
+}
+
 // --- publish ---------------------------------------------------------------------------------------
 
 export interface PublishOptions {
@@ -286,6 +261,10 @@ export interface PublishOptions {
   brokerToken?: string;
   consumerVersion: string;
   branch?: string;
+  /** Tags for the consumer version (the broker's older way of naming environments and branches). */
+  tags?: string[];
+  /** Only the pacts of these consumers (all when absent). */
+  consumers?: string[];
   pactDir: string;
 }
 
@@ -314,15 +293,23 @@ export async function publishPacts(options: PublishOptions): Promise<Published[]
   };
   const part = encodeURIComponent;
   try {
-    const pacts = files.map((name) => {
-      const file = path.join(options.pactDir, name);
-      const pact = readPact(file);
-      if (!pact?.consumer?.name || !pact.provider?.name) throw new UsageError(`${file} is not a pact (no consumer or provider name)`);
-      return { file, pact, consumer: pact.consumer.name, provider: pact.provider.name };
-    });
+    const pacts = files
+      .map((name) => {
+        const file = path.join(options.pactDir, name);
+        const pact = readPact(file);
+        if (!pact?.consumer?.name || !pact.provider?.name) throw new UsageError(`${file} is not a pact (no consumer or provider name)`);
+        return { file, pact, consumer: pact.consumer.name, provider: pact.provider.name };
+      })
+      .filter((p) => !options.consumers || options.consumers.includes(p.consumer));
+    if (pacts.length === 0) throw new UsageError(`no pacts of consumer ${options.consumers!.join(', ')} in ${options.pactDir}`);
     if (options.branch) {
       for (const consumer of new Set(pacts.map((p) => p.consumer))) {
         await put(`${broker}/pacticipants/${part(consumer)}/branches/${part(options.branch)}/versions/${part(options.consumerVersion)}`, {});
+      }
+    }
+    for (const consumer of new Set(pacts.map((p) => p.consumer))) {
+      for (const tag of options.tags ?? []) {
+        await put(`${broker}/pacticipants/${part(consumer)}/versions/${part(options.consumerVersion)}/tags/${part(tag)}`, {});
       }
     }
     const published: Published[] = [];
@@ -348,6 +335,12 @@ interface VerifyFlags {
   brokerToken?: string;
   consumerVersionSelectors?: string;
   providerStatesUrl?: string;
+  filterDescription?: string;
+  filterState?: string;
+  junit?: string;
+  publishVerificationResults?: boolean;
+  providerAppVersion?: string;
+  providerBranch?: string;
   verbose?: boolean;
   json?: boolean;
 }
@@ -378,6 +371,12 @@ export function registerPact(program: Command): void {
     .option('--broker-token <token>', 'bearer token for the broker (env PACT_BROKER_TOKEN)')
     .option('--consumer-version-selectors <json>', 'which consumer versions to fetch from the broker, as a JSON array')
     .option('--provider-states-url <url>', 'where provider states are set up (default <base-url>/v1/<provider>/dev/provider-states)')
+    .option('--filter-description <regex>', 'only the interactions whose description matches (env PACT_DESCRIPTION)')
+    .option('--filter-state <regex>', 'only the interactions with a provider state that matches (env PACT_PROVIDER_STATE)')
+    .option('--junit <file>', 'also write the results as JUnit XML, one test case per interaction')
+    .option('--publish-verification-results', 'publish each result to the broker (needs --broker-url and --provider-app-version)')
+    .option('--provider-app-version <version>', "the provider's version the results are published for, e.g. a git commit")
+    .option('--provider-branch <branch>', "the provider version's branch, published with the results")
     .option('--verbose', "show the Pact verifier's own report on stderr")
     .option('--json', 'print the results as JSON')
     .addHelpText('after', '\nExit codes: 0 every interaction passed, 1 a mismatch (or a pact that could not be verified), 2 usage, 3 the platform is unreachable.')
@@ -386,8 +385,12 @@ export function registerPact(program: Command): void {
         const baseUrl = resolveBaseUrl(flags.baseUrl);
         const kinds = [flags.pactDir, flags.pactUrl, flags.brokerUrl].filter((v) => v !== undefined).length;
         if (kinds > 1) throw new UsageError('give one of --pact-dir, --pact-url or --broker-url');
-        if (!flags.brokerUrl && (flags.brokerToken || flags.consumerVersionSelectors)) {
-          throw new UsageError('--broker-token and --consumer-version-selectors need --broker-url');
+        if (!flags.brokerUrl && (flags.brokerToken || flags.consumerVersionSelectors || flags.publishVerificationResults)) {
+          throw new UsageError('--broker-token, --consumer-version-selectors and --publish-verification-results need --broker-url');
+        }
+        if (flags.publishVerificationResults && !flags.providerAppVersion) throw new UsageError('--publish-verification-results needs --provider-app-version');
+        if (!flags.publishVerificationResults && (flags.providerAppVersion || flags.providerBranch)) {
+          throw new UsageError('--provider-app-version and --provider-branch go with --publish-verification-results');
         }
         const pactDir = flags.pactDir ?? 'pacts';
         const pacts = flags.pactUrl ?? (flags.brokerUrl ? [] : pactsIn(pactDir, flags.provider));
@@ -398,6 +401,8 @@ export function registerPact(program: Command): void {
           baseUrl,
           statesUrl: flags.providerStatesUrl ?? defaultStatesUrl(baseUrl, flags.provider),
           pacts,
+          filterDescription: flags.filterDescription,
+          filterState: flags.filterState,
           verbose: flags.verbose,
           ...(flags.brokerUrl
             ? {
@@ -405,10 +410,12 @@ export function registerPact(program: Command): void {
                   url: flags.brokerUrl,
                   token: flags.brokerToken ?? process.env.PACT_BROKER_TOKEN,
                   consumerVersionSelectors: consumerVersionSelectors(flags.consumerVersionSelectors),
+                  ...(flags.publishVerificationResults ? { publish: { providerVersion: flags.providerAppVersion!, providerBranch: flags.providerBranch } } : {}),
                 },
               }
             : {}),
         });
+        if (flags.junit) await writeReport(flags.junit, junitReport(report));
         print(report, Boolean(flags.json), () => reportLines(report));
         if (!report.passed) process.exitCode = exitCodes.failed;
       }),
@@ -421,9 +428,11 @@ export function registerPact(program: Command): void {
     .option('--broker-token <token>', 'bearer token for the broker (env PACT_BROKER_TOKEN)')
     .requiredOption('--consumer-app-version <version>', "the consumer's version, e.g. a git commit")
     .option('--branch <branch>', "the consumer version's branch")
+    .option('--tag <tag>', 'tag the consumer version (repeatable)', (v: string, all: string[] = []) => [...all, v])
+    .option('--consumer <name>', 'only the pacts of this consumer (repeatable; default all)', (v: string, all: string[] = []) => [...all, v])
     .option('--pact-dir <dir>', 'where the pact files are', 'pacts')
     .option('--json', 'print the results as JSON')
-    .action((flags: { brokerUrl?: string; brokerToken?: string; consumerAppVersion: string; branch?: string; pactDir: string; json?: boolean }) =>
+    .action((flags: { brokerUrl?: string; brokerToken?: string; consumerAppVersion: string; branch?: string; tag?: string[]; consumer?: string[]; pactDir: string; json?: boolean }) =>
       runCommand(Boolean(flags.json), async () => {
         const brokerUrl = flags.brokerUrl ?? process.env.PACT_BROKER_BASE_URL;
         if (!brokerUrl) throw new UsageError('no broker configured: give --broker-url or set PACT_BROKER_BASE_URL');
@@ -432,6 +441,8 @@ export function registerPact(program: Command): void {
           brokerToken: flags.brokerToken ?? process.env.PACT_BROKER_TOKEN,
           consumerVersion: flags.consumerAppVersion,
           branch: flags.branch,
+          tags: flags.tag,
+          consumers: flags.consumer,
           pactDir: flags.pactDir,
         });
         print(published, Boolean(flags.json), () =>

@@ -1,8 +1,8 @@
 /** The work of `capctl run` (run.ts defines the command). */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { parse as parseYaml } from 'yaml';
-import { exitCodes, UnreachableError, UsageError } from '../output.ts';
+import { exitCodes, UnreachableError, UsageError, writeReport } from '../output.ts';
 import { onEveryWayOut, type WayOut } from '../lifetime.ts';
 import { startEmbeddedPlatform, type EmbeddedPlatform } from '../scenarios/embedded.ts';
 import { closeGrpc } from '../scenarios/grpc-step.ts';
@@ -120,14 +120,6 @@ export async function runCommand(
     await embedded?.stop();
     lifetime?.dispose();
     ran();
-  }
-}
-
-async function writeReport(file: string, text: string): Promise<void> {
-  try {
-    await writeFile(file, text);
-  } catch (err) {
-    throw new UsageError(`cannot write ${file}: ${(err as NodeJS.ErrnoException).code ?? err}`);
   }
 }
 

@@ -59,7 +59,7 @@ function counts(scenarios: ScenarioResult[]): string {
 const secs = (ms: number) => (ms / 1000).toFixed(3);
 
 /** Escapes text for an attribute or element, dropping characters XML 1.0 cannot hold. */
-function xml(text: string): string {
+export function xml(text: string): string {
   return text
     .replace(/[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '')
     .replace(/&/g, '&amp;')

@@ -1,12 +1,19 @@
 /**
  * Brings a platform to what the seed files say, through its public and admin APIs (so seeding is itself
- * a test of them): each item is read first and only written when missing or different, so a second
- * run changes nothing. With `dryRun` nothing is written; the plan is what the counts say.
+ * a test of them). A run is a plan, then its steps. The plan is made from one reading of the platform,
+ * before anything is written: every change it lists (with the fields an update changes) is what a step
+ * then does, and every problem the platform can show in the files (a trade moving sector, a sector no
+ * file or platform holds) stops it before the first write. A dry run is the plan alone. The steps of
+ * one phase run several at a time; a run stopped halfway is completed by the next, which plans only
+ * what is still missing.
  */
 import { firstSignIn, grantPlatformAdmin, registerVerified, signIn, type SignedIn } from '../dev-accounts.ts';
-import { ApiError, CommandFailed, type Api } from '../session.ts';
-import type { SeedAssessor, SeedCentre, SeedPerson, SeedSector, SeedSet, SeedTrade } from './load.ts';
-import { seedLms } from './lms.ts';
+import { UsageError } from '../output.ts';
+import { CommandFailed, expiresWithin, type Api } from '../session.ts';
+import type { SeedCentre, SeedPerson, SeedSet, SeedTrade } from './load.ts';
+import { planLms } from './lms.ts';
+import { openPlatformDb, type Account, type PlatformDb } from './platform-db.ts';
+import type { Progress } from './progress.ts';
 
 export const seedKinds = ['people', 'catalogue', 'centres', 'assessors', 'lms'] as const;
 export type SeedKind = (typeof seedKinds)[number];
@@ -15,141 +22,330 @@ export type Outcome = 'created' | 'updated' | 'unchanged';
 export interface SeedOptions {
   dryRun: boolean;
   only: ReadonlySet<SeedKind>;
-  /** The platform's database, for granting platform roles (people). */
+  /** The platform's database: which accounts exist, platform roles, trades with applications. */
   databaseUrl?: string;
-  /** Who writes the catalogue and centres: a signed-in platform admin's token, else the first seeded admin. */
-  adminToken?: string;
-  /** One line per item as it is done (progress on a terminal). */
-  progress?: (line: string) => void;
+  /** Who writes the catalogue and centres: a signed-in platform admin (a valid token, renewed as needed), else the first seeded admin. */
+  adminToken?: () => Promise<string>;
+  /** Let a trade move to another sector, or its NOS be replaced while applications use the trade. */
+  allowIdentityChanges?: boolean;
+  /** How many steps of a phase run at once (default 8). */
+  concurrency?: number;
+  progress?: Progress;
+}
+
+/** One record the plan changes (or leaves), and for an update the fields it changes. */
+export interface Change {
+  record: string;
+  outcome: Outcome;
+  label: string;
+  diff?: Record<string, { from: unknown; to: unknown }>;
+}
+
+/** Some changes and the writes that make them; `run` is absent when nothing changes. */
+export interface Step {
+  changes: Change[];
+  run?: () => Promise<void>;
 }
 
 export interface SeedReport {
   dryRun: boolean;
-  /** Counts per kind of record: sectors, trades, nosDocuments, centres, centreStaff, platformAdmins, candidates, assessors, retainedRequests. */
+  /** Counts per kind of record: sectors, trades, nosDocuments, centres, centreStaff, platformAdmins, candidates, assessors, retainedRequests, lms*. */
   counts: Record<string, Record<Outcome, number>>;
+  /** Every creation and update, updates with their field-level diff. */
+  changes: Change[];
+}
+
+/** The state of a seeding: the platform as read before the plan, and the ids and sessions the steps make. */
+export interface Seeding {
+  api: Api;
+  seeds: SeedSet;
+  options: SeedOptions;
+  accounts: Map<string, Account>;
+  /** Ids by seed key (sector and trade slugs, registration numbers), read or created. */
+  ids: { sectors: Map<string, string>; trades: Map<string, string>; centres: Map<string, string> };
+  /** Signs a seeded person in without ever trying a wrong password (see `session`). */
+  session(person: SeedPerson): Promise<SignedIn>;
+  problems: string[];
 }
 
 export async function applySeeds(api: Api, seeds: SeedSet, options: SeedOptions): Promise<SeedReport> {
-  const report: SeedReport = { dryRun: options.dryRun, counts: {} };
-  const note = (record: string, outcome: Outcome, label: string) => {
-    const counts = (report.counts[record] ??= { created: 0, updated: 0, unchanged: 0 });
-    counts[outcome]++;
-    options.progress?.(`${options.dryRun && outcome !== 'unchanged' ? `would be ${outcome}` : outcome}: ${record} ${label}`);
+  const emails = [...seeds.platformAdmins, ...seeds.candidates, ...seeds.assessors, ...seeds.lmsAdmins, ...seeds.centres.map((c) => c.superAdmin)].map((p) => p.email.toLowerCase());
+  if (!options.databaseUrl && emails.length) {
+    throw new CommandFailed("seeding people and centres needs the platform's database (which accounts exist, platform roles): run where capctl serve runs, or pass --database-url");
+  }
+  const db = options.databaseUrl ? openPlatformDb(options.databaseUrl) : undefined;
+  try {
+    const seeding = newSeeding(api, seeds, options, db ? await db.accounts(emails) : new Map());
+    const phases = await plan(seeding, db);
+    if (seeding.problems.length) throw new UsageError(seeding.problems.join('\n'));
+    const steps = phases.flat();
+    const changes = steps.flatMap((s) => s.changes);
+    if (!options.dryRun) {
+      options.progress?.start(steps.filter((s) => s.run).length);
+      for (const phase of phases) await inParallel(phase.filter((s) => s.run), options.concurrency ?? 8, async (step) => {
+        await step.run!();
+        options.progress?.done(step.changes[0]!.record);
+      });
+      options.progress?.end();
+    }
+    const counts: SeedReport['counts'] = {};
+    for (const change of changes) (counts[change.record] ??= { created: 0, updated: 0, unchanged: 0 })[change.outcome]++;
+    return { dryRun: options.dryRun, counts, changes: changes.filter((c) => c.outcome !== 'unchanged') };
+  } finally {
+    await db?.close();
+  }
+}
+
+function newSeeding(api: Api, seeds: SeedSet, options: SeedOptions, accounts: Map<string, Account>): Seeding {
+  const sessions = new Map<string, Promise<SignedIn>>();
+  return {
+    api,
+    seeds,
+    options,
+    accounts,
+    ids: { sectors: new Map(), trades: new Map(), centres: new Map() },
+    problems: [],
+    /**
+     * A person's session, one per address: a missing (or never verified) account is registered and
+     * verified, an account provisioned with a mailed password signs in with it and sets the seed's, and
+     * any other signs in with the seed's password, which can only fail when the account has another one.
+     */
+    session(person) {
+      const email = person.email.toLowerCase();
+      let session = sessions.get(email);
+      if (!session) {
+        session = (async () => {
+          if (!person.password) throw new CommandFailed(`${person.email}: signing in needs a password in the seed`);
+          const account = accounts.get(email);
+          if (!account || account.status === 'pending_verification') return registerVerified(api, person.email, person.password);
+          if (account.mustChangePassword) return firstSignIn(api, person.email, person.password);
+          return signedIn(person.email, person.password);
+        })();
+        sessions.set(email, session);
+      }
+      // A long run outlives access tokens: an expiring one is replaced by a new sign-in (the account and its password are known by now).
+      return session.then((current) => {
+        if (!expiresWithin(current.accessToken, 120)) return current;
+        const renewed = signedIn(person.email, person.password!);
+        sessions.set(email, renewed);
+        return renewed;
+      });
+    },
   };
 
-  if (options.only.has('people')) {
-    for (const admin of seeds.platformAdmins) {
-      const account = await person(api, admin, 'platformAdmins', note, options.dryRun);
-      if (!account) continue;
-      if (!options.databaseUrl) throw new CommandFailed(`granting ${admin.email} platform_admin needs the platform's database: run where capctl serve runs, or pass --database-url`);
-      if (await grantPlatformAdmin(options.databaseUrl, account.userId, admin.email)) options.progress?.(`granted: platform_admin to ${admin.email}`);
-    }
-    for (const candidate of seeds.candidates) await person(api, candidate, 'candidates', note, options.dryRun);
+  async function signedIn(email: string, password: string): Promise<SignedIn> {
+    const signedIn = await signIn(api, email, password);
+    if (!signedIn) throw new CommandFailed(`${email} already has an account with another password: change the seed or the account`);
+    return signedIn;
   }
-  await seedCap(api, seeds, options, note);
-  // After the catalogue: LMS courses and level offerings name CAP trades, levels and units.
-  if (options.only.has('lms') && (seeds.lmsAdmins.length || seeds.lmsCourses.length)) await seedLms(api, seeds, options, person, note);
-  return report;
 }
 
-/** The CAP part: the catalogue, centres and assessors, as the seeded platform admin. */
-async function seedCap(api: Api, seeds: SeedSet, options: SeedOptions, note: Note): Promise<void> {
-  const needsAdmin =
-    (options.only.has('catalogue') && seeds.sectors.length > 0) || (options.only.has('centres') && seeds.centres.length > 0) || (options.only.has('assessors') && seeds.assessors.length > 0);
-  if (!needsAdmin) return;
-  const token = options.adminToken ?? (await seededAdminToken(api, seeds.platformAdmins));
-  if (!token && !options.dryRun) {
+/** The phases of the plan, in the order they run: each phase's steps only need what earlier phases made. */
+async function plan(seeding: Seeding, db: PlatformDb | undefined): Promise<Step[][]> {
+  const { seeds, options } = seeding;
+  const phases: Step[][] = [];
+  if (options.only.has('people')) phases.push(planPeople(seeding));
+  const cap = (options.only.has('catalogue') && seeds.sectors.length > 0) || (options.only.has('centres') && seeds.centres.length > 0) || (options.only.has('assessors') && seeds.assessors.length > 0);
+  if (cap) {
+    const admin = await actingAdmin(seeding);
+    const platform = await readCap(seeding, admin);
+    const withApplications = db ? await db.tradesWithApplications([...platform.trades.values()].map((t) => t.id)) : new Set<string>();
+    if (options.only.has('catalogue')) phases.push(...planCatalogue(seeding, admin, platform, withApplications));
+    if (options.only.has('centres')) phases.push(planCentres(seeding, admin, platform));
+    if (options.only.has('assessors')) phases.push(await planAssessors(seeding, admin, platform));
+  }
+  // After the catalogue: LMS courses and level offerings name CAP trades, levels and units.
+  if (options.only.has('lms') && (seeds.lmsAdmins.length || seeds.lmsCourses.length)) phases.push(...(await planLms(seeding)));
+  return phases;
+}
+
+type AdminCall = (method: string, urlPath: string, body?: unknown) => Promise<any>;
+interface Admin {
+  call: AdminCall;
+  /** Whether the admin existed when the plan was made (else the CAP part is planned on an empty platform). */
+  canRead: boolean;
+  token(): Promise<string>;
+}
+
+/** The platform admin the CAP part acts as: `--profile`'s, else the first seeded one (made by the people phase when new). */
+async function actingAdmin(seeding: Seeding): Promise<Admin> {
+  const { api, options, seeds } = seeding;
+  const first = seeds.platformAdmins.find((a) => a.password);
+  const profile = options.adminToken;
+  const seeded = Boolean(first && seeding.accounts.get(first.email.toLowerCase())?.platformAdmin);
+  if (!profile && !seeded && !(first && options.only.has('people'))) {
     throw new CommandFailed('no platform admin to seed as: sign one in (capctl login) and pass --profile, or seed people with a platform admin that has a password');
   }
-  // Before the admin exists (a dry run on a fresh platform), everything is planned as new.
-  const admin = (method: string, urlPath: string, body?: unknown) => api.call<any>(method, `/v1/cap${urlPath}`, { token, body });
-
-  if (options.only.has('catalogue')) {
-    for (const sector of seeds.sectors) await seedSector(admin, sector, note, options.dryRun, Boolean(token));
+  if (!profile && !seeded) {
+    // The admin is made by this run: only an empty platform can be planned without one.
+    const [sectors, centres] = await Promise.all([api.call<unknown[]>('GET', '/v1/cap/sectors'), api.call<unknown[]>('GET', '/v1/cap/centres?limit=1')]);
+    if (sectors.length || centres.length) throw new CommandFailed(`the platform has a catalogue or centres but ${first!.email} is not a platform admin yet: seed people first (--only people), or pass --profile`);
   }
-  if (options.only.has('centres')) {
-    for (const centre of seeds.centres) await seedCentre(api, admin, centre, note, options.dryRun, Boolean(token));
-  }
-  if (options.only.has('assessors')) {
-    for (const assessor of seeds.assessors) await seedAssessor(api, admin, assessor, seeds.centres, note, options.dryRun);
-  }
+  const token = async () => (profile ? profile() : (await seeding.session(first!)).accessToken);
+  return {
+    canRead: Boolean(profile) || seeded,
+    token,
+    call: async (method, urlPath, body) => api.call<any>(method, `/v1/cap${urlPath}`, { token: await token(), body }),
+  };
 }
 
-type Note = (record: string, outcome: Outcome, label: string) => void;
-type AdminCall = (method: string, urlPath: string, body?: unknown) => Promise<any>;
+interface CapState {
+  sectors: Map<string, any>;
+  trades: Map<string, any>;
+  /** The active NOS of seeded trades that have one, in the import shape, by slug. */
+  nos: Map<string, any>;
+  centres: Map<string, any>;
+  /** The staff of seeded centres that exist (email to status), by registration number. */
+  staff: Map<string, Map<string, string>>;
+}
 
-/** An account with a password: signed in when it exists, registered and verified when it does not. */
-async function person(api: Api, seed: SeedPerson, record: string, note: Note, dryRun: boolean): Promise<SignedIn | undefined> {
-  if (!seed.password) throw new CommandFailed(`${seed.email}: seeded people need a password (development platforms only)`);
-  const existing = await signIn(api, seed.email, seed.password);
-  if (existing) {
-    note(record, 'unchanged', seed.email);
-    return existing;
+/** What the CAP part of the plan reads: the admin lists, the active NOS of seeded trades, the staff of seeded centres. */
+async function readCap(seeding: Seeding, admin: Admin): Promise<CapState> {
+  const state: CapState = { sectors: new Map(), trades: new Map(), nos: new Map(), centres: new Map(), staff: new Map() };
+  if (!admin.canRead) return state;
+  const { seeds, api } = seeding;
+  const list = async (urlPath: string) => {
+    const rows: any[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await api.send('GET', `/v1/cap${urlPath}?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { token: await admin.token() });
+      const body = page.body as { data: any[]; meta?: { pagination?: { nextCursor: string | null } } };
+      rows.push(...body.data);
+      cursor = body.meta?.pagination?.nextCursor ?? null;
+    } while (cursor);
+    return rows;
+  };
+  const [sectors, trades, centres] = await Promise.all([list('/admin/sectors'), list('/admin/trades'), list('/admin/centres')]);
+  for (const s of sectors) state.sectors.set(s.slug, s);
+  for (const t of trades) state.trades.set(t.slug, t);
+  for (const c of centres) state.centres.set(c.registrationNo, c);
+  const seededNos = seeds.sectors.flatMap((s) => s.trades).filter((t) => t.nos && state.trades.get(t.slug)?.activeNosDocument);
+  await inParallel(seededNos, 8, async (trade) => {
+    state.nos.set(trade.slug, (await admin.call('GET', `/admin/trades/${state.trades.get(trade.slug).id}`)).nos);
+  });
+  const known = seeds.centres.filter((c) => state.centres.has(c.registrationNo));
+  await inParallel(known, 8, async (centre) => {
+    const detail = await admin.call('GET', `/admin/centres/${state.centres.get(centre.registrationNo).id}`);
+    state.staff.set(centre.registrationNo, new Map((detail.staff as Array<{ email: string; status: string }>).map((s) => [s.email.toLowerCase(), s.status])));
+  });
+  for (const [slug, s] of state.sectors) seeding.ids.sectors.set(slug, s.id);
+  for (const [slug, t] of state.trades) seeding.ids.trades.set(slug, t.id);
+  for (const [no, c] of state.centres) seeding.ids.centres.set(no, c.id);
+  return state;
+}
+
+/** The fields of `wanted` whose value differs from `current` (missing ones count as null), as from/to. */
+export function diffOf(current: Record<string, unknown>, wanted: Record<string, unknown>): Change['diff'] {
+  const changed = Object.entries(wanted).filter(([key, value]) => JSON.stringify(current[key] ?? null) !== JSON.stringify(value ?? null));
+  return changed.length ? Object.fromEntries(changed.map(([key, to]) => [key, { from: current[key] ?? null, to: to ?? null }])) : undefined;
+}
+
+const patchOf = (diff: Change['diff']) => Object.fromEntries(Object.entries(diff ?? {}).map(([key, { to }]) => [key, to]));
+
+/** Platform admins (registered when missing, granted the role when without it) and candidates (registered when missing). */
+function planPeople(seeding: Seeding): Step[] {
+  const { seeds, options, accounts } = seeding;
+  const steps: Step[] = [];
+  for (const admin of seeds.platformAdmins) {
+    const account = accounts.get(admin.email.toLowerCase());
+    if (!admin.password && !account) seeding.problems.push(`${seeding.seeds.where(admin, 'email')}: ${admin.email} has no account: give a password to make one`);
+    if (account?.platformAdmin) {
+      steps.push({ changes: [{ record: 'platformAdmins', outcome: 'unchanged', label: admin.email }] });
+      continue;
+    }
+    const change: Change = account
+      ? { record: 'platformAdmins', outcome: 'updated', label: admin.email, diff: { roles: { from: [], to: ['platform_admin'] } } }
+      : { record: 'platformAdmins', outcome: 'created', label: admin.email };
+    steps.push({
+      changes: [change],
+      run: async () => {
+        const userId = account?.userId ?? (await seeding.session(admin)).userId;
+        await grantPlatformAdmin(options.databaseUrl!, userId, admin.email);
+      },
+    });
   }
-  note(record, 'created', seed.email);
-  if (dryRun) return undefined;
-  try {
-    return await registerVerified(api, seed.email, seed.password);
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 409) throw new CommandFailed(`${seed.email} already has an account with another password: change the seed or the account`);
-    throw err;
+  for (const candidate of seeds.candidates) {
+    const account = accounts.get(candidate.email.toLowerCase());
+    if (account && account.status !== 'pending_verification') {
+      steps.push({ changes: [{ record: 'candidates', outcome: 'unchanged', label: candidate.email }] });
+      continue;
+    }
+    if (!candidate.password) seeding.problems.push(`${seeding.seeds.where(candidate, 'email')}: ${candidate.email} has no account: give a password to make one`);
+    steps.push({ changes: [{ record: 'candidates', outcome: 'created', label: candidate.email }], run: async () => void (await seeding.session(candidate)) });
   }
+  return steps;
 }
 
-async function seededAdminToken(api: Api, admins: SeedPerson[]): Promise<string | undefined> {
-  const first = admins.find((a) => a.password);
-  return first ? (await signIn(api, first.email, first.password!))?.accessToken : undefined;
-}
-
-/** The first row an exact-match admin list answers, or undefined. */
-async function findOne(admin: AdminCall, urlPath: string, matches: (row: any) => boolean): Promise<any> {
-  return ((await admin('GET', urlPath)) as any[]).find(matches);
-}
-
-/** The fields of `wanted` whose value differs from `current` (missing ones count as null). */
-function changes(current: Record<string, unknown>, wanted: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(wanted).filter(([key, value]) => JSON.stringify(current[key] ?? null) !== JSON.stringify(value ?? null)));
-}
-
-async function seedSector(admin: AdminCall, sector: SeedSector, note: Note, dryRun: boolean, canRead: boolean): Promise<void> {
-  const wanted = { name: sector.name, description: sector.description ?? null };
-  let current = canRead ? await findOne(admin, `/admin/sectors?slug=${sector.slug}`, (s) => s.slug === sector.slug) : undefined;
-  if (!current) {
-    note('sectors', 'created', sector.slug);
-    if (!dryRun) current = await admin('POST', '/admin/sectors', { slug: sector.slug, ...wanted });
-  } else {
-    const patch = changes(current, wanted);
-    note('sectors', Object.keys(patch).length ? 'updated' : 'unchanged', sector.slug);
-    if (Object.keys(patch).length && !dryRun) await admin('PATCH', `/admin/sectors/${current.id}`, patch);
+/** Sectors, then trades with their NOS. A trade in another sector, or a NOS replaced under applications, is refused unless allowed. */
+function planCatalogue(seeding: Seeding, admin: Admin, platform: CapState, withApplications: Set<string>): Step[][] {
+  const { seeds, ids, options } = seeding;
+  const sectors: Step[] = [];
+  const trades: Step[] = [];
+  for (const sector of seeds.sectors) {
+    const wanted = { name: sector.name, description: sector.description ?? null };
+    const current = platform.sectors.get(sector.slug);
+    if (!current) {
+      sectors.push({
+        changes: [{ record: 'sectors', outcome: 'created', label: sector.slug }],
+        run: async () => void ids.sectors.set(sector.slug, (await admin.call('POST', '/admin/sectors', { slug: sector.slug, ...wanted })).id),
+      });
+    } else {
+      const diff = diffOf(current, wanted);
+      sectors.push({ changes: [{ record: 'sectors', outcome: diff ? 'updated' : 'unchanged', label: sector.slug, diff }], run: diff && (() => admin.call('PATCH', `/admin/sectors/${current.id}`, patchOf(diff))) });
+    }
+    for (const trade of sector.trades) trades.push(planTrade(seeding, admin, platform, sector.slug, trade, withApplications, options.allowIdentityChanges));
   }
-  for (const trade of sector.trades) await seedTrade(admin, current?.id, trade, note, dryRun, canRead);
+  return [sectors, trades];
 }
 
-async function seedTrade(admin: AdminCall, sectorId: string | undefined, trade: SeedTrade, note: Note, dryRun: boolean, canRead: boolean): Promise<void> {
+function planTrade(seeding: Seeding, admin: Admin, platform: CapState, sectorSlug: string, trade: SeedTrade, withApplications: Set<string>, allow = false): Step {
+  const { ids, seeds } = seeding;
   const wanted: Record<string, unknown> = { name: trade.name, description: trade.description ?? null, ...(trade.evidenceTypes ? { evidenceTypes: trade.evidenceTypes } : {}) };
-  const found = canRead && sectorId ? await findOne(admin, `/admin/trades?slug=${trade.slug}`, (t) => t.slug === trade.slug) : undefined;
-  let tradeId: string | undefined = found?.id;
+  const found = platform.trades.get(trade.slug);
+  const changes: Change[] = [];
+  const writes: Array<() => Promise<unknown>> = [];
   if (!found) {
-    note('trades', 'created', trade.slug);
-    if (!dryRun) tradeId = (await admin('POST', '/admin/trades', { sectorId, slug: trade.slug, ...wanted })).id;
+    changes.push({ record: 'trades', outcome: 'created', label: trade.slug });
+    writes.push(async () => ids.trades.set(trade.slug, (await admin.call('POST', '/admin/trades', { sectorId: ids.sectors.get(sectorSlug), slug: trade.slug, ...wanted })).id));
   } else {
-    const patch = changes(found, { ...wanted, sectorId });
-    // A seeded trade is an active one: an archived trade is brought back.
-    const restore = found.status === 'archived';
-    note('trades', Object.keys(patch).length || restore ? 'updated' : 'unchanged', trade.slug);
-    if (Object.keys(patch).length && !dryRun) await admin('PATCH', `/admin/trades/${found.id}`, patch);
-    if (restore && !dryRun) await admin('POST', `/admin/trades/${found.id}/restore`);
+    const currentSector = [...platform.sectors.values()].find((s) => s.id === found.sectorId)?.slug ?? found.sectorId;
+    const moves = currentSector !== sectorSlug;
+    if (moves && !allow) {
+      seeding.problems.push(`${seeds.where(trade, 'slug')}: the trade ${trade.slug} is in the sector ${currentSector} on the platform, not ${sectorSlug}: a different slug makes a new trade (--allow-identity-changes moves it)`);
+    }
+    const diff = { ...diffOf(found, wanted), ...(moves ? { sector: { from: currentSector, to: sectorSlug } } : {}), ...(found.status === 'archived' ? { status: { from: 'archived', to: 'active' } } : {}) };
+    const changed = Object.keys(diff).length > 0;
+    changes.push({ record: 'trades', outcome: changed ? 'updated' : 'unchanged', label: trade.slug, diff: changed ? diff : undefined });
+    const { sector: _sector, status, ...fields } = diff;
+    if (Object.keys(fields).length || moves) writes.push(() => admin.call('PATCH', `/admin/trades/${found.id}`, { ...patchOf(fields), ...(moves ? { sectorId: ids.sectors.get(sectorSlug) } : {}) }));
+    if (status) writes.push(() => admin.call('POST', `/admin/trades/${found.id}/restore`));
   }
-  if (!trade.nos) return;
-  const document = nosDocument(trade);
-  const current = found ? (await admin('GET', `/admin/trades/${found.id}`)).nos : null;
-  if (current && sameDocument(current, document)) {
-    note('nosDocuments', 'unchanged', trade.slug);
-    return;
+  if (trade.nos) {
+    const document = nosDocument(trade);
+    const current = platform.nos.get(trade.slug);
+    if (current && sameDocument(current, document)) {
+      changes.push({ record: 'nosDocuments', outcome: 'unchanged', label: trade.slug });
+    } else {
+      if (current && withApplications.has(found.id) && !allow) {
+        seeding.problems.push(`${seeds.where(trade, 'nos')}: the NOS of ${trade.slug} differs from the platform's version ${current.version}, which applications use: it would be replaced (--allow-identity-changes imports it as the next version)`);
+      }
+      const diff = current ? { nos: { from: `version ${current.version}: ${summary(current)}`, to: `version ${current.version + 1}: ${summary(document)}` } } : undefined;
+      changes.push({ record: 'nosDocuments', outcome: current ? 'updated' : 'created', label: trade.slug, diff });
+      writes.push(() => admin.call('POST', `/admin/trades/${ids.trades.get(trade.slug)}/nos`, document));
+    }
   }
-  note('nosDocuments', found ? 'updated' : 'created', `${trade.slug} (${document.levels.length} levels)`);
-  if (!dryRun) await admin('POST', `/admin/trades/${tradeId}/nos`, document);
+  return {
+    changes,
+    run: writes.length
+      ? async () => {
+          for (const write of writes) await write();
+        }
+      : undefined,
+  };
 }
+
+const summary = (document: { title: string; levels: Array<{ units: unknown[] }> }) =>
+  `${document.title}, ${document.levels.length} level(s), ${document.levels.reduce((n, l) => n + l.units.length, 0)} unit(s)`;
 
 /** The seed's NOS in the import shape of POST /admin/trades/{id}/nos. */
 function nosDocument(trade: SeedTrade) {
@@ -173,103 +369,151 @@ function sameDocument(current: any, wanted: ReturnType<typeof nosDocument>): boo
   return JSON.stringify(pick(current, wanted)) === JSON.stringify(wanted);
 }
 
-async function seedCentre(api: Api, admin: AdminCall, centre: SeedCentre, note: Note, dryRun: boolean, canRead: boolean): Promise<void> {
-  const found = canRead ? await findOne(admin, `/admin/centres?q=${encodeURIComponent(centre.registrationNo)}`, (c) => c.registrationNo === centre.registrationNo) : undefined;
-  let centreId: string | undefined = found?.id;
-  note('centres', found ? 'unchanged' : 'created', centre.registrationNo);
-  if (!found && !dryRun) {
-    centreId = (await admin('POST', '/admin/centres', {
-      name: centre.name,
-      registrationNo: centre.registrationNo,
-      ...(centre.address ? { address: centre.address } : {}),
-      superAdmin: { name: centre.superAdmin.name, email: centre.superAdmin.email },
-    })).id;
-  }
-  if (!centre.staff?.length || !centre.superAdmin.password) return;
-  // The super admin adds the staff: signed in with their password, or at first with the mailed one.
-  const owner = dryRun ? undefined : ((await signIn(api, centre.superAdmin.email, centre.superAdmin.password)) ?? (await firstSignIn(api, centre.superAdmin.email, centre.superAdmin.password)));
-  const asOwner = (method: string, urlPath: string, body?: unknown) =>
-    api.call<any>(method, `/v1/cap${urlPath}`, { token: owner!.accessToken, body, headers: { 'X-CAP-PERSONA': 'centre', 'X-CAP-CENTRE-ID': centreId! } });
-  for (const member of centre.staff) {
-    const existing = owner ? ((await asOwner('GET', `/centre/staff?q=${encodeURIComponent(member.email)}`)) as any[]).find((s) => s.email === member.email.toLowerCase()) : undefined;
-    note('centreStaff', existing ? 'unchanged' : 'created', `${member.email} at ${centre.registrationNo}`);
-    if (!existing && !dryRun) await asOwner('POST', '/centre/staff', member);
-  }
+/**
+ * Each centre is one step: its super admin's account (registered with the seed's password when new, so
+ * they never need a mailed one), the centre, the super admin accepting it (they had an account, so it
+ * is an invitation) and saving its details in their centre onboarding (where the web client's settings
+ * read them), then the staff the super admin adds. Existing centres are not changed; their
+ * missing staff are added, and an invitation a stopped run left is accepted.
+ */
+function planCentres(seeding: Seeding, admin: Admin, platform: CapState): Step[] {
+  const { seeds, ids, api } = seeding;
+  return seeds.centres.map((centre): Step => {
+    const found = platform.centres.get(centre.registrationNo);
+    const staff = platform.staff.get(centre.registrationNo) ?? new Map<string, string>();
+    const missing = (centre.staff ?? []).filter((m) => !staff.has(m.email.toLowerCase()));
+    const ownerEmail = centre.superAdmin.email.toLowerCase();
+    const accept = Boolean(centre.superAdmin.password) && (!found || staff.get(ownerEmail) === 'pending');
+    const changes: Change[] = [
+      found && accept
+        ? { record: 'centres', outcome: 'updated', label: centre.registrationNo, diff: { superAdmin: { from: 'pending', to: 'active' } } }
+        : { record: 'centres', outcome: found ? 'unchanged' : 'created', label: centre.registrationNo },
+    ];
+    for (const member of centre.staff ?? []) changes.push({ record: 'centreStaff', outcome: missing.includes(member) ? 'created' : 'unchanged', label: `${member.email} at ${centre.registrationNo}` });
+    if (found && (missing.length || accept) && !staff.has(ownerEmail)) {
+      seeding.problems.push(`${seeds.where(centre, 'superAdmin', 'email')}: ${centre.superAdmin.email} is not on the staff of ${centre.registrationNo} on the platform, so cannot add its staff`);
+    }
+    if (found && !missing.length && !accept) return { changes };
+    return {
+      changes,
+      run: async () => {
+        const owner = centre.superAdmin.password ? await seeding.session(centre.superAdmin) : undefined;
+        if (!found) ids.centres.set(centre.registrationNo, (await admin.call('POST', '/admin/centres', centreBody(centre))).id);
+        const centreId = ids.centres.get(centre.registrationNo)!;
+        const asOwner = (method: string, urlPath: string, body?: unknown) =>
+          api.call<any>(method, `/v1/cap${urlPath}`, { token: owner!.accessToken, body, headers: urlPath.startsWith('/centre/') ? { 'X-CAP-PERSONA': 'centre', 'X-CAP-CENTRE-ID': centreId } : {} });
+        if (accept) {
+          const invitation = ((await asOwner('GET', '/me/invitations')) as Array<{ id: string; organisationId: string }>).find((i) => i.organisationId === centreId);
+          if (invitation) await asOwner('POST', `/me/invitations/${invitation.id}/accept`);
+        }
+        // Where the web client reads a centre's details (its settings form): the super admin's centre onboarding.
+        if (!found && owner) await asOwner('PATCH', '/onboarding/centre/save', onboardingOf(centre));
+        for (const member of missing) await asOwner('POST', '/centre/staff', member);
+      },
+    };
+  });
+}
+
+/** The centre's details in the centre onboarding draft's shape, as a centre that onboarded itself has them. */
+function onboardingOf(centre: SeedCentre) {
+  return { centre: { centreInformation: { name: centre.name, registrationNo: centre.registrationNo }, ...(centre.address ? { centreResidentialAddress: centre.address } : {}) } };
+}
+
+function centreBody(centre: SeedCentre) {
+  return {
+    name: centre.name,
+    registrationNo: centre.registrationNo,
+    ...(centre.address ? { address: centre.address } : {}),
+    superAdmin: { name: centre.superAdmin.name, email: centre.superAdmin.email },
+  };
 }
 
 /**
- * An approved assessor, in their sectors, retained by their centres: the account (registered when
- * missing), the completed assessor onboarding, the admin's approval, the sectors, and for each centre
- * a request the centre's super admin (centres.yaml, with a password) approves. What is already so is
- * left alone.
+ * An approved assessor, in their sectors, retained by their centres: the account, the completed
+ * assessor onboarding, the admin's approval, the sectors, and for each centre a request the centre's
+ * super admin approves. What is already so is left alone; an existing assessor is read signed in.
  */
-async function seedAssessor(api: Api, admin: AdminCall, seed: SeedAssessor, centres: SeedCentre[], note: Note, dryRun: boolean): Promise<void> {
-  const account = await person(api, seed, 'assessorAccounts', note, dryRun);
-  if (!account) {
-    note('assessors', 'created', seed.email);
-    for (const retained of seed.retainedBy ?? []) note('retainedRequests', 'created', `${seed.email} at ${retained.centre}`);
-    return;
-  }
-  const as = (method: string, urlPath: string, body?: unknown) =>
-    api.call<any>(method, `/v1/cap${urlPath}`, { token: account.accessToken, body, headers: { 'X-CAP-PERSONA': 'assessor' } });
-  const onboarding = ((await as('GET', '/onboarding/mine')).onboardings as Array<{ persona: string; status: string }>).find((o) => o.persona === 'assessor');
-  let changed = false;
-  if (onboarding?.status !== 'completed') {
-    changed = true;
-    if (!dryRun) {
-      if (!onboarding) await as('POST', '/onboarding/start', { persona: 'assessor' });
-      await as('PATCH', '/onboarding/assessor/save', {
-        personalDetails: seed.personalDetails,
-        contactInformation: { emailAddress: seed.email, phoneNumber: seed.phoneNumber },
-        residentialAddress: seed.address,
-        ...(seed.assessorNo ? { assessorDetails: { assessorNo: seed.assessorNo } } : {}),
-      });
-      await as('POST', '/onboarding/assessor/submit');
-    }
-  }
-  if (dryRun && changed) {
-    note('assessors', 'created', seed.email);
-    return;
-  }
-  const profile = await as('GET', '/assessor/profile');
-  if (profile.status === 'pending') {
-    changed = true;
-    if (!dryRun) await admin('POST', `/admin/assessors/${profile.id}/approve`);
-  } else if (profile.status !== 'approved') {
-    throw new CommandFailed(`assessor ${seed.email} is ${profile.status} on the platform: a seed does not overrule an admin`);
-  }
-  const catalogue = (await api.call<Array<{ id: string; slug: string }>>('GET', '/v1/cap/sectors')) ?? [];
-  const sectorIds = seed.sectors.map((slug) => {
-    const sector = catalogue.find((s) => s.slug === slug);
-    if (!sector) throw new CommandFailed(`assessor ${seed.email}: no sector ${slug} in the catalogue (seed the catalogue first)`);
-    return sector.id;
-  });
-  const current = (profile.sectors as Array<{ id: string }>).map((s) => s.id);
-  if (current.length !== sectorIds.length || sectorIds.some((id) => !current.includes(id))) {
-    changed = true;
-    if (!dryRun) await as('PUT', '/assessor/profile/sectors', { sectorIds });
-  }
-  note('assessors', changed ? (onboarding?.status === 'completed' ? 'updated' : 'created') : 'unchanged', seed.email);
-
-  const requests = (await as('GET', '/assessor/retained-requests')) as Array<{ id: string; centreId: string; status: string }>;
-  for (const retained of seed.retainedBy ?? []) {
-    const label = `${seed.email} at ${retained.centre}`;
-    const centre = await findOne(admin, `/admin/centres?q=${encodeURIComponent(retained.centre)}`, (c) => c.registrationNo === retained.centre);
-    if (!centre) throw new CommandFailed(`assessor ${seed.email}: no centre ${retained.centre} (seed the centres first)`);
-    let request = requests.find((r) => r.centreId === centre.id && (r.status === 'pending' || r.status === 'approved'));
-    if (request?.status === 'approved') {
-      note('retainedRequests', 'unchanged', label);
-      continue;
-    }
-    note('retainedRequests', request ? 'updated' : 'created', label);
-    if (dryRun) continue;
-    const superAdmin = centres.find((c) => c.registrationNo === retained.centre)?.superAdmin;
-    if (!superAdmin?.password) throw new CommandFailed(`assessor ${seed.email}: centre ${retained.centre} needs a seeded super admin with a password to approve the request`);
-    const owner = (await signIn(api, superAdmin.email, superAdmin.password)) ?? (await firstSignIn(api, superAdmin.email, superAdmin.password));
-    request ??= await as('POST', '/assessor/retained-requests', { centreId: centre.id, preferredRole: retained.preferredRole });
-    await api.call('PATCH', `/v1/cap/centre/retained-requests/${request!.id}/approve`, {
-      token: owner.accessToken,
-      headers: { 'X-CAP-PERSONA': 'centre', 'X-CAP-CENTRE-ID': centre.id },
+async function planAssessors(seeding: Seeding, admin: Admin, platform: CapState): Promise<Step[]> {
+  const { seeds, api, accounts, ids } = seeding;
+  const seededSectors = new Set(seeds.sectors.map((s) => s.slug));
+  const seededCentres = new Map(seeds.centres.map((c) => [c.registrationNo, c]));
+  for (const assessor of seeds.assessors) {
+    assessor.sectors.forEach((slug, i) => {
+      if (!seededSectors.has(slug) && !platform.sectors.has(slug)) seeding.problems.push(`${seeds.where(assessor, 'sectors', i)}: no seed file or the platform has the sector ${slug}`);
     });
   }
+  return inParallel(seeds.assessors, 8, async (seed): Promise<Step> => {
+    const as = async (method: string, urlPath: string, body?: unknown) =>
+      api.call<any>(method, `/v1/cap${urlPath}`, { token: (await seeding.session(seed)).accessToken, body, headers: { 'X-CAP-PERSONA': 'assessor' } });
+    const account = accounts.get(seed.email.toLowerCase());
+    const exists = account && account.status !== 'pending_verification';
+    const onboarding = exists ? ((await as('GET', '/onboarding/mine')).onboardings as Array<{ persona: string; status: string }>).find((o) => o.persona === 'assessor') : undefined;
+    const profile = onboarding?.status === 'completed' ? await as('GET', '/assessor/profile') : undefined;
+    if (profile && profile.status !== 'pending' && profile.status !== 'approved') {
+      seeding.problems.push(`${seeds.where(seed, 'email')}: the assessor ${seed.email} is ${profile.status} on the platform: a seed does not overrule an admin`);
+    }
+    const requests = profile ? ((await as('GET', '/assessor/retained-requests')) as Array<{ id: string; centreId: string; status: string }>) : [];
+    const currentSectors = profile ? (profile.sectors as Array<{ id: string; slug?: string }>).map((s) => [...platform.sectors.values()].find((p) => p.id === s.id)?.slug ?? s.id).sort() : [];
+    const wantedSectors = [...seed.sectors].sort();
+
+    const changes: Change[] = [{ record: 'assessorAccounts', outcome: exists ? 'unchanged' : 'created', label: seed.email }];
+    const diff: Change['diff'] = {};
+    if (onboarding?.status !== 'completed') diff.onboarding = { from: onboarding?.status ?? null, to: 'completed' };
+    if (profile?.status !== 'approved') diff.status = { from: profile?.status ?? null, to: 'approved' };
+    if (JSON.stringify(currentSectors) !== JSON.stringify(wantedSectors)) diff.sectors = { from: currentSectors, to: wantedSectors };
+    const changed = Object.keys(diff).length > 0;
+    changes.push({ record: 'assessors', outcome: !profile ? 'created' : changed ? 'updated' : 'unchanged', label: seed.email, diff: profile && changed ? diff : undefined });
+    const retained = (seed.retainedBy ?? []).map((r) => {
+      const centreId = platform.centres.get(r.centre)?.id;
+      const request = centreId ? requests.find((q) => q.centreId === centreId && (q.status === 'pending' || q.status === 'approved')) : undefined;
+      const outcome: Outcome = request?.status === 'approved' ? 'unchanged' : request ? 'updated' : 'created';
+      changes.push({ record: 'retainedRequests', outcome, label: `${seed.email} at ${r.centre}`, diff: outcome === 'updated' ? { status: { from: 'pending', to: 'approved' } } : undefined });
+      return { ...r, request, outcome };
+    });
+    if (!changed && retained.every((r) => r.outcome === 'unchanged')) return { changes };
+    return {
+      changes,
+      run: async () => {
+        if (diff.onboarding) {
+          if (!onboarding) await as('POST', '/onboarding/start', { persona: 'assessor' });
+          await as('PATCH', '/onboarding/assessor/save', {
+            personalDetails: seed.personalDetails,
+            contactInformation: { emailAddress: seed.email, phoneNumber: seed.phoneNumber },
+            residentialAddress: seed.address,
+            ...(seed.assessorNo ? { assessorDetails: { assessorNo: seed.assessorNo } } : {}),
+          });
+          await as('POST', '/onboarding/assessor/submit');
+        }
+        const current = profile ?? (await as('GET', '/assessor/profile'));
+        if (diff.status) await admin.call('POST', `/admin/assessors/${current.id}/approve`);
+        if (diff.sectors) await as('PUT', '/assessor/profile/sectors', { sectorIds: seed.sectors.map((slug) => ids.sectors.get(slug)) });
+        for (const r of retained.filter((x) => x.outcome !== 'unchanged')) {
+          const centreId = ids.centres.get(r.centre)!;
+          const owner = await seeding.session(seededCentres.get(r.centre)!.superAdmin);
+          const request = r.request ?? (await as('POST', '/assessor/retained-requests', { centreId, preferredRole: r.preferredRole }));
+          await api.call('PATCH', `/v1/cap/centre/retained-requests/${request.id}/approve`, { token: owner.accessToken, headers: { 'X-CAP-PERSONA': 'centre', 'X-CAP-CENTRE-ID': centreId } });
+        }
+      },
+    };
+  });
+}
+
+/** Runs `work` over the items, at most `limit` at a time; answers the results in order. The first failure stops new work and is thrown. */
+export async function inParallel<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (next < items.length && !failed) {
+      const index = next++;
+      try {
+        results[index] = await work(items[index]!);
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return results;
 }

@@ -7,81 +7,88 @@
 import { inviteLmsStaff } from '../dev-accounts.ts';
 import { multipartBody } from '../multipart.ts';
 import { CommandFailed, type Api } from '../session.ts';
-import type { SeedCapPlace, SeedCourse, SeedCourseItem, SeedLevelOffering, SeedPerson } from './load.ts';
-
-type Note = (record: string, outcome: 'created' | 'updated' | 'unchanged', label: string) => void;
-type Person = (api: Api, seed: SeedPerson, record: string, note: Note, dryRun: boolean) => Promise<{ userId: string; accessToken: string } | undefined>;
+import type { Change, Seeding, Step } from './apply.ts';
+import type { SeedCapPlace, SeedCourse, SeedCourseItem } from './load.ts';
 
 const staffForm = {
   personalDetails: { firstName: 'LMS', lastName: 'Admin', gender: 'unspecified' },
   contactInformation: { phoneNumber: { countryCode: '+234', number: '8000000000' } },
 };
 
-export async function seedLms(
-  api: Api,
-  seeds: { lmsAdmins: SeedPerson[]; lmsCourses: SeedCourse[]; lmsLevelOfferings: SeedLevelOffering[] },
-  options: { dryRun: boolean; databaseUrl?: string; progress?: (line: string) => void },
-  person: Person,
-  note: Note,
-): Promise<void> {
-  let token: string | undefined;
-  for (const admin of seeds.lmsAdmins) {
-    const account = await person(api, admin, 'lmsAdmins', note, options.dryRun);
-    if (!account) continue;
-    const lms = (method: string, urlPath: string, body?: unknown) => api.call<any>(method, `/v1/lms${urlPath}`, { token: account.accessToken, body });
-    const me = await lms('GET', '/me');
-    if (!me.staffRole) {
-      if (!options.databaseUrl) throw new CommandFailed(`making ${admin.email} LMS staff needs the platform's database: run where capctl serve runs, or pass --database-url`);
-      await inviteLmsStaff(options.databaseUrl, admin.email);
-      await lms('POST', '/onboarding/start', { persona: 'staff' });
-      await lms('PATCH', '/onboarding/staff/save', staffForm);
-      await lms('POST', '/onboarding/staff/submit');
-      options.progress?.(`granted: LMS staff admin to ${admin.email}`);
-    }
-    token ??= account.accessToken;
-  }
-  if (!token) {
-    if (seeds.lmsCourses.length && !options.dryRun) throw new CommandFailed('seeding LMS courses needs an LMS admin with a password in the seed files');
-    for (const course of seeds.lmsCourses) note('lmsCourses', 'created', course.title);
-    for (const offering of seeds.lmsLevelOfferings) note('lmsLevelOfferings', 'created', offering.title);
-    return;
-  }
+/** Three phases: the LMS admins, then the courses (authored by the first admin), then the level offerings. */
+export async function planLms(seeding: Seeding): Promise<Step[][]> {
+  const { api, seeds, accounts, options } = seeding;
+  const exists = (email: string) => {
+    const account = accounts.get(email.toLowerCase());
+    return Boolean(account && account.status !== 'pending_verification');
+  };
+  const lmsAs = async (email: string, method: string, urlPath: string, body?: unknown) => {
+    const person = seeds.lmsAdmins.find((a) => a.email === email)!;
+    return api.call<any>(method, `/v1/lms${urlPath}`, { token: (await seeding.session(person)).accessToken, body });
+  };
+  const admins = await Promise.all(
+    seeds.lmsAdmins.map(async (admin): Promise<Step> => {
+      const staff = exists(admin.email) ? Boolean((await lmsAs(admin.email, 'GET', '/me')).staffRole) : false;
+      const change: Change = !exists(admin.email)
+        ? { record: 'lmsAdmins', outcome: 'created', label: admin.email }
+        : { record: 'lmsAdmins', outcome: staff ? 'unchanged' : 'updated', label: admin.email, diff: staff ? undefined : { staffRole: { from: null, to: 'admin' } } };
+      if (staff) return { changes: [change] };
+      return {
+        changes: [change],
+        run: async () => {
+          await seeding.session(admin);
+          await inviteLmsStaff(options.databaseUrl!, admin.email);
+          await lmsAs(admin.email, 'POST', '/onboarding/start', { persona: 'staff' });
+          await lmsAs(admin.email, 'PATCH', '/onboarding/staff/save', staffForm);
+          await lmsAs(admin.email, 'POST', '/onboarding/staff/submit');
+        },
+      };
+    }),
+  );
+  const author = seeds.lmsAdmins[0];
+  if (!author && (seeds.lmsCourses.length || seeds.lmsLevelOfferings.length)) throw new CommandFailed('seeding LMS courses needs an LMS admin with a password in the seed files');
+  const readable = author && exists(author.email) && admins[0]!.changes[0]!.outcome === 'unchanged';
+  const [courses, offerings] = readable
+    ? await Promise.all([lmsAs(author.email, 'GET', '/authoring/courses?limit=100'), lmsAs(author.email, 'GET', '/authoring/level-offerings?limit=100')])
+    : [[], []];
   const places = capPlaces(api);
-  const lms = (method: string, urlPath: string, body?: unknown) => api.call<any>(method, `/v1/lms${urlPath}`, { token, body });
-  const existing = (await lms('GET', '/authoring/courses?limit=100')) as Array<{ title: string }>;
-  for (const course of seeds.lmsCourses) {
-    const found = existing.some((c) => c.title === course.title);
-    note('lmsCourses', found ? 'unchanged' : 'created', course.title);
-    if (found || options.dryRun) continue;
-    await createCourse(api, token, course, course.cap ? await places(course.cap) : undefined);
+  // A CAP place no seed file makes must be on the platform already.
+  const seededTrades = new Set(seeds.sectors.flatMap((s) => s.trades.map((t) => t.slug)));
+  const onThePlatform = capPlaces(api);
+  for (const item of [...seeds.lmsCourses, ...seeds.lmsLevelOfferings]) {
+    if (item.cap && !seededTrades.has(item.cap.trade)) {
+      await onThePlatform(item.cap).catch((err: Error) => seeding.problems.push(`${seeds.where(item, 'cap')}: ${err.message}`));
+    }
   }
-  await seedLevelOfferings(lms, seeds.lmsLevelOfferings, places, options.dryRun, note);
-}
-
-/** Level offerings found by title among the admin's; a new one is made with its courses (found by title) and published. */
-async function seedLevelOfferings(lms: (method: string, urlPath: string, body?: unknown) => Promise<any>, offerings: SeedLevelOffering[], places: CapPlaces, dryRun: boolean, note: Note) {
-  if (offerings.length === 0) return;
-  const existing = (await lms('GET', '/authoring/level-offerings?limit=100')) as Array<{ title: string }>;
-  const courses = (await lms('GET', '/authoring/courses?limit=100')) as Array<{ id: string; title: string }>;
-  for (const offering of offerings) {
-    const found = existing.some((o) => o.title === offering.title);
-    note('lmsLevelOfferings', found ? 'unchanged' : 'created', offering.title);
-    if (found || dryRun) continue;
-    const items = offering.courses.map((title) => {
-      const course = courses.find((c) => c.title === title);
-      if (!course) throw new CommandFailed(`level offering "${offering.title}" names the course "${title}", which the seeds do not make`);
-      return { courseId: course.id };
-    });
-    const place = await places(offering.cap);
-    const created = await lms('POST', '/authoring/level-offerings', {
-      capQualificationLevelId: place.qualificationLevelId,
-      title: offering.title,
-      ...(offering.description ? { description: offering.description } : {}),
-      ...(offering.price ? { price: { amountMinorUnits: offering.price, currency: 'NGN' } } : {}),
-      items,
-    });
-    await lms('POST', `/authoring/level-offerings/${created.id}/publish`);
-  }
+  const lms = async (method: string, urlPath: string, body?: unknown) => lmsAs(author!.email, method, urlPath, body);
+  const courseSteps = seeds.lmsCourses.map((course): Step => {
+    const found = (courses as Array<{ title: string }>).some((c) => c.title === course.title);
+    if (found) return { changes: [{ record: 'lmsCourses', outcome: 'unchanged', label: course.title }] };
+    return {
+      changes: [{ record: 'lmsCourses', outcome: 'created', label: course.title }],
+      run: async () => createCourse(api, (await seeding.session(author!)).accessToken, course, course.cap ? await places(course.cap) : undefined),
+    };
+  });
+  const offeringSteps = seeds.lmsLevelOfferings.map((offering): Step => {
+    const found = (offerings as Array<{ title: string }>).some((o) => o.title === offering.title);
+    if (found) return { changes: [{ record: 'lmsLevelOfferings', outcome: 'unchanged', label: offering.title }] };
+    return {
+      changes: [{ record: 'lmsLevelOfferings', outcome: 'created', label: offering.title }],
+      run: async () => {
+        const authored = (await lms('GET', '/authoring/courses?limit=100')) as Array<{ id: string; title: string }>;
+        const place = await places(offering.cap);
+        const created = await lms('POST', '/authoring/level-offerings', {
+          capQualificationLevelId: place.qualificationLevelId,
+          title: offering.title,
+          ...(offering.description ? { description: offering.description } : {}),
+          ...(offering.price ? { price: { amountMinorUnits: offering.price, currency: 'NGN' } } : {}),
+          items: offering.courses.map((title) => ({ courseId: authored.find((c) => c.title === title)!.id })),
+        });
+        await lms('POST', `/authoring/level-offerings/${created.id}/publish`);
+      },
+    };
+  });
+  return [admins, courseSteps, offeringSteps];
 }
 
 /** CAP catalogue ids of a seed's place (trade slug, level, unit reference), read from CAP's public catalogue. */
@@ -132,8 +139,8 @@ async function itemBody(api: Api, token: string, item: SeedCourseItem) {
 
 /** Zips the project's SCORM package fixtures/scorm/<name> and stores it in Orchestrator storage. */
 async function uploadPackage(api: Api, token: string, name: string): Promise<string> {
-  const [{ zipFolder }, { projectPath }] = await Promise.all([import('../../server/lms/scorm/package.ts'), import('../../server/platform/paths.ts')]);
-  const bytes = await zipFolder(projectPath('fixtures', 'scorm', name));
+  const { fixturePackage } = await import('../../server/lms/operator.ts');
+  const bytes = await fixturePackage(name);
   const asset = await api.call<{ assetId: string }>('POST', '/v1/ol/storage/upload', { token, body: multipartBody(`${name}.zip`, bytes, { purpose: 'scorm_package' }) });
   return asset.assetId;
 }

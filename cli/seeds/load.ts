@@ -7,6 +7,8 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { UsageError } from '../output.ts';
+import * as nigeria from 'nigerian-states-and-lgas';
+import type { PathSegment } from '../scenarios/paths.ts';
 import { parseYamlFile, YamlFileError, type Issue } from '../yaml-file.ts';
 
 export interface SeedUnit {
@@ -98,6 +100,8 @@ export interface SeedSet {
   lmsCourses: SeedCourse[];
   lmsLevelOfferings: SeedLevelOffering[];
   files: string[];
+  /** Where an item of these files is (file:line:col), for problems found later. */
+  where: Where;
 }
 
 const slug = { type: 'string', pattern: '^[a-z0-9]+(-[a-z0-9]+)*$', maxLength: 80, hint: 'must be lowercase letters and digits joined by single hyphens' };
@@ -255,59 +259,103 @@ async function seedFiles(targets: string[]): Promise<string[]> {
   return [...new Set(files)].sort();
 }
 
-/** Reads and checks every seed file; any problem in any file stops here, all of them reported. */
+/** Where an item of a seed file is, to name it in a problem: `file:line:col`. */
+export type Where = (item: object, ...path: PathSegment[]) => string;
+
+/**
+ * Reads and checks every seed file; any problem in any file stops here, all of them reported. What
+ * the files can say without the platform is checked here: the shape, names unique across files,
+ * references between files, Nigerian states and LGAs. What needs the platform (a sector no file
+ * makes, a trade moving sector) is checked by the plan, still before the first write.
+ */
 export async function loadSeeds(targets: string[]): Promise<SeedSet> {
-  const set: SeedSet = { sectors: [], centres: [], platformAdmins: [], candidates: [], assessors: [], lmsAdmins: [], lmsCourses: [], lmsLevelOfferings: [], files: await seedFiles(targets) };
+  const places = new WeakMap<object, { file: string; locate: (path: PathSegment[]) => { line: number; column: number }; path: PathSegment[] }>();
+  const where: Where = (item, ...sub) => {
+    const place = places.get(item);
+    if (!place) return 'seed';
+    const { line, column } = place.locate([...place.path, ...sub]);
+    return `${place.file}:${line}:${column}`;
+  };
+  const set: SeedSet = { sectors: [], centres: [], platformAdmins: [], candidates: [], assessors: [], lmsAdmins: [], lmsCourses: [], lmsLevelOfferings: [], files: await seedFiles(targets), where };
   const problems: string[] = [];
   const seen = new Map<string, string>();
   for (const file of set.files) {
     try {
       const { data, fail, locate } = parseYamlFile(await readFile(file, 'utf8'), file, validate);
       const issues: Issue[] = [];
+      const place = (item: object, at: PathSegment[]) => places.set(item, { file, locate, path: at });
       /** A name that must be unique across all files (slugs, registration numbers, emails). */
       const once = (key: string, at: Issue['path']) => {
-        const place = `${file}:${locate(at).line}`;
         const first = seen.get(key);
         if (first) issues.push({ path: at, message: `${key.split(':').slice(1).join(':')} is already seeded at ${first}` });
-        else seen.set(key, place);
+        else seen.set(key, `${file}:${locate(at).line}`);
+      };
+      /** Names unique within one list (case-insensitive). */
+      const uniqueIn = <T>(items: T[], name: (item: T) => string, at: (index: number) => Issue['path'], what: string) => {
+        const names = new Set<string>();
+        items.forEach((item, index) => {
+          const key = name(item).toLowerCase();
+          if (names.has(key)) issues.push({ path: at(index), message: `${what} ${name(item)} is given twice` });
+          names.add(key);
+        });
+      };
+      const address = (value: { country: string; state: string; lga?: string } | undefined, at: PathSegment[]) => {
+        const problem = value && addressProblem(value);
+        if (problem) issues.push({ path: [...at, problem.field], message: problem.message });
       };
       if (data.sector) {
+        place(data.sector, ['sector']);
         once(`sector:${data.sector.slug}`, ['sector', 'slug']);
         data.sector.trades.forEach((trade, t) => {
-          once(`trade:${trade.slug}`, ['sector', 'trades', t, 'slug']);
-          const levels = new Set<number>();
-          trade.nos?.levels.forEach((level, l) => {
-            if (levels.has(level.level)) issues.push({ path: ['sector', 'trades', t, 'nos', 'levels', l, 'level'], message: `level ${level.level} is given twice` });
-            levels.add(level.level);
-          });
+          const at = ['sector', 'trades', t];
+          place(trade, at);
+          once(`trade:${trade.slug}`, [...at, 'slug']);
+          if (!trade.nos) return;
+          uniqueIn(trade.nos.levels, (l) => String(l.level), (l) => [...at, 'nos', 'levels', l, 'level'], 'level');
+          const units = trade.nos.levels.flatMap((level, l) => level.units.map((unit, u) => ({ unit, at: [...at, 'nos', 'levels', l, 'units', u] })));
+          uniqueIn(units, (x) => x.unit.referenceNumber, (i) => [...units[i]!.at, 'referenceNumber'], 'unit reference');
+          for (const { unit, at: unitAt } of units) {
+            uniqueIn(unit.learningOutcomes, (o) => o.reference, (o) => [...unitAt, 'learningOutcomes', o, 'reference'], 'learning outcome');
+            unit.learningOutcomes.forEach((outcome, o) =>
+              uniqueIn(outcome.performanceCriteria, (c) => c.reference, (c) => [...unitAt, 'learningOutcomes', o, 'performanceCriteria', c, 'reference'], 'performance criterion'),
+            );
+          }
         });
         set.sectors.push(data.sector);
       }
       data.centres?.forEach((centre, c) => {
+        place(centre, ['centres', c]);
         once(`centre:${centre.registrationNo}`, ['centres', c, 'registrationNo']);
+        address(centre.address, ['centres', c, 'address']);
+        if (centre.staff?.length && !centre.superAdmin.password) issues.push({ path: ['centres', c, 'staff'], message: 'staff are added by the super admin: give superAdmin a password' });
+        const members = [centre.superAdmin, ...(centre.staff ?? [])];
+        uniqueIn(members, (m) => m.email, (m) => (m === 0 ? ['centres', c, 'superAdmin', 'email'] : ['centres', c, 'staff', m - 1, 'email']), 'email');
         set.centres.push(centre);
       });
-      data.people?.platformAdmins?.forEach((p, i) => {
-        once(`person:${p.email.toLowerCase()}`, ['people', 'platformAdmins', i, 'email']);
-        set.platformAdmins.push(p);
-      });
-      data.people?.candidates?.forEach((p, i) => {
-        once(`person:${p.email.toLowerCase()}`, ['people', 'candidates', i, 'email']);
-        set.candidates.push(p);
-      });
+      const people = (list: SeedPerson[] | undefined, into: SeedPerson[], at: PathSegment[]) =>
+        list?.forEach((p, i) => {
+          place(p, [...at, i]);
+          once(`person:${p.email.toLowerCase()}`, [...at, i, 'email']);
+          into.push(p);
+        });
+      people(data.people?.platformAdmins, set.platformAdmins, ['people', 'platformAdmins']);
+      people(data.people?.candidates, set.candidates, ['people', 'candidates']);
+      people(data.lms?.admins, set.lmsAdmins, ['lms', 'admins']);
       data.assessors?.forEach((p, i) => {
+        place(p, ['assessors', i]);
         once(`person:${p.email.toLowerCase()}`, ['assessors', i, 'email']);
+        address(p.address, ['assessors', i, 'address']);
+        uniqueIn(p.sectors, (s) => s, (s) => ['assessors', i, 'sectors', s], 'sector');
+        uniqueIn(p.retainedBy ?? [], (r) => r.centre, (r) => ['assessors', i, 'retainedBy', r, 'centre'], 'centre');
         set.assessors.push(p);
       });
-      data.lms?.admins.forEach((p, i) => {
-        once(`person:${p.email.toLowerCase()}`, ['lms', 'admins', i, 'email']);
-        set.lmsAdmins.push(p);
-      });
       data.lms?.courses.forEach((course, c) => {
+        place(course, ['lms', 'courses', c]);
         once(`course:${course.title}`, ['lms', 'courses', c, 'title']);
         set.lmsCourses.push(course);
       });
       data.lms?.levelOfferings?.forEach((offering, o) => {
+        place(offering, ['lms', 'levelOfferings', o]);
         once(`levelOffering:${offering.title}`, ['lms', 'levelOfferings', o, 'title']);
         set.lmsLevelOfferings.push(offering);
       });
@@ -318,5 +366,48 @@ export async function loadSeeds(targets: string[]): Promise<SeedSet> {
     }
   }
   if (problems.length) throw new UsageError(problems.join('\n'));
+  const across = referenceProblems(set);
+  if (across.length) throw new UsageError(across.join('\n'));
   return set;
+}
+
+/** References from one file to another: centres that retain assessors, courses of level offerings, CAP places of seeded trades. */
+function referenceProblems(set: SeedSet): string[] {
+  const problems: string[] = [];
+  const centres = new Map(set.centres.map((c) => [c.registrationNo, c]));
+  for (const assessor of set.assessors) {
+    assessor.retainedBy?.forEach((retained, r) => {
+      const centre = centres.get(retained.centre);
+      if (!centre) problems.push(`${set.where(assessor, 'retainedBy', r, 'centre')}: no seed file makes the centre ${retained.centre}`);
+      else if (!centre.superAdmin.password) problems.push(`${set.where(assessor, 'retainedBy', r, 'centre')}: the super admin of ${retained.centre} approves the request: give them a password in ${set.where(centre, 'superAdmin')}`);
+    });
+  }
+  const titles = new Set(set.lmsCourses.map((c) => c.title));
+  for (const offering of set.lmsLevelOfferings) {
+    offering.courses.forEach((title, c) => {
+      if (!titles.has(title)) problems.push(`${set.where(offering, 'courses', c)}: no seed file makes the course "${title}"`);
+    });
+  }
+  const trades = new Map(set.sectors.flatMap((s) => s.trades).map((t) => [t.slug, t]));
+  const checkPlace = (item: object, place: SeedCapPlace) => {
+    const trade = trades.get(place.trade);
+    if (!trade) return; // not seeded: the plan looks for it on the platform
+    const level = trade.nos?.levels.find((l) => l.level === place.level);
+    if (!level) problems.push(`${set.where(item, 'cap', 'level')}: the NOS of ${place.trade} has no level ${place.level}`);
+    else if (place.unit && !level.units.some((u) => u.referenceNumber === place.unit)) problems.push(`${set.where(item, 'cap', 'unit')}: level ${place.level} of ${place.trade} has no unit ${place.unit}`);
+  };
+  for (const course of set.lmsCourses) if (course.cap) checkPlace(course, course.cap);
+  for (const offering of set.lmsLevelOfferings) checkPlace(offering, offering.cap);
+  return problems;
+}
+
+/** A Nigerian address names a state and LGA the platform's reference data holds (other countries are not checked). */
+function addressProblem(address: { country: string; state: string; lga?: string }): { field: string; message: string } | undefined {
+  if (address.country.trim().toLowerCase() !== 'nigeria') return undefined;
+  const state = nigeria.states().find((s) => s.toLowerCase() === address.state.trim().toLowerCase());
+  if (!state) return { field: 'state', message: `${address.state} is not a state of Nigeria` };
+  if (address.lga && !(nigeria.lgas(state) ?? []).some((l) => l.toLowerCase() === address.lga!.trim().toLowerCase())) {
+    return { field: 'lga', message: `${address.lga} is not an LGA of ${state}` };
+  }
+  return undefined;
 }

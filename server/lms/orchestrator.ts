@@ -4,7 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import { writeFileFrom } from '../platform/files.ts';
 import { callUnary } from '../platform/grpc/client.ts';
 import { GrpcCallError } from '../platform/grpc/errors.ts';
-import type { InitiatePaymentRequest, InitiatePaymentResponse } from '../platform/grpc/payment-messages.ts';
+import type { InitiatePaymentRequest, InitiatePaymentResponse } from '../contracts/payment-messages.ts';
 import { serviceNames } from '../platform/grpc/proto.ts';
 import { AppError, unprocessable } from '../platform/http/errors.ts';
 import { outboundHttp, type OutgoingFile } from '../platform/http/outbound.ts';

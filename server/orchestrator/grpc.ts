@@ -9,7 +9,7 @@ import type {
   ProvisionAccountResponse,
   VerifyIdentityRequest,
   VerifyIdentityResponse,
-} from '../platform/grpc/identity-messages.ts';
+} from '../contracts/identity-messages.ts';
 
 /** A request rule: when `valid` fails, the caller is told `<field> <issue>`. */
 export interface Rule<Request> {

@@ -1,3 +1,4 @@
+import { newId } from '../../server/platform/ids.ts';
 import { call, sql, type JsonResponse, type TestPlatform } from './platform.ts';
 import { firstSignIn, grantPlatformRole, signUp, uniqueEmail, type SignedUpUser } from './users.ts';
 
@@ -43,8 +44,13 @@ export function cap(
   return call(method, platform.url(`/v1/cap${path}`), { ...options, token: user.accessToken });
 }
 
-/** Start, save the complete draft (or the one given) and submit: the persona is then held. */
-export async function onboard(platform: TestPlatform, user: SignedUpUser, persona: StartablePersona, draft: object = drafts[persona]) {
+/** The complete centre draft with a registration number of its own (a number names one centre). */
+export function centreDraft(registrationNo = `RC-${newId()}`) {
+  return { ...drafts.centre, centre: { ...drafts.centre.centre, centreInformation: { ...drafts.centre.centre.centreInformation, registrationNo } } };
+}
+
+/** Start, save the complete draft (or the one given; a centre gets its own registration number) and submit: the persona is then held. */
+export async function onboard(platform: TestPlatform, user: SignedUpUser, persona: StartablePersona, draft: object = persona === 'centre' ? centreDraft() : drafts[persona]) {
   const started = await cap(platform, user, 'POST', '/onboarding/start', { json: { persona } });
   if (started.status !== 201) throw new Error(`start ${persona}: ${started.status} ${started.text}`);
   const saved = await cap(platform, user, 'PATCH', `/onboarding/${persona}/save`, { json: draft });

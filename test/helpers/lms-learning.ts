@@ -1,7 +1,7 @@
 import type { Sequelize } from 'sequelize';
-import { defineCourseModels, type ItemType, type Quiz } from '../../server/lms/courses/models.ts';
-import { createEntitlements } from '../../server/lms/enrollments/entitlements.ts';
-import { samplePackage } from '../../server/lms/scorm/sample.ts';
+import { defineCourseModels, type ItemType, type Quiz } from '../../server/lms/catalogue/courses/models.ts';
+import { createEntitlements } from '../../server/lms/learning/enrollments/entitlements.ts';
+import { samplePackage } from '../../server/lms/catalogue/scorm/sample.ts';
 import { createSequelize } from '../../server/platform/db/database.ts';
 import { createEventRuntime } from '../../server/platform/events/runtime.ts';
 import { newId } from '../../server/platform/ids.ts';

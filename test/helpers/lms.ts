@@ -1,6 +1,6 @@
 import { createSequelize } from '../../server/platform/db/database.ts';
-import { createInvites } from '../../server/lms/staff/invites.ts';
-import type { StaffRole } from '../../server/lms/staff/models.ts';
+import { createInvites } from '../../server/lms/people/staff/invites.ts';
+import type { StaffRole } from '../../server/lms/people/staff/models.ts';
 import { call, type JsonResponse, type TestPlatform } from './platform.ts';
 import { signUp, type SignedUpUser } from './users.ts';
 

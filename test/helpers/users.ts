@@ -1,7 +1,4 @@
-import type { PlatformRole } from '../../server/cap/admin/roles.ts';
-import { createPlatformRoles } from '../../server/cap/admin/service.ts';
-import { createUserService } from '../../server/cap/users/service.ts';
-import { createSequelize } from '../../server/platform/db/database.ts';
+import { openCapSchema, type PlatformRole } from '../../server/cap/operator/index.ts';
 import { newId } from '../../server/platform/ids.ts';
 import { call, startTestPlatform, type TestPlatform } from './platform.ts';
 
@@ -62,11 +59,11 @@ export async function firstSignIn(platform: TestPlatform, email: string): Promis
 
 /** Grants a platform role the way `capctl admin create` does: straight into the CAP schema (no API grants one). */
 export async function grantPlatformRole(platform: TestPlatform, user: SignedUpUser, role: PlatformRole = 'platform_admin'): Promise<{ granted: boolean }> {
-  const sequelize = createSequelize(platform.databaseUrl, 'cap', 1);
+  const cap = await openCapSchema(platform.databaseUrl, 1);
   try {
-    return await createPlatformRoles(sequelize, createUserService(sequelize)).grant({ userId: user.userId, email: user.email }, role);
+    return await cap.grantPlatformRole({ userId: user.userId, email: user.email }, role);
   } finally {
-    await sequelize.close();
+    await cap.close();
   }
 }
 

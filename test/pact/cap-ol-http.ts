@@ -1,21 +1,21 @@
 /**
  * CAP -> Orchestrator over HTTP with the service key: resolving asset ids to URLs (logos, photos,
  * signatures), checking that an asset is the caller's own (with the caller's token), and broadcasting.
- * The consumer side is CAP's own client (server/cap/orchestrator.ts), pointed at the mock. Registered
+ * The consumer side is CAP's own client (server/contracts/orchestrator-client.ts), pointed at the mock. Registered
  * into user-events.consumer.test.ts, which writes pacts/cap-ol.json.
  */
 import type { TestFn } from 'ava';
 import { MatchersV3, type PactV4 } from '@pact-foundation/pact';
-import { createOrchestratorHttp } from '../../server/cap/orchestrator.ts';
+import { createOrchestratorHttp } from '../../server/contracts/orchestrator-client.ts';
 import { createLogger } from '../../server/platform/logger.ts';
-import { bearer, ulid } from './support.ts';
+import { bearer, serviceKey as serviceKeyValue, ulid } from './support.ts';
 
 const { eachLike, fromProviderState, integer, regex, string } = MatchersV3;
 
 const exampleAsset = '01J9Z8X7W6V5T4S3R2Q1P0AS01';
 const exampleSender = '01J9Z8X7W6V5T4S3R2Q1P0N9M8';
 const exampleRecipient = '01J9Z8X7W6V5T4S3R2Q1P0RCP1';
-const serviceKey = { 'x-platform-service-key': regex('^\\S+$', 'example-service-key') };
+const serviceKey = { 'x-platform-service-key': serviceKeyValue() };
 const serviceState = 'a platform service calling with its key';
 
 export function capOrchestratorHttpPacts(test: TestFn, pact: (consumer: string, provider: string) => PactV4): void {

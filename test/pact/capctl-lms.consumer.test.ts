@@ -2,7 +2,7 @@ import test from 'ava';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MatchersV3 } from '@pact-foundation/pact';
-import { bearer, capctl, configDir, email, errorBody, exampleAccessToken, isoDateTime, mockGateway, pactFiles, runScenario, stepTests, ulid, type State } from './support.ts';
+import { bearer, capctl, configDir, email, errorBody, exampleAccessToken, isoDateTime, mayBeNull, mockGateway, pactFiles, runScenario, stepTests, ulid, type State } from './support.ts';
 
 // capctl -> LMS: `capctl me --service lms`, `capctl lms course create|publish|list`, `capctl lms enroll|checkout`, `capctl lms scorm upload`, and the learner
 // onboarding steps of the bundled scenarios run by capctl's scenario runner, against Pact's mock server.
@@ -18,7 +18,6 @@ const learnerDraft = {
   status: 'draft',
   createdAt: isoDateTime(),
   lastUpdatedAt: isoDateTime(),
-  completedAt: null,
 };
 
 test.serial('capctl me --service lms reads the signed-in user on the LMS', async (t) => {
@@ -72,7 +71,7 @@ const learner = (stage: 'started' | 'saved' | 'submitted'): State => ['a user wi
 const learnerSummary = (status: 'draft' | 'completed') => ({
   ...learnerDraft,
   status,
-  completedAt: status === 'completed' ? isoDateTime() : null,
+  ...(status === 'completed' ? { completedAt: isoDateTime() } : {}),
 });
 const personalDetails = { firstName: 'Ngozi', lastName: 'Eze', gender: 'Female' };
 const validationFailed = {
@@ -231,12 +230,10 @@ const course = (status: 'draft' | 'published') => ({
   id: ulid(),
   title: string('Floor tiling basics'),
   description: string(''),
-  thumbnailAssetId: null,
   status,
   price: money('1500000'),
-  capLinkage: { sectorId: null, tradeId: null, qualificationLevelId: null, unitId: null },
   completionPolicy: { minPercent: 100, requireAllRequiredItems: true, requirePassedAssessments: true },
-  publishedAt: status === 'published' ? isoDateTime() : null,
+  ...(status === 'published' ? { publishedAt: isoDateTime() } : {}),
   createdAt: isoDateTime(),
   updatedAt: isoDateTime(),
 });
@@ -533,3 +530,7 @@ stepTests(test, lmsPact, 'lms', [
     response: { success: true, data: [], meta: { pagination: { nextCursor: null, hasMore: false, limit: like(20) } } },
   },
 ]);
+
+// A list matched by eachLike may hold items the state did not make: what the document lets be null is
+// matched as "this or null" there.
+mayBeNull("a list of the caller's completed onboardings", '$.data[*].completedAt');

@@ -10,7 +10,7 @@
  */
 import type { ExecutionContext, TestFn } from 'ava';
 import { MatchersV3, type PactV4 } from '@pact-foundation/pact';
-import { readPaymentCompleted } from '../../server/platform/events/payment-completed.ts';
+import { readPaymentCompleted } from '../../server/contracts/payment-completed.ts';
 import { isoDateTime, ulid } from './support.ts';
 
 const { regex, string } = MatchersV3;

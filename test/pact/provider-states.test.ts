@@ -1,5 +1,5 @@
 import test from 'ava';
-import { loadStateDefinitions } from '../../fixtures/states/definitions.ts';
+import { loadStateDefinitions } from '../../server/platform/dev/provider-states.ts';
 import { call, startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 
 // The dev-only provider-state endpoints (fixtures/states.md) over real HTTP.
@@ -58,6 +58,37 @@ test('the event states answer the event as the bus delivers it', async (t) => {
   t.is(new Date(res.body.event.occurredAt).toISOString(), res.body.event.occurredAt);
 });
 
+test('a state change naming no state (Pact sends one for an interaction without a state) answers {} on every service', async (t) => {
+  for (const service of ['ol', 'cap', 'lms'] as const) {
+    for (const body of [{ state: '', params: {}, action: 'setup' }, { action: 'setup' }, { states: [] }]) {
+      const res = await changeState(service, body);
+      t.is(res.status, 200, `${service} ${JSON.stringify(body)}: ${res.text}`);
+      t.deepEqual(res.body, {});
+    }
+  }
+});
+
+test("the gateway's / answers a message verifier with the event its provider states publish", async (t) => {
+  const res = await call('POST', platform.url('/'), {
+    json: { description: 'a user.created event', providerStates: [{ name: 'a user.created event was published', params: { intents: ['lms'] } }] },
+  });
+  t.is(res.status, 200, res.text);
+  t.like(res.body, { type: 'user.created', source: 'ol' });
+  t.regex(res.body.id, /^[0-9A-HJKMNP-TV-Z]{26}$/);
+  t.regex(res.body.data.userId, /^[0-9A-HJKMNP-TV-Z]{26}$/);
+
+  const lms = await call('POST', platform.url('/'), { json: { description: 'an lms.course.completed event', providerStates: [{ name: 'an lms.course.completed event was published' }] } });
+  t.is(lms.status, 200, lms.text);
+  t.like(lms.body, { type: 'lms.course.completed', source: 'lms' });
+
+  const noState = await call('POST', platform.url('/'), { json: { description: 'a message', providerStates: [] } });
+  t.is(noState.status, 400);
+  t.is(noState.body.error.code, 'dev.provider_state_invalid');
+  const noEvent = await call('POST', platform.url('/'), { json: { description: 'a message', providerStates: [{ name: 'a verified user' }] } });
+  t.is(noEvent.status, 400);
+  t.regex(noEvent.body.error.message, /publish an event/);
+});
+
 test('an unknown state or parameter is 400 dev.provider_state_invalid', async (t) => {
   const unknownState = await changeState('lms', { state: 'a course with lessons' });
   t.is(unknownState.status, 400);
@@ -91,6 +122,9 @@ test('outside development mode the state endpoints answer 404', async (t) => {
     t.is(res.status, 404, service);
     t.is(res.body.error.code, 'http.not_found');
   }
+  const message = await call('POST', live.url('/'), { json: { description: 'a user.created event', providerStates: [{ name: 'a user.created event was published' }] } });
+  t.is(message.status, 404);
+  t.is(message.body.error.code, 'http.not_found');
 });
 
 test('the assessor market states: the assessor sees the posting and their request; the centre sees the assessor on its roster', async (t) => {

@@ -43,10 +43,35 @@ export function pactFiles(test: TestFn) {
   return (consumer: string, provider: string, options: { port?: number } = {}) => new PactV4({ consumer, provider, dir: scratch, logLevel: 'error', ...options });
 }
 
+/** Response body paths, by interaction description, whose value may also be null (see `mayBeNull`). */
+const nullablePaths = new Map<string, string[]>();
+
+/**
+ * Lets these paths of the interaction's response body (Pact's `$.data[*].description`) also be null,
+ * where the OpenAPI document says so and a list may hold items the provider state did not make. Pact's
+ * consumer DSL has no "this or null" matcher, but a pact's matching rules do: the path's rule list is
+ * combined with OR and a null matcher when the pact is written. For a scalar only: Pact compares an object
+ * child by child whatever its rules say.
+ */
+export function mayBeNull(description: string, ...paths: string[]): void {
+  nullablePaths.set(description, [...(nullablePaths.get(description) ?? []), ...paths]);
+}
+
+function allowNulls(interaction: Interaction & { response?: { matchingRules?: { body?: Record<string, { combine: string; matchers: unknown[] }> } } }) {
+  const paths = nullablePaths.get(interaction.description);
+  if (!paths || !interaction.response) return;
+  const rules = ((interaction.response.matchingRules ??= {}).body ??= {});
+  for (const at of paths) {
+    const own = rules[at]?.matchers ?? [{ match: 'type' }];
+    rules[at] = { combine: 'OR', matchers: [...own, { match: 'null' }] };
+  }
+}
+
 /** Writes each pact of the scratch directory into pacts/, interactions sorted, replacing the old file in one step. */
 function publish(scratch: string) {
   for (const name of fs.readdirSync(scratch).filter((f) => f.endsWith('.json'))) {
     const pact = JSON.parse(fs.readFileSync(path.join(scratch, name), 'utf8'));
+    pact.interactions.forEach(allowNulls);
     pact.interactions.sort((a: Interaction, b: Interaction) => sortKey(a).localeCompare(sortKey(b)));
     const target = path.join(pactsDir, name);
     fs.mkdirSync(pactsDir, { recursive: true });
@@ -78,8 +103,10 @@ export const exampleAccessToken = [
   base64url('signature'),
 ].join('.');
 export const jwt = (example = exampleAccessToken) => regex('^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$', example);
-/** The bearer header: the verifier puts the state's user's own token in its place. */
-export const bearer = () => regex('^Bearer \\S+$', `Bearer ${exampleAccessToken}`);
+/** The bearer header: a provider-state injected value, the access token of the state's acting user. */
+export const bearer = () => MatchersV3.fromProviderState('Bearer ${accessToken}', `Bearer ${exampleAccessToken}`);
+/** The service key header's value, injected from the provider state `a platform service calling with its key`. */
+export const serviceKey = () => MatchersV3.fromProviderState('${serviceKey}', 'example-service-key');
 
 /** An error envelope with this code. */
 export const errorBody = (code: string, details?: Array<{ field?: string; issue: string }>) => ({
@@ -214,7 +241,7 @@ export interface StepInteraction {
   query?: Record<string, string | MatchersV3.Matcher<string>>;
   /** Headers besides Authorization. */
   headers?: Record<string, string | MatchersV3.Matcher<string>>;
-  /** Sends the example bearer token (the verifier puts the state's user's in its place); default true. */
+  /** Sends the bearer token of the state's acting user (a provider-state injected value); default true. */
   signedIn?: boolean;
   body?: unknown;
   status: number;

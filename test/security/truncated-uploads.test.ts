@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { serviceNames } from '../../server/platform/config.ts';
 import { loadApiDocument, type Operation } from '../../server/platform/http/openapi.ts';
-import { samplePackage } from '../../server/lms/scorm/sample.ts';
+import { samplePackage } from '../../server/lms/catalogue/scorm/sample.ts';
 import { pngBytes, uploadAsset } from '../helpers/files.ts';
 import { lms, lmsInstructor, lmsStaff, type LmsPerson } from '../helpers/lms.ts';
 import { call, sql, startTestPlatform, type TestPlatform } from '../helpers/platform.ts';

@@ -1,10 +1,10 @@
+import type { ApplicationType } from './vocabulary.ts';
 /**
  * The application lifecycle as data. An application moves through the stages of its type in order;
  * each move is a row of the table: from which stage, by whom, under which guards, to where, and what
  * it emits. `applyMove` (service.ts) is the only writer of an application's stage and status, and it
  * refuses any move the table does not hold.
  */
-import type { ApplicationType } from '../vocabulary.ts';
 
 export const rplStages = [
   'application_form',

@@ -8,8 +8,9 @@ import {
   type Sequelize,
 } from 'sequelize';
 import { newId } from '../../platform/ids.ts';
-import type { ApplicationType, JsonObject } from '../vocabulary.ts';
 import type { ApplicationStatus, StageKey, StageStatus } from './lifecycle.ts';
+import type { JsonObject } from '../../platform/http/merge-patch.ts';
+import type { ApplicationType } from './vocabulary.ts';
 
 export interface Application extends Model<InferAttributes<Application>, InferCreationAttributes<Application>> {
   id: CreationOptional<string>;

@@ -1,11 +1,12 @@
 import type { Handler } from '../../platform/http/operations.ts';
 import { created, ok } from '../../platform/http/reply.ts';
-import type { ActingContexts } from '../context/service.ts';
-import type { CapAuth } from '../users/auth.ts';
+import type { Centres } from '../centres/index.ts';
+import type { ActingContexts, CapAuth } from '../people/index.ts';
+import type { CentreFigures } from './figures/centre.ts';
 import { viewerOf, type Applications } from './service.ts';
 
 /** `/applications*` (openapi/cap/applications.yaml): the candidate's own, or the acting centre's. */
-export function applicationRoutes(auth: CapAuth, contexts: ActingContexts, applications: Applications): Record<string, Handler> {
+export function applicationRoutes(auth: CapAuth, contexts: ActingContexts, applications: Applications, centres: Pick<Centres, 'staffMember'>, figures: CentreFigures): Record<string, Handler> {
   const asViewer = (handler: (call: Parameters<Handler>[0], viewer: ReturnType<typeof viewerOf>) => ReturnType<Handler>): Handler =>
     contexts.bound((call, context) => handler(call, viewerOf(context, auth.caller(call).userId)));
   const asCandidate = (handler: Handler): Handler => contexts.as('candidate', (call) => handler(call));
@@ -23,5 +24,12 @@ export function applicationRoutes(auth: CapAuth, contexts: ActingContexts, appli
     getApplicationStages: asViewer(async (call, viewer) => ok(await applications.stages(viewer, call.params.id))),
     getApplicationHistory: asViewer(async (call, viewer) => ok(await applications.history(viewer, call.params.id))),
     getApplicationProgress: asViewer(async (call, viewer) => ok(await applications.progress(viewer, call.params.id))),
+    getCentreApplicationsSummary: contexts.centre(async (_call, context) => ok(await figures.applicationsSummary(context))),
+    /** `GET /centre/staff/{id}/applications`: the applications a staff member of the centre handles (handling.ts). */
+    listCentreStaffApplications: contexts.centre(async (call, context) => {
+      const member = await centres.staffMember(context, call.params.id);
+      const { items, meta } = await applications.list({ persona: 'centre', userId: auth.caller(call).userId, centreId: context.centreId }, { ...call.query, handledBy: member.userId });
+      return ok(items, meta);
+    }),
   };
 }

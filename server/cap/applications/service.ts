@@ -1,31 +1,24 @@
 import { Op, QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 import { Conditions, keysetRows } from '../../platform/db/keyset.ts';
-import { pageRequest } from '../../platform/http/pagination.ts';
 import { containing } from '../../platform/db/like.ts';
 import { preparedReads } from '../../platform/db/prepared.ts';
-import { conflict, forbidden, notFound, unprocessable, validationFailed } from '../../platform/http/errors.ts';
 import type { ServiceEvents } from '../../platform/events/types.ts';
-import type { CatalogueModels } from '../catalogue/models.ts';
-import type { CentreModels } from '../centres/service.ts';
-import type { ActingContext } from '../context/resolve.ts';
-import { mergePatch, missingPaths, valueAt } from '../merge-patch.ts';
-import type { PassportPhotos } from '../onboarding/passport-photos.ts';
-import type { OnboardingService } from '../onboarding/service.ts';
-import { assessorJoins, assessorNameSql } from '../assessors/people.ts';
-import { addressFields, contactInformationFields, personalDetailsFields, under } from '../onboarding/rules.ts';
-import type { Assignments } from '../assessors/assignments.ts';
-import type { AssessorCards } from '../assessors/people.ts';
-import type { UserService } from '../users/service.ts';
-import type { ApplicationType, JsonObject } from '../vocabulary.ts';
+import { conflict, forbidden, notFound, unprocessable, validationFailed } from '../../platform/http/errors.ts';
+import { mergePatch, missingPaths, valueAt, type JsonObject } from '../../platform/http/merge-patch.ts';
+import { pageRequest } from '../../platform/http/pagination.ts';
+import { assessorsSql, type Assessors } from '../assessors/index.ts';
+import { catalogueSql, deadlineOf, type Catalogue } from '../catalogue/index.ts';
+import type { Centres } from '../centres/index.ts';
+import { addressFields, contactInformationFields, personalDetailsFields, under, type ActingContext, type People } from '../people/index.ts';
+import { handlerUserIdOf, staffQueues, type StaffQueue } from './handling.ts';
 import { enteredStatus, findMove, stageLabels, stagesOf, type Guard, type Mover, type MoveAction, type StageKey } from './lifecycle.ts';
 import { defineApplicationModels, type Application } from './models.ts';
-import { handlerUserIdOf, staffQueues, type StaffQueue } from './handling.ts';
-import { deadlineOf, workflowInForce } from '../templates/workflow.ts';
+import type { ApplicationType } from './vocabulary.ts';
 
 const declarations = ['infoProvidedIsAccurate', 'understandsDoesNotGuaranteeCertification', 'understandsThatNeedsToProvideSufficientEvidenceToDemonstrateCompetence', 'agreesToTermsAndPrivacyPolicy'];
 
 /** What an RPL draft must hold before it is submitted (the `draft_complete` guard), by dotted path. */
-const requiredOnSubmit = [
+const requiredOnSubmit = () => [
   ...under('personalInformation.personalDetails', personalDetailsFields),
   ...under('personalInformation.contactInformation', contactInformationFields),
   ...under('personalInformation.residentialAddress', addressFields),
@@ -94,17 +87,14 @@ const ivApprovedWhere = (applicationId: string) =>
 export function createApplications(deps: {
   sequelize: Sequelize;
   events: ServiceEvents;
-  assignments: Assignments;
-  assessorCards: AssessorCards;
   /** CAP_CENTRE_CERTIFY_BYPASS: a centre may certify without a certificate (the `certify_bypass_on` guard). */
   centreCertifyBypass: boolean;
-  users: UserService;
-  onboarding: OnboardingService;
-  catalogue: CatalogueModels;
-  centres: CentreModels;
-  photos: PassportPhotos;
+  people: Pick<People, 'users' | 'onboardings' | 'photos'>;
+  catalogue: Pick<Catalogue, 'sectors' | 'trades' | 'activeTrade' | 'activeNos' | 'workflowInForce' | 'awardingBodies'>;
+  centres: Pick<Centres, 'find' | 'findAll'>;
+  assessors: Pick<Assessors, 'assignments' | 'cards' | 'isAssigned' | 'facilitatorOf'>;
 }) {
-  const { sequelize, events, catalogue, centres } = deps;
+  const { sequelize, events, people, catalogue, centres, assessors } = deps;
   const models = defineApplicationModels(sequelize);
   const { Application, ApplicationStageRow, ApplicationMove, ApplicationVersion } = models;
   const read = preparedReads(sequelize);
@@ -116,42 +106,22 @@ export function createApplications(deps: {
     const mine =
       viewer.persona === 'candidate' ? application.candidateUserId === viewer.userId
       : viewer.persona === 'centre' ? application.centreId === viewer.centreId
-      : viewer.persona === 'assessor' ? await assigned(application.id, viewer.userId, transaction)
-      : await awardedBy(application, viewer.userId, transaction);
+      : viewer.persona === 'assessor' ? await assessors.isAssigned(application.id, viewer.userId, transaction)
+      : Boolean(application.awardingBodyId) && (await catalogue.awardingBodies.isActiveMember(application.awardingBodyId!, viewer.userId, transaction));
     if (!mine) throw forbidden('auth.out_of_scope', 'This application is not yours to see.');
     return application;
-  }
-
-  /** Whether the user is an assessor assigned to the application now (in any role). */
-  async function assigned(applicationId: string, userId: string, transaction?: Transaction) {
-    const rows = await sequelize.query(
-      `SELECT 1 FROM cap.application_assessors a JOIN cap.assessor_profiles p ON p.id = a.assessor_id WHERE a.application_id = $1 AND p.user_id = $2 AND a.ended_at IS NULL`,
-      { type: QueryTypes.SELECT, bind: [applicationId, userId], transaction },
-    );
-    return rows.length > 0;
-  }
-
-  /** Whether the user is an active member of the awarding body the application was forwarded to. */
-  async function awardedBy(application: Application, userId: string, transaction?: Transaction) {
-    if (!application.awardingBodyId) return false;
-    const rows = await sequelize.query(`SELECT 1 FROM cap.awarding_body_members WHERE awarding_body_id = $1 AND user_id = $2 AND status = 'active'`, {
-      type: QueryTypes.SELECT,
-      bind: [application.awardingBodyId, userId],
-      transaction,
-    });
-    return rows.length > 0;
   }
 
   /** The guards of lifecycle.ts: each names the problem when it does not hold. */
   async function checkGuards(application: Application, guards: Guard[], transaction: Transaction) {
     if (guards.includes('draft_complete')) {
-      const missing = [...missingPaths(application.draft, requiredOnSubmit), ...declarations.filter((d) => valueAt(application.draft, `assessmentDeclaration.${d}`) !== true).map((d) => `assessmentDeclaration.${d}`)];
+      const missing = [...missingPaths(application.draft, requiredOnSubmit()), ...declarations.filter((d) => valueAt(application.draft, `assessmentDeclaration.${d}`) !== true).map((d) => `assessmentDeclaration.${d}`)];
       if (missing.length) throw unprocessable('application.incomplete', `Fill in the ${missing.length} missing field(s) before submitting.`, missing.map((field) => ({ field, issue: 'is required' })));
     }
     if (guards.includes('not_forwarded') && application.awardingBodyId) {
       throw conflict('application.already_forwarded', 'The application was forwarded to its awarding body already.');
     }
-    if (guards.includes('forwarded_with_ev') && !(await deps.assignments.activeAssignments({ applicationId: application.id, role: 'ev' }, transaction)).length) {
+    if (guards.includes('forwarded_with_ev') && !(await assessors.assignments.activeAssignments({ applicationId: application.id, role: 'ev' }, transaction)).length) {
       throw conflict('application.ev_not_assigned', 'Assign an external verifier first (POST /applications/{id}/ev).');
     }
     if (guards.includes('certify_bypass_on') && !deps.centreCertifyBypass) throw certifyBypassOff();
@@ -209,21 +179,16 @@ export function createApplications(deps: {
 
   /** The application's current internal verifier as the client shows them, or null. */
   async function internalVerifierOf(applicationId: string) {
-    const [assignment] = await deps.assignments.activeAssignments({ applicationId, role: 'iv' });
+    const [assignment] = await assessors.assignments.activeAssignments({ applicationId, role: 'iv' });
     if (!assignment) return null;
-    const card = (await deps.assessorCards([assignment.assessorId])).get(assignment.assessorId);
+    const card = (await assessors.cards([assignment.assessorId])).get(assignment.assessorId);
     return { assessorId: assignment.assessorId, name: card?.name ?? '', qualifications: card?.qualifications ?? [], assignedAt: assignment.assignedAt.toISOString() };
   }
 
   /** Names for the Application shape: candidates, centres, sectors and trades of a page, four statements. */
   async function present(rows: Application[]) {
     const ids = <K extends keyof Application>(key: K) => [...new Set(rows.map((row) => row[key] as string))];
-    const [sectors, trades, centreRows, names] = await Promise.all([
-      catalogue.Sector.findAll({ where: { id: { [Op.in]: ids('sectorId') } } }),
-      catalogue.Trade.findAll({ where: { id: { [Op.in]: ids('tradeId') } } }),
-      centres.Centre.findAll({ where: { id: { [Op.in]: ids('centreId') } } }),
-      candidateNames(rows),
-    ]);
+    const [sectors, trades, centreRows, names] = await Promise.all([catalogue.sectors(ids('sectorId')), catalogue.trades(ids('tradeId')), centres.findAll(ids('centreId')), candidateNames(rows)]);
     const byId = <T extends { id: string }>(list: T[]) => new Map(list.map((item) => [item.id, item]));
     const [sectorOf, tradeOf, centreOf] = [byId(sectors), byId(trades), byId(centreRows)];
     return rows.map((row) => {
@@ -253,12 +218,8 @@ export function createApplications(deps: {
 
   /** The candidate's name as the application (else their candidate onboarding) gives it. */
   async function candidateNames(rows: Application[]) {
-    const drafts = new Map<string, JsonObject>();
     const missing = rows.filter((row) => !valueAt(row.draft, 'personalInformation.personalDetails.firstName')).map((row) => row.candidateUserId);
-    if (missing.length) {
-      const onboardings = await deps.onboarding.models.Onboarding.findAll({ where: { userId: { [Op.in]: [...new Set(missing)] }, persona: 'candidate' } });
-      for (const o of onboardings) drafts.set(o.userId, o.data);
-    }
+    const drafts = missing.length ? await people.onboardings.dataOfUsers(missing, 'candidate') : new Map<string, JsonObject>();
     return new Map(
       rows.map((row) => {
         const details = (valueAt(row.draft, 'personalInformation.personalDetails') ?? valueAt(drafts.get(row.candidateUserId), 'personalDetails') ?? {}) as JsonObject;
@@ -270,14 +231,9 @@ export function createApplications(deps: {
 
   /** The application's current facilitator (interviews/service.ts assigns them), with a live photo; or null. */
   async function facilitatorOf(applicationId: string) {
-    const [row] = await sequelize.query<{ assessorId: string; userId: string; name: string; assignedAt: Date }>(
-      `SELECT p.id AS "assessorId", p.user_id AS "userId", ${assessorNameSql} AS name, x.assigned_at AS "assignedAt"
-         FROM cap.application_assessors x JOIN cap.assessor_profiles p ON p.id = x.assessor_id ${assessorJoins}
-        WHERE x.application_id = $1 AND x.role = 'facilitator' AND x.ended_at IS NULL`,
-      { type: QueryTypes.SELECT, bind: [applicationId] },
-    );
+    const row = await assessors.facilitatorOf(applicationId);
     if (!row) return null;
-    const photoOf = await deps.photos.ofUsers([row.userId]);
+    const photoOf = await people.photos.ofUsers([row.userId]);
     return { assessorId: row.assessorId, name: row.name, photo: photoOf(row.userId), assignedAt: new Date(row.assignedAt).toISOString() };
   }
 
@@ -300,19 +256,18 @@ export function createApplications(deps: {
      */
     async create(userId: string, input: NewApplication) {
       const problems: Array<{ field: string; issue: string }> = [];
-      const [sector, trade, centre] = await Promise.all([
-        catalogue.Sector.findByPk(input.sectorId),
-        catalogue.Trade.findOne({ where: { id: input.tradeId, status: 'active' } }),
-        centres.Centre.findOne({ where: { id: input.centreId, status: 'approved' } }),
+      const [[sector], trade, centre] = await Promise.all([
+        catalogue.sectors([input.sectorId]),
+        catalogue.activeTrade(input.tradeId),
+        centres.find(input.centreId).then((found) => (found?.status === 'approved' ? found : null)),
       ]);
       if (!sector) problems.push({ field: 'sectorId', issue: 'is not a sector of the catalogue' });
       if (!trade) problems.push({ field: 'tradeId', issue: 'is not an active trade of the catalogue' });
       else if (sector && trade.sectorId !== sector.id) problems.push({ field: 'tradeId', issue: 'is not a trade of that sector' });
       if (!centre) problems.push({ field: 'centreId', issue: 'is not an approved centre' });
       if (problems.length) throw validationFailed(problems, 'The application points at something the catalogue does not have.');
-      const nos = await catalogue.NosDocument.findOne({ where: { tradeId: trade!.id, status: 'active' } });
-      const onboarding = await deps.onboarding.models.Onboarding.findOne({ where: { userId, persona: 'candidate' } });
-      const profile = onboarding?.data ?? {};
+      const nos = await catalogue.activeNos(trade!.id);
+      const profile = (await people.onboardings.dataOf(userId, 'candidate')) ?? {};
       const draft: JsonObject = {
         personalInformation: Object.fromEntries(['personalDetails', 'contactInformation', 'residentialAddress'].filter((k) => profile[k]).map((k) => [k, profile[k]])),
         experienceAndTrade: { unitIds: input.unitIds ?? [], ...(profile.currentOccupation ? { currentOccupation: profile.currentOccupation } : {}) },
@@ -343,7 +298,7 @@ export function createApplications(deps: {
       if (viewer.persona === 'candidate') where.add('a.candidate_user_id = ?', viewer.userId);
       else if (viewer.centreId) where.add('a.centre_id = ?', viewer.centreId);
       const assessorId = viewer.persona === 'assessor' ? viewer.assessorId : query.assessorId;
-      if (assessorId) where.add('EXISTS (SELECT 1 FROM cap.application_assessors x WHERE x.application_id = a.id AND x.assessor_id = ? AND x.ended_at IS NULL)', assessorId);
+      if (assessorId) where.add(assessorsSql.assigned('a.id', '?'), assessorId);
       if (query.tradeId) where.add('a.trade_id = ?', query.tradeId);
       if (query.type) where.add('a.type = ?', query.type);
       if (query.status) where.add('a.status = ?', query.status);
@@ -357,14 +312,15 @@ export function createApplications(deps: {
       if (query.ivApproved) where.add(ivApprovedWhere('a.id'));
       if (query.q) {
         where.add(
-          `(t.name ILIKE ? OR concat_ws(' ', a.draft #>> '{personalInformation,personalDetails,firstName}', a.draft #>> '{personalInformation,personalDetails,lastName}') ILIKE ?)`,
+          `(${catalogueSql.tradeName('a.trade_id')} ILIKE ? OR concat_ws(' ', a.draft #>> '{personalInformation,personalDetails,firstName}', a.draft #>> '{personalInformation,personalDetails,lastName}') ILIKE ?)`,
           containing(query.q),
         );
       }
-      // Sorted by submission: unsubmitted drafts last; ties by id. The cursor is the last row's id.
+      // Sorted by submission: unsubmitted drafts last; ties by id. The cursor is the last row's id. One
+      // statement with the assessors' and the catalogue's conditions: the page is filtered by them.
       const { items, meta } = await keysetRows<{ id: string }>(read, pageRequest(query as Record<string, unknown>), {
         select: 'a.id',
-        from: 'cap.applications a JOIN cap.trades t ON t.id = a.trade_id',
+        from: 'cap.applications a',
         alias: 'a',
         where,
         key: query.sort === 'submittedAt' ? `coalesce(a.submitted_at, 'infinity'::timestamptz)` : 'a.id',
@@ -377,7 +333,7 @@ export function createApplications(deps: {
     /** The flat detail the client reads: the Application with the draft's sections at the top level. */
     async detail(viewer: Viewer, id: string) {
       const application = await visible(viewer, id);
-      const user = await deps.users.models.CapUser.findByPk(application.candidateUserId);
+      const user = (await people.users.recordsOf([application.candidateUserId])).get(application.candidateUserId);
       const draft = application.draft;
       const frozen = application.submittedAt ? await ApplicationVersion.findOne({ where: { applicationId: id }, order: [['versionNo', 'ASC']] }) : null;
       return {
@@ -438,7 +394,7 @@ export function createApplications(deps: {
     async stages(viewer: Viewer, id: string) {
       const application = await visible(viewer, id);
       const rows = await ApplicationStageRow.findAll({ where: { applicationId: id }, order: [['position', 'ASC']] });
-      const template = await workflowInForce(sequelize, application.type);
+      const template = await catalogue.workflowInForce(application.type);
       const templateOf = (stageKey: StageKey) => template.stages.find((stage) => stage.stageKey === stageKey);
       // The payment stage shows what was paid (or is being paid): the completed attempt, else the newest.
       const [paid] = await sequelize.query<{ amount_minor: string; currency: string }>(
@@ -466,8 +422,8 @@ export function createApplications(deps: {
     /** Which steps of the candidate's form are done. */
     async progress(viewer: Viewer, id: string) {
       const application = await visible(viewer, id);
-      const user = await deps.users.models.CapUser.findByPk(application.candidateUserId);
-      const done = (prefix: string) => missingPaths(application.draft, requiredOnSubmit.filter((path) => path.startsWith(prefix))).length === 0;
+      const user = (await people.users.recordsOf([application.candidateUserId])).get(application.candidateUserId);
+      const done = (prefix: string) => missingPaths(application.draft, requiredOnSubmit().filter((path) => path.startsWith(prefix))).length === 0;
       return {
         personalInformation: done('personalInformation.'),
         experienceAndTrade: done('experienceAndTrade.'),

@@ -1,12 +1,14 @@
-import { Op, QueryTypes, type Sequelize } from 'sequelize';
+import { QueryTypes, type Sequelize } from 'sequelize';
 import { forbidden, validationFailed } from '../../platform/http/errors.ts';
-import type { Applications, ListQuery } from '../applications/service.ts';
-import type { CatalogueModels } from '../catalogue/models.ts';
-import type { CentreModels } from '../centres/service.ts';
-import { mergePatch } from '../merge-patch.ts';
-import type { OnboardingService } from '../onboarding/service.ts';
-import type { JsonObject } from '../vocabulary.ts';
-import type { AssessorCards } from './people.ts';
+import type { JsonObject } from '../../platform/http/merge-patch.ts';
+import type { ListQuery } from '../applications/index.ts';
+import type { Catalogue } from '../catalogue/index.ts';
+import type { Centres } from '../centres/index.ts';
+import type { People } from '../people/index.ts';
+import type { AssessorCards } from './cards.ts';
+import type { ApplicationsOfAssessors } from './needs.ts';
+import { countWorkload } from './rules.ts';
+import type { AssessorSectors } from './sectors.ts';
 import type { AssessorService } from './service.ts';
 
 /**
@@ -18,29 +20,27 @@ import type { AssessorService } from './service.ts';
 export function createAssessorConsole(deps: {
   sequelize: Sequelize;
   assessors: AssessorService;
-  onboarding: OnboardingService;
-  catalogue: CatalogueModels;
-  centres: CentreModels;
-  applications: Applications;
+  sectors: AssessorSectors;
+  people: Pick<People, 'onboardings'>;
+  catalogue: Pick<Catalogue, 'sectors' | 'knownSectorIds'>;
+  centres: Pick<Centres, 'findAll'>;
+  applications: ApplicationsOfAssessors;
   cards: AssessorCards;
 }) {
-  const { sequelize, assessors, onboarding, catalogue, centres, applications, cards } = deps;
-  const { Onboarding } = onboarding.models;
+  const { sequelize, assessors, catalogue, centres, applications, cards } = deps;
+  const { onboardings } = deps.people;
   const { AssessorSector, RetainedRequest } = assessors.models;
 
   async function sectorsOf(assessorId: string) {
     const ids = (await AssessorSector.findAll({ where: { assessorId }, attributes: ['sectorId'] })).map((row) => row.sectorId);
-    const sectors = await catalogue.Sector.findAll({ where: { id: { [Op.in]: ids } }, order: [['name', 'ASC']] });
+    const sectors = await catalogue.sectors(ids);
     return sectors.map((s) => ({ id: s.id, slug: s.slug, name: s.name, description: s.description ?? null }));
   }
 
   async function profile(userId: string) {
     const row = await assessors.profileOf(userId);
-    const [card, draft] = await Promise.all([
-      cards([row.id]).then((found) => found.get(row.id)!),
-      Onboarding.findOne({ where: { userId, persona: 'assessor' }, attributes: ['data'] }),
-    ]);
-    return { ...card, userId, status: row.status, createdAt: row.createdAt.toISOString(), onboarding: (draft?.data as JsonObject | undefined) ?? null };
+    const [card, draft] = await Promise.all([cards([row.id]).then((found) => found.get(row.id)!), onboardings.dataOf(userId, 'assessor')]);
+    return { ...card, userId, status: row.status, createdAt: row.createdAt.toISOString(), onboarding: draft };
   }
 
   /** The centres whose approved requests retain the assessor. */
@@ -50,8 +50,8 @@ export function createAssessorConsole(deps: {
 
   /** Unknown sectors are 422, each named at its index. */
   async function knownSectors(sectorIds: string[], field: string) {
-    const found = await catalogue.Sector.findAll({ where: { id: { [Op.in]: sectorIds } }, attributes: ['id'] });
-    const problems = sectorIds.flatMap((id, i) => (found.some((s) => s.id === id) ? [] : [{ field: `${field}[${i}]`, issue: 'is not a sector of the catalogue' }]));
+    const found = await catalogue.knownSectorIds(sectorIds);
+    const problems = sectorIds.flatMap((id, i) => (found.includes(id) ? [] : [{ field: `${field}[${i}]`, issue: 'is not a sector of the catalogue' }]));
     if (problems.length) throw validationFailed(problems, 'Choose sectors from the catalogue.');
   }
 
@@ -64,11 +64,8 @@ export function createAssessorConsole(deps: {
       if (sectorIds) await knownSectors(sectorIds, 'assessorDetails.sectorIds');
       await sequelize.transaction(async (transaction) => {
         const row = await assessors.profileOf(userId, transaction);
-        const draft = (await Onboarding.findOne({ where: { userId, persona: 'assessor' }, transaction, lock: transaction.LOCK.UPDATE }))!;
-        draft.data = mergePatch(draft.data, patch) as JsonObject;
-        draft.changed('data', true);
-        await draft.save({ transaction });
-        if (sectorIds !== undefined) await assessors.setSectors(row.id, sectorIds ?? [], transaction);
+        await onboardings.patch(transaction, userId, 'assessor', patch);
+        if (sectorIds !== undefined) await deps.sectors.setSectors(row.id, sectorIds ?? [], transaction);
       });
       return profile(userId);
     },
@@ -83,18 +80,13 @@ export function createAssessorConsole(deps: {
       await knownSectors(unique, 'sectorIds');
       const row = await assessors.profileOf(userId);
       await sequelize.transaction(async (transaction) => {
-        await assessors.setSectors(row.id, unique, transaction);
-        const draft = await Onboarding.findOne({ where: { userId, persona: 'assessor' }, transaction, lock: transaction.LOCK.UPDATE });
-        if (draft) {
-          draft.data = mergePatch(draft.data, { assessorDetails: { sectorIds: unique } }) as JsonObject;
-          draft.changed('data', true);
-          await draft.save({ transaction });
-        }
+        await deps.sectors.setSectors(row.id, unique, transaction);
+        await onboardings.patch(transaction, userId, 'assessor', { assessorDetails: { sectorIds: unique } });
       });
       return sectorsOf(row.id);
     },
 
-    /** Counts for the assessor's dashboard, all from their rows. */
+    /** Counts for the assessor's dashboard, from their rows and the statuses of the applications they are assigned to. */
     async summary(userId: string) {
       const row = await assessors.profileOf(userId);
       const [counts] = await sequelize.query<Record<string, number>>(
@@ -102,20 +94,19 @@ export function createAssessorConsole(deps: {
            (SELECT count(*) FROM cap.retained_requests WHERE assessor_id = $1 AND status = 'approved')::int AS "retainedBy",
            (SELECT count(*) FROM cap.retained_requests WHERE assessor_id = $1 AND status = 'pending')::int AS "pendingRequests",
            (SELECT count(*) FROM cap.application_assessors WHERE assessor_id = $1 AND ended_at IS NULL)::int AS "activeAssignments",
-           (SELECT count(DISTINCT a.id) FROM cap.application_assessors x JOIN cap.applications a ON a.id = x.application_id WHERE x.assessor_id = $1 AND x.ended_at IS NULL)::int AS assigned,
-           (SELECT count(DISTINCT a.id) FROM cap.application_assessors x JOIN cap.applications a ON a.id = x.application_id WHERE x.assessor_id = $1 AND x.ended_at IS NULL AND a.status IN ('draft', 'in_progress'))::int AS ongoing,
-           (SELECT count(DISTINCT a.id) FROM cap.application_assessors x JOIN cap.applications a ON a.id = x.application_id WHERE x.assessor_id = $1 AND x.ended_at IS NULL AND a.status IN ('certified', 'rejected', 'withdrawn'))::int AS completed,
            (SELECT count(*) FROM cap.job_posting_applications WHERE assessor_id = $1 AND status = 'applied')::int AS "jobsApplied",
            (SELECT count(*) FROM cap.job_posting_applications WHERE assessor_id = $1 AND status = 'accepted')::int AS "jobsAccepted"`,
         { type: QueryTypes.SELECT, bind: [row.id] },
       );
+      const assigned = [...new Set((await assessors.assignments.activeAssignments({ assessorId: row.id })).map((a) => a.applicationId))];
+      const states = await applications.statesOf(assigned);
       const c = counts!;
       return {
         status: row.status,
         retainedBy: c.retainedBy,
         pendingRequests: c.pendingRequests,
         activeAssignments: c.activeAssignments,
-        applications: { assigned: c.assigned, ongoing: c.ongoing, completed: c.completed },
+        applications: countWorkload(assigned.map((id) => states.get(id)?.status)),
         jobApplications: { applied: c.jobsApplied, accepted: c.jobsAccepted },
       };
     },
@@ -124,8 +115,7 @@ export function createAssessorConsole(deps: {
     async events(userId: string) {
       const row = await assessors.profileOf(userId);
       const assignments = await assessors.assignments.activeAssignments({ assessorId: row.id });
-      const rows = await applications.models.Application.findAll({ where: { id: { [Op.in]: assignments.map((a) => a.applicationId) } } });
-      const presented = await applications.present(rows);
+      const presented = await applications.presentByIds(assignments.map((a) => a.applicationId));
       return assignments.map((a) => ({
         id: a.id,
         applicationId: a.applicationId,
@@ -158,7 +148,7 @@ export function createAssessorConsole(deps: {
     async centres(userId: string) {
       const row = await assessors.profileOf(userId);
       const requests = await RetainedRequest.findAll({ where: { assessorId: row.id, status: 'approved' } });
-      const centreRows = await centres.Centre.findAll({ where: { id: { [Op.in]: requests.map((r) => r.centreId) } }, order: [['name', 'ASC']] });
+      const centreRows = await centres.findAll(requests.map((r) => r.centreId));
       const assignments = await assessors.assignments.activeAssignments({ assessorId: row.id });
       return centreRows.map((centre) => {
         const request = requests.find((r) => r.centreId === centre.id)!;

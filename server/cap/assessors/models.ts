@@ -1,8 +1,8 @@
 import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
 import { newId } from '../../platform/ids.ts';
-import type { ModerationStatus } from '../vocabulary.ts';
 import type { AssignmentRole } from './assignments.ts';
 import type { JobApplicationStatus, JobPostingStatus, PreferredRole, RetainedRequestStatus } from './lifecycles.ts';
+import type { ModerationStatus } from '../people/index.ts';
 
 /** An assessor as the platform knows them: one per user, moderated by platform admins. */
 export interface AssessorProfile extends Model<InferAttributes<AssessorProfile>, InferCreationAttributes<AssessorProfile>> {

@@ -3,12 +3,12 @@ import { Conditions } from '../../platform/db/keyset.ts';
 import { containing } from '../../platform/db/like.ts';
 import { preparedReads } from '../../platform/db/prepared.ts';
 import { AppError, conflict, forbidden, notFound, validationFailed } from '../../platform/http/errors.ts';
-import type { CatalogueModels } from '../catalogue/models.ts';
-import type { CentreModels } from '../centres/service.ts';
-import type { CentreContext } from '../context/service.ts';
+import { catalogueSql, type Catalogue } from '../catalogue/index.ts';
+import { centresSql, type Centres } from '../centres/index.ts';
+import type { CentreContext } from '../people/index.ts';
 import { jobApplicationLifecycle, jobPostingLifecycle, statusAfter, type JobApplicationDecision, type JobApplicationStatus, type JobPostingStatus } from './lifecycles.ts';
 import type { JobPosting, JobPostingApplication } from './models.ts';
-import { assessorJoins, assessorNameSql, idPage, type AssessorCards } from './people.ts';
+import { assessorJoins, assessorNameSql, idPage, type AssessorCards } from './cards.ts';
 import { allOrNothing, mustDecide, ofCentre } from './rules.ts';
 import type { AssessorService } from './service.ts';
 
@@ -47,15 +47,15 @@ const decided: Record<JobApplicationDecision, string> = { shortlist: 'shortliste
  * centres, and apply once each; the centre shortlists (`accepted`) or rejects them, never beyond the
  * slots. A posting whose last slot is taken is `filled`; the centre closes it when it is done.
  */
-export function createJobPostings(sequelize: Sequelize, assessors: AssessorService, catalogue: CatalogueModels, centres: CentreModels, cards: AssessorCards) {
+export function createJobPostings(sequelize: Sequelize, assessors: AssessorService, catalogue: Pick<Catalogue, 'trades' | 'activeTrade'>, centres: Pick<Centres, 'find' | 'findAll'>, cards: AssessorCards) {
   const read = preparedReads(sequelize);
   const { JobPosting, JobPostingApplication, AssessorSector } = assessors.models;
 
   async function presentPostings(rows: JobPosting[]) {
     const ids = rows.map((row) => row.id);
     const [trades, centreRows, counts] = await Promise.all([
-      catalogue.Trade.findAll({ where: { id: { [Op.in]: [...new Set(rows.map((row) => row.tradeId))] } }, attributes: ['id', 'name', 'sectorId'] }),
-      centres.Centre.findAll({ where: { id: { [Op.in]: [...new Set(rows.map((row) => row.centreId))] } }, attributes: ['id', 'name'] }),
+      catalogue.trades(rows.map((row) => row.tradeId)),
+      centres.findAll(rows.map((row) => row.centreId)),
       sequelize.query<{ id: string; applicants: number; accepted: number }>(
         `SELECT job_posting_id AS id, count(*)::int AS applicants, count(*) FILTER (WHERE status = 'accepted')::int AS accepted
            FROM cap.job_posting_applications WHERE job_posting_id = ANY($1) GROUP BY job_posting_id`,
@@ -96,7 +96,7 @@ export function createJobPostings(sequelize: Sequelize, assessors: AssessorServi
   async function presentApplications(rows: JobPostingApplication[]) {
     const postings = await JobPosting.findAll({ where: { id: { [Op.in]: [...new Set(rows.map((row) => row.jobPostingId))] } }, attributes: ['id', 'tradeId'] });
     const [trades, people] = await Promise.all([
-      catalogue.Trade.findAll({ where: { id: { [Op.in]: [...new Set(postings.map((p) => p.tradeId))] } }, attributes: ['id', 'name'] }),
+      catalogue.trades(postings.map((p) => p.tradeId)),
       cards(rows.map((row) => row.assessorId)),
     ]);
     return rows.map((row) => {
@@ -178,10 +178,10 @@ export function createJobPostings(sequelize: Sequelize, assessors: AssessorServi
     /** Admins of an approved centre post for an active trade, with a deadline still ahead. */
     async create(context: CentreContext, userId: string, input: NewJobPosting) {
       mustDecide(context, 'post jobs');
-      const centre = (await centres.Centre.findByPk(context.centreId))!;
+      const centre = (await centres.find(context.centreId))!;
       if (centre.status !== 'approved') throw forbidden('centre.not_approved', 'The centre is not approved yet: it can post jobs once a platform admin approves it.');
       const problems: Array<{ field: string; issue: string }> = [];
-      if (!(await catalogue.Trade.findOne({ where: { id: input.tradeId, status: 'active' } }))) problems.push({ field: 'tradeId', issue: 'is not an active trade of the catalogue' });
+      if (!(await catalogue.activeTrade(input.tradeId))) problems.push({ field: 'tradeId', issue: 'is not an active trade of the catalogue' });
       const deadline = new Date(input.deadline);
       if (!(deadline.getTime() > Date.now())) problems.push({ field: 'deadline', issue: 'must be in the future' });
       if (problems.length) throw validationFailed(problems, 'The job posting cannot be made as it is.');
@@ -251,9 +251,9 @@ export function createJobPostings(sequelize: Sequelize, assessors: AssessorServi
       ofCentre(await JobPosting.findByPk(postingId), context, 'job posting', postingId);
       const where = new Conditions().add('x.job_posting_id = ?', postingId);
       if (query.status) where.add('x.status = ?', query.status);
-      if (query.q) where.add(`(${assessorNameSql} ILIKE ? OR u.email ILIKE ?)`, containing(query.q));
+      if (query.q) where.add(`(${assessorNameSql()} ILIKE ? OR u.email ILIKE ?)`, containing(query.q));
       const { ids, meta } = await idPage(read, query, {
-        from: `cap.job_posting_applications x JOIN cap.assessor_profiles p ON p.id = x.assessor_id ${assessorJoins}`,
+        from: `cap.job_posting_applications x JOIN cap.assessor_profiles p ON p.id = x.assessor_id ${assessorJoins()}`,
         where,
         key: 'x.created_at',
         desc: query.order === 'desc',
@@ -277,11 +277,12 @@ export function createJobPostings(sequelize: Sequelize, assessors: AssessorServi
     /** Open postings of approved centres, in the approved assessor's sectors, deadline ahead; newest first. */
     async marketplace(userId: string, query: { cursor?: string; limit?: number }) {
       const profile = await assessors.approvedProfileOf(userId, 'the marketplace opens');
+      // One statement with the catalogue's and the centres' conditions: the page is filtered by both.
       const { ids, meta } = await idPage(read, query, {
-        from: 'cap.job_postings x JOIN cap.trades t ON t.id = x.trade_id JOIN cap.centres c ON c.id = x.centre_id',
+        from: 'cap.job_postings x',
         where: new Conditions()
-          .add('EXISTS (SELECT 1 FROM cap.assessor_sectors s WHERE s.assessor_id = ? AND s.sector_id = t.sector_id)', profile.id)
-          .add(`x.status = 'open' AND x.deadline > now() AND c.status = 'approved' AND t.status = 'active'`),
+          .add(catalogueSql.activeTradeIn('x.trade_id', 'SELECT s.sector_id FROM cap.assessor_sectors s WHERE s.assessor_id = ?'), profile.id)
+          .add(`x.status = 'open' AND x.deadline > now() AND ${centresSql.approved('x.centre_id')}`),
         key: 'x.created_at',
         desc: true,
       });
@@ -293,7 +294,7 @@ export function createJobPostings(sequelize: Sequelize, assessors: AssessorServi
       const profile = await assessors.approvedProfileOf(userId, 'you can apply to jobs');
       const posting = await JobPosting.findByPk(postingId);
       if (!posting) throw notFound(`No job posting has the id ${postingId}.`);
-      const [trade, centre] = await Promise.all([catalogue.Trade.findByPk(posting.tradeId), centres.Centre.findByPk(posting.centreId)]);
+      const [[trade], centre] = await Promise.all([catalogue.trades([posting.tradeId]), centres.find(posting.centreId)]);
       if (!(await sectorsOf(profile.id)).includes(trade!.sectorId)) {
         throw forbidden('job_posting.outside_sectors', 'This posting is for a trade outside your sectors: add the sector to your profile first.');
       }

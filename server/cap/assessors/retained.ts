@@ -3,11 +3,11 @@ import { conflict, validationFailed } from '../../platform/http/errors.ts';
 import { Conditions } from '../../platform/db/keyset.ts';
 import { containing } from '../../platform/db/like.ts';
 import { preparedReads } from '../../platform/db/prepared.ts';
-import type { CentreModels } from '../centres/service.ts';
-import type { CentreContext } from '../context/service.ts';
+import type { Centres } from '../centres/index.ts';
+import type { CentreContext } from '../people/index.ts';
 import { retainedRequestLifecycle, statusAfter, type PreferredRole, type RetainedRequestAction, type RetainedRequestStatus } from './lifecycles.ts';
 import type { RetainedRequest } from './models.ts';
-import { assessorJoins, assessorNameSql, idPage, type AssessorCards } from './people.ts';
+import { assessorJoins, assessorNameSql, idPage, type AssessorCards } from './cards.ts';
 import { allOrNothing, mustDecide, ofCentre } from './rules.ts';
 import type { AssessorService } from './service.ts';
 
@@ -28,14 +28,14 @@ const pastTense: Record<RetainedRequestAction, string> = { approve: 'approved', 
  * which also ends the assessor's current assignments at that centre. A retained assessor is on the
  * centre's roster and may be assigned to its applications (assignments.ts `retainedBy`).
  */
-export function createRetainedRequests(sequelize: Sequelize, assessors: AssessorService, centres: CentreModels, cards: AssessorCards) {
+export function createRetainedRequests(sequelize: Sequelize, assessors: AssessorService, centres: Pick<Centres, 'find' | 'findAll'>, cards: AssessorCards) {
   const read = preparedReads(sequelize);
   const { RetainedRequest } = assessors.models;
 
   async function present(rows: RetainedRequest[]) {
     const [people, centreRows] = await Promise.all([
       cards(rows.map((row) => row.assessorId)),
-      centres.Centre.findAll({ where: { id: { [Op.in]: [...new Set(rows.map((row) => row.centreId))] } }, attributes: ['id', 'name'] }),
+      centres.findAll(rows.map((row) => row.centreId)),
     ]);
     return rows.map((row) => ({
       id: row.id,
@@ -72,7 +72,8 @@ export function createRetainedRequests(sequelize: Sequelize, assessors: Assessor
     /** An approved assessor asks an approved centre; one pending or approved request per centre. */
     async request(userId: string, input: { centreId: string; preferredRole: PreferredRole }) {
       const profile = await assessors.approvedProfileOf(userId, 'you can ask centres to retain you');
-      const centre = await centres.Centre.findOne({ where: { id: input.centreId, status: 'approved' } });
+      const found = await centres.find(input.centreId);
+      const centre = found?.status === 'approved' ? found : null;
       if (!centre) throw validationFailed([{ field: 'centreId', issue: 'is not an approved centre' }], 'Only an approved centre can retain assessors.');
       try {
         return presentOne(await RetainedRequest.create({ assessorId: profile.id, centreId: centre.id, preferredRole: input.preferredRole, status: 'pending' }));
@@ -93,11 +94,11 @@ export function createRetainedRequests(sequelize: Sequelize, assessors: Assessor
     async list(context: CentreContext, query: RetainedRequestQuery) {
       const where = new Conditions().add('x.centre_id = ?', context.centreId);
       if (query.status) where.add('x.status = ?', query.status);
-      if (query.q) where.add(`(${assessorNameSql} ILIKE ? OR u.email ILIKE ?)`, containing(query.q));
+      if (query.q) where.add(`(${assessorNameSql()} ILIKE ? OR u.email ILIKE ?)`, containing(query.q));
       // Unanswered requests sort after every answered one.
       const key = query.sort === 'respondedAt' ? `coalesce(x.responded_at, 'infinity'::timestamptz)` : 'x.created_at';
       const { ids, meta } = await idPage(read, query, {
-        from: `cap.retained_requests x JOIN cap.assessor_profiles p ON p.id = x.assessor_id ${assessorJoins}`,
+        from: `cap.retained_requests x JOIN cap.assessor_profiles p ON p.id = x.assessor_id ${assessorJoins()}`,
         where,
         key,
         desc: (query.order ?? 'desc') === 'desc',

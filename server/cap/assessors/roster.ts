@@ -3,9 +3,11 @@ import { Conditions } from '../../platform/db/keyset.ts';
 import { containing } from '../../platform/db/like.ts';
 import { preparedReads } from '../../platform/db/prepared.ts';
 import { forbidden, notFound } from '../../platform/http/errors.ts';
-import type { Applications, ListQuery } from '../applications/service.ts';
-import type { CentreContext } from '../context/service.ts';
-import { assessorJoins, assessorNameSql, idPage, type AssessorCards } from './people.ts';
+import type { ListQuery } from '../applications/index.ts';
+import type { ApplicationsOfAssessors } from './needs.ts';
+import { countWorkload } from './rules.ts';
+import type { CentreContext } from '../people/index.ts';
+import { assessorJoins, assessorNameSql, idPage, type AssessorCards } from './cards.ts';
 
 export type RosterStatus = 'pending' | 'approved' | 'revoked';
 
@@ -34,24 +36,22 @@ const rosterRows = `(SELECT DISTINCT ON (assessor_id) * FROM cap.retained_reques
  * them and was not turned down, with where their latest request stands (`pending`, `approved`, or
  * `revoked`, the roster's "inactive"), and the applications they are assigned to here.
  */
-export function createRoster(sequelize: Sequelize, cards: AssessorCards, applications: Applications) {
+export function createRoster(sequelize: Sequelize, cards: AssessorCards, applications: ApplicationsOfAssessors) {
   const read = preparedReads(sequelize);
-  const from = `${rosterRows} JOIN cap.assessor_profiles p ON p.id = x.assessor_id ${assessorJoins}`;
+  const from = () => `${rosterRows} JOIN cap.assessor_profiles p ON p.id = x.assessor_id ${assessorJoins()}`;
 
-  /** How many applications of the centre each assessor holds a current assignment on, by status. */
+  /**
+   * How many applications of the centre each assessor holds a current assignment on, by status: their
+   * assignments here, then the applications' statuses (two statements; no list is filtered by them).
+   */
   async function workloads(centreId: string, assessorIds: string[]) {
-    const rows = await sequelize.query<{ assessorId: string; assigned: number; ongoing: number; completed: number }>(
-      `SELECT x.assessor_id AS "assessorId", count(DISTINCT a.id)::int AS assigned,
-              count(DISTINCT a.id) FILTER (WHERE a.status IN ('draft', 'in_progress'))::int AS ongoing,
-              count(DISTINCT a.id) FILTER (WHERE a.status IN ('certified', 'rejected', 'withdrawn'))::int AS completed
-         FROM cap.application_assessors x JOIN cap.applications a ON a.id = x.application_id
-        WHERE x.centre_id = $1 AND x.assessor_id = ANY($2) AND x.ended_at IS NULL GROUP BY x.assessor_id`,
+    const assigned = await sequelize.query<{ assessorId: string; applicationId: string }>(
+      `SELECT DISTINCT assessor_id AS "assessorId", application_id AS "applicationId" FROM cap.application_assessors
+        WHERE centre_id = $1 AND assessor_id = ANY($2) AND ended_at IS NULL`,
       { type: QueryTypes.SELECT, bind: [centreId, assessorIds] },
     );
-    return (assessorId: string) => {
-      const { assigned = 0, ongoing = 0, completed = 0 } = rows.find((row) => row.assessorId === assessorId) ?? {};
-      return { assigned, ongoing, completed };
-    };
+    const states = await applications.statesOf(assigned.map((row) => row.applicationId));
+    return (assessorId: string) => countWorkload(assigned.filter((row) => row.assessorId === assessorId).map((row) => states.get(row.applicationId)?.status));
   }
 
   async function present(centreId: string, rows: Array<{ id: string; assessorId: string; status: RosterStatus }>) {
@@ -86,8 +86,8 @@ export function createRoster(sequelize: Sequelize, cards: AssessorCards, applica
       where.bind(context.centreId);
       if (query.status && query.status !== 'all') where.add('x.status = ?', query.status);
       if (query.qualification) where.add(qualificationSql[query.qualification]);
-      if (query.q) where.add(`(${assessorNameSql} ILIKE ? OR u.email ILIKE ?)`, containing(query.q));
-      const { ids, meta } = await idPage(read, query, { from, where, key: 'x.created_at', desc: true });
+      if (query.q) where.add(`(${assessorNameSql()} ILIKE ? OR u.email ILIKE ?)`, containing(query.q));
+      const { ids, meta } = await idPage(read, query, { from: from(), where, key: 'x.created_at', desc: true });
       const rows = await sequelize.query<{ id: string; assessorId: string; status: RosterStatus }>(
         `SELECT id, assessor_id AS "assessorId", status FROM cap.retained_requests WHERE id = ANY($1)`,
         { type: QueryTypes.SELECT, bind: [ids] },

@@ -1,7 +1,7 @@
 import type { Call, Handler } from '../../platform/http/operations.ts';
 import { created, ok } from '../../platform/http/reply.ts';
-import type { ActingContexts } from '../context/service.ts';
-import type { CapAuth } from '../users/auth.ts';
+import { moderationRoutes, type ActingContexts, type CapAuth, type PlatformRoles } from '../people/index.ts';
+import type { AdminAssessors } from './moderation.ts';
 import type { RetainedRequests } from './retained.ts';
 import type { Roster } from './roster.ts';
 import type { JobPostings } from './postings.ts';
@@ -49,5 +49,16 @@ export function assessorMarketRoutes(auth: CapAuth, contexts: ActingContexts, ar
     listAssessorCentres: asAssessor(async (_call, me) => ok(await own.centres(me))),
     listAssessorCentreApplications: asAssessor(async (call, me) => page(await own.applications(me, call.query, call.params.id))),
     listCentreAssessorApplications: contexts.centre(async (call, context) => page(await roster.applications(context, userId(call), call.params.id, call.query))),
+  };
+}
+
+/** `/admin/assessors*` (openapi/cap/admin-assessors.yaml): authorised by platform permission, with no persona headers. */
+export function adminAssessorRoutes(auth: CapAuth, roles: PlatformRoles, assessors: AdminAssessors): Record<string, Handler> {
+  return {
+    listAdminAssessors: roles.allowed(auth, 'platform.assessors.read', async (call) => {
+      const { items, meta } = await assessors.list(call.query);
+      return ok(items, { ...meta });
+    }),
+    ...moderationRoutes('Assessor', assessors, 'platform.assessors', (permission, handler) => roles.allowed(auth, permission, handler)),
   };
 }

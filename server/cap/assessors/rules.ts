@@ -1,6 +1,6 @@
 import { AppError, forbidden, notFound } from '../../platform/http/errors.ts';
-import type { CentreContext } from '../context/service.ts';
-import type { CentreRole } from '../vocabulary.ts';
+import type { CentreContext } from '../people/index.ts';
+import type { CentreRole } from '../centres/index.ts';
 
 /**
  * Which centre roles decide about assessors and jobs (approve, reject and revoke retained requests;
@@ -51,4 +51,14 @@ export async function allOrNothing<Row extends { id: string }>(
   }
   for (const row of rows) await rules.apply(row);
   return rows;
+}
+
+/** An assessor's workload from the statuses of the applications they are assigned to (each once). */
+export function countWorkload(statuses: Array<string | undefined>) {
+  const known = statuses.filter((status): status is string => status !== undefined);
+  return {
+    assigned: known.length,
+    ongoing: known.filter((status) => ['draft', 'in_progress'].includes(status)).length,
+    completed: known.filter((status) => ['certified', 'rejected', 'withdrawn'].includes(status)).length,
+  };
 }

@@ -1,15 +1,12 @@
-import { Op, type Sequelize, type Transaction } from 'sequelize';
+import type { Sequelize, Transaction } from 'sequelize';
 import { forbidden } from '../../platform/http/errors.ts';
-import { newId } from '../../platform/ids.ts';
-import { valueAt } from '../merge-patch.ts';
-import type { JsonObject } from '../vocabulary.ts';
 import { createAssignments } from './assignments.ts';
 import { defineAssessorModels, type AssessorProfile } from './models.ts';
 
-/** Assessor profiles (one per user who submitted the assessor onboarding), their sectors and assignments. */
+/** Assessor profiles (one per user who submitted the assessor onboarding) and their assignments. */
 export function createAssessorService(sequelize: Sequelize) {
   const models = defineAssessorModels(sequelize);
-  const { AssessorProfile, AssessorSector } = models;
+  const { AssessorProfile } = models;
 
   /** The caller's profile. Acting as an assessor means a completed onboarding, which made one. */
   async function profileOf(userId: string, transaction?: Transaction): Promise<AssessorProfile> {
@@ -29,35 +26,7 @@ export function createAssessorService(sequelize: Sequelize) {
       }
       return profile;
     },
-
-    /**
-     * The profile of a newly onboarded assessor, `pending` until an admin approves it, with the sectors
-     * the onboarding named (those the catalogue has); in the submit's transaction.
-     */
-    async createForOwner(userId: string, draft: JsonObject, transaction: Transaction): Promise<void> {
-      await AssessorProfile.bulkCreate([{ id: newId(), userId }], { ignoreDuplicates: true, transaction });
-      await followDraft(userId, draft, transaction);
-    },
-
-    followDraft,
-
-    setSectors,
   };
-
-  /** The sectors follow the onboarding's `assessorDetails.sectorIds` when it names them (the settings screen saves them there). */
-  async function followDraft(userId: string, draft: JsonObject, transaction: Transaction): Promise<void> {
-    const sectorIds = valueAt(draft, 'assessorDetails.sectorIds');
-    if (Array.isArray(sectorIds)) await setSectors((await profileOf(userId, transaction)).id, sectorIds.map(String), transaction);
-  }
-
-  /** Replaces the assessor's sectors with the given ones that exist in the catalogue; answers those. */
-  async function setSectors(assessorId: string, sectorIds: string[], transaction: Transaction): Promise<string[]> {
-    const [known] = (await sequelize.query(`SELECT id FROM cap.sectors WHERE id = ANY($1)`, { bind: [[...new Set(sectorIds)]], transaction })) as [Array<{ id: string }>, unknown];
-    const ids = known.map((row) => row.id);
-    await AssessorSector.destroy({ where: { assessorId, sectorId: { [Op.notIn]: ids.length ? ids : [''] } }, transaction });
-    await AssessorSector.bulkCreate(ids.map((sectorId) => ({ assessorId, sectorId })), { ignoreDuplicates: true, transaction });
-    return ids;
-  }
 }
 
 export type AssessorService = ReturnType<typeof createAssessorService>;

@@ -1,7 +1,6 @@
 import type { Handler } from '../../platform/http/operations.ts';
 import { created, ok } from '../../platform/http/reply.ts';
-import type { PlatformRoles } from '../admin/service.ts';
-import type { CapAuth } from '../users/auth.ts';
+import type { CapAuth, PlatformRoles } from '../people/index.ts';
 import type { Catalogue } from './service.ts';
 
 /** The public catalogue (no bearer) and its editing by platform admins (openapi/cap/catalogue.yaml, admin-catalogue.yaml). */
@@ -15,7 +14,6 @@ export function catalogueRoutes(auth: CapAuth, roles: PlatformRoles, catalogue: 
     getTrade: async (call) => ok(await catalogue.trade(call.params.id)),
     listTradeUnits: async (call) => ok(await catalogue.tradeUnits(call.params.id, call.query.level)),
     listTradeEvidenceTypes: async (call) => ok(await catalogue.evidenceTypes(call.params.id)),
-    listCentres: async (call) => page(await catalogue.approvedCentres(call.query)),
 
     listAdminSectors: read(async (call) => page(await catalogue.listSectors(call.query))),
     getAdminSector: read(async (call) => ok(await catalogue.getSector(call.params.id))),

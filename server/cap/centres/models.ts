@@ -9,8 +9,9 @@ import {
   type Sequelize,
 } from 'sequelize';
 import { newId } from '../../platform/ids.ts';
-import { memberAttributes } from '../memberships/invitations.ts';
-import type { CentreRole, CentreStaffStatus, CentreStatus, JsonObject } from '../vocabulary.ts';
+import { memberAttributes } from '../people/index.ts';
+import type { JsonObject } from '../../platform/http/merge-patch.ts';
+import type { CentreRole, CentreStaffStatus, CentreStatus } from './vocabulary.ts';
 
 /** An assessment centre. Created `pending` by the owner's onboarding; approval is the admins' (later issue). */
 export interface Centre extends Model<InferAttributes<Centre>, InferCreationAttributes<Centre>> {

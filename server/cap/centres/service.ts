@@ -1,7 +1,9 @@
-import { Op, type InferAttributes, type Sequelize, type Transaction } from 'sequelize';
-import type { JsonObject } from '../vocabulary.ts';
-import { valueAt } from '../merge-patch.ts';
-import { defineCentreModels, type Centre, type CentreStaff } from './models.ts';
+import { Op, QueryTypes, UniqueConstraintError, type CreationAttributes, type InferAttributes, type Sequelize, type Transaction } from 'sequelize';
+import type { AssetUrls } from '../../contracts/orchestrator-client.ts';
+import { conflict } from '../../platform/http/errors.ts';
+import { keysetPage, pageRequest } from '../../platform/http/pagination.ts';
+import { valueAt, type JsonObject } from '../../platform/http/merge-patch.ts';
+import { defineCentreModels, type Centre } from './models.ts';
 
 export type CentreModels = ReturnType<typeof defineCentreModels>;
 
@@ -27,12 +29,25 @@ function centreFieldsOf(draft: JsonObject): Partial<CentreFields> {
   return fields as Partial<CentreFields>;
 }
 
-export function createCentreService(sequelize: Sequelize) {
+/** A registration number is one centre's: every path that creates or changes centres answers this 409 (the unique index decides races). */
+async function ownRegistrationNo<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (err instanceof UniqueConstraintError) throw conflict('centre.registration_taken', 'A centre with this registration number exists.');
+    throw err;
+  }
+}
+
+export function createCentreService(sequelize: Sequelize, assetUrls: AssetUrls) {
   const models = defineCentreModels(sequelize);
   const { Centre, CentreStaff } = models;
 
   return {
     models,
+
+    /** A new centre row, in the caller's transaction; 409 `centre.registration_taken` when its number is another centre's. */
+    create: (values: CreationAttributes<Centre>, transaction: Transaction) => ownRegistrationNo(() => Centre.create(values, { transaction })),
 
     /**
      * The centre described by a completed centre onboarding draft, `pending` until an admin approves
@@ -40,7 +55,7 @@ export function createCentreService(sequelize: Sequelize) {
      */
     async createForOwner(owner: { userId: string; email: string }, draft: JsonObject, transaction: Transaction) {
       const name = ['firstName', 'lastName'].map((field) => valueAt(draft, `owner.personalDetails.${field}`)).join(' ');
-      const centre = await Centre.create({ ...(centreFieldsOf(draft) as CentreFields), createdBy: owner.userId }, { transaction });
+      const centre = await ownRegistrationNo(() => Centre.create({ ...(centreFieldsOf(draft) as CentreFields), createdBy: owner.userId }, { transaction }));
       await CentreStaff.create(
         { centreId: centre.id, userId: owner.userId, name, email: owner.email.toLowerCase(), role: 'super_admin', status: 'active' },
         { transaction },
@@ -55,16 +70,38 @@ export function createCentreService(sequelize: Sequelize) {
     async followOwnerDraft(userId: string, draft: JsonObject, transaction: Transaction) {
       if (draft.variant === 'staff') return;
       const centre = await Centre.findOne({ where: { createdBy: userId }, order: [['createdAt', 'ASC']], transaction, lock: transaction.LOCK.UPDATE });
-      if (centre) await centre.update(centreFieldsOf(draft), { transaction });
+      if (centre) await ownRegistrationNo(() => centre.update(centreFieldsOf(draft), { transaction }));
     },
 
-    /** The user's memberships that are not inactive, with their centre, oldest first. */
-    async membershipsOf(userId: string, statuses: CentreStaff['status'][] = ['active', 'pending']): Promise<CentreStaff[]> {
-      return CentreStaff.findAll({
-        where: { userId, status: { [Op.in]: statuses } },
-        include: [{ model: Centre, as: 'centre' }],
-        order: [['createdAt', 'ASC'], ['id', 'ASC']],
-      });
+    /** Approved centres, oldest first, with their resolved logos (the public catalogue's `GET /centres`). */
+    async approved(query: Record<string, unknown>) {
+      const { items, meta } = await keysetPage(Centre, pageRequest(query), { where: { status: 'approved' }, newest: false });
+      const urlOf = await assetUrls(items.map((c) => c.logoAssetId));
+      return {
+        items: items.map((c) => ({ id: c.id, name: c.name, registrationNo: c.registrationNo, status: c.status, logoAssetId: c.logoAssetId, logo: urlOf(c.logoAssetId), address: c.address })),
+        meta,
+      };
+    },
+
+    /** The centre (its name, status, address), or null for no such centre. */
+    find: (centreId: string, transaction?: Transaction) => Centre.findByPk(centreId, { transaction }),
+
+    /** How many centres are approved now (the platform's figures). */
+    approvedCount: () => Centre.count({ where: { status: 'approved' } }),
+
+    /** The centres among `centreIds`, by name. */
+    findAll: (centreIds: string[]) => Centre.findAll({ where: { id: { [Op.in]: [...new Set(centreIds)] } }, order: [['name', 'ASC']] }),
+
+    /**
+     * The centre's bank account, its row locked in the caller's transaction: money leaving the centre
+     * (a withdrawal) is taken one at a time per centre.
+     */
+    async lockedAccount(centreId: string, transaction: Transaction): Promise<{ bank?: string; accountNo?: string } | null> {
+      const [centre] = await sequelize.query<{ account_details: { bank?: string; accountNo?: string } | null }>(
+        `SELECT account_details FROM cap.centres WHERE id = $1 FOR UPDATE`,
+        { type: QueryTypes.SELECT, bind: [centreId], transaction },
+      );
+      return centre?.account_details ?? null;
     },
 
     /** Centres where the user is the only active super_admin: nobody would be left to run them. */

@@ -1,14 +1,15 @@
-import { applyStates, loadStateDefinitions, substitute, type StateDefinition } from '../../../fixtures/states/definitions.ts';
-import { onboard, platformCall, verifiedUser, type VerifiedUser } from '../../../fixtures/states/http.ts';
+import { applyStates, loadStateDefinitions, substitute, type StateDefinition } from '../../platform/dev/provider-states.ts';
+import { platformCall } from '../../platform/dev/http.ts';
+import { onboard, verifiedUser, type VerifiedUser } from '../../contracts/dev-states.ts';
 import { QueryTypes } from 'sequelize';
 import { notFound } from '../../platform/http/errors.ts';
 import type { Handler } from '../../platform/http/operations.ts';
 import { raw } from '../../platform/http/reply.ts';
 import { newId } from '../../platform/ids.ts';
 import type { ServiceDeps } from '../../platform/service.ts';
-import { samplePackage } from '../scorm/sample.ts';
-import { createInvites } from '../staff/invites.ts';
-import type { StaffRole } from '../staff/models.ts';
+import { samplePackage } from '../catalogue/index.ts';
+import { createInvites } from '../people/index.ts';
+import type { StaffRole } from '../people/index.ts';
 
 /**
  * The LMS's provider states for contract tests (development mode only): verified users with onboardings

@@ -1,4 +1,5 @@
 import { DataTypes, Op, type QueryInterface } from 'sequelize';
+import { foreignKey, idColumn, timestampColumns } from '../../platform/db/columns.ts';
 
 const schema = 'lms';
 const users = { tableName: 'lms_users', schema };
@@ -9,17 +10,6 @@ const items = { tableName: 'lms_items', schema };
 const entitlements = { tableName: 'lms_entitlements', schema };
 const enrollments = { tableName: 'lms_enrollments', schema };
 
-const timestamps = {
-  created_at: { type: DataTypes.DATE, allowNull: false },
-  updated_at: { type: DataTypes.DATE, allowNull: false },
-};
-const reference = (model: { tableName: string; schema: string }, onDelete = 'CASCADE') => ({
-  type: DataTypes.STRING(26),
-  allowNull: false,
-  references: { model, key: 'id' },
-  onDelete,
-});
-
 /**
  * Courses with their modules and items (authoring, catalogue), course instructors, and what learners
  * hold: entitlements (the right to take a course, one per learner and course whatever its source) and
@@ -27,7 +17,7 @@ const reference = (model: { tableName: string; schema: string }, onDelete = 'CAS
  */
 export async function up({ context: q }: { context: QueryInterface }): Promise<void> {
   await q.createTable(courses, {
-    id: { type: DataTypes.STRING(26), primaryKey: true },
+    id: idColumn(),
     title: { type: DataTypes.STRING(200), allowNull: false },
     description: { type: DataTypes.TEXT, allowNull: false, defaultValue: '' },
     thumbnail_asset_id: { type: DataTypes.STRING(100), allowNull: true },
@@ -41,38 +31,38 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     completion_policy: { type: DataTypes.JSONB, allowNull: false },
     sequencing: { type: DataTypes.JSONB, allowNull: false },
     published_at: { type: DataTypes.DATE, allowNull: true },
-    created_by: reference(users, 'RESTRICT'),
-    ...timestamps,
+    created_by: foreignKey(users, { onDelete: 'RESTRICT' }),
+    ...timestampColumns(),
   });
   await q.addConstraint(courses, { type: 'check', fields: ['status'], where: { status: ['draft', 'published', 'archived'] }, name: 'lms_courses_status_check' });
   await q.addConstraint(courses, { type: 'check', fields: ['price_minor_units'], where: { price_minor_units: { [Op.gte]: 0 } }, name: 'lms_courses_price_check' });
   await q.addIndex(courses, ['status', 'id'], { name: 'lms_courses_status_idx' });
 
   await q.createTable(courseInstructors, {
-    id: { type: DataTypes.STRING(26), primaryKey: true },
-    course_id: reference(courses),
-    lms_user_id: reference(users),
+    id: idColumn(),
+    course_id: foreignKey(courses),
+    lms_user_id: foreignKey(users),
     role: { type: DataTypes.STRING(16), allowNull: false },
-    ...timestamps,
+    ...timestampColumns(),
   });
   await q.addConstraint(courseInstructors, { type: 'unique', fields: ['course_id', 'lms_user_id'], name: 'lms_course_instructors_course_user_key' });
   await q.addConstraint(courseInstructors, { type: 'check', fields: ['role'], where: { role: ['owner', 'co_instructor'] }, name: 'lms_course_instructors_role_check' });
   await q.addIndex(courseInstructors, ['lms_user_id'], { name: 'lms_course_instructors_user_idx' });
 
   await q.createTable(modules, {
-    id: { type: DataTypes.STRING(26), primaryKey: true },
-    course_id: reference(courses),
+    id: idColumn(),
+    course_id: foreignKey(courses),
     title: { type: DataTypes.STRING(200), allowNull: false },
     position: { type: DataTypes.INTEGER, allowNull: false },
     optional: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
-    ...timestamps,
+    ...timestampColumns(),
   });
   await q.addIndex(modules, ['course_id', 'position'], { name: 'lms_modules_course_idx' });
 
   await q.createTable(items, {
-    id: { type: DataTypes.STRING(26), primaryKey: true },
-    course_id: reference(courses),
-    module_id: reference(modules),
+    id: idColumn(),
+    course_id: foreignKey(courses),
+    module_id: foreignKey(modules),
     type: { type: DataTypes.STRING(16), allowNull: false },
     title: { type: DataTypes.STRING(200), allowNull: false },
     position: { type: DataTypes.INTEGER, allowNull: false },
@@ -82,7 +72,7 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     package_asset_id: { type: DataTypes.STRING(100), allowNull: true },
     sco_href: { type: DataTypes.STRING(500), allowNull: true },
     quiz: { type: DataTypes.JSONB, allowNull: true },
-    ...timestamps,
+    ...timestampColumns(),
   });
   await q.addConstraint(items, {
     type: 'check',
@@ -94,9 +84,9 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
   await q.addIndex(items, ['course_id'], { name: 'lms_items_course_idx' });
 
   await q.createTable(entitlements, {
-    id: { type: DataTypes.STRING(26), primaryKey: true },
-    course_id: reference(courses, 'RESTRICT'),
-    learner_lms_user_id: reference(users),
+    id: idColumn(),
+    course_id: foreignKey(courses, { onDelete: 'RESTRICT' }),
+    learner_lms_user_id: foreignKey(users),
     source: { type: DataTypes.STRING(24), allowNull: false },
     status: { type: DataTypes.STRING(16), allowNull: false },
     sponsor_user_id: { type: DataTypes.STRING(64), allowNull: true },
@@ -108,7 +98,7 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     price_revision_id: { type: DataTypes.STRING(64), allowNull: true },
     valid_from: { type: DataTypes.DATE, allowNull: true },
     valid_until: { type: DataTypes.DATE, allowNull: true },
-    ...timestamps,
+    ...timestampColumns(),
   });
   // One entitlement per learner and course: a second grant (a redelivered payment, a seat and a
   // purchase) finds the first instead of adding another.
@@ -124,14 +114,14 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
   await q.addIndex(entitlements, ['payment_id'], { name: 'lms_entitlements_payment_idx' });
 
   await q.createTable(enrollments, {
-    id: { type: DataTypes.STRING(26), primaryKey: true },
-    course_id: reference(courses, 'RESTRICT'),
-    learner_lms_user_id: reference(users),
+    id: idColumn(),
+    course_id: foreignKey(courses, { onDelete: 'RESTRICT' }),
+    learner_lms_user_id: foreignKey(users),
     status: { type: DataTypes.STRING(16), allowNull: false },
     percent_complete: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
-    entitlement_id: { type: DataTypes.STRING(26), allowNull: true, references: { model: entitlements, key: 'id' }, onDelete: 'SET NULL' },
+    entitlement_id: foreignKey(entitlements, { allowNull: true }),
     completed_at: { type: DataTypes.DATE, allowNull: true },
-    ...timestamps,
+    ...timestampColumns(),
   });
   await q.addConstraint(enrollments, { type: 'unique', fields: ['learner_lms_user_id', 'course_id'], name: 'lms_enrollments_learner_course_key' });
   await q.addConstraint(enrollments, {

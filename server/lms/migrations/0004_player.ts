@@ -1,4 +1,5 @@
 import { DataTypes, type QueryInterface } from 'sequelize';
+import { foreignKey, idColumn, timestampColumns } from '../../platform/db/columns.ts';
 
 const schema = 'lms';
 const enrollments = { tableName: 'lms_enrollments', schema };
@@ -7,17 +8,6 @@ const packages = { tableName: 'lms_scorm_packages', schema };
 const progress = { tableName: 'lms_item_progress', schema };
 const sessions = { tableName: 'lms_scorm_sessions', schema };
 const attempts = { tableName: 'lms_assessment_attempts', schema };
-
-const timestamps = {
-  created_at: { type: DataTypes.DATE, allowNull: false },
-  updated_at: { type: DataTypes.DATE, allowNull: false },
-};
-const reference = (model: { tableName: string; schema: string }) => ({
-  type: DataTypes.STRING(26),
-  allowNull: false,
-  references: { model, key: 'id' },
-  onDelete: 'CASCADE',
-});
 
 /**
  * The player: extracted SCORM packages (one per package asset), each learner's progress per item
@@ -32,46 +22,46 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     title: { type: DataTypes.STRING(500), allowNull: true },
     file_count: { type: DataTypes.INTEGER, allowNull: false },
     uncompressed_bytes: { type: DataTypes.BIGINT, allowNull: false },
-    ...timestamps,
+    ...timestampColumns(),
   });
 
   await q.createTable(progress, {
-    id: { type: DataTypes.STRING(26), primaryKey: true },
-    enrollment_id: reference(enrollments),
-    item_id: reference(items),
+    id: idColumn(),
+    enrollment_id: foreignKey(enrollments),
+    item_id: foreignKey(items),
     status: { type: DataTypes.STRING(16), allowNull: false },
     percent: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
     score_percent: { type: DataTypes.INTEGER, allowNull: true },
     cmi: { type: DataTypes.JSONB, allowNull: true },
     completed_at: { type: DataTypes.DATE, allowNull: true },
-    ...timestamps,
+    ...timestampColumns(),
   });
   await q.addConstraint(progress, { type: 'unique', fields: ['enrollment_id', 'item_id'], name: 'lms_item_progress_enrollment_item_key' });
   await q.addConstraint(progress, { type: 'check', fields: ['status'], where: { status: ['not_started', 'in_progress', 'completed', 'failed'] }, name: 'lms_item_progress_status_check' });
 
   await q.createTable(sessions, {
-    id: { type: DataTypes.STRING(26), primaryKey: true },
-    enrollment_id: reference(enrollments),
-    item_id: reference(items),
+    id: idColumn(),
+    enrollment_id: foreignKey(enrollments),
+    item_id: foreignKey(items),
     package_asset_id: { type: DataTypes.STRING(100), allowNull: false },
     sco_href: { type: DataTypes.STRING(500), allowNull: false },
     token_hash: { type: DataTypes.STRING(64), allowNull: false, unique: true },
     token_expires_at: { type: DataTypes.DATE, allowNull: false },
-    ...timestamps,
+    ...timestampColumns(),
   });
   await q.addIndex(sessions, ['enrollment_id', 'item_id'], { name: 'lms_scorm_sessions_enrollment_idx' });
 
   await q.createTable(attempts, {
-    id: { type: DataTypes.STRING(26), primaryKey: true },
-    enrollment_id: reference(enrollments),
-    item_id: reference(items),
+    id: idColumn(),
+    enrollment_id: foreignKey(enrollments),
+    item_id: foreignKey(items),
     status: { type: DataTypes.STRING(16), allowNull: false },
     answers: { type: DataTypes.JSONB, allowNull: true },
     score_percent: { type: DataTypes.INTEGER, allowNull: true },
     passed: { type: DataTypes.BOOLEAN, allowNull: true },
     started_at: { type: DataTypes.DATE, allowNull: false },
     submitted_at: { type: DataTypes.DATE, allowNull: true },
-    ...timestamps,
+    ...timestampColumns(),
   });
   await q.addConstraint(attempts, { type: 'check', fields: ['status'], where: { status: ['in_progress', 'submitted'] }, name: 'lms_assessment_attempts_status_check' });
   await q.addIndex(attempts, ['enrollment_id', 'item_id'], { name: 'lms_assessment_attempts_enrollment_idx' });

@@ -1,4 +1,5 @@
 import { DataTypes, type QueryInterface } from 'sequelize';
+import { foreignKey, idColumn, timestampColumns } from '../../platform/db/columns.ts';
 
 const schema = 'lms';
 const users = { tableName: 'lms_users', schema };
@@ -11,17 +12,6 @@ const seatAllocationCourses = { tableName: 'lms_seat_allocation_courses', schema
 const seats = { tableName: 'lms_seats', schema };
 const settings = { tableName: 'lms_settings', schema };
 
-const timestamps = {
-  created_at: { type: DataTypes.DATE, allowNull: false },
-  updated_at: { type: DataTypes.DATE, allowNull: false },
-};
-const reference = (model: { tableName: string; schema: string }, allowNull = false) => ({
-  type: DataTypes.STRING(26),
-  allowNull,
-  references: { model, key: 'id' },
-  onDelete: allowNull ? 'SET NULL' : 'CASCADE',
-});
-
 /**
  * The people around the courses: instructor and staff invites, staff memberships with their role,
  * a learner's LMS-only suspension, sponsoring organisations with their seat allocations, and the
@@ -32,15 +22,15 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
   await q.addConstraint(users, { type: 'check', fields: ['learner_status'], where: { learner_status: ['active', 'suspended'] }, name: 'lms_users_learner_status_check' });
 
   await q.createTable(invites, {
-    id: { type: DataTypes.STRING(26), primaryKey: true },
+    id: idColumn(),
     kind: { type: DataTypes.STRING(16), allowNull: false },
     email: { type: DataTypes.STRING(320), allowNull: false },
     staff_role: { type: DataTypes.STRING(24), allowNull: true },
     status: { type: DataTypes.STRING(16), allowNull: false },
-    invited_by: reference(users, true),
-    accepted_by: reference(users, true),
+    invited_by: foreignKey(users, { allowNull: true }),
+    accepted_by: foreignKey(users, { allowNull: true }),
     accepted_at: { type: DataTypes.DATE, allowNull: true },
-    ...timestamps,
+    ...timestampColumns(),
   });
   await q.addConstraint(invites, { type: 'check', fields: ['kind'], where: { kind: ['instructor', 'staff'] }, name: 'lms_invites_kind_check' });
   await q.addConstraint(invites, { type: 'check', fields: ['status'], where: { status: ['pending', 'accepted', 'revoked', 'expired'] }, name: 'lms_invites_status_check' });
@@ -48,43 +38,43 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
   await q.addIndex(invites, ['kind', 'email'], { unique: true, where: { status: 'pending' }, name: 'lms_invites_pending_key' });
 
   await q.createTable(staffMembers, {
-    id: { type: DataTypes.STRING(26), primaryKey: true },
-    lms_user_id: { ...reference(users), unique: true },
+    id: idColumn(),
+    lms_user_id: { ...foreignKey(users), unique: true },
     role: { type: DataTypes.STRING(24), allowNull: false },
     status: { type: DataTypes.STRING(16), allowNull: false },
-    ...timestamps,
+    ...timestampColumns(),
   });
   await q.addConstraint(staffMembers, { type: 'check', fields: ['role'], where: { role: ['admin', 'content_manager', 'support'] }, name: 'lms_staff_members_role_check' });
   await q.addConstraint(staffMembers, { type: 'check', fields: ['status'], where: { status: ['active', 'suspended'] }, name: 'lms_staff_members_status_check' });
 
   await q.createTable(organizations, {
-    id: { type: DataTypes.STRING(26), primaryKey: true },
+    id: idColumn(),
     name: { type: DataTypes.STRING(200), allowNull: false },
     email: { type: DataTypes.STRING(320), allowNull: false },
     description: { type: DataTypes.STRING(2000), allowNull: true },
     status: { type: DataTypes.STRING(16), allowNull: false, defaultValue: 'active' },
-    ...timestamps,
+    ...timestampColumns(),
   });
 
   await q.createTable(seatAllocations, {
-    id: { type: DataTypes.STRING(26), primaryKey: true },
-    organization_id: reference(organizations),
+    id: idColumn(),
+    organization_id: foreignKey(organizations),
     total_slots: { type: DataTypes.INTEGER, allowNull: false },
-    created_by: reference(users, true),
-    ...timestamps,
+    created_by: foreignKey(users, { allowNull: true }),
+    ...timestampColumns(),
   });
   await q.createTable(seatAllocationCourses, {
-    id: { type: DataTypes.STRING(26), primaryKey: true },
-    allocation_id: reference(seatAllocations),
-    course_id: { ...reference(courses), onDelete: 'RESTRICT' },
-    ...timestamps,
+    id: idColumn(),
+    allocation_id: foreignKey(seatAllocations),
+    course_id: { ...foreignKey(courses), onDelete: 'RESTRICT' },
+    ...timestampColumns(),
   });
   await q.addConstraint(seatAllocationCourses, { type: 'unique', fields: ['allocation_id', 'course_id'], name: 'lms_seat_allocation_courses_key' });
   await q.createTable(seats, {
-    id: { type: DataTypes.STRING(26), primaryKey: true },
-    allocation_id: reference(seatAllocations),
-    lms_user_id: reference(users),
-    ...timestamps,
+    id: idColumn(),
+    allocation_id: foreignKey(seatAllocations),
+    lms_user_id: foreignKey(users),
+    ...timestampColumns(),
   });
   // A learner takes one seat of an allocation, however often they are listed.
   await q.addConstraint(seats, { type: 'unique', fields: ['allocation_id', 'lms_user_id'], name: 'lms_seats_allocation_user_key' });
@@ -92,7 +82,7 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
   await q.createTable(settings, {
     id: { type: DataTypes.STRING(16), primaryKey: true },
     data: { type: DataTypes.JSONB, allowNull: false },
-    ...timestamps,
+    ...timestampColumns(),
   });
 }
 

@@ -1,4 +1,5 @@
 import { DataTypes, type QueryInterface } from 'sequelize';
+import { foreignKey, idColumn, timestampColumns } from '../../platform/db/columns.ts';
 
 const schema = 'lms';
 const users = { tableName: 'lms_users', schema };
@@ -7,17 +8,6 @@ const enrollments = { tableName: 'lms_enrollments', schema };
 const payments = { tableName: 'lms_payments', schema };
 const certificates = { tableName: 'lms_certificates', schema };
 
-const timestamps = {
-  created_at: { type: DataTypes.DATE, allowNull: false },
-  updated_at: { type: DataTypes.DATE, allowNull: false },
-};
-const reference = (model: { tableName: string; schema: string }) => ({
-  type: DataTypes.STRING(26),
-  allowNull: false,
-  references: { model, key: 'id' },
-  onDelete: 'RESTRICT',
-});
-
 /**
  * Checkout attempts (one Orchestrator payment each; the amount is the LMS's price, never the
  * client's) and LMS certificates (one per completed enrollment, with a verification code and the PDF
@@ -25,10 +15,10 @@ const reference = (model: { tableName: string; schema: string }) => ({
  */
 export async function up({ context: q }: { context: QueryInterface }): Promise<void> {
   await q.createTable(payments, {
-    id: { type: DataTypes.STRING(26), primaryKey: true },
+    id: idColumn(),
     kind: { type: DataTypes.STRING(8), allowNull: false },
-    enrollment_id: reference(enrollments),
-    learner_lms_user_id: reference(users),
+    enrollment_id: foreignKey(enrollments, { onDelete: 'RESTRICT' }),
+    learner_lms_user_id: foreignKey(users, { onDelete: 'RESTRICT' }),
     attempt: { type: DataTypes.INTEGER, allowNull: false },
     payment_id: { type: DataTypes.STRING(64), allowNull: false, unique: true },
     reference: { type: DataTypes.STRING(128), allowNull: false },
@@ -38,23 +28,23 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     status: { type: DataTypes.STRING(16), allowNull: false },
     initiated_at: { type: DataTypes.DATE, allowNull: false },
     paid_at: { type: DataTypes.DATE, allowNull: true },
-    ...timestamps,
+    ...timestampColumns(),
   });
   await q.addConstraint(payments, { type: 'unique', fields: ['enrollment_id', 'attempt'], name: 'lms_payments_enrollment_attempt_key' });
   await q.addConstraint(payments, { type: 'check', fields: ['status'], where: { status: ['pending', 'completed', 'failed'] }, name: 'lms_payments_status_check' });
   await q.addConstraint(payments, { type: 'check', fields: ['kind'], where: { kind: ['course', 'level'] }, name: 'lms_payments_kind_check' });
 
   await q.createTable(certificates, {
-    id: { type: DataTypes.STRING(26), primaryKey: true },
-    enrollment_id: { ...reference(enrollments), unique: true },
-    course_id: reference(courses),
-    learner_lms_user_id: reference(users),
+    id: idColumn(),
+    enrollment_id: { ...foreignKey(enrollments, { onDelete: 'RESTRICT' }), unique: true },
+    course_id: foreignKey(courses, { onDelete: 'RESTRICT' }),
+    learner_lms_user_id: foreignKey(users, { onDelete: 'RESTRICT' }),
     status: { type: DataTypes.STRING(16), allowNull: false },
     verification_code: { type: DataTypes.STRING(32), allowNull: false, unique: true },
     asset_id: { type: DataTypes.STRING(100), allowNull: true },
     issued_at: { type: DataTypes.DATE, allowNull: false },
     revoked_at: { type: DataTypes.DATE, allowNull: true },
-    ...timestamps,
+    ...timestampColumns(),
   });
   await q.addConstraint(certificates, { type: 'check', fields: ['status'], where: { status: ['issued', 'revoked'] }, name: 'lms_certificates_status_check' });
   await q.addIndex(certificates, ['learner_lms_user_id', 'id'], { name: 'lms_certificates_learner_idx' });

@@ -1,4 +1,5 @@
 import { DataTypes, type QueryInterface } from 'sequelize';
+import { foreignKey, idColumn, timestampColumns } from '../../platform/db/columns.ts';
 
 const schema = 'lms';
 const users = { tableName: 'lms_users', schema };
@@ -10,17 +11,6 @@ const payments = { tableName: 'lms_payments', schema };
 const allocations = { tableName: 'lms_seat_allocations', schema };
 const allocationLevels = { tableName: 'lms_seat_allocation_levels', schema };
 
-const timestamps = {
-  created_at: { type: DataTypes.DATE, allowNull: false },
-  updated_at: { type: DataTypes.DATE, allowNull: false },
-};
-const reference = (model: { tableName: string; schema: string }) => ({
-  type: DataTypes.STRING(26),
-  allowNull: false,
-  references: { model, key: 'id' },
-  onDelete: 'RESTRICT',
-});
-
 /**
  * Level offerings (the courses of one CAP qualification level sold together, one published per
  * level), their level enrollments (the amount fixed at enrolment, the member courses still to grant),
@@ -28,7 +18,7 @@ const reference = (model: { tableName: string; schema: string }) => ({
  */
 export async function up({ context: q }: { context: QueryInterface }): Promise<void> {
   await q.createTable(offerings, {
-    id: { type: DataTypes.STRING(26), primaryKey: true },
+    id: idColumn(),
     cap_qualification_level_id: { type: DataTypes.STRING(64), allowNull: false },
     title: { type: DataTypes.STRING(200), allowNull: false },
     description: { type: DataTypes.TEXT, allowNull: false, defaultValue: '' },
@@ -37,29 +27,29 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     price_minor_units: { type: DataTypes.BIGINT, allowNull: true },
     currency: { type: DataTypes.STRING(3), allowNull: false },
     published_at: { type: DataTypes.DATE, allowNull: true },
-    created_by: reference(users),
-    ...timestamps,
+    created_by: foreignKey(users, { onDelete: 'RESTRICT' }),
+    ...timestampColumns(),
   });
   await q.addConstraint(offerings, { type: 'check', fields: ['status'], where: { status: ['draft', 'published', 'archived'] }, name: 'lms_level_offerings_status_check' });
   await q.addIndex(offerings, ['cap_qualification_level_id'], { unique: true, where: { status: 'published' }, name: 'lms_level_offerings_one_published_per_level' });
 
   await q.createTable(members, {
-    offering_id: { ...reference(offerings), primaryKey: true, onDelete: 'CASCADE' },
-    course_id: { ...reference(courses), primaryKey: true },
+    offering_id: { ...foreignKey(offerings, { onDelete: 'RESTRICT' }), primaryKey: true, onDelete: 'CASCADE' },
+    course_id: { ...foreignKey(courses, { onDelete: 'RESTRICT' }), primaryKey: true },
     position: { type: DataTypes.INTEGER, allowNull: false },
   });
 
   await q.createTable(levelEnrollments, {
-    id: { type: DataTypes.STRING(26), primaryKey: true },
-    offering_id: reference(offerings),
-    learner_lms_user_id: reference(users),
+    id: idColumn(),
+    offering_id: foreignKey(offerings, { onDelete: 'RESTRICT' }),
+    learner_lms_user_id: foreignKey(users, { onDelete: 'RESTRICT' }),
     status: { type: DataTypes.STRING(16), allowNull: false },
     amount_minor_units: { type: DataTypes.BIGINT, allowNull: false },
     currency: { type: DataTypes.STRING(3), allowNull: false },
     // The members the learner did not hold at enrolment: what the payment grants.
     course_ids: { type: DataTypes.JSONB, allowNull: false },
     payment_id: { type: DataTypes.STRING(64), allowNull: true },
-    ...timestamps,
+    ...timestampColumns(),
   });
   await q.addConstraint(levelEnrollments, { type: 'check', fields: ['status'], where: { status: ['pending', 'active', 'expired', 'withdrawn'] }, name: 'lms_level_enrollments_status_check' });
   // One open (pending or active) level enrollment per learner and offering.
@@ -77,8 +67,8 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
   );
 
   await q.createTable(allocationLevels, {
-    allocation_id: { ...reference(allocations), primaryKey: true, onDelete: 'CASCADE' },
-    offering_id: { ...reference(offerings), primaryKey: true },
+    allocation_id: { ...foreignKey(allocations, { onDelete: 'RESTRICT' }), primaryKey: true, onDelete: 'CASCADE' },
+    offering_id: { ...foreignKey(offerings, { onDelete: 'RESTRICT' }), primaryKey: true },
     created_at: { type: DataTypes.DATE, allowNull: false },
   });
 }

@@ -1,4 +1,5 @@
 import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+import { id, reference, timestamps } from '../../platform/db/columns.ts';
 
 export const userStatuses = ['pending_verification', 'active', 'suspended', 'deactivated'] as const;
 export type UserStatus = (typeof userStatuses)[number];
@@ -62,13 +63,11 @@ export interface AccountModels {
   RefreshToken: ModelStatic<RefreshTokenRow>;
 }
 
-const id = { type: DataTypes.STRING(26), primaryKey: true };
-
 export function defineAccountModels(sequelize: Sequelize): AccountModels {
   const User = sequelize.define<UserRow>(
     'User',
     {
-      id,
+      id: id(),
       email: { type: DataTypes.STRING(254), allowNull: false },
       passwordHash: { type: DataTypes.TEXT, allowNull: true },
       authProvider: { type: DataTypes.STRING(16), allowNull: false },
@@ -77,29 +76,27 @@ export function defineAccountModels(sequelize: Sequelize): AccountModels {
       intents: { type: DataTypes.ARRAY(DataTypes.STRING(16)), allowNull: false },
       mustChangePassword: { type: DataTypes.BOOLEAN, allowNull: false },
       deactivatedAt: { type: DataTypes.DATE, allowNull: true },
-      createdAt: DataTypes.DATE,
-      updatedAt: DataTypes.DATE,
+      ...timestamps(),
     },
     { tableName: 'users' },
   );
   const Otp = sequelize.define<OtpRow>(
     'Otp',
     {
-      id,
-      userId: { type: DataTypes.STRING(26), allowNull: false },
+      id: id(),
+      userId: reference(),
       purpose: { type: DataTypes.STRING(32), allowNull: false },
       codeHash: { type: DataTypes.STRING(64), allowNull: false },
       expiresAt: { type: DataTypes.DATE, allowNull: false },
       attempts: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
-      createdAt: DataTypes.DATE,
-      updatedAt: DataTypes.DATE,
+      ...timestamps(),
     },
     { tableName: 'otps' },
   );
   const OtpSend = sequelize.define<OtpSendRow>(
     'OtpSend',
     {
-      id,
+      id: id(),
       email: { type: DataTypes.STRING(254), allowNull: false },
       purpose: { type: DataTypes.STRING(32), allowNull: false },
       createdAt: { type: DataTypes.DATE, allowNull: false },
@@ -109,10 +106,10 @@ export function defineAccountModels(sequelize: Sequelize): AccountModels {
   const RefreshToken = sequelize.define<RefreshTokenRow>(
     'RefreshToken',
     {
-      id,
-      userId: { type: DataTypes.STRING(26), allowNull: false },
-      familyId: { type: DataTypes.STRING(26), allowNull: false },
-      parentId: { type: DataTypes.STRING(26), allowNull: true },
+      id: id(),
+      userId: reference(),
+      familyId: reference(),
+      parentId: reference(true),
       tokenHash: { type: DataTypes.STRING(64), allowNull: false },
       expiresAt: { type: DataTypes.DATE, allowNull: false },
       usedAt: { type: DataTypes.DATE, allowNull: true },

@@ -12,10 +12,12 @@ import {
   validationFailed,
 } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
+import { lifecycleWriter, modelStore, type MoverOf } from '../../platform/lifecycle.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { GoogleTokenError, type GoogleVerifier } from '../google/verify.ts';
 import type { MailRequest, Notifications } from '../notifications/service.ts';
 import type { AccessTokens } from '../tokens/access.ts';
+import { accountLifecycle } from './lifecycle.ts';
 import { defineAccountModels, type AuthProvider, type OtpPurpose, type UserRow, type UserStatus } from './models.ts';
 import { checkPasswordRule, hashPassword, passwordMatches } from './passwords.ts';
 import { createThrottle, limits, type Attempt, type Limit } from './throttle.ts';
@@ -84,12 +86,6 @@ export interface TokenPair {
 }
 
 export type Accounts = ReturnType<typeof createAccounts>;
-
-/** How the user status may change, by the action that changes it. Suspension is set by staff (later issue). */
-const statusTransitions = {
-  verify: { from: ['pending_verification'], to: 'active' },
-  deactivate: { from: ['pending_verification', 'active', 'suspended'], to: 'deactivated' },
-} as const satisfies Record<string, { from: readonly UserStatus[]; to: UserStatus }>;
 
 /** Who may be mailed a code of each purpose; anyone else gets the same answer and no mail. */
 const otpRecipientStatus: Record<OtpPurpose, UserStatus> = {
@@ -178,33 +174,27 @@ export function createAccounts(deps: AccountsDeps) {
     return result;
   }
 
-  async function transition(transaction: Transaction, user: UserRow, action: keyof typeof statusTransitions): Promise<void> {
-    const rule = statusTransitions[action];
-    if (!(rule.from as readonly UserStatus[]).includes(user.status)) throw new Error(`user ${user.id}: cannot ${action} from ${user.status}`);
-    user.status = rule.to;
-    if (rule.to === 'deactivated') user.deactivatedAt = new Date();
-    await user.save({ transaction });
-    if (action === 'verify') await announceUser(transaction, user);
-  }
+  /** The one writer of an account's status (lifecycle.ts): `user.created` when it first becomes active, `user.deleted` when deleted. */
+  const accounts = lifecycleWriter(accountLifecycle, {
+    store: modelStore(User),
+    events,
+    eventData: (type, user) =>
+      type === 'user.deleted'
+        ? { userId: user.id, email: user.email, deletedAt: user.deactivatedAt!.toISOString() }
+        : { userId: user.id, email: user.email, intents: user.intents, status: user.status, createdAt: user.createdAt.toISOString() },
+  });
 
-  async function announceUser(transaction: Transaction, user: UserRow): Promise<void> {
-    await events.publish(transaction, 'user.created', {
-      userId: user.id,
-      email: user.email,
-      intents: user.intents,
-      status: user.status,
-      createdAt: user.createdAt.toISOString(),
-    });
-  }
+  const transition = (transaction: Transaction, user: UserRow, action: 'verify' | 'deactivate', by: MoverOf<typeof accountLifecycle>) =>
+    accounts.move(transaction, user, action, { by, changes: action === 'deactivate' ? { deactivatedAt: new Date() } : {} });
 
-  /** Inserts a user; one created active is announced at once (a pending one is when verified). */
+  /** Inserts a user: `register` waits for its address to be proven, `open` is active (and announced) at once. */
   async function createUser(
     transaction: Transaction,
-    fields: Pick<UserRow, 'email' | 'passwordHash' | 'authProvider' | 'googleSub' | 'status' | 'intents' | 'mustChangePassword'>,
+    action: 'register' | 'open',
+    by: MoverOf<typeof accountLifecycle>,
+    fields: Pick<UserRow, 'email' | 'passwordHash' | 'authProvider' | 'googleSub' | 'intents' | 'mustChangePassword'>,
   ): Promise<UserRow> {
-    const user = await User.create({ id: newId(), ...fields, intents: [...new Set(fields.intents)], deactivatedAt: null }, { transaction });
-    if (user.status === 'active') await announceUser(transaction, user);
-    return user;
+    return (await accounts.create(transaction, action, { id: newId(), ...fields, intents: [...new Set(fields.intents)], deactivatedAt: null }, { by }))!;
   }
 
   /**
@@ -332,7 +322,7 @@ export function createAccounts(deps: AccountsDeps) {
             await issueOtp(transaction, pending, 'account_verify');
             return pending;
           }
-          const created = await createUser(transaction, { email, ...fields, status: 'pending_verification' });
+          const created = await createUser(transaction, 'register', 'holder', { email, ...fields });
           // The first code of a new account always goes out.
           await reserveOtpSend(transaction, email, 'account_verify', false);
           await issueOtp(transaction, created, 'account_verify');
@@ -364,7 +354,7 @@ export function createAccounts(deps: AccountsDeps) {
         const user = await findByEmail(email, transaction);
         const outcome = await consumeOtp(transaction, email, user, 'account_verify', input.otp, attempt);
         if (outcome !== 'ok') return otpRefusals[outcome]();
-        await transition(transaction, user!, 'verify');
+        await transition(transaction, user!, 'verify', 'holder');
         await throttle.remember(signInSubject(email, origin), transaction);
         logger.info({ userId: user!.id }, 'account verified');
         return signIn(transaction, user!);
@@ -415,12 +405,11 @@ export function createAccounts(deps: AccountsDeps) {
             (await User.findOne({ where: { googleSub: identity.sub }, lock: transaction.LOCK.UPDATE, transaction })) ??
             (await findByEmail(email, transaction));
           if (!user) {
-            const created = await createUser(transaction, {
+            const created = await createUser(transaction, 'open', 'google', {
               email,
               passwordHash: null,
               authProvider: 'google',
               googleSub: identity.sub,
-              status: 'active',
               intents: input.intents,
               mustChangePassword: false,
             });
@@ -433,7 +422,7 @@ export function createAccounts(deps: AccountsDeps) {
             // Google proves the address; the password was set by whoever registered it, unproven.
             user.set({ passwordHash: null, authProvider: 'google', intents: [...new Set(input.intents)] });
             await Otp.destroy({ where: { userId: user.id }, transaction });
-            await transition(transaction, user, 'verify');
+            await transition(transaction, user, 'verify', 'google');
           }
           if (user.googleSub === null) {
             user.googleSub = identity.sub;
@@ -539,10 +528,9 @@ export function createAccounts(deps: AccountsDeps) {
         if (user.status === 'deactivated') return;
         user.passwordHash = null;
         user.googleSub = null;
-        await transition(transaction, user, 'deactivate');
+        await transition(transaction, user, 'deactivate', 'holder');
         await revokeSessions(transaction, { userId: user.id });
         await Otp.destroy({ where: { userId: user.id }, transaction });
-        await events.publish(transaction, 'user.deleted', { userId: user.id, email: user.email, deletedAt: user.deactivatedAt!.toISOString() });
         logger.info({ userId: user.id }, 'account deleted');
       });
       return { deleted: true as const };
@@ -608,10 +596,10 @@ export function createAccounts(deps: AccountsDeps) {
           if (unproven?.status === 'pending_verification') {
             unproven.set({ ...credentials, intents: [...new Set([...unproven.intents, ...input.intents])] });
             await Otp.destroy({ where: { userId: unproven.id }, transaction });
-            await transition(transaction, unproven, 'verify');
+            await transition(transaction, unproven, 'verify', 'platform');
             return unproven;
           }
-          return createUser(transaction, { email, ...credentials, status: 'active', intents: input.intents });
+          return createUser(transaction, 'open', 'platform', { email, ...credentials, intents: input.intents });
         });
       } catch (err) {
         if (!(err instanceof UniqueConstraintError)) throw err;

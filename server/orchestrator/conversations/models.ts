@@ -1,4 +1,5 @@
 import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+import { id, reference, timestamps } from '../../platform/db/columns.ts';
 
 /** A file attached to a message: a storage asset of the sender (`id`), or a link the client gave. */
 export interface Attachment {
@@ -38,28 +39,25 @@ export interface MessageRow extends Model<InferAttributes<MessageRow>, InferCrea
 
 export function defineConversationModels(sequelize: Sequelize) {
   const Conversation = sequelize.define<ConversationRow>('Conversation', {
-    id: { type: DataTypes.STRING(26), primaryKey: true },
+    id: id(),
     subject: { type: DataTypes.STRING(200), allowNull: true },
-    createdBy: { type: DataTypes.STRING(26), allowNull: false },
-    lastMessageId: { type: DataTypes.STRING(26), allowNull: false },
-    createdAt: DataTypes.DATE,
-    updatedAt: DataTypes.DATE,
+    createdBy: reference(),
+    lastMessageId: reference(),
+    ...timestamps(),
   }, { tableName: 'conversations' });
   const Participant = sequelize.define<ParticipantRow>('ConversationParticipant', {
-    conversationId: { type: DataTypes.STRING(26), primaryKey: true },
-    userId: { type: DataTypes.STRING(26), primaryKey: true },
-    lastReadMessageId: { type: DataTypes.STRING(26), allowNull: true },
-    createdAt: DataTypes.DATE,
-    updatedAt: DataTypes.DATE,
+    conversationId: id(),
+    userId: id(),
+    lastReadMessageId: reference(true),
+    ...timestamps(),
   }, { tableName: 'conversation_participants' });
   const Message = sequelize.define<MessageRow>('ConversationMessage', {
-    id: { type: DataTypes.STRING(26), primaryKey: true },
-    conversationId: { type: DataTypes.STRING(26), allowNull: false },
-    senderId: { type: DataTypes.STRING(26), allowNull: false },
+    id: id(),
+    conversationId: reference(),
+    senderId: reference(),
     body: { type: DataTypes.TEXT, allowNull: false },
     attachments: { type: DataTypes.JSONB, allowNull: false },
-    createdAt: DataTypes.DATE,
-    updatedAt: DataTypes.DATE,
+    ...timestamps(),
   }, { tableName: 'conversation_messages' });
   return { Conversation, Participant, Message };
 }

@@ -7,7 +7,10 @@
 import { Op, QueryTypes, type Transaction } from 'sequelize';
 import type { PlatformConfig } from '../../platform/config.ts';
 import { notFound, unprocessable } from '../../platform/http/errors.ts';
-import { encodeCursor, type PageMeta, type PageRequest } from '../../platform/http/pagination.ts';
+import { Conditions, keysetInstances } from '../../platform/db/keyset.ts';
+import { containing } from '../../platform/db/like.ts';
+import { preparedReads } from '../../platform/db/prepared.ts';
+import { encodeCursor, type PageRequest } from '../../platform/http/pagination.ts';
 import { newId } from '../../platform/ids.ts';
 import type { ServiceDeps } from '../../platform/service.ts';
 import type { UserStatus } from '../accounts/models.ts';
@@ -41,6 +44,7 @@ export function clampChannels(config: Pick<PlatformConfig, 'conversationEmail' |
 export function createConversations(deps: ConversationsDeps) {
   const { sequelize, config } = deps;
   const { Conversation, Participant, Message } = defineConversationModels(sequelize);
+  const read = preparedReads(sequelize);
 
   async function activeUser(userId: string) {
     const contact = await deps.userContact(userId);
@@ -174,22 +178,12 @@ export function createConversations(deps: ConversationsDeps) {
 
     /** The caller's threads, most recently active first; `q` matches the subject or any message. */
     async list(readerId: string, page: PageRequest, q?: string) {
-      const pattern = q?.trim() ? `%${q.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
-      const rows = await sequelize.query<{ id: string }>(
-        `SELECT c.id FROM ol.conversations c
-           JOIN ol.conversation_participants p ON p.conversation_id = c.id AND p.user_id = :readerId
-          WHERE (CAST(:cursor AS text) IS NULL OR c.last_message_id < :cursor)
-            AND (CAST(:pattern AS text) IS NULL OR c.subject ILIKE :pattern
-                 OR EXISTS (SELECT 1 FROM ol.conversation_messages m WHERE m.conversation_id = c.id AND m.body ILIKE :pattern))
-          ORDER BY c.last_message_id DESC
-          LIMIT :limit`,
-        { type: QueryTypes.SELECT, replacements: { readerId, cursor: page.cursor ?? null, pattern, limit: page.limit + 1 } },
-      );
-      const hasMore = rows.length > page.limit;
-      const found = await Conversation.findAll({ where: { id: rows.slice(0, page.limit).map((r) => r.id) }, order: [['lastMessageId', 'DESC']] });
-      const last = found[found.length - 1];
-      const meta: PageMeta = { pagination: { nextCursor: hasMore && last ? encodeCursor(last.lastMessageId) : null, hasMore, limit: page.limit } };
-      return { items: await conversationViews(found, readerId), meta };
+      const where = new Conditions().add('c.id IN (SELECT conversation_id FROM ol.conversation_participants WHERE user_id = ?)', readerId);
+      if (q?.trim()) {
+        where.add('(c.subject ILIKE ? OR EXISTS (SELECT 1 FROM ol.conversation_messages m WHERE m.conversation_id = c.id AND m.body ILIKE ?))', containing(q));
+      }
+      const { items, meta } = await keysetInstances(read, page, Conversation, { from: 'ol.conversations c', alias: 'c', where, key: 'c.last_message_id', desc: true });
+      return { items: await conversationViews(items, readerId), meta };
     },
 
     async get(readerId: string, conversationId: string) {

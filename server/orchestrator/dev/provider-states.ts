@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import { QueryTypes } from 'sequelize';
 import { projectPath } from '../../platform/paths.ts';
-import { applyStates, loadStateDefinitions, substitute, type StateDefinition } from '../../../fixtures/states/definitions.ts';
-import { platformCall } from '../../../fixtures/states/http.ts';
+import { applyStates, loadStateDefinitions, substitute, type StateDefinition } from '../../platform/dev/provider-states.ts';
+import { platformCall } from '../../platform/dev/http.ts';
 import { callUnary } from '../../platform/grpc/client.ts';
 import { notFound } from '../../platform/http/errors.ts';
 import type { Handler } from '../../platform/http/operations.ts';
@@ -158,7 +158,7 @@ export function olProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers'
     if (conversation) Object.assign(values, await conversationWith(String(values.userId), String(values.accessToken)));
     if (assetStage) Object.assign(values, await asset(assetStage, String(values.accessToken)));
     if (recipient) values.recipientId = await anotherUser();
-    // The verifier puts it in place of the pact's example key, as it does with access tokens.
+    // Injected by the verifier as the X-Platform-Service-Key (a provider-state injected value).
     if (serviceKey) values.serviceKey = deps.config.serviceApiKey;
     if (event) {
       // payment.completed is about a payment; the account events are about the user.

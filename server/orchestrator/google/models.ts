@@ -1,4 +1,5 @@
 import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+import { id, timestamps } from '../../platform/db/columns.ts';
 
 /** A signing key of the sandbox Google issuer (development mode only). The id is the JWK `kid`. */
 export interface SandboxKeyRow extends Model<InferAttributes<SandboxKeyRow>, InferCreationAttributes<SandboxKeyRow>> {
@@ -11,11 +12,10 @@ export interface SandboxKeyRow extends Model<InferAttributes<SandboxKeyRow>, Inf
 
 export function defineGoogleModels(sequelize: Sequelize): { SandboxKey: ModelStatic<SandboxKeyRow> } {
   const SandboxKey = sequelize.define<SandboxKeyRow>('GoogleSandboxKey', {
-    id: { type: DataTypes.STRING(26), primaryKey: true },
+    id: id(),
     privateKeyPem: { type: DataTypes.TEXT, allowNull: false },
     publicJwk: { type: DataTypes.JSONB, allowNull: false },
-    createdAt: DataTypes.DATE,
-    updatedAt: DataTypes.DATE,
+    ...timestamps(),
   }, { tableName: 'google_sandbox_keys' });
   return { SandboxKey };
 }

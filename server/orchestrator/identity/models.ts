@@ -1,5 +1,6 @@
 import { DataTypes, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
 import type { IdentityOutcome } from './provider.ts';
+import { id, reference } from '../../platform/db/columns.ts';
 
 /** One identity check of a user. Holds a keyed hash of the document number, never the number. */
 export interface IdentityCheckRow extends Model<InferAttributes<IdentityCheckRow>, InferCreationAttributes<IdentityCheckRow>> {
@@ -18,8 +19,8 @@ export function defineIdentityModels(sequelize: Sequelize): { IdentityCheck: Mod
   const IdentityCheck = sequelize.define<IdentityCheckRow>(
     'IdentityCheck',
     {
-      id: { type: DataTypes.STRING(26), primaryKey: true },
-      userId: { type: DataTypes.STRING(26), allowNull: false },
+      id: id(),
+      userId: reference(),
       documentType: { type: DataTypes.STRING(16), allowNull: false },
       numberHmac: { type: DataTypes.STRING(64), allowNull: false },
       outcome: { type: DataTypes.STRING(16), allowNull: false },

@@ -1,10 +1,30 @@
 import { DataTypes, type InferAttributes, type InferCreationAttributes, type CreationOptional, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+import { defineLifecycle } from '../../platform/lifecycle.ts';
 import type { MailSecrets } from './templates.ts';
+import { id, reference, timestamps } from '../../platform/db/columns.ts';
 
 export const channels = ['email', 'sms', 'in_app'] as const;
 export type Channel = (typeof channels)[number];
 export const categories = ['application', 'assessment', 'system', 'security'] as const;
 export type Category = (typeof categories)[number];
+
+/**
+ * The life of a channel delivery, as data: a mail the Orchestrator renders waits `pending` for the
+ * consumer, which sends it or, by the recipient's preferences, suppresses it; a delivery handled at
+ * once is recorded in its outcome (sent, suppressed, or undeliverable: no address or no transport).
+ * Each move is named by the status it leads to.
+ */
+export const deliveryLifecycle = defineLifecycle({
+  subject: 'notification',
+  statuses: ['pending', 'sent', 'suppressed', 'undeliverable'],
+  movers: ['orchestrator'],
+  moves: {
+    pending: { from: [null], to: 'pending', by: ['orchestrator'] },
+    sent: { from: [null, 'pending'], to: 'sent', by: ['orchestrator'] },
+    suppressed: { from: [null, 'pending'], to: 'suppressed', by: ['orchestrator'] },
+    undeliverable: { from: [null], to: 'undeliverable', by: ['orchestrator'] },
+  },
+});
 
 /** One channel delivery (email or sms): a mail is rendered when requested, delivered by the `ol.notifications` consumer. */
 export interface NotificationRow extends Model<InferAttributes<NotificationRow>, InferCreationAttributes<NotificationRow>> {
@@ -19,7 +39,7 @@ export interface NotificationRow extends Model<InferAttributes<NotificationRow>,
   /** Development mode only: the OTP or password of the body, for the dev mailbox; erased with the body. */
   secrets: MailSecrets | null;
   /** `suppressed`: the recipient's preferences turned the channel off; `undeliverable`: no address or no transport. */
-  status: 'pending' | 'sent' | 'suppressed' | 'undeliverable';
+  status: (typeof deliveryLifecycle.statuses)[number];
   sentAt: Date | null;
   createdAt: CreationOptional<Date>;
   updatedAt: CreationOptional<Date>;
@@ -85,8 +105,8 @@ export interface NotificationModels {
 
 export function defineNotificationModels(sequelize: Sequelize): NotificationModels {
   const Notification = sequelize.define<NotificationRow>('Notification', {
-    id: { type: DataTypes.STRING(26), primaryKey: true },
-    userId: { type: DataTypes.STRING(26), allowNull: true },
+    id: id(),
+    userId: reference(true),
     channel: { type: DataTypes.STRING(16), allowNull: false },
     template: { type: DataTypes.STRING(64), allowNull: false },
     toAddress: { type: DataTypes.STRING(320), allowNull: false },
@@ -95,26 +115,24 @@ export function defineNotificationModels(sequelize: Sequelize): NotificationMode
     secrets: { type: DataTypes.JSONB, allowNull: true },
     status: { type: DataTypes.STRING(16), allowNull: false },
     sentAt: { type: DataTypes.DATE, allowNull: true },
-    createdAt: DataTypes.DATE,
-    updatedAt: DataTypes.DATE,
+    ...timestamps(),
   }, { tableName: 'notifications' });
 
   const DevMail = sequelize.define<DevMailRow>('DevMail', {
-    id: { type: DataTypes.STRING(26), primaryKey: true },
-    notificationId: { type: DataTypes.STRING(26), allowNull: true },
+    id: id(),
+    notificationId: reference(true),
     toAddress: { type: DataTypes.STRING(320), allowNull: false },
     template: { type: DataTypes.STRING(64), allowNull: false },
     subject: { type: DataTypes.TEXT, allowNull: false },
     text: { type: DataTypes.TEXT, allowNull: false },
     otp: { type: DataTypes.STRING(16), allowNull: true },
     password: { type: DataTypes.STRING(128), allowNull: true },
-    createdAt: DataTypes.DATE,
-    updatedAt: DataTypes.DATE,
+    ...timestamps(),
   }, { tableName: 'dev_mailbox' });
 
   const InboxItem = sequelize.define<InboxItemRow>('InboxItem', {
-    id: { type: DataTypes.STRING(26), primaryKey: true },
-    userId: { type: DataTypes.STRING(26), allowNull: false },
+    id: id(),
+    userId: reference(),
     category: { type: DataTypes.STRING(16), allowNull: false },
     type: { type: DataTypes.STRING(64), allowNull: false },
     title: { type: DataTypes.TEXT, allowNull: false },
@@ -122,27 +140,24 @@ export function defineNotificationModels(sequelize: Sequelize): NotificationMode
     link: { type: DataTypes.TEXT, allowNull: true },
     metadata: { type: DataTypes.JSONB, allowNull: true },
     readAt: { type: DataTypes.DATE, allowNull: true },
-    createdAt: DataTypes.DATE,
-    updatedAt: DataTypes.DATE,
+    ...timestamps(),
   }, { tableName: 'inbox_notifications' });
 
   const Preference = sequelize.define<PreferenceRow>('NotificationPreference', {
-    userId: { type: DataTypes.STRING(26), primaryKey: true },
+    userId: id(),
     email: { type: DataTypes.BOOLEAN, allowNull: false },
     sms: { type: DataTypes.BOOLEAN, allowNull: false },
     inApp: { type: DataTypes.BOOLEAN, allowNull: false },
     smsNumber: { type: DataTypes.STRING(20), allowNull: true },
-    createdAt: DataTypes.DATE,
-    updatedAt: DataTypes.DATE,
+    ...timestamps(),
   }, { tableName: 'notification_preferences' });
 
   const DevSms = sequelize.define<DevSmsRow>('DevSms', {
-    id: { type: DataTypes.STRING(26), primaryKey: true },
-    notificationId: { type: DataTypes.STRING(26), allowNull: false },
+    id: id(),
+    notificationId: reference(),
     toNumber: { type: DataTypes.STRING(20), allowNull: false },
     text: { type: DataTypes.TEXT, allowNull: false },
-    createdAt: DataTypes.DATE,
-    updatedAt: DataTypes.DATE,
+    ...timestamps(),
   }, { tableName: 'dev_sms' });
 
   return { Notification, DevMail, InboxItem, Preference, DevSms };

@@ -1,11 +1,14 @@
 import type { Transporter } from 'nodemailer';
-import { Op, type Transaction, type WhereOptions } from 'sequelize';
+import { type InferAttributes, type Transaction } from 'sequelize';
 import type { PlatformEvent } from '../../platform/events/types.ts';
 import { notFound } from '../../platform/http/errors.ts';
-import { keysetPage, type PageRequest } from '../../platform/http/pagination.ts';
+import { Conditions, keysetInstances } from '../../platform/db/keyset.ts';
+import { preparedReads } from '../../platform/db/prepared.ts';
+import type { PageRequest } from '../../platform/http/pagination.ts';
 import { newId } from '../../platform/ids.ts';
+import { lifecycleWriter, modelStore } from '../../platform/lifecycle.ts';
 import type { ServiceDeps } from '../../platform/service.ts';
-import { categories, defineNotificationModels, type Category, type Channel, type DevMailRow, type InboxItemRow, type PreferenceRow } from './models.ts';
+import { categories, defineNotificationModels, deliveryLifecycle, type Category, type Channel, type DevMailRow, type InboxItemRow, type NotificationRow, type PreferenceRow } from './models.ts';
 import { renderMail, type RenderedMail, type TemplateName } from './templates.ts';
 
 export interface MailRequest {
@@ -98,6 +101,11 @@ const normaliseAddress = (address: string) => address.trim().toLowerCase();
 export function createNotifications(deps: ServiceDeps & { userEmail?(userId: string): Promise<string | null> }) {
   const { config, logger, events } = deps;
   const { Notification, DevMail, InboxItem, Preference, DevSms } = defineNotificationModels(deps.sequelize);
+  const read = preparedReads(deps.sequelize);
+  const deliveries = lifecycleWriter(deliveryLifecycle, { store: modelStore(Notification) });
+  /** Records a delivery row in its first status (the one writer of a delivery's status). */
+  const recordDelivery = (transaction: Transaction, status: NotificationRow['status'], values: Omit<InferAttributes<NotificationRow>, 'status' | 'createdAt' | 'updatedAt'>) =>
+    deliveries.create(transaction, status, values, { by: 'orchestrator' });
   // Loaded with the first mail sent over SMTP (development mode without MAIL_URL never loads it).
   let smtp: Promise<Transporter> | undefined;
 
@@ -190,10 +198,10 @@ export function createNotifications(deps: ServiceDeps & { userEmail?(userId: str
       if (prepared.text === null) return void (await sms());
       if (wanted('email')) {
         await deliver(prepared.toAddress, prepared.template, { subject: prepared.subject, text: prepared.text, secrets: prepared.secrets ?? {} }, prepared.id, transaction);
-        await prepared.update({ text: null, secrets: null, status: 'sent', sentAt: new Date() }, { transaction });
+        await deliveries.move(transaction, prepared, 'sent', { by: 'orchestrator', changes: { text: null, secrets: null, sentAt: new Date() } });
         logger.info({ notificationId, template: prepared.template }, 'mail delivered');
       } else {
-        await prepared.update({ text: null, secrets: null, status: 'suppressed' }, { transaction });
+        await deliveries.move(transaction, prepared, 'suppressed', { by: 'orchestrator', changes: { text: null, secrets: null } });
         logger.info({ notificationId, template: prepared.template }, 'mail suppressed by preferences');
       }
     } else if (requested.includes('email') && !notice) {
@@ -201,10 +209,7 @@ export function createNotifications(deps: ServiceDeps & { userEmail?(userId: str
       const mail = { subject: title, text: [data.description, ...(data.link ? ['', data.link] : [])].join('\n'), secrets: {} };
       const status = !to ? 'undeliverable' : wanted('email') ? 'sent' : 'suppressed';
       if (status === 'sent') await deliver(to!, data.template, mail, notificationId, transaction);
-      await Notification.create(
-        { id: notificationId, userId, channel: 'email', template: data.template, toAddress: to ?? '', subject: title, text: null, secrets: null, status, sentAt: status === 'sent' ? new Date() : null },
-        { transaction },
-      );
+      await recordDelivery(transaction, status, { id: notificationId, userId, channel: 'email', template: data.template, toAddress: to ?? '', subject: title, text: null, secrets: null, sentAt: status === 'sent' ? new Date() : null });
       logger.info({ notificationId, template: data.template, status }, 'mail handled');
     }
     await sms();
@@ -214,22 +219,18 @@ export function createNotifications(deps: ServiceDeps & { userEmail?(userId: str
       const to = preferences.smsNumber;
       const sent = wanted('sms') && to ? await deliverSms(to, `${title}: ${data.description ?? ''}`.slice(0, 320), notificationId, transaction) : false;
       const status = !wanted('sms') ? 'suppressed' : sent ? 'sent' : 'undeliverable';
-      await Notification.create(
-        { id: newId(), userId, channel: 'sms', template: data.template, toAddress: to ?? '', subject: title, text: null, secrets: null, status, sentAt: sent ? new Date() : null },
-        { transaction },
-      );
+      await recordDelivery(transaction, status, { id: newId(), userId, channel: 'sms', template: data.template, toAddress: to ?? '', subject: title, text: null, secrets: null, sentAt: sent ? new Date() : null });
     }
   }
 
   events.subscribe('notification.requested', 'ol.notifications', handle);
 
-  const inboxWhere = (userId: string, filter: { read?: boolean; category?: Category; status?: 'all' | 'read' | 'unread' }): WhereOptions => {
+  const inboxWhere = (userId: string, filter: { read?: boolean; category?: Category; status?: 'all' | 'read' | 'unread' }) => {
     const read = filter.status === 'read' ? true : filter.status === 'unread' ? false : filter.read;
-    return {
-      userId,
-      ...(filter.category ? { category: filter.category } : {}),
-      ...(read === undefined ? {} : { readAt: read ? { [Op.ne]: null } : null }),
-    };
+    const where = new Conditions().add('x.user_id = ?', userId);
+    if (filter.category) where.add('x.category = ?', filter.category);
+    if (read !== undefined) where.add(read ? 'x.read_at IS NOT NULL' : 'x.read_at IS NULL');
+    return where;
   };
 
   async function ownItem(userId: string, id: string): Promise<InboxItemRow> {
@@ -251,21 +252,17 @@ export function createNotifications(deps: ServiceDeps & { userEmail?(userId: str
       const to = normaliseAddress(request.to);
       const mail = render(request, to);
       const notificationId = newId();
-      await Notification.create(
-        {
-          id: notificationId,
-          userId: request.userId ?? null,
-          channel: 'email',
-          template: request.template,
-          toAddress: to,
-          subject: mail.subject,
-          text: mail.text,
-          secrets: config.devMode ? mail.secrets : null,
-          status: 'pending',
-          sentAt: null,
-        },
-        { transaction },
-      );
+      await recordDelivery(transaction, 'pending', {
+        id: notificationId,
+        userId: request.userId ?? null,
+        channel: 'email',
+        template: request.template,
+        toAddress: to,
+        subject: mail.subject,
+        text: mail.text,
+        secrets: config.devMode ? mail.secrets : null,
+        sentAt: null,
+      });
       // The mail form of the event: the consumer finds the rest in the delivery row and `mailNotices`.
       await events.publish(transaction, 'notification.requested', { notificationId, userId: request.userId ?? null, channel: 'email', template: request.template, to });
     },
@@ -280,18 +277,19 @@ export function createNotifications(deps: ServiceDeps & { userEmail?(userId: str
       const mail = render(request, to);
       const notificationId = newId();
       await deliver(to, request.template, mail, notificationId);
-      await Notification.create({
-        id: notificationId,
-        userId: request.userId ?? null,
-        channel: 'email',
-        template: request.template,
-        toAddress: to,
-        subject: mail.subject,
-        text: null,
-        secrets: null,
-        status: 'sent',
-        sentAt: new Date(),
-      });
+      await deps.sequelize.transaction((transaction) =>
+        recordDelivery(transaction, 'sent', {
+          id: notificationId,
+          userId: request.userId ?? null,
+          channel: 'email',
+          template: request.template,
+          toAddress: to,
+          subject: mail.subject,
+          text: null,
+          secrets: null,
+          sentAt: new Date(),
+        }),
+      );
       logger.info({ notificationId, template: request.template }, 'mail delivered');
       // The inbox says the account exists and where the password went, never the password itself.
       if (request.userId) {
@@ -311,7 +309,7 @@ export function createNotifications(deps: ServiceDeps & { userEmail?(userId: str
     },
 
     async list(userId: string, page: PageRequest, filter: { read?: boolean; category?: Category; status?: 'all' | 'read' | 'unread' }) {
-      const { items, meta } = await keysetPage(InboxItem, page, { where: inboxWhere(userId, filter) });
+      const { items, meta } = await keysetInstances(read, page, InboxItem, { from: 'ol.inbox_notifications x', where: inboxWhere(userId, filter), key: 'x.id', desc: true });
       return { items: items.map(toInboxItem), meta };
     },
 

@@ -1,6 +1,6 @@
 import { status } from '@grpc/grpc-js';
 import { GrpcError } from '../../platform/grpc/errors.ts';
-import { paymentPurposeNames, type InitiatePaymentRequest, type InitiatePaymentResponse } from '../../platform/grpc/payment-messages.ts';
+import { paymentPurposeNames, type InitiatePaymentRequest, type InitiatePaymentResponse } from '../../contracts/payment-messages.ts';
 import { serviceDefinition, serviceNames } from '../../platform/grpc/proto.ts';
 import type { GrpcServiceEntry } from '../../platform/grpc/server.ts';
 import { AppError } from '../../platform/http/errors.ts';

@@ -1,16 +1,19 @@
 /**
- * The payment lifecycle as data: its states, the transitions between them, who may trigger each, the
- * guards each checks and the events each emits. `transition` in service.ts is the one function that
- * applies it (status, history row and events in one transaction); no status is set anywhere else.
+ * The payment lifecycle as data (the kernel's lifecycle table, server/platform/lifecycle.ts): its
+ * states, the moves between them, who makes each, the guards each checks and the events each emits.
+ * Each move is named by the status it leads to. `transition` in service.ts applies it through the one
+ * writer (status, history row and events in one transaction); no status is set anywhere else.
  *
+ *   (new)     --(orchestrator: InitiatePayment)------------------> initiated
  *   initiated --(orchestrator: the provider's checkout exists)--> pending
  *   pending   --(provider: paid)-------------------------------> succeeded   emits payment.completed
- *   pending   --(provider: declined)---------------------------> failed
- *   pending   --(provider: the payer gave up or it expired)----> abandoned
+ *   pending   --(provider: declined)---------------------------> failed      emits payment.failed
+ *   pending   --(provider: the payer gave up or it expired)----> abandoned   emits payment.failed
  *
  * succeeded, failed and abandoned are final: a new attempt is a new payment (a new idempotency key).
  */
 import type { EventType } from '../../platform/events/types.ts';
+import { checkMove, defineLifecycle, findMove, type Move } from '../../platform/lifecycle.ts';
 
 export const paymentStatuses = ['initiated', 'pending', 'succeeded', 'failed', 'abandoned'] as const;
 export type PaymentStatus = (typeof paymentStatuses)[number];
@@ -32,36 +35,41 @@ export interface GuardedPayment {
   currency: string;
 }
 
-export type GuardName = 'provider_amount_matches';
-
-/** Each guard: whether the move may happen, and what to say when it may not. */
-export const guards: Record<GuardName, { holds(payment: GuardedPayment, report?: ProviderReport): boolean; refusal: string }> = {
-  provider_amount_matches: {
-    // A provider's success for another amount or currency is not this payment's success.
-    holds: (payment, report) => report !== undefined && report.amountMinor === payment.amountMinor && report.currency === payment.currency,
-    refusal: 'the provider reported another amount or currency than the payment asked for',
+export const paymentLifecycle = defineLifecycle({
+  subject: 'payment',
+  statuses: paymentStatuses,
+  movers: ['orchestrator', 'provider'],
+  moves: {
+    initiated: { from: [null], to: 'initiated', by: ['orchestrator'], emits: [] },
+    pending: { from: ['initiated'], to: 'pending', by: ['orchestrator'], emits: [] },
+    succeeded: { from: ['pending'], to: 'succeeded', by: ['provider'], guards: ['provider_amount_matches'], emits: ['payment.completed'] },
+    failed: { from: ['pending'], to: 'failed', by: ['provider'], emits: ['payment.failed'] },
+    abandoned: { from: ['pending'], to: 'abandoned', by: ['provider'], emits: ['payment.failed'] },
   },
-};
+  guards: {
+    // A provider's success for another amount or currency is not this payment's success.
+    provider_amount_matches: ({ payment, report }: { payment: GuardedPayment; report?: ProviderReport }) =>
+      report !== undefined && report.amountMinor === payment.amountMinor && report.currency === payment.currency
+        ? undefined
+        : { reason: 'the provider reported another amount or currency than the payment asked for' },
+  },
+});
 
-export interface PaymentTransition {
-  from: PaymentStatus;
+export interface PaymentTransition extends Move {
+  from: readonly PaymentStatus[];
   to: PaymentStatus;
   by: readonly PaymentActor[];
-  guards: readonly GuardName[];
   emits: readonly EventType[];
 }
 
-export const paymentTransitions: readonly PaymentTransition[] = [
-  { from: 'initiated', to: 'pending', by: ['orchestrator'], guards: [], emits: [] },
-  { from: 'pending', to: 'succeeded', by: ['provider'], guards: ['provider_amount_matches'], emits: ['payment.completed'] },
-  { from: 'pending', to: 'failed', by: ['provider'], guards: [], emits: ['payment.failed'] },
-  { from: 'pending', to: 'abandoned', by: ['provider'], guards: [], emits: ['payment.failed'] },
-];
+/** The moves between statuses (creation aside). */
+export const paymentTransitions = Object.values(paymentLifecycle.moves).filter((move) => !(move.from as readonly unknown[]).includes(null)) as readonly PaymentTransition[];
 
 /** The transition from one status to another, if the table has it. */
-export function findTransition(from: PaymentStatus, to: PaymentStatus): PaymentTransition | undefined {
-  return paymentTransitions.find((t) => t.from === from && t.to === to);
-}
+export const findTransition = (from: PaymentStatus, to: PaymentStatus) => findMove(paymentLifecycle, from, to) as PaymentTransition | undefined;
+
+/** The table's codes for a refused move. */
+export const refusalCodes = { no_move: 'payment.transition_not_allowed', wrong_mover: 'payment.transition_not_allowed', guard_failed: 'payment.guard_failed' } as const;
 
 /** Why a move is refused (no such transition, wrong actor, a guard fails), or undefined when it may happen. */
 export function refusal(
@@ -70,13 +78,7 @@ export function refusal(
   actor: PaymentActor,
   payment: GuardedPayment,
   report?: ProviderReport,
-): { code: 'payment.transition_not_allowed' | 'payment.guard_failed'; reason: string } | undefined {
-  const transition = findTransition(from, to);
-  if (!transition) return { code: 'payment.transition_not_allowed', reason: `a ${from} payment cannot become ${to}` };
-  if (!transition.by.includes(actor)) {
-    return { code: 'payment.transition_not_allowed', reason: `only ${transition.by.join(' or ')} may make a ${from} payment ${to}` };
-  }
-  const failed = transition.guards.find((name) => !guards[name].holds(payment, report));
-  if (failed) return { code: 'payment.guard_failed', reason: guards[failed].refusal };
-  return undefined;
+): { code: (typeof refusalCodes)[keyof typeof refusalCodes]; reason: string } | undefined {
+  const verdict = checkMove(paymentLifecycle, from, to, actor, { payment, report });
+  return verdict.ok ? undefined : { code: refusalCodes[verdict.refusal.kind], reason: verdict.refusal.reason };
 }

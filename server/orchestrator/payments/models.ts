@@ -1,5 +1,6 @@
 import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
 import type { PaymentActor, PaymentStatus } from './lifecycle.ts';
+import { id, reference } from '../../platform/db/columns.ts';
 
 export const paymentPurposes = ['cap_application', 'lms_enrollment'] as const;
 export type PaymentPurpose = (typeof paymentPurposes)[number];
@@ -42,11 +43,11 @@ export function definePaymentModels(sequelize: Sequelize) {
   const Payment = sequelize.define<PaymentRow>(
     'Payment',
     {
-      id: { type: DataTypes.STRING(26), primaryKey: true },
+      id: id(),
       reference: { type: DataTypes.STRING(64), allowNull: false },
       idempotencyKey: { type: DataTypes.STRING(200), allowNull: false },
       provider: { type: DataTypes.STRING(32), allowNull: false },
-      payerUserId: { type: DataTypes.STRING(26), allowNull: false },
+      payerUserId: reference(),
       purpose: { type: DataTypes.STRING(32), allowNull: false },
       purposeReferenceId: { type: DataTypes.STRING(100), allowNull: false },
       amountMinor: { type: DataTypes.BIGINT, allowNull: false },
@@ -66,8 +67,8 @@ export function definePaymentModels(sequelize: Sequelize) {
   const PaymentStatusChange = sequelize.define<PaymentStatusChangeRow>(
     'PaymentStatusChange',
     {
-      id: { type: DataTypes.STRING(26), primaryKey: true },
-      paymentId: { type: DataTypes.STRING(26), allowNull: false },
+      id: id(),
+      paymentId: reference(),
       fromStatus: { type: DataTypes.STRING(16), allowNull: true },
       toStatus: { type: DataTypes.STRING(16), allowNull: false },
       actor: { type: DataTypes.STRING(16), allowNull: false },

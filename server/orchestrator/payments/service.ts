@@ -1,19 +1,20 @@
 /**
  * The Orchestrator's payments: InitiatePayment (idempotent on the caller's key), the provider's
  * webhooks (each event once), and verify-by-reference for the payer. Every status change goes through
- * `transition`, which applies the lifecycle table (lifecycle.ts) and writes the status, its history
- * row and its events in the caller's transaction, under a lock on the payment row: concurrent
+ * the lifecycle's writer (lifecycle.ts, server/platform/lifecycle.ts), which writes the status, its
+ * history row and its events in the caller's transaction, under a lock on the payment row: concurrent
  * webhooks and verifies of one payment take turns, and only the first can move it.
  */
 import { UniqueConstraintError, QueryTypes, type Transaction } from 'sequelize';
-import type { PaymentCompletedData } from '../../platform/events/payment-completed.ts';
+import type { PaymentCompletedData } from '../../contracts/payment-completed.ts';
 import type { EventType } from '../../platform/events/types.ts';
 import { AppError, conflict, notFound } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { money, type Money } from '../../platform/money.ts';
 import type { ServiceDeps } from '../../platform/service.ts';
 import type { UserStatus } from '../accounts/models.ts';
-import { finalStatuses, refusal, findTransition, type PaymentActor, type PaymentStatus, type ProviderReport } from './lifecycle.ts';
+import { lifecycleWriter, modelStore } from '../../platform/lifecycle.ts';
+import { finalStatuses, paymentLifecycle, refusalCodes, type PaymentActor, type PaymentStatus, type ProviderReport } from './lifecycle.ts';
 import { definePaymentModels, type PaymentPurpose, type PaymentRow, type PaymentStatusChangeRow } from './models.ts';
 import type { PaymentProvider, ProviderOutcome } from './provider.ts';
 
@@ -112,10 +113,27 @@ export function createPayments(deps: PaymentsDeps) {
   const { logger, sequelize, events, provider } = deps;
   const { Payment, PaymentStatusChange } = definePaymentModels(sequelize);
 
+  const payments = lifecycleWriter<typeof paymentLifecycle, PaymentRow, { cause: Cause; detail?: Record<string, unknown> }>(paymentLifecycle, {
+    store: modelStore(Payment),
+    events,
+    eventData: (type, payment) => {
+      const build = eventData[type];
+      if (!build) throw new Error(`the payment lifecycle emits ${type}, which has no data builder`);
+      return build(payment);
+    },
+    history: (transaction, { subject, from, to, by, note }) =>
+      PaymentStatusChange.create(
+        { id: newId(), paymentId: subject.id, fromStatus: from, toStatus: to, actor: by, cause: note!.cause, detail: note!.detail ?? null, createdAt: new Date() },
+        { transaction },
+      ),
+    refuse: (refused, payment) => conflict(refusalCodes[refused.kind], `Payment ${payment!.reference}: ${refused.reason}.`),
+  });
+
   /**
-   * The one way a payment's status changes: checks the lifecycle table (the move, who makes it, its
-   * guards), then writes the status, the history row and the move's events in `transaction`. The
-   * payment must be locked in that transaction. Refused moves throw a 409 with the table's code.
+   * The one way a payment's status changes: the lifecycle's writer checks the table (the move, who
+   * makes it, its guards), then writes the status, the history row and the move's events in
+   * `transaction`. The payment must be locked in that transaction. Refused moves throw a 409 with the
+   * table's code.
    */
   async function transition(
     payment: PaymentRow,
@@ -123,20 +141,12 @@ export function createPayments(deps: PaymentsDeps) {
     context: { actor: PaymentActor; cause: Cause; report?: ProviderReport; changes?: Partial<PaymentRow>; detail?: Record<string, unknown> },
     transaction: Transaction,
   ): Promise<void> {
-    const from = payment.status;
-    const refused = refusal(from, to, context.actor, { amountMinor: BigInt(payment.amountMinor), currency: payment.currency }, context.report);
-    if (refused) throw conflict(refused.code, `Payment ${payment.reference}: ${refused.reason}.`);
-    const now = new Date();
-    await payment.update({ ...context.changes, status: to }, { transaction });
-    await PaymentStatusChange.create(
-      { id: newId(), paymentId: payment.id, fromStatus: from, toStatus: to, actor: context.actor, cause: context.cause, detail: context.detail ?? null, createdAt: now },
-      { transaction },
-    );
-    for (const type of findTransition(from, to)!.emits) {
-      const build = eventData[type];
-      if (!build) throw new Error(`the payment lifecycle emits ${type}, which has no data builder`);
-      await events.publish(transaction, type, build(payment));
-    }
+    const { from } = await payments.move(transaction, payment, to, {
+      by: context.actor,
+      facts: { payment: { amountMinor: BigInt(payment.amountMinor), currency: payment.currency }, report: context.report },
+      changes: context.changes,
+      note: { cause: context.cause, detail: context.detail },
+    });
     logger.info({ paymentId: payment.id, reference: payment.reference, from, to, cause: context.cause }, 'payment status changed');
   }
 
@@ -211,7 +221,9 @@ export function createPayments(deps: PaymentsDeps) {
     const id = newId();
     try {
       await sequelize.transaction(async (transaction) => {
-        await Payment.create(
+        await payments.create(
+          transaction,
+          'initiated',
           {
             id,
             reference: `PAY-${id}`,
@@ -225,16 +237,11 @@ export function createPayments(deps: PaymentsDeps) {
             beneficiaryCentreId: input.beneficiaryCentreId,
             returnUrl: input.returnUrl,
             checkoutUrl: null,
-            status: 'initiated',
             failureReason: null,
             providerTransactionId: null,
             completedAt: null,
           },
-          { transaction },
-        );
-        await PaymentStatusChange.create(
-          { id: newId(), paymentId: id, fromStatus: null, toStatus: 'initiated', actor: 'orchestrator', cause: 'initiate', detail: null, createdAt: new Date() },
-          { transaction },
+          { by: 'orchestrator', note: { cause: 'initiate' } },
         );
       });
     } catch (err) {

@@ -1,5 +1,6 @@
 import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
 import type { AssetStatus, Purpose } from './policy.ts';
+import { id, reference, timestamps } from '../../platform/db/columns.ts';
 
 /** A stored file, owned by the user who uploaded it. */
 export interface AssetRow extends Model<InferAttributes<AssetRow>, InferCreationAttributes<AssetRow>> {
@@ -22,8 +23,8 @@ export interface AssetRow extends Model<InferAttributes<AssetRow>, InferCreation
 
 export function defineStorageModels(sequelize: Sequelize): { Asset: ModelStatic<AssetRow> } {
   const Asset = sequelize.define<AssetRow>('StorageAsset', {
-    id: { type: DataTypes.STRING(26), primaryKey: true },
-    ownerUserId: { type: DataTypes.STRING(26), allowNull: false },
+    id: id(),
+    ownerUserId: reference(),
     purpose: { type: DataTypes.STRING(32), allowNull: false },
     status: { type: DataTypes.STRING(16), allowNull: false },
     fileName: { type: DataTypes.STRING(255), allowNull: false },
@@ -33,8 +34,7 @@ export function defineStorageModels(sequelize: Sequelize): { Asset: ModelStatic<
     backend: { type: DataTypes.STRING(16), allowNull: false },
     objectKey: { type: DataTypes.STRING(100), allowNull: false },
     uploadExpiresAt: { type: DataTypes.DATE, allowNull: true },
-    createdAt: DataTypes.DATE,
-    updatedAt: DataTypes.DATE,
+    ...timestamps(),
   }, { tableName: 'storage_assets' });
   return { Asset };
 }

@@ -1,3 +1,5 @@
+import { defineLifecycle } from '../../platform/lifecycle.ts';
+
 /**
  * What may be stored for each purpose: the content types (sniffed from the bytes, never taken from
  * the client), the default size limit (STORAGE_MAX_BYTES overrides it), and whether the asset is
@@ -54,9 +56,20 @@ export const largestLimit = (overrides: Record<string, number>) => Math.max(...p
 /** How a browser should treat a served file: shown in place (images, PDF) or saved. */
 export const disposition = (mimeType: string) => (mimeType.startsWith('image/') || mimeType === 'application/pdf' ? 'inline' : 'attachment');
 
-/** The life of an asset: `pending` (an upload URL was issued) -> `uploaded` (bytes received) -> `ready` (confirmed). */
-export const assetTransitions = {
-  receive: { from: ['pending', 'uploaded'], to: 'uploaded' },
-  confirm: { from: ['uploaded', 'ready'], to: 'ready' },
-} as const;
-export type AssetStatus = 'pending' | 'uploaded' | 'ready';
+/**
+ * The life of an asset, as data: stored `ready` at once (a multipart upload), or `pending` (an upload
+ * URL was issued) -> `uploaded` (bytes received, again until confirmed) -> `ready` (confirmed; confirming
+ * again changes nothing). The owner moves it; a service stores files for the users it names.
+ */
+export const assetLifecycle = defineLifecycle({
+  subject: 'asset',
+  statuses: ['pending', 'uploaded', 'ready'],
+  movers: ['owner', 'service'],
+  moves: {
+    store: { from: [null], to: 'ready', by: ['owner', 'service'] },
+    offer_upload: { from: [null], to: 'pending', by: ['owner'] },
+    receive: { from: ['pending', 'uploaded'], to: 'uploaded', by: ['owner'] },
+    confirm: { from: ['uploaded', 'ready'], to: 'ready', by: ['owner'] },
+  },
+});
+export type AssetStatus = (typeof assetLifecycle.statuses)[number];

@@ -10,10 +10,11 @@ import type { Readable } from 'node:stream';
 import { Op } from 'sequelize';
 import { AppError, conflict, forbidden, notFound, validationFailed } from '../../platform/http/errors.ts';
 import { isUlid, newId } from '../../platform/ids.ts';
+import { checkMove, lifecycleWriter, modelStore } from '../../platform/lifecycle.ts';
 import type { ServiceDeps } from '../../platform/service.ts';
 import type { StorageBackend } from './backends.ts';
 import { defineStorageModels, type AssetRow } from './models.ts';
-import { assetTransitions, defaultPurpose, disposition, isPurpose, largestLimit, policyOf, purposes, type Purpose } from './policy.ts';
+import { assetLifecycle, defaultPurpose, disposition, isPurpose, largestLimit, policyOf, purposes, type Purpose } from './policy.ts';
 import { receiveBody, receiveMultipart, tooLarge } from './receive.ts';
 import type { Request } from 'express';
 
@@ -46,9 +47,18 @@ export type Storage = ReturnType<typeof createStorage>;
 const notYours = () => notFound('No such asset.');
 const linkRefused = () => forbidden('storage.url_invalid', 'This link is not valid or has expired: ask for a new one.');
 
+const alreadyConfirmed = () => conflict('storage.already_confirmed', 'This asset is confirmed: its bytes cannot be replaced.');
+
 export function createStorage(deps: Pick<ServiceDeps, 'config' | 'sequelize' | 'peers' | 'logger'> & { backend: StorageBackend }) {
   const { config, backend, logger } = deps;
   const { Asset } = defineStorageModels(deps.sequelize);
+  const assets = lifecycleWriter(assetLifecycle, {
+    store: modelStore(Asset),
+    refuse: (refusal) =>
+      refusal.action === 'receive' ? alreadyConfirmed() : conflict('storage.not_uploaded', 'Nothing was uploaded to this asset yet: PUT the file to its upload URL first.'),
+  });
+  const createAsset = (action: 'store' | 'offer_upload', by: 'owner' | 'service', values: Record<string, unknown>) =>
+    deps.sequelize.transaction(async (transaction) => (await assets.create(transaction, action, values, { by }))!);
   const tmpDir = path.join(config.storageDir, 'tmp');
   // Signed URLs use a key derived from the service key, so there is no further secret to configure.
   const urlKey = createHmac('sha256', config.serviceApiKey).update('ol.storage.urls').digest();
@@ -139,11 +149,10 @@ export function createStorage(deps: Pick<ServiceDeps, 'config' | 'sequelize' | '
       const id = newId();
       const objectKey = `${userId}/${id}`;
       await backend.put(objectKey, file.tempPath, file.size, mimeType);
-      const asset = await Asset.create({
+      const asset = await createAsset('store', caller.kind === 'user' ? 'owner' : 'service', {
         id,
         ownerUserId: userId,
         purpose,
-        status: 'ready',
         fileName: cleanFileName(file.fileName),
         declaredMimeType: file.declaredMimeType,
         mimeType,
@@ -160,11 +169,10 @@ export function createStorage(deps: Pick<ServiceDeps, 'config' | 'sequelize' | '
     async uploadUrl(userId: string, input: { fileName: string; mimeType: string; purpose?: Purpose }) {
       const id = newId();
       const expiresAt = new Date(Date.now() + config.storageUploadUrlTtlSeconds * 1000);
-      const asset = await Asset.create({
+      const asset = await createAsset('offer_upload', 'owner', {
         id,
         ownerUserId: userId,
         purpose: input.purpose ?? defaultPurpose,
-        status: 'pending',
         fileName: cleanFileName(input.fileName),
         declaredMimeType: input.mimeType,
         mimeType: null,
@@ -182,24 +190,21 @@ export function createStorage(deps: Pick<ServiceDeps, 'config' | 'sequelize' | '
       checkSignature('put', assetId, query.expires, query.signature);
       const asset = await Asset.findByPk(assetId);
       if (!asset) throw linkRefused();
-      if (!(assetTransitions.receive.from as readonly string[]).includes(asset.status)) {
-        throw conflict('storage.already_confirmed', 'This asset is confirmed: its bytes cannot be replaced.');
-      }
+      // Refused before the bytes are read; the move below checks again.
+      const verdict = checkMove(assetLifecycle, asset.status, 'receive', 'owner');
+      if (!verdict.ok) throw alreadyConfirmed();
       const policy = policyOf(asset.purpose, config.storageMaxBytes);
       const { tempPath, size } = await receiveBody(req, tmpDir, policy.maxBytes);
       const mimeType = await inspect(tempPath, size, asset.purpose);
       await backend.put(asset.objectKey, tempPath, size, mimeType);
-      await asset.update({ status: assetTransitions.receive.to, mimeType, sizeBytes: size });
+      await deps.sequelize.transaction((transaction) => assets.move(transaction, asset, 'receive', { by: 'owner', changes: { mimeType, sizeBytes: size } }));
       return { assetId, status: asset.status, size, mimeType };
     },
 
     /** `POST /storage/confirm`: the uploaded bytes become the asset. */
     async confirm(userId: string, assetId: string): Promise<AssetView> {
       const asset = await findOwn(assetId, { kind: 'user', userId });
-      if (!(assetTransitions.confirm.from as readonly string[]).includes(asset.status)) {
-        throw conflict('storage.not_uploaded', 'Nothing was uploaded to this asset yet: PUT the file to its upload URL first.');
-      }
-      await asset.update({ status: assetTransitions.confirm.to, uploadExpiresAt: null });
+      await deps.sequelize.transaction((transaction) => assets.move(transaction, asset, 'confirm', { by: 'owner', changes: { uploadExpiresAt: null } }));
       return view(asset);
     },
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { FindOptions, Model, ModelStatic } from 'sequelize';
 import { validationFailed } from '../http/errors.ts';
 import { pageOf, type PageMeta, type PageRequest } from '../http/pagination.ts';
 import type { PreparedRead } from './prepared.ts';
@@ -80,4 +81,22 @@ export async function keysetRows<T extends { id: string }>(read: PreparedRead, p
   // a client uses is one more prepared statement.
   const rows = await run<T>(`SELECT ${sql.select} FROM ${sql.from} WHERE ${where.sql} ORDER BY ${sql.key} ${direction}, ${x}.id ${direction} LIMIT ${page.limit + 1}`, where.values);
   return pageOf(rows, page.limit);
+}
+
+/**
+ * A keyset page (keysetRows) of model instances, for lists whose views take instances: the page's
+ * ids are read by the prepared statement (`from` names the model's table as `alias`), then the
+ * instances by id, in the page's order.
+ */
+export async function keysetInstances<M extends Model & { id: string }>(
+  read: PreparedRead,
+  page: PageRequest,
+  model: ModelStatic<M>,
+  sql: Omit<KeysetQuery, 'select'>,
+  options: Omit<FindOptions, 'where' | 'order' | 'limit'> = {},
+): Promise<{ items: M[]; meta: PageMeta }> {
+  const { items, meta } = await keysetRows<{ id: string }>(read, page, { ...sql, select: `${sql.alias ?? 'x'}.id` });
+  if (!items.length) return { items: [], meta };
+  const found = new Map((await model.findAll({ ...options, where: { id: items.map((row) => row.id) } as never })).map((m) => [m.id, m]));
+  return { items: items.map((row) => found.get(row.id)).filter((m): m is M => m !== undefined), meta };
 }

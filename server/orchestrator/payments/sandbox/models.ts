@@ -1,7 +1,44 @@
+import { defineLifecycle } from '../../../platform/lifecycle.ts';
 import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type Sequelize } from 'sequelize';
+import { id, reference } from '../../../platform/db/columns.ts';
 
 export const sandboxStatuses = ['pending', 'success', 'failed', 'abandoned'] as const;
 export type SandboxStatus = (typeof sandboxStatuses)[number];
+
+/**
+ * A sandbox transaction, as data: opened `pending` for the merchant's checkout, then closed once by the
+ * payer on the checkout page (paid, declined or cancelled). Closing moves are named by their outcome.
+ */
+export const sandboxTransactionLifecycle = defineLifecycle({
+  subject: 'sandbox transaction',
+  statuses: sandboxStatuses,
+  movers: ['merchant', 'payer'],
+  moves: {
+    open: { from: [null], to: 'pending', by: ['merchant'] },
+    success: { from: ['pending'], to: 'success', by: ['payer'] },
+    failed: { from: ['pending'], to: 'failed', by: ['payer'] },
+    abandoned: { from: ['pending'], to: 'abandoned', by: ['payer'] },
+  },
+});
+
+/**
+ * A webhook the sandbox owes, as data: `pending` until an attempt is acknowledged (`delivered`); a
+ * failed attempt keeps it pending for the next one, until the sender gives up (`failed`). Moves are
+ * named by the status they lead to.
+ */
+export const webhookDeliveryLifecycle = defineLifecycle({
+  subject: 'sandbox webhook',
+  statuses: ['pending', 'delivered', 'failed'],
+  movers: ['sandbox'],
+  moves: {
+    pending: [
+      { from: [null], to: 'pending', by: ['sandbox'] },
+      { from: ['pending'], to: 'pending', by: ['sandbox'] },
+    ],
+    delivered: { from: ['pending'], to: 'delivered', by: ['sandbox'] },
+    failed: { from: ['pending'], to: 'failed', by: ['sandbox'] },
+  },
+});
 
 /** A transaction on the sandbox processor, keyed by the merchant's reference. `amountMinor` is BIGINT, read as a string. */
 export interface SandboxTransactionRow extends Model<InferAttributes<SandboxTransactionRow>, InferCreationAttributes<SandboxTransactionRow>> {
@@ -28,7 +65,7 @@ export interface SandboxWebhookRow extends Model<InferAttributes<SandboxWebhookR
   reference: string;
   event: string;
   body: string;
-  status: 'pending' | 'delivered' | 'failed';
+  status: (typeof webhookDeliveryLifecycle.statuses)[number];
   attempts: CreationOptional<number>;
   nextAttemptAt: Date;
   lastStatusCode: number | null;
@@ -43,7 +80,7 @@ export function defineSandboxModels(sequelize: Sequelize) {
     'SandboxTransaction',
     {
       reference: { type: DataTypes.STRING(64), primaryKey: true },
-      id: { type: DataTypes.STRING(26), allowNull: false },
+      id: reference(),
       amountMinor: { type: DataTypes.BIGINT, allowNull: false },
       currency: { type: DataTypes.STRING(3), allowNull: false },
       description: { type: DataTypes.STRING(300), allowNull: false },
@@ -63,7 +100,7 @@ export function defineSandboxModels(sequelize: Sequelize) {
   const SandboxWebhook = sequelize.define<SandboxWebhookRow>(
     'SandboxWebhook',
     {
-      id: { type: DataTypes.STRING(26), primaryKey: true },
+      id: id(),
       reference: { type: DataTypes.STRING(64), allowNull: false },
       event: { type: DataTypes.STRING(64), allowNull: false },
       body: { type: DataTypes.TEXT, allowNull: false },

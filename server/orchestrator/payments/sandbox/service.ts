@@ -12,13 +12,14 @@ import type { PlatformConfig } from '../../../platform/config.ts';
 import { conflict, notFound, unprocessable } from '../../../platform/http/errors.ts';
 import { newId } from '../../../platform/ids.ts';
 import type { DatabaseWatch } from '../../../platform/db/watch.ts';
+import { lifecycleWriter, modelStore } from '../../../platform/lifecycle.ts';
 import type { Logger } from '../../../platform/logger.ts';
 import { money, type Money } from '../../../platform/money.ts';
 import type { Peers } from '../../../platform/service.ts';
 import type { Sequelize } from 'sequelize';
 import type { Checkout, CheckoutRequest, PaymentProvider, ProviderOutcome, WebhookNotice } from '../provider.ts';
 import { declineMessage, defaultCard, expiryValid, normaliseCardNumber, passesLuhn, testCards } from './cards.ts';
-import { defineSandboxModels, type SandboxStatus, type SandboxTransactionRow, type SandboxWebhookRow } from './models.ts';
+import { defineSandboxModels, sandboxTransactionLifecycle, webhookDeliveryLifecycle, type SandboxStatus, type SandboxTransactionRow, type SandboxWebhookRow } from './models.ts';
 import { signatureHeader, signatureMatches } from './signature.ts';
 import { createWebhookSender } from './webhooks.ts';
 
@@ -86,6 +87,11 @@ const maskEmail = (email: string | null) => (email ? email.replace(/^(.{1,2})[^@
 export function createSandboxPayments(deps: SandboxDeps) {
   const { config, logger, sequelize } = deps;
   const { SandboxTransaction, SandboxWebhook } = defineSandboxModels(sequelize);
+  const transactions = lifecycleWriter(sandboxTransactionLifecycle, {
+    store: modelStore(SandboxTransaction),
+    refuse: (_refusal, row) => conflict('payment.sandbox_transaction_closed', `This transaction is already closed (${row!.status}); start a new payment to pay again.`),
+  });
+  const webhooks = lifecycleWriter(webhookDeliveryLifecycle, { store: modelStore(SandboxWebhook) });
   const enabled = config.paymentProvider === 'sandbox';
   const olUrl = () => deps.peers.url('ol');
   const webhookUrl = () => config.paymentWebhookUrl || `${olUrl()}/payments/webhook`;
@@ -169,25 +175,19 @@ export function createSandboxPayments(deps: SandboxDeps) {
     await find(reference);
     const row = await sequelize.transaction(async (transaction) => {
       const locked = (await SandboxTransaction.findByPk(reference, { transaction, lock: transaction.LOCK.UPDATE }))!;
-      if (locked.status !== 'pending') {
-        throw conflict('payment.sandbox_transaction_closed', `This transaction is already closed (${locked.status}); start a new payment to pay again.`);
-      }
       const now = new Date();
-      await locked.update(
-        {
-          status: outcome.status,
-          gatewayResponse: outcome.message,
-          cardBrand: outcome.card?.brand ?? null,
-          cardLast4: outcome.card?.last4 ?? null,
-          paidAt: outcome.status === 'success' ? now : null,
-        },
-        { transaction },
-      );
+      await transactions.move(transaction, locked, outcome.status, {
+        by: 'payer',
+        changes: { gatewayResponse: outcome.message, cardBrand: outcome.card?.brand ?? null, cardLast4: outcome.card?.last4 ?? null, paidAt: outcome.status === 'success' ? now : null },
+      });
       if (outcome.status !== 'abandoned') {
         const id = newId();
-        await SandboxWebhook.create(
-          { id, reference, event: outcome.status === 'success' ? 'charge.success' : 'charge.failed', body: webhookBody(locked, id), status: 'pending', nextAttemptAt: now, lastStatusCode: null, lastError: null, deliveredAt: null },
-          { transaction },
+        const event = outcome.status === 'success' ? 'charge.success' : 'charge.failed';
+        await webhooks.create(
+          transaction,
+          'pending',
+          { id, reference, event, body: webhookBody(locked, id), nextAttemptAt: now, lastStatusCode: null, lastError: null, deliveredAt: null },
+          { by: 'sandbox' },
         );
         transaction.afterCommit(() => sender.wake());
       }
@@ -205,20 +205,26 @@ export function createSandboxPayments(deps: SandboxDeps) {
       requireEnabled();
       const terms = { amountMinor: request.amountMinor.toString(), currency: request.currency };
       try {
-        await SandboxTransaction.create({
-          reference: request.reference,
-          id: newId(),
-          ...terms,
-          description: request.description,
-          customerEmail: request.customerEmail,
-          returnUrl: request.returnUrl,
-          metadata: request.metadata,
-          status: 'pending',
-          gatewayResponse: null,
-          cardLast4: null,
-          cardBrand: null,
-          paidAt: null,
-        });
+        await sequelize.transaction((transaction) =>
+          transactions.create(
+            transaction,
+            'open',
+            {
+              reference: request.reference,
+              id: newId(),
+              ...terms,
+              description: request.description,
+              customerEmail: request.customerEmail,
+              returnUrl: request.returnUrl,
+              metadata: request.metadata,
+              gatewayResponse: null,
+              cardLast4: null,
+              cardBrand: null,
+              paidAt: null,
+            },
+            { by: 'merchant' },
+          ),
+        );
       } catch (err) {
         if (!(err instanceof UniqueConstraintError)) throw err;
       }

@@ -8,7 +8,9 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { outboundHttp } from '../../../platform/http/outbound.ts';
 import type { DatabaseWatch } from '../../../platform/db/watch.ts';
+import { lifecycleWriter, tableStore } from '../../../platform/lifecycle.ts';
 import type { Logger } from '../../../platform/logger.ts';
+import { webhookDeliveryLifecycle } from './models.ts';
 import { sign, signatureHeader } from './signature.ts';
 
 export interface WebhookSenderOptions {
@@ -62,6 +64,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
   let loop: Promise<void> | undefined;
   let woken = false;
   let interrupt: (() => void) | undefined;
+  const deliveries = lifecycleWriter(webhookDeliveryLifecycle, { store: tableStore<{ id: string; status: string }>(sequelize, 'ol.sandbox_webhook_deliveries') });
 
   async function claim(): Promise<Claimed[]> {
     return sequelize.query<Claimed>(
@@ -79,16 +82,23 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
   async function record(row: Claimed, outcome: { statusCode: number | null; error: string | null }): Promise<void> {
     const delivered = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode <= 299;
     const gaveUp = !delivered && row.attempts >= maxAttempts;
-    await sequelize.query(
-      `UPDATE ol.sandbox_webhook_deliveries
-          SET status = $3::varchar, last_status_code = $4, last_error = $5, updated_at = now(),
-              delivered_at = CASE WHEN $3::varchar = 'delivered' THEN now() ELSE NULL END,
-              next_attempt_at = CASE WHEN $3::varchar = 'pending' THEN now() + make_interval(secs => $6) ELSE next_attempt_at END
-        WHERE id = $1 AND attempts = $2 AND status = 'pending'`,
-      {
-        bind: [row.id, row.attempts, delivered ? 'delivered' : gaveUp ? 'failed' : 'pending', outcome.statusCode, outcome.error, retryDelaySeconds(row.attempts)],
-      },
-    );
+    const next = delivered ? 'delivered' : gaveUp ? 'failed' : 'pending';
+    await sequelize.transaction(async (transaction) => {
+      const [claimed] = await sequelize.query<{ id: string; status: string }>(
+        `SELECT id, status FROM ol.sandbox_webhook_deliveries WHERE id = $1 AND attempts = $2 AND status = 'pending' FOR UPDATE`,
+        { bind: [row.id, row.attempts], type: QueryTypes.SELECT, transaction },
+      );
+      if (!claimed) return;
+      await deliveries.move(transaction, claimed, next, {
+        by: 'sandbox',
+        changes: {
+          last_status_code: outcome.statusCode,
+          last_error: outcome.error,
+          delivered_at: delivered ? new Date() : null,
+          ...(next === 'pending' ? { next_attempt_at: new Date(Date.now() + retryDelaySeconds(row.attempts) * 1000) } : {}),
+        },
+      });
+    });
     const fields = { reference: row.reference, event: row.event, webhookId: row.id, attempt: row.attempts, statusCode: outcome.statusCode };
     if (delivered) logger.info(fields, 'sandbox webhook delivered');
     else if (gaveUp) logger.error({ ...fields, error: outcome.error }, 'sandbox webhook not acknowledged after every retry; giving up');

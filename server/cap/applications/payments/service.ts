@@ -1,0 +1,336 @@
+import { QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
+import type { Logger } from '../../../platform/logger.ts';
+import { conflict, forbidden, notFound, unprocessable } from '../../../platform/http/errors.ts';
+import { encodeCursor, pageRequest } from '../../../platform/http/pagination.ts';
+import { newId } from '../../../platform/ids.ts';
+import type { PaymentCompletedData } from '../../../contracts/payment-completed.ts';
+import { money, shareOf, type Money } from '../../../platform/money.ts';
+import type { Applications, Viewer } from '../service.ts';
+import { upstreamFailure, type PaymentsClient } from '../../../contracts/orchestrator-client.ts';
+import type { Catalogue } from '../../catalogue/index.ts';
+import type { CentreRole, Centres } from '../../centres/index.ts';
+import type { CentreContext } from '../../people/index.ts';
+import type { ApplicationType } from '../vocabulary.ts';
+
+export interface PriceInput {
+  applicationType: ApplicationType;
+  price: Money;
+}
+
+const onlyRoles = (context: CentreContext, roles: CentreRole[], what: string) => {
+  if (!roles.includes(context.role)) throw forbidden('centre.role_forbidden', `Only ${roles.join(' or ')} of the centre can ${what}.`);
+};
+
+interface PaymentRow {
+  id: string;
+  application_id: string;
+  centre_id: string;
+  attempt: number;
+  payment_id: string;
+  reference: string;
+  checkout_url: string;
+  amount_minor: string;
+  currency: string;
+  price_source: string;
+  status: 'pending' | 'completed' | 'failed';
+  provider: string | null;
+  initiated_at: Date;
+  paid_at: Date | null;
+}
+
+/**
+ * Money in CAP: centre prices (never below the platform floor), the payment of an application through
+ * the Orchestrator (gRPC InitiatePayment, then `payment.completed`), receipts, and the centre wallet as
+ * a ledger: a payment credits the gross and debits the platform fee as its own line, once each.
+ */
+export function createCapPayments(deps: {
+  sequelize: Sequelize;
+  applications: Applications;
+  catalogue: Pick<Catalogue, 'currentConfig'>;
+  centres: Pick<Centres, 'lockedAccount' | 'findAll'>;
+  payments: PaymentsClient;
+  logger: Logger;
+}) {
+  const { sequelize, applications } = deps;
+  const platformConfig = { current: deps.catalogue.currentConfig };
+  const select = <T extends object>(sql: string, bind: unknown[], transaction?: Transaction) =>
+    sequelize.query<T>(sql, { type: QueryTypes.SELECT, bind, transaction });
+
+  /**
+   * The wallet's balance: the sum of its ledger, in the currency the ledger is kept in (every line is
+   * a payment, its fee or a withdrawal in that currency; NGN while there is none). A ledger never
+   * mixes currencies: a withdrawal in another one is refused.
+   */
+  async function balanceOf(centreId: string, transaction?: Transaction): Promise<Money> {
+    const rows = await select<{ currency: string; balance: string }>(
+      `SELECT currency, sum(amount_minor)::text AS balance FROM cap.wallet_entries WHERE centre_id = $1 GROUP BY currency ORDER BY max(created_at) DESC`,
+      [centreId],
+      transaction,
+    );
+    if (rows.length > 1) deps.logger.error({ centreId, currencies: rows.map((row) => row.currency) }, 'a wallet ledger holds more than one currency: its newest is reported');
+    return money(rows[0]?.balance ?? '0', rows[0]?.currency ?? 'NGN');
+  }
+
+  /** The centre's current price of each type that has one. */
+  async function currentPrices(centreId: string, transaction?: Transaction) {
+    const rows = await select<{ application_type: ApplicationType; amount_minor: string; currency: string; effective_from: Date }>(
+      `SELECT DISTINCT ON (application_type) application_type, amount_minor, currency, effective_from FROM cap.centre_prices
+        WHERE centre_id = $1 AND effective_from <= now() ORDER BY application_type, effective_from DESC, id DESC`,
+      [centreId],
+      transaction,
+    );
+    return rows.map((row) => ({ applicationType: row.application_type, price: money(row.amount_minor, row.currency), effectiveFrom: row.effective_from.toISOString() }));
+  }
+
+  /** The amount an application pays: the centre's price, or the platform floor when it has none or it is lower. */
+  async function quoteFor(centreId: string, type: ApplicationType, transaction?: Transaction) {
+    const floor = (await platformConfig.current()).floors[type];
+    const price = (await currentPrices(centreId, transaction)).find((p) => p.applicationType === type)?.price;
+    const useCentre = price && price.currency === floor.currency && BigInt(price.amountMinorUnits) >= BigInt(floor.amountMinorUnits);
+    const amount = useCentre ? price : floor;
+    return { amountMinorUnits: amount.amountMinorUnits, currency: amount.currency, source: useCentre ? ('centre' as const) : ('platform_floor' as const) };
+  }
+
+  async function setPrices(context: CentreContext, userId: string, items: PriceInput[]) {
+    onlyRoles(context, ['super_admin', 'regular_admin'], 'set prices');
+    const { floors } = await platformConfig.current();
+    const problems = items.flatMap((item, i) => {
+      const floor = floors[item.applicationType];
+      if (item.price.currency !== floor.currency) return [{ field: `items[${i}].price.currency`, issue: `must be ${floor.currency}` }];
+      if (BigInt(item.price.amountMinorUnits) < BigInt(floor.amountMinorUnits)) {
+        return [{ field: `items[${i}].price.amountMinorUnits`, issue: `must be at least the platform floor for ${item.applicationType}, ${floor.amountMinorUnits}` }];
+      }
+      return [];
+    });
+    if (problems.length) throw unprocessable('pricing.below_floor', 'A price is below the platform floor; nothing was changed.', problems);
+    await sequelize.transaction(async (transaction) => {
+      for (const item of items) {
+        await sequelize.query(
+          `INSERT INTO cap.centre_prices (id, centre_id, application_type, amount_minor, currency, effective_from, set_by) VALUES ($1, $2, $3, $4, $5, now(), $6)`,
+          { bind: [newId(), context.centreId, item.applicationType, item.price.amountMinorUnits, item.price.currency, userId], transaction },
+        );
+      }
+    });
+    const current = await currentPrices(context.centreId);
+    return items.map((item) => current.find((p) => p.applicationType === item.applicationType)!);
+  }
+
+  /** Application payments of one centre (or all), newest first, with the candidate's name. */
+  async function paymentList(centreId: string | null, query: { status?: string; cursor?: string; limit?: number }) {
+    const page = pageRequest(query as Record<string, unknown>);
+    const rows = await select<PaymentRow & { type: ApplicationType }>(
+      `SELECT p.*, a.type FROM cap.application_payments p JOIN cap.applications a ON a.id = p.application_id
+        WHERE ($1::text IS NULL OR p.centre_id = $1) AND ($2::text IS NULL OR p.status = $2) AND ($3::text IS NULL OR p.id < $3)
+        ORDER BY p.id DESC LIMIT $4`,
+      [centreId, query.status ?? null, page.cursor ?? null, page.limit + 1],
+    );
+    const hasMore = rows.length > page.limit;
+    const items = rows.slice(0, page.limit);
+    // The centres' names from the centres module: a second statement for the page read.
+    const [presented, centres] = await Promise.all([
+      applications.present(await applications.models.Application.findAll({ where: { id: items.map((row) => row.application_id) } })),
+      deps.centres.findAll(items.map((row) => row.centre_id)),
+    ]);
+    const names = new Map(presented.map((a) => [a.id, a.candidate.name]));
+    return {
+      items: items.map((row) => ({
+        applicationId: row.application_id,
+        centreId: row.centre_id,
+        centreName: centres.find((centre) => centre.id === row.centre_id)?.name ?? '',
+        candidateName: names.get(row.application_id) ?? '',
+        applicationType: row.type,
+        amount: money(row.amount_minor, row.currency),
+        status: row.status,
+        paidAt: row.paid_at ? row.paid_at.toISOString() : null,
+        initiatedAt: row.initiated_at.toISOString(),
+        receiptAvailable: row.status === 'completed',
+      })),
+      meta: { pagination: { nextCursor: hasMore ? encodeCursor(items.at(-1)!.id) : null, hasMore, limit: page.limit } },
+    };
+  }
+
+  return {
+    prices: (context: CentreContext) => currentPrices(context.centreId),
+    setPrice: async (context: CentreContext, userId: string, item: PriceInput) => (await setPrices(context, userId, [item]))[0]!,
+    setPrices,
+
+    async quote(viewer: Viewer, applicationId: string) {
+      const application = await applications.visible(viewer, applicationId);
+      return quoteFor(application.centreId, application.type);
+    },
+
+    /**
+     * Starts (or resumes) the payment of an application at its payment stage: the Orchestrator's
+     * InitiatePayment with an idempotency key per attempt, so a repeated or concurrent pay never
+     * charges twice. An attempt still pending is answered again.
+     */
+    async pay(userId: string, applicationId: string) {
+      const application = await applications.visible({ persona: 'candidate', userId }, applicationId);
+      if (application.status !== 'in_progress' || application.currentStageKey !== 'payment') {
+        throw conflict('application.not_in_stage', `The application is at stage ${application.currentStageKey} (${application.status}): only an application at the payment stage is paid.`);
+      }
+      const attempts = await select<PaymentRow>(`SELECT * FROM cap.application_payments WHERE application_id = $1 ORDER BY attempt DESC`, [applicationId]);
+      const pending = attempts.find((row) => row.status === 'pending');
+      if (pending) return { paymentId: pending.payment_id, checkoutUrl: pending.checkout_url };
+      const attempt = (attempts[0]?.attempt ?? 0) + 1;
+      const quote = await quoteFor(application.centreId, application.type);
+      let started;
+      try {
+        started = await deps.payments.initiatePayment({
+          payer_user_id: userId,
+          purpose: 'PAYMENT_PURPOSE_CAP_APPLICATION',
+          purpose_reference_id: applicationId,
+          amount_minor: quote.amountMinorUnits,
+          currency: quote.currency,
+          beneficiary_centre_id: application.centreId,
+          idempotency_key: `cap:application:${applicationId}:${attempt}`,
+          return_url: '',
+        });
+      } catch (err) {
+        upstreamFailure(err, { unavailable: 'payment.unavailable', failed: 'payment.upstream_error' }, 'The payment service');
+      }
+      try {
+        await sequelize.query(
+          `INSERT INTO cap.application_payments (id, application_id, centre_id, attempt, payment_id, reference, checkout_url, amount_minor, currency, price_source, status, initiated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', now())`,
+          { bind: [newId(), applicationId, application.centreId, attempt, started.payment_id, started.reference, started.checkout_url, quote.amountMinorUnits, quote.currency, quote.source] },
+        );
+      } catch (err) {
+        // A concurrent pay of the same attempt got the same payment (same idempotency key) and stored it.
+        if (!(err instanceof UniqueConstraintError)) throw err;
+      }
+      return { paymentId: started.payment_id, checkoutUrl: started.checkout_url };
+    },
+
+    /**
+     * `payment.completed` for a CAP application, in the delivery's transaction (the bus keeps it to one
+     * effect): the attempt is completed, the application leaves the payment stage, and the centre's
+     * wallet gets the gross and the platform fee as two ledger lines.
+     */
+    async completed(data: PaymentCompletedData, transaction: Transaction) {
+      const [row] = await select<PaymentRow>(`SELECT * FROM cap.application_payments WHERE payment_id = $1 FOR UPDATE`, [data.paymentId], transaction);
+      if (!row) {
+        deps.logger.warn({ paymentId: data.paymentId }, 'payment.completed for an application payment CAP did not start: ignored');
+        return;
+      }
+      if (row.status === 'completed') return;
+      await sequelize.query(`UPDATE cap.application_payments SET status = 'completed', paid_at = $2, provider = $3 WHERE id = $1`, {
+        bind: [row.id, new Date(data.completedAt), data.provider],
+        transaction,
+      });
+      const application = await applications.visible({ persona: 'candidate', userId: data.payerUserId }, row.application_id, transaction).catch(() => undefined);
+      if (application && application.currentStageKey === 'payment' && application.status === 'in_progress') {
+        await applications.move(application, 'payment_completed', 'platform', null, transaction);
+      }
+      const fee = shareOf(data.amount, (await platformConfig.current()).feeBasisPoints);
+      const entries: Array<[string, string]> = [
+        ['application_payment', data.amount.amountMinorUnits],
+        ['platform_fee', `-${fee.amountMinorUnits}`],
+      ];
+      for (const [kind, amount] of entries) {
+        await sequelize.query(
+          `INSERT INTO cap.wallet_entries (id, centre_id, kind, amount_minor, currency, payment_id, application_id, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, now()) ON CONFLICT DO NOTHING`,
+          { bind: [newId(), row.centre_id, kind, amount, data.amount.currency, data.paymentId, row.application_id], transaction },
+        );
+      }
+    },
+
+    /** `payment.failed`: the attempt is over, so the next pay starts a new one. */
+    async failed(paymentId: string, transaction: Transaction) {
+      await sequelize.query(`UPDATE cap.application_payments SET status = 'failed' WHERE payment_id = $1 AND status = 'pending'`, { bind: [paymentId], transaction });
+    },
+
+    /** The newest completed payment of the application, else its newest attempt (404 before any). */
+    async receipt(viewer: Viewer, applicationId: string) {
+      const application = await applications.visible(viewer, applicationId);
+      const [row] = await select<PaymentRow>(
+        `SELECT * FROM cap.application_payments WHERE application_id = $1 ORDER BY (status = 'completed') DESC, attempt DESC LIMIT 1`,
+        [applicationId],
+      );
+      if (!row) throw notFound('This application has not been paid for yet.');
+      const [presented] = await applications.present([application]);
+      return {
+        status: row.status,
+        paymentId: row.payment_id,
+        reference: row.reference,
+        amount: money(row.amount_minor, row.currency),
+        currency: row.currency,
+        applicationType: application.type,
+        candidateName: presented!.candidate.name,
+        assetId: null,
+        url: null,
+        paidAt: row.paid_at ? row.paid_at.toISOString() : null,
+        provider: row.provider ?? 'sandbox',
+      };
+    },
+
+    wallet: async (context: CentreContext) => ({ balance: await balanceOf(context.centreId) }),
+
+    /**
+     * A withdrawal to the centre's bank account, in the wallet's currency and never more than the
+     * balance: the centre row is locked, so concurrent withdrawals are taken one at a time against the
+     * balance each leaves.
+     */
+    async withdraw(context: CentreContext, userId: string, amount: Money) {
+      onlyRoles(context, ['super_admin'], 'withdraw from the wallet');
+      return sequelize.transaction(async (transaction) => {
+        const account = await deps.centres.lockedAccount(context.centreId, transaction);
+        const held = await balanceOf(context.centreId, transaction);
+        if (amount.currency !== held.currency) {
+          throw conflict('wallet.currency_mismatch', `The wallet holds ${held.currency}: a withdrawal is in ${held.currency} too. Nothing was paid out.`, [
+            { field: 'amount.currency', issue: `must be ${held.currency}, the wallet's currency` },
+          ]);
+        }
+        if (!account?.bank || !account.accountNo) {
+          throw conflict('wallet.no_bank_account', 'The centre has no bank account to pay out to: add one to its profile first.');
+        }
+        const balance = BigInt(held.amountMinorUnits);
+        if (BigInt(amount.amountMinorUnits) > balance) {
+          throw conflict('wallet.insufficient_funds', `The wallet holds ${balance} minor units: a withdrawal cannot exceed it.`);
+        }
+        await sequelize.query(
+          `INSERT INTO cap.wallet_entries (id, centre_id, kind, amount_minor, currency, created_by, created_at) VALUES ($1, $2, 'withdrawal', $3, $4, $5, now())`,
+          { bind: [newId(), context.centreId, `-${amount.amountMinorUnits}`, amount.currency, userId], transaction },
+        );
+        return {
+          balance: money(balance - BigInt(amount.amountMinorUnits), amount.currency),
+          withdrawal: { amount, bank: account.bank, accountNo: `******${String(account.accountNo).slice(-4)}` },
+        };
+      });
+    },
+
+    async centreSummary(context: CentreContext) {
+      onlyRoles(context, ['super_admin'], 'see the centre payments');
+      const [row] = await select<{ revenue: string | null; completed: number; pending: number }>(
+        `SELECT sum(amount_minor) FILTER (WHERE status = 'completed')::text AS revenue,
+                count(*) FILTER (WHERE status = 'completed')::int AS completed, count(*) FILTER (WHERE status = 'pending')::int AS pending
+           FROM cap.application_payments WHERE centre_id = $1`,
+        [context.centreId],
+      );
+      return { totalRevenue: money(row?.revenue ?? '0', 'NGN'), completedCount: row?.completed ?? 0, pendingCount: row?.pending ?? 0 };
+    },
+
+    /** The centre's payments, newest first (super admins only). */
+    async centreList(context: CentreContext, query: { status?: string; cursor?: string; limit?: number }) {
+      onlyRoles(context, ['super_admin'], 'see the centre payments');
+      return paymentList(context.centreId, query);
+    },
+
+    /** Every centre's payments, for platform staff. */
+    adminList: (query: { status?: string; cursor?: string; limit?: number }) => paymentList(null, query),
+
+    /** What the platform took (fees), what reached wallets (gross), and what is still being paid. */
+    async adminSummary() {
+      const [row] = await select<{ fees: string | null; deposits: string | null; pending: string | null }>(
+        `SELECT (SELECT -sum(amount_minor) FROM cap.wallet_entries WHERE kind = 'platform_fee')::text AS fees,
+                (SELECT sum(amount_minor) FROM cap.wallet_entries WHERE kind = 'application_payment')::text AS deposits,
+                (SELECT sum(amount_minor) FROM cap.application_payments WHERE status = 'pending')::text AS pending`,
+        [],
+      );
+      return { platformFees: money(row?.fees ?? '0', 'NGN'), walletDeposits: money(row?.deposits ?? '0', 'NGN'), pendingGross: money(row?.pending ?? '0', 'NGN') };
+    },
+  };
+}
+
+export type CapPayments = ReturnType<typeof createCapPayments>;

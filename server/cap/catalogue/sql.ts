@@ -1,0 +1,26 @@
+/**
+ * SQL of the catalogue's tables (trades, awarding bodies and their members) for a statement of another
+ * module that has to stay one statement: the caller's standing (every call), a list paged and filtered
+ * by trade, figures grouped and ordered by trade name, a timeline naming who made each move.
+ */
+export const catalogueSql = {
+  /** The name of the trade whose id is the SQL expression `tradeId`. */
+  tradeName: (tradeId: string) => `(SELECT t.name FROM cap.trades t WHERE t.id = ${tradeId})`,
+
+  /** The trade `tradeId` is active and of a sector the SQL subquery `sectorIds` lists. */
+  activeTradeIn: (tradeId: string, sectorIds: string) =>
+    `EXISTS (SELECT 1 FROM cap.trades t WHERE t.id = ${tradeId} AND t.status = 'active' AND t.sector_id IN (${sectorIds}))`,
+
+  /** The name the user `userId` has as a member of an awarding body (their first such membership), or null. */
+  memberName: (userId: string) =>
+    `(SELECT b.name FROM cap.awarding_body_members b WHERE b.user_id = ${userId} AND b.name IS NOT NULL ORDER BY b.id LIMIT 1)`,
+
+  /** The caller's standing: their oldest awarding body membership, whatever its status (a JSON object or null). */
+  standingAwardingBody: (userId: string) =>
+    `(SELECT json_build_object('awardingBodyId', b.id, 'name', b.name, 'role', m.role, 'status', m.status)
+                 FROM cap.awarding_body_members m JOIN cap.awarding_bodies b ON b.id = m.awarding_body_id
+                WHERE m.user_id = ${userId} ORDER BY m.created_at, m.id LIMIT 1)`,
+
+  /** The caller's standing: whether any of their awarding body memberships is active. */
+  standingAwardingBodyActive: (userId: string) => `EXISTS (SELECT 1 FROM cap.awarding_body_members m WHERE m.user_id = ${userId} AND m.status = 'active')`,
+};

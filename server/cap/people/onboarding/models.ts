@@ -1,0 +1,34 @@
+import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+import { newId } from '../../../platform/ids.ts';
+import type { JsonObject } from '../../../platform/http/merge-patch.ts';
+import type { Persona, OnboardingStatus } from '../vocabulary.ts';
+
+/** One user's onboarding for one persona: a draft merged by saves, completed once by submit. */
+export interface Onboarding extends Model<InferAttributes<Onboarding>, InferCreationAttributes<Onboarding>> {
+  id: CreationOptional<string>;
+  userId: string;
+  persona: Persona;
+  status: CreationOptional<OnboardingStatus>;
+  data: CreationOptional<JsonObject>;
+  completedAt: CreationOptional<Date | null>;
+  createdAt: CreationOptional<Date>;
+  updatedAt: CreationOptional<Date>;
+}
+
+export function defineOnboardingModels(sequelize: Sequelize) {
+  const Onboarding: ModelStatic<Onboarding> = sequelize.define<Onboarding>(
+    'Onboarding',
+    {
+      id: { type: DataTypes.STRING(26), primaryKey: true, defaultValue: () => newId() },
+      userId: { type: DataTypes.STRING(26), allowNull: false },
+      persona: { type: DataTypes.STRING(16), allowNull: false },
+      status: { type: DataTypes.STRING(16), allowNull: false, defaultValue: 'draft' },
+      data: { type: DataTypes.JSONB, allowNull: false, defaultValue: {} },
+      completedAt: { type: DataTypes.DATE, allowNull: true },
+      createdAt: DataTypes.DATE,
+      updatedAt: DataTypes.DATE,
+    },
+    { tableName: 'onboardings' },
+  );
+  return { Onboarding };
+}
