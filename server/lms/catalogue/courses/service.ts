@@ -1,6 +1,6 @@
 import type { Sequelize, Transaction } from 'sequelize';
 import { containing } from '../../../platform/db/like.ts';
-import { conflict, forbidden, notFound, validationFailed, type ErrorDetail } from '../../../platform/http/errors.ts';
+import { conflict, forbidden, notFound, validationFailed, type FieldDetail } from '../../../platform/http/errors.ts';
 import { Conditions, keysetInstances } from '../../../platform/db/keyset.ts';
 import { preparedReads } from '../../../platform/db/prepared.ts';
 import type { PageRequest } from '../../../platform/http/pagination.ts';
@@ -427,8 +427,8 @@ function quizOf(write: Partial<Quiz>): Quiz {
 }
 
 /** Every id of the graph must be a module or item of the course; no target requires itself, directly or not. */
-export function sequencingProblems(sequencing: Sequencing, known: ReadonlySet<string>): ErrorDetail[] {
-  const problems: ErrorDetail[] = [];
+export function sequencingProblems(sequencing: Sequencing, known: ReadonlySet<string>): FieldDetail[] {
+  const problems: FieldDetail[] = [];
   const targets = new Set<string>();
   sequencing.prerequisites.forEach((p, i) => {
     if (targets.has(p.targetId)) problems.push({ field: `body.prerequisites[${i}].targetId`, issue: `${p.targetId} is listed more than once` });
