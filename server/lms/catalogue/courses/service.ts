@@ -306,6 +306,14 @@ export function createCourses(sequelize: Sequelize, attachPackage?: AttachPackag
     return item;
   }
 
+  /** An item with its content, for the course's instructors and staff. */
+  async function item(actor: Actor, courseId: string, itemId: string) {
+    await editable(actor, courseId);
+    const found = await CourseItem.findOne({ where: { id: itemId, courseId } });
+    if (!found) throw notFound('No such item in this course.');
+    return itemView(found);
+  }
+
   async function updateItem(actor: Actor, courseId: string, itemId: string, write: ItemWrite, bearer?: string) {
     if (write.title !== undefined && !write.title.trim()) throw validationFailed([{ field: 'body.title', issue: 'cannot be blank' }]);
     const current = await CourseItem.findOne({ where: { id: itemId, courseId } });
@@ -385,6 +393,7 @@ export function createCourses(sequelize: Sequelize, attachPackage?: AttachPackag
     updateModule,
     removeModule,
     addItem,
+    item,
     updateItem,
     removeItem,
     replaceSequencing,
