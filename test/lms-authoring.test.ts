@@ -127,6 +127,17 @@ test('a complete course publishes into the catalogue with its outline; unpublish
   t.is((await lms(platform, learner, 'GET', `/courses/${course.id}`)).status, 404);
 });
 
+test("an item reads back with everything authored in it (quiz answers, package) for the course's instructors and staff only", async (t) => {
+  const { course, lesson, quiz, scorm } = await completeCourse(owner);
+  const read = (who: LmsPerson, itemId: string) => lms(platform, who, 'GET', `/authoring/courses/${course.id}/items/${itemId}`);
+  t.like((await read(owner, lesson.id)).body.data, { id: lesson.id, type: 'native_lesson', body: { html: '<p>Trowels</p>' } });
+  t.deepEqual((await read(owner, quiz.id)).body.data.quiz.questions[0].choices[0], { id: 'a', text: 'between tiles', correct: true });
+  t.like((await read(admin, scorm.id)).body.data, { type: 'scorm_package', packageAssetId: scorm.packageAssetId, scoHref: scorm.scoHref });
+  t.is((await read(learner, lesson.id)).status, 403);
+  t.is((await lms(platform, await lmsInstructor(platform, admin), 'GET', `/authoring/courses/${course.id}/items/${lesson.id}`)).body.error?.code, 'auth.out_of_scope');
+  t.is((await read(owner, scorm.id.replace(/.$/, scorm.id.endsWith('0') ? '1' : '0'))).status, 404);
+});
+
 test('only a course\'s instructors and staff author it: another instructor is 403 auth.out_of_scope', async (t) => {
   const { course, module, lesson } = await completeCourse(owner);
   const other = await lmsInstructor(platform, admin);

@@ -2,6 +2,7 @@ import test from 'ava';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { loadApiDocument } from '../server/platform/http/openapi.ts';
 import { checkPactAgainstOpenApi } from './helpers/pact-openapi.ts';
 
 // Bi-directional contract checking: every HTTP interaction of every pact in pacts/ against the
@@ -67,4 +68,30 @@ test('the example request of an interaction that succeeds must be one the docume
   const file = alteredPact(t, 'pacts/capctl-cap.json', 'a creation of a sector', (i) => (i.request.body.content.name = 42));
   const [found] = await checkPactAgainstOpenApi(file);
   t.true(found?.problems.some((p) => /createAdminSector \(POST \/admin\/sectors\): the example request name must be string/.test(p)), JSON.stringify(found));
+});
+
+test("a list item field the document marks optional, required by the pact, fails the check: others' items may lack it", async (t) => {
+  const file = alteredPact(t, 'pacts/capctl-cap.json', 'a read of the public sector list', (i) => {
+    i.response.body.content.data[0].archivedTradeCount = 0;
+    i.response.matchingRules.body['$.data[*].archivedTradeCount'] = { combine: 'AND', matchers: [{ match: 'integer' }] };
+  });
+  const [found] = await checkPactAgainstOpenApi(file, async (service) => {
+    const doc = structuredClone(await loadApiDocument(service));
+    // The public sector list with one optional field more, to pin.
+    const op = doc.operations.find((o) => o.operationId === 'listSectors')!;
+    const item = (op.responses['200'] as any).content['application/json'].schema.allOf[1].properties.data.items;
+    item.properties.archivedTradeCount = { type: 'integer' };
+    return doc;
+  });
+  t.deepEqual(found?.problems, ['listSectors (GET /sectors) 200: $.data[0].archivedTradeCount: the pact requires a field the document marks optional']);
+});
+
+test('a validation failure promises details naming each field, so a pact may pin them', async (t) => {
+  const file = 'pacts/capctl-cap.json';
+  const pact = JSON.parse(fs.readFileSync(file, 'utf8'));
+  t.true(pact.interactions.some((i: any) => i.response?.body?.content?.error?.code === 'validation.failed' && i.response.matchingRules?.body?.['$.error.details[*].field']));
+  const other = alteredPact(t, file, 'a creation of a centre without its super admin', (i) => (i.response.body.content.error.code = 'centre.some_refusal'));
+  t.deepEqual((await checkPactAgainstOpenApi(other))[0]?.problems, [
+    'createAdminCentre (POST /admin/centres) 422: $.error.details[0].field: the pact requires a field the document marks optional',
+  ]);
 });

@@ -55,22 +55,38 @@ function summary(report: SeedReport, files: number): string {
 }
 
 /** `capctl seed export DIR`. */
-export async function seedExport(dir: string, options: { baseUrl?: string; profile?: string; json?: boolean }): Promise<void> {
+export async function seedExport(dir: string, options: { baseUrl?: string; profile?: string; lmsProfile?: string; json?: boolean }): Promise<void> {
   const profile = options.profile ? requireProfile(options.profile) : undefined;
   const baseUrl = resolveBaseUrl(options.baseUrl, profile);
   const result = await withApi(baseUrl, async (api) => {
-    let token: string;
-    if (profile) {
-      const session = new Session(api, options.profile!, profile);
-      if (expiresWithin(session.profile.accessToken, 300)) await session.refresh();
-      token = session.profile.accessToken;
-    } else {
-      const admin = (await loadSeeds([projectPath('seeds', 'people.yaml')])).platformAdmins.find((a) => a.password);
-      const signedIn = admin && (await signIn(api, admin.email, admin.password!));
-      if (!signedIn) throw new CommandFailed("no platform admin to read as: sign one in (capctl login) and pass --profile");
-      token = signedIn.accessToken;
+    /** A profile's access token (renewed when about to expire), or the first seeded person's of `file` with a password. */
+    const reader = async (profileName: string | undefined, file: string, kind: 'platformAdmins' | 'lmsAdmins') => {
+      if (profileName) {
+        const session = new Session(api, profileName, requireProfile(profileName));
+        if (expiresWithin(session.profile.accessToken, 300)) await session.refresh();
+        return session.profile.accessToken;
+      }
+      const person = (await loadSeeds([projectPath('seeds', file)]))[kind].find((p) => p.password);
+      return person && (await signIn(api, person.email, person.password!).catch(() => undefined))?.accessToken;
+    };
+    const token = await reader(options.profile, 'people.yaml', 'platformAdmins');
+    if (!token) throw new CommandFailed('no platform admin to read as: sign one in (capctl login) and pass --profile');
+    // The LMS is read as LMS staff: the --lms-profile, else the platform admin if they are staff, else the bundled LMS admin.
+    const isStaff = async (bearer: string | undefined) => Boolean(bearer && (await api.call<{ staffRole: string | null }>('GET', '/v1/lms/me', { token: bearer }).catch(() => undefined))?.staffRole);
+    let lmsToken = options.lmsProfile ? await reader(options.lmsProfile, 'lms.yaml', 'lmsAdmins') : (await isStaff(token)) ? token : await reader(undefined, 'lms.yaml', 'lmsAdmins');
+    if (!(await isStaff(lmsToken))) {
+      if (options.lmsProfile) throw new CommandFailed(`--lms-profile ${options.lmsProfile} is not LMS staff: the LMS is read by its staff`);
+      lmsToken = undefined;
     }
-    return exportSeeds(api, token, dir);
+    return exportSeeds(api, token, dir, lmsToken);
   });
-  print(result, Boolean(options.json), () => `exported ${result.sectors} sector(s), ${result.trades} trade(s) and ${result.centres} centre(s) to ${result.files.length} file(s) in ${dir}`);
+  print(result, Boolean(options.json), () =>
+    [
+      `exported ${result.sectors} sector(s), ${result.trades} trade(s) and ${result.centres} centre(s)` +
+        (result.courses === undefined ? '' : `, ${result.courses} LMS course(s) and ${result.levelOfferings} level offering(s)`) +
+        ` to ${result.files.length} file(s) in ${dir}`,
+      ...(result.courses === undefined ? ['LMS not exported: no LMS staff to read it as (pass --lms-profile)'] : []),
+      ...result.skipped.map((why) => `left out: ${why}`),
+    ].join('\n'),
+  );
 }

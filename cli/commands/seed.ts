@@ -46,15 +46,16 @@ export function registerSeed(program: Command): void {
       await runCommand(Boolean(options.json), () => seed(paths, { ...options, only: only.join(',') }));
     })
     .command('export')
-    .description("Write the platform's catalogue and centres (with staff) as seed files into DIR")
-    .argument('<dir>', 'the folder to write (catalogue/<sector>.yaml, centres.yaml)')
+    .description("Write the platform's catalogue, centres (with staff) and LMS courses as seed files into DIR")
+    .argument('<dir>', 'the folder to write (catalogue/<sector>.yaml, centres.yaml, lms.yaml)')
     .option('--base-url <url>', 'platform URL (env CAPCTL_BASE_URL, default http://127.0.0.1:4000)')
     .option('--profile <name>', "read as this signed-in platform admin instead of the first one of the project's seeds/people.yaml")
+    .option('--lms-profile <name>', 'read the LMS as this signed-in LMS staff member (default: the platform admin if staff, else the first admin of seeds/lms.yaml)')
     .option('--json', 'print machine-readable JSON')
-    .addHelpText('after', '\nPasswords are not exported; LMS courses are not exported yet. Seeding the folder elsewhere gives the same catalogue and centres.')
+    .addHelpText('after', '\nPasswords are not exported. Seeding the folder elsewhere gives the same catalogue, centres and LMS courses.')
     .action(async (dir: string, _options: unknown, command: Command) => {
       // `seed` has the same options and takes them wherever they are given.
-      const options = command.optsWithGlobals<{ baseUrl?: string; profile?: string; json?: boolean }>();
+      const options = command.optsWithGlobals<{ baseUrl?: string; profile?: string; lmsProfile?: string; json?: boolean }>();
       const { seedExport } = await import('./seed.action.ts');
       await runCommand(Boolean(options.json), () => seedExport(dir, options));
     });

@@ -12,7 +12,7 @@
  */
 import type { Model, ModelStatic, Sequelize, Transaction } from 'sequelize';
 import type { EventType, ServiceEvents } from './events/types.ts';
-import type { ErrorDetail } from './http/errors.ts';
+import type { FieldDetail } from './http/errors.ts';
 
 export interface Move {
   /** The statuses the move starts from; `null` is "nothing yet": the move creates its subject. */
@@ -29,7 +29,7 @@ export interface Move {
 /** Why a guard does not hold (its details go into the refusal, e.g. each problem of a course that cannot be published). */
 export interface GuardFailure {
   reason: string;
-  details?: ErrorDetail[];
+  details?: FieldDetail[];
 }
 
 /** A guard: undefined when it holds. It reads the facts the caller gives the move (load them before, when they need the database). */
@@ -83,7 +83,7 @@ export function findMove<L extends Lifecycle>(lifecycle: L, from: StatusOf<L> | 
 export type Refusal<G extends string = string> = { action: string; reason: string } & (
   | { kind: 'no_move' }
   | { kind: 'wrong_mover' }
-  | { kind: 'guard_failed'; guard: G; details?: ErrorDetail[] }
+  | { kind: 'guard_failed'; guard: G; details?: FieldDetail[] }
 );
 
 export type Verdict<L extends Lifecycle> =

@@ -6,8 +6,9 @@
  * must ask no more than the document promises: every field it pins is a documented property, every value
  * it gives is of a kind the schema allows, and in a list (which may hold items the provider state did not
  * make) every matcher accepts every kind of value the schema allows there: a field the document lets be
- * null must not be matched as a string. (Whether a pinned field is one the document marks optional is
- * not checked yet.)
+ * null must not be matched as a string, and a field the document marks optional must not be required of
+ * a list's items. (Outside lists, what the provider state made may be narrower than the document: a state
+ * that completes an onboarding makes its optional fields present.)
  */
 import fs from 'node:fs';
 import { loadApiDocument, type ApiDocument, type JsonSchema, type Operation } from '../../server/platform/http/openapi.ts';
@@ -223,7 +224,7 @@ function checkValue(value: unknown, schema: JsonSchema, path: Segment[], rules: 
   // A list matched by type (eachLike) may hold any number of items, some the provider state did not make
   // (others' data, what earlier scenarios left): what it pins of an item must hold for any item the
   // document allows. A value elsewhere is what the request and state made, so its kind may be narrower.
-  const inList = path.some((s, i) => typeof s === 'number' && matcherAt(path.slice(0, i), rules).matches.includes('type'));
+  const inList = inTypedList(path, rules);
   if (allowed && takes && !equality && inList) {
     const missed = [...allowed].filter((k) => !takes.has(k));
     if (missed.length > 0) problems.push(`${show(path)}: the document allows ${missed.join(' or ')} here, the pact's ${matcher.matches.join('/')} matcher accepts only ${[...takes].join(' or ')}`);
@@ -233,18 +234,40 @@ function checkValue(value: unknown, schema: JsonSchema, path: Segment[], rules: 
   const candidates = branches(schema).filter((b) => !kinds(b) || kinds(b)!.has(kind));
   if (candidates.length === 0) return problems;
   const outcomes = candidates.map((branch) => (kind === 'object' ? checkObject(value as Record<string, unknown>, branch, path, rules) : checkArray(value as unknown[], branch, path, rules)));
-  return [...problems, ...outcomes.sort((a, b) => a.length - b.length)[0]!];
+  return [...problems, ...outcomes.sort((a, b) => fit(a) - fit(b))[0]!];
 }
 
-function checkObject(value: Record<string, unknown>, schema: JsonSchema, path: Segment[], rules: Rule[]): string[] {
+/** Whether the value is in a list matched by type (eachLike), whose items may be any the provider holds. */
+const inTypedList = (path: Segment[], rules: Rule[]) => path.some((s, i) => typeof s === 'number' && matcherAt(path.slice(0, i), rules).matches.includes('type'));
+
+/** How badly a branch fits (lower is better): a field it lacks or a kind it refuses counts more than a field it leaves optional. */
+const fit = (problems: string[]) => problems.reduce((sum, p) => sum + (p.endsWith(optional) ? 1 : 1000), 0);
+const optional = 'the pact requires a field the document marks optional';
+
+/** The schema with its `then` applied when the value meets its `if` (constants, enums and required fields only). */
+function conditional(schema: JsonSchema, value: Record<string, unknown>): JsonSchema {
+  const condition = schema.if as JsonSchema | undefined;
+  if (!condition || !schema.then) return schema;
+  const consts = Object.entries((condition.properties ?? {}) as Record<string, JsonSchema>).every(
+    ([key, s]) => ('const' in s ? value[key] === s.const : Array.isArray(s.enum) ? s.enum.includes(value[key]) : true),
+  );
+  const present = ((condition.required as string[] | undefined) ?? []).every((key) => key in value);
+  return consts && present ? merged({ allOf: [schema, schema.then as JsonSchema] }) : schema;
+}
+
+function checkObject(value: Record<string, unknown>, unconditional: JsonSchema, path: Segment[], rules: Rule[]): string[] {
+  const schema = conditional(unconditional, value);
   // A free-form object (no properties listed): what is in it is what the request or state put there.
   if (!schema.properties && schema.additionalProperties === undefined) return [];
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
   const extra = schema.additionalProperties;
+  const required = new Set((schema.required as string[] | undefined) ?? []);
   const problems: string[] = [];
   for (const [key, child] of Object.entries(value)) {
     const at = [...path, key];
     if (properties[key]) {
+      // An item of a list may be one the provider state did not make: what the pact pins of it, every item must have.
+      if (!required.has(key) && inTypedList(at, rules)) problems.push(`${show(at)}: ${optional}`);
       problems.push(...checkValue(child, properties[key]!, at, rules));
     } else if (extra && typeof extra === 'object') {
       problems.push(...checkValue(child, extra as JsonSchema, at, rules));

@@ -61,7 +61,9 @@ test.serial('capctl verify reads the code from the dev mailbox, verifies the acc
     .willRespondWith(200, (b) =>
       b.jsonBody({
         success: true,
-        data: eachLike({
+        // A new address's mailbox: exactly the mail the state sent.
+        data: [
+          {
           id: ulid(),
           to: email(),
           template: 'account_verify',
@@ -69,7 +71,8 @@ test.serial('capctl verify reads the code from the dev mailbox, verifies the acc
           text: string('Your code is 1234.'),
           sentAt: isoDateTime(),
           otp: regex('^[0-9]{4}$', '1234'),
-        }),
+          },
+        ],
       }),
     );
   await ol
@@ -246,7 +249,9 @@ test.serial('capctl run reads a generated password from the dev mailbox', async 
     .willRespondWith(200, (b) =>
       b.jsonBody({
         success: true,
-        data: eachLike({
+        // A new address's mailbox: exactly the mail the state sent.
+        data: [
+          {
           id: ulid(),
           to: email(),
           template: 'provisioned_account',
@@ -254,7 +259,8 @@ test.serial('capctl run reads a generated password from the dev mailbox', async 
           text: string('Sign in with this temporary password: bCcY5QiGXCSt8Y69bDig'),
           sentAt: isoDateTime(),
           password: string('bCcY5QiGXCSt8Y69bDig'),
-        }),
+          },
+        ],
       }),
     )
     .executeTest(async (mock) => {

@@ -80,7 +80,7 @@ test('in production a link field takes https:// only: javascript:, data:, vbscri
     t.true(check('https://meet.example.test/room?x=1#top'), field.where);
     for (const value of [...refused, 'http://meet.example.test/room']) {
       t.false(check(value), `${field.operation.operationId} ${field.where}: ${value}`);
-      t.deepEqual(toDetails(check.errors, 'body'), [{ issue: 'must be a web link (https://...)' }]);
+      t.deepEqual(toDetails(check.errors, 'body'), [{ field: 'body', issue: 'must be a web link (https://...)' }]);
     }
   }
 });

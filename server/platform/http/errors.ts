@@ -25,7 +25,9 @@ export const unauthorized = (code: string, message: string) => new AppError(401,
 export const forbidden = (code: string, message: string) => new AppError(403, code, message);
 export const notFound = (message = 'No such resource.') => new AppError(404, 'http.not_found', message);
 export const conflict = (code: string, message: string, details?: ErrorDetail[]) => new AppError(409, code, message, details);
-export const validationFailed = (details: ErrorDetail[], message = 'The request is not valid.') =>
+/** A problem of one field: every detail of `validation.failed` names its field (the documents promise it). */
+export type FieldDetail = Required<ErrorDetail>;
+export const validationFailed = (details: FieldDetail[], message = 'The request is not valid.') =>
   new AppError(422, 'validation.failed', message, details);
 export const unprocessable = (code: string, message: string, details?: ErrorDetail[]) =>
   new AppError(422, code, message, details);

@@ -1,6 +1,6 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import type { ErrorDetail } from './errors.ts';
+import type { FieldDetail } from './errors.ts';
 import type { JsonSchema, Operation } from './openapi.ts';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
@@ -104,8 +104,8 @@ export function compileOperation(op: Operation, { devMode = false }: { devMode?:
 }
 
 /** Turns Ajv's errors into the envelope's `details`: a dotted field path and an issue a person can read. */
-export function toDetails(errors: ErrorObject[] | null | undefined, location: Location): ErrorDetail[] {
-  const details: ErrorDetail[] = [];
+export function toDetails(errors: ErrorObject[] | null | undefined, location: Location): FieldDetail[] {
+  const details: FieldDetail[] = [];
   for (const e of errors ?? []) {
     const segments = e.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
     let issue = e.message ?? 'is not valid';
@@ -123,13 +123,14 @@ export function toDetails(errors: ErrorObject[] | null | undefined, location: Lo
       continue; // the branch errors beside it say what is wrong
     }
     const dotted = segments.map((s, i) => (/^\d+$/.test(s) ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
-    const field = location === 'body' ? dotted : [location, dotted].filter(Boolean).join('.');
+    // A problem of the whole body (or parameter set) is named by its location.
+    const field = location === 'body' ? dotted || 'body' : [location, dotted].filter(Boolean).join('.');
     // The branches of an anyOf ("a date, or blank") each refuse the value: name the field once.
-    const sameField = (d: ErrorDetail) => d.field === (field || undefined);
+    const sameField = (d: FieldDetail) => d.field === field;
     if (e.schemaPath.includes('/anyOf/') && details.some(sameField)) continue;
     if (!details.some((d) => sameField(d) && d.issue === issue)) {
-      details.push(field ? { field, issue } : { issue });
+      details.push({ field, issue });
     }
   }
-  return details.length ? details : [{ issue: 'is not valid' }];
+  return details.length ? details : [{ field: location, issue: 'is not valid' }];
 }

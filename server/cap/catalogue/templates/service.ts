@@ -1,5 +1,5 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { notFound, validationFailed, type ErrorDetail } from '../../../platform/http/errors.ts';
+import { notFound, validationFailed, type FieldDetail } from '../../../platform/http/errors.ts';
 import { newId } from '../../../platform/ids.ts';
 import type { AssetUrls, OrchestratorHttp } from '../../../contracts/orchestrator-client.ts';
 import type { ApplicationType } from '../../applications/index.ts';
@@ -32,7 +32,7 @@ export function createTemplates(deps: { sequelize: Sequelize; assetUrls: AssetUr
      */
     async putDownloads(adminId: string, bearer: string, templates: Array<{ key: string; assetId: string | null }>) {
       const keys = templates.map((t) => t.key);
-      const problems: ErrorDetail[] = templates.flatMap((t, i) => (keys.indexOf(t.key) !== i ? [{ field: `templates[${i}].key`, issue: `${t.key} is listed twice` }] : []));
+      const problems: FieldDetail[] = templates.flatMap((t, i) => (keys.indexOf(t.key) !== i ? [{ field: `templates[${i}].key`, issue: `${t.key} is listed twice` }] : []));
       for (const [i, t] of templates.entries()) {
         if (t.assetId && !(await deps.ownsAsset(bearer, t.assetId))) problems.push({ field: `templates[${i}].assetId`, issue: 'is not a file you uploaded' });
       }
@@ -76,7 +76,7 @@ export function createTemplates(deps: { sequelize: Sequelize; assetUrls: AssetUr
      */
     async publishWorkflow(adminId: string, type: ApplicationType, input: { stages: Array<{ stageKey: string; label?: string; durationDays?: number | null; guidance?: string | null }> }) {
       const expected = lifecycle.stagesOf[type];
-      const problems: ErrorDetail[] = [];
+      const problems: FieldDetail[] = [];
       if (input.stages.length !== expected.length) problems.push({ field: 'stages', issue: `lists ${input.stages.length} stages; ${type} has ${expected.length}: ${expected.join(', ')}` });
       for (const [i, stage] of input.stages.entries()) {
         if (stage.stageKey !== expected[i]) problems.push({ field: `stages[${i}].stageKey`, issue: `is ${stage.stageKey}; stage ${i + 1} of ${type} is ${expected[i] ?? 'none'}` });

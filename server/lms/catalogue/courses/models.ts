@@ -1,4 +1,4 @@
-import type { ErrorDetail } from '../../../platform/http/errors.ts';
+import type { FieldDetail } from '../../../platform/http/errors.ts';
 import { defineLifecycle } from '../../../platform/lifecycle.ts';
 import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
 import { id, reference, timestamps } from '../../../platform/db/columns.ts';
@@ -21,7 +21,7 @@ export const courseLifecycle = defineLifecycle({
     unpublish: { from: ['published', 'archived'], to: 'draft', by: ['author'] },
   },
   guards: {
-    publishable: (problems: ErrorDetail[]) => (problems.length ? { reason: 'The course is not ready to publish; details name each problem.', details: problems } : undefined),
+    publishable: (problems: FieldDetail[]) => (problems.length ? { reason: 'The course is not ready to publish; details name each problem.', details: problems } : undefined),
   },
   idempotent: true,
 });

@@ -1,4 +1,4 @@
-import type { ErrorDetail } from '../../../platform/http/errors.ts';
+import type { FieldDetail } from '../../../platform/http/errors.ts';
 import type { Course, CourseItem, CourseModule, ItemType } from './models.ts';
 
 const isBlank = (value: string | null | undefined) => !value || value.trim() === '';
@@ -22,8 +22,8 @@ export const itemContentRules: Record<ItemType, (item: CourseItem) => string | u
  * Why the course cannot be published, one detail per problem; empty when it can. A course needs a
  * title, at least one module, an item in every module, and every item's content.
  */
-export function publishProblems(course: Course, modules: CourseModule[], items: CourseItem[]): ErrorDetail[] {
-  const problems: ErrorDetail[] = [];
+export function publishProblems(course: Course, modules: CourseModule[], items: CourseItem[]): FieldDetail[] {
+  const problems: FieldDetail[] = [];
   if (isBlank(course.title)) problems.push({ field: 'title', issue: 'the course has no title' });
   if (modules.length === 0) problems.push({ field: 'modules', issue: 'the course has no modules' });
   for (const module of modules) {

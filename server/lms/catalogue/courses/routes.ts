@@ -41,6 +41,7 @@ export function authoringRoutes(access: Access, courses: Courses): Record<string
     patchAuthoringCourseModule: async (call) => ok(await courses.updateModule(await author(call), call.params.courseId, call.params.moduleId, call.body)),
     deleteAuthoringCourseModule: async (call) => ok(await courses.removeModule(await author(call), call.params.courseId, call.params.moduleId)),
     postAuthoringCourseItems: async (call) => created(await courses.addItem(await author(call), call.params.courseId, call.params.moduleId, call.body, bearerOf(call))),
+    getAuthoringCourseItem: async (call) => ok(await courses.item(await author(call), call.params.courseId, call.params.itemId)),
     patchAuthoringCourseItem: async (call) => ok(await courses.updateItem(await author(call), call.params.courseId, call.params.itemId, call.body, bearerOf(call))),
     deleteAuthoringCourseItem: async (call) => ok(await courses.removeItem(await author(call), call.params.courseId, call.params.itemId)),
     putAuthoringCourseSequencing: async (call) => ok(await courses.replaceSequencing(await author(call), call.params.courseId, call.body)),

@@ -1,6 +1,6 @@
 import type { Sequelize, Transaction } from 'sequelize';
 import { containing } from '../../../platform/db/like.ts';
-import { conflict, forbidden, notFound, validationFailed, type ErrorDetail } from '../../../platform/http/errors.ts';
+import { conflict, forbidden, notFound, validationFailed, type FieldDetail } from '../../../platform/http/errors.ts';
 import { Conditions, keysetInstances } from '../../../platform/db/keyset.ts';
 import { preparedReads } from '../../../platform/db/prepared.ts';
 import type { PageRequest } from '../../../platform/http/pagination.ts';
@@ -306,6 +306,14 @@ export function createCourses(sequelize: Sequelize, attachPackage?: AttachPackag
     return item;
   }
 
+  /** An item with its content, for the course's instructors and staff. */
+  async function item(actor: Actor, courseId: string, itemId: string) {
+    await editable(actor, courseId);
+    const found = await CourseItem.findOne({ where: { id: itemId, courseId } });
+    if (!found) throw notFound('No such item in this course.');
+    return itemView(found);
+  }
+
   async function updateItem(actor: Actor, courseId: string, itemId: string, write: ItemWrite, bearer?: string) {
     if (write.title !== undefined && !write.title.trim()) throw validationFailed([{ field: 'body.title', issue: 'cannot be blank' }]);
     const current = await CourseItem.findOne({ where: { id: itemId, courseId } });
@@ -385,6 +393,7 @@ export function createCourses(sequelize: Sequelize, attachPackage?: AttachPackag
     updateModule,
     removeModule,
     addItem,
+    item,
     updateItem,
     removeItem,
     replaceSequencing,
@@ -427,8 +436,8 @@ function quizOf(write: Partial<Quiz>): Quiz {
 }
 
 /** Every id of the graph must be a module or item of the course; no target requires itself, directly or not. */
-export function sequencingProblems(sequencing: Sequencing, known: ReadonlySet<string>): ErrorDetail[] {
-  const problems: ErrorDetail[] = [];
+export function sequencingProblems(sequencing: Sequencing, known: ReadonlySet<string>): FieldDetail[] {
+  const problems: FieldDetail[] = [];
   const targets = new Set<string>();
   sequencing.prerequisites.forEach((p, i) => {
     if (targets.has(p.targetId)) problems.push({ field: `body.prerequisites[${i}].targetId`, issue: `${p.targetId} is listed more than once` });
