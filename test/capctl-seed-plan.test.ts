@@ -7,7 +7,8 @@ import { stringify } from 'yaml';
 import { createDatabase, dropDatabase } from '../server/platform/db/database.ts';
 import { newId } from '../server/platform/ids.ts';
 import { runCapctl, startServe, type RunningServe } from './helpers/cli.ts';
-import { call, sql } from './helpers/platform.ts';
+import { candidateWithApplication } from './helpers/cap.ts';
+import { call, sql, type TestPlatform } from './helpers/platform.ts';
 
 // capctl seed at scale and its plan (issue 28): the plan is what the run does, problems are found before
 // the first write, and seeding never fails a sign-in.
@@ -193,6 +194,33 @@ test.serial('a trade moving to another sector is refused with its file and line 
   t.is(moved.code, 0, moved.stderr);
   t.regex(moved.stdout, /updated: trades moving-trade\n\s+sector: "home-sector" -> "other-sector"/);
   t.is(await count(`SELECT count(*)::int AS n FROM cap.trades t JOIN cap.sectors s ON s.id = t.sector_id WHERE t.slug = 'moving-trade' AND s.slug = 'other-sector'`), 1);
+});
+
+test.serial('a NOS replaced under applications is refused with its file and line before anything is written, unless --allow-identity-changes', async (t) => {
+  const nos = (unitTitle: string) => ({ title: 'Plastering (NOS)', levels: [{ level: 1, purpose: 'Level 1.', units: [{ referenceNumber: 'PLS/L1/01', title: unitTitle, learningOutcomes: [{ reference: 'LO1', description: 'Work', performanceCriteria: [{ reference: 'PC1.1', description: 'Safely' }] }] }] }] });
+  const sector = (unitTitle: string) => ({ sector: { slug: 'finishing', name: 'Finishing', trades: [{ slug: 'plastering', name: 'Plastering', nos: nos(unitTitle) }] } });
+  const centres = { centres: [{ name: 'Plaster Centre', registrationNo: 'PLS-0001', superAdmin: { name: 'Pat Owner', email: 'pat.owner@plaster.example.test', password: 'Owner-pass-2024' } }] };
+  t.is((await seed(seedDir({ 'finishing.yaml': sector('Prepare surfaces'), 'centres.yaml': centres }))).code, 0);
+  // A candidate's application on the trade: the platform's NOS version is now in use.
+  const platform = { url: (urlPath: string) => `${serve.urls.gateway}${urlPath}` } as TestPlatform;
+  const [ids] = await sql<{ sectorId: string; tradeId: string; centreId: string }>(
+    { databaseUrl },
+    `SELECT t.sector_id AS "sectorId", t.id AS "tradeId", c.id AS "centreId" FROM cap.trades t, cap.centres c WHERE t.slug = 'plastering' AND c.registration_no = 'PLS-0001'`,
+  );
+  await candidateWithApplication(platform, ids!, { draft: true });
+  const versions = () => count(`SELECT count(*)::int AS n FROM cap.nos_documents d JOIN cap.trades t ON t.id = d.trade_id WHERE t.slug = 'plastering'`);
+  const before = await versions();
+
+  const changed = seedDir({ 'finishing.yaml': sector('Prepare and prime surfaces') });
+  for (const args of [['--dry-run', changed], [changed]]) {
+    const refused = await seed(...args);
+    t.is(refused.code, 2, refused.stdout);
+    t.regex(refused.stderr, /finishing\.yaml:\d+:\d+: the NOS of plastering differs from the platform's version \d+, which applications use/);
+  }
+  t.is(await versions(), before, 'no NOS version was written');
+  const replaced = await seed('--allow-identity-changes', changed);
+  t.is(replaced.code, 0, replaced.stderr);
+  t.is(await versions(), before + 1, 'imported as the next version');
 });
 
 test.serial('every problem a file can have is found before the first write: a unit given twice, an unknown sector, state or LGA (exit 2, file:line:col)', async (t) => {
