@@ -2,8 +2,11 @@ import { Op, QueryTypes, UniqueConstraintError, col, fn, where as sqlWhere, type
 import { containing } from '../../platform/db/like.ts';
 import { conflict, notFound, unprocessable, type ErrorDetail } from '../../platform/http/errors.ts';
 import { keysetPage, pageRequest } from '../../platform/http/pagination.ts';
+import { lifecycleWriter, modelStore } from '../../platform/lifecycle.ts';
 import {
   defineCatalogueModels,
+  nosLifecycle,
+  tradeLifecycle,
   type LearningOutcome,
   type NosDocument,
   type PerformanceCriterion,
@@ -72,6 +75,11 @@ export type NosImport = { title?: string; levels?: NosDocumentInput['levels']; c
 export function createCatalogue(sequelize: Sequelize) {
   const models = defineCatalogueModels(sequelize);
   const { Sector, Trade, NosDocument, QualificationLevel, Unit, LearningOutcome } = models;
+  const trades = lifecycleWriter(tradeLifecycle, {
+    store: modelStore(Trade),
+    refuse: (_refusal, trade) => conflict(`catalogue.trade_${trade!.status}`, `The trade ${trade!.name} is already ${trade!.status}.`),
+  });
+  const nosVersions = lifecycleWriter(nosLifecycle, { store: modelStore(NosDocument) });
 
   /** Runs a write, turning a concurrent write that took the same slug or number into a 409. */
   async function unique<T>(what: string, write: () => Promise<T>): Promise<T> {
@@ -445,10 +453,10 @@ export function createCatalogue(sequelize: Sequelize) {
         const sector = await Sector.findByPk(input.sectorId, { transaction });
         if (!sector) throw unprocessable('validation.failed', 'The sector does not exist.', [{ field: 'body.sectorId', issue: `no sector has the id ${input.sectorId}` }]);
         const name = input.name.trim();
-        const trade = await withFreeSlug(Trade, input.name, input.slug, transaction, (slug) =>
-          Trade.create({ sectorId: sector.id, slug, name, description: input.description ?? null, evidenceTypes: input.evidenceTypes ?? defaultEvidenceTypes }, { transaction }),
-        );
-        const doc = await NosDocument.create({ tradeId: trade.id, version: 1, title: `${name} (NOS)`, status: 'active' }, { transaction });
+        const trade = (await withFreeSlug(Trade, input.name, input.slug, transaction, (slug) =>
+          trades.create(transaction, 'add', { sectorId: sector.id, slug, name, description: input.description ?? null, evidenceTypes: input.evidenceTypes ?? defaultEvidenceTypes }, { by: 'admin' }),
+        ))!;
+        const doc = (await nosVersions.create(transaction, 'publish', { tradeId: trade.id, version: 1, title: `${name} (NOS)` }, { by: 'admin' }))!;
         const levels = [...new Set(input.levels ?? stubLevels)].sort((a, b) => a - b);
         await writeNosContent(doc, { title: doc.title, levels: levels.map((level) => ({ level, purpose: `${name}, level ${level}`, units: [] })) }, trade, transaction);
         return trade;
@@ -473,8 +481,9 @@ export function createCatalogue(sequelize: Sequelize) {
     /** Archived trades leave the public catalogue; their NOS documents stay for existing applications. */
     async setTradeStatus(id: string, status: TradeStatus) {
       const trade = await tradeById(id);
-      if (trade.status === status) throw conflict(`catalogue.trade_${status}`, `The trade ${trade.name} is already ${status}.`);
-      await trade.update({ status, archivedAt: status === 'archived' ? new Date() : null });
+      await sequelize.transaction((transaction) =>
+        trades.move(transaction, trade, status === 'archived' ? 'archive' : 'restore', { by: 'admin', changes: { archivedAt: status === 'archived' ? new Date() : null } }),
+      );
       return adminTrade(trade);
     },
 
@@ -511,8 +520,8 @@ export function createCatalogue(sequelize: Sequelize) {
         await tradeById(tradeId, transaction, { lock: true });
         const current = await activeNos(trade.id, transaction);
         const latest = ((await NosDocument.max('version', { where: { tradeId }, transaction })) as number | null) ?? 0;
-        if (current) await current.update({ status: 'superseded' }, { transaction });
-        const next = await NosDocument.create({ tradeId, version: latest + 1, title: doc.title.trim(), status: 'active' }, { transaction });
+        if (current) await nosVersions.move(transaction, current, 'supersede', { by: 'admin' });
+        const next = (await nosVersions.create(transaction, 'publish', { tradeId, version: latest + 1, title: doc.title.trim() }, { by: 'admin' }))!;
         await writeNosContent(next, doc, trade, transaction);
         return { next, supersedes: current?.version ?? null };
       });

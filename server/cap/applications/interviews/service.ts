@@ -12,7 +12,8 @@ import type { ActingContext, People } from '../../people/index.ts';
 import type { RecommendationsClient } from '../../../contracts/lms-client.ts';
 import type { OrchestratorHttp } from '../../../contracts/orchestrator-client.ts';
 import { defineInterviewModels, type Appeal, type ApplicationInterview, type InterviewForm, type InterviewTemplate, type PanelSeat } from './models.ts';
-import { outcomeOf, panelProblems, schedulableStages, type InterviewDecision, type InterviewFormType, type InterviewMode, type InterviewOutcome, type SignatureMode } from './rules.ts';
+import { checkMove, lifecycleWriter, modelStore } from '../../../platform/lifecycle.ts';
+import { appealLifecycle, interviewFormLifecycle, interviewLifecycle, outcomeOf, panelProblems, schedulableStages, type InterviewDecision, type InterviewFormType, type InterviewMode, type InterviewOutcome, type SignatureMode } from './rules.ts';
 import type { JsonObject } from '../../../platform/http/merge-patch.ts';
 
 /** The schedule input of a sitting (`POST .../interview/schedule`, templates, the booking PATCH). */
@@ -59,6 +60,10 @@ export function createInterviews(deps: {
   const { sequelize, applications, assessors } = deps;
   const models = defineInterviewModels(sequelize);
   const { CentrePanel, InterviewTemplate, ApplicationInterview, InterviewForm, InterviewEvaluation, Appeal } = models;
+  const interviews = lifecycleWriter(interviewLifecycle, { store: modelStore(ApplicationInterview) });
+  const interviewForms = lifecycleWriter(interviewFormLifecycle, { store: modelStore(InterviewForm) });
+  const resolved = (appeal: Appeal) => conflict('appeal.resolved', `The appeal is ${appeal.status} already.`);
+  const appeals = lifecycleWriter(appealLifecycle, { store: modelStore(Appeal), refuse: (_refusal, appeal) => resolved(appeal!) });
 
   /** The caller's assessor profile id, or null when they have none. */
   async function profileIdOf(userId: string, transaction?: Transaction): Promise<string | null> {
@@ -115,7 +120,7 @@ export function createInterviews(deps: {
   async function interviewOf(application: Application, transaction: Transaction): Promise<ApplicationInterview> {
     const found = await ApplicationInterview.findOne({ where: { applicationId: application.id }, transaction, lock: transaction.LOCK.UPDATE });
     if (found) return found;
-    return ApplicationInterview.create({ applicationId: application.id, centreId: application.centreId, status: 'scheduled', mode: null, location: null, link: null }, { transaction });
+    return (await interviews.create(transaction, 'open', { applicationId: application.id, centreId: application.centreId, mode: null, location: null, link: null }, { by: 'centre' }))!;
   }
 
   /** Seats the panel on the application: the current panel's assignments end, the new seats start. */
@@ -358,7 +363,7 @@ export function createInterviews(deps: {
         const template = interview.templateId ? await InterviewTemplate.findByPk(interview.templateId, { transaction }) : null;
         if (template) assertNotBeforeClock(template, sitting.scheduledAt);
         else assertFuture(sitting.scheduledAt);
-        await interview.update({ ...sitting, status: 'scheduled' }, { transaction });
+        await interviews.move(transaction, interview, 'schedule', { by: 'centre', changes: sitting });
         return scheduleView(interview);
       });
     },
@@ -422,7 +427,7 @@ export function createInterviews(deps: {
         for (const application of found) {
           const interview = await seat(application, panel.members, actor.userId, transaction);
           const { mode, location, link, useCentreAddress } = template;
-          await interview.update({ templateId: template.id, scheduledAt, mode, location, link, useCentreAddress, status: 'scheduled' }, { transaction });
+          await interviews.move(transaction, interview, 'schedule', { by: 'centre', changes: { templateId: template.id, scheduledAt, mode, location, link, useCentreAddress } });
         }
       });
       return (await bookings(actor.centreId, { applicationIds: ids, limit: 100 })).items;
@@ -473,8 +478,11 @@ export function createInterviews(deps: {
         await atInterview(applicationId, transaction);
         const existing = await InterviewForm.findOne({ where: { applicationId, formType }, transaction, lock: transaction.LOCK.UPDATE });
         if (existing?.candidateSignedAt) throw conflict('interview.form_signed', 'The candidate has signed this form: it no longer changes.');
-        const values = { data: input.data, status: input.status ?? 'draft', populatedBy: profileId };
-        return existing ? existing.update(values, { transaction }) : InterviewForm.create({ applicationId, formType, ...values }, { transaction });
+        const values = { data: input.data, populatedBy: profileId };
+        const action = input.status === 'completed' ? 'complete' : 'draft';
+        if (!existing) return (await interviewForms.create(transaction, action, { applicationId, formType, ...values }, { by: 'lead' }))!;
+        await interviewForms.move(transaction, existing, action, { by: 'lead', changes: values });
+        return existing;
       });
       return formView(form);
     },
@@ -532,7 +540,7 @@ export function createInterviews(deps: {
             throw unprocessable('interview.outcome_mismatch', `A ${decision} decision has the outcome ${outcomeOf[decision]}.`, [{ field: 'outcome', issue: `must be ${outcomeOf[decision]}` }]);
           }
           if (evaluations < 3) throw conflict('interview.evaluations_pending', `Every voter evaluates before the outcome: ${evaluations} of 3 have.`);
-          await interview.update({ status: 'completed' }, { transaction });
+          await interviews.move(transaction, interview, 'complete', { by: 'lead' });
           await applications.move(application, input.outcome, 'panel', caller.userId, transaction, input.feedback);
         }
         return { applicationId, round: interview.round, evaluations, decision: interview.decision, status: application.status, currentStageKey: application.currentStageKey };
@@ -548,7 +556,7 @@ export function createInterviews(deps: {
           if (application.status !== 'rejected') throw conflict('appeal.not_allowed', `Only a rejected application is appealed; this one is ${application.status}.`);
           const interview = await ApplicationInterview.findOne({ where: { applicationId }, transaction });
           if (interview?.gapTrainingClosedAt) throw conflict('appeal.not_allowed', 'You closed this application for gap training: it can no longer be appealed.');
-          return Appeal.create({ applicationId, stageKey: application.currentStageKey, status: 'open', comment, raisedBy: userId }, { transaction });
+          return (await appeals.create(transaction, 'raise', { applicationId, stageKey: application.currentStageKey, comment, raisedBy: userId }, { by: 'candidate' }))!;
         });
         return appealView(appeal);
       } catch (err) {
@@ -563,13 +571,16 @@ export function createInterviews(deps: {
         const application = await applications.visible({ persona: 'centre', ...actor }, applicationId, transaction);
         const appeal = await Appeal.findOne({ where: { id: appealId, applicationId }, transaction, lock: transaction.LOCK.UPDATE });
         if (!appeal) throw notFound(`The application has no appeal ${appealId}.`);
-        if (appeal.status !== 'open') throw conflict('appeal.resolved', `The appeal is ${appeal.status} already.`);
+        if (!checkMove(appealLifecycle, appeal.status, input.decision, 'centre').ok) throw resolved(appeal);
         if (input.decision === 'reopen') {
           await applications.move(application, 'reopen', 'centre', actor.userId, transaction, input.comment ?? null);
           const interview = await ApplicationInterview.findOne({ where: { applicationId }, transaction, lock: transaction.LOCK.UPDATE });
-          if (interview && application.currentStageKey === 'interview') await interview.update({ round: interview.round + 1, decision: null, decidedBy: null, decidedAt: null, status: 'scheduled' }, { transaction });
+          if (interview && application.currentStageKey === 'interview') {
+            await interviews.move(transaction, interview, 'reopen', { by: 'centre', changes: { round: interview.round + 1, decision: null, decidedBy: null, decidedAt: null } });
+          }
         }
-        return appeal.update({ status: input.decision === 'reopen' ? 'resolved_reopened' : 'resolved_dismissed', resolutionComment: input.comment ?? null, resolvedBy: actor.userId, resolvedAt: new Date() }, { transaction });
+        await appeals.move(transaction, appeal, input.decision, { by: 'centre', changes: { resolutionComment: input.comment ?? null, resolvedBy: actor.userId, resolvedAt: new Date() } });
+        return appeal;
       });
       return appealView(appeal);
     },

@@ -102,7 +102,7 @@ export function createAdminCentres(centres: CentreService, staff: StaffService, 
       const id = newId();
       const name = input.name.trim();
       await staff.enrol({ id, name }, { ...input.superAdmin, role: 'super_admin' }, (transaction) =>
-        centres.create({ id, name, registrationNo: input.registrationNo.trim(), address: input.address ?? null, status: 'approved', createdBy: adminId }, transaction),
+        centres.register({ id, name, registrationNo: input.registrationNo.trim(), address: input.address ?? null, createdBy: adminId }, transaction),
       );
       return present((await Centre.findByPk(id))!);
     },
