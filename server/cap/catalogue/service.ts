@@ -1,7 +1,9 @@
 import { Op, QueryTypes, UniqueConstraintError, col, fn, where as sqlWhere, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
 import { containing } from '../../platform/db/like.ts';
 import { conflict, notFound, unprocessable, type ErrorDetail } from '../../platform/http/errors.ts';
-import { keysetPage, pageRequest } from '../../platform/http/pagination.ts';
+import { Conditions, keysetInstances } from '../../platform/db/keyset.ts';
+import { preparedReads } from '../../platform/db/prepared.ts';
+import { pageRequest } from '../../platform/http/pagination.ts';
 import { lifecycleWriter, modelStore } from '../../platform/lifecycle.ts';
 import {
   defineCatalogueModels,
@@ -75,6 +77,7 @@ export type NosImport = { title?: string; levels?: NosDocumentInput['levels']; c
 export function createCatalogue(sequelize: Sequelize) {
   const models = defineCatalogueModels(sequelize);
   const { Sector, Trade, NosDocument, QualificationLevel, Unit, LearningOutcome } = models;
+  const read = preparedReads(sequelize);
   const trades = lifecycleWriter(tradeLifecycle, {
     store: modelStore(Trade),
     refuse: (_refusal, trade) => conflict(`catalogue.trade_${trade!.status}`, `The trade ${trade!.name} is already ${trade!.status}.`),
@@ -384,10 +387,10 @@ export function createCatalogue(sequelize: Sequelize) {
     // ---- admin: sectors ------------------------------------------------------------------------
 
     async listSectors(query: Query & { slug?: string }) {
-      const where: WhereOptions = {};
-      if (query.q) Object.assign(where, { [Op.or]: [{ name: { [Op.iLike]: containing(query.q) } }, { slug: { [Op.iLike]: containing(query.q) } }] });
-      if (query.slug) Object.assign(where, { slug: query.slug });
-      const { items, meta } = await keysetPage(Sector, pageRequest(query), { where });
+      const where = new Conditions();
+      if (query.q) where.add('(x.name ILIKE ? OR x.slug ILIKE ?)', containing(query.q));
+      if (query.slug) where.add('x.slug = ?', query.slug);
+      const { items, meta } = await keysetInstances(read, pageRequest(query), Sector, { from: 'cap.sectors x', where, key: 'x.id', desc: true });
       return { items: await adminSectors(items), meta };
     },
 
@@ -426,12 +429,12 @@ export function createCatalogue(sequelize: Sequelize) {
     // ---- admin: trades -------------------------------------------------------------------------
 
     async listTrades(query: Query & { sectorId?: string; status?: TradeStatus; slug?: string }) {
-      const where: WhereOptions = {};
-      if (query.q) Object.assign(where, { [Op.or]: [{ name: { [Op.iLike]: containing(query.q) } }, { slug: { [Op.iLike]: containing(query.q) } }] });
-      if (query.sectorId) Object.assign(where, { sectorId: query.sectorId });
-      if (query.status) Object.assign(where, { status: query.status });
-      if (query.slug) Object.assign(where, { slug: query.slug });
-      const { items, meta } = await keysetPage(Trade, pageRequest(query), { where });
+      const where = new Conditions();
+      if (query.q) where.add('(x.name ILIKE ? OR x.slug ILIKE ?)', containing(query.q));
+      if (query.sectorId) where.add('x.sector_id = ?', query.sectorId);
+      if (query.status) where.add('x.status = ?', query.status);
+      if (query.slug) where.add('x.slug = ?', query.slug);
+      const { items, meta } = await keysetInstances(read, pageRequest(query), Trade, { from: 'cap.trades x', where, key: 'x.id', desc: true });
       return { items: await adminTrades(items), meta };
     },
 
@@ -532,13 +535,12 @@ export function createCatalogue(sequelize: Sequelize) {
 
     /** One row per qualification level on each trade's active NOS. */
     async listLevels(query: Query & { tradeId?: string; sectorId?: string }) {
-      const docs = await sequelize.query<{ id: string }>(
-        `SELECT d.id FROM cap.nos_documents d JOIN cap.trades t ON t.id = d.trade_id
-          WHERE d.status = 'active' AND ($1::text IS NULL OR t.id = $1) AND ($2::text IS NULL OR t.sector_id = $2)
-            AND ($3::text IS NULL OR t.name ILIKE $3 OR t.slug ILIKE $3)`,
-        { type: QueryTypes.SELECT, bind: [query.tradeId ?? null, query.sectorId ?? null, query.q ? containing(query.q) : null] },
-      );
-      const { items, meta } = await keysetPage(QualificationLevel, pageRequest(query), { where: { nosDocumentId: { [Op.in]: docs.map((d) => d.id) } }, newest: false });
+      const where = new Conditions().add(`d.status = 'active'`);
+      if (query.tradeId) where.add('t.id = ?', query.tradeId);
+      if (query.sectorId) where.add('t.sector_id = ?', query.sectorId);
+      if (query.q) where.add('(t.name ILIKE ? OR t.slug ILIKE ?)', containing(query.q));
+      const from = 'cap.qualification_levels x JOIN cap.nos_documents d ON d.id = x.nos_document_id JOIN cap.trades t ON t.id = d.trade_id';
+      const { items, meta } = await keysetInstances(read, pageRequest(query), QualificationLevel, { from, where, key: 'x.id', desc: false });
       return { items: await adminLevels(items), meta };
     },
 

@@ -1,7 +1,9 @@
 import { Op, QueryTypes, UniqueConstraintError, type CreationAttributes, type InferAttributes, type Sequelize, type Transaction } from 'sequelize';
 import type { AssetUrls } from '../../contracts/orchestrator-client.ts';
 import { conflict } from '../../platform/http/errors.ts';
-import { keysetPage, pageRequest } from '../../platform/http/pagination.ts';
+import { Conditions, keysetInstances } from '../../platform/db/keyset.ts';
+import { preparedReads } from '../../platform/db/prepared.ts';
+import { pageRequest } from '../../platform/http/pagination.ts';
 import { valueAt, type JsonObject } from '../../platform/http/merge-patch.ts';
 import { membershipWriter, moderationWriter } from '../people/index.ts';
 import { defineCentreModels, type Centre } from './models.ts';
@@ -43,6 +45,7 @@ async function ownRegistrationNo<T>(write: () => Promise<T>): Promise<T> {
 export function createCentreService(sequelize: Sequelize, assetUrls: AssetUrls) {
   const models = defineCentreModels(sequelize);
   const { Centre, CentreStaff } = models;
+  const read = preparedReads(sequelize);
   /** The writers of the centres' moderation status and of their staff's membership status. */
   const moderated = moderationWriter(Centre);
   const staff = membershipWriter(CentreStaff);
@@ -78,7 +81,8 @@ export function createCentreService(sequelize: Sequelize, assetUrls: AssetUrls) 
 
     /** Approved centres, oldest first, with their resolved logos (the public catalogue's `GET /centres`). */
     async approved(query: Record<string, unknown>) {
-      const { items, meta } = await keysetPage(Centre, pageRequest(query), { where: { status: 'approved' }, newest: false });
+      const where = new Conditions().add(`x.status = 'approved'`);
+      const { items, meta } = await keysetInstances(read, pageRequest(query), Centre, { from: 'cap.centres x', where, key: 'x.id', desc: false });
       const urlOf = await assetUrls(items.map((c) => c.logoAssetId));
       return {
         items: items.map((c) => ({ id: c.id, name: c.name, registrationNo: c.registrationNo, status: c.status, logoAssetId: c.logoAssetId, logo: urlOf(c.logoAssetId), address: c.address })),

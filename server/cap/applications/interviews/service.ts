@@ -1,7 +1,9 @@
 import { Op, QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 import { GrpcCallError } from '../../../platform/grpc/errors.ts';
 import { conflict, forbidden, notFound, unprocessable, type ErrorDetail } from '../../../platform/http/errors.ts';
-import { encodeCursor, keysetPage, pageRequest } from '../../../platform/http/pagination.ts';
+import { Conditions, keysetInstances } from '../../../platform/db/keyset.ts';
+import { preparedReads } from '../../../platform/db/prepared.ts';
+import { pageRequest } from '../../../platform/http/pagination.ts';
 import type { Logger } from '../../../platform/logger.ts';
 import type { Application } from '../models.ts';
 import type { Applications, Viewer } from '../service.ts';
@@ -60,6 +62,7 @@ export function createInterviews(deps: {
   const { sequelize, applications, assessors } = deps;
   const models = defineInterviewModels(sequelize);
   const { CentrePanel, InterviewTemplate, ApplicationInterview, InterviewForm, InterviewEvaluation, Appeal } = models;
+  const read = preparedReads(sequelize);
   const interviews = lifecycleWriter(interviewLifecycle, { store: modelStore(ApplicationInterview) });
   const interviewForms = lifecycleWriter(interviewFormLifecycle, { store: modelStore(InterviewForm) });
   const resolved = (appeal: Appeal) => conflict('appeal.resolved', `The appeal is ${appeal.status} already.`);
@@ -230,25 +233,12 @@ export function createInterviews(deps: {
   /** Bookings (sittings of the centre's applications that have a seated panel) with their candidate. */
   async function bookings(centreId: string, filter: { from?: string; to?: string; applicationIds?: string[]; cursor?: string; limit: number }) {
     // One statement with the assessors' condition (a seated panel): the page is filtered by it.
-    const where = ['i.centre_id = $1', 'i.scheduled_at IS NOT NULL', assessorsSql.panelSeated('i.application_id')];
-    const bind: unknown[] = [centreId];
-    const add = (clause: string, value: unknown) => {
-      bind.push(value);
-      where.push(clause.replaceAll('?', `$${bind.length}`));
-    };
-    if (filter.from) add('i.scheduled_at >= ?', new Date(filter.from));
-    if (filter.to) add('i.scheduled_at <= ?', new Date(filter.to));
-    if (filter.applicationIds) add('i.application_id = ANY(?)', filter.applicationIds);
-    if (filter.cursor) add('(i.scheduled_at, i.id) > (SELECT scheduled_at, id FROM cap.application_interviews WHERE id = ?)', filter.cursor);
-    bind.push(filter.limit + 1);
-    const rows = await sequelize.query<{ id: string }>(
-      `SELECT i.id FROM cap.application_interviews i WHERE ${where.join(' AND ')} ORDER BY i.scheduled_at, i.id LIMIT $${bind.length}`,
-      { type: QueryTypes.SELECT, bind },
-    );
-    const hasMore = rows.length > filter.limit;
-    const ids = rows.slice(0, filter.limit).map((r) => r.id);
-    const interviews = await ApplicationInterview.findAll({ where: { id: { [Op.in]: ids } } });
-    const ordered = ids.map((id) => interviews.find((i) => i.id === id)!);
+    const where = new Conditions().add('x.centre_id = ?', centreId).add('x.scheduled_at IS NOT NULL').add(assessorsSql.panelSeated('x.application_id'));
+    if (filter.from) where.add('x.scheduled_at >= ?', new Date(filter.from));
+    if (filter.to) where.add('x.scheduled_at <= ?', new Date(filter.to));
+    if (filter.applicationIds) where.add('x.application_id = ANY(?)', filter.applicationIds);
+    const page = { cursor: filter.cursor, limit: filter.limit };
+    const { items: ordered, meta } = await keysetInstances(read, page, ApplicationInterview, { from: 'cap.application_interviews x', where, key: 'x.scheduled_at', desc: false });
     const presented = await applications.present(await applications.models.Application.findAll({ where: { id: { [Op.in]: ordered.map((i) => i.applicationId) } } }));
     const items = await Promise.all(
       ordered.map(async (interview) => {
@@ -256,7 +246,7 @@ export function createInterviews(deps: {
         return { id: interview.id, applicationId: interview.applicationId, candidate: app.candidate, trade: app.trade, currentStageKey: app.currentStageKey, ...scheduleView(interview), members: await seatsView(await currentSeats(interview.applicationId)) };
       }),
     );
-    return { items, meta: { pagination: { nextCursor: hasMore ? encodeCursor(ids.at(-1)!) : null, hasMore, limit: filter.limit } } };
+    return { items, meta };
   }
 
   /** The caller as a voter on the application: their profile id and whether they lead (403 otherwise). */
@@ -369,7 +359,8 @@ export function createInterviews(deps: {
     },
 
     async listCentrePanels(centreId: string, query: Record<string, unknown>) {
-      const { items, meta } = await keysetPage(CentrePanel, pageRequest(query), { where: { centreId } });
+      const where = new Conditions().add('x.centre_id = ?', centreId);
+      const { items, meta } = await keysetInstances(read, pageRequest(query), CentrePanel, { from: 'cap.centre_panels x', where, key: 'x.id', desc: true });
       return { items: await Promise.all(items.map(centrePanelView)), meta };
     },
 
@@ -382,12 +373,11 @@ export function createInterviews(deps: {
 
     /** The centre's interview templates by clock; `from`/`to` bound the clock, `scheduledAt` picks one exact clock. */
     async listTemplates(centreId: string, query: { from?: string; to?: string; scheduledAt?: string; cursor?: string; limit?: number }) {
-      const clock: Record<symbol, Date> = {};
-      if (query.from) clock[Op.gte] = new Date(query.from);
-      if (query.to) clock[Op.lte] = new Date(query.to);
-      if (query.scheduledAt) clock[Op.eq] = new Date(query.scheduledAt);
-      const where = { centreId, ...(Reflect.ownKeys(clock).length ? { scheduledAt: clock } : {}) };
-      const { items, meta } = await keysetPage(InterviewTemplate, pageRequest(query as Record<string, unknown>), { where, newest: false });
+      const where = new Conditions().add('x.centre_id = ?', centreId);
+      if (query.from) where.add('x.scheduled_at >= ?', new Date(query.from));
+      if (query.to) where.add('x.scheduled_at <= ?', new Date(query.to));
+      if (query.scheduledAt) where.add('x.scheduled_at = ?', new Date(query.scheduledAt));
+      const { items, meta } = await keysetInstances(read, pageRequest(query as Record<string, unknown>), InterviewTemplate, { from: 'cap.interview_templates x', where, key: 'x.id', desc: false });
       return { items: items.map(templateView), meta };
     },
 
