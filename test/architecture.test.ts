@@ -2,7 +2,7 @@ import test from 'ava';
 import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { brokenRules, importGraph, importsOf, moduleFolders, services, type ImportEdge } from './helpers/imports.ts';
+import { brokenRules, importCycles, importGraph, importsOf, moduleFolders, services, type ImportEdge } from './helpers/imports.ts';
 
 // The design's rules, read from the import statements of the real files (CONTRIBUTING, "Where code
 // goes"): services apart, the kernel below them, a module reached through its face, the CLI through the
@@ -31,6 +31,35 @@ test('no import breaks the rules: services apart, the kernel imports no service,
 test('every allowed exception to the import rules is still an import that breaks one', async (t) => {
   const broken = brokenRules(await importGraph(root, sourceFolders), await moduleFolders(root)).map(arrowOf);
   for (const arrow of Object.keys(allowedImports)) t.true(broken.includes(arrow), `${arrow} is no longer needed: remove it from allowedImports`);
+});
+
+// capctl's commands: a command file (X.ts) loads its work (X.action.ts) when it runs and takes its
+// option types from it with `import type`; the action never imports its command file, and what both
+// need is in a third file (cli/options.ts, cli/scenarios/files.ts). No file of cli/commands imports
+// one that imports it back, directly or through others.
+test('no import cycle between the files of cli/commands (dynamic and type-only imports count)', async (t) => {
+  const edges = await importGraph(root, ['cli']);
+  t.true(edges.some((edge) => edge.from === 'cli/commands/run.ts' && edge.to === 'cli/commands/run.action.ts'), 'the reader sees the lazy import of an action');
+  t.deepEqual(importCycles(edges, 'cli/commands'), []);
+});
+
+test('the cycle finder names one loop per group of files that import each other, and nothing else', (t) => {
+  const edges: ImportEdge[] = [
+    { from: 'cli/commands/keys.ts', to: 'cli/commands/keys.action.ts' },
+    { from: 'cli/commands/keys.action.ts', to: 'cli/commands/keys.ts' },
+    { from: 'cli/commands/a.ts', to: 'cli/commands/b.ts' },
+    { from: 'cli/commands/b.ts', to: 'cli/commands/c.ts' },
+    { from: 'cli/commands/c.ts', to: 'cli/commands/a.ts' },
+    { from: 'cli/commands/c.ts', to: 'cli/commands/keys.ts' },
+    { from: 'cli/commands/run.ts', to: 'cli/commands/run.action.ts' },
+    { from: 'cli/commands/demo.action.ts', to: 'cli/commands/run.action.ts' },
+    { from: 'cli/commands/run.action.ts', to: 'cli/options.ts' },
+    { from: 'cli/options.ts', to: 'cli/commands/run.action.ts' },
+  ];
+  t.deepEqual(importCycles(edges, 'cli/commands'), [
+    'cli/commands/a.ts -> cli/commands/b.ts -> cli/commands/c.ts -> cli/commands/a.ts',
+    'cli/commands/keys.action.ts -> cli/commands/keys.ts -> cli/commands/keys.action.ts',
+  ]);
 });
 
 test('server/cap has at most 8 entries at its top level', async (t) => {
