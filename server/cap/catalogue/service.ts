@@ -1,4 +1,4 @@
-import { Op, QueryTypes, UniqueConstraintError, col, fn, where as sqlWhere, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
+import { Op, QueryTypes, UniqueConstraintError, col, fn, where as sqlWhere, type Sequelize, type Transaction } from 'sequelize';
 import { containing } from '../../platform/db/like.ts';
 import { conflict, notFound, unprocessable, type ErrorDetail } from '../../platform/http/errors.ts';
 import { Conditions, keysetInstances } from '../../platform/db/keyset.ts';

@@ -1,4 +1,4 @@
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import { unprocessable } from '../../../platform/http/errors.ts';
 import { Conditions, keysetRows } from '../../../platform/db/keyset.ts';
 import { preparedReads } from '../../../platform/db/prepared.ts';

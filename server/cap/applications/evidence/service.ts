@@ -1,4 +1,4 @@
-import { Op, QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { Op, type Sequelize, type Transaction } from 'sequelize';
 import { conflict, notFound, unprocessable, type ErrorDetail } from '../../../platform/http/errors.ts';
 import { Conditions, keysetRows } from '../../../platform/db/keyset.ts';
 import { preparedReads } from '../../../platform/db/prepared.ts';

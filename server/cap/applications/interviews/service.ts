@@ -1,4 +1,4 @@
-import { Op, QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
+import { Op, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 import { GrpcCallError } from '../../../platform/grpc/errors.ts';
 import { conflict, forbidden, notFound, unprocessable, type ErrorDetail } from '../../../platform/http/errors.ts';
 import { Conditions, keysetInstances } from '../../../platform/db/keyset.ts';

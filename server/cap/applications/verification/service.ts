@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { DataTypes, Op, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize, type Transaction } from 'sequelize';
+import { DataTypes, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize, type Transaction } from 'sequelize';
 import { AppError, conflict, forbidden, notFound, unprocessable, type ErrorDetail } from '../../../platform/http/errors.ts';
 import { newId } from '../../../platform/ids.ts';
 import { Conditions, keysetInstances } from '../../../platform/db/keyset.ts';
