@@ -3,11 +3,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Agent } from 'undici';
+import { defaultBaseUrl } from './options.ts';
 import { exitCodes, UnreachableError, UsageError } from './output.ts';
 import { RawBody } from './multipart.ts';
 import type { HttpResponse } from './scenarios/http.ts';
 
-const defaultBaseUrl = 'http://127.0.0.1:4000';
 
 /** A signed-in session, saved per profile name. */
 export interface Profile {

@@ -2,7 +2,7 @@ import test from 'ava';
 import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { brokenRules, importGraph, importsOf, moduleFolders, services, type ImportEdge } from './helpers/imports.ts';
+import { brokenRules, importCycles, importGraph, importsOf, moduleFolders, services, type ImportEdge } from './helpers/imports.ts';
 
 // The design's rules, read from the import statements of the real files (CONTRIBUTING, "Where code
 // goes"): services apart, the kernel below them, a module reached through its face, the CLI through the
@@ -31,6 +31,35 @@ test('no import breaks the rules: services apart, the kernel imports no service,
 test('every allowed exception to the import rules is still an import that breaks one', async (t) => {
   const broken = brokenRules(await importGraph(root, sourceFolders), await moduleFolders(root)).map(arrowOf);
   for (const arrow of Object.keys(allowedImports)) t.true(broken.includes(arrow), `${arrow} is no longer needed: remove it from allowedImports`);
+});
+
+// capctl's commands: a command file (X.ts) loads its work (X.action.ts) when it runs and takes its
+// option types from it with `import type`; the action never imports its command file, and what both
+// need is in a third file (cli/options.ts, cli/scenarios/files.ts). No file of cli/commands imports
+// one that imports it back, directly or through others.
+test('no import cycle between the files of cli/commands (dynamic and type-only imports count)', async (t) => {
+  const edges = await importGraph(root, ['cli']);
+  t.true(edges.some((edge) => edge.from === 'cli/commands/run.ts' && edge.to === 'cli/commands/run.action.ts'), 'the reader sees the lazy import of an action');
+  t.deepEqual(importCycles(edges, 'cli/commands'), []);
+});
+
+test('the cycle finder names one loop per group of files that import each other, and nothing else', (t) => {
+  const edges: ImportEdge[] = [
+    { from: 'cli/commands/keys.ts', to: 'cli/commands/keys.action.ts' },
+    { from: 'cli/commands/keys.action.ts', to: 'cli/commands/keys.ts' },
+    { from: 'cli/commands/a.ts', to: 'cli/commands/b.ts' },
+    { from: 'cli/commands/b.ts', to: 'cli/commands/c.ts' },
+    { from: 'cli/commands/c.ts', to: 'cli/commands/a.ts' },
+    { from: 'cli/commands/c.ts', to: 'cli/commands/keys.ts' },
+    { from: 'cli/commands/run.ts', to: 'cli/commands/run.action.ts' },
+    { from: 'cli/commands/demo.action.ts', to: 'cli/commands/run.action.ts' },
+    { from: 'cli/commands/run.action.ts', to: 'cli/options.ts' },
+    { from: 'cli/options.ts', to: 'cli/commands/run.action.ts' },
+  ];
+  t.deepEqual(importCycles(edges, 'cli/commands'), [
+    'cli/commands/a.ts -> cli/commands/b.ts -> cli/commands/c.ts -> cli/commands/a.ts',
+    'cli/commands/keys.action.ts -> cli/commands/keys.ts -> cli/commands/keys.action.ts',
+  ]);
 });
 
 test('server/cap has at most 8 entries at its top level', async (t) => {
@@ -185,4 +214,53 @@ test('the error code reader finds codes in each form the code writes them, and t
   t.deepEqual(codesIn(source), ['a.one', 'a.two', 'a.three', 'a.four', 'a.five', 'a.six']);
   const doc = '    | Error code | Status | Meaning |\n    |---|---|---|\n    | `a.one` | 409 | Taken. |\n    description: \'`a.two`: in a sentence\'\n';
   t.deepEqual([...tableCodes(doc)], ['a.one']);
+});
+
+// Statuses (DESIGN §10): a status column is written only by its lifecycle's writer
+// (server/platform/lifecycle.ts). The writes a service's code can make itself: a model's `create`,
+// `bulkCreate`, `upsert`, `update` or `save` with a `status` in its values, an SQL `UPDATE ... SET ...
+// status =` or `INSERT INTO ... (... status`, or an assignment `x.status = ...`.
+const statusWritePattern =
+  /\.(?:create|bulkCreate|upsert|update|save)\(\s*\[?\s*\{[^)]*?\bstatus\s*:|UPDATE\s+[\w".]+\s+SET\s[^`;]*?\bstatus\s*=|INSERT\s+INTO\s+[\w".]+\s*\([^)]*\bstatus\b|^\s*[\w.]+\.status\s*=[^=]/gm;
+
+function statusWritesIn(text: string): number[] {
+  return [...text.matchAll(statusWritePattern)].map((match) => text.slice(0, match.index).split('\n').length + (match[0].startsWith('\n') ? 1 : 0));
+}
+
+/** Files that write a status themselves, each with why. */
+const ownStatusWriters: Record<string, string> = {
+  'server/cap/applications/service.ts': "the application lifecycle's own writer (`move`, a stage and a status at once; applications/lifecycle.ts is its table), its creation and the provider states' placement",
+  'server/cap/applications/payments/service.ts': 'CAP payment attempts: not yet through a lifecycle writer (moved with refunds)',
+  'server/orchestrator/payments/sandbox/page.ts': "the sandbox checkout page's script: a DOM attribute, no column",
+};
+
+test('no status is written outside the lifecycle writers: every other write goes through server/platform/lifecycle.ts', async (t) => {
+  const found: string[] = [];
+  const entries = await readdir(path.join(root, 'server'), { recursive: true, withFileTypes: true });
+  for (const entry of entries) {
+    if (!entry.isFile() || !entry.name.endsWith('.ts')) continue;
+    const file = path.relative(root, path.join(entry.parentPath, entry.name)).split(path.sep).join('/');
+    if (file.includes('/migrations/') || Object.hasOwn(ownStatusWriters, file)) continue;
+    for (const line of statusWritesIn(await readFile(path.join(root, file), 'utf8'))) found.push(`${file}:${line}`);
+  }
+  t.deepEqual(found, []);
+});
+
+test('the status write reader finds each form of write, on one line or several, and no read', (t) => {
+  const text = [
+    "await row.update({ status: 'active' }, { transaction });", // 1
+    'await Model.create(', // 2
+    "  { id, name, status: 'pending' },", // 3
+    '  { transaction },', // 4
+    ');', // 5
+    "await Model.bulkCreate([{ userId, status: 'deactivated' }], { updateOnDuplicate: ['status'] });", // 6
+    "await sequelize.query(`UPDATE cap.things SET paid_at = $2, status = 'completed' WHERE id = $1`);", // 7
+    'await sequelize.query(`INSERT INTO cap.things (id, status) VALUES ($1, $2)`);', // 8
+    "  thing.status = 'done';", // 9
+    "const open = await Model.findAll({ where: { status: 'open' } });", // 10
+    "if (thing.status === 'done') return;", // 11
+    "where.add('x.status = ?', query.status);", // 12
+    "await writer.move(transaction, row, 'approve', { by: 'admin', changes: { decidedAt } });", // 13
+  ].join('\n');
+  t.deepEqual(statusWritesIn(text), [1, 2, 6, 7, 8, 9]);
 });

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import anyTest, { type TestFn } from 'ava';
 import { runCommand } from '../cli/commands/run.action.ts';
-import type { RunCommandOptions } from '../cli/commands/run.ts';
+import type { RunCommandOptions } from '../cli/commands/run.action.ts';
 import { closeGrpc } from '../cli/scenarios/grpc-step.ts';
 import { startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { checkWellFormed } from './helpers/xml.ts';

@@ -1,6 +1,6 @@
 /** The work of `capctl admin create` (admin.ts defines the command). */
 import { status } from '@grpc/grpc-js';
-import { openCapSchema, provisionAccount, type ProvisionAccountResponse } from '../../server/cap/operator/index.ts';
+import { openCapSchema, provisionAccount, type PlatformRole, type ProvisionAccountResponse } from '../../server/cap/operator/index.ts';
 import { runningDatabaseUrl } from '../../server/platform/db/embedded.ts';
 import { closeGrpcClients } from '../../server/platform/grpc/client.ts';
 import { GrpcCallError, statusName } from '../../server/platform/grpc/errors.ts';
@@ -9,7 +9,17 @@ import { configFromOptions, startFailure } from '../platform.ts';
 import { grpcAddresses } from '../grpc-address.ts';
 import { resolveBaseUrl } from '../session.ts';
 import { serviceNames } from '../../server/platform/grpc/proto.ts';
-import type { CreateOptions } from './admin.ts';
+
+export interface CreateOptions {
+  email: string;
+  name?: string;
+  role: PlatformRole;
+  dataDir?: string;
+  databaseUrl?: string;
+  grpcAddress?: string;
+  baseUrl?: string;
+  json?: boolean;
+}
 
 /** A reason the command stopped, with its exit code. */
 class Stop extends Error {

@@ -1,19 +1,9 @@
 import { Option, type Command } from 'commander';
-import { platformRoles, type PlatformRole } from '../../server/cap/operator/index.ts';
+import { platformRoles } from '../../server/cap/operator/index.ts';
 import { print } from '../output.ts';
 import { runCommand } from '../session.ts';
 import { asProfileUser, signedInOptions, type SignedInOptions } from './signed-in.ts';
-
-export interface CreateOptions {
-  email: string;
-  name?: string;
-  role: PlatformRole;
-  dataDir?: string;
-  databaseUrl?: string;
-  grpcAddress?: string;
-  baseUrl?: string;
-  json?: boolean;
-}
+import type { CreateOptions } from './admin.action.ts';
 
 /** `capctl admin create`: the platform admins of CAP. */
 export function registerAdmin(program: Command): void {

@@ -7,8 +7,16 @@ import { firstSignIn, registerVerified, signIn, type SignedIn } from '../dev-acc
 import { passwordFromStdin, print, UsageError } from '../output.ts';
 import { loadSeeds } from '../seeds/load.ts';
 import { ApiError, CommandFailed, runCommand, type Api } from '../session.ts';
-import type { CertifyOptions } from './certify.ts';
-import { asProfileUser } from './signed-in.ts';
+import { asProfileUser, type SignedInOptions } from './signed-in.ts';
+
+export type CertifyOptions = SignedInOptions & {
+  adminEmail?: string;
+  adminPassword?: string;
+  adminPasswordStdin?: boolean;
+  centreEmail?: string;
+  centrePassword?: string;
+  centrePasswordStdin?: boolean;
+};
 
 interface ApplicationView {
   id: string;

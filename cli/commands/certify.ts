@@ -4,16 +4,8 @@
  * a development platform). The work lives in certify.action.ts, loaded when the command runs.
  */
 import type { Command } from 'commander';
-import { signedInOptions, type SignedInOptions } from './signed-in.ts';
-
-export type CertifyOptions = SignedInOptions & {
-  adminEmail?: string;
-  adminPassword?: string;
-  adminPasswordStdin?: boolean;
-  centreEmail?: string;
-  centrePassword?: string;
-  centrePasswordStdin?: boolean;
-};
+import { signedInOptions } from './signed-in.ts';
+import type { CertifyOptions } from './certify.action.ts';
 
 export function registerCertify(program: Command): void {
   signedInOptions(program.command('certify'))

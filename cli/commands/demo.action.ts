@@ -13,8 +13,15 @@ import { jsonReport } from '../scenarios/report-json.ts';
 import { junitReport } from '../scenarios/report-junit.ts';
 import { runScenarios } from '../scenarios/runner.ts';
 import type { Scenario } from '../scenarios/types.ts';
-import type { DemoOptions } from './demo.ts';
-import { scenarioFiles } from './run.ts';
+import { scenarioFiles } from '../scenarios/files.ts';
+
+export interface DemoOptions {
+  keep?: boolean;
+  json?: boolean;
+  junit?: string;
+  concurrency: number;
+  logLevel: string;
+}
 
 const bundledDir = projectPath('fixtures', 'scenarios');
 

@@ -7,15 +7,8 @@
  * 2 for a bad flag or a broken bundled scenario; 3 when the platform stopped answering during the run.
  */
 import type { Command } from 'commander';
-import { positiveInt } from './run.ts';
-
-export interface DemoOptions {
-  keep?: boolean;
-  json?: boolean;
-  junit?: string;
-  concurrency: number;
-  logLevel: string;
-}
+import { positiveInt } from '../options.ts';
+import type { DemoOptions } from './demo.action.ts';
 
 export function registerDemo(program: Command): void {
   program

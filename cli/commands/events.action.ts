@@ -4,7 +4,16 @@ import { exitCodes, UnreachableError, UsageError } from '../output.ts';
 import { isSuccess, send, type HttpResponse } from '../scenarios/http.ts';
 import { sleep } from '../scenarios/duration.ts';
 import { resolveBaseUrl } from '../session.ts';
-import { eventServices, type TailOptions } from './events.ts';
+import { eventServices } from '../options.ts';
+
+export interface TailOptions {
+  baseUrl?: string;
+  service: string[];
+  type: string[];
+  forwardTo?: string;
+  interval: number;
+  json?: boolean;
+}
 
 interface PublishedEvent {
   id: string;

@@ -4,18 +4,8 @@
  * events.action.ts, loaded when the command runs.
  */
 import type { Command } from 'commander';
-import { positiveInt } from './run.ts';
-
-export interface TailOptions {
-  baseUrl?: string;
-  service: string[];
-  type: string[];
-  forwardTo?: string;
-  interval: number;
-  json?: boolean;
-}
-
-export const eventServices = ['ol', 'cap', 'lms'] as const;
+import { eventServices, positiveInt } from '../options.ts';
+import type { TailOptions } from './events.action.ts';
 
 export function registerEvents(program: Command): void {
   const events = program.command('events').description("The platform's events (development mode)");

@@ -7,7 +7,15 @@ import { resolveMethod } from '../../server/platform/grpc/proto.ts';
 import type { ResolvedMethod } from '../../server/platform/grpc/proto.ts';
 import { devServiceKey, grpcAddresses } from '../grpc-address.ts';
 import { resolveBaseUrl } from '../session.ts';
-import type { CallOptions } from './grpc.ts';
+
+export interface CallOptions {
+  data: string;
+  address?: string;
+  baseUrl?: string;
+  serviceKey?: string;
+  timeout: string;
+  json?: boolean;
+}
 
 
 function fieldNames(method: ResolvedMethod): string[] {

@@ -1,15 +1,6 @@
 import type { Command } from 'commander';
 import { print } from '../output.ts';
-
-
-export interface CallOptions {
-  data: string;
-  address?: string;
-  baseUrl?: string;
-  serviceKey?: string;
-  timeout: string;
-  json?: boolean;
-}
+import type { CallOptions } from './grpc.action.ts';
 
 /** `capctl grpc call|methods`: reflection-free calls built from the protos in proto/. */
 export function registerGrpc(program: Command): void {

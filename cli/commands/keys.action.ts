@@ -10,7 +10,13 @@ import { listSigningKeys, rotateSigningKey } from '../../server/orchestrator/ope
 import { onEveryWayOut } from '../lifetime.ts';
 import { exitCodes, print } from '../output.ts';
 import { configFromOptions, startFailure } from '../platform.ts';
-import type { KeysOptions } from './keys.ts';
+
+export interface KeysOptions {
+  dataDir?: string;
+  databaseUrl?: string;
+  logLevel?: string;
+  json?: boolean;
+}
 
 /**
  * Opens the platform database (embedded or DATABASE_URL), brings the Orchestrator's schema up to

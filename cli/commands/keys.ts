@@ -1,12 +1,6 @@
 import type { Command } from 'commander';
 import { keyReloadSeconds } from '../../server/orchestrator/operator.ts';
-
-export interface KeysOptions {
-  dataDir?: string;
-  databaseUrl?: string;
-  logLevel?: string;
-  json?: boolean;
-}
+import type { KeysOptions } from './keys.action.ts';
 
 function withDatabaseOptions(command: Command): Command {
   return command

@@ -5,8 +5,16 @@ import { samplePackage } from '../../server/lms/operator.ts';
 import { multipartBody } from '../multipart.ts';
 import { print, UsageError } from '../output.ts';
 import { runCommand, type Session } from '../session.ts';
-import type { EnrollOptions, ScormUploadOptions } from './lms-learning.ts';
 import { asProfileUser, type SignedInOptions } from './signed-in.ts';
+
+export interface EnrollOptions extends SignedInOptions {
+  checkout: boolean;
+}
+
+export interface ScormUploadOptions extends SignedInOptions {
+  module?: string;
+  title?: string;
+}
 
 interface Enrollment {
   id: string;

@@ -5,15 +5,7 @@
  */
 import type { Command } from 'commander';
 import { signedInOptions, type SignedInOptions } from './signed-in.ts';
-
-export interface EnrollOptions extends SignedInOptions {
-  checkout: boolean;
-}
-
-export interface ScormUploadOptions extends SignedInOptions {
-  module?: string;
-  title?: string;
-}
+import type { EnrollOptions, ScormUploadOptions } from './lms-learning.action.ts';
 
 export function registerLmsLearning(program: Command): void {
   const lms = program.commands.find((command) => command.name() === 'lms') ?? program.command('lms').description('The LMS (/v1/lms)');

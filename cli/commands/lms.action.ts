@@ -4,7 +4,14 @@ import { runningDatabaseUrl } from '../../server/platform/db/embedded.ts';
 import { inviteLmsStaff } from '../dev-accounts.ts';
 import { exitCodes, print } from '../output.ts';
 import { configFromOptions, startFailure } from '../platform.ts';
-import type { StaffInviteOptions } from './lms.ts';
+
+export interface StaffInviteOptions {
+  email: string;
+  role: 'admin' | 'content_manager' | 'support';
+  dataDir?: string;
+  databaseUrl?: string;
+  json?: boolean;
+}
 
 /** Writes a staff invite in the LMS schema of the running platform, and sets the exit code. */
 export async function inviteStaff(options: StaffInviteOptions): Promise<void> {

@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import { print, UsageError } from '../output.ts';
 import { runCommand } from '../session.ts';
 import { asProfileUser, signedInOptions, type SignedInOptions } from './signed-in.ts';
+import type { StaffInviteOptions } from './lms.action.ts';
 
 interface Course {
   id: string;
@@ -12,14 +13,6 @@ interface Course {
 }
 
 const line = (c: Course) => [c.id, c.status.padEnd(9), `${c.price.currency} ${c.price.amountMinorUnits}`.padEnd(14), c.title].join('  ');
-
-export interface StaffInviteOptions {
-  email: string;
-  role: 'admin' | 'content_manager' | 'support';
-  dataDir?: string;
-  databaseUrl?: string;
-  json?: boolean;
-}
 
 /** `capctl lms course create|publish|list` (as the signed-in user) and `capctl lms staff invite` (operator). */
 export function registerLms(program: Command): void {

@@ -3,8 +3,13 @@ import path from 'node:path';
 import { print, UsageError } from '../output.ts';
 import { multipartBody } from '../multipart.ts';
 import { ApiError, CommandFailed, expiresWithin, runCommand, type Session } from '../session.ts';
-import type { FollowOptions, ListOptions, UploadOptions } from './messaging.ts';
 import { asProfileUser, type SignedInOptions } from './signed-in.ts';
+
+export type FollowOptions = SignedInOptions & { interval: string; timeout?: string };
+
+export type ListOptions = SignedInOptions & { limit: string; unread?: boolean };
+
+export type UploadOptions = SignedInOptions & { purpose?: string; form?: boolean };
 
 const ulid = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 

@@ -4,10 +4,7 @@
  */
 import type { Command } from 'commander';
 import { signedInOptions, type SignedInOptions } from './signed-in.ts';
-
-export type UploadOptions = SignedInOptions & { purpose?: string; form?: boolean };
-export type ListOptions = SignedInOptions & { limit: string; unread?: boolean };
-export type FollowOptions = SignedInOptions & { interval: string; timeout?: string };
+import type { FollowOptions, ListOptions, UploadOptions } from './messaging.action.ts';
 
 const actions = () => import('./messaging.action.ts');
 

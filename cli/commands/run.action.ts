@@ -13,7 +13,27 @@ import { jsonReport } from '../scenarios/report-json.ts';
 import { seconds } from '../scenarios/report-text.ts';
 import { junitReport } from '../scenarios/report-junit.ts';
 import { runScenarios } from '../scenarios/runner.ts';
-import { defaultBaseUrl, scenarioFiles, type RunCommandOptions } from './run.ts';
+import { defaultBaseUrl } from '../options.ts';
+import { scenarioFiles } from '../scenarios/files.ts';
+
+export interface RunCommandOptions {
+  var: string[];
+  varsFile?: string;
+  data?: string;
+  baseUrl?: string;
+  grpcAddress?: string;
+  embedded?: boolean;
+  concurrency: number;
+  only: string[];
+  skip: string[];
+  continueOnError?: boolean;
+  /** false with --no-schema-check. */
+  schemaCheck?: boolean;
+  json?: boolean;
+  junit?: string;
+  html?: string;
+  verbose?: boolean;
+}
 
 export interface RunOutput {
   stdout: ProgressOutput;

@@ -2,33 +2,9 @@
  * `capctl run <file|name|dir>...`: runs scenario files against the platform (fixtures/scenarios/README.md).
  * This module only defines the command; its work is in run.action.ts, loaded when it runs.
  */
-import { readdir, stat } from 'node:fs/promises';
-import path from 'node:path';
-import { InvalidArgumentError, type Command } from 'commander';
-import { projectPath } from '../../server/platform/paths.ts';
-import { UsageError } from '../output.ts';
-
-const bundledDir = projectPath('fixtures', 'scenarios');
-export const defaultBaseUrl = 'http://127.0.0.1:4000';
-
-export interface RunCommandOptions {
-  var: string[];
-  varsFile?: string;
-  data?: string;
-  baseUrl?: string;
-  grpcAddress?: string;
-  embedded?: boolean;
-  concurrency: number;
-  only: string[];
-  skip: string[];
-  continueOnError?: boolean;
-  /** false with --no-schema-check. */
-  schemaCheck?: boolean;
-  json?: boolean;
-  junit?: string;
-  html?: string;
-  verbose?: boolean;
-}
+import type { Command } from 'commander';
+import { defaultBaseUrl, positiveInt } from '../options.ts';
+import type { RunCommandOptions } from './run.action.ts';
 
 export function registerRun(program: Command): void {
   const repeatable = (value: string, all: string[]) => [...all, value];
@@ -55,26 +31,4 @@ export function registerRun(program: Command): void {
       const { runCommand } = await import('./run.action.ts');
       process.exitCode = await runCommand(inputs, options);
     });
-}
-
-/** A file, every .yaml/.yml file of a directory, or a bare name from fixtures/scenarios. */
-export async function scenarioFiles(input: string, bundled = bundledDir): Promise<string[]> {
-  const found = await stat(input).catch(() => undefined);
-  if (found?.isDirectory()) {
-    const names = (await readdir(input)).filter((n) => /\.ya?ml$/.test(n)).sort();
-    if (names.length === 0) throw new UsageError(`no .yaml scenario files in ${input}`);
-    return names.map((n) => path.join(input, n));
-  }
-  if (found) return [input];
-  if (/^[\w-]+$/.test(input)) {
-    const file = path.join(bundled, `${input}.yaml`);
-    if (await stat(file).catch(() => undefined)) return [path.relative(process.cwd(), file)];
-  }
-  throw new UsageError(`no scenario file or bundled scenario named "${input}"`);
-}
-
-export function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number of at least 1');
-  return n;
 }

@@ -9,7 +9,18 @@ import { loadSeeds } from '../seeds/load.ts';
 import { signIn } from '../dev-accounts.ts';
 import { progressOn } from '../seeds/progress.ts';
 import { CommandFailed, expiresWithin, requireProfile, resolveBaseUrl, Session, withApi } from '../session.ts';
-import type { SeedCommandOptions } from './seed.ts';
+
+export interface SeedCommandOptions {
+  baseUrl?: string;
+  dataDir?: string;
+  databaseUrl?: string;
+  profile?: string;
+  only?: string;
+  dryRun?: boolean;
+  allowIdentityChanges?: boolean;
+  concurrency?: string;
+  json?: boolean;
+}
 
 export async function seed(paths: string[], options: SeedCommandOptions): Promise<void> {
   const seeds = await loadSeeds(paths.length ? paths : [projectPath('seeds')]);

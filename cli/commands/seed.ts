@@ -1,18 +1,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../output.ts';
 import { runCommand } from '../session.ts';
-
-export interface SeedCommandOptions {
-  baseUrl?: string;
-  dataDir?: string;
-  databaseUrl?: string;
-  profile?: string;
-  only?: string;
-  dryRun?: boolean;
-  allowIdentityChanges?: boolean;
-  concurrency?: string;
-  json?: boolean;
-}
+import type { SeedCommandOptions } from './seed.action.ts';
 
 /** `capctl seed`: catalogue, centres and people from the seed files. */
 export function registerSeed(program: Command): void {

@@ -99,3 +99,38 @@ export async function moduleFolders(root: string): Promise<string[]> {
   }
   return folders;
 }
+
+/**
+ * The import cycles among the files under `folder` (e.g. `cli/commands`), each as one loop of arrows
+ * from its first file in name order back to it (`a.ts -> b.ts -> a.ts`); dynamic and type-only imports
+ * count. One loop is named per group of files that reach each other.
+ */
+export function importCycles(edges: ImportEdge[], folder: string): string[] {
+  const inside = (file: string) => file.startsWith(folder + '/');
+  const next = new Map<string, string[]>();
+  for (const { from, to } of edges) if (inside(from) && inside(to)) next.set(from, [...(next.get(from) ?? []), to]);
+  const reach = (start: string): Map<string, string> => {
+    // Breadth first from `start`, each file with the file it was reached from.
+    const cameFrom = new Map<string, string>();
+    const queue = [start];
+    while (queue.length) {
+      const file = queue.shift()!;
+      for (const to of next.get(file) ?? []) if (!cameFrom.has(to)) cameFrom.set(to, file), queue.push(to);
+    }
+    return cameFrom;
+  };
+  const cycles: string[] = [];
+  const named = new Set<string>();
+  for (const start of [...next.keys()].sort()) {
+    if (named.has(start)) continue;
+    const cameFrom = reach(start);
+    if (!cameFrom.has(start)) continue;
+    const loop = [start];
+    for (let file = cameFrom.get(start)!; file !== start; file = cameFrom.get(file)!) loop.unshift(file);
+    loop.unshift(start);
+    // Every file of the group (reached from start and reaching it) is named by this loop.
+    for (const file of cameFrom.keys()) if (reach(file).has(start)) named.add(file);
+    cycles.push(loop.join(' -> '));
+  }
+  return cycles;
+}

@@ -120,6 +120,8 @@ export function createApplications(deps: ApplicationsDeps, needs: ApplicationsNe
 
     /** The applications list, as the viewer reads it (an assessor: those assigned to them now). */
     list: applications.list,
+    /** Development mode only (the provider states): an application at a stage without the moves before it. */
+    placeAt: applications.placeAt,
     ...queries,
     /** A centre's figures from its applications (the centres module's dashboard). */
     centreFigures: centreFigures.applications,

@@ -72,14 +72,6 @@ export function createApplicationQueries(applications: Applications) {
       return rows.map((row) => row.userId);
     },
 
-    /**
-     * Development mode only (the provider states): puts an application at a stage as if the moves before
-     * it were made, without them.
-     */
-    async placeAt(applicationId: string, stageKey: 'interview'): Promise<void> {
-      await sequelize.query(`UPDATE cap.applications SET current_stage_key = $2, status = 'in_progress' WHERE id = $1`, { bind: [applicationId, stageKey] });
-    },
-
     /** What a staff member of the centre handles (handling.ts): assigned to them, still under way, certified. */
     async workloadOf(centreId: string, userId: string) {
       const [workload] = await select<{ assigned: number; ongoing: number; completed: number }>(

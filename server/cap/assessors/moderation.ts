@@ -1,7 +1,9 @@
 import { QueryTypes } from 'sequelize';
 import { notFound } from '../../platform/http/errors.ts';
 import { valueAt, type JsonObject } from '../../platform/http/merge-patch.ts';
-import { keysetPage, pageRequest } from '../../platform/http/pagination.ts';
+import { Conditions, keysetInstances } from '../../platform/db/keyset.ts';
+import { preparedReads } from '../../platform/db/prepared.ts';
+import { pageRequest } from '../../platform/http/pagination.ts';
 import type { Centres } from '../centres/index.ts';
 import { createModeration, type BulkAction, type ModerationAction, type ModerationStatus, type People } from '../people/index.ts';
 import type { AssessorProfile } from './models.ts';
@@ -14,6 +16,7 @@ import type { AssessorService } from './service.ts';
  */
 export function createAdminAssessors(assessors: AssessorService, people: Pick<People, 'users' | 'onboardings' | 'photos'>, centres: Pick<Centres, 'findAll'>, applications: ApplicationsOfAssessors) {
   const { AssessorProfile } = assessors.models;
+  const read = preparedReads(AssessorProfile.sequelize!);
 
   /** Each profile with the email and the assessor onboarding of its user. */
   async function present(profiles: AssessorProfile[]) {
@@ -63,8 +66,9 @@ export function createAdminAssessors(assessors: AssessorService, people: Pick<Pe
 
   return {
     async list(query: { status?: ModerationStatus; cursor?: string; limit?: number }) {
-      const where = query.status ? { status: query.status } : {};
-      const { items, meta } = await keysetPage(AssessorProfile, pageRequest(query as Record<string, unknown>), { where });
+      const where = new Conditions();
+      if (query.status) where.add('x.status = ?', query.status);
+      const { items, meta } = await keysetInstances(read, pageRequest(query as Record<string, unknown>), AssessorProfile, { from: 'cap.assessor_profiles x', where, key: 'x.id', desc: true });
       return { items: (await present(items)).map(withoutDetails), meta };
     },
 

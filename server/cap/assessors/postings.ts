@@ -6,7 +6,8 @@ import { AppError, conflict, forbidden, notFound, validationFailed } from '../..
 import { catalogueSql, type Catalogue } from '../catalogue/index.ts';
 import { centresSql, type Centres } from '../centres/index.ts';
 import type { CentreContext } from '../people/index.ts';
-import { jobApplicationLifecycle, jobPostingLifecycle, statusAfter, type JobApplicationDecision, type JobApplicationStatus, type JobPostingStatus } from './lifecycles.ts';
+import { checkMove, lifecycleWriter, modelStore } from '../../platform/lifecycle.ts';
+import { jobApplicationLifecycle, jobPostingLifecycle, type JobApplicationDecision, type JobApplicationStatus, type JobPostingStatus } from './lifecycles.ts';
 import type { JobPosting, JobPostingApplication } from './models.ts';
 import { assessorJoins, assessorNameSql, idPage, type AssessorCards } from './cards.ts';
 import { allOrNothing, mustDecide, ofCentre } from './rules.ts';
@@ -50,6 +51,8 @@ const decided: Record<JobApplicationDecision, string> = { shortlist: 'shortliste
 export function createJobPostings(sequelize: Sequelize, assessors: AssessorService, catalogue: Pick<Catalogue, 'trades' | 'activeTrade'>, centres: Pick<Centres, 'find' | 'findAll'>, cards: AssessorCards) {
   const read = preparedReads(sequelize);
   const { JobPosting, JobPostingApplication, AssessorSector } = assessors.models;
+  const postingWriter = lifecycleWriter(jobPostingLifecycle, { store: modelStore(JobPosting) });
+  const applicationWriter = lifecycleWriter(jobApplicationLifecycle, { store: modelStore(JobPostingApplication) });
 
   async function presentPostings(rows: JobPosting[]) {
     const ids = rows.map((row) => row.id);
@@ -133,8 +136,9 @@ export function createJobPostings(sequelize: Sequelize, assessors: AssessorServi
   /** Why the centre cannot take this decision on this application, or undefined; `taken` counts the posting's accepted slots as the plan goes. */
   function problemWith(row: JobPostingApplication | undefined, id: string, posting: JobPosting, decision: JobApplicationDecision, taken: { count: number }) {
     if (!row || row.jobPostingId !== posting.id) return { status: 404, code: 'http.not_found', issue: `no application to this posting has the id ${id}` };
-    const to = statusAfter(jobApplicationLifecycle, row.status, decision);
-    if (!to) return { status: 409, code: 'job_application.transition_not_allowed', issue: `application ${id} is ${row.status} and cannot be ${decided[decision]}` };
+    const verdict = checkMove(jobApplicationLifecycle, row.status, decision, 'centre');
+    if (!verdict.ok) return { status: 409, code: 'job_application.transition_not_allowed', issue: `application ${id} is ${row.status} and cannot be ${decided[decision]}` };
+    const to = verdict.to;
     if (to === 'accepted' && row.status !== 'accepted') {
       if (taken.count >= posting.slot) return { status: 409, code: 'job_posting.slots_full', issue: `no slot is left for application ${id}: all ${posting.slot} are taken` };
       taken.count += 1;
@@ -156,14 +160,11 @@ export function createJobPostings(sequelize: Sequelize, assessors: AssessorServi
       }
       const changed = await allOrNothing(ids, found, 'job_application.bulk_refused', {
         problem: (row, id) => problemWith(row, id, posting, decision, taken)?.issue,
-        apply: async (row) => {
-          const to = statusAfter(jobApplicationLifecycle, row.status, decision)!;
-          if (to !== row.status) await row.update({ status: to, decidedAt: new Date(), decidedBy: userId }, { transaction });
-        },
+        apply: (row) => applicationWriter.move(transaction, row, decision, { by: 'centre', changes: { decidedAt: new Date(), decidedBy: userId } }),
       });
+      // A closed posting stays closed.
       const action = taken.count >= posting.slot ? 'fill' : 'release';
-      const next = statusAfter(jobPostingLifecycle, posting.status, action);
-      if (next && next !== posting.status) await posting.update({ status: next }, { transaction });
+      if (checkMove(jobPostingLifecycle, posting.status, action, 'decisions').ok) await postingWriter.move(transaction, posting, action, { by: 'decisions' });
       return changed;
     });
     return presentApplications(rows);
@@ -185,10 +186,11 @@ export function createJobPostings(sequelize: Sequelize, assessors: AssessorServi
       const deadline = new Date(input.deadline);
       if (!(deadline.getTime() > Date.now())) problems.push({ field: 'deadline', issue: 'must be in the future' });
       if (problems.length) throw validationFailed(problems, 'The job posting cannot be made as it is.');
-      const row = await JobPosting.create({
+      const values = {
         centreId: context.centreId, tradeId: input.tradeId, title: input.title.trim(), slot: input.slot, deadline,
-        description: input.description, requirements: input.requirements, duration: input.duration ?? null, status: 'open', createdBy: userId,
-      });
+        description: input.description, requirements: input.requirements, duration: input.duration ?? null, createdBy: userId,
+      };
+      const row = (await sequelize.transaction((transaction) => postingWriter.create(transaction, 'post', values, { by: 'centre' })))!;
       return presentPosting(row);
     },
 
@@ -211,9 +213,9 @@ export function createJobPostings(sequelize: Sequelize, assessors: AssessorServi
       mustDecide(context, 'close job postings');
       const row = await sequelize.transaction(async (transaction) => {
         const posting = await lockedPosting(context, id, transaction);
-        const to = statusAfter(jobPostingLifecycle, posting.status, 'close');
-        if (!to) throw conflict('job_posting.transition_not_allowed', `The posting is ${posting.status} and cannot be closed.`);
-        return posting.update({ status: to }, { transaction });
+        if (!checkMove(jobPostingLifecycle, posting.status, 'close', 'centre').ok) throw conflict('job_posting.transition_not_allowed', `The posting is ${posting.status} and cannot be closed.`);
+        await postingWriter.move(transaction, posting, 'close', { by: 'centre' });
+        return posting;
       });
       return presentPosting(row);
     },
@@ -226,9 +228,9 @@ export function createJobPostings(sequelize: Sequelize, assessors: AssessorServi
           problem: (row, id) =>
             !row ? `no job posting has the id ${id}`
             : row.centreId !== context.centreId ? `job posting ${id} belongs to another centre`
-            : statusAfter(jobPostingLifecycle, row.status, 'close') ? undefined
+            : checkMove(jobPostingLifecycle, row.status, 'close', 'centre').ok ? undefined
             : `job posting ${id} is ${row.status} and cannot be closed`,
-          apply: (row) => row.update({ status: 'closed' }, { transaction }),
+          apply: (row) => postingWriter.move(transaction, row, 'close', { by: 'centre' }),
         });
       });
       return presentPostings(rows);
@@ -303,7 +305,8 @@ export function createJobPostings(sequelize: Sequelize, assessors: AssessorServi
       }
       if (posting.deadline.getTime() <= Date.now()) throw conflict('job_posting.deadline_passed', 'The deadline of this posting has passed.');
       try {
-        const row = await JobPostingApplication.create({ jobPostingId: posting.id, assessorId: profile.id, status: 'applied' });
+        const values = { jobPostingId: posting.id, assessorId: profile.id };
+        const row = (await sequelize.transaction((transaction) => applicationWriter.create(transaction, 'apply', values, { by: 'assessor' })))!;
         return (await presentOwn([row]))[0]!;
       } catch (err) {
         if (err instanceof UniqueConstraintError) throw conflict('job_posting.already_applied', 'You have already applied to this posting.');

@@ -5,7 +5,8 @@ import { containing } from '../../platform/db/like.ts';
 import { preparedReads } from '../../platform/db/prepared.ts';
 import type { Centres } from '../centres/index.ts';
 import type { CentreContext } from '../people/index.ts';
-import { retainedRequestLifecycle, statusAfter, type PreferredRole, type RetainedRequestAction, type RetainedRequestStatus } from './lifecycles.ts';
+import { checkMove, lifecycleWriter, modelStore } from '../../platform/lifecycle.ts';
+import { retainedRequestLifecycle, type PreferredRole, type RetainedRequestAction, type RetainedRequestStatus } from './lifecycles.ts';
 import type { RetainedRequest } from './models.ts';
 import { assessorJoins, assessorNameSql, idPage, type AssessorCards } from './cards.ts';
 import { allOrNothing, mustDecide, ofCentre } from './rules.ts';
@@ -31,6 +32,7 @@ const pastTense: Record<RetainedRequestAction, string> = { approve: 'approved', 
 export function createRetainedRequests(sequelize: Sequelize, assessors: AssessorService, centres: Pick<Centres, 'find' | 'findAll'>, cards: AssessorCards) {
   const read = preparedReads(sequelize);
   const { RetainedRequest } = assessors.models;
+  const requests = lifecycleWriter(retainedRequestLifecycle, { store: modelStore(RetainedRequest) });
 
   async function present(rows: RetainedRequest[]) {
     const [people, centreRows] = await Promise.all([
@@ -59,14 +61,13 @@ export function createRetainedRequests(sequelize: Sequelize, assessors: Assessor
 
   /** Applies one action to a locked row of the centre; the revoke ends the assessor's assignments there. */
   async function applyAction(row: RetainedRequest, action: RetainedRequestAction, userId: string, transaction: import('sequelize').Transaction) {
-    const to = statusAfter(retainedRequestLifecycle, row.status, action)!;
-    if (to === row.status) return;
-    await row.update({ status: to, respondedAt: new Date(), respondedBy: userId }, { transaction });
+    const { changed } = await requests.move(transaction, row, action, { by: 'centre', changes: { respondedAt: new Date(), respondedBy: userId } });
+    if (!changed) return;
     if (action === 'revoke') await assessors.assignments.end({ centreId: row.centreId, assessorId: row.assessorId }, transaction);
   }
 
   const refusal = (row: RetainedRequest, action: RetainedRequestAction) =>
-    statusAfter(retainedRequestLifecycle, row.status, action) ? undefined : `the request is ${row.status} and cannot be ${pastTense[action]}`;
+    checkMove(retainedRequestLifecycle, row.status, action, 'centre').ok ? undefined : `the request is ${row.status} and cannot be ${pastTense[action]}`;
 
   return {
     /** An approved assessor asks an approved centre; one pending or approved request per centre. */
@@ -76,7 +77,8 @@ export function createRetainedRequests(sequelize: Sequelize, assessors: Assessor
       const centre = found?.status === 'approved' ? found : null;
       if (!centre) throw validationFailed([{ field: 'centreId', issue: 'is not an approved centre' }], 'Only an approved centre can retain assessors.');
       try {
-        return presentOne(await RetainedRequest.create({ assessorId: profile.id, centreId: centre.id, preferredRole: input.preferredRole, status: 'pending' }));
+        const values = { assessorId: profile.id, centreId: centre.id, preferredRole: input.preferredRole };
+        return presentOne((await sequelize.transaction((transaction) => requests.create(transaction, 'request', values, { by: 'assessor' })))!);
       } catch (err) {
         if (err instanceof UniqueConstraintError) throw conflict('retained_request.exists', `You already have a pending or approved request at ${centre.name}.`);
         throw err;

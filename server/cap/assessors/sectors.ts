@@ -1,6 +1,7 @@
 import { Op, type Transaction } from 'sequelize';
 import { newId } from '../../platform/ids.ts';
 import { valueAt, type JsonObject } from '../../platform/http/merge-patch.ts';
+import { moderationWriter } from '../people/index.ts';
 import type { AssessorService } from './service.ts';
 
 /**
@@ -9,6 +10,7 @@ import type { AssessorService } from './service.ts';
  */
 export function createAssessorSectors(assessors: AssessorService, knownSectorIds: (sectorIds: string[], transaction?: Transaction) => Promise<string[]>) {
   const { AssessorProfile, AssessorSector } = assessors.models;
+  const profiles = moderationWriter(AssessorProfile);
 
   /** Replaces the assessor's sectors with the given ones that exist in the catalogue; answers those. */
   async function setSectors(assessorId: string, sectorIds: string[], transaction: Transaction): Promise<string[]> {
@@ -33,7 +35,7 @@ export function createAssessorSectors(assessors: AssessorService, knownSectorIds
      * the onboarding named (those the catalogue has); in the submit's transaction.
      */
     async createForOwner(userId: string, draft: JsonObject, transaction: Transaction): Promise<void> {
-      await AssessorProfile.bulkCreate([{ id: newId(), userId }], { ignoreDuplicates: true, transaction });
+      await profiles.create(transaction, 'sign_up', { id: newId(), userId }, { by: 'owner', ignoreDuplicates: true });
       await followDraft(userId, draft, transaction);
     },
   };

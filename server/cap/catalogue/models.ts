@@ -9,8 +9,36 @@ import {
 } from 'sequelize';
 import { newId } from '../../platform/ids.ts';
 
-export type TradeStatus = 'active' | 'archived';
-export type NosStatus = 'active' | 'superseded';
+import { defineLifecycle, type StatusOf } from '../../platform/lifecycle.ts';
+
+/**
+ * A trade, as data: `active` when added; an admin archives it (it leaves the public catalogue, its
+ * NOS documents stay) and restores it. Archiving an archived trade is a 409 `catalogue.trade_archived`,
+ * restoring an active one `catalogue.trade_active`.
+ */
+export const tradeLifecycle = defineLifecycle({
+  subject: 'trade',
+  statuses: ['active', 'archived'],
+  movers: ['admin'],
+  moves: {
+    add: { from: [null], to: 'active', by: ['admin'] },
+    archive: { from: ['active'], to: 'archived', by: ['admin'] },
+    restore: { from: ['archived'], to: 'active', by: ['admin'] },
+  },
+});
+export type TradeStatus = StatusOf<typeof tradeLifecycle>;
+
+/** A trade's NOS document versions: the one a trade is added with or imported is `active`; the import of the next supersedes it. */
+export const nosLifecycle = defineLifecycle({
+  subject: 'NOS document',
+  statuses: ['active', 'superseded'],
+  movers: ['admin'],
+  moves: {
+    publish: { from: [null], to: 'active', by: ['admin'] },
+    supersede: { from: ['active'], to: 'superseded', by: ['admin'] },
+  },
+});
+export type NosStatus = StatusOf<typeof nosLifecycle>;
 export interface PerformanceCriterion {
   reference: string;
   description: string;

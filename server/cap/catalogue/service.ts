@@ -1,9 +1,14 @@
-import { Op, QueryTypes, UniqueConstraintError, col, fn, where as sqlWhere, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
+import { Op, QueryTypes, UniqueConstraintError, col, fn, where as sqlWhere, type Sequelize, type Transaction } from 'sequelize';
 import { containing } from '../../platform/db/like.ts';
 import { conflict, notFound, unprocessable, type ErrorDetail } from '../../platform/http/errors.ts';
-import { keysetPage, pageRequest } from '../../platform/http/pagination.ts';
+import { Conditions, keysetInstances } from '../../platform/db/keyset.ts';
+import { preparedReads } from '../../platform/db/prepared.ts';
+import { pageRequest } from '../../platform/http/pagination.ts';
+import { lifecycleWriter, modelStore } from '../../platform/lifecycle.ts';
 import {
   defineCatalogueModels,
+  nosLifecycle,
+  tradeLifecycle,
   type LearningOutcome,
   type NosDocument,
   type PerformanceCriterion,
@@ -72,6 +77,12 @@ export type NosImport = { title?: string; levels?: NosDocumentInput['levels']; c
 export function createCatalogue(sequelize: Sequelize) {
   const models = defineCatalogueModels(sequelize);
   const { Sector, Trade, NosDocument, QualificationLevel, Unit, LearningOutcome } = models;
+  const read = preparedReads(sequelize);
+  const trades = lifecycleWriter(tradeLifecycle, {
+    store: modelStore(Trade),
+    refuse: (_refusal, trade) => conflict(`catalogue.trade_${trade!.status}`, `The trade ${trade!.name} is already ${trade!.status}.`),
+  });
+  const nosVersions = lifecycleWriter(nosLifecycle, { store: modelStore(NosDocument) });
 
   /** Runs a write, turning a concurrent write that took the same slug or number into a 409. */
   async function unique<T>(what: string, write: () => Promise<T>): Promise<T> {
@@ -376,10 +387,10 @@ export function createCatalogue(sequelize: Sequelize) {
     // ---- admin: sectors ------------------------------------------------------------------------
 
     async listSectors(query: Query & { slug?: string }) {
-      const where: WhereOptions = {};
-      if (query.q) Object.assign(where, { [Op.or]: [{ name: { [Op.iLike]: containing(query.q) } }, { slug: { [Op.iLike]: containing(query.q) } }] });
-      if (query.slug) Object.assign(where, { slug: query.slug });
-      const { items, meta } = await keysetPage(Sector, pageRequest(query), { where });
+      const where = new Conditions();
+      if (query.q) where.add('(x.name ILIKE ? OR x.slug ILIKE ?)', containing(query.q));
+      if (query.slug) where.add('x.slug = ?', query.slug);
+      const { items, meta } = await keysetInstances(read, pageRequest(query), Sector, { from: 'cap.sectors x', where, key: 'x.id', desc: true });
       return { items: await adminSectors(items), meta };
     },
 
@@ -418,12 +429,12 @@ export function createCatalogue(sequelize: Sequelize) {
     // ---- admin: trades -------------------------------------------------------------------------
 
     async listTrades(query: Query & { sectorId?: string; status?: TradeStatus; slug?: string }) {
-      const where: WhereOptions = {};
-      if (query.q) Object.assign(where, { [Op.or]: [{ name: { [Op.iLike]: containing(query.q) } }, { slug: { [Op.iLike]: containing(query.q) } }] });
-      if (query.sectorId) Object.assign(where, { sectorId: query.sectorId });
-      if (query.status) Object.assign(where, { status: query.status });
-      if (query.slug) Object.assign(where, { slug: query.slug });
-      const { items, meta } = await keysetPage(Trade, pageRequest(query), { where });
+      const where = new Conditions();
+      if (query.q) where.add('(x.name ILIKE ? OR x.slug ILIKE ?)', containing(query.q));
+      if (query.sectorId) where.add('x.sector_id = ?', query.sectorId);
+      if (query.status) where.add('x.status = ?', query.status);
+      if (query.slug) where.add('x.slug = ?', query.slug);
+      const { items, meta } = await keysetInstances(read, pageRequest(query), Trade, { from: 'cap.trades x', where, key: 'x.id', desc: true });
       return { items: await adminTrades(items), meta };
     },
 
@@ -445,10 +456,10 @@ export function createCatalogue(sequelize: Sequelize) {
         const sector = await Sector.findByPk(input.sectorId, { transaction });
         if (!sector) throw unprocessable('validation.failed', 'The sector does not exist.', [{ field: 'body.sectorId', issue: `no sector has the id ${input.sectorId}` }]);
         const name = input.name.trim();
-        const trade = await withFreeSlug(Trade, input.name, input.slug, transaction, (slug) =>
-          Trade.create({ sectorId: sector.id, slug, name, description: input.description ?? null, evidenceTypes: input.evidenceTypes ?? defaultEvidenceTypes }, { transaction }),
-        );
-        const doc = await NosDocument.create({ tradeId: trade.id, version: 1, title: `${name} (NOS)`, status: 'active' }, { transaction });
+        const trade = (await withFreeSlug(Trade, input.name, input.slug, transaction, (slug) =>
+          trades.create(transaction, 'add', { sectorId: sector.id, slug, name, description: input.description ?? null, evidenceTypes: input.evidenceTypes ?? defaultEvidenceTypes }, { by: 'admin' }),
+        ))!;
+        const doc = (await nosVersions.create(transaction, 'publish', { tradeId: trade.id, version: 1, title: `${name} (NOS)` }, { by: 'admin' }))!;
         const levels = [...new Set(input.levels ?? stubLevels)].sort((a, b) => a - b);
         await writeNosContent(doc, { title: doc.title, levels: levels.map((level) => ({ level, purpose: `${name}, level ${level}`, units: [] })) }, trade, transaction);
         return trade;
@@ -473,8 +484,9 @@ export function createCatalogue(sequelize: Sequelize) {
     /** Archived trades leave the public catalogue; their NOS documents stay for existing applications. */
     async setTradeStatus(id: string, status: TradeStatus) {
       const trade = await tradeById(id);
-      if (trade.status === status) throw conflict(`catalogue.trade_${status}`, `The trade ${trade.name} is already ${status}.`);
-      await trade.update({ status, archivedAt: status === 'archived' ? new Date() : null });
+      await sequelize.transaction((transaction) =>
+        trades.move(transaction, trade, status === 'archived' ? 'archive' : 'restore', { by: 'admin', changes: { archivedAt: status === 'archived' ? new Date() : null } }),
+      );
       return adminTrade(trade);
     },
 
@@ -511,8 +523,8 @@ export function createCatalogue(sequelize: Sequelize) {
         await tradeById(tradeId, transaction, { lock: true });
         const current = await activeNos(trade.id, transaction);
         const latest = ((await NosDocument.max('version', { where: { tradeId }, transaction })) as number | null) ?? 0;
-        if (current) await current.update({ status: 'superseded' }, { transaction });
-        const next = await NosDocument.create({ tradeId, version: latest + 1, title: doc.title.trim(), status: 'active' }, { transaction });
+        if (current) await nosVersions.move(transaction, current, 'supersede', { by: 'admin' });
+        const next = (await nosVersions.create(transaction, 'publish', { tradeId, version: latest + 1, title: doc.title.trim() }, { by: 'admin' }))!;
         await writeNosContent(next, doc, trade, transaction);
         return { next, supersedes: current?.version ?? null };
       });
@@ -523,13 +535,12 @@ export function createCatalogue(sequelize: Sequelize) {
 
     /** One row per qualification level on each trade's active NOS. */
     async listLevels(query: Query & { tradeId?: string; sectorId?: string }) {
-      const docs = await sequelize.query<{ id: string }>(
-        `SELECT d.id FROM cap.nos_documents d JOIN cap.trades t ON t.id = d.trade_id
-          WHERE d.status = 'active' AND ($1::text IS NULL OR t.id = $1) AND ($2::text IS NULL OR t.sector_id = $2)
-            AND ($3::text IS NULL OR t.name ILIKE $3 OR t.slug ILIKE $3)`,
-        { type: QueryTypes.SELECT, bind: [query.tradeId ?? null, query.sectorId ?? null, query.q ? containing(query.q) : null] },
-      );
-      const { items, meta } = await keysetPage(QualificationLevel, pageRequest(query), { where: { nosDocumentId: { [Op.in]: docs.map((d) => d.id) } }, newest: false });
+      const where = new Conditions().add(`d.status = 'active'`);
+      if (query.tradeId) where.add('t.id = ?', query.tradeId);
+      if (query.sectorId) where.add('t.sector_id = ?', query.sectorId);
+      if (query.q) where.add('(t.name ILIKE ? OR t.slug ILIKE ?)', containing(query.q));
+      const from = 'cap.qualification_levels x JOIN cap.nos_documents d ON d.id = x.nos_document_id JOIN cap.trades t ON t.id = d.trade_id';
+      const { items, meta } = await keysetInstances(read, pageRequest(query), QualificationLevel, { from, where, key: 'x.id', desc: false });
       return { items: await adminLevels(items), meta };
     },
 

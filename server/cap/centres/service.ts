@@ -1,8 +1,11 @@
 import { Op, QueryTypes, UniqueConstraintError, type CreationAttributes, type InferAttributes, type Sequelize, type Transaction } from 'sequelize';
 import type { AssetUrls } from '../../contracts/orchestrator-client.ts';
 import { conflict } from '../../platform/http/errors.ts';
-import { keysetPage, pageRequest } from '../../platform/http/pagination.ts';
+import { Conditions, keysetInstances } from '../../platform/db/keyset.ts';
+import { preparedReads } from '../../platform/db/prepared.ts';
+import { pageRequest } from '../../platform/http/pagination.ts';
 import { valueAt, type JsonObject } from '../../platform/http/merge-patch.ts';
+import { membershipWriter, moderationWriter } from '../people/index.ts';
 import { defineCentreModels, type Centre } from './models.ts';
 
 export type CentreModels = ReturnType<typeof defineCentreModels>;
@@ -42,12 +45,18 @@ async function ownRegistrationNo<T>(write: () => Promise<T>): Promise<T> {
 export function createCentreService(sequelize: Sequelize, assetUrls: AssetUrls) {
   const models = defineCentreModels(sequelize);
   const { Centre, CentreStaff } = models;
+  const read = preparedReads(sequelize);
+  /** The writers of the centres' moderation status and of their staff's membership status. */
+  const moderated = moderationWriter(Centre);
+  const staff = membershipWriter(CentreStaff);
 
   return {
     models,
+    staff,
 
-    /** A new centre row, in the caller's transaction; 409 `centre.registration_taken` when its number is another centre's. */
-    create: (values: CreationAttributes<Centre>, transaction: Transaction) => ownRegistrationNo(() => Centre.create(values, { transaction })),
+    /** A centre an admin registers (approved), in the caller's transaction; 409 `centre.registration_taken` when its number is another centre's. */
+    register: (values: Omit<CreationAttributes<Centre>, 'status'>, transaction: Transaction) =>
+      ownRegistrationNo(() => moderated.create(transaction, 'register', values, { by: 'admin' })),
 
     /**
      * The centre described by a completed centre onboarding draft, `pending` until an admin approves
@@ -55,11 +64,8 @@ export function createCentreService(sequelize: Sequelize, assetUrls: AssetUrls) 
      */
     async createForOwner(owner: { userId: string; email: string }, draft: JsonObject, transaction: Transaction) {
       const name = ['firstName', 'lastName'].map((field) => valueAt(draft, `owner.personalDetails.${field}`)).join(' ');
-      const centre = await ownRegistrationNo(() => Centre.create({ ...(centreFieldsOf(draft) as CentreFields), createdBy: owner.userId }, { transaction }));
-      await CentreStaff.create(
-        { centreId: centre.id, userId: owner.userId, name, email: owner.email.toLowerCase(), role: 'super_admin', status: 'active' },
-        { transaction },
-      );
+      const centre = (await ownRegistrationNo(() => moderated.create(transaction, 'sign_up', { ...(centreFieldsOf(draft) as CentreFields), createdBy: owner.userId }, { by: 'owner' })))!;
+      await staff.create(transaction, 'admit', { centreId: centre.id, userId: owner.userId, name, email: owner.email.toLowerCase(), role: 'super_admin' }, { by: 'owner' });
       return centre;
     },
 
@@ -75,7 +81,8 @@ export function createCentreService(sequelize: Sequelize, assetUrls: AssetUrls) 
 
     /** Approved centres, oldest first, with their resolved logos (the public catalogue's `GET /centres`). */
     async approved(query: Record<string, unknown>) {
-      const { items, meta } = await keysetPage(Centre, pageRequest(query), { where: { status: 'approved' }, newest: false });
+      const where = new Conditions().add(`x.status = 'approved'`);
+      const { items, meta } = await keysetInstances(read, pageRequest(query), Centre, { from: 'cap.centres x', where, key: 'x.id', desc: false });
       const urlOf = await assetUrls(items.map((c) => c.logoAssetId));
       return {
         items: items.map((c) => ({ id: c.id, name: c.name, registrationNo: c.registrationNo, status: c.status, logoAssetId: c.logoAssetId, logo: urlOf(c.logoAssetId), address: c.address })),

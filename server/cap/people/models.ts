@@ -1,7 +1,24 @@
 import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
 import type { JsonObject } from '../../platform/http/merge-patch.ts';
+import { defineLifecycle } from '../../platform/lifecycle.ts';
 import type { Persona, UserStatus, OnboardingStatus, ModerationStatus } from './vocabulary.ts';
 import type { CentreRole, CentreStaffStatus, CentreStatus } from '../centres/index.ts';
+
+/**
+ * A CAP user's standing, as data: `active` when provisioned (the user.created event or their first
+ * call), `deactivated` when the Orchestrator deactivates the account, written even before the user was
+ * provisioned so that a late user.created cannot bring the account back. A repeat changes nothing.
+ */
+export const userLifecycle = defineLifecycle({
+  subject: 'user',
+  statuses: ['active', 'deactivated'],
+  movers: ['orchestrator'],
+  moves: {
+    provision: { from: [null], to: 'active', by: ['orchestrator'] },
+    deactivate: { from: [null, 'active'], to: 'deactivated', by: ['orchestrator'] },
+  },
+  idempotent: true,
+});
 
 /** A person as CAP knows them, keyed by the Orchestrator user id (CAP never mints one). */
 export interface CapUser extends Model<InferAttributes<CapUser>, InferCreationAttributes<CapUser>> {

@@ -4,7 +4,8 @@ import type { Principal } from '../../platform/http/operations.ts';
 import { mergePatch, type JsonObject } from '../../platform/http/merge-patch.ts';
 import { preparedReads } from '../../platform/db/prepared.ts';
 import type { CallerCache } from './callers.ts';
-import { defineUserModels, type Caller, type CapUserRecord, type Standing } from './models.ts';
+import { lifecycleWriter, modelStore } from '../../platform/lifecycle.ts';
+import { defineUserModels, userLifecycle, type Caller, type CapUserRecord, type Standing } from './models.ts';
 
 /** The profile sections PATCH /me/profile edits. */
 export const profileSections = ['personalDetails', 'contactInformation', 'residentialAddress'] as const;
@@ -47,6 +48,9 @@ export function createUserService(sequelize: Sequelize, options: { standing?: St
   const { standing, callers } = options;
   const models = defineUserModels(sequelize);
   const { CapUser } = models;
+  const accounts = lifecycleWriter(userLifecycle, { store: modelStore(CapUser) });
+  const inTransaction = <T,>(transaction: Transaction | undefined, work: (transaction: Transaction) => Promise<T>) =>
+    transaction ? work(transaction) : sequelize.transaction(work);
   const prepared = preparedReads(sequelize);
   const callerSql = standing && `SELECT u.user_id AS "userId", u.email, u.status, u.identity_verified AS "identityVerified", u.identity_provider AS "identityProvider",
               u.identity_provider_reference AS "identityProviderReference", u.identity_verified_at AS "identityVerifiedAt",
@@ -78,7 +82,7 @@ export function createUserService(sequelize: Sequelize, options: { standing?: St
    * get here at once: the primary key and ON CONFLICT DO NOTHING make the second insert a no-op.
    */
   async function provision(identity: UserIdentity, transaction?: Transaction): Promise<void> {
-    await CapUser.bulkCreate([{ userId: identity.userId, email: identity.email }], { ignoreDuplicates: true, transaction });
+    await inTransaction(transaction, (transaction) => accounts.create(transaction, 'provision', { userId: identity.userId, email: identity.email }, { by: 'orchestrator', ignoreDuplicates: true }));
   }
 
   /**
@@ -86,9 +90,10 @@ export function createUserService(sequelize: Sequelize, options: { standing?: St
    * a late user.created or a first call with a still-valid token cannot bring the account back.
    */
   async function deactivate(identity: { userId: string; email?: string }, transaction?: Transaction): Promise<void> {
-    await CapUser.bulkCreate([{ userId: identity.userId, email: identity.email ?? '', status: 'deactivated' }], {
-      updateOnDuplicate: ['status', 'updatedAt'],
-      transaction,
+    await inTransaction(transaction, async (transaction) => {
+      await accounts.create(transaction, 'deactivate', { userId: identity.userId, email: identity.email ?? '' }, { by: 'orchestrator', ignoreDuplicates: true });
+      const user = (await CapUser.findByPk(identity.userId, { transaction, lock: transaction.LOCK.UPDATE }))!;
+      await accounts.move(transaction, user, 'deactivate', { by: 'orchestrator' });
     });
   }
 

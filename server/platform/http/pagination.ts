@@ -1,4 +1,3 @@
-import { Op, type Model, type ModelStatic, type WhereOptions, type FindOptions } from 'sequelize';
 import { validationFailed } from './errors.ts';
 
 export interface PageRequest {
@@ -39,24 +38,4 @@ export function pageOf<T extends { id: string }>(rows: T[], limit: number): { it
   const hasMore = rows.length > limit;
   const items = hasMore ? rows.slice(0, limit) : rows;
   return { items, meta: { pagination: { nextCursor: hasMore ? encodeCursor(items[items.length - 1]!.id) : null, hasMore, limit } } };
-}
-
-/**
- * Keyset pagination over ULID ids (ULIDs sort by creation time): `newest` lists newest first. Pages
- * stay stable while rows are added, unlike offsets.
- */
-export async function keysetPage<M extends Model & { id: string }>(
-  model: ModelStatic<M>,
-  page: PageRequest,
-  options: { where?: WhereOptions; newest?: boolean } & Omit<FindOptions, 'where' | 'order' | 'limit'> = {},
-): Promise<{ items: M[]; meta: PageMeta }> {
-  const { where, newest = true, ...rest } = options;
-  const after = page.cursor ? { id: { [newest ? Op.lt : Op.gt]: page.cursor } } : {};
-  const rows = await model.findAll({
-    ...rest,
-    where: { ...(where as object), ...after } as WhereOptions,
-    order: [['id', newest ? 'DESC' : 'ASC']],
-    limit: page.limit + 1,
-  });
-  return pageOf(rows, page.limit);
 }

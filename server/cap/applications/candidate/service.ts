@@ -1,6 +1,8 @@
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import { unprocessable } from '../../../platform/http/errors.ts';
-import { encodeCursor, pageRequest } from '../../../platform/http/pagination.ts';
+import { Conditions, keysetRows } from '../../../platform/db/keyset.ts';
+import { preparedReads } from '../../../platform/db/prepared.ts';
+import { pageRequest } from '../../../platform/http/pagination.ts';
 import { stageLabels, type StageKey } from '../lifecycle.ts';
 import type { Applications, Viewer } from '../service.ts';
 import { valueAt } from '../../../platform/http/merge-patch.ts';
@@ -55,25 +57,24 @@ function eventOf(move: MoveRow) {
  */
 export function createCandidateArea(deps: { sequelize: Sequelize; people: Pick<People, 'users' | 'onboardings'>; applications: Applications; assetUrls: AssetUrls; ownsAsset: OrchestratorHttp['ownsAsset'] }) {
   const { sequelize, people } = deps;
+  const read = preparedReads(sequelize);
 
-  async function events(where: string, bind: unknown[], query: { cursor?: string; limit?: number }) {
-    const page = pageRequest(query as Record<string, unknown>);
-    bind.push(page.cursor ?? null, page.limit + 1);
-    const rows = await sequelize.query<MoveRow>(
+  async function events(where: Conditions, query: { cursor?: string; limit?: number }) {
+    const { items, meta } = await keysetRows<MoveRow>(read, pageRequest(query as Record<string, unknown>), {
       // Who acted, by the name they have where they acted: centre staff, awarding-body member, else their
       // onboarding. One statement with the other modules' names: a page of moves is read with its names.
-      `SELECT m.*, coalesce(
+      select: `m.*, coalesce(
          ${centresSql.staffName('m.actor_user_id', 'a.centre_id')},
          ${catalogueSql.memberName('m.actor_user_id')},
          ${peopleSql.onboardedName('m.actor_user_id', "m.actor = 'internal_verifier'")}
-       ) AS actor_name
-       FROM cap.application_moves m JOIN cap.applications a ON a.id = m.application_id
-        WHERE ${where} AND ($${bind.length - 1}::text IS NULL OR m.id < $${bind.length - 1}) ORDER BY m.id DESC LIMIT $${bind.length}`,
-      { type: QueryTypes.SELECT, bind },
-    );
-    const hasMore = rows.length > page.limit;
-    const items = rows.slice(0, page.limit);
-    return { items: items.map(eventOf), meta: { pagination: { nextCursor: hasMore ? encodeCursor(items.at(-1)!.id) : null, hasMore, limit: page.limit } } };
+       ) AS actor_name`,
+      from: 'cap.application_moves m JOIN cap.applications a ON a.id = m.application_id',
+      alias: 'm',
+      where,
+      key: 'm.id',
+      desc: true,
+    });
+    return { items: items.map(eventOf), meta };
   }
 
   return {
@@ -104,11 +105,11 @@ export function createCandidateArea(deps: { sequelize: Sequelize; people: Pick<P
     /** The timeline of one application the viewer may see, newest first. */
     async applicationEvents(viewer: Viewer, applicationId: string, query: { cursor?: string; limit?: number }) {
       await deps.applications.visible(viewer, applicationId);
-      return events('m.application_id = $1', [applicationId], query);
+      return events(new Conditions().add('m.application_id = ?', applicationId), query);
     },
 
     /** The timeline of all of the candidate's applications, newest first. */
-    candidateEvents: (userId: string, query: { cursor?: string; limit?: number }) => events('a.candidate_user_id = $1', [userId], query),
+    candidateEvents: (userId: string, query: { cursor?: string; limit?: number }) => events(new Conditions().add('a.candidate_user_id = ?', userId), query),
   };
 }
 

@@ -1,6 +1,8 @@
-import { Op, QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { Op, type Sequelize, type Transaction } from 'sequelize';
 import { conflict, notFound, unprocessable, type ErrorDetail } from '../../../platform/http/errors.ts';
-import { encodeCursor, pageRequest } from '../../../platform/http/pagination.ts';
+import { Conditions, keysetRows } from '../../../platform/db/keyset.ts';
+import { preparedReads } from '../../../platform/db/prepared.ts';
+import { pageRequest } from '../../../platform/http/pagination.ts';
 import { stagesOf } from '../lifecycle.ts';
 import type { Application } from '../models.ts';
 import type { Applications, Reader } from '../service.ts';
@@ -48,6 +50,7 @@ export function createEvidence(deps: {
 }) {
   const { sequelize, applications, catalogue } = deps;
   const models = defineEvidenceModels(sequelize);
+  const read = preparedReads(sequelize);
   const { GeneralEvidence, SelfAssessment, ThirdPartyReport } = models;
 
   /** Refuses a change once the application is finished or has reached internal verification. */
@@ -142,27 +145,33 @@ export function createEvidence(deps: {
     /** Everything in the vault, newest first: general evidence, the self-assessment and the third-party report. */
     async list(reader: Reader, applicationId: string, query: { cursor?: string; limit?: number }) {
       await applications.visible(reader, applicationId);
-      const page = pageRequest(query as Record<string, unknown>);
-      const rows = await sequelize.query<{ id: string; kind: string; document_name: string | null; evidence_type: string | null; status: string | null; created_at: Date }>(
-        `SELECT * FROM (
-           SELECT id, 'general' AS kind, document_name, evidence_type, NULL AS status, created_at FROM cap.application_evidence WHERE application_id = $1
-           UNION ALL
-           SELECT id, 'self_assessment', 'Self-assessment', NULL, CASE WHEN submitted_at IS NULL THEN 'draft' ELSE 'submitted' END, created_at FROM cap.self_assessments WHERE application_id = $1
-           UNION ALL
-           SELECT id, 'third_party_report', 'Third-party report', NULL, 'submitted', submitted_at FROM cap.third_party_reports WHERE application_id = $1
-         ) vault WHERE ($2::text IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`,
-        { type: QueryTypes.SELECT, bind: [applicationId, page.cursor ?? null, page.limit + 1] },
+      // The three kinds of thing in one statement, paged together (the condition on the application reaches each part).
+      const { items, meta } = await keysetRows<{ id: string; kind: string; document_name: string | null; evidence_type: string | null; status: string | null; created_at: Date }>(
+        read,
+        pageRequest(query as Record<string, unknown>),
+        {
+          select: 'x.id, x.kind, x.document_name, x.evidence_type, x.status, x.created_at',
+          from: `(SELECT id, application_id, 'general' AS kind, document_name, evidence_type, NULL AS status, created_at FROM cap.application_evidence
+                  UNION ALL
+                  SELECT id, application_id, 'self_assessment', 'Self-assessment', NULL, CASE WHEN submitted_at IS NULL THEN 'draft' ELSE 'submitted' END, created_at FROM cap.self_assessments
+                  UNION ALL
+                  SELECT id, application_id, 'third_party_report', 'Third-party report', NULL, 'submitted', submitted_at FROM cap.third_party_reports) x`,
+          where: new Conditions().add('x.application_id = ?', applicationId),
+          key: 'x.id',
+          desc: true,
+        },
       );
-      const hasMore = rows.length > page.limit;
-      const items = rows.slice(0, page.limit).map((row) => ({
-        id: row.id,
-        kind: row.kind,
-        documentName: row.document_name,
-        evidenceType: row.evidence_type,
-        status: row.status,
-        createdAt: new Date(row.created_at).toISOString(),
-      }));
-      return { items, meta: { pagination: { nextCursor: hasMore ? encodeCursor(items.at(-1)!.id) : null, hasMore, limit: page.limit } } };
+      return {
+        items: items.map((row) => ({
+          id: row.id,
+          kind: row.kind,
+          documentName: row.document_name,
+          evidenceType: row.evidence_type,
+          status: row.status,
+          createdAt: new Date(row.created_at).toISOString(),
+        })),
+        meta,
+      };
     },
 
     /** A piece of general evidence: its type one of the trade's, its file the candidate's own, and something in it. */

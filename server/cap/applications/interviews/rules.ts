@@ -1,17 +1,59 @@
 import type { ErrorDetail } from '../../../platform/http/errors.ts';
+import { defineLifecycle, type StatusOf } from '../../../platform/lifecycle.ts';
 import type { PanelSeat } from './models.ts';
 
 export const interviewFormTypes = ['records', 'assessment_grid', 'practical_observation', 'skill_demonstration'] as const;
 export type InterviewFormType = (typeof interviewFormTypes)[number];
 export const interviewModes = ['physical', 'online'] as const;
 export type InterviewMode = (typeof interviewModes)[number];
-export type InterviewStatus = 'scheduled' | 'completed' | 'cancelled';
+
+/**
+ * An application's interview, as data: made `scheduled` when the centre seats a panel or books a
+ * sitting (`open`), `completed` when the lead gives the outcome; booking a sitting again (`schedule`)
+ * or reopening the application after an appeal (`reopen`, a new round) makes it scheduled again.
+ * `cancelled` is in the client's vocabulary; nothing leads to it.
+ */
+export const interviewLifecycle = defineLifecycle({
+  subject: 'interview',
+  statuses: ['scheduled', 'completed', 'cancelled'],
+  movers: ['centre', 'lead'],
+  moves: {
+    open: { from: [null], to: 'scheduled', by: ['centre'] },
+    schedule: { from: ['scheduled', 'completed'], to: 'scheduled', by: ['centre'] },
+    complete: { from: ['scheduled', 'completed'], to: 'completed', by: ['lead'] },
+    reopen: { from: ['scheduled', 'completed'], to: 'scheduled', by: ['centre'] },
+  },
+});
+export type InterviewStatus = StatusOf<typeof interviewLifecycle>;
+
+/** An interview form, as data: the lead saves it as a `draft` or `completed`, either way, until the candidate signs it (then it no longer changes). */
+export const interviewFormLifecycle = defineLifecycle({
+  subject: 'interview form',
+  statuses: ['draft', 'completed'],
+  movers: ['lead'],
+  moves: {
+    draft: { from: [null, 'draft', 'completed'], to: 'draft', by: ['lead'] },
+    complete: { from: [null, 'draft', 'completed'], to: 'completed', by: ['lead'] },
+  },
+});
+
+/** A candidate's appeal of a rejected application: `open` until the centre resolves it, reopening the application or dismissing the appeal (409 `appeal.resolved` after). */
+export const appealLifecycle = defineLifecycle({
+  subject: 'appeal',
+  statuses: ['open', 'resolved_reopened', 'resolved_dismissed'],
+  movers: ['candidate', 'centre'],
+  moves: {
+    raise: { from: [null], to: 'open', by: ['candidate'] },
+    reopen: { from: ['open'], to: 'resolved_reopened', by: ['centre'] },
+    dismiss: { from: ['open'], to: 'resolved_dismissed', by: ['centre'] },
+  },
+});
 export type SignatureMode = 'upload' | 'default' | 'typed';
 /** The panel's finding, written by the lead. */
 export type InterviewDecision = 'competent' | 'not_yet_competent';
 /** What the lead's outcome does to the application: approve moves it on to internal verification, reject closes it. */
 export type InterviewOutcome = 'approve' | 'reject';
-export type AppealStatus = 'open' | 'resolved_reopened' | 'resolved_dismissed';
+export type AppealStatus = StatusOf<typeof appealLifecycle>;
 
 /** The stages at which an RPL application may be given a sitting: the folder is being arranged, or it is at interview. */
 export const schedulableStages = ['folder_arrangement', 'interview'];

@@ -1,7 +1,9 @@
-import { Op, QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
+import { Op, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 import { GrpcCallError } from '../../../platform/grpc/errors.ts';
 import { conflict, forbidden, notFound, unprocessable, type ErrorDetail } from '../../../platform/http/errors.ts';
-import { encodeCursor, keysetPage, pageRequest } from '../../../platform/http/pagination.ts';
+import { Conditions, keysetInstances } from '../../../platform/db/keyset.ts';
+import { preparedReads } from '../../../platform/db/prepared.ts';
+import { pageRequest } from '../../../platform/http/pagination.ts';
 import type { Logger } from '../../../platform/logger.ts';
 import type { Application } from '../models.ts';
 import type { Applications, Viewer } from '../service.ts';
@@ -12,7 +14,8 @@ import type { ActingContext, People } from '../../people/index.ts';
 import type { RecommendationsClient } from '../../../contracts/lms-client.ts';
 import type { OrchestratorHttp } from '../../../contracts/orchestrator-client.ts';
 import { defineInterviewModels, type Appeal, type ApplicationInterview, type InterviewForm, type InterviewTemplate, type PanelSeat } from './models.ts';
-import { outcomeOf, panelProblems, schedulableStages, type InterviewDecision, type InterviewFormType, type InterviewMode, type InterviewOutcome, type SignatureMode } from './rules.ts';
+import { checkMove, lifecycleWriter, modelStore } from '../../../platform/lifecycle.ts';
+import { appealLifecycle, interviewFormLifecycle, interviewLifecycle, outcomeOf, panelProblems, schedulableStages, type InterviewDecision, type InterviewFormType, type InterviewMode, type InterviewOutcome, type SignatureMode } from './rules.ts';
 import type { JsonObject } from '../../../platform/http/merge-patch.ts';
 
 /** The schedule input of a sitting (`POST .../interview/schedule`, templates, the booking PATCH). */
@@ -59,6 +62,11 @@ export function createInterviews(deps: {
   const { sequelize, applications, assessors } = deps;
   const models = defineInterviewModels(sequelize);
   const { CentrePanel, InterviewTemplate, ApplicationInterview, InterviewForm, InterviewEvaluation, Appeal } = models;
+  const read = preparedReads(sequelize);
+  const interviews = lifecycleWriter(interviewLifecycle, { store: modelStore(ApplicationInterview) });
+  const interviewForms = lifecycleWriter(interviewFormLifecycle, { store: modelStore(InterviewForm) });
+  const resolved = (appeal: Appeal) => conflict('appeal.resolved', `The appeal is ${appeal.status} already.`);
+  const appeals = lifecycleWriter(appealLifecycle, { store: modelStore(Appeal), refuse: (_refusal, appeal) => resolved(appeal!) });
 
   /** The caller's assessor profile id, or null when they have none. */
   async function profileIdOf(userId: string, transaction?: Transaction): Promise<string | null> {
@@ -115,7 +123,7 @@ export function createInterviews(deps: {
   async function interviewOf(application: Application, transaction: Transaction): Promise<ApplicationInterview> {
     const found = await ApplicationInterview.findOne({ where: { applicationId: application.id }, transaction, lock: transaction.LOCK.UPDATE });
     if (found) return found;
-    return ApplicationInterview.create({ applicationId: application.id, centreId: application.centreId, status: 'scheduled', mode: null, location: null, link: null }, { transaction });
+    return (await interviews.create(transaction, 'open', { applicationId: application.id, centreId: application.centreId, mode: null, location: null, link: null }, { by: 'centre' }))!;
   }
 
   /** Seats the panel on the application: the current panel's assignments end, the new seats start. */
@@ -225,25 +233,12 @@ export function createInterviews(deps: {
   /** Bookings (sittings of the centre's applications that have a seated panel) with their candidate. */
   async function bookings(centreId: string, filter: { from?: string; to?: string; applicationIds?: string[]; cursor?: string; limit: number }) {
     // One statement with the assessors' condition (a seated panel): the page is filtered by it.
-    const where = ['i.centre_id = $1', 'i.scheduled_at IS NOT NULL', assessorsSql.panelSeated('i.application_id')];
-    const bind: unknown[] = [centreId];
-    const add = (clause: string, value: unknown) => {
-      bind.push(value);
-      where.push(clause.replaceAll('?', `$${bind.length}`));
-    };
-    if (filter.from) add('i.scheduled_at >= ?', new Date(filter.from));
-    if (filter.to) add('i.scheduled_at <= ?', new Date(filter.to));
-    if (filter.applicationIds) add('i.application_id = ANY(?)', filter.applicationIds);
-    if (filter.cursor) add('(i.scheduled_at, i.id) > (SELECT scheduled_at, id FROM cap.application_interviews WHERE id = ?)', filter.cursor);
-    bind.push(filter.limit + 1);
-    const rows = await sequelize.query<{ id: string }>(
-      `SELECT i.id FROM cap.application_interviews i WHERE ${where.join(' AND ')} ORDER BY i.scheduled_at, i.id LIMIT $${bind.length}`,
-      { type: QueryTypes.SELECT, bind },
-    );
-    const hasMore = rows.length > filter.limit;
-    const ids = rows.slice(0, filter.limit).map((r) => r.id);
-    const interviews = await ApplicationInterview.findAll({ where: { id: { [Op.in]: ids } } });
-    const ordered = ids.map((id) => interviews.find((i) => i.id === id)!);
+    const where = new Conditions().add('x.centre_id = ?', centreId).add('x.scheduled_at IS NOT NULL').add(assessorsSql.panelSeated('x.application_id'));
+    if (filter.from) where.add('x.scheduled_at >= ?', new Date(filter.from));
+    if (filter.to) where.add('x.scheduled_at <= ?', new Date(filter.to));
+    if (filter.applicationIds) where.add('x.application_id = ANY(?)', filter.applicationIds);
+    const page = { cursor: filter.cursor, limit: filter.limit };
+    const { items: ordered, meta } = await keysetInstances(read, page, ApplicationInterview, { from: 'cap.application_interviews x', where, key: 'x.scheduled_at', desc: false });
     const presented = await applications.present(await applications.models.Application.findAll({ where: { id: { [Op.in]: ordered.map((i) => i.applicationId) } } }));
     const items = await Promise.all(
       ordered.map(async (interview) => {
@@ -251,7 +246,7 @@ export function createInterviews(deps: {
         return { id: interview.id, applicationId: interview.applicationId, candidate: app.candidate, trade: app.trade, currentStageKey: app.currentStageKey, ...scheduleView(interview), members: await seatsView(await currentSeats(interview.applicationId)) };
       }),
     );
-    return { items, meta: { pagination: { nextCursor: hasMore ? encodeCursor(ids.at(-1)!) : null, hasMore, limit: filter.limit } } };
+    return { items, meta };
   }
 
   /** The caller as a voter on the application: their profile id and whether they lead (403 otherwise). */
@@ -358,13 +353,14 @@ export function createInterviews(deps: {
         const template = interview.templateId ? await InterviewTemplate.findByPk(interview.templateId, { transaction }) : null;
         if (template) assertNotBeforeClock(template, sitting.scheduledAt);
         else assertFuture(sitting.scheduledAt);
-        await interview.update({ ...sitting, status: 'scheduled' }, { transaction });
+        await interviews.move(transaction, interview, 'schedule', { by: 'centre', changes: sitting });
         return scheduleView(interview);
       });
     },
 
     async listCentrePanels(centreId: string, query: Record<string, unknown>) {
-      const { items, meta } = await keysetPage(CentrePanel, pageRequest(query), { where: { centreId } });
+      const where = new Conditions().add('x.centre_id = ?', centreId);
+      const { items, meta } = await keysetInstances(read, pageRequest(query), CentrePanel, { from: 'cap.centre_panels x', where, key: 'x.id', desc: true });
       return { items: await Promise.all(items.map(centrePanelView)), meta };
     },
 
@@ -377,12 +373,11 @@ export function createInterviews(deps: {
 
     /** The centre's interview templates by clock; `from`/`to` bound the clock, `scheduledAt` picks one exact clock. */
     async listTemplates(centreId: string, query: { from?: string; to?: string; scheduledAt?: string; cursor?: string; limit?: number }) {
-      const clock: Record<symbol, Date> = {};
-      if (query.from) clock[Op.gte] = new Date(query.from);
-      if (query.to) clock[Op.lte] = new Date(query.to);
-      if (query.scheduledAt) clock[Op.eq] = new Date(query.scheduledAt);
-      const where = { centreId, ...(Reflect.ownKeys(clock).length ? { scheduledAt: clock } : {}) };
-      const { items, meta } = await keysetPage(InterviewTemplate, pageRequest(query as Record<string, unknown>), { where, newest: false });
+      const where = new Conditions().add('x.centre_id = ?', centreId);
+      if (query.from) where.add('x.scheduled_at >= ?', new Date(query.from));
+      if (query.to) where.add('x.scheduled_at <= ?', new Date(query.to));
+      if (query.scheduledAt) where.add('x.scheduled_at = ?', new Date(query.scheduledAt));
+      const { items, meta } = await keysetInstances(read, pageRequest(query as Record<string, unknown>), InterviewTemplate, { from: 'cap.interview_templates x', where, key: 'x.id', desc: false });
       return { items: items.map(templateView), meta };
     },
 
@@ -422,7 +417,7 @@ export function createInterviews(deps: {
         for (const application of found) {
           const interview = await seat(application, panel.members, actor.userId, transaction);
           const { mode, location, link, useCentreAddress } = template;
-          await interview.update({ templateId: template.id, scheduledAt, mode, location, link, useCentreAddress, status: 'scheduled' }, { transaction });
+          await interviews.move(transaction, interview, 'schedule', { by: 'centre', changes: { templateId: template.id, scheduledAt, mode, location, link, useCentreAddress } });
         }
       });
       return (await bookings(actor.centreId, { applicationIds: ids, limit: 100 })).items;
@@ -473,8 +468,11 @@ export function createInterviews(deps: {
         await atInterview(applicationId, transaction);
         const existing = await InterviewForm.findOne({ where: { applicationId, formType }, transaction, lock: transaction.LOCK.UPDATE });
         if (existing?.candidateSignedAt) throw conflict('interview.form_signed', 'The candidate has signed this form: it no longer changes.');
-        const values = { data: input.data, status: input.status ?? 'draft', populatedBy: profileId };
-        return existing ? existing.update(values, { transaction }) : InterviewForm.create({ applicationId, formType, ...values }, { transaction });
+        const values = { data: input.data, populatedBy: profileId };
+        const action = input.status === 'completed' ? 'complete' : 'draft';
+        if (!existing) return (await interviewForms.create(transaction, action, { applicationId, formType, ...values }, { by: 'lead' }))!;
+        await interviewForms.move(transaction, existing, action, { by: 'lead', changes: values });
+        return existing;
       });
       return formView(form);
     },
@@ -532,7 +530,7 @@ export function createInterviews(deps: {
             throw unprocessable('interview.outcome_mismatch', `A ${decision} decision has the outcome ${outcomeOf[decision]}.`, [{ field: 'outcome', issue: `must be ${outcomeOf[decision]}` }]);
           }
           if (evaluations < 3) throw conflict('interview.evaluations_pending', `Every voter evaluates before the outcome: ${evaluations} of 3 have.`);
-          await interview.update({ status: 'completed' }, { transaction });
+          await interviews.move(transaction, interview, 'complete', { by: 'lead' });
           await applications.move(application, input.outcome, 'panel', caller.userId, transaction, input.feedback);
         }
         return { applicationId, round: interview.round, evaluations, decision: interview.decision, status: application.status, currentStageKey: application.currentStageKey };
@@ -548,7 +546,7 @@ export function createInterviews(deps: {
           if (application.status !== 'rejected') throw conflict('appeal.not_allowed', `Only a rejected application is appealed; this one is ${application.status}.`);
           const interview = await ApplicationInterview.findOne({ where: { applicationId }, transaction });
           if (interview?.gapTrainingClosedAt) throw conflict('appeal.not_allowed', 'You closed this application for gap training: it can no longer be appealed.');
-          return Appeal.create({ applicationId, stageKey: application.currentStageKey, status: 'open', comment, raisedBy: userId }, { transaction });
+          return (await appeals.create(transaction, 'raise', { applicationId, stageKey: application.currentStageKey, comment, raisedBy: userId }, { by: 'candidate' }))!;
         });
         return appealView(appeal);
       } catch (err) {
@@ -563,13 +561,16 @@ export function createInterviews(deps: {
         const application = await applications.visible({ persona: 'centre', ...actor }, applicationId, transaction);
         const appeal = await Appeal.findOne({ where: { id: appealId, applicationId }, transaction, lock: transaction.LOCK.UPDATE });
         if (!appeal) throw notFound(`The application has no appeal ${appealId}.`);
-        if (appeal.status !== 'open') throw conflict('appeal.resolved', `The appeal is ${appeal.status} already.`);
+        if (!checkMove(appealLifecycle, appeal.status, input.decision, 'centre').ok) throw resolved(appeal);
         if (input.decision === 'reopen') {
           await applications.move(application, 'reopen', 'centre', actor.userId, transaction, input.comment ?? null);
           const interview = await ApplicationInterview.findOne({ where: { applicationId }, transaction, lock: transaction.LOCK.UPDATE });
-          if (interview && application.currentStageKey === 'interview') await interview.update({ round: interview.round + 1, decision: null, decidedBy: null, decidedAt: null, status: 'scheduled' }, { transaction });
+          if (interview && application.currentStageKey === 'interview') {
+            await interviews.move(transaction, interview, 'reopen', { by: 'centre', changes: { round: interview.round + 1, decision: null, decidedBy: null, decidedAt: null } });
+          }
         }
-        return appeal.update({ status: input.decision === 'reopen' ? 'resolved_reopened' : 'resolved_dismissed', resolutionComment: input.comment ?? null, resolvedBy: actor.userId, resolvedAt: new Date() }, { transaction });
+        await appeals.move(transaction, appeal, input.decision, { by: 'centre', changes: { resolutionComment: input.comment ?? null, resolvedBy: actor.userId, resolvedAt: new Date() } });
+        return appeal;
       });
       return appealView(appeal);
     },

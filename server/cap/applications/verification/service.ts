@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { DataTypes, Op, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize, type Transaction } from 'sequelize';
+import { DataTypes, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize, type Transaction } from 'sequelize';
 import { AppError, conflict, forbidden, notFound, unprocessable, type ErrorDetail } from '../../../platform/http/errors.ts';
 import { newId } from '../../../platform/ids.ts';
-import { encodeCursor, pageRequest } from '../../../platform/http/pagination.ts';
+import { Conditions, keysetInstances } from '../../../platform/db/keyset.ts';
+import { preparedReads } from '../../../platform/db/prepared.ts';
+import { pageRequest } from '../../../platform/http/pagination.ts';
 import { renderCertificatePdf } from '../../../platform/pdf/certificate.ts';
 import { stagesOf } from '../lifecycle.ts';
 import type { Application } from '../models.ts';
@@ -57,6 +59,7 @@ export function createVerification(deps: {
   const { sequelize, applications, assessors, catalogue } = deps;
   const { assignments } = assessors;
   const { Application } = applications.models;
+  const read = preparedReads(sequelize);
   const Certificate: ModelStatic<Certificate> = sequelize.define<Certificate>(
     'Certificate',
     {
@@ -176,20 +179,11 @@ export function createVerification(deps: {
 
     /** The applications forwarded to the caller's awarding bodies, newest first. */
     async forwardedTo(userId: string, query: { status?: string; cursor?: string; limit?: number }) {
-      const page = pageRequest(query as Record<string, unknown>);
       const bodies = await catalogue.awardingBodies.activeBodiesOf(userId);
-      const rows = await Application.findAll({
-        where: {
-          awardingBodyId: { [Op.in]: bodies },
-          ...(query.status ? { status: query.status } : {}),
-          ...(page.cursor ? { id: { [Op.lt]: page.cursor } } : {}),
-        },
-        order: [['id', 'DESC']],
-        limit: page.limit + 1,
-      });
-      const hasMore = rows.length > page.limit;
-      const items = rows.slice(0, page.limit);
-      return { items: await applications.present(items), meta: { pagination: { nextCursor: hasMore ? encodeCursor(items.at(-1)!.id) : null, hasMore, limit: page.limit } } };
+      const where = new Conditions().add('x.awarding_body_id = ANY(?)', bodies);
+      if (query.status) where.add('x.status = ?', query.status);
+      const { items, meta } = await keysetInstances(read, pageRequest(query as Record<string, unknown>), Application, { from: 'cap.applications x', where, key: 'x.id', desc: true });
+      return { items: await applications.present(items), meta };
     },
 
     /** The awarding body assigns the external verifier: an approved assessor who is not the internal verifier. */

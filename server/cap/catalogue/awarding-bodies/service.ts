@@ -1,7 +1,7 @@
 import { QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 import { conflict, forbidden, notFound, unprocessable } from '../../../platform/http/errors.ts';
 import { newId } from '../../../platform/ids.ts';
-import type { MembershipKind, NewMember, ProvisionMember } from '../../people/index.ts';
+import { membershipWriter, type MembershipKind, type NewMember, type ProvisionMember } from '../../people/index.ts';
 import type { AssetUrls } from '../../../contracts/orchestrator-client.ts';
 import { defineAwardingBodyModels, type AwardingBody, type AwardingBodyMember, type AwardingBodyRole } from './models.ts';
 
@@ -39,6 +39,7 @@ const memberOf = (row: AwardingBodyMember) => ({
 export function createAwardingBodies(sequelize: Sequelize, provisionMember: ProvisionMember, assetUrls: AssetUrls) {
   const models = defineAwardingBodyModels(sequelize);
   const { AwardingBody, AwardingBodyMember } = models;
+  const members = membershipWriter(AwardingBodyMember);
   const alreadyMember = () => conflict('awarding_body.member_exists', 'This person already belongs to this awarding body.');
 
   /** Takes someone on, in one transaction with `prepare` (creating the body, for the admins). */
@@ -50,13 +51,12 @@ export function createAwardingBodies(sequelize: Sequelize, provisionMember: Prov
         await prepare?.(transaction);
         if ((await AwardingBodyMember.count({ where: { awardingBodyId: body.id, email }, transaction })) > 0) throw alreadyMember();
         const member = await provisionMember(transaction, person, { name: body.name, correlationId: id });
-        return AwardingBodyMember.create(
-          {
-            id, awardingBodyId: body.id, userId: member.userId, name: person.name.trim() || null, email, role: person.role,
-            status: member.letIn ? 'active' : 'pending', requiresAcceptance: member.invited,
-          },
-          { transaction },
-        );
+        return (await members.create(
+          transaction,
+          member.letIn ? 'admit' : 'invite',
+          { id, awardingBodyId: body.id, userId: member.userId, name: person.name.trim() || null, email, role: person.role, requiresAcceptance: member.invited },
+          { by: 'admin' },
+        ))!;
       });
     } catch (err) {
       if (err instanceof UniqueConstraintError) {

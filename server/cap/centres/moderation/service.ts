@@ -1,6 +1,8 @@
-import { Op, type Transaction, type WhereOptions } from 'sequelize';
+import { Op, type Transaction } from 'sequelize';
 import { notFound } from '../../../platform/http/errors.ts';
-import { keysetPage, pageRequest } from '../../../platform/http/pagination.ts';
+import { Conditions, keysetInstances } from '../../../platform/db/keyset.ts';
+import { preparedReads } from '../../../platform/db/prepared.ts';
+import { pageRequest } from '../../../platform/http/pagination.ts';
 import { newId } from '../../../platform/ids.ts';
 import { type BulkAction, createModeration, type ModerationAction, type PassportPhotos } from '../../people/index.ts';
 import type { Centre, CentreStaff } from '../models.ts';
@@ -50,6 +52,7 @@ export interface CentreDealings {
 
 export function createAdminCentres(centres: CentreService, staff: StaffService, assetUrls: AssetUrls, photos: PassportPhotos, dealings: CentreDealings) {
   const { Centre, CentreStaff } = centres.models;
+  const read = preparedReads(Centre.sequelize!);
 
   /** The first super admin of each centre, by centre id. */
   async function foundersOf(centreIds: string[], transaction?: Transaction): Promise<Map<string, CentreStaff>> {
@@ -102,19 +105,16 @@ export function createAdminCentres(centres: CentreService, staff: StaffService, 
       const id = newId();
       const name = input.name.trim();
       await staff.enrol({ id, name }, { ...input.superAdmin, role: 'super_admin' }, (transaction) =>
-        centres.create({ id, name, registrationNo: input.registrationNo.trim(), address: input.address ?? null, status: 'approved', createdBy: adminId }, transaction),
+        centres.register({ id, name, registrationNo: input.registrationNo.trim(), address: input.address ?? null, createdBy: adminId }, transaction),
       );
       return present((await Centre.findByPk(id))!);
     },
 
     async list(query: { q?: string; status?: CentreStatus; cursor?: string; limit?: number }) {
-      const where: WhereOptions = {};
-      if (query.q) {
-        const like = containing(query.q);
-        Object.assign(where, { [Op.or]: [{ name: { [Op.iLike]: like } }, { registrationNo: { [Op.iLike]: like } }] });
-      }
-      if (query.status) Object.assign(where, { status: query.status });
-      const { items, meta } = await keysetPage(Centre, pageRequest(query as Record<string, unknown>), { where });
+      const where = new Conditions();
+      if (query.q) where.add('(x.name ILIKE ? OR x.registration_no ILIKE ?)', containing(query.q));
+      if (query.status) where.add('x.status = ?', query.status);
+      const { items, meta } = await keysetInstances(read, pageRequest(query as Record<string, unknown>), Centre, { from: 'cap.centres x', where, key: 'x.id', desc: true });
       return { items: await presentAll(items), meta };
     },
 

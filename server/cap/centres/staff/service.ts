@@ -100,13 +100,12 @@ export function createStaffService(
         await prepare?.(transaction);
         if ((await CentreStaff.count({ where: { centreId: centre.id, email }, transaction })) > 0) throw alreadyStaff();
         const member = await provisionMember(transaction, person, { name: centre.name, correlationId: id });
-        const row = await CentreStaff.create(
-          {
-            id, centreId: centre.id, userId: member.userId, name: person.name.trim(), email, role: person.role,
-            status: member.letIn ? 'active' : 'pending', requiresAcceptance: member.invited,
-          },
-          { transaction },
-        );
+        const row = (await centres.staff.create(
+          transaction,
+          member.letIn ? 'admit' : 'invite',
+          { id, centreId: centre.id, userId: member.userId, name: person.name.trim(), email, role: person.role, requiresAcceptance: member.invited },
+          { by: 'admin' },
+        ))!;
         if (member.letIn) await onboarding.completeAsStaff(member.userId, centre.id, transaction);
         return row;
       });
@@ -200,12 +199,9 @@ export function createStaffService(
         if (change.status === 'inactive' && rows.some((row) => row.userId === callerId)) {
           throw conflict('centre.self_deactivation', 'You cannot deactivate yourself: ask another super admin of the centre.');
         }
-        const invited = rows.find((row) => row.requiresAcceptance && change.status === 'active');
-        if (invited) throw conflict('centre.invitation_pending', `${invited.email} has not accepted the centre's invitation yet: only they can.`);
         for (const row of rows) {
-          if (row.status === change.status) continue;
-          await row.update({ status: change.status }, { transaction });
-          if (change.status === 'active') await onboarding.completeAsStaff(row.userId, row.centreId, transaction);
+          const { changed } = await centres.staff.move(transaction, row, change.status === 'active' ? 'activate' : 'deactivate', { by: 'admin', facts: row });
+          if (changed && change.status === 'active') await onboarding.completeAsStaff(row.userId, row.centreId, transaction);
         }
         const superAdmins = await CentreStaff.count({ where: { centreId: context.centreId, role: 'super_admin', status: 'active' }, transaction });
         if (superAdmins === 0) {

@@ -2,11 +2,13 @@ import { DataTypes, type Model, type ModelAttributes, type ModelStatic, type Seq
 import { notFound } from '../../../platform/http/errors.ts';
 import { newId } from '../../../platform/ids.ts';
 import type { UserService } from '../service.ts';
+import { membershipWriter } from './lifecycle.ts';
 
 /** The columns every membership table shares (centre staff, awarding-body members). */
 export interface MemberRow extends Model {
   id: string;
   userId: string;
+  email: string;
   role: string;
   status: string;
   requiresAcceptance: boolean;
@@ -62,7 +64,7 @@ export function createInvitations(sequelize: Sequelize, users: UserService, memb
   }
 
   async function activate(kind: MembershipKind, row: MemberRow, transaction: Transaction) {
-    await row.update({ status: 'active', requiresAcceptance: false }, { transaction });
+    await membershipWriter(kind.Model).move(transaction, row, 'accept', { by: 'member', changes: { requiresAcceptance: false } });
     await kind.onActive?.(row, transaction);
   }
 

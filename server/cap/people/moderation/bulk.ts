@@ -1,6 +1,7 @@
 import { col, fn, Op, type Model, type ModelStatic, type Transaction } from 'sequelize';
 import { AppError, conflict, notFound } from '../../../platform/http/errors.ts';
-import { pastTense, statusAfter, type ModerationAction } from './lifecycle.ts';
+import { checkMove } from '../../../platform/lifecycle.ts';
+import { moderationLifecycle, moderationWriter, pastTense, type ModerationAction } from './lifecycle.ts';
 import type { ModerationStatus } from '../vocabulary.ts';
 
 export type BulkAction = ModerationAction | 'delete';
@@ -30,13 +31,14 @@ export interface ModeratedKind<Row extends Moderated> {
  */
 export function createModeration<Row extends Moderated>(kind: ModeratedKind<Row>) {
   const sequelize = kind.Model.sequelize!;
+  const writer = moderationWriter(kind.Model);
 
   async function all(ids: string[], action: BulkAction): Promise<Row[]> {
     const unique = [...new Set(ids)];
     return sequelize.transaction(async (transaction) => {
       const found = await kind.Model.findAll({ where: { id: { [Op.in]: unique } } as never, transaction, lock: transaction.LOCK.UPDATE });
       const problems: Array<{ field: string; issue: string }> = [];
-      const plan: Array<{ row: Row; to?: ModerationStatus }> = [];
+      const plan: Row[] = [];
       for (const [i, id] of unique.entries()) {
         const row = found.find((r) => r.id === id);
         if (!row) {
@@ -44,22 +46,20 @@ export function createModeration<Row extends Moderated>(kind: ModeratedKind<Row>
         } else if (action === 'delete') {
           const reason = await kind.usedBy(row, transaction);
           if (reason) problems.push({ field: `ids[${i}]`, issue: `${kind.label(row)} cannot be deleted: ${reason}` });
-          else plan.push({ row });
-        } else {
-          const to = statusAfter(row.status, action);
-          if (!to) problems.push({ field: `ids[${i}]`, issue: `${kind.label(row)} is ${row.status} and cannot be ${pastTense[action]}` });
-          else plan.push({ row, to });
-        }
+          else plan.push(row);
+        } else if (!checkMove(moderationLifecycle, row.status, action, 'admin').ok) {
+          problems.push({ field: `ids[${i}]`, issue: `${kind.label(row)} is ${row.status} and cannot be ${pastTense[action]}` });
+        } else plan.push(row);
       }
       if (problems.length) {
         const done = action === 'delete' ? 'deleted' : pastTense[action];
         throw new AppError(409, 'admin.bulk_refused', `Nothing was changed: ${problems.length} of them cannot be ${done}.`, problems);
       }
-      for (const { row, to } of plan) {
+      for (const row of plan) {
         if (action === 'delete') await kind.remove(row, transaction);
-        else if (to !== row.status) await row.update({ status: to } as never, { transaction });
+        else await writer.move(transaction, row, action, { by: 'admin' });
       }
-      return plan.map((p) => p.row);
+      return plan;
     });
   }
 

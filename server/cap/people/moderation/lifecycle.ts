@@ -1,27 +1,36 @@
+import { defineLifecycle, lifecycleWriter, modelStore, type ActionOf } from '../../../platform/lifecycle.ts';
+import type { Model, ModelStatic } from 'sequelize';
 import type { ModerationStatus } from '../vocabulary.ts';
 
 /**
- * The moderation lifecycle of what platform admins approve (centres, assessor profiles), as data:
- * what an admin may do in each status. Something that signed up starts `pending`; `rejected` is
- * final; an approved one may be suspended, and approved again. While suspended (or rejected) its
- * people can still sign in, but nobody acts in that role (403 `centre.suspended`, `assessor.suspended`).
+ * The moderation lifecycle of what platform admins approve (centres, assessor profiles), as data.
+ * Something that signed up starts `pending` (`sign_up`, by its owner); a centre an admin makes starts
+ * `approved` (`register`). `rejected` is final; an approved one may be suspended, and approved again.
+ * A repeated action changes nothing. While suspended (or rejected) its people can still sign in, but
+ * nobody acts in that role (403 `centre.suspended`, `assessor.suspended`).
  */
-export const moderationActions = {
-  approve: { from: ['pending', 'suspended'], to: 'approved' },
-  reject: { from: ['pending'], to: 'rejected' },
-  suspend: { from: ['approved'], to: 'suspended' },
-} as const satisfies Record<string, { from: readonly ModerationStatus[]; to: ModerationStatus }>;
+export const moderationLifecycle = defineLifecycle({
+  subject: 'moderated record',
+  statuses: ['pending', 'approved', 'rejected', 'suspended'],
+  movers: ['owner', 'admin'],
+  moves: {
+    sign_up: { from: [null], to: 'pending', by: ['owner'] },
+    register: { from: [null], to: 'approved', by: ['admin'] },
+    approve: { from: ['pending', 'suspended'], to: 'approved', by: ['admin'] },
+    reject: { from: ['pending'], to: 'rejected', by: ['admin'] },
+    suspend: { from: ['approved'], to: 'suspended', by: ['admin'] },
+  },
+  idempotent: true,
+});
 
-export type ModerationAction = keyof typeof moderationActions;
+/** What an admin does to a moderated record. */
+export type ModerationAction = Exclude<ActionOf<typeof moderationLifecycle>, 'sign_up' | 'register'>;
+
+/** The one writer of a moderated table's status (centres, assessor profiles). */
+export const moderationWriter = <M extends Model>(model: ModelStatic<M>) => lifecycleWriter(moderationLifecycle, { store: modelStore(model) });
+export type ModerationWriter<M extends Model> = ReturnType<typeof moderationWriter<M>>;
 
 export const pastTense: Record<ModerationAction, string> = { approve: 'approved', reject: 'rejected', suspend: 'suspended' };
-
-/** The status after `action`, the same status when it is already there, or undefined when not allowed. */
-export function statusAfter(status: ModerationStatus, action: ModerationAction): ModerationStatus | undefined {
-  const rule = moderationActions[action];
-  if (status === rule.to) return status;
-  return (rule.from as readonly ModerationStatus[]).includes(status) ? rule.to : undefined;
-}
 
 /** Statuses in which people may act in the role (pending may prepare; what needs approval checks for it). */
 export const operableStatuses: readonly ModerationStatus[] = ['pending', 'approved'];

@@ -1,8 +1,10 @@
 import { UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
+import { newId } from '../../../platform/ids.ts';
 import { conflict, forbidden, notFound, unprocessable } from '../../../platform/http/errors.ts';
 import { mergePatch, missingPaths, valueAt, type JsonObject } from '../../../platform/http/merge-patch.ts';
+import { lifecycleWriter, modelStore } from '../../../platform/lifecycle.ts';
 import type { UserService } from '../service.ts';
-import { defineOnboardingModels, type Onboarding } from './models.ts';
+import { defineOnboardingModels, onboardingLifecycle, type Onboarding } from './models.ts';
 import { personSection, requiredOnSubmit, selfStartable } from './rules.ts';
 import type { Persona } from '../vocabulary.ts';
 
@@ -35,6 +37,14 @@ export function createOnboardingService(sequelize: Sequelize, users: UserService
   const models = defineOnboardingModels(sequelize);
   const { Onboarding } = models;
   const notStarted = (persona: Persona) => notFound(`You have not started the ${persona} onboarding: start it first.`);
+  const onboardings = lifecycleWriter(onboardingLifecycle, {
+    store: modelStore(Onboarding),
+    refuse: (refusal, onboarding) => {
+      if (refusal.kind !== 'guard_failed') return conflict('onboarding.already_completed', `Your ${onboarding!.persona} onboarding is already complete.`);
+      const missing = refusal.details!.length;
+      return unprocessable('onboarding.incomplete', `Fill in the ${missing === 1 ? 'missing field' : `${missing} missing fields`} before submitting.`, refusal.details);
+    },
+  });
 
   return {
     models,
@@ -44,7 +54,7 @@ export function createOnboardingService(sequelize: Sequelize, users: UserService
         throw forbidden('onboarding.invite_required', `The ${persona} onboarding is by invitation only.`);
       }
       try {
-        return summaryOf(await Onboarding.create({ userId, persona }));
+        return summaryOf((await sequelize.transaction((transaction) => onboardings.create(transaction, 'start', { userId, persona }, { by: 'user' })))!);
       } catch (err) {
         if (err instanceof UniqueConstraintError) {
           throw conflict('onboarding.already_started', `You have already started the ${persona} onboarding: continue where you left off.`);
@@ -87,20 +97,8 @@ export function createOnboardingService(sequelize: Sequelize, users: UserService
       return sequelize.transaction(async (transaction) => {
         const onboarding = await Onboarding.findOne({ where: { userId, persona }, transaction, lock: transaction.LOCK.UPDATE });
         if (!onboarding) throw notStarted(persona);
-        if (onboarding.status === 'completed') {
-          throw conflict('onboarding.already_completed', `Your ${persona} onboarding is already complete.`);
-        }
         const missing = missingPaths(onboarding.data, requiredOnSubmit[persona]);
-        if (missing.length > 0) {
-          throw unprocessable(
-            'onboarding.incomplete',
-            `Fill in the ${missing.length === 1 ? 'missing field' : `${missing.length} missing fields`} before submitting.`,
-            missing.map((field) => ({ field, issue: 'is required' })),
-          );
-        }
-        onboarding.status = 'completed';
-        onboarding.completedAt = new Date();
-        await onboarding.save({ transaction });
+        await onboardings.move(transaction, onboarding, 'submit', { by: 'user', facts: missing, changes: { completedAt: new Date() } });
         const create = hooks.submitted[persona];
         if (create) await create((await users.models.CapUser.findByPk(userId, { transaction }))!, onboarding.data, transaction);
         const section = personSection[persona];
@@ -118,10 +116,7 @@ export function createOnboardingService(sequelize: Sequelize, users: UserService
      * their own centre, or a completed one) is never touched.
      */
     async completeAsStaff(userId: string, centreId: string, transaction: Transaction) {
-      await Onboarding.bulkCreate(
-        [{ userId, persona: 'centre', status: 'completed', completedAt: new Date(), data: { variant: 'staff', centreId } }],
-        { ignoreDuplicates: true, transaction },
-      );
+      await onboardings.create(transaction, 'join_as_staff', { id: newId(), userId, persona: 'centre', completedAt: new Date(), data: { variant: 'staff', centreId } }, { by: 'membership', ignoreDuplicates: true });
     },
 
     /** The draft of the user's onboarding of `persona`, or null when they have none. */
