@@ -157,48 +157,61 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
   }
 
   /**
+   * What every interview state shares, made once per platform (accounts are the slow part of a state): a
+   * trade, an approved assessor for each panel role, and an approved centre (with its super admin) that
+   * retains them, for the states whose user is not the centre.
+   */
+  let panelPeople: Promise<{ trade: { sectorId: string; tradeId: string }; assessors: Record<string, { person: VerifiedUser; id: string }>; centre: { owner: VerifiedUser; centreId: string } }> | undefined;
+  const sharedPanelPeople = () =>
+    (panelPeople ??= (async () => {
+      const [trade, centre, ...assessors] = await Promise.all([newTrade(), newCentre(), ...panelRoles.map(() => approvedAssessorOf(undefined))]);
+      for (const { person } of assessors) await retain(person, centre.owner, centre.centreId, 'any');
+      return { trade, centre, assessors: Object.fromEntries(panelRoles.map((role, i) => [role, assessors[i]!])) };
+    })().catch((err) => {
+      panelPeople = undefined;
+      throw err;
+    }));
+
+  /** `person` (a new verified user when not given) with a submitted assessor onboarding, approved as a platform admin's approve does it. */
+  async function approvedAssessorOf(person: VerifiedUser | undefined) {
+    person ??= await verified({}, ['cap']);
+    await onboardAt(person, ['assessor'], 'submitted');
+    const id = (await levers.assessorIdOf(person.userId))!;
+    await levers.approveAssessor(id);
+    return { person, id };
+  }
+
+  /**
    * An interview set up the way a centre does it, with `user` as the actor: an approved centre (its super
    * admin), three approved assessors it retains (Chidi leads, Ngozi votes and observes as the IV, Tunde
    * votes), a centre panel of the three and a template at a clock in 2099, and a candidate's RPL
    * application paid through the sandbox checkout (at folder arrangement). At `interview` the panel is
-   * seated, the sitting booked and the folder approved. Assessor approval is written directly, as a
-   * centre's is (no admin account needed).
+   * seated, the sitting booked and the folder approved. The user is new in their role each time; the
+   * trade, the other assessors and (unless the user is the centre) the centre are shared between states.
    */
   async function interviewOf(user: VerifiedUser, actor: string, stage: string) {
-    // The people are independent of each other until the centre retains the assessors: made at once.
     const centreReady = async () => {
-      if (actor !== 'centre') return newCentre();
+      if (actor !== 'centre') return (await sharedPanelPeople()).centre;
       await onboardAt(user, ['centre'], 'submitted');
       const { centreId } = await ownCentre(user);
       await approve(centreId);
       return { owner: user, centreId };
-    };
-    const approvedAssessor = async (role: string) => {
-      const person = actor === role ? user : await verified({}, ['cap']);
-      await onboardAt(person, ['assessor'], 'submitted');
-      const id = (await levers.assessorIdOf(person.userId))!;
-      await levers.approveAssessor(id);
-      return { person, id };
     };
     const onboardedCandidate = async () => {
       const candidate = actor === 'candidate' ? user : await verified({}, ['cap']);
       await onboardAt(candidate, ['candidate'], 'submitted');
       return candidate;
     };
-    const [{ owner, centreId }, assessors, candidate, trade, signatureAssetId] = await Promise.all([
+    const [{ owner, centreId }, shared, actorAssessor, candidate, signatureAssetId] = await Promise.all([
       centreReady(),
-      Promise.all(['lead', 'voter', 'other'].map(approvedAssessor)),
+      sharedPanelPeople(),
+      panelRoles.includes(actor) ? approvedAssessorOf(user) : undefined,
       onboardedCandidate(),
-      newTrade(),
       uploadedSignature(user),
     ]);
+    const assessors = panelRoles.map((role) => (role === actor ? actorAssessor! : shared.assessors[role]!));
+    await Promise.all(assessors.map(({ person }) => retain(person, owner, centreId, 'any')));
     const centre = capAs(owner);
-    await Promise.all(
-      assessors.map(async ({ person }) => {
-        const requestId = (await capAs(person)('POST', '/assessor/retained-requests', { centreId, preferredRole: 'any' }, { 'x-cap-persona': 'assessor' })).data.id;
-        await centre('PATCH', `/centre/retained-requests/${requestId}/approve`, undefined, centreHeaders(centreId));
-      }),
-    );
     const assessorIds = assessors.map(({ id }) => id);
     const members = [{ assessorId: assessorIds[0], isLead: true }, { assessorId: assessorIds[1], isObserver: true }, { assessorId: assessorIds[2] }];
     const [{ panelId, templateId }, { applicationId }] = await Promise.all([
@@ -207,7 +220,7 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
         const templateId = (await centre('POST', '/centre/interviews', { title: 'Pact sitting', panelId, scheduledAt: '2099-01-10T09:00:00.000Z', mode: 'online', link: 'https://meet.example.test/pact' }, centreHeaders(centreId))).data.id;
         return { panelId, templateId };
       })(),
-      applicationOf(candidate, centreId, 'payment', trade),
+      applicationOf(candidate, centreId, 'payment', shared.trade),
     ]);
     const paymentId = (await capAs(candidate)('POST', `/applications/${applicationId}/pay`, undefined, asCandidate)).data.paymentId;
     await platformCall(deps.peers.url('ol'), 'POST', `/payments/sandbox/transactions/PAY-${paymentId}/pay`, { body: { cardNumber: '4084 0840 8408 4081', expiry: '12/30', cvv: '408' } });
@@ -425,9 +438,9 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
   }
 
   /** The centre retains the assessor: their request, approved by the centre's super admin (once per centre). */
-  async function retain(assessor: VerifiedUser, owner: VerifiedUser, centreId: string) {
+  async function retain(assessor: VerifiedUser, owner: VerifiedUser, centreId: string, preferredRole = 'internal_verifier') {
     if (await levers.retains(centreId, assessor.userId)) return;
-    const requestId = (await capAs(assessor)('POST', '/assessor/retained-requests', { centreId, preferredRole: 'internal_verifier' }, { 'x-cap-persona': 'assessor' })).data.id;
+    const requestId = (await capAs(assessor)('POST', '/assessor/retained-requests', { centreId, preferredRole }, { 'x-cap-persona': 'assessor' })).data.id;
     await capAs(owner)('PATCH', `/centre/retained-requests/${requestId}/approve`, undefined, centreHeaders(centreId));
   }
 
@@ -539,6 +552,9 @@ const catalogueDocument = {
     },
   ],
 };
+
+/** The assessors of an interview state's panel, in order: the lead, the voter who observes, the other voter. */
+const panelRoles = ['lead', 'voter', 'other'];
 
 const centreHeaders = (centreId: string) => ({ 'x-cap-persona': 'centre', 'x-cap-centre-id': centreId });
 const asCandidate = { 'x-cap-persona': 'candidate' };
