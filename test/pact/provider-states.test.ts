@@ -159,3 +159,19 @@ test("the README's table of provider states lists every state of every provider 
   t.deepEqual([...listed.keys()].sort(), [...defined.keys()].sort());
   for (const [key, values] of defined) t.deepEqual(listed.get(key), values, key);
 });
+
+test('the people the interview states share outlive their access tokens: a later state signs them in again', async (t) => {
+  t.timeout(300_000);
+  const short = await startTestPlatform({ accessTokenTtlSeconds: 20 });
+  try {
+    const state = { state: 'an RPL application with an interview panel', params: { actor: 'voter', stage: 'folder_arrangement' } };
+    const first = await call('POST', short.url('/v1/cap/dev/provider-states'), { json: state });
+    t.is(first.status, 200, first.text);
+    await new Promise((resolve) => setTimeout(resolve, 21_000)); // every token the first state made has expired
+    const second = await call('POST', short.url('/v1/cap/dev/provider-states'), { json: state });
+    t.is(second.status, 200, second.text);
+    t.is(second.body.centreId, first.body.centreId, 'the shared centre');
+  } finally {
+    await short.stop();
+  }
+});

@@ -68,11 +68,22 @@ export interface StateLevers {
 export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers'>, levers: StateLevers): Record<string, Handler> {
   const verified = (params: { email?: unknown; password?: unknown }, intents: string[]) => verifiedUser(deps.peers.url('ol'), params, intents);
 
+  /**
+   * The user's access token, renewed by signing in again when it has under two minutes left: the people
+   * states share live longer than a token (ACCESS_TOKEN_TTL_SECONDS).
+   */
+  async function liveToken(user: VerifiedUser): Promise<string> {
+    const { exp } = JSON.parse(Buffer.from(user.accessToken.split('.')[1]!, 'base64url').toString()) as { exp: number };
+    if (exp * 1000 - Date.now() > 120_000) return user.accessToken;
+    user.accessToken = (await platformCall(deps.peers.url('ol'), 'POST', '/auth/login', { body: { email: user.email, password: user.password } })).data.accessToken;
+    return user.accessToken;
+  }
+
   /** CAP's API as this user. */
   const capAs =
     (user: VerifiedUser) =>
-    (method: Method, path: string, body?: unknown, headers?: Record<string, string>) =>
-      platformCall(deps.peers.url('cap'), method, path, { body, token: user.accessToken, headers });
+    async (method: Method, path: string, body?: unknown, headers?: Record<string, string>) =>
+      platformCall(deps.peers.url('cap'), method, path, { body, token: await liveToken(user), headers });
 
   const onboardAt = (user: VerifiedUser, personas: string[], stage: string) => onboard('cap', deps.peers.url('cap'), user, personas, stage);
 
@@ -123,10 +134,21 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
     await levers.grantPlatformAdmin(user);
   }
 
-  /** A trade of a new sector, made through the admin API by a platform admin of its own. */
+  /** The platform admin the states' own catalogue writes use, made once per platform (accounts are the slow part of a state). */
+  let statesAdmin: Promise<VerifiedUser> | undefined;
+  const sharedAdmin = () =>
+    (statesAdmin ??= (async () => {
+      const admin = await verified({}, ['cap']);
+      await grantPlatformAdmin(admin);
+      return admin;
+    })().catch((err) => {
+      statesAdmin = undefined;
+      throw err;
+    }));
+
+  /** A trade of a new sector, made through the admin API by the states' own platform admin. */
   async function newTrade(): Promise<{ sectorId: string; tradeId: string }> {
-    const admin = await verified({}, ['cap']);
-    await grantPlatformAdmin(admin);
+    const admin = await sharedAdmin();
     const tag = newId().toLowerCase();
     const sectorId: string = (await capAs(admin)('POST', '/admin/sectors', { name: `Pact sector ${tag}`, description: 'A sector for contract tests.' })).data.id;
     const tradeId: string = (await capAs(admin)('POST', '/admin/trades', { sectorId, name: `Pact trade ${tag}` })).data.id;
