@@ -10,12 +10,20 @@ export interface SignedIn {
   accessToken: string;
 }
 
-/** The newest mail to `to` that carries `field`, waiting up to 60 s for it (a loaded platform delivers codes late). */
-export async function mailedValue(api: Api, to: string, field: 'otp' | 'password'): Promise<string> {
+type Mail = Record<string, string | undefined>;
+const mailbox = (api: Api, to: string, limit = 20) => api.call<Mail[]>('GET', `/v1/ol/dev/mailbox?${new URLSearchParams({ to, limit: String(limit) })}`);
+
+/**
+ * The newest mail to `to` that carries `field`, waiting up to 60 s for it (a loaded platform delivers
+ * codes late). With `after` (a mail's id), only a mail newer than that one counts: a code asked for again
+ * must not be read from the mail of the request before it, whose code is no longer valid.
+ */
+export async function mailedValue(api: Api, to: string, field: 'otp' | 'password', after?: string): Promise<string> {
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const mails = await api.call<Array<Record<string, string | undefined>>>('GET', `/v1/ol/dev/mailbox?${new URLSearchParams({ to })}`);
-    const value = mails.find((mail) => mail[field])?.[field];
+    const mails = await mailbox(api, to);
+    const seen = after === undefined ? -1 : mails.findIndex((mail) => mail.id === after);
+    const value = (seen === -1 ? mails : mails.slice(0, seen)).find((mail) => mail[field])?.[field];
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`no mail with a${field === 'otp' ? ' code' : ' password'} reached ${to} (is the platform in development mode?)`);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -35,8 +43,11 @@ export async function signIn(api: Api, email: string, password: string): Promise
 
 /** Registers an account and verifies it with the code from the dev mailbox; answers it signed in. */
 export async function registerVerified(api: Api, email: string, password: string): Promise<SignedIn> {
+  // A registration never verified (a seed stopped halfway) may have mailed a code already; registering
+  // again replaces it, so the code to use is the one mailed after this request.
+  const [before] = await mailbox(api, email, 1);
   await api.call('POST', '/v1/ol/auth/register', { body: { email, password, intents: ['cap'] } });
-  const otp = await mailedValue(api, email, 'otp');
+  const otp = await mailedValue(api, email, 'otp', before?.id);
   const pair = await api.call<{ accessToken: string; user: { userId: string } }>('POST', '/v1/ol/auth/verify-account', { body: { email, otp, purpose: 'account_verify' } });
   return { userId: pair.user.userId, accessToken: pair.accessToken };
 }

@@ -19,6 +19,7 @@ export function withPlatformOptions(command: Command): Command {
     .option('--data-dir <dir>', 'where the embedded PostgreSQL keeps its data (env CAPCTL_DATA_DIR, default ./.capctl)')
     .option('--database-url <url>', 'use this PostgreSQL instead of the embedded one (env DATABASE_URL)')
     .option('--trust-proxy <value>', 'proxies trusted to report the client address (X-Forwarded-For): a hop count, or comma-separated addresses, CIDR ranges, loopback, linklocal, uniquelocal (env TRUST_PROXY, default none)')
+    .option('--password-hash-cost <cost>', 'argon2id cost of new password hashes: production or minimum (env PASSWORD_HASH_COST, default minimum in development mode, production otherwise)')
     .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (env LOG_LEVEL, default info)');
 }
 
@@ -37,6 +38,7 @@ export function configFromOptions(options: Record<string, unknown>, overrides: C
     only: options.only,
     dataDir: options.dataDir,
     databaseUrl: options.databaseUrl,
+    passwordHashCost: options.passwordHashCost,
     logLevel: options.logLevel,
     trustProxy: options.trustProxy,
     ...overrides,

@@ -19,6 +19,9 @@ test('a bad setting names the setting and the problem, and exits 2', async (t) =
   const url = await runCapctl(['serve', '--database-url', 'mysql://x']);
   t.is(url.code, 2);
   t.regex(url.stderr, /invalid setting databaseUrl/);
+  const cost = await runCapctl(['serve', '--password-hash-cost', 'cheap']);
+  t.is(cost.code, 2);
+  t.regex(cost.stderr, /invalid setting passwordHashCost: expected one of production, minimum/);
 });
 
 test('dev mode is refused when NODE_ENV=production', async (t) => {

@@ -7,14 +7,13 @@ import { loadScenarios } from '../cli/scenarios/parse.ts';
 import { runScenarios } from '../cli/scenarios/runner.ts';
 import { withApi } from '../cli/session.ts';
 import { projectPath } from '../server/platform/paths.ts';
-import { stockVerify, tally } from './helpers/pact-verifier.ts';
+import { testEveryPactWithStockVerifier } from './helpers/pact-verifier.ts';
 import { startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 
 // The reference passes its pacts in the state QA leaves it in: seeded as `capctl seed` does, every
 // bundled scenario run, then the Pact CLI's pact-verifier on every pact file in pacts/. Lists now hold
 // data no provider state made (a sector without a description, others' courses and postings).
 
-const pactFiles = fs.readdirSync('pacts').filter((name) => name.endsWith('.json')).sort().map((name) => path.join('pacts', name));
 const scenarioDir = 'fixtures/scenarios';
 
 let platform: TestPlatform;
@@ -33,13 +32,4 @@ test.serial('every bundled scenario passes on the seeded platform', async (t) =>
   t.deepEqual(report.scenarios.filter((s) => s.status !== 'passed').map((s) => s.file), []);
 });
 
-for (const file of pactFiles) {
-  test.serial(`the stock pact-verifier passes every interaction of ${path.basename(file)} after the bundled scenarios`, async (t) => {
-    t.timeout(20 * 60_000);
-    const run = await stockVerify(file, platform.urls.gateway!);
-    t.log(tally(run));
-    t.deepEqual(run.interactions.filter((i) => !i.passed), [], run.output);
-    t.true(run.interactions.length > 0, run.output);
-    t.is(run.code, 0, run.output);
-  });
-}
+testEveryPactWithStockVerifier('after the bundled scenarios', () => platform.urls.gateway!);

@@ -5,6 +5,10 @@ import path from 'node:path';
 export const serviceNames = ['ol', 'cap', 'lms'] as const;
 export type ServiceName = (typeof serviceNames)[number];
 
+/** PASSWORD_HASH_COST: argon2id at the recommended parameters, or at the least argon2 accepts (development). */
+export const passwordHashCosts = ['production', 'minimum'] as const;
+export type PasswordHashCost = (typeof passwordHashCosts)[number];
+
 export interface PlatformConfig {
   host: string;
   /** Gateway port serving /v1/ol, /v1/cap and /v1/lms. */
@@ -27,6 +31,8 @@ export interface PlatformConfig {
   devMode: boolean;
   /** Allows development mode on an address other machines can reach (it is loopback-only otherwise). */
   devModeOnNetwork: boolean;
+  /** The cost of new password hashes: `minimum` by default in development mode, `production` otherwise. */
+  passwordHashCost: PasswordHashCost;
   logLevel: string;
   /** Largest accepted JSON body, in bytes. */
   bodyLimitBytes: number;
@@ -142,6 +148,7 @@ const envNames: Partial<Record<keyof PlatformConfig, string>> = {
   lmsGrpcPort: 'LMS_GRPC_PORT',
   dataDir: 'CAPCTL_DATA_DIR',
   devModeOnNetwork: 'CAPCTL_DEV_MODE_ON_NETWORK',
+  passwordHashCost: 'PASSWORD_HASH_COST',
   databaseUrl: 'DATABASE_URL',
   logLevel: 'LOG_LEVEL',
   bodyLimitBytes: 'BODY_LIMIT_BYTES',
@@ -331,6 +338,11 @@ export function resolveConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = 
     );
   }
 
+  const passwordHashCost = oneOf('passwordHashCost', pick('passwordHashCost') ?? (devMode ? 'minimum' : 'production'), [...passwordHashCosts]) as PasswordHashCost;
+  if (production && passwordHashCost !== 'production') {
+    throw new ConfigError('passwordHashCost', 'only production is allowed when NODE_ENV=production');
+  }
+
   const dataDir = path.resolve(String(pick('dataDir') ?? '.capctl'));
   const logLevel = String(pick('logLevel') ?? 'info');
   if (!logLevels.includes(logLevel)) throw new ConfigError('logLevel', `expected one of ${logLevels.join(', ')}`);
@@ -353,6 +365,7 @@ export function resolveConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = 
     databaseUrl: databaseUrl(pick('databaseUrl')),
     devMode,
     devModeOnNetwork,
+    passwordHashCost,
     logLevel,
     bodyLimitBytes: positiveInt('bodyLimitBytes', pick('bodyLimitBytes') ?? 1024 * 1024),
     httpKeepAliveTimeoutSeconds: positiveInt('httpKeepAliveTimeoutSeconds', pick('httpKeepAliveTimeoutSeconds') ?? 65),

@@ -1,4 +1,5 @@
 import test from 'ava';
+import fs from 'node:fs';
 import { loadStateDefinitions } from '../../server/platform/dev/provider-states.ts';
 import { call, startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 
@@ -139,4 +140,38 @@ test('the assessor market states: the assessor sees the posting and their reques
   t.is(centre.status, 200, centre.text);
   const roster = await call('GET', platform.url(`/v1/cap/centre/assessors/${centre.body.assessorId}`), { token: centre.body.accessToken, headers: { 'X-CAP-PERSONA': 'centre' } });
   t.like(roster.body.data, { status: 'approved', retainedRequestId: centre.body.retainedRequestId });
+});
+
+test("the README's table of provider states lists every state of every provider with exactly the values it answers", (t) => {
+  const readme = fs.readFileSync('README.md', 'utf8');
+  const rows = [...readme.matchAll(/^\| `(ol|cap|lms)` \| `([^`]+)` \| [^|]+ \| ([^|]+) \|$/gm)];
+  const user = ['email', 'password', 'userId', 'accessToken', 'refreshToken'];
+  const listed = new Map<string, string[]>();
+  let previous: string[] = [];
+  for (const [, provider, state, cell] of rows) {
+    const values = cell!.trim().split(', ').flatMap((item) => (item === 'user' ? user : item === 'as above' ? previous : [item.replaceAll('`', '')]));
+    listed.set(`${provider} | ${state}`, values.sort());
+    previous = values;
+  }
+  const defined = new Map(
+    (['ol', 'cap', 'lms'] as const).flatMap((provider) => [...loadStateDefinitions(provider).values()].map((d) => [`${provider} | ${d.name}`, Object.keys(d.returns).sort()] as const)),
+  );
+  t.deepEqual([...listed.keys()].sort(), [...defined.keys()].sort());
+  for (const [key, values] of defined) t.deepEqual(listed.get(key), values, key);
+});
+
+test('the people the interview states share outlive their access tokens: a later state signs them in again', async (t) => {
+  t.timeout(300_000);
+  const short = await startTestPlatform({ accessTokenTtlSeconds: 20 });
+  try {
+    const state = { state: 'an RPL application with an interview panel', params: { actor: 'voter', stage: 'folder_arrangement' } };
+    const first = await call('POST', short.url('/v1/cap/dev/provider-states'), { json: state });
+    t.is(first.status, 200, first.text);
+    await new Promise((resolve) => setTimeout(resolve, 21_000)); // every token the first state made has expired
+    const second = await call('POST', short.url('/v1/cap/dev/provider-states'), { json: state });
+    t.is(second.status, 200, second.text);
+    t.is(second.body.centreId, first.body.centreId, 'the shared centre');
+  } finally {
+    await short.stop();
+  }
 });

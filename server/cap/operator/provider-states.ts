@@ -68,11 +68,22 @@ export interface StateLevers {
 export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers'>, levers: StateLevers): Record<string, Handler> {
   const verified = (params: { email?: unknown; password?: unknown }, intents: string[]) => verifiedUser(deps.peers.url('ol'), params, intents);
 
+  /**
+   * The user's access token, renewed by signing in again when it has under two minutes left: the people
+   * states share live longer than a token (ACCESS_TOKEN_TTL_SECONDS).
+   */
+  async function liveToken(user: VerifiedUser): Promise<string> {
+    const { exp } = JSON.parse(Buffer.from(user.accessToken.split('.')[1]!, 'base64url').toString()) as { exp: number };
+    if (exp * 1000 - Date.now() > 120_000) return user.accessToken;
+    user.accessToken = (await platformCall(deps.peers.url('ol'), 'POST', '/auth/login', { body: { email: user.email, password: user.password } })).data.accessToken;
+    return user.accessToken;
+  }
+
   /** CAP's API as this user. */
   const capAs =
     (user: VerifiedUser) =>
-    (method: Method, path: string, body?: unknown, headers?: Record<string, string>) =>
-      platformCall(deps.peers.url('cap'), method, path, { body, token: user.accessToken, headers });
+    async (method: Method, path: string, body?: unknown, headers?: Record<string, string>) =>
+      platformCall(deps.peers.url('cap'), method, path, { body, token: await liveToken(user), headers });
 
   const onboardAt = (user: VerifiedUser, personas: string[], stage: string) => onboard('cap', deps.peers.url('cap'), user, personas, stage);
 
@@ -123,16 +134,32 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
     await levers.grantPlatformAdmin(user);
   }
 
-  /**
-   * The candidate's RPL application at the centre, for a trade of a new sector (made by a platform admin
-   * of its own), taken to a stage: draft, complete (the form filled) or payment (submitted).
-   */
-  async function applicationOf(candidate: VerifiedUser, centreId: string, stage: string) {
-    const admin = await verified({}, ['cap']);
-    await grantPlatformAdmin(admin);
+  /** The platform admin the states' own catalogue writes use, made once per platform (accounts are the slow part of a state). */
+  let statesAdmin: Promise<VerifiedUser> | undefined;
+  const sharedAdmin = () =>
+    (statesAdmin ??= (async () => {
+      const admin = await verified({}, ['cap']);
+      await grantPlatformAdmin(admin);
+      return admin;
+    })().catch((err) => {
+      statesAdmin = undefined;
+      throw err;
+    }));
+
+  /** A trade of a new sector, made through the admin API by the states' own platform admin. */
+  async function newTrade(): Promise<{ sectorId: string; tradeId: string }> {
+    const admin = await sharedAdmin();
     const tag = newId().toLowerCase();
-    const sectorId = (await capAs(admin)('POST', '/admin/sectors', { name: `Pact sector ${tag}`, description: 'A sector for contract tests.' })).data.id;
-    const tradeId = (await capAs(admin)('POST', '/admin/trades', { sectorId, name: `Pact trade ${tag}` })).data.id;
+    const sectorId: string = (await capAs(admin)('POST', '/admin/sectors', { name: `Pact sector ${tag}`, description: 'A sector for contract tests.' })).data.id;
+    const tradeId: string = (await capAs(admin)('POST', '/admin/trades', { sectorId, name: `Pact trade ${tag}` })).data.id;
+    return { sectorId, tradeId };
+  }
+
+  /**
+   * The candidate's RPL application at the centre, for the trade (see newTrade), taken to a stage: draft,
+   * complete (the form filled) or payment (submitted).
+   */
+  async function applicationOf(candidate: VerifiedUser, centreId: string, stage: string, { sectorId, tradeId }: { sectorId: string; tradeId: string }) {
     const cap = capAs(candidate);
     const applicationId = (await cap('POST', '/applications', { type: 'RPL', sectorId, tradeId, unitIds: [], centreId }, asCandidate)).data.id;
     if (stage !== 'draft') await cap('PATCH', `/applications/${applicationId}`, completeApplicationForm, asCandidate);
@@ -152,54 +179,83 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
   }
 
   /**
+   * What every interview state shares, made once per platform (accounts are the slow part of a state): a
+   * trade, an approved assessor for each panel role, and an approved centre (with its super admin) that
+   * retains them, for the states whose user is not the centre.
+   */
+  let panelPeople: Promise<{ trade: { sectorId: string; tradeId: string }; assessors: Record<string, { person: VerifiedUser; id: string }>; centre: { owner: VerifiedUser; centreId: string } }> | undefined;
+  const sharedPanelPeople = () =>
+    (panelPeople ??= (async () => {
+      const [trade, centre, ...assessors] = await Promise.all([newTrade(), newCentre(), ...panelRoles.map(() => approvedAssessorOf(undefined))]);
+      for (const { person } of assessors) await retain(person, centre.owner, centre.centreId, 'any');
+      return { trade, centre, assessors: Object.fromEntries(panelRoles.map((role, i) => [role, assessors[i]!])) };
+    })().catch((err) => {
+      panelPeople = undefined;
+      throw err;
+    }));
+
+  /** `person` (a new verified user when not given) with a submitted assessor onboarding, approved as a platform admin's approve does it. */
+  async function approvedAssessorOf(person: VerifiedUser | undefined) {
+    person ??= await verified({}, ['cap']);
+    await onboardAt(person, ['assessor'], 'submitted');
+    const id = (await levers.assessorIdOf(person.userId))!;
+    await levers.approveAssessor(id);
+    return { person, id };
+  }
+
+  /**
    * An interview set up the way a centre does it, with `user` as the actor: an approved centre (its super
    * admin), three approved assessors it retains (Chidi leads, Ngozi votes and observes as the IV, Tunde
    * votes), a centre panel of the three and a template at a clock in 2099, and a candidate's RPL
    * application paid through the sandbox checkout (at folder arrangement). At `interview` the panel is
-   * seated, the sitting booked and the folder approved. Assessor approval is written directly, as a
-   * centre's is (no admin account needed).
+   * seated, the sitting booked and the folder approved. The user is new in their role each time; the
+   * trade, the other assessors and (unless the user is the centre) the centre are shared between states.
    */
   async function interviewOf(user: VerifiedUser, actor: string, stage: string) {
-    let owner: VerifiedUser;
-    let centreId: string;
-    if (actor === 'centre') {
-      owner = user;
+    const centreReady = async () => {
+      if (actor !== 'centre') return (await sharedPanelPeople()).centre;
       await onboardAt(user, ['centre'], 'submitted');
-      ({ centreId } = await ownCentre(user));
+      const { centreId } = await ownCentre(user);
       await approve(centreId);
-    } else {
-      ({ owner, centreId } = await newCentre());
-    }
-    const assessorIds: string[] = [];
-    for (const [index, role] of ['lead', 'voter', 'other'].entries()) {
-      const person = actor === role ? user : await verified({}, ['cap']);
-      await onboardAt(person, ['assessor'], 'submitted');
-      const profile = { id: (await levers.assessorIdOf(person.userId))! };
-      await levers.approveAssessor(profile.id);
-      const requestId = (await capAs(person)('POST', '/assessor/retained-requests', { centreId, preferredRole: 'any' }, { 'x-cap-persona': 'assessor' })).data.id;
-      await capAs(owner)('PATCH', `/centre/retained-requests/${requestId}/approve`, undefined, centreHeaders(centreId));
-      assessorIds[index] = profile!.id;
-    }
-    const members = [{ assessorId: assessorIds[0], isLead: true }, { assessorId: assessorIds[1], isObserver: true }, { assessorId: assessorIds[2] }];
+      return { owner: user, centreId };
+    };
+    const onboardedCandidate = async () => {
+      const candidate = actor === 'candidate' ? user : await verified({}, ['cap']);
+      await onboardAt(candidate, ['candidate'], 'submitted');
+      return candidate;
+    };
+    const [{ owner, centreId }, shared, actorAssessor, candidate, signatureAssetId] = await Promise.all([
+      centreReady(),
+      sharedPanelPeople(),
+      panelRoles.includes(actor) ? approvedAssessorOf(user) : undefined,
+      onboardedCandidate(),
+      uploadedSignature(user),
+    ]);
+    const assessors = panelRoles.map((role) => (role === actor ? actorAssessor! : shared.assessors[role]!));
+    await Promise.all(assessors.map(({ person }) => retain(person, owner, centreId, 'any')));
     const centre = capAs(owner);
-    const panelId = (await centre('POST', '/centre/panels', { name: 'Pact panel', members }, centreHeaders(centreId))).data.id;
-    const templateId = (await centre('POST', '/centre/interviews', { title: 'Pact sitting', panelId, scheduledAt: '2099-01-10T09:00:00.000Z', mode: 'online', link: 'https://meet.example.test/pact' }, centreHeaders(centreId))).data.id;
-
-    const candidate = actor === 'candidate' ? user : await verified({}, ['cap']);
-    await onboardAt(candidate, ['candidate'], 'submitted');
-    const { applicationId } = await applicationOf(candidate, centreId, 'payment');
+    const assessorIds = assessors.map(({ id }) => id);
+    const members = [{ assessorId: assessorIds[0], isLead: true }, { assessorId: assessorIds[1], isObserver: true }, { assessorId: assessorIds[2] }];
+    const [{ panelId, templateId }, { applicationId }] = await Promise.all([
+      (async () => {
+        const panelId = (await centre('POST', '/centre/panels', { name: 'Pact panel', members }, centreHeaders(centreId))).data.id;
+        const templateId = (await centre('POST', '/centre/interviews', { title: 'Pact sitting', panelId, scheduledAt: '2099-01-10T09:00:00.000Z', mode: 'online', link: 'https://meet.example.test/pact' }, centreHeaders(centreId))).data.id;
+        return { panelId, templateId };
+      })(),
+      applicationOf(candidate, centreId, 'payment', shared.trade),
+    ]);
     const paymentId = (await capAs(candidate)('POST', `/applications/${applicationId}/pay`, undefined, asCandidate)).data.paymentId;
     await platformCall(deps.peers.url('ol'), 'POST', `/payments/sandbox/transactions/PAY-${paymentId}/pay`, { body: { cardNumber: '4084 0840 8408 4081', expiry: '12/30', cvv: '408' } });
     for (let tries = 0; (await capAs(candidate)('GET', `/applications/${applicationId}`, undefined, asCandidate)).data.currentStageKey !== 'folder_arrangement'; tries++) {
-      if (tries > 60) throw new Error('the paid application did not reach folder arrangement');
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      if (tries > 300) throw new Error('the paid application did not reach folder arrangement');
+      await new Promise((resolve) => setTimeout(resolve, 50));
     }
     if (stage === 'interview') {
       await centre('POST', `/applications/${applicationId}/interview/panel`, { members }, centreHeaders(centreId));
       await centre('POST', `/applications/${applicationId}/interview/schedule`, { scheduledAt: '2099-01-10T09:00:00.000Z', mode: 'online', link: 'https://meet.example.test/pact' }, centreHeaders(centreId));
       await centre('POST', `/applications/${applicationId}/review`, { decision: 'approve', stageKey: 'folder_arrangement' }, centreHeaders(centreId));
     }
-    return { applicationId, centreId, leadId: assessorIds[0], voterId: assessorIds[1], otherVoterId: assessorIds[2], panelId, templateId, signatureAssetId: await uploadedSignature(user) };
+    return { applicationId, centreId, leadId: assessorIds[0], voterId: assessorIds[1], otherVoterId: assessorIds[2], panelId, templateId, signatureAssetId };
   }
 
   async function setUp(definition: StateDefinition, params: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -229,8 +285,8 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
     if (creates.application) {
       const stage = String(substitute(creates.application.stage, params));
       if (!['draft', 'complete', 'payment'].includes(stage)) throw new Error('stage must be draft, complete or payment');
-      const { centreId } = await newCentre();
-      Object.assign(values, await applicationOf(user, centreId, stage), { centreId });
+      const [{ centreId }, trade] = await Promise.all([newCentre(), newTrade()]);
+      Object.assign(values, await applicationOf(user, centreId, stage, trade), { centreId });
     }
     if (creates.interview) {
       const actor = String(substitute(creates.interview.actor, params));
@@ -268,18 +324,19 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
       const status = String(substitute(creates.member.status, params));
       const count = Number(substitute(creates.member.centres, params));
       if (count !== 1 && count !== 2) throw new Error('centres must be 1 or 2');
-      await cap('GET', '/me');
-      for (let i = 0; i < count; i++) {
-        const { owner, centreId } = await newCentre();
+      const [, ...centres] = await Promise.all([cap('GET', '/me'), ...Array.from({ length: count }, newCentre)]);
+      for (const [i, { owner, centreId }] of centres.entries()) {
         const staffId = await addStaff(owner, centreId, user, role, status);
         if (i === 0) Object.assign(values, { centreId, staffId });
       }
     }
     if (creates.toModerate) {
-      const owner = await verified({}, ['cap']);
-      await onboardAt(owner, ['centre'], 'submitted');
-      const assessor = await verified({}, ['cap']);
-      await onboardAt(assessor, ['assessor'], 'submitted');
+      const onboarded = async (persona: string) => {
+        const person = await verified({}, ['cap']);
+        await onboardAt(person, [persona], 'submitted');
+        return person;
+      };
+      const [owner, assessor] = await Promise.all([onboarded('centre'), onboarded('assessor')]);
       Object.assign(values, { pendingCentreId: (await ownCentre(owner)).centreId, pendingAssessorId: await levers.assessorIdOf(assessor.userId), unknownId: newId() });
     }
     if (creates.thirdPartyReportTemplate) {
@@ -300,15 +357,20 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
     }
     const flag = (value: unknown) => String(substitute(value, params)) === 'true';
     if (creates.assessorMarket) {
-      const { owner, centreId } = await newCentre();
-      const market = await assessorMarket(user, owner, centreId, { requested: flag(creates.assessorMarket.requested), applied: flag(creates.assessorMarket.applied) });
+      const [{ owner, centreId }, trade] = await Promise.all([newCentre(), newTrade()]);
+      const market = await assessorMarket(user, owner, centreId, trade, { requested: flag(creates.assessorMarket.requested), applied: flag(creates.assessorMarket.applied) });
       Object.assign(values, { assessorId: market.assessorId, sectorId: market.sectorId, centreId, jobPostingId: market.jobPostingId });
     }
     if (creates.retainedRequest) {
-      const assessor = await verified({}, ['cap']);
-      await onboardAt(assessor, ['assessor'], 'submitted');
+      const [assessor, trade] = await Promise.all([
+        verified({}, ['cap']).then(async (assessor) => {
+          await onboardAt(assessor, ['assessor'], 'submitted');
+          return assessor;
+        }),
+        newTrade(),
+      ]);
       const centreId = String(values.centreId);
-      const market = await assessorMarket(assessor, user, centreId, { requested: true, applied: true });
+      const market = await assessorMarket(assessor, user, centreId, trade, { requested: true, applied: true });
       if (flag(creates.retainedRequest.approved)) await cap('PATCH', `/centre/retained-requests/${market.retainedRequestId}/approve`, undefined, centreHeaders(centreId));
       Object.assign(values, { assessorId: market.assessorId, retainedRequestId: market.retainedRequestId, tradeId: market.tradeId, jobPostingId: market.jobPostingId, jobApplicationId: market.jobApplicationId });
     }
@@ -319,20 +381,21 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
 
   /**
    * The onboarded `assessor` approved, as a platform admin's approve would (written directly, as for
-   * centres), working in the sector of a new trade; the centre's open posting for that trade (posted by
-   * its super admin `owner`); and, when asked, the assessor's pending request to that centre and their
-   * application to the posting.
+   * centres), working in the sector of a new trade (newTrade); the centre's open posting for that trade
+   * (posted by its super admin `owner`); and, when asked, the assessor's pending request to that centre
+   * and their application to the posting.
    */
-  async function assessorMarket(assessor: VerifiedUser, owner: VerifiedUser, centreId: string, wanted: { requested: boolean; applied: boolean }) {
+  async function assessorMarket(
+    assessor: VerifiedUser,
+    owner: VerifiedUser,
+    centreId: string,
+    { sectorId, tradeId }: { sectorId: string; tradeId: string },
+    wanted: { requested: boolean; applied: boolean },
+  ) {
     const asAssessor = { 'x-cap-persona': 'assessor' };
     const cap = capAs(assessor);
     const assessorId: string = (await cap('GET', '/assessor/profile', undefined, asAssessor)).data.id;
     await levers.approveAssessor(assessorId);
-    const admin = await verified({}, ['cap']);
-    await grantPlatformAdmin(admin);
-    const tag = newId().toLowerCase();
-    const sectorId: string = (await capAs(admin)('POST', '/admin/sectors', { name: `Pact sector ${tag}`, description: 'A sector for contract tests.' })).data.id;
-    const tradeId: string = (await capAs(admin)('POST', '/admin/trades', { sectorId, name: `Pact trade ${tag}` })).data.id;
     await cap('PUT', '/assessor/profile/sectors', { sectorIds: [sectorId] }, asAssessor);
     const posting = {
       title: 'Pact trade assessor', tradeId, slot: 2, deadline: new Date(Date.now() + 30 * 86_400_000).toISOString(),
@@ -368,19 +431,23 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
   /** The candidate's application with a piece of general evidence, and an uploaded evidence file not used yet. */
   async function evidenceToGive(user: VerifiedUser) {
     const { centreId } = (await verificationPeople()).centre;
-    const { applicationId, tradeId } = await submittedApplication(user, centreId);
+    const [{ applicationId, tradeId }, assetId] = await Promise.all([submittedApplication(user, centreId), uploadedEvidence(user)]);
     const cap = capAs(user);
     const asCandidate = { 'x-cap-persona': 'candidate' };
     const [evidenceType] = (await cap('GET', `/trades/${tradeId}/evidence-types`)).data as string[];
     const evidenceId = (await cap('POST', `/applications/${applicationId}/evidence`, { documentName: 'Work logbook', evidenceType, textValue: 'Week 1: block walls' }, asCandidate)).data.id;
     const unitId = (await cap('GET', `/trades/${tradeId}/units`)).data[0].id;
+    return { applicationId, evidenceId, evidenceType, unitId, assetId };
+  }
+
+  /** An evidence file (PNG) the user uploaded to the Orchestrator's storage, not used yet. */
+  async function uploadedEvidence(user: VerifiedUser): Promise<string> {
     const form = new FormData();
     form.append('purpose', 'evidence');
     form.append('file', new Blob([new Uint8Array(await readFile(projectPath('fixtures', 'files', 'passport.png')))], { type: 'image/png' }), 'reference.png');
     const uploaded = await fetch(`${deps.peers.url('ol')}/storage/upload`, { method: 'POST', body: form, headers: { authorization: `Bearer ${user.accessToken}` } });
     if (uploaded.status !== 201) throw new Error(`upload answered ${uploaded.status}`);
-    const assetId = ((await uploaded.json()) as { data: { assetId: string } }).data.assetId;
-    return { applicationId, evidenceId, evidenceType, unitId, assetId };
+    return ((await uploaded.json()) as { data: { assetId: string } }).data.assetId;
   }
 
   /** An approved assessor (the admin approves through the API). */
@@ -393,9 +460,9 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
   }
 
   /** The centre retains the assessor: their request, approved by the centre's super admin (once per centre). */
-  async function retain(assessor: VerifiedUser, owner: VerifiedUser, centreId: string) {
+  async function retain(assessor: VerifiedUser, owner: VerifiedUser, centreId: string, preferredRole = 'internal_verifier') {
     if (await levers.retains(centreId, assessor.userId)) return;
-    const requestId = (await capAs(assessor)('POST', '/assessor/retained-requests', { centreId, preferredRole: 'internal_verifier' }, { 'x-cap-persona': 'assessor' })).data.id;
+    const requestId = (await capAs(assessor)('POST', '/assessor/retained-requests', { centreId, preferredRole }, { 'x-cap-persona': 'assessor' })).data.id;
     await capAs(owner)('PATCH', `/centre/retained-requests/${requestId}/approve`, undefined, centreHeaders(centreId));
   }
 
@@ -427,16 +494,19 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
     const steps = ['assign_iv', 'forward', 'assign_ev', 'review_ev', 'certify'];
     if (!steps.includes(step)) throw new Error(`step must be one of ${steps.join(', ')}`);
     const atCentre = step === 'assign_iv' || step === 'forward';
-    let owner: VerifiedUser;
-    let centreId: string;
-    if (atCentre) {
+    const centreReady = async () => {
+      if (!atCentre) return (await verificationPeople()).centre;
       await onboardAt(user, ['centre'], 'submitted');
-      ({ centreId } = await ownCentre(user));
+      const { centreId } = await ownCentre(user);
       await approve(centreId);
-      owner = user;
-    } else ({ owner, centreId } = (await verificationPeople()).centre);
-    const candidate = await verified({}, ['cap']);
-    await onboardAt(candidate, ['candidate'], 'submitted');
+      return { owner: user, centreId };
+    };
+    const onboardedCandidate = async () => {
+      const candidate = await verified({}, ['cap']);
+      await onboardAt(candidate, ['candidate'], 'submitted');
+      return candidate;
+    };
+    const [{ owner, centreId }, candidate] = await Promise.all([centreReady(), onboardedCandidate()]);
     const { admin, applicationId, tradeId } = await submittedApplication(candidate, centreId);
     const { iv, ev } = await verificationPeople();
     await levers.placeAtInterview(applicationId);
@@ -504,6 +574,9 @@ const catalogueDocument = {
     },
   ],
 };
+
+/** The assessors of an interview state's panel, in order: the lead, the voter who observes, the other voter. */
+const panelRoles = ['lead', 'voter', 'other'];
 
 const centreHeaders = (centreId: string) => ({ 'x-cap-persona': 'centre', 'x-cap-centre-id': centreId });
 const asCandidate = { 'x-cap-persona': 'candidate' };

@@ -19,7 +19,7 @@ import type { MailRequest, Notifications } from '../notifications/service.ts';
 import type { AccessTokens } from '../tokens/access.ts';
 import { accountLifecycle } from './lifecycle.ts';
 import { defineAccountModels, type AuthProvider, type OtpPurpose, type UserRow, type UserStatus } from './models.ts';
-import { checkPasswordRule, hashPassword, passwordMatches } from './passwords.ts';
+import { checkPasswordRule, createPasswordHasher } from './passwords.ts';
 import { createThrottle, limits, type Attempt, type Limit } from './throttle.ts';
 
 export interface AccountsDeps {
@@ -164,6 +164,7 @@ export function createAccounts(deps: AccountsDeps) {
   const { config, logger, sequelize, events, tokens } = deps;
   const { User, Otp, OtpSend, RefreshToken } = defineAccountModels(sequelize);
   const throttle = createThrottle(sequelize);
+  const passwords = createPasswordHasher(config.passwordHashCost);
   const tooMany = (retryAfter: number, what: string) =>
     tooManyRequests('auth.too_many_attempts', `Too many ${what}. Try again in ${Math.ceil(retryAfter / 60)} minute(s).`, retryAfter);
 
@@ -310,7 +311,7 @@ export function createAccounts(deps: AccountsDeps) {
     async register(input: { email: string; password: string; intents: string[] }) {
       const email = normaliseEmail(input.email);
       checkPasswordRule(input.password, 'password');
-      const passwordHash = await hashPassword(input.password);
+      const passwordHash = await passwords.hash(input.password);
       const fields = { passwordHash, authProvider: 'password' as const, googleSub: null, intents: [...new Set(input.intents)], mustChangePassword: false };
       try {
         const user = await sequelize.transaction(async (transaction) => {
@@ -374,16 +375,20 @@ export function createAccounts(deps: AccountsDeps) {
       const attempt = await throttle.reserve('login', checks);
       if (attempt.retryAfter) throw tooMany(attempt.retryAfter, 'failed sign-ins');
       const user = await findByEmail(email);
-      const matches = await passwordMatches(user?.passwordHash ?? null, input.password);
+      const matches = await passwords.matches(user?.passwordHash ?? null, input.password);
       if (!user || !matches) {
         await throttle.failed(attempt);
         throw invalidCredentials();
       }
+      // A hash made at a lower cost than the server's (a development platform's) is made again from the
+      // proven password, and stored with the sign-in, unless the password changed meanwhile.
+      const upgrade = !loginRefusals[user.status] && (await passwords.weakerThanServer(user.passwordHash!)) ? await passwords.hash(input.password) : null;
       return commitThenThrow(async (transaction) => {
         await throttle.succeeded('login', attempt, pair, transaction);
         const refusal = loginRefusals[user.status];
         if (refusal) return refusal();
         await throttle.remember(pair, transaction);
+        if (upgrade) await User.update({ passwordHash: upgrade }, { where: { id: user.id, passwordHash: user.passwordHash }, transaction });
         return signIn(transaction, user);
       });
     },
@@ -442,7 +447,7 @@ export function createAccounts(deps: AccountsDeps) {
     async resetPassword(input: { email: string; otp: string; newPassword: string }, origin: Origin) {
       const email = normaliseEmail(input.email);
       checkPasswordRule(input.newPassword, 'newPassword');
-      const passwordHash = await hashPassword(input.newPassword);
+      const passwordHash = await passwords.hash(input.newPassword);
       const attempt = await reserveCodeTry(email, 'password_reset', origin);
       return commitThenThrow(async (transaction) => {
         const user = await findByEmail(email, transaction);
@@ -498,10 +503,10 @@ export function createAccounts(deps: AccountsDeps) {
     async changePassword(caller: SignedIn, input: { currentPassword: string; newPassword: string }): Promise<TokenPair> {
       checkPasswordRule(input.newPassword, 'newPassword');
       const user = await User.findByPk(caller.userId, { rejectOnEmpty: true });
-      if (!(await passwordMatches(user.passwordHash, input.currentPassword))) {
+      if (!(await passwords.matches(user.passwordHash, input.currentPassword))) {
         throw unprocessable('auth.current_password_wrong', 'The current password is not correct.');
       }
-      const passwordHash = await hashPassword(input.newPassword);
+      const passwordHash = await passwords.hash(input.newPassword);
       return sequelize.transaction(async (transaction) => {
         // The update locks the row before the revocation (see refresh).
         await user.update({ passwordHash, mustChangePassword: false }, { transaction });
@@ -519,7 +524,7 @@ export function createAccounts(deps: AccountsDeps) {
         if (input.password === undefined) {
           throw validationFailed([{ field: 'password', issue: 'is required to delete an account that has a password' }]);
         }
-        if (!(await passwordMatches(found.passwordHash, input.password))) {
+        if (!(await passwords.matches(found.passwordHash, input.password))) {
           throw unprocessable('auth.current_password_wrong', 'The password is not correct.');
         }
       }
@@ -587,7 +592,7 @@ export function createAccounts(deps: AccountsDeps) {
       }
 
       const password = generatePassword();
-      const passwordHash = await hashPassword(password);
+      const passwordHash = await passwords.hash(password);
       const credentials = { passwordHash, authProvider: 'password' as const, googleSub: null, mustChangePassword: true };
       let user: UserRow;
       try {

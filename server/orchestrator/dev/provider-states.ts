@@ -24,11 +24,12 @@ export function olProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers'
 
   /** The newest mail of this template to the address, with the secret it carries (waits for the mailer). */
   async function mailed(email: string, template: string, secret: 'otp' | 'password'): Promise<string> {
-    for (let attempt = 0; attempt < 50; attempt++) {
+    // The mail is sent by a queue worker, typically 50-150 ms after the request: look often.
+    for (let attempt = 0; attempt < 250; attempt++) {
       const mails: Array<{ template: string; otp?: string; password?: string }> = (await api('GET', `/dev/mailbox?to=${encodeURIComponent(email)}`)).data;
       const value = mails.find((mail) => mail.template === template && mail[secret])?.[secret];
       if (value) return value;
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await new Promise((resolve) => setTimeout(resolve, 20));
     }
     throw new Error(`no ${template} mail reached ${email}`);
   }
@@ -84,9 +85,9 @@ export function olProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers'
   }
 
   async function until(what: string, check: () => Promise<boolean>): Promise<void> {
-    for (let attempt = 0; attempt < 150; attempt++) {
+    for (let attempt = 0; attempt < 750; attempt++) {
       if (await check()) return;
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await new Promise((resolve) => setTimeout(resolve, 20));
     }
     throw new Error(`timed out waiting until ${what}`);
   }
