@@ -50,6 +50,10 @@ export function createCapPayments(deps: {
   centres: Pick<Centres, 'lockedAccount' | 'findAll'>;
   payments: PaymentsClient;
   logger: Logger;
+  /** CAP_WEB_URL: the web app the payer returns to (empty: none configured). */
+  webUrl: string;
+  /** Whether a browser origin is on the allow-list (CORS_ORIGINS): a caller's return URL must be on it. */
+  originAllowed: (origin: string) => boolean;
 }) {
   const { sequelize, applications } = deps;
   const platformConfig = { current: deps.catalogue.currentConfig };
@@ -115,6 +119,26 @@ export function createCapPayments(deps: {
     return items.map((item) => current.find((p) => p.applicationType === item.applicationType)!);
   }
 
+  /**
+   * Where the checkout sends the payer back: the caller's `returnUrl` (an http(s) URL on an allowed
+   * origin), else the application's page of the configured web app, else nowhere ('').
+   */
+  function returnUrlOf(applicationId: string, asked: string | undefined): string {
+    if (asked === undefined) return deps.webUrl ? `${deps.webUrl}/dashboard/applications/${encodeURIComponent(applicationId)}` : '';
+    let url: URL | undefined;
+    try {
+      url = new URL(asked);
+    } catch {
+      // refused below
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !deps.originAllowed(url.origin)) {
+      throw unprocessable('payment.return_url_not_allowed', 'returnUrl must be an http(s) URL on an origin the platform allows (CORS_ORIGINS).', [
+        { field: 'body.returnUrl', issue: url ? `origin ${url.origin} is not an allowed origin` : 'is not a URL' },
+      ]);
+    }
+    return url.toString();
+  }
+
   /** Application payments of one centre (or all), newest first, with the candidate's name. */
   async function paymentList(centreId: string | null, query: { status?: string; cursor?: string; limit?: number }) {
     const page = pageRequest(query as Record<string, unknown>);
@@ -162,9 +186,10 @@ export function createCapPayments(deps: {
     /**
      * Starts (or resumes) the payment of an application at its payment stage: the Orchestrator's
      * InitiatePayment with an idempotency key per attempt, so a repeated or concurrent pay never
-     * charges twice. An attempt still pending is answered again.
+     * charges twice. An attempt still pending is answered again (with the return URL it started with).
      */
-    async pay(userId: string, applicationId: string) {
+    async pay(userId: string, applicationId: string, asked: { returnUrl?: string } = {}) {
+      const returnUrl = returnUrlOf(applicationId, asked.returnUrl);
       const application = await applications.visible({ persona: 'candidate', userId }, applicationId);
       if (application.status !== 'in_progress' || application.currentStageKey !== 'payment') {
         throw conflict('application.not_in_stage', `The application is at stage ${application.currentStageKey} (${application.status}): only an application at the payment stage is paid.`);
@@ -184,7 +209,7 @@ export function createCapPayments(deps: {
           currency: quote.currency,
           beneficiary_centre_id: application.centreId,
           idempotency_key: `cap:application:${applicationId}:${attempt}`,
-          return_url: '',
+          return_url: returnUrl,
         });
       } catch (err) {
         upstreamFailure(err, { unavailable: 'payment.unavailable', failed: 'payment.upstream_error' }, 'The payment service');
