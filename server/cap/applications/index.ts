@@ -78,7 +78,7 @@ export function createApplications(deps: ApplicationsDeps, needs: ApplicationsNe
   const applications = createApplicationService({ sequelize, events, centreCertifyBypass: deps.centreCertifyBypass, people, catalogue, centres, assessors });
   const queries = createApplicationQueries(applications);
   const centreFigures = createCentreFigures(sequelize);
-  const payments = createCapPayments({ sequelize, applications, catalogue, centres, payments: deps.payments, logger: logger.child({ component: 'cap-payments' }), ...deps.checkoutReturn });
+  const payments = createCapPayments({ sequelize, applications, catalogue, centres, payments: deps.payments, files, logger: logger.child({ component: 'cap-payments' }), ...deps.checkoutReturn });
   const evidence = createEvidence({ sequelize, applications, catalogue, people, assetUrls: files.assetUrls, ownsAsset: files.ownsAsset });
   const verification = createVerification({ sequelize, applications, evidence, assessors, catalogue, orchestrator: files, baseUrl: deps.baseUrl });
   const sharing = createSharing({ sequelize, applications, evidence, readAsset: files.readAsset, baseUrl: deps.baseUrl, extras: verification.sharedCertificate });

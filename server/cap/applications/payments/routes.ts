@@ -21,6 +21,7 @@ export function capPaymentRoutes(auth: CapAuth, contexts: ActingContexts, roles:
       const { items, meta } = await payments.centreList(context, call.query);
       return ok(items, meta);
     }),
+    getAdminApplicationReceipt: roles.allowed(auth, 'platform.pricing.read', async (call) => ok(await payments.adminReceipt(call.params.id))),
     getAdminPaymentsSummary: roles.allowed(auth, 'platform.pricing.read', async () => ok(await payments.adminSummary())),
     listAdminPayments: roles.allowed(auth, 'platform.pricing.read', async (call) => {
       const { items, meta } = await payments.adminList(call.query);

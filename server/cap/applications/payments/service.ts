@@ -4,9 +4,11 @@ import { conflict, forbidden, notFound, unprocessable } from '../../../platform/
 import { encodeCursor, pageRequest } from '../../../platform/http/pagination.ts';
 import { newId } from '../../../platform/ids.ts';
 import type { PaymentCompletedData } from '../../../contracts/payment-completed.ts';
-import { money, shareOf, type Money } from '../../../platform/money.ts';
+import { formatMoney, money, shareOf, type Money } from '../../../platform/money.ts';
+import { renderCertificatePdf } from '../../../platform/pdf/certificate.ts';
+import type { Application } from '../models.ts';
 import type { Applications, Viewer } from '../service.ts';
-import { upstreamFailure, type PaymentsClient } from '../../../contracts/orchestrator-client.ts';
+import { upstreamFailure, type OrchestratorHttp, type PaymentsClient } from '../../../contracts/orchestrator-client.ts';
 import type { Catalogue } from '../../catalogue/index.ts';
 import type { CentreRole, Centres } from '../../centres/index.ts';
 import type { CentreContext } from '../../people/index.ts';
@@ -36,6 +38,7 @@ interface PaymentRow {
   provider: string | null;
   initiated_at: Date;
   paid_at: Date | null;
+  receipt_asset_id: string | null;
 }
 
 /**
@@ -49,6 +52,8 @@ export function createCapPayments(deps: {
   catalogue: Pick<Catalogue, 'currentConfig'>;
   centres: Pick<Centres, 'lockedAccount' | 'findAll'>;
   payments: PaymentsClient;
+  /** The Orchestrator's storage: receipts are stored there, owned by the payer. */
+  files: Pick<OrchestratorHttp, 'storeFile' | 'assetUrls'>;
   logger: Logger;
   /** CAP_WEB_URL: the web app the payer returns to (empty: none configured). */
   webUrl: string;
@@ -137,6 +142,62 @@ export function createCapPayments(deps: {
       ]);
     }
     return url.toString();
+  }
+
+  /**
+   * The receipt of an application's payment. A completed payment's receipt document is a PDF (the
+   * certificates' renderer), made when first read and stored in the Orchestrator as the payer's
+   * asset; the row is locked meanwhile, so readers at once make one document.
+   */
+  async function receiptOf(application: Application) {
+    const [row] = await select<PaymentRow>(
+      `SELECT * FROM cap.application_payments WHERE application_id = $1 ORDER BY (status = 'completed') DESC, attempt DESC LIMIT 1`,
+      [application.id],
+    );
+    if (!row) throw notFound('This application has not been paid for yet.');
+    const [presented] = await applications.present([application]);
+    const candidateName = presented!.candidate.name;
+    let assetId = row.receipt_asset_id;
+    if (row.status === 'completed' && !assetId) {
+      assetId = await sequelize.transaction(async (transaction) => {
+        const [locked] = await select<PaymentRow>(`SELECT * FROM cap.application_payments WHERE id = $1 FOR UPDATE`, [row.id], transaction);
+        if (locked!.receipt_asset_id) return locked!.receipt_asset_id;
+        const [centre] = await deps.centres.findAll([row.centre_id]);
+        const amount = money(row.amount_minor, row.currency);
+        const pdf = await renderCertificatePdf({
+          title: 'Payment Receipt',
+          preamble: 'Received from',
+          holderName: candidateName,
+          facts: [
+            { label: 'Amount', value: formatMoney(amount, 'en-NG', 'code') },
+            { label: 'For', value: `${application.type} application fee` },
+            { label: 'Assessment centre', value: centre?.name ?? row.centre_id },
+            { label: 'Paid on', value: `${row.paid_at!.toISOString().slice(0, 16).replace('T', ' ')} UTC, through ${row.provider ?? 'sandbox'}` },
+          ],
+          issuedOn: row.paid_at!,
+          verificationCode: row.reference,
+          codeLabel: 'Payment reference',
+          issuer: 'CAP Platform',
+        });
+        const stored = await deps.files.storeFile({ ownerUserId: application.candidateUserId, bytes: pdf, fileName: `receipt-${row.reference}.pdf`, mimeType: 'application/pdf', purpose: 'receipt' });
+        await sequelize.query(`UPDATE cap.application_payments SET receipt_asset_id = $2 WHERE id = $1`, { bind: [row.id, stored], transaction });
+        return stored;
+      });
+    }
+    const urlOf = await deps.files.assetUrls([assetId]);
+    return {
+      status: row.status,
+      paymentId: row.payment_id,
+      reference: row.reference,
+      amount: money(row.amount_minor, row.currency),
+      currency: row.currency,
+      applicationType: application.type,
+      candidateName,
+      assetId,
+      url: urlOf(assetId),
+      paidAt: row.paid_at ? row.paid_at.toISOString() : null,
+      provider: row.provider ?? 'sandbox',
+    };
   }
 
   /** Application payments of one centre (or all), newest first, with the candidate's name. */
@@ -266,28 +327,14 @@ export function createCapPayments(deps: {
       await sequelize.query(`UPDATE cap.application_payments SET status = 'failed' WHERE payment_id = $1 AND status = 'pending'`, { bind: [paymentId], transaction });
     },
 
-    /** The newest completed payment of the application, else its newest attempt (404 before any). */
-    async receipt(viewer: Viewer, applicationId: string) {
-      const application = await applications.visible(viewer, applicationId);
-      const [row] = await select<PaymentRow>(
-        `SELECT * FROM cap.application_payments WHERE application_id = $1 ORDER BY (status = 'completed') DESC, attempt DESC LIMIT 1`,
-        [applicationId],
-      );
-      if (!row) throw notFound('This application has not been paid for yet.');
-      const [presented] = await applications.present([application]);
-      return {
-        status: row.status,
-        paymentId: row.payment_id,
-        reference: row.reference,
-        amount: money(row.amount_minor, row.currency),
-        currency: row.currency,
-        applicationType: application.type,
-        candidateName: presented!.candidate.name,
-        assetId: null,
-        url: null,
-        paidAt: row.paid_at ? row.paid_at.toISOString() : null,
-        provider: row.provider ?? 'sandbox',
-      };
+    /** The newest completed payment of the application, else its newest attempt (404 before any), for its candidate or centre. */
+    receipt: async (viewer: Viewer, applicationId: string) => receiptOf(await applications.visible(viewer, applicationId)),
+
+    /** The same receipt, for platform staff. */
+    async adminReceipt(applicationId: string) {
+      const application = await applications.models.Application.findByPk(applicationId);
+      if (!application) throw notFound(`No application has the id ${applicationId}.`);
+      return receiptOf(application);
     },
 
     wallet: async (context: CentreContext) => ({ balance: await balanceOf(context.centreId) }),
