@@ -60,7 +60,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
     directory: { candidates: applicationsSql.candidatesOf, assessors: assessorsSql.retainedBy },
     workloadOf: (centreId, userId) => applications.workloadOf(centreId, userId),
   });
-  const assessors = createAssessors({ sequelize, files: orchestrator }, {
+  const assessors = createAssessors({ sequelize, files: orchestrator, events }, {
     people,
     catalogue,
     centres,

@@ -29,6 +29,7 @@ import { nsqRoutes } from './nsq/routes.ts';
 import { createNsqPaths } from './nsq/service.ts';
 import { capPaymentRoutes } from './payments/routes.ts';
 import { createCapPayments } from './payments/service.ts';
+import { subscribeCandidateNotices } from './notices.ts';
 import { createApplicationQueries } from './queries.ts';
 import { applicationRoutes } from './routes.ts';
 import { createApplications as createApplicationService } from './service.ts';
@@ -97,6 +98,7 @@ export function createApplications(deps: ApplicationsDeps, needs: ApplicationsNe
   const candidate = createCandidateArea({ sequelize, people, applications, assetUrls: files.assetUrls, ownsAsset: files.ownsAsset });
   const dashboard = createAdminDashboard(sequelize, { centres: centres.approvedCount, assessors: assessors.approvedCount });
 
+  subscribeCandidateNotices(events, centres, deps.checkoutReturn.webUrl);
   events.subscribe('payment.completed', 'cap.application-paid', async (event, transaction) => {
     const data = readPaymentCompleted(event.data);
     if (data.purpose === 'cap_application') await payments.completed(data, transaction);
