@@ -10,6 +10,7 @@ import type { Sequelize } from 'sequelize';
 import type { RecommendationsClient } from '../../contracts/lms-client.ts';
 import type { OrchestratorHttp, PaymentsClient } from '../../contracts/orchestrator-client.ts';
 import { readPaymentCompleted } from '../../contracts/payment-completed.ts';
+import { readPaymentRefunded } from '../../contracts/payment-refunded.ts';
 import type { ServiceEvents } from '../../platform/events/types.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Assessors } from '../assessors/index.ts';
@@ -102,6 +103,10 @@ export function createApplications(deps: ApplicationsDeps, needs: ApplicationsNe
   events.subscribe('payment.completed', 'cap.application-paid', async (event, transaction) => {
     const data = readPaymentCompleted(event.data);
     if (data.purpose === 'cap_application') await payments.completed(data, transaction);
+  });
+  events.subscribe('payment.refunded', 'cap.application-refunded', async (event, transaction) => {
+    const data = readPaymentRefunded(event.data);
+    if (data.purpose === 'cap_application') await payments.refunded(data, transaction);
   });
   events.subscribe('payment.failed', 'cap.application-payment-failed', async (event, transaction) => {
     const { paymentId, purpose } = event.data as { paymentId?: unknown; purpose?: unknown };

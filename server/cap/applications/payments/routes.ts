@@ -10,6 +10,7 @@ export function capPaymentRoutes(auth: CapAuth, contexts: ActingContexts, roles:
   return {
     getApplicationPaymentQuote: contexts.bound(async (call, context) => ok(await payments.quote(viewerOf(context, userId(call)), call.params.id))),
     payApplication: contexts.as('candidate', async (call) => ok(await payments.pay(userId(call), call.params.id, call.body ?? {}))),
+    withdrawApplication: contexts.as('candidate', async (call) => ok(await payments.withdrawApplication(userId(call), call.params.id, call.body?.reason))),
     getApplicationReceipt: contexts.bound(async (call, context) => ok(await payments.receipt(viewerOf(context, userId(call)), call.params.id))),
     listCentrePricing: contexts.centre(async (_call, context) => ok(await payments.prices(context))),
     createCentrePrice: contexts.centre(async (call, context) => created(await payments.setPrice(context, userId(call), call.body))),
