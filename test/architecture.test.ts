@@ -142,7 +142,9 @@ const unanswered: Partial<Record<(typeof services)[number] | 'all', Record<strin
     'payment.payer_inactive': 'InitiatePayment (gRPC) only: FAILED_PRECONDITION',
     'payment.idempotency_key_reused': 'InitiatePayment (gRPC) only: ALREADY_EXISTS',
     'payment.currency_unsupported': 'InitiatePayment (gRPC) only: INVALID_ARGUMENT',
-    'payment.provider_unavailable': 'InitiatePayment (gRPC) only: UNAVAILABLE',
+    'payment.provider_unavailable': 'InitiatePayment and RefundPayment (gRPC) only: UNAVAILABLE',
+    'payment.not_found': 'RefundPayment (gRPC) only: NOT_FOUND',
+    'payment.not_refundable': 'RefundPayment (gRPC) only: FAILED_PRECONDITION',
     'payment.transition_not_allowed': "the payment lifecycle's refusal; every caller checks the status before it moves a payment",
     'payment.guard_failed': "the payment lifecycle's refusal of a provider's outcome: logged and refused, never answered",
   },
@@ -230,7 +232,6 @@ function statusWritesIn(text: string): number[] {
 /** Files that write a status themselves, each with why. */
 const ownStatusWriters: Record<string, string> = {
   'server/cap/applications/service.ts': "the application lifecycle's own writer (`move`, a stage and a status at once; applications/lifecycle.ts is its table), its creation and the provider states' placement",
-  'server/cap/applications/payments/service.ts': 'CAP payment attempts: not yet through a lifecycle writer (moved with refunds)',
   'server/orchestrator/payments/sandbox/page.ts': "the sandbox checkout page's script: a DOM attribute, no column",
 };
 

@@ -362,7 +362,7 @@ test('gap training: the LMS recommends courses over gRPC for a not-yet-competent
   t.is(got.status, 200, got.text);
   t.like(got.body.data, { applicationId, closeReason: 'GAP_TRAINING', gapTrainingPending: true, closed: false, aiProvider: 'catalogue-match', lmsMode: 'grpc' });
   t.deepEqual(got.body.data.courses.map((c: any) => [c.id, c.rank, c.tradeId]), [['course-1', 1, targets.tradeId]]);
-  t.deepEqual(lmsRequests[0]!.gap_units.map((u: any) => u.label), ['Masonry unit 1', 'Masonry unit 2']);
+  t.deepEqual(lmsRequests[0]!.gap_units.map((u: any) => u.label), ['Masonry unit 1', 'Masonry unit 2'], 'the panel named no gap units: every unit of the NOS');
 
   lmsUp = false;
   try {
@@ -385,4 +385,27 @@ test('gap training: the LMS recommends courses over gRPC for a not-yet-competent
   const progressing = await arranging();
   t.like((await cap(platform, progressing.user, 'GET', `/applications/${progressing.applicationId}/recommendations`, { headers: asCandidate })).body.data, { lmsMode: 'not_requested', gapTrainingPending: false, courses: [] });
   t.is((await cap(platform, progressing.user, 'POST', `/applications/${progressing.applicationId}/recommendations/close`, { headers: asCandidate })).body.error.code, 'recommendations.not_applicable');
+});
+
+test('the gap units are the units the panel found not yet competent: the LMS is asked about those alone; other ids or a competent decision are 422 interview.gap_units_invalid', async (t) => {
+  const made = await readyInterview();
+  const units = (await cap(platform, made.user, 'GET', `/trades/${targets.tradeId}/units`)).body.data as Array<{ id: string; title: string }>;
+  const second = units.find((u) => u.title === 'Masonry unit 2')!;
+  await evaluate(retained[1]!, made.applicationId);
+  await evaluate(retained[2]!, made.applicationId);
+  const stranger = await evaluate(retained[0]!, made.applicationId, { decision: 'not_yet_competent', gapUnitIds: ['no-such-unit'] });
+  t.is(stranger.status, 422);
+  t.is(stranger.body.error.code, 'interview.gap_units_invalid');
+  t.is(stranger.body.error.details[0].field, 'gapUnitIds[0]');
+  const competent = await evaluate(retained[0]!, made.applicationId, { decision: 'competent', gapUnitIds: [second.id] });
+  t.is(competent.body.error.code, 'interview.gap_units_invalid');
+  t.is((await evaluate(retained[1]!, made.applicationId, { gapUnitIds: [second.id] })).body.error.code, 'interview.lead_only');
+  const rejected = await evaluate(retained[0]!, made.applicationId, { decision: 'not_yet_competent', gapUnitIds: [second.id], outcome: 'reject' });
+  t.is(rejected.status, 200, rejected.text);
+
+  lmsRequests = [];
+  const got = await cap(platform, made.user, 'GET', `/applications/${made.applicationId}/recommendations`, { headers: asCandidate });
+  t.is(got.status, 200, got.text);
+  t.deepEqual(got.body.data.gapUnits, [{ unitId: second.id, title: 'Masonry unit 2' }]);
+  t.deepEqual(lmsRequests[0]!.gap_units, [{ unit_id: second.id, label: 'Masonry unit 2' }]);
 });

@@ -17,7 +17,8 @@ const policy = (user: SignedUpUser, centreId: string, method: 'GET' | 'PUT' | 'P
 
 const centreOwner = () => centreWithOwner(platform);
 
-const defaultPolicy = { events: [{ event: 'application.submitted', recipientCapUserIds: [], recipientRoles: ['super_admin', 'regular_admin'] }] };
+const byDefault = (event: string) => ({ event, recipientCapUserIds: [], recipientRoles: ['super_admin', 'regular_admin'] });
+const defaultPolicy = { events: [byDefault('application.submitted'), byDefault('application.paid')] };
 
 test("a centre's policy defaults to its super admins and regular admins, and any of its staff reads it", async (t) => {
   const { owner, centreId } = await centreOwner();
@@ -32,7 +33,7 @@ test('a super admin sets who hears of an event (PUT, PATCH); PUT without an even
   const { member } = await activeStaff(platform, owner, centreId);
   const put = await policy(owner, centreId, 'PUT', { events: [{ event: 'application.submitted', recipientCapUserIds: [member.userId] }] });
   t.is(put.status, 200, put.text);
-  const set = { events: [{ event: 'application.submitted', recipientCapUserIds: [member.userId], recipientRoles: [] }] };
+  const set = { events: [{ event: 'application.submitted', recipientCapUserIds: [member.userId], recipientRoles: [] }, byDefault('application.paid')] };
   t.deepEqual(put.body.data, set);
   t.deepEqual((await policy(member, centreId)).body.data, set);
 
@@ -67,7 +68,7 @@ test("named recipients must be the centre's active staff: anyone else is 422 and
 test('bad policy bodies are 422: an unknown event or role, an event listed twice, a missing events list on PUT', async (t) => {
   const { owner, centreId } = await centreOwner();
   const bodies = [
-    { events: [{ event: 'application.paid' }] },
+    { events: [{ event: 'application.exploded' }] },
     { events: [{ event: 'application.submitted', recipientRoles: ['owner'] }] },
     { events: [{ event: 'application.submitted' }, { event: 'application.submitted' }] },
     {},

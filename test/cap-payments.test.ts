@@ -1,8 +1,9 @@
 import test from 'ava';
 import { applicationTargets, cap, onboard } from './helpers/cap.ts';
 import { retainedAssessor } from './helpers/assessors.ts';
-import { eventually, sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
+import { call, eventually, sql, startTestPlatform, type TestPlatform } from './helpers/platform.ts';
 import { declineCheckout, payCheckout } from './helpers/payments.ts';
+import { pdfText } from './helpers/pdf.ts';
 import { signUp, type SignedUpUser } from './helpers/users.ts';
 
 // Paying for an application (openapi/cap/payments.yaml): the quote, InitiatePayment through the
@@ -97,6 +98,43 @@ test.serial('paying through the sandbox checkout moves the application on, gives
   t.like((await cap(platform, admin, 'GET', '/admin/payments/summary')).body.data, { platformFees: ngn('300000'), walletDeposits: ngn('3000000') });
   t.like((await cap(platform, admin, 'GET', '/admin/payments?status=completed')).body.data[0], { applicationId: id, centreId });
   t.is((await cap(platform, owner, 'GET', '/admin/payments')).body.error.code, 'auth.permission_denied');
+});
+
+test.serial('a completed payment has a receipt PDF stored in the Orchestrator, the same document for the payer, the centre and platform staff, and nobody else', async (t) => {
+  const { user, id } = await awaitingPayment();
+  const pending = await cap(platform, user, 'POST', `/applications/${id}/pay`, { headers: asCandidate });
+  const reference = await referenceOf(pending.body.data.paymentId);
+  t.like((await cap(platform, user, 'GET', `/applications/${id}/receipt`, { headers: asCandidate })).body.data, { status: 'pending', assetId: null, url: null }, 'no document before the payment completes');
+  await payCheckout(platform, reference);
+  await eventually('the payment completes in CAP', async () => (await cap(platform, user, 'GET', `/applications/${id}/receipt`, { headers: asCandidate })).body.data.status === 'completed');
+
+  // Readers at once get one document.
+  const [mine, centres, staff] = await Promise.all([
+    cap(platform, user, 'GET', `/applications/${id}/receipt`, { headers: asCandidate }),
+    cap(platform, owner, 'GET', `/applications/${id}/receipt`, { headers: asCentre() }),
+    cap(platform, admin, 'GET', `/admin/payments/${id}/receipt`),
+  ]);
+  for (const reply of [mine, centres, staff]) t.is(reply.status, 200, reply.text);
+  const assetId = mine.body.data.assetId as string;
+  t.regex(assetId, /^[0-9A-HJKMNP-TV-Z]{26}$/);
+  t.deepEqual([centres.body.data.assetId, staff.body.data.assetId], [assetId, assetId]);
+  for (const reply of [mine, centres, staff]) {
+    const file = await fetch(reply.body.data.url);
+    t.is(file.status, 200);
+    t.is(file.headers.get('content-type'), 'application/pdf');
+    const text = await pdfText(new Uint8Array(await file.arrayBuffer()));
+    for (const fact of ['Payment Receipt', 'Sule Ibrahim', reference, 'NGN', '30,000.00', 'RPL application fee']) t.true(text.includes(fact), `${fact} in ${text}`);
+  }
+  // The payer owns the asset in the Orchestrator's storage; another user cannot resolve it.
+  const resolve = (who: SignedUpUser) => call('POST', platform.url('/v1/ol/storage/resolve'), { token: who.accessToken, json: { assetIds: [assetId] } });
+  t.is((await resolve(user)).body.data[0]?.assetId, assetId);
+  const stranger = await signUp(platform);
+  await onboard(platform, stranger, 'candidate');
+  t.deepEqual((await resolve(stranger)).body.data ?? [], []);
+  t.is((await cap(platform, stranger, 'GET', `/applications/${id}/receipt`, { headers: asCandidate })).body.error.code, 'auth.out_of_scope');
+  t.is((await cap(platform, stranger, 'GET', `/admin/payments/${id}/receipt`)).body.error.code, 'auth.permission_denied');
+  t.is((await cap(platform, admin, 'GET', '/admin/payments/01ARZ3NDEKTSV4RRFFQ69G5FAV/receipt')).status, 404);
+  t.deepEqual(await sql(platform, `SELECT count(*)::int AS n FROM ol.storage_assets WHERE purpose = 'receipt' AND file_name = $1`, [`receipt-${reference}.pdf`]), [{ n: 1 }], 'one document, however many read it at once');
 });
 
 test.serial('after a declined checkout the next pay starts a new payment, and that one completes', async (t) => {

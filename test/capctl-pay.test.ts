@@ -67,7 +67,7 @@ test('capctl pay refuses an unknown target, a card that is not a test card, and 
   t.regex(both.stderr, /--decline and --cancel exclude each other/);
 });
 
-test('capctl application create|fill|submit|list|show, capctl pay <applicationId> and capctl wallet: a candidate applies and pays, the centre sees the money', async (t) => {
+test('capctl application create|fill|submit|list|show|withdraw, capctl pay <applicationId> and capctl wallet: a candidate applies and pays, the centre sees the money, a withdrawal refunds it', async (t) => {
   const { owner, centreId, sectorId, tradeId } = await applicationTargets(platform, { sector: 'Welding', trade: 'Welding and Fabrication' });
   const candidate = await signUp(platform);
   await onboard(platform, candidate, 'candidate');
@@ -105,4 +105,13 @@ test('capctl application create|fill|submit|list|show, capctl pay <applicationId
   const wallet = await asOwner('wallet', '--centre', centreId);
   t.is(wallet.code, 0, wallet.stderr);
   t.regex(wallet.stdout, /^balance ₦22,500\.00$/m);
+
+  // capctl application withdraw: withdrawn before its assessment starts, so refunded in full.
+  const withdrawn = await asCandidate('application', 'withdraw', id, '--reason', 'Moving abroad');
+  t.is(withdrawn.code, 0, withdrawn.stderr);
+  t.regex(withdrawn.stdout, new RegExp(`^withdrew ${id} at folder_arrangement: refunding ₦25,000\\.00 `, 'm'));
+  await eventually('the refund empties the wallet again', async () => /^balance ₦0\.00$/m.test((await asOwner('wallet', '--centre', centreId)).stdout));
+  const again = await asCandidate('application', 'withdraw', id);
+  t.is(again.code, 1);
+  t.regex(again.stderr, /application\.not_in_stage/);
 });

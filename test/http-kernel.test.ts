@@ -68,6 +68,13 @@ test('a body that is not JSON is 415 http.unsupported_media_type', async (t) => 
   t.is(res.body.error.code, 'http.unsupported_media_type');
 });
 
+test('a bare POST with an empty chunked body and no Content-Type is a missing body, not 415 (the Pact verifier sends one)', async (t) => {
+  const empty = new ReadableStream({ start: (controller) => controller.close() });
+  const res = await fetch(`${base}/widgets`, { method: 'POST', body: empty, duplex: 'half' } as RequestInit);
+  t.is(res.status, 422);
+  t.is(((await res.json()) as any).error.details[0].field, 'body');
+});
+
 test('a valid body reaches the handler', async (t) => {
   const res = await call('POST', `${base}/widgets`, { json: { name: 'gear', size: 3 } });
   t.is(res.status, 201);

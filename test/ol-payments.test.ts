@@ -14,6 +14,7 @@ import {
   payCheckout,
   paymentRow,
   postWebhook,
+  refundPayment,
   sandboxTransaction,
   sandboxWebhooks,
 } from './helpers/payments.ts';
@@ -335,4 +336,26 @@ test('the checkout page is HTML showing the amount, the purpose, the reference a
   const missing = await call('GET', platform.url('/v1/ol/payments/sandbox/checkout/PAY-NOSUCHPAYMENT'));
   t.is(missing.status, 404);
   t.regex(missing.text, /Checkout not found/);
+});
+
+test('RefundPayment refunds a succeeded payment once through the sandbox: refunding, then refunded by the signed refund webhook, payment.refunded once; other payments and bad requests are refused', async (t) => {
+  const { payment_id, reference } = await initiatePayment(platform, feeRequest(payer.userId));
+  const early = await refundPayment(platform, { payment_id, reason: 'too early' });
+  t.is((early as grpc.ServiceError).code, grpc.status.FAILED_PRECONDITION, 'a pending payment is not refunded');
+  await payCheckout(platform, reference);
+  await eventually('the payment succeeded', async () => (await paymentRow(platform, payment_id)).status === 'succeeded');
+
+  const [first, second] = await Promise.all([refundPayment(platform, { payment_id, reason: 'withdrawn' }), refundPayment(platform, { payment_id, reason: 'withdrawn' })]);
+  t.like(first, { payment_id, status: 'refunding' });
+  t.like(second, { payment_id, status: 'refunding' });
+  await eventually('the refund webhook is applied', async () => (await paymentRow(platform, payment_id)).status === 'refunded');
+  const refunds = (await sandboxWebhooks(platform, reference)).filter((w) => JSON.parse(w.body).event === 'refund.processed');
+  t.is(refunds.length, 1, 'the provider was asked once');
+  t.is((await sql(platform, `SELECT 1 FROM ol.outbox WHERE type = 'payment.refunded' AND data->>'paymentId' = $1`, [payment_id])).length, 1);
+  t.is((await postWebhook(platform, refunds[0]!.body)).body.data.duplicate, true, 'a replayed refund webhook changes nothing');
+  t.like(await refundPayment(platform, { payment_id, reason: 'again' }), { status: 'refunded' });
+  t.is((await sandboxTransaction(platform, reference)).body.data.status, 'refunded');
+
+  t.is(((await refundPayment(platform, { payment_id: newId(), reason: 'x' })) as grpc.ServiceError).code, grpc.status.NOT_FOUND);
+  t.is(((await refundPayment(platform, { payment_id: 'nope', reason: '' })) as grpc.ServiceError).code, grpc.status.INVALID_ARGUMENT);
 });

@@ -26,6 +26,20 @@ test('GET /banks lists Nigerian banks as the client reads them, public and cache
   t.deepEqual((await call('GET', ol('/banks?country=GH'))).body.data, []);
 });
 
+test('GET /banks names the country by its name in any case or its ISO code, with the same reply (the real client sends country=nigeria)', async (t) => {
+  const byCode = await call('GET', ol('/banks?country=NG'));
+  for (const country of ['nigeria', 'Nigeria', 'NIGERIA', 'ng', 'NGA']) {
+    const res = await call('GET', ol(`/banks?country=${country}`));
+    t.is(res.status, 200, `${country}: ${res.text}`);
+    t.deepEqual(res.body.data, byCode.body.data, country);
+  }
+  t.deepEqual((await call('GET', ol('/banks?country=ghana'))).body.data, []);
+  const nowhere = await call('GET', ol('/banks?country=atlantis'));
+  t.is(nowhere.status, 422);
+  t.is(nowhere.body.error.code, 'validation.failed');
+  t.is(nowhere.body.error.details[0].field, 'query.country');
+});
+
 test.serial('a second identical account lookup is answered from the cache without asking the bank registry', async (t) => {
   const body = { accountNumber: '0123456789', bankCode: '044' };
   const before = registryLookups();

@@ -124,8 +124,9 @@ test('IdentityService messages carry exactly the spec fields and types (plus out
   t.deepEqual(fieldsOf('orchestrator.v1.ProvisionAccountResponse'), { user_id: 'string', is_new: 'bool' });
 });
 
-test('PaymentsService and RecommendationsService are declared with one RPC each', (t) => {
-  t.deepEqual(Object.keys(serviceDefinition(serviceNames.payments)), ['InitiatePayment']);
+test('PaymentsService declares InitiatePayment and RefundPayment, RecommendationsService one RPC', (t) => {
+  t.deepEqual(Object.keys(serviceDefinition(serviceNames.payments)), ['InitiatePayment', 'RefundPayment']);
+  t.deepEqual(Object.keys(fieldsOf('orchestrator.v1.RefundPaymentRequest')), ['payment_id', 'reason']);
   t.deepEqual(Object.keys(serviceDefinition(serviceNames.recommendations)), ['RecommendCourses']);
   t.like(fieldsOf('orchestrator.v1.InitiatePaymentRequest'), { amount_minor: 'int64', purpose: 'enum' });
   t.deepEqual(Object.keys(fieldsOf('orchestrator.v1.InitiatePaymentResponse')), [

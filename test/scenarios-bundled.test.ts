@@ -61,6 +61,7 @@ test('the bundled scenarios cover the flows the issues name', (t) => {
     'lms-learner.yaml',
     'catalogue.yaml',
     'pay.yaml',
+    'withdraw-refund.yaml',
     'assessor-retained.yaml',
     'job-marketplace.yaml',
     'lms-instructor-publishes.yaml',

@@ -81,7 +81,7 @@ async function readForm(file: string): Promise<unknown> {
   }
 }
 
-/** `capctl application create|list|show|fill|submit`: CAP applications as their candidate (or a centre's, read-only). */
+/** `capctl application create|list|show|fill|submit|withdraw`: CAP applications as their candidate (or a centre's, read-only). */
 export function registerApplication(program: Command): void {
   const application = program.command('application').description('CAP applications (/v1/cap/applications), as the signed-in candidate');
 
@@ -169,6 +169,28 @@ export function registerApplication(program: Command): void {
         asProfileUser(options, async (session) => {
           const submitted = await session.call<Application>('POST', `/v1/cap/applications/${encodeURIComponent(id)}/submit`, undefined, headers({ ...options }));
           print(submitted, Boolean(options.json), () => `submitted ${submitted.id}: now at ${submitted.currentStageKey} (pay it with capctl pay ${submitted.id})`);
+        }),
+      ),
+    );
+
+  signedInOptions(application.command('withdraw'))
+    .description('Withdraw the application (before it is certified); a paid one withdrawn before its assessment starts is refunded')
+    .argument('<id>', 'the application id')
+    .option('--reason <text>', 'why (kept with the application)')
+    .action((id: string, options: SignedInOptions & { reason?: string }) =>
+      runCommand(Boolean(options.json), () =>
+        asProfileUser(options, async (session) => {
+          const { formatMoney } = await import('../../server/platform/money.ts');
+          const body = options.reason ? { reason: options.reason } : {};
+          const done = await session.call<{ id: string; currentStageKey: string; refund: { paymentId: string; amount: { amountMinorUnits: string; currency: string } } | null }>(
+            'POST',
+            `/v1/cap/applications/${encodeURIComponent(id)}/withdraw`,
+            () => body,
+            headers({ ...options }),
+          );
+          print(done, Boolean(options.json), () =>
+            `withdrew ${done.id} at ${done.currentStageKey}: ${done.refund ? `refunding ${formatMoney(done.refund.amount)} (payment ${done.refund.paymentId}; the receipt says refunded once the provider has refunded it)` : 'no refund (not paid, or its assessment had started)'}`,
+          );
         }),
       ),
     );

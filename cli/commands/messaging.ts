@@ -11,7 +11,7 @@ const actions = () => import('./messaging.action.ts');
 export function registerMessaging(program: Command): void {
   signedInOptions(program.command('upload <file>'))
     .description('Upload a file to the Orchestrator (signed upload URL, then confirm) and print the asset')
-    .option('--purpose <purpose>', 'passport, signature, evidence, logo, avatar, certificate, scorm_package, attachment or other', 'other')
+    .option('--purpose <purpose>', 'passport, signature, evidence, logo, avatar, certificate, receipt, scorm_package, attachment or other', 'other')
     .option('--form', 'send it as one multipart/form-data request instead, the way the web client uploads')
     .action(async (file: string, options: UploadOptions) => (await actions()).upload(file, options));
 

@@ -1,6 +1,7 @@
 import { createRecommendationsClient } from '../contracts/lms-client.ts';
 import { createIdentityClient, createOrchestratorHttp, createPaymentsClient } from '../contracts/orchestrator-client.ts';
 import { devEventsHandler } from '../platform/events/dev-events.ts';
+import { originAllowed } from '../platform/http/browser.ts';
 import { composeModules } from '../platform/modules.ts';
 import type { Service, ServiceDeps } from '../platform/service.ts';
 import { applicationsSql, applicationTypes, createApplications, stageLabels, stagesOf } from './applications/index.ts';
@@ -59,7 +60,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
     directory: { candidates: applicationsSql.candidatesOf, assessors: assessorsSql.retainedBy },
     workloadOf: (centreId, userId) => applications.workloadOf(centreId, userId),
   });
-  const assessors = createAssessors({ sequelize, files: orchestrator }, {
+  const assessors = createAssessors({ sequelize, files: orchestrator, events }, {
     people,
     catalogue,
     centres,
@@ -78,6 +79,7 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
       baseUrl: () => peers.url('cap'),
       files: orchestrator,
       payments: createPaymentsClient(() => peers.olGrpcAddress(), config.serviceApiKey),
+      checkoutReturn: { webUrl: config.capWebUrl, originAllowed: originAllowed(config) },
       recommendations: createRecommendationsClient(() => peers.lmsGrpcAddress(), config.serviceApiKey),
     },
     { people, catalogue, centres, assessors },

@@ -9,7 +9,7 @@ import type {
   VerifyIdentityRequest,
   VerifyIdentityResponse,
 } from './identity-messages.ts';
-import type { InitiatePaymentRequest, InitiatePaymentResponse } from './payment-messages.ts';
+import type { InitiatePaymentRequest, InitiatePaymentResponse, RefundPaymentRequest, RefundPaymentResponse } from './payment-messages.ts';
 import { AppError } from '../platform/http/errors.ts';
 import { outboundHttp, type OutgoingFile } from '../platform/http/outbound.ts';
 import { isUlid } from '../platform/ids.ts';
@@ -38,6 +38,7 @@ export function createPaymentsClient(address: () => string, serviceKey: string) 
   return {
     initiatePayment: (request: InitiatePaymentRequest) =>
       callUnary<InitiatePaymentResponse>(address(), serviceKey, `${serviceNames.payments}.InitiatePayment`, request),
+    refundPayment: (request: RefundPaymentRequest) => callUnary<RefundPaymentResponse>(address(), serviceKey, `${serviceNames.payments}.RefundPayment`, request),
   };
 }
 

@@ -22,3 +22,14 @@ export interface InitiatePaymentResponse {
   reference: string;
   checkout_url: string;
 }
+
+export interface RefundPaymentRequest {
+  payment_id: string;
+  reason: string;
+}
+
+export interface RefundPaymentResponse {
+  payment_id: string;
+  /** `refunding` or `refunded`. */
+  status: string;
+}

@@ -119,6 +119,8 @@ export interface PlatformConfig {
   lmsScormMaxUncompressedBytes: number;
   /** CAP_CENTRE_CERTIFY_BYPASS: a centre may certify applications without a certificate (QA shortcut; off by default). */
   centreCertifyBypass: boolean;
+  /** CAP_WEB_URL: the CAP web app, where a payer returns from checkout (its application's page); empty: no way back unless the caller names one. */
+  capWebUrl: string;
 }
 
 /** Raw settings from flags or a caller; anything missing comes from the environment, then defaults. */
@@ -196,6 +198,7 @@ const envNames: Partial<Record<keyof PlatformConfig, string>> = {
   conversationSms: 'CONVERSATION_NOTIFY_SMS',
   lmsScormMaxUncompressedBytes: 'LMS_SCORM_MAX_UNCOMPRESSED_BYTES',
   centreCertifyBypass: 'CAP_CENTRE_CERTIFY_BYPASS',
+  capWebUrl: 'CAP_WEB_URL',
 };
 
 function port(setting: string, value: unknown): number {
@@ -401,6 +404,7 @@ export function resolveConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = 
     conversationSms: bool('conversationSms', pick('conversationSms') ?? false),
     lmsScormMaxUncompressedBytes: positiveInt('lmsScormMaxUncompressedBytes', pick('lmsScormMaxUncompressedBytes') ?? 512 * 1024 * 1024),
     centreCertifyBypass: bool('centreCertifyBypass', pick('centreCertifyBypass') ?? false),
+    capWebUrl: httpUrl('capWebUrl', pick('capWebUrl')),
   };
 }
 

@@ -47,10 +47,10 @@ export function shareOf(amount: Money, basisPoints: number): Money {
  * For people: `₦15,000.00` from `{amountMinorUnits: "1500000", currency: "NGN"}`, exactly (the decimal
  * string goes to Intl as it is, never through a float). A code Intl refuses prints as `XY 1500000`.
  */
-export function formatMoney(amount: Money, locale = 'en-NG'): string {
+export function formatMoney(amount: Money, locale = 'en-NG', display: 'narrowSymbol' | 'code' = 'narrowSymbol'): string {
   let format: Intl.NumberFormat;
   try {
-    format = new Intl.NumberFormat(locale, { style: 'currency', currency: amount.currency, currencyDisplay: 'narrowSymbol' });
+    format = new Intl.NumberFormat(locale, { style: 'currency', currency: amount.currency, currencyDisplay: display });
   } catch {
     return `${amount.currency} ${amount.amountMinorUnits}`;
   }

@@ -32,6 +32,19 @@ export function initiatePayment(platform: TestPlatform, request: Record<string, 
   );
 }
 
+/** Calls RefundPayment on the platform's OL gRPC port; the error when it fails. */
+export function refundPayment(platform: TestPlatform, request: Record<string, unknown>): Promise<{ payment_id: string; status: string } | grpc.ServiceError> {
+  const client = new PaymentsService(platform.urls.grpc, grpc.credentials.createInsecure());
+  const metadata = new grpc.Metadata();
+  metadata.set('x-platform-service-key', platform.config.serviceApiKey);
+  return new Promise((resolve) =>
+    client.RefundPayment(request, metadata, (err: grpc.ServiceError | null, response: { payment_id: string; status: string }) => {
+      client.close();
+      resolve(err ?? response);
+    }),
+  );
+}
+
 /** The gRPC error an InitiatePayment call fails with (throws if it succeeds). */
 export async function initiateError(platform: TestPlatform, request: Record<string, unknown>, serviceKey?: string | null): Promise<grpc.ServiceError> {
   const outcome = await initiatePayment(platform, request, serviceKey).then(

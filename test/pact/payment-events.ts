@@ -11,6 +11,7 @@
 import type { ExecutionContext, TestFn } from 'ava';
 import { MatchersV3, type PactV4 } from '@pact-foundation/pact';
 import { readPaymentCompleted } from '../../server/contracts/payment-completed.ts';
+import { readPaymentRefunded } from '../../server/contracts/payment-refunded.ts';
 import { isoDateTime, ulid } from './support.ts';
 
 const { regex, string } = MatchersV3;
@@ -69,6 +70,44 @@ export function paymentCompletedPacts(test: TestFn, pact: (consumer: string, pro
         ),
       )
       .executeTest(async (message) => checkMessage(t, message.contents.content, 'lms_enrollment'));
+  });
+}
+
+/** Registers CAP's payment.refunded message interaction on the Orchestrator. */
+export function paymentRefundedPacts(test: TestFn, pact: (consumer: string, provider: string) => PactV4): void {
+  test.serial('CAP reads payment.refunded for an application: the payment, the application, the centre and the gross amount given back', async (t) => {
+    await pact('cap', 'ol')
+      .addAsynchronousInteraction()
+      .given('a payment.refunded event was published')
+      .expectsToReceive('a payment.refunded event for a CAP application', (m) =>
+        m.withJSONContent({
+          id: ulid('01J9Z8X7W6V5T4S3R2Q1P0EV07'),
+          type: 'payment.refunded',
+          occurredAt: isoDateTime(),
+          source: 'ol',
+          data: {
+            paymentId: ulid('01J9Z8X7W6V5T4S3R2Q1P0PAY2'),
+            reference: regex('^PAY-[0-9A-HJKMNP-TV-Z]{26}$', 'PAY-01J9Z8X7W6V5T4S3R2Q1P0PAY2'),
+            purpose: 'cap_application',
+            purposeReferenceId: ulid('01J9Z8X7W6V5T4S3R2Q1P0APP2'),
+            payerUserId: ulid('01J9Z8X7W6V5T4S3R2Q1P0N9M8'),
+            amount: money('1500000'),
+            // The centre whose wallet gives the payment back.
+            beneficiaryCentreId: ulid('01J9Z8X7W6V5T4S3R2Q1P0CEN1'),
+            provider: string('sandbox'),
+            refundedAt: isoDateTime('2024-05-02T10:00:00.000Z'),
+          },
+        }),
+      )
+      .executeTest(async (message) => {
+        const event = message.contents.content as { type: string; source: string; data: Record<string, unknown> };
+        t.is(event.type, 'payment.refunded');
+        t.is(event.source, 'ol');
+        const data = readPaymentRefunded(event.data);
+        t.is(data.purpose, 'cap_application');
+        t.is(data.reference, `PAY-${data.paymentId}`);
+        t.truthy(data.beneficiaryCentreId, 'CAP debits the beneficiary centre');
+      });
   });
 }
 

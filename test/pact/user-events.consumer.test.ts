@@ -6,7 +6,7 @@ import type { PlatformEvent } from '../../server/platform/events/types.ts';
 import type { Call } from '../../server/platform/http/operations.ts';
 import { eventually, sql, startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 import { capOrchestratorHttpPacts } from './cap-ol-http.ts';
-import { paymentCompletedPacts } from './payment-events.ts';
+import { paymentCompletedPacts, paymentRefundedPacts } from './payment-events.ts';
 import { email, isoDateTime, pactFiles, ulid } from './support.ts';
 
 // CAP and the LMS consume the Orchestrator's user.created and user.deleted. Each message is put in
@@ -19,6 +19,7 @@ import { email, isoDateTime, pactFiles, ulid } from './support.ts';
 const { eachLike, regex, string } = MatchersV3;
 const pact = pactFiles(test);
 paymentCompletedPacts(test, pact);
+paymentRefundedPacts(test, pact);
 capOrchestratorHttpPacts(test, pact);
 
 let platform: TestPlatform;

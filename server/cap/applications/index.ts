@@ -10,6 +10,7 @@ import type { Sequelize } from 'sequelize';
 import type { RecommendationsClient } from '../../contracts/lms-client.ts';
 import type { OrchestratorHttp, PaymentsClient } from '../../contracts/orchestrator-client.ts';
 import { readPaymentCompleted } from '../../contracts/payment-completed.ts';
+import { readPaymentRefunded } from '../../contracts/payment-refunded.ts';
 import type { ServiceEvents } from '../../platform/events/types.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Assessors } from '../assessors/index.ts';
@@ -29,6 +30,7 @@ import { nsqRoutes } from './nsq/routes.ts';
 import { createNsqPaths } from './nsq/service.ts';
 import { capPaymentRoutes } from './payments/routes.ts';
 import { createCapPayments } from './payments/service.ts';
+import { subscribeCandidateNotices } from './notices.ts';
 import { createApplicationQueries } from './queries.ts';
 import { applicationRoutes } from './routes.ts';
 import { createApplications as createApplicationService } from './service.ts';
@@ -53,6 +55,8 @@ export interface ApplicationsDeps {
   files: Pick<OrchestratorHttp, 'assetUrls' | 'ownsAsset' | 'readAsset' | 'storeFile'>;
   /** The Orchestrator's PaymentsService. */
   payments: PaymentsClient;
+  /** Where a payer returns from checkout: the web app (CAP_WEB_URL) and the origins a caller may name (CORS_ORIGINS). */
+  checkoutReturn: { webUrl: string; originAllowed: (origin: string) => boolean };
   /** The LMS's RecommendationsService (gap training). */
   recommendations: RecommendationsClient;
 }
@@ -76,7 +80,7 @@ export function createApplications(deps: ApplicationsDeps, needs: ApplicationsNe
   const applications = createApplicationService({ sequelize, events, centreCertifyBypass: deps.centreCertifyBypass, people, catalogue, centres, assessors });
   const queries = createApplicationQueries(applications);
   const centreFigures = createCentreFigures(sequelize);
-  const payments = createCapPayments({ sequelize, applications, catalogue, centres, payments: deps.payments, logger: logger.child({ component: 'cap-payments' }) });
+  const payments = createCapPayments({ sequelize, applications, catalogue, centres, payments: deps.payments, files, logger: logger.child({ component: 'cap-payments' }), ...deps.checkoutReturn });
   const evidence = createEvidence({ sequelize, applications, catalogue, people, assetUrls: files.assetUrls, ownsAsset: files.ownsAsset });
   const verification = createVerification({ sequelize, applications, evidence, assessors, catalogue, orchestrator: files, baseUrl: deps.baseUrl });
   const sharing = createSharing({ sequelize, applications, evidence, readAsset: files.readAsset, baseUrl: deps.baseUrl, extras: verification.sharedCertificate });
@@ -95,9 +99,14 @@ export function createApplications(deps: ApplicationsDeps, needs: ApplicationsNe
   const candidate = createCandidateArea({ sequelize, people, applications, assetUrls: files.assetUrls, ownsAsset: files.ownsAsset });
   const dashboard = createAdminDashboard(sequelize, { centres: centres.approvedCount, assessors: assessors.approvedCount });
 
+  subscribeCandidateNotices(events, centres, deps.checkoutReturn.webUrl);
   events.subscribe('payment.completed', 'cap.application-paid', async (event, transaction) => {
     const data = readPaymentCompleted(event.data);
     if (data.purpose === 'cap_application') await payments.completed(data, transaction);
+  });
+  events.subscribe('payment.refunded', 'cap.application-refunded', async (event, transaction) => {
+    const data = readPaymentRefunded(event.data);
+    if (data.purpose === 'cap_application') await payments.refunded(data, transaction);
   });
   events.subscribe('payment.failed', 'cap.application-payment-failed', async (event, transaction) => {
     const { paymentId, purpose } = event.data as { paymentId?: unknown; purpose?: unknown };

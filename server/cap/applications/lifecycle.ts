@@ -43,7 +43,7 @@ export type StageStatus = (typeof stageStatuses)[number];
  * platform itself (an event).
  */
 export type Mover = 'candidate' | 'centre' | 'panel' | 'unit_assessor' | 'internal_verifier' | 'awarding_body' | 'platform';
-export type MoveAction = 'submit' | 'payment_completed' | 'approve' | 'reject' | 'forward' | 'certify' | 'certify_bypass' | 'reopen';
+export type MoveAction = 'submit' | 'payment_completed' | 'approve' | 'reject' | 'forward' | 'certify' | 'certify_bypass' | 'reopen' | 'withdraw';
 /**
  * A check the service makes before a move; it names the problem when it fails. `draft_complete`: every
  * required field; `not_forwarded` / `forwarded_with_ev`: the application went to an awarding body once,
@@ -57,12 +57,12 @@ export interface Move {
   action: MoveAction;
   from: StageKey;
   /** The next stage (the same one for a move within a stage), or the application's final status. */
-  to: StageKey | 'certified' | 'rejected';
+  to: StageKey | 'certified' | 'rejected' | 'withdrawn';
   /** The statuses the application may have for the move; by default an open one (draft or in progress). */
   fromStatus?: ApplicationStatus[];
   by: Mover[];
   guards: Guard[];
-  emits?: 'application.submitted' | 'application.paid' | 'application.stage_changed' | 'application.forwarded' | 'application.certified' | 'application.rejected';
+  emits?: 'application.submitted' | 'application.paid' | 'application.stage_changed' | 'application.forwarded' | 'application.certified' | 'application.rejected' | 'application.withdrawn';
   /** The outcome a review move writes into the stage history (what `ivApproved=true` looks for). */
   outcome?: ReviewOutcome;
   /** For a move within a stage: the stage's status after it. */
@@ -106,6 +106,9 @@ function tableOf(type: ApplicationType): Move[] {
     ...reviews(stages, 'external_verification', ['awarding_body'], ['forwarded_with_ev']),
     { action: 'certify', from: 'certification', to: 'certified', by: ['awarding_body'], guards: [], emits: 'application.certified', outcome: 'APPROVED' },
     ...afterPayment.map((from): Move => ({ action: 'certify_bypass', from, to: 'certified', by: ['centre'], guards: ['certify_bypass_on'], emits: 'application.certified' })),
+    // The candidate withdraws an open application at any stage before it is certified (payments/service.ts
+    // refunds one withdrawn before its assessment starts).
+    ...stages.map((from): Move => ({ action: 'withdraw', from, to: 'withdrawn', by: ['candidate'], guards: [], emits: 'application.withdrawn' })),
     // An upheld appeal (interviews/service.ts) reopens a rejected application at the stage that rejected it.
     ...[...centreReviewed, 'internal_verification' as const, 'external_verification' as const].map((from): Move => ({ action: 'reopen', from, to: from, fromStatus: ['rejected'], by: ['centre'], guards: [], emits: 'application.stage_changed', stageStatus: 'in_progress' })),
   ];

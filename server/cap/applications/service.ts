@@ -155,8 +155,10 @@ export function createApplications(deps: {
     await checkGuards(application, found.guards, transaction);
     const now = new Date();
     const from = application.currentStageKey;
-    const finalStatus = found.to === 'certified' || found.to === 'rejected' ? found.to : undefined;
-    if (found.to === from) {
+    const finalStatus = found.to === 'certified' || found.to === 'rejected' || found.to === 'withdrawn' ? found.to : undefined;
+    if (found.to === 'withdrawn') {
+      // Withdrawn: the stage the application stood at stays as it was, unfinished.
+    } else if (found.to === from) {
       // A move within the stage (forwarding, reopening): only the stage's status changes; it is not done.
       await ApplicationStageRow.update({ status: found.stageStatus ?? 'in_progress', completedAt: null }, { where: { applicationId: application.id, stageKey: from }, transaction });
     } else await ApplicationStageRow.update(

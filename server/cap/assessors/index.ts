@@ -5,6 +5,7 @@
 // job_posting_applications.
 import type { Sequelize } from 'sequelize';
 import type { OrchestratorHttp } from '../../contracts/orchestrator-client.ts';
+import type { ServiceEvents } from '../../platform/events/types.ts';
 import type { Catalogue } from '../catalogue/index.ts';
 import type { Centres } from '../centres/index.ts';
 import type { People } from '../people/index.ts';
@@ -29,6 +30,8 @@ export { assessorsSql } from './sql.ts';
 export interface AssessorsDeps {
   sequelize: Sequelize;
   files: Pick<OrchestratorHttp, 'assetUrls'>;
+  /** An assessor assigned to an application is told (`notification.requested`, in the assignment's transaction). */
+  events: Pick<ServiceEvents, 'publish'>;
 }
 
 /** What the assessors module needs of the other modules; the applications module, above it, is read when a call needs it. */
@@ -52,7 +55,7 @@ export function createAssessors(deps: AssessorsDeps, needs: AssessorsNeeds) {
   const sectors = createAssessorSectors(assessors, catalogue.knownSectorIds);
   const cards = createAssessorCards(sequelize, files.assetUrls, catalogue.sectors);
   const admin = createAdminAssessors(assessors, people, centres, applications);
-  const queries = createAssessorQueries(assessors);
+  const queries = createAssessorQueries(assessors, deps.events);
   const market = {
     retained: createRetainedRequests(sequelize, assessors, centres, cards),
     roster: createRoster(sequelize, cards, applications),

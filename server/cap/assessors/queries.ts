@@ -1,4 +1,5 @@
 import { Op, QueryTypes, type Transaction } from 'sequelize';
+import type { ServiceEvents } from '../../platform/events/types.ts';
 import { peopleSql } from '../people/index.ts';
 import type { AssignmentRole } from './assignments.ts';
 import { assessorJoins, assessorNameSql } from './cards.ts';
@@ -19,7 +20,17 @@ export interface NewAssignment {
  * assign operations of interviews, NSQ and verification), and what a centre's pages show of the
  * assessors it deals with.
  */
-export function createAssessorQueries(assessors: AssessorService) {
+/** How an assessor's part on an application is named to them. */
+const roleNames: Record<AssignmentRole, string> = {
+  facilitator: 'facilitator',
+  panel_voter: 'interview panel member',
+  iv_observer: 'internal verifier observing the interview',
+  iv: 'internal verifier',
+  ev: 'external verifier',
+  unit_assessor: 'unit assessor',
+};
+
+export function createAssessorQueries(assessors: AssessorService, events: Pick<ServiceEvents, 'publish'>) {
   const { AssessorProfile, ApplicationAssessor } = assessors.models;
   const sequelize = AssessorProfile.sequelize!;
   const select = <T extends object>(sql: string, bind: unknown[], transaction?: Transaction) => sequelize.query<T>(sql, { type: QueryTypes.SELECT, bind, transaction });
@@ -49,9 +60,26 @@ export function createAssessorQueries(assessors: AssessorService) {
       await ApplicationAssessor.update({ endedAt: new Date() }, { where: { applicationId, role: { [Op.in]: roles }, endedAt: null }, transaction });
     },
 
-    /** Makes the assignments (one statement). */
+    /**
+     * Makes the assignments (one statement), and tells each assessor of theirs through the one send
+     * path (`notification.requested`, in the same transaction; inbox and mail as their preferences allow).
+     */
     async assign(assignments: NewAssignment[], transaction: Transaction): Promise<void> {
       await ApplicationAssessor.bulkCreate(assignments, { transaction });
+      const users = new Map(
+        (await AssessorProfile.findAll({ where: { id: { [Op.in]: [...new Set(assignments.map((a) => a.assessorId))] } }, attributes: ['id', 'userId'], transaction })).map((p) => [p.id, p.userId]),
+      );
+      for (const assignment of assignments) {
+        await events.publish(transaction, 'notification.requested', {
+          userId: users.get(assignment.assessorId)!,
+          template: 'application.assigned',
+          category: 'assessment',
+          title: 'You were assigned to an application',
+          description: `A centre assigned you to an application as its ${roleNames[assignment.role]}${assignment.lead ? ' (the lead)' : ''}. It is on your dashboard.`,
+          metadata: { applicationId: assignment.applicationId, centreId: assignment.centreId, role: assignment.role },
+          channels: ['in_app', 'email'],
+        });
+      }
     },
 
     /** The application's current facilitator: their profile, user and name, since when; or null. */

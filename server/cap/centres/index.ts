@@ -15,7 +15,7 @@ import { createCentreDashboard, type FiguresOfCentre } from './figures/service.t
 import { adminCentreRoutes } from './moderation/routes.ts';
 import { createAdminCentres, type CentreDealings } from './moderation/service.ts';
 import { notificationPolicyRoutes } from './notification-policy/routes.ts';
-import { createNotificationPolicies } from './notification-policy/service.ts';
+import { createNotificationPolicies, policyEvents } from './notification-policy/service.ts';
 import { centreProfileRoutes } from './profile/routes.ts';
 import { createCentreProfiles } from './profile/service.ts';
 import { centreRoutes } from './routes.ts';
@@ -68,11 +68,13 @@ export function createCentres(deps: CentresDeps, needs: CentresNeeds) {
   const notificationPolicies = createNotificationPolicies(sequelize, centres);
   const adminCentres = createAdminCentres(centres, staff, files.assetUrls, people.photos, needs.dealings);
 
-  // The centre's notification policy says who hears of a submitted application.
-  events.subscribe('application.submitted', 'cap.notify-centre', async (event, transaction) => {
-    const data = event.data as { applicationId: string; centreId: string; type: string };
-    await notificationPolicies.announceSubmitted(data, transaction, (t, request) => events.publish(t, 'notification.requested', request));
-  });
+  // The centre's notification policy says who hears of a submitted and of a paid application.
+  for (const type of policyEvents) {
+    events.subscribe(type, 'cap.notify-centre', async (event, transaction) => {
+      const data = event.data as { applicationId: string; centreId: string; type: string };
+      await notificationPolicies.announce(type, data, transaction, (t, request) => events.publish(t, 'notification.requested', request));
+    });
+  }
 
   return {
     handlers: {

@@ -77,9 +77,17 @@ export function olProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers'
       beneficiary_centre_id: spec.purpose === 'cap_application' ? newId() : '',
       idempotency_key: `provider-state:${newId()}`,
     });
-    if (spec.stage === 'paid') {
+    if (spec.stage === 'paid' || spec.stage === 'refunded') {
       await api('POST', `/payments/sandbox/transactions/${reference}/pay`, { body: {} });
       await until(`the webhook of ${reference} is acknowledged`, async () => (await api('GET', `/payments/sandbox/transactions/${reference}`)).data.webhook?.status === 'delivered');
+    }
+    if (spec.stage === 'refunded') {
+      // As CAP refunds a withdrawn application: gRPC RefundPayment, then the sandbox's signed refund webhook.
+      await callUnary(deps.peers.olGrpcAddress(), deps.config.serviceApiKey, 'PaymentsService.RefundPayment', { payment_id: paymentId, reason: 'provider state' });
+      await until(`the refund webhook of ${reference} is acknowledged`, async () => {
+        const tx = (await api('GET', `/payments/sandbox/transactions/${reference}`)).data;
+        return tx.status === 'refunded' && tx.webhook?.status === 'delivered';
+      });
     }
     return { paymentId, reference };
   }
@@ -162,8 +170,8 @@ export function olProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers'
     // Injected by the verifier as the X-Platform-Service-Key (a provider-state injected value).
     if (serviceKey) values.serviceKey = deps.config.serviceApiKey;
     if (event) {
-      // payment.completed is about a payment; the account events are about the user.
-      const key = event === 'payment.completed' ? 'paymentId' : 'userId';
+      // payment.completed and payment.refunded are about a payment; the account events are about the user.
+      const key = event === 'payment.completed' || event === 'payment.refunded' ? 'paymentId' : 'userId';
       await until(`${event} is in the outbox`, async () => (values.event = await publishedEvent(event, key, String(values[key]))) !== undefined);
     }
     return values;

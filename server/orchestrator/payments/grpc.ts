@@ -1,6 +1,6 @@
 import { status } from '@grpc/grpc-js';
 import { GrpcError } from '../../platform/grpc/errors.ts';
-import { paymentPurposeNames, type InitiatePaymentRequest, type InitiatePaymentResponse } from '../../contracts/payment-messages.ts';
+import { paymentPurposeNames, type InitiatePaymentRequest, type InitiatePaymentResponse, type RefundPaymentRequest, type RefundPaymentResponse } from '../../contracts/payment-messages.ts';
 import { serviceDefinition, serviceNames } from '../../platform/grpc/proto.ts';
 import type { GrpcServiceEntry } from '../../platform/grpc/server.ts';
 import { AppError } from '../../platform/http/errors.ts';
@@ -37,8 +37,15 @@ const initiateRules: Rule<InitiatePaymentRequest>[] = [
   { field: 'return_url', valid: (r) => r.return_url === '' || (within(r.return_url, 2000) && isHttpUrl(r.return_url)), issue: 'must be empty or an http(s) URL of at most 2000 characters' },
 ];
 
-/** The gRPC status of each use-case error InitiatePayment can meet; the message goes to the caller as it is. */
+const refundRules: Rule<RefundPaymentRequest>[] = [
+  { field: 'payment_id', valid: (r) => isUlid(r.payment_id), issue: 'must be an Orchestrator payment id (a ULID)' },
+  { field: 'reason', valid: (r) => present(r.reason) && within(r.reason, 500), issue: 'is required, at most 500 characters' },
+];
+
+/** The gRPC status of each use-case error InitiatePayment and RefundPayment can meet; the message goes to the caller as it is. */
 const statusOf: Record<string, status> = {
+  'payment.not_found': status.NOT_FOUND,
+  'payment.not_refundable': status.FAILED_PRECONDITION,
   'payment.payer_unknown': status.NOT_FOUND,
   'payment.payer_inactive': status.FAILED_PRECONDITION,
   'payment.idempotency_key_reused': status.ALREADY_EXISTS,
@@ -76,6 +83,15 @@ export function paymentsService(deps: { payments: Payments }): GrpcServiceEntry 
             returnUrl: request.return_url || null,
           });
           return { payment_id: payment.paymentId, reference: payment.reference, checkout_url: payment.checkoutUrl };
+        } catch (err) {
+          throw asGrpcError(err);
+        }
+      },
+      async RefundPayment(request: RefundPaymentRequest): Promise<RefundPaymentResponse> {
+        check(request, refundRules);
+        try {
+          const refund = await deps.payments.refund(request.payment_id, request.reason.trim());
+          return { payment_id: refund.paymentId, status: refund.status };
         } catch (err) {
           throw asGrpcError(err);
         }

@@ -9,16 +9,21 @@
  *   pending   --(provider: paid)-------------------------------> succeeded   emits payment.completed
  *   pending   --(provider: declined)---------------------------> failed      emits payment.failed
  *   pending   --(provider: the payer gave up or it expired)----> abandoned   emits payment.failed
+ *   succeeded --(orchestrator: RefundPayment)-------------------> refunding
+ *   refunding --(provider: refunded)---------------------------> refunded    emits payment.refunded
+ *   succeeded --(provider: refunded at the provider itself)----> refunded    emits payment.refunded
  *
- * succeeded, failed and abandoned are final: a new attempt is a new payment (a new idempotency key).
+ * failed, abandoned and refunded are final: a new attempt is a new payment (a new idempotency key). A
+ * charge outcome for a payment past pending changes nothing.
  */
 import type { EventType } from '../../platform/events/types.ts';
 import { checkMove, defineLifecycle, findMove, type Move } from '../../platform/lifecycle.ts';
 
-export const paymentStatuses = ['initiated', 'pending', 'succeeded', 'failed', 'abandoned'] as const;
+export const paymentStatuses = ['initiated', 'pending', 'succeeded', 'failed', 'abandoned', 'refunding', 'refunded'] as const;
 export type PaymentStatus = (typeof paymentStatuses)[number];
 
-export const finalStatuses: readonly PaymentStatus[] = ['succeeded', 'failed', 'abandoned'];
+/** Statuses a charge outcome (paid, declined, abandoned) no longer moves. */
+export const settledStatuses: readonly PaymentStatus[] = ['succeeded', 'failed', 'abandoned', 'refunding', 'refunded'];
 
 /** Who moves a payment: the Orchestrator itself (initiation) or the payment provider (its webhook, or its answer to a verify). */
 export type PaymentActor = 'orchestrator' | 'provider';
@@ -45,6 +50,8 @@ export const paymentLifecycle = defineLifecycle({
     succeeded: { from: ['pending'], to: 'succeeded', by: ['provider'], guards: ['provider_amount_matches'], emits: ['payment.completed'] },
     failed: { from: ['pending'], to: 'failed', by: ['provider'], emits: ['payment.failed'] },
     abandoned: { from: ['pending'], to: 'abandoned', by: ['provider'], emits: ['payment.failed'] },
+    refunding: { from: ['succeeded'], to: 'refunding', by: ['orchestrator'], emits: [] },
+    refunded: { from: ['refunding', 'succeeded'], to: 'refunded', by: ['provider'], guards: ['provider_amount_matches'], emits: ['payment.refunded'] },
   },
   guards: {
     // A provider's success for another amount or currency is not this payment's success.

@@ -23,6 +23,8 @@ export interface PaymentRow extends Model<InferAttributes<PaymentRow>, InferCrea
   failureReason: string | null;
   providerTransactionId: string | null;
   completedAt: Date | null;
+  /** When the provider reported the refund (null until then). */
+  refundedAt: CreationOptional<Date | null>;
   createdAt: CreationOptional<Date>;
   updatedAt: CreationOptional<Date>;
 }
@@ -34,7 +36,7 @@ export interface PaymentStatusChangeRow extends Model<InferAttributes<PaymentSta
   fromStatus: PaymentStatus | null;
   toStatus: PaymentStatus;
   actor: PaymentActor;
-  cause: 'initiate' | 'checkout_created' | 'webhook' | 'verify';
+  cause: 'initiate' | 'checkout_created' | 'webhook' | 'verify' | 'refund_requested';
   detail: Record<string, unknown> | null;
   createdAt: Date;
 }
@@ -59,6 +61,7 @@ export function definePaymentModels(sequelize: Sequelize) {
       failureReason: { type: DataTypes.TEXT, allowNull: true },
       providerTransactionId: { type: DataTypes.STRING(100), allowNull: true },
       completedAt: { type: DataTypes.DATE, allowNull: true },
+      refundedAt: { type: DataTypes.DATE, allowNull: true, defaultValue: null },
       createdAt: { type: DataTypes.DATE, allowNull: false },
       updatedAt: { type: DataTypes.DATE, allowNull: false },
     },

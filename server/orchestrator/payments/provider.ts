@@ -29,7 +29,8 @@ export interface Checkout {
 export type ProviderOutcome =
   | { status: 'pending' }
   | {
-      status: 'succeeded' | 'failed' | 'abandoned';
+      /** `refunded`: the provider has given the money back to the payer. */
+      status: 'succeeded' | 'failed' | 'abandoned' | 'refunded';
       amountMinor: bigint;
       currency: string;
       providerTransactionId: string;
@@ -55,6 +56,11 @@ export interface PaymentProvider {
   readonly currencies: readonly string[];
   /** Opens (or, for a reference it already has with the same terms, reopens) the hosted checkout. */
   createCheckout(request: CheckoutRequest): Promise<Checkout>;
+  /**
+   * Refunds a paid transaction in full; the outcome comes later, by webhook (a refund event). Asking
+   * again for a transaction already refunded (or being refunded) changes nothing.
+   */
+  refund(request: { reference: string; amountMinor: bigint; currency: string; reason: string }): Promise<void>;
   /** The provider's current view of a transaction, or null when it has none with this reference. */
   lookup(reference: string): Promise<ProviderOutcome | null>;
   /** Whether a webhook request is authentic: its signature header over the exact raw body, checked in constant time. */

@@ -14,7 +14,7 @@ import { money, type Money } from '../../platform/money.ts';
 import type { ServiceDeps } from '../../platform/service.ts';
 import type { UserStatus } from '../accounts/models.ts';
 import { lifecycleWriter, modelStore } from '../../platform/lifecycle.ts';
-import { finalStatuses, paymentLifecycle, refusalCodes, type PaymentActor, type PaymentStatus, type ProviderReport } from './lifecycle.ts';
+import { settledStatuses, paymentLifecycle, refusalCodes, type PaymentActor, type PaymentStatus, type ProviderReport } from './lifecycle.ts';
 import { definePaymentModels, type PaymentPurpose, type PaymentRow, type PaymentStatusChangeRow } from './models.ts';
 import type { PaymentProvider, ProviderOutcome } from './provider.ts';
 
@@ -95,6 +95,17 @@ function paymentCompletedData(payment: PaymentRow): PaymentCompletedData {
 /** The data of each event a transition may emit, built from the payment as it is after the move. */
 const eventData: Partial<Record<EventType, (payment: PaymentRow) => Record<string, unknown>>> = {
   'payment.completed': (payment) => ({ ...paymentCompletedData(payment) }),
+  'payment.refunded': (payment) => ({
+    paymentId: payment.id,
+    reference: payment.reference,
+    purpose: payment.purpose,
+    purposeReferenceId: payment.purposeReferenceId,
+    payerUserId: payment.payerUserId,
+    amount: money(payment.amountMinor, payment.currency),
+    beneficiaryCentreId: payment.beneficiaryCentreId,
+    provider: payment.provider,
+    refundedAt: payment.refundedAt!.toISOString(),
+  }),
   // A payment that will not complete (declined, or given up): its purpose may start another.
   'payment.failed': (payment) => ({
     paymentId: payment.id,
@@ -162,7 +173,9 @@ export function createPayments(deps: PaymentsDeps) {
     transaction: Transaction,
     detail: Record<string, unknown> = {},
   ): Promise<WebhookEffect> {
-    if (finalStatuses.includes(payment.status)) {
+    const refund = outcome.status === 'refunded';
+    // A charge outcome moves a pending payment only; a refund a succeeded or refunding one.
+    if (refund ? !['succeeded', 'refunding'].includes(payment.status) : settledStatuses.includes(payment.status)) {
       if (payment.status !== outcome.status) {
         logger.warn({ paymentId: payment.id, status: payment.status, reported: outcome.status, cause }, 'provider reported another outcome for a final payment; kept');
       }
@@ -180,11 +193,13 @@ export function createPayments(deps: PaymentsDeps) {
           actor: 'provider',
           cause,
           report: { amountMinor: outcome.amountMinor, currency: outcome.currency },
-          changes: {
-            providerTransactionId: outcome.providerTransactionId,
-            failureReason: outcome.status === 'succeeded' ? null : outcome.message || null,
-            completedAt: outcome.status === 'succeeded' ? outcome.occurredAt : null,
-          },
+          changes: refund
+            ? { refundedAt: outcome.occurredAt }
+            : {
+                providerTransactionId: outcome.providerTransactionId,
+                failureReason: outcome.status === 'succeeded' ? null : outcome.message || null,
+                completedAt: outcome.status === 'succeeded' ? outcome.occurredAt : null,
+              },
           detail: { ...detail, providerMessage: outcome.message },
         },
         transaction,
@@ -299,6 +314,34 @@ export function createPayments(deps: PaymentsDeps) {
       let payment = await findOrCreate(input);
       if (payment.status === 'initiated') payment = await openCheckout(payment, payer.email);
       return { paymentId: payment.id, reference: payment.reference, checkoutUrl: payment.checkoutUrl! };
+    },
+
+    /**
+     * RefundPayment: a succeeded payment is refunded in full through the provider. The payment moves to
+     * `refunding` (its own transaction), then the provider is asked; the provider's refund webhook moves
+     * it to `refunded` and publishes `payment.refunded`. A payment already refunding asks the provider
+     * again (it changes nothing there twice); one already refunded answers as it is.
+     */
+    async refund(paymentId: string, reason: string): Promise<{ paymentId: string; status: PaymentStatus }> {
+      const payment = await sequelize.transaction(async (transaction) => {
+        const locked = await Payment.findByPk(paymentId, { transaction, lock: transaction.LOCK.UPDATE });
+        if (!locked) throw new AppError(404, 'payment.not_found', 'payment_id names no payment');
+        if (locked.status === 'succeeded') {
+          await transition(locked, 'refunding', { actor: 'orchestrator', cause: 'refund_requested', detail: { reason } }, transaction);
+        } else if (locked.status !== 'refunding' && locked.status !== 'refunded') {
+          throw conflict('payment.not_refundable', `Payment ${locked.reference} is ${locked.status}: only a succeeded payment is refunded.`);
+        }
+        return locked;
+      });
+      if (payment.status === 'refunding') {
+        try {
+          await provider.refund({ reference: payment.reference, amountMinor: BigInt(payment.amountMinor), currency: payment.currency, reason });
+        } catch (err) {
+          logger.error({ err, paymentId }, 'the payment provider did not take a refund');
+          throw new AppError(502, 'payment.provider_unavailable', 'The payment provider could not refund now; call again (the refund is asked for once).');
+        }
+      }
+      return { paymentId: payment.id, status: payment.status };
     },
 
     /**

@@ -7,7 +7,7 @@ const publicForADay = (reply: Reply): Reply => ({ ...reply, headers: { 'Cache-Co
 
 export function referenceRoutes(reference: ReferenceData): Record<string, Handler> {
   return {
-    listBanks: async (call) => publicForADay(ok(reference.banks(call.query.country ?? 'NG'))),
+    listBanks: async (call) => publicForADay(ok(await reference.banks(call.query.country ?? 'NG'))),
     resolveBankAccount: async (call) => {
       const { result, cached } = await reference.resolveAccount(call.body);
       // RFC 9211: whether our lookup cache answered, so callers (and tests) can see it.

@@ -70,8 +70,21 @@ export function createReferenceData(resolver: BankAccountResolver, now: () => nu
     return found;
   }
 
+  /** The ISO alpha-2 code a client names a country by: its alpha-2 or alpha-3 code, or an English name in any case. */
+  async function countryCode(named: string): Promise<string | undefined> {
+    const { default: iso } = await import('i18n-iso-countries');
+    const value = named.trim();
+    if (/^[A-Za-z]{2,3}$/.test(value) && iso.isValid(value.toUpperCase())) return iso.toAlpha2(value.toUpperCase());
+    return iso.getAlpha2Code(value, 'en');
+  }
+
   return {
-    banks: (countryCode: string) => banksByCountry.get(countryCode.toUpperCase()) ?? [],
+    /** A country's banks (an empty list for a country with none held); a value naming no country is a 422. */
+    async banks(named: string) {
+      const code = await countryCode(named);
+      if (!code) throw unprocessable('validation.failed', 'That names no country.', [{ field: 'query.country', issue: `names no country: give an ISO 3166-1 code or an English country name (${named})` }]);
+      return banksByCountry.get(code) ?? [];
+    },
 
     /** The registered name on an account; a second identical lookup within its time is not sent again. */
     async resolveAccount(input: { accountNumber: string; bankCode: string }): Promise<{ result: object; cached: boolean }> {

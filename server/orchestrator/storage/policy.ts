@@ -33,6 +33,7 @@ export const purposePolicies = {
   logo: { types: images, maxBytes: 2 * MB, sensitive: false },
   avatar: { types: images, maxBytes: 2 * MB, sensitive: false },
   certificate: { types: documents, maxBytes: 10 * MB, sensitive: false },
+  receipt: { types: documents, maxBytes: 10 * MB, sensitive: false },
   scorm_package: { types: ['application/zip'], maxBytes: 200 * MB, sensitive: false },
   attachment: { types: documents, maxBytes: 10 * MB, sensitive: false },
   other: { types: documents, maxBytes: 10 * MB, sensitive: false },

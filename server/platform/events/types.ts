@@ -7,6 +7,7 @@ export type EventType =
   | 'notification.requested'
   | 'payment.completed'
   | 'payment.failed'
+  | 'payment.refunded'
   | 'lms.course.completed'
   | 'lms.enrollment.activated'
   | 'application.submitted'
@@ -14,7 +15,8 @@ export type EventType =
   | 'application.stage_changed'
   | 'application.forwarded'
   | 'application.certified'
-  | 'application.rejected';
+  | 'application.rejected'
+  | 'application.withdrawn';
 
 /** The envelope every event travels in. `data` never holds a password, OTP, token or identity number. */
 export interface PlatformEvent<T = Record<string, unknown>> {

@@ -17,6 +17,13 @@ const allowedHeaders = ['Authorization', 'Content-Type', 'X-CAP-PERSONA', 'X-CAP
 /** Response headers a script may read: the request id, how long to wait after a 429, a download's name. */
 const exposedHeaders = ['X-Request-Id', 'Retry-After', 'Content-Disposition'];
 
+/** Whether a browser origin is one the allow-list admits (also where a payer may be sent back to). */
+export function originAllowed(policy: BrowserPolicy): (origin: string) => boolean {
+  const allowAll = policy.corsOrigins.includes('*');
+  const listed = new Set(policy.corsOrigins);
+  return (origin) => allowAll || listed.has(origin) || (policy.devMode && policy.corsOrigins.length === 0 && localOrigin.test(origin));
+}
+
 /**
  * The middleware every listener runs before routing:
  * - CORS from one allow-list (the clients authenticate with bearer tokens, never cookies, so no
@@ -28,10 +35,7 @@ const exposedHeaders = ['X-Request-Id', 'Retry-After', 'Content-Disposition'];
  *   tokens, codes and personal data.
  */
 export function browserPolicy(policy: BrowserPolicy): RequestHandler {
-  const allowAll = policy.corsOrigins.includes('*');
-  const listed = new Set(policy.corsOrigins);
-  const allowed = (origin: string) =>
-    allowAll || listed.has(origin) || (policy.devMode && policy.corsOrigins.length === 0 && localOrigin.test(origin));
+  const allowed = originAllowed(policy);
   const corsCheck = cors({
       origin: (origin, callback) => callback(null, origin !== undefined && allowed(origin) ? origin : false),
       methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],

@@ -1,7 +1,7 @@
 /**
  * A one-page certificate as a real PDF (pdf-lib): a title, the holder's name, lines of facts, the issue
- * date, a verification code and the issuer. No domain: CAP uses it for qualification certificates, the
- * LMS for course certificates.
+ * date, a verification code and the issuer. No domain: CAP uses it for qualification certificates and
+ * payment receipts, the LMS for course certificates.
  */
 import type { Color, PDFFont, PDFPage } from 'pdf-lib';
 
@@ -15,6 +15,8 @@ export interface CertificateContent {
   facts: Array<{ label: string; value: string }>;
   issuedOn: Date;
   verificationCode: string;
+  /** What the code is called on the page (default "Verification code"; a receipt's is its payment reference). */
+  codeLabel?: string;
   /** Who issues it, e.g. the awarding body's name. */
   issuer: string;
   /** Where the code can be checked, printed under it when given. */
@@ -51,7 +53,7 @@ export async function renderCertificatePdf(content: CertificateContent): Promise
   const pdf = await PDFDocument.create();
   pdf.setTitle(drawable(`${content.title}: ${content.holderName}`));
   pdf.setAuthor(drawable(content.issuer));
-  pdf.setSubject(drawable(`Verification code ${content.verificationCode}`));
+  pdf.setSubject(drawable(`${content.codeLabel ?? 'Verification code'} ${content.verificationCode}`));
   pdf.setCreationDate(content.issuedOn);
   const page = pdf.addPage([841.89, 595.28]);
   const [regular, bold, italic] = await Promise.all([
@@ -78,7 +80,7 @@ export async function renderCertificatePdf(content: CertificateContent): Promise
   const issued = content.issuedOn.toISOString().slice(0, 10);
   page.drawText(drawable(`Issued by ${content.issuer}`), { x: 70, y: 96, size: 12, font: bold, color: ink });
   page.drawText(`Date of issue: ${issued}`, { x: 70, y: 78, size: 11, font: regular, color: ink });
-  const code = `Verification code: ${drawable(content.verificationCode)}`;
+  const code = drawable(`${content.codeLabel ?? 'Verification code'}: ${content.verificationCode}`);
   page.drawText(code, { x: width - 70 - bold.widthOfTextAtSize(code, 11), y: 96, size: 11, font: bold, color: ink });
   if (content.verifyAt) {
     const where = drawable(`Verify at ${content.verifyAt}`);

@@ -53,6 +53,8 @@ export interface ApplicationInterview extends Model<InferAttributes<ApplicationI
   decision: CreationOptional<InterviewDecision | null>;
   decidedBy: CreationOptional<string | null>;
   decidedAt: CreationOptional<Date | null>;
+  /** The NOS units the panel found not yet competent (the lead names them with that decision); null when none were named. */
+  gapUnitIds: CreationOptional<string[] | null>;
   gapTrainingClosedAt: CreationOptional<Date | null>;
   createdAt: CreationOptional<Date>;
   updatedAt: CreationOptional<Date>;
@@ -130,6 +132,7 @@ export function defineInterviewModels(sequelize: Sequelize) {
       decision: { type: DataTypes.STRING(24), defaultValue: null },
       decidedBy: { type: DataTypes.STRING(26), defaultValue: null },
       decidedAt: { type: DataTypes.DATE, defaultValue: null },
+      gapUnitIds: { type: DataTypes.JSONB, defaultValue: null },
       gapTrainingClosedAt: { type: DataTypes.DATE, defaultValue: null },
       createdAt: DataTypes.DATE,
       updatedAt: DataTypes.DATE,

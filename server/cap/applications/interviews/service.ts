@@ -299,6 +299,23 @@ export function createInterviews(deps: {
     };
   }
 
+  /**
+   * The gap units the lead names: units of the application's NOS (each other id named in a 422), only
+   * with a not-yet-competent decision, kept in the NOS's order without repeats.
+   */
+  async function gapUnitsOf(application: Application, unitIds: string[], decision: InterviewDecision | null): Promise<string[]> {
+    if (decision !== 'not_yet_competent') {
+      throw unprocessable('interview.gap_units_invalid', 'Gap units go with a not_yet_competent decision.', [{ field: 'gapUnitIds', issue: 'needs decision not_yet_competent' }]);
+    }
+    const units = application.nosDocumentId ? (await deps.catalogue.nosContent(application.nosDocumentId)).units : [];
+    const known = new Set(units.map((u) => u.id));
+    const unknown = unitIds.map((id, i) => ({ id, i })).filter(({ id }) => !known.has(id));
+    if (unknown.length) {
+      throw unprocessable('interview.gap_units_invalid', "A gap unit is not a unit of the application's NOS.", unknown.map(({ id, i }) => ({ field: `gapUnitIds[${i}]`, issue: `${id} is not a unit of the application's NOS` })));
+    }
+    return units.filter((u) => unitIds.includes(u.id)).map((u) => u.id);
+  }
+
   /** Gap training is open when the panel found the candidate not yet competent and the application was rejected. */
   const gapTraining = (application: Application, interview: ApplicationInterview | null) =>
     interview?.decision === 'not_yet_competent' && application.status === 'rejected';
@@ -512,16 +529,18 @@ export function createInterviews(deps: {
      * Only the lead gives the decision and the outcome (403 `interview.lead_only`); the outcome waits for
      * all three evaluations, must agree with the decision, and moves the application through `move`.
      */
-    async evaluate(caller: Caller, applicationId: string, input: { feedback: string; signatureAssetId: string; decision?: InterviewDecision; outcome?: InterviewOutcome }) {
+    async evaluate(caller: Caller, applicationId: string, input: { feedback: string; signatureAssetId: string; decision?: InterviewDecision; outcome?: InterviewOutcome; gapUnitIds?: string[] }) {
       const result = await sequelize.transaction(async (transaction) => {
         const { profileId, lead } = await voter(caller.userId, applicationId, transaction);
-        if ((input.decision || input.outcome) && !lead) throw forbidden('interview.lead_only', 'Only the panel\'s lead gives the decision and the outcome; send your feedback and signature alone.');
+        if ((input.decision || input.outcome || input.gapUnitIds) && !lead) throw forbidden('interview.lead_only', 'Only the panel\'s lead gives the decision, the gap units and the outcome; send your feedback and signature alone.');
         const { application, interview } = await atInterview(applicationId, transaction);
+        const gapUnitIds = input.gapUnitIds ? await gapUnitsOf(application, input.gapUnitIds, input.decision ?? (interview.decision as InterviewDecision | null)) : undefined;
         if (!(await deps.ownsAsset(caller.bearer, input.signatureAssetId))) throw unprocessable('interview.signature_not_found', 'You have no uploaded file with that asset id: upload your signature first.', [{ field: 'signatureAssetId', issue: 'is not a file you uploaded' }]);
         const mine = await InterviewEvaluation.findOne({ where: { applicationId, round: interview.round, assessorId: profileId }, transaction });
         if (mine) await mine.update({ feedback: input.feedback, signatureAssetId: input.signatureAssetId }, { transaction });
         else await InterviewEvaluation.create({ applicationId, round: interview.round, assessorId: profileId, feedback: input.feedback, signatureAssetId: input.signatureAssetId }, { transaction });
-        if (input.decision) await interview.update({ decision: input.decision, decidedBy: profileId, decidedAt: new Date() }, { transaction });
+        if (input.decision) await interview.update({ decision: input.decision, decidedBy: profileId, decidedAt: new Date(), gapUnitIds: input.decision === 'competent' ? null : (gapUnitIds ?? interview.gapUnitIds) }, { transaction });
+        else if (gapUnitIds) await interview.update({ gapUnitIds }, { transaction });
         const evaluations = await InterviewEvaluation.count({ where: { applicationId, round: interview.round }, transaction });
         if (input.outcome) {
           const decision = interview.decision as InterviewDecision | null;
@@ -566,7 +585,7 @@ export function createInterviews(deps: {
           await applications.move(application, 'reopen', 'centre', actor.userId, transaction, input.comment ?? null);
           const interview = await ApplicationInterview.findOne({ where: { applicationId }, transaction, lock: transaction.LOCK.UPDATE });
           if (interview && application.currentStageKey === 'interview') {
-            await interviews.move(transaction, interview, 'reopen', { by: 'centre', changes: { round: interview.round + 1, decision: null, decidedBy: null, decidedAt: null } });
+            await interviews.move(transaction, interview, 'reopen', { by: 'centre', changes: { round: interview.round + 1, decision: null, decidedBy: null, decidedAt: null, gapUnitIds: null } });
           }
         }
         await appeals.move(transaction, appeal, input.decision, { by: 'centre', changes: { resolutionComment: input.comment ?? null, resolvedBy: actor.userId, resolvedAt: new Date() } });
@@ -586,8 +605,12 @@ export function createInterviews(deps: {
       const open = gapTraining(application, interview);
       const closed = Boolean(interview?.gapTrainingClosedAt);
       const base = { applicationId, closeReason: 'GAP_TRAINING' as const, gapTrainingPending: open && !closed, closed };
-      if (!open) return { ...base, aiProvider: 'none', lmsMode: 'not_requested', courses: [] };
-      const units = application.nosDocumentId ? (await deps.catalogue.nosContent(application.nosDocumentId)).units : [];
+      if (!open) return { ...base, gapUnits: [], aiProvider: 'none', lmsMode: 'not_requested', courses: [] };
+      // The units the panel found not yet competent; every unit of the NOS when it named none.
+      const all = application.nosDocumentId ? (await deps.catalogue.nosContent(application.nosDocumentId)).units : [];
+      const named = interview!.gapUnitIds ?? [];
+      const units = named.length ? all.filter((u) => named.includes(u.id)) : all;
+      const gapUnits = units.map((u) => ({ unitId: u.id, title: u.title }));
       try {
         const answer = await deps.recommendations.recommendCourses({
           application_id: application.id,
@@ -598,13 +621,14 @@ export function createInterviews(deps: {
         });
         return {
           ...base,
+          gapUnits,
           aiProvider: answer.provider,
           lmsMode: 'grpc',
           courses: answer.courses.map((c) => ({ id: c.id, title: c.title, description: c.description, rank: c.rank, explanation: c.explanation, tradeId: c.trade_id, sectorId: c.sector_id, url: c.url })),
         };
       } catch (err) {
         deps.logger.warn({ err: err instanceof GrpcCallError ? { code: err.code, details: err.details } : String(err) }, 'the LMS recommendations could not be had');
-        return { ...base, aiProvider: 'none', lmsMode: 'unavailable', courses: [] };
+        return { ...base, gapUnits, aiProvider: 'none', lmsMode: 'unavailable', courses: [] };
       }
     },
 

@@ -9,7 +9,8 @@ export function capPaymentRoutes(auth: CapAuth, contexts: ActingContexts, roles:
   const userId = (call: Parameters<Handler>[0]) => auth.caller(call).userId;
   return {
     getApplicationPaymentQuote: contexts.bound(async (call, context) => ok(await payments.quote(viewerOf(context, userId(call)), call.params.id))),
-    payApplication: contexts.as('candidate', async (call) => ok(await payments.pay(userId(call), call.params.id))),
+    payApplication: contexts.as('candidate', async (call) => ok(await payments.pay(userId(call), call.params.id, call.body ?? {}))),
+    withdrawApplication: contexts.as('candidate', async (call) => ok(await payments.withdrawApplication(userId(call), call.params.id, call.body?.reason))),
     getApplicationReceipt: contexts.bound(async (call, context) => ok(await payments.receipt(viewerOf(context, userId(call)), call.params.id))),
     listCentrePricing: contexts.centre(async (_call, context) => ok(await payments.prices(context))),
     createCentrePrice: contexts.centre(async (call, context) => created(await payments.setPrice(context, userId(call), call.body))),
@@ -21,6 +22,7 @@ export function capPaymentRoutes(auth: CapAuth, contexts: ActingContexts, roles:
       const { items, meta } = await payments.centreList(context, call.query);
       return ok(items, meta);
     }),
+    getAdminApplicationReceipt: roles.allowed(auth, 'platform.pricing.read', async (call) => ok(await payments.adminReceipt(call.params.id))),
     getAdminPaymentsSummary: roles.allowed(auth, 'platform.pricing.read', async () => ok(await payments.adminSummary())),
     listAdminPayments: roles.allowed(auth, 'platform.pricing.read', async (call) => {
       const { items, meta } = await payments.adminList(call.query);

@@ -1,12 +1,18 @@
-import { QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { Logger } from '../../../platform/logger.ts';
 import { conflict, forbidden, notFound, unprocessable } from '../../../platform/http/errors.ts';
 import { encodeCursor, pageRequest } from '../../../platform/http/pagination.ts';
 import { newId } from '../../../platform/ids.ts';
 import type { PaymentCompletedData } from '../../../contracts/payment-completed.ts';
-import { money, shareOf, type Money } from '../../../platform/money.ts';
+import type { PaymentRefundedData } from '../../../contracts/payment-refunded.ts';
+import { lifecycleWriter, tableStore } from '../../../platform/lifecycle.ts';
+import { stagesOf } from '../lifecycle.ts';
+import { capPaymentLifecycle, type CapPaymentStatus } from './lifecycle.ts';
+import { formatMoney, money, shareOf, type Money } from '../../../platform/money.ts';
+import { renderCertificatePdf } from '../../../platform/pdf/certificate.ts';
+import type { Application } from '../models.ts';
 import type { Applications, Viewer } from '../service.ts';
-import { upstreamFailure, type PaymentsClient } from '../../../contracts/orchestrator-client.ts';
+import { upstreamFailure, type OrchestratorHttp, type PaymentsClient } from '../../../contracts/orchestrator-client.ts';
 import type { Catalogue } from '../../catalogue/index.ts';
 import type { CentreRole, Centres } from '../../centres/index.ts';
 import type { CentreContext } from '../../people/index.ts';
@@ -32,10 +38,11 @@ interface PaymentRow {
   amount_minor: string;
   currency: string;
   price_source: string;
-  status: 'pending' | 'completed' | 'failed';
+  status: CapPaymentStatus;
   provider: string | null;
   initiated_at: Date;
   paid_at: Date | null;
+  receipt_asset_id: string | null;
 }
 
 /**
@@ -49,12 +56,31 @@ export function createCapPayments(deps: {
   catalogue: Pick<Catalogue, 'currentConfig'>;
   centres: Pick<Centres, 'lockedAccount' | 'findAll'>;
   payments: PaymentsClient;
+  /** The Orchestrator's storage: receipts are stored there, owned by the payer. */
+  files: Pick<OrchestratorHttp, 'storeFile' | 'assetUrls'>;
   logger: Logger;
+  /** CAP_WEB_URL: the web app the payer returns to (empty: none configured). */
+  webUrl: string;
+  /** Whether a browser origin is on the allow-list (CORS_ORIGINS): a caller's return URL must be on it. */
+  originAllowed: (origin: string) => boolean;
 }) {
   const { sequelize, applications } = deps;
   const platformConfig = { current: deps.catalogue.currentConfig };
   const select = <T extends object>(sql: string, bind: unknown[], transaction?: Transaction) =>
     sequelize.query<T>(sql, { type: QueryTypes.SELECT, bind, transaction });
+  /** The one writer of an attempt's status (lifecycle.ts). */
+  const attemptWriter = lifecycleWriter(capPaymentLifecycle, { store: tableStore<PaymentRow>(sequelize, 'cap.application_payments') });
+
+  /** Ledger lines of one payment, each kind once however often it is written (the unique index on payment and kind). */
+  async function ledger(transaction: Transaction, row: PaymentRow, currency: string, lines: Array<[string, string]>) {
+    for (const [kind, amount] of lines) {
+      await sequelize.query(
+        `INSERT INTO cap.wallet_entries (id, centre_id, kind, amount_minor, currency, payment_id, application_id, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, now()) ON CONFLICT DO NOTHING`,
+        { bind: [newId(), row.centre_id, kind, amount, currency, row.payment_id, row.application_id], transaction },
+      );
+    }
+  }
 
   /**
    * The wallet's balance: the sum of its ledger, in the currency the ledger is kept in (every line is
@@ -115,6 +141,82 @@ export function createCapPayments(deps: {
     return items.map((item) => current.find((p) => p.applicationType === item.applicationType)!);
   }
 
+  /**
+   * Where the checkout sends the payer back: the caller's `returnUrl` (an http(s) URL on an allowed
+   * origin), else the application's page of the configured web app, else nowhere ('').
+   */
+  function returnUrlOf(applicationId: string, asked: string | undefined): string {
+    if (asked === undefined) return deps.webUrl ? `${deps.webUrl}/dashboard/applications/${encodeURIComponent(applicationId)}` : '';
+    let url: URL | undefined;
+    try {
+      url = new URL(asked);
+    } catch {
+      // refused below
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !deps.originAllowed(url.origin)) {
+      throw unprocessable('payment.return_url_not_allowed', 'returnUrl must be an http(s) URL on an origin the platform allows (CORS_ORIGINS).', [
+        { field: 'body.returnUrl', issue: url ? `origin ${url.origin} is not an allowed origin` : 'is not a URL' },
+      ]);
+    }
+    return url.toString();
+  }
+
+  /**
+   * The receipt of an application's payment. A completed payment's receipt document is a PDF (the
+   * certificates' renderer), made when first read and stored in the Orchestrator as the payer's
+   * asset; the row is locked meanwhile, so readers at once make one document.
+   */
+  async function receiptOf(application: Application) {
+    const [row] = await select<PaymentRow>(
+      `SELECT * FROM cap.application_payments WHERE application_id = $1 ORDER BY (status IN ('completed', 'refunding', 'refunded')) DESC, attempt DESC LIMIT 1`,
+      [application.id],
+    );
+    if (!row) throw notFound('This application has not been paid for yet.');
+    const [presented] = await applications.present([application]);
+    const candidateName = presented!.candidate.name;
+    let assetId = row.receipt_asset_id;
+    if (row.paid_at && !assetId) {
+      assetId = await sequelize.transaction(async (transaction) => {
+        const [locked] = await select<PaymentRow>(`SELECT * FROM cap.application_payments WHERE id = $1 FOR UPDATE`, [row.id], transaction);
+        if (locked!.receipt_asset_id) return locked!.receipt_asset_id;
+        const [centre] = await deps.centres.findAll([row.centre_id]);
+        const amount = money(row.amount_minor, row.currency);
+        const pdf = await renderCertificatePdf({
+          title: 'Payment Receipt',
+          preamble: 'Received from',
+          holderName: candidateName,
+          facts: [
+            { label: 'Amount', value: formatMoney(amount, 'en-NG', 'code') },
+            { label: 'For', value: `${application.type} application fee` },
+            { label: 'Assessment centre', value: centre?.name ?? row.centre_id },
+            { label: 'Paid on', value: `${row.paid_at!.toISOString().slice(0, 16).replace('T', ' ')} UTC, through ${row.provider ?? 'sandbox'}` },
+          ],
+          issuedOn: row.paid_at!,
+          verificationCode: row.reference,
+          codeLabel: 'Payment reference',
+          issuer: 'CAP Platform',
+        });
+        const stored = await deps.files.storeFile({ ownerUserId: application.candidateUserId, bytes: pdf, fileName: `receipt-${row.reference}.pdf`, mimeType: 'application/pdf', purpose: 'receipt' });
+        await sequelize.query(`UPDATE cap.application_payments SET receipt_asset_id = $2 WHERE id = $1`, { bind: [row.id, stored], transaction });
+        return stored;
+      });
+    }
+    const urlOf = await deps.files.assetUrls([assetId]);
+    return {
+      status: row.status,
+      paymentId: row.payment_id,
+      reference: row.reference,
+      amount: money(row.amount_minor, row.currency),
+      currency: row.currency,
+      applicationType: application.type,
+      candidateName,
+      assetId,
+      url: urlOf(assetId),
+      paidAt: row.paid_at ? row.paid_at.toISOString() : null,
+      provider: row.provider ?? 'sandbox',
+    };
+  }
+
   /** Application payments of one centre (or all), newest first, with the candidate's name. */
   async function paymentList(centreId: string | null, query: { status?: string; cursor?: string; limit?: number }) {
     const page = pageRequest(query as Record<string, unknown>);
@@ -143,7 +245,7 @@ export function createCapPayments(deps: {
         status: row.status,
         paidAt: row.paid_at ? row.paid_at.toISOString() : null,
         initiatedAt: row.initiated_at.toISOString(),
-        receiptAvailable: row.status === 'completed',
+        receiptAvailable: row.status !== 'pending' && row.status !== 'failed',
       })),
       meta: { pagination: { nextCursor: hasMore ? encodeCursor(items.at(-1)!.id) : null, hasMore, limit: page.limit } },
     };
@@ -162,9 +264,10 @@ export function createCapPayments(deps: {
     /**
      * Starts (or resumes) the payment of an application at its payment stage: the Orchestrator's
      * InitiatePayment with an idempotency key per attempt, so a repeated or concurrent pay never
-     * charges twice. An attempt still pending is answered again.
+     * charges twice. An attempt still pending is answered again (with the return URL it started with).
      */
-    async pay(userId: string, applicationId: string) {
+    async pay(userId: string, applicationId: string, asked: { returnUrl?: string } = {}) {
+      const returnUrl = returnUrlOf(applicationId, asked.returnUrl);
       const application = await applications.visible({ persona: 'candidate', userId }, applicationId);
       if (application.status !== 'in_progress' || application.currentStageKey !== 'payment') {
         throw conflict('application.not_in_stage', `The application is at stage ${application.currentStageKey} (${application.status}): only an application at the payment stage is paid.`);
@@ -184,21 +287,23 @@ export function createCapPayments(deps: {
           currency: quote.currency,
           beneficiary_centre_id: application.centreId,
           idempotency_key: `cap:application:${applicationId}:${attempt}`,
-          return_url: '',
+          return_url: returnUrl,
         });
       } catch (err) {
         upstreamFailure(err, { unavailable: 'payment.unavailable', failed: 'payment.upstream_error' }, 'The payment service');
       }
-      try {
-        await sequelize.query(
-          `INSERT INTO cap.application_payments (id, application_id, centre_id, attempt, payment_id, reference, checkout_url, amount_minor, currency, price_source, status, initiated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', now())`,
-          { bind: [newId(), applicationId, application.centreId, attempt, started.payment_id, started.reference, started.checkout_url, quote.amountMinorUnits, quote.currency, quote.source] },
-        );
-      } catch (err) {
-        // A concurrent pay of the same attempt got the same payment (same idempotency key) and stored it.
-        if (!(err instanceof UniqueConstraintError)) throw err;
-      }
+      // A concurrent pay of the same attempt got the same payment (same idempotency key): the first row stays.
+      await sequelize.transaction((transaction) =>
+        attemptWriter.create(
+          transaction,
+          'start',
+          {
+            id: newId(), application_id: applicationId, centre_id: application.centreId, attempt, payment_id: started.payment_id, reference: started.reference,
+            checkout_url: started.checkout_url, amount_minor: quote.amountMinorUnits, currency: quote.currency, price_source: quote.source, initiated_at: new Date(),
+          },
+          { by: 'candidate', ignoreDuplicates: true },
+        ),
+      );
       return { paymentId: started.payment_id, checkoutUrl: started.checkout_url };
     },
 
@@ -213,56 +318,89 @@ export function createCapPayments(deps: {
         deps.logger.warn({ paymentId: data.paymentId }, 'payment.completed for an application payment CAP did not start: ignored');
         return;
       }
-      if (row.status === 'completed') return;
-      await sequelize.query(`UPDATE cap.application_payments SET status = 'completed', paid_at = $2, provider = $3 WHERE id = $1`, {
-        bind: [row.id, new Date(data.completedAt), data.provider],
-        transaction,
-      });
+      if (row.status !== 'pending') return;
+      await attemptWriter.move(transaction, row, 'completed', { by: 'orchestrator', changes: { paid_at: new Date(data.completedAt), provider: data.provider } });
       const application = await applications.visible({ persona: 'candidate', userId: data.payerUserId }, row.application_id, transaction).catch(() => undefined);
       if (application && application.currentStageKey === 'payment' && application.status === 'in_progress') {
         await applications.move(application, 'payment_completed', 'platform', null, transaction);
       }
       const fee = shareOf(data.amount, (await platformConfig.current()).feeBasisPoints);
-      const entries: Array<[string, string]> = [
+      await ledger(transaction, row, data.amount.currency, [
         ['application_payment', data.amount.amountMinorUnits],
         ['platform_fee', `-${fee.amountMinorUnits}`],
-      ];
-      for (const [kind, amount] of entries) {
-        await sequelize.query(
-          `INSERT INTO cap.wallet_entries (id, centre_id, kind, amount_minor, currency, payment_id, application_id, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, now()) ON CONFLICT DO NOTHING`,
-          { bind: [newId(), row.centre_id, kind, amount, data.amount.currency, data.paymentId, row.application_id], transaction },
-        );
-      }
+      ]);
     },
 
     /** `payment.failed`: the attempt is over, so the next pay starts a new one. */
     async failed(paymentId: string, transaction: Transaction) {
-      await sequelize.query(`UPDATE cap.application_payments SET status = 'failed' WHERE payment_id = $1 AND status = 'pending'`, { bind: [paymentId], transaction });
+      const [row] = await select<PaymentRow>(`SELECT * FROM cap.application_payments WHERE payment_id = $1 FOR UPDATE`, [paymentId], transaction);
+      if (row?.status === 'pending') await attemptWriter.move(transaction, row, 'failed', { by: 'orchestrator' });
     },
 
-    /** The newest completed payment of the application, else its newest attempt (404 before any). */
-    async receipt(viewer: Viewer, applicationId: string) {
-      const application = await applications.visible(viewer, applicationId);
-      const [row] = await select<PaymentRow>(
-        `SELECT * FROM cap.application_payments WHERE application_id = $1 ORDER BY (status = 'completed') DESC, attempt DESC LIMIT 1`,
-        [applicationId],
-      );
-      if (!row) throw notFound('This application has not been paid for yet.');
-      const [presented] = await applications.present([application]);
-      return {
-        status: row.status,
-        paymentId: row.payment_id,
-        reference: row.reference,
-        amount: money(row.amount_minor, row.currency),
-        currency: row.currency,
-        applicationType: application.type,
-        candidateName: presented!.candidate.name,
-        assetId: null,
-        url: null,
-        paidAt: row.paid_at ? row.paid_at.toISOString() : null,
-        provider: row.provider ?? 'sandbox',
-      };
+    /**
+     * `payment.refunded`, in the delivery's transaction (the bus keeps it to one effect): the attempt is
+     * refunded and the centre's wallet gets the lines that undo the payment's, each once: the gross back
+     * out (`refund`) and the platform fee the payment took back in (`platform_fee_refund`), so the
+     * wallet is as it was before the payment, to the minor unit.
+     */
+    async refunded(data: PaymentRefundedData, transaction: Transaction) {
+      const [row] = await select<PaymentRow>(`SELECT * FROM cap.application_payments WHERE payment_id = $1 FOR UPDATE`, [data.paymentId], transaction);
+      if (!row) {
+        deps.logger.warn({ paymentId: data.paymentId }, 'payment.refunded for an application payment CAP did not start: ignored');
+        return;
+      }
+      if (row.status !== 'completed' && row.status !== 'refunding' && row.status !== 'refunded') {
+        deps.logger.warn({ paymentId: data.paymentId, status: row.status }, 'payment.refunded for a payment CAP has not seen completed: ignored');
+        return;
+      }
+      const applied = await attemptWriter.move(transaction, row, 'refunded', { by: 'orchestrator', changes: { refunded_at: new Date(data.refundedAt) } });
+      if (!applied.changed) return;
+      const [fee] = await select<{ amount_minor: string }>(`SELECT amount_minor::text FROM cap.wallet_entries WHERE payment_id = $1 AND kind = 'platform_fee'`, [row.payment_id], transaction);
+      await ledger(transaction, row, data.amount.currency, [
+        ['refund', `-${data.amount.amountMinorUnits}`],
+        ...(fee ? [['platform_fee_refund', fee.amount_minor.replace(/^-/, '')] as [string, string]] : []),
+      ]);
+    },
+
+    /**
+     * The candidate withdraws their application (any stage before it is certified; a finished one is 409
+     * `application.not_in_stage`). A paid application withdrawn before its assessment starts (still at
+     * the first stage after payment: folder arrangement, or an NSQ induction) is refunded in full: the
+     * Orchestrator's RefundPayment is asked in the withdrawal's transaction, so when it cannot be reached
+     * nothing changes (503/502) and the candidate tries again; the wallet is debited when the provider's
+     * refund arrives (`payment.refunded`).
+     */
+    async withdrawApplication(userId: string, applicationId: string, reason: string | undefined) {
+      return sequelize.transaction(async (transaction) => {
+        const application = await applications.visible({ persona: 'candidate', userId }, applicationId, transaction);
+        const [paid] = await select<PaymentRow>(`SELECT * FROM cap.application_payments WHERE application_id = $1 AND status = 'completed' FOR UPDATE`, [applicationId], transaction);
+        const refundable = paid && application.status === 'in_progress' && application.currentStageKey === stagesOf[application.type][2];
+        await applications.move(application, 'withdraw', 'candidate', userId, transaction, reason ?? null);
+        if (refundable) {
+          await attemptWriter.move(transaction, paid, 'refund', { by: 'candidate' });
+          try {
+            await deps.payments.refundPayment({ payment_id: paid.payment_id, reason: `Application ${applicationId} withdrawn by the candidate${reason ? `: ${reason}` : ''}`.slice(0, 500) });
+          } catch (err) {
+            upstreamFailure(err, { unavailable: 'payment.unavailable', failed: 'payment.upstream_error' }, 'The payment service');
+          }
+        }
+        return {
+          id: application.id,
+          status: application.status,
+          currentStageKey: application.currentStageKey,
+          refund: refundable ? { paymentId: paid.payment_id, status: 'refunding' as const, amount: money(paid.amount_minor, paid.currency) } : null,
+        };
+      });
+    },
+
+    /** The newest completed payment of the application, else its newest attempt (404 before any), for its candidate or centre. */
+    receipt: async (viewer: Viewer, applicationId: string) => receiptOf(await applications.visible(viewer, applicationId)),
+
+    /** The same receipt, for platform staff. */
+    async adminReceipt(applicationId: string) {
+      const application = await applications.models.Application.findByPk(applicationId);
+      if (!application) throw notFound(`No application has the id ${applicationId}.`);
+      return receiptOf(application);
     },
 
     wallet: async (context: CentreContext) => ({ balance: await balanceOf(context.centreId) }),
@@ -323,8 +461,8 @@ export function createCapPayments(deps: {
     /** What the platform took (fees), what reached wallets (gross), and what is still being paid. */
     async adminSummary() {
       const [row] = await select<{ fees: string | null; deposits: string | null; pending: string | null }>(
-        `SELECT (SELECT -sum(amount_minor) FROM cap.wallet_entries WHERE kind = 'platform_fee')::text AS fees,
-                (SELECT sum(amount_minor) FROM cap.wallet_entries WHERE kind = 'application_payment')::text AS deposits,
+        `SELECT (SELECT -sum(amount_minor) FROM cap.wallet_entries WHERE kind IN ('platform_fee', 'platform_fee_refund'))::text AS fees,
+                (SELECT sum(amount_minor) FROM cap.wallet_entries WHERE kind IN ('application_payment', 'refund'))::text AS deposits,
                 (SELECT sum(amount_minor) FROM cap.application_payments WHERE status = 'pending')::text AS pending`,
         [],
       );

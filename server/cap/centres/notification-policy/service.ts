@@ -4,7 +4,7 @@ import type { CentreService } from '../service.ts';
 import type { CentreContext } from '../../people/index.ts';
 import type { CentreRole } from '../vocabulary.ts';
 
-export const policyEvents = ['application.submitted'] as const;
+export const policyEvents = ['application.submitted', 'application.paid'] as const;
 export type PolicyEvent = (typeof policyEvents)[number];
 
 export interface EventRecipients {
@@ -33,7 +33,7 @@ const normalised = (entry: EventRecipients): Required<EventRecipients> => ({
  * who must be the centre's active staff) and the roles that hear of it. Every event is always listed:
  * one the centre never set shows its default. PUT replaces the policy (unlisted events go back to
  * their default); PATCH replaces only the events it lists. Super admins change it; anyone reads it.
- * CAP applies it when the event happens (`announceSubmitted`).
+ * CAP applies it when the event happens (`announce`).
  */
 export function createNotificationPolicies(sequelize: Sequelize, centres: CentreService) {
   const { Centre, CentreStaff } = centres.models;
@@ -97,23 +97,29 @@ export function createNotificationPolicies(sequelize: Sequelize, centres: Centre
     return [...new Set(rows.map((row) => row.userId))];
   }
 
+  /** What the centre's people are told of each event. */
+  const notices: Record<PolicyEvent, (type: string) => { title: string; description: string }> = {
+    'application.submitted': (type) => ({ title: `New ${type} application`, description: `A candidate submitted an ${type} application to your centre. Review it in the applications list.` }),
+    'application.paid': (type) => ({ title: `${type} application paid`, description: `A candidate paid the fee of an ${type} application to your centre; it is in your wallet and the application moves on.` }),
+  };
+
   /**
-   * Tells the centre of a submitted application through the one send path (`notification.requested`,
-   * in the consumer's transaction): in the inbox and by email, as each person's preferences allow.
+   * Tells the centre of an application event through the one send path (`notification.requested`, in
+   * the consumer's transaction): in the inbox and by email, as each person's preferences allow.
    */
-  async function announceSubmitted(
-    submitted: { applicationId: string; centreId: string; type: string },
+  async function announce(
+    event: PolicyEvent,
+    application: { applicationId: string; centreId: string; type: string },
     transaction: Transaction,
     publish: (transaction: Transaction, data: Record<string, unknown>) => Promise<unknown>,
   ): Promise<void> {
-    for (const userId of await recipientsOf(submitted.centreId, 'application.submitted', transaction)) {
+    for (const userId of await recipientsOf(application.centreId, event, transaction)) {
       await publish(transaction, {
         userId,
-        template: 'application.submitted',
+        template: event,
         category: 'application',
-        title: `New ${submitted.type} application`,
-        description: `A candidate submitted an ${submitted.type} application to your centre. Review it in the applications list.`,
-        metadata: { applicationId: submitted.applicationId, centreId: submitted.centreId },
+        ...notices[event](application.type),
+        metadata: { applicationId: application.applicationId, centreId: application.centreId },
         channels: ['in_app', 'email'],
       });
     }
@@ -121,7 +127,7 @@ export function createNotificationPolicies(sequelize: Sequelize, centres: Centre
 
   return {
     recipientsOf,
-    announceSubmitted,
+    announce,
 
     async read(context: CentreContext) {
       return policyOf((await Policy.findByPk(context.centreId))?.events ?? []);

@@ -2,7 +2,7 @@ import { defineLifecycle } from '../../../platform/lifecycle.ts';
 import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type Sequelize } from 'sequelize';
 import { id, reference } from '../../../platform/db/columns.ts';
 
-export const sandboxStatuses = ['pending', 'success', 'failed', 'abandoned'] as const;
+export const sandboxStatuses = ['pending', 'success', 'failed', 'abandoned', 'refunded'] as const;
 export type SandboxStatus = (typeof sandboxStatuses)[number];
 
 /**
@@ -18,6 +18,8 @@ export const sandboxTransactionLifecycle = defineLifecycle({
     success: { from: ['pending'], to: 'success', by: ['payer'] },
     failed: { from: ['pending'], to: 'failed', by: ['payer'] },
     abandoned: { from: ['pending'], to: 'abandoned', by: ['payer'] },
+    // The merchant refunds a paid transaction in full (the sandbox settles refunds at once).
+    refunded: { from: ['success'], to: 'refunded', by: ['merchant'] },
   },
 });
 

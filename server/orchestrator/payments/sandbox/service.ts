@@ -16,7 +16,7 @@ import { lifecycleWriter, modelStore } from '../../../platform/lifecycle.ts';
 import type { Logger } from '../../../platform/logger.ts';
 import { money, type Money } from '../../../platform/money.ts';
 import type { Peers } from '../../../platform/service.ts';
-import type { Sequelize } from 'sequelize';
+import type { Sequelize, Transaction } from 'sequelize';
 import type { Checkout, CheckoutRequest, PaymentProvider, ProviderOutcome, WebhookNotice } from '../provider.ts';
 import { declineMessage, defaultCard, expiryValid, normaliseCardNumber, passesLuhn, testCards } from './cards.ts';
 import { defineSandboxModels, sandboxTransactionLifecycle, webhookDeliveryLifecycle, type SandboxStatus, type SandboxTransactionRow, type SandboxWebhookRow } from './models.ts';
@@ -57,12 +57,12 @@ export interface SandboxTransactionView {
 /** The body of a sandbox webhook (exact bytes are signed; `amount` is minor units in a string). */
 export interface SandboxWebhookBody {
   id: string;
-  event: 'charge.success' | 'charge.failed';
+  event: 'charge.success' | 'charge.failed' | 'refund.processed';
   createdAt: string;
   data: {
     id: string;
     reference: string;
-    status: 'success' | 'failed';
+    status: 'success' | 'failed' | 'refunded';
     amount: string;
     currency: string;
     gatewayResponse: string;
@@ -142,15 +142,17 @@ export function createSandboxPayments(deps: SandboxDeps) {
     return view(row, await SandboxWebhook.findOne({ where: { reference: row.reference }, order: [['id', 'DESC']] }));
   }
 
+  const eventOf = (status: SandboxStatus): SandboxWebhookBody['event'] => (status === 'success' ? 'charge.success' : status === 'refunded' ? 'refund.processed' : 'charge.failed');
+
   function webhookBody(row: SandboxTransactionRow, eventId: string): string {
     const body: SandboxWebhookBody = {
       id: eventId,
-      event: row.status === 'success' ? 'charge.success' : 'charge.failed',
+      event: eventOf(row.status),
       createdAt: new Date().toISOString(),
       data: {
         id: row.id,
         reference: row.reference,
-        status: row.status === 'success' ? 'success' : 'failed',
+        status: row.status === 'success' || row.status === 'refunded' ? row.status : 'failed',
         amount: row.amountMinor,
         currency: row.currency,
         gatewayResponse: row.gatewayResponse ?? '',
@@ -180,21 +182,23 @@ export function createSandboxPayments(deps: SandboxDeps) {
         by: 'payer',
         changes: { gatewayResponse: outcome.message, cardBrand: outcome.card?.brand ?? null, cardLast4: outcome.card?.last4 ?? null, paidAt: outcome.status === 'success' ? now : null },
       });
-      if (outcome.status !== 'abandoned') {
-        const id = newId();
-        const event = outcome.status === 'success' ? 'charge.success' : 'charge.failed';
-        await webhooks.create(
-          transaction,
-          'pending',
-          { id, reference, event, body: webhookBody(locked, id), nextAttemptAt: now, lastStatusCode: null, lastError: null, deliveredAt: null },
-          { by: 'sandbox' },
-        );
-        transaction.afterCommit(() => sender.wake());
-      }
+      if (outcome.status !== 'abandoned') await owe(transaction, locked);
       return locked;
     });
     logger.info({ reference, status: outcome.status }, 'sandbox transaction closed');
     return viewOf(row);
+  }
+
+  /** Queues the webhook a transaction's new status owes the merchant, in the transaction of the change. */
+  async function owe(transaction: Transaction, row: SandboxTransactionRow): Promise<void> {
+    const id = newId();
+    await webhooks.create(
+      transaction,
+      'pending',
+      { id, reference: row.reference, event: eventOf(row.status), body: webhookBody(row, id), nextAttemptAt: new Date(), lastStatusCode: null, lastError: null, deliveredAt: null },
+      { by: 'sandbox' },
+    );
+    transaction.afterCommit(() => sender.wake());
   }
 
   const provider: PaymentProvider = {
@@ -236,6 +240,22 @@ export function createSandboxPayments(deps: SandboxDeps) {
       return { checkoutUrl: `${olUrl()}/payments/sandbox/checkout/${encodeURIComponent(row.reference)}`, providerTransactionId: row.id };
     },
 
+    /** A full refund, settled at once: the transaction is refunded and its `refund.processed` webhook queued. */
+    async refund(request) {
+      requireEnabled();
+      await sequelize.transaction(async (transaction) => {
+        const row = await SandboxTransaction.findByPk(request.reference, { transaction, lock: transaction.LOCK.UPDATE });
+        if (!row) throw new Error(`sandbox: no transaction has the reference ${request.reference}`);
+        if (row.status === 'refunded') return;
+        if (row.amountMinor !== request.amountMinor.toString() || row.currency !== request.currency) {
+          throw new Error(`sandbox: a refund of ${request.reference} must be of its whole amount`);
+        }
+        await transactions.move(transaction, row, 'refunded', { by: 'merchant', changes: { gatewayResponse: `Refunded: ${request.reason}`.slice(0, 200) } });
+        await owe(transaction, row);
+      });
+      logger.info({ reference: request.reference }, 'sandbox transaction refunded');
+    },
+
     async lookup(reference: string): Promise<ProviderOutcome | null> {
       const row = await SandboxTransaction.findByPk(reference);
       if (!row) return null;
@@ -260,7 +280,7 @@ export function createSandboxPayments(deps: SandboxDeps) {
       if (!b || typeof b.id !== 'string' || typeof b.event !== 'string' || !data || typeof data.reference !== 'string') {
         throw new Error('not a sandbox webhook: id, event and data.reference are required');
       }
-      const settles = b.event === 'charge.success' || b.event === 'charge.failed';
+      const settles = b.event === 'charge.success' || b.event === 'charge.failed' || b.event === 'refund.processed';
       if (settles && (typeof data.amount !== 'string' || !/^\d+$/.test(data.amount) || typeof data.currency !== 'string' || typeof data.id !== 'string')) {
         throw new Error('not a sandbox charge webhook: data.id, data.amount (minor units in a string) and data.currency are required');
       }
@@ -270,7 +290,7 @@ export function createSandboxPayments(deps: SandboxDeps) {
         reference: data.reference,
         outcome: settles
           ? {
-              status: b.event === 'charge.success' ? 'succeeded' : 'failed',
+              status: b.event === 'charge.success' ? 'succeeded' : b.event === 'refund.processed' ? 'refunded' : 'failed',
               amountMinor: BigInt(data.amount!),
               currency: data.currency!,
               providerTransactionId: data.id!,
