@@ -17,8 +17,11 @@ import { migrateDatabase } from '../server/services.ts';
 
 if (process.env.CAPCTL_FROM_SOURCE !== '1') ensureBuild();
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'capctl-test-'));
-// Every test file's platforms (a dozen connections each, several at once) share this server.
-const database = await startEmbeddedPostgres(dataDir, createLogger('warn'), { settings: { max_connections: '400' } });
+// Every test file's platforms (a dozen connections each, several at once) share this server. Its data
+// is thrown away at the end, so it does not wait for the disk (PostgreSQL's settings for throwaway data).
+const database = await startEmbeddedPostgres(dataDir, createLogger('warn'), {
+  settings: { max_connections: '400', fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' },
+});
 const template = 'test_template';
 await migrateDatabase(await createDatabase(database.url, template), serviceNames);
 let cleaned = false;
