@@ -22,15 +22,17 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'capctl-test-'));
 const database = await startEmbeddedPostgres(dataDir, createLogger('warn'), {
   settings: { max_connections: '400', fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' },
 });
-const template = 'test_template';
-await migrateDatabase(await createDatabase(database.url, template), serviceNames);
-let cleaned = false;
 const cleanup = async () => {
-  if (cleaned) return;
-  cleaned = true;
   await database.stop().catch(() => undefined);
   removeDataDir(dataDir);
 };
+const template = 'test_template';
+try {
+  await migrateDatabase(await createDatabase(database.url, template), serviceNames);
+} catch (err) {
+  await cleanup();
+  throw err;
+}
 
 const ava = spawn(process.execPath, [path.join('node_modules', 'ava', 'entrypoints', 'cli.mjs'), ...process.argv.slice(2)], {
   stdio: 'inherit',
