@@ -16,7 +16,7 @@ export interface TestPlatform extends RunningPlatform {
 
 const freePorts = { port: 0, olPort: 0, capPort: 0, lmsPort: 0, grpcPort: 0, lmsGrpcPort: 0 };
 
-/** Platforms of this test process that have started and not stopped. */
+/** Platforms of this test process that are starting or running (a start under load can take longer than 15 s). */
 let running = 0;
 
 /**
@@ -50,13 +50,14 @@ export async function startTestPlatform(overrides: ConfigInput = {}, options: { 
     ...overrides,
   });
   let platform: RunningPlatform;
+  running++;
   try {
     platform = await startPlatform(config, options.logger);
   } catch (err) {
+    running--;
     await dropDatabase(adminUrl, name);
     throw err;
   }
-  running++;
   return {
     ...platform,
     config,
