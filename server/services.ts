@@ -5,7 +5,7 @@ import { createLms } from './lms/index.ts';
 import { createOrchestrator } from './orchestrator/index.ts';
 import type { PlatformConfig, ServiceName } from './platform/config.ts';
 import { createSequelize } from './platform/db/database.ts';
-import { createMigrator, migrate } from './platform/db/migrations.ts';
+import { createMigrator, migrate, type Migrator } from './platform/db/migrations.ts';
 import { createDatabaseWatch } from './platform/db/watch.ts';
 import { createEventRuntime } from './platform/events/runtime.ts';
 import { createHttpApp, listen, type Listener, type Mount } from './platform/http/app.ts';
@@ -59,7 +59,7 @@ export async function startServices(
       const entry = catalogue[name];
       const sequelize: Sequelize = createSequelize(databaseUrl, entry.schema, undefined, database);
       cleanups.push(() => sequelize.close());
-      const migrator = createMigrator(sequelize, entry.schema, serverCodePath(entry.folder, 'migrations'));
+      const migrator = migratorOf(name, sequelize);
       const [, doc] = await Promise.all([migrate(sequelize, entry.schema, migrator), loadApiDocument(name)]);
       const service = await entry.create({
         config, logger: logger.child({ service: name }), sequelize, database, migrator, peers, events: events.forService(name, entry.schema, sequelize),
@@ -113,6 +113,28 @@ export async function startServices(
   const routers = Object.fromEntries(prepared.map(({ name, router }) => [name, router]));
   const settled = async () => void (await Promise.all(services.map((service) => service.settled?.())));
   return { urls, routers, settled };
+}
+
+function migratorOf(name: ServiceName, sequelize: Sequelize): Migrator {
+  const entry = catalogue[name];
+  return createMigrator(sequelize, entry.schema, serverCodePath(entry.folder, 'migrations'));
+}
+
+/**
+ * Applies the pending migrations of `names` to a database, as a start does, and closes its connections:
+ * the test run prepares one migrated database this way and clones it for each test file.
+ */
+export async function migrateDatabase(databaseUrl: string, names: readonly ServiceName[]): Promise<void> {
+  await Promise.all(
+    names.map(async (name) => {
+      const sequelize = createSequelize(databaseUrl, catalogue[name].schema);
+      try {
+        await migrate(sequelize, catalogue[name].schema, migratorOf(name, sequelize));
+      } finally {
+        await sequelize.close();
+      }
+    }),
+  );
 }
 
 function createPeers(config: PlatformConfig, urls: Record<string, string>): Peers {

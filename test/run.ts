@@ -1,5 +1,6 @@
-// `npm test`: one embedded PostgreSQL for the whole run, then ava. Each test file creates its own
-// database on it (test/helpers/platform.ts). The server is stopped and its files removed at the end,
+// `npm test`: one embedded PostgreSQL for the whole run, then ava. The migrations run once, here, on a
+// template database; each test platform gets its own copy of it (test/helpers/platform.ts), so a test
+// file sees no other file's data and no start pays for the migrations again. The server is stopped and its files removed at the end,
 // whatever the tests did. Tests run the TypeScript sources in-process, and `bin/capctl` as users do:
 // from the compiled build, brought up to date here once, before the tests start (CAPCTL_FROM_SOURCE=1
 // skips the build and runs capctl from the sources too, for a quicker inner loop).
@@ -8,24 +9,34 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ensureBuild } from '../bin/build.mjs';
+import { createDatabase } from '../server/platform/db/database.ts';
 import { removeDataDir, startEmbeddedPostgres } from '../server/platform/db/embedded.ts';
+import { serviceNames } from '../server/platform/config.ts';
 import { createLogger } from '../server/platform/logger.ts';
+import { migrateDatabase } from '../server/services.ts';
 
 if (process.env.CAPCTL_FROM_SOURCE !== '1') ensureBuild();
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'capctl-test-'));
-// Every test file's platforms (a dozen connections each, several at once) share this server.
-const database = await startEmbeddedPostgres(dataDir, createLogger('warn'), { settings: { max_connections: '400' } });
-let cleaned = false;
+// Every test file's platforms (a dozen connections each, several at once) share this server. Its data
+// is thrown away at the end, so it does not wait for the disk (PostgreSQL's settings for throwaway data).
+const database = await startEmbeddedPostgres(dataDir, createLogger('warn'), {
+  settings: { max_connections: '400', fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' },
+});
 const cleanup = async () => {
-  if (cleaned) return;
-  cleaned = true;
   await database.stop().catch(() => undefined);
   removeDataDir(dataDir);
 };
+const template = 'test_template';
+try {
+  await migrateDatabase(await createDatabase(database.url, template), serviceNames);
+} catch (err) {
+  await cleanup();
+  throw err;
+}
 
 const ava = spawn(process.execPath, [path.join('node_modules', 'ava', 'entrypoints', 'cli.mjs'), ...process.argv.slice(2)], {
   stdio: 'inherit',
-  env: { ...process.env, TEST_DATABASE_URL: database.url },
+  env: { ...process.env, TEST_DATABASE_URL: database.url, TEST_TEMPLATE_DATABASE: template },
 });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => ava.kill(signal));
 const code = await new Promise<number>((resolve) => ava.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));

@@ -16,7 +16,7 @@ export interface TestPlatform extends RunningPlatform {
 
 const freePorts = { port: 0, olPort: 0, capPort: 0, lmsPort: 0, grpcPort: 0, lmsGrpcPort: 0 };
 
-/** Platforms of this test process that have started and not stopped. */
+/** Platforms of this test process that are starting or running (a start under load can take longer than 15 s). */
 let running = 0;
 
 /**
@@ -34,14 +34,15 @@ function endIfLingering(): void {
 }
 
 /**
- * Starts the real platform for one test file on its own fresh database (on the run's embedded
- * PostgreSQL, see test/run.ts), every listener on a free port. `stop` drops the database.
+ * Starts the real platform for one test file on its own database (on the run's embedded PostgreSQL,
+ * see test/run.ts), every listener on a free port. `stop` drops the database. The database is a copy
+ * of the run's migrated template: the same schema a fresh start migrates to, without the wait.
  */
 export async function startTestPlatform(overrides: ConfigInput = {}, options: { logger?: Logger } = {}): Promise<TestPlatform> {
   const adminUrl = process.env.TEST_DATABASE_URL;
   if (!adminUrl) throw new Error('TEST_DATABASE_URL is not set: run the tests with `npm test`');
   const name = `test_${newId().toLowerCase()}`;
-  const databaseUrl = await createDatabase(adminUrl, name);
+  const databaseUrl = await createDatabase(adminUrl, name, process.env.TEST_TEMPLATE_DATABASE);
   const config = resolveConfig({
     ...freePorts,
     logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -49,13 +50,14 @@ export async function startTestPlatform(overrides: ConfigInput = {}, options: { 
     ...overrides,
   });
   let platform: RunningPlatform;
+  running++;
   try {
     platform = await startPlatform(config, options.logger);
   } catch (err) {
+    running--;
     await dropDatabase(adminUrl, name);
     throw err;
   }
-  running++;
   return {
     ...platform,
     config,

@@ -67,9 +67,12 @@ export async function isReachable(sequelize: Sequelize): Promise<boolean> {
   }
 }
 
-/** Creates (or drops) a database on the server of `adminUrl`: used for isolated test databases. */
-export async function createDatabase(adminUrl: string, name: string): Promise<string> {
-  await adminQuery(adminUrl, `CREATE DATABASE "${name}"`);
+/**
+ * Creates (or drops) a database on the server of `adminUrl`: used for isolated test databases. With
+ * `template`, a copy of that database (which nobody may be connected to meanwhile).
+ */
+export async function createDatabase(adminUrl: string, name: string, template?: string): Promise<string> {
+  await adminQuery(adminUrl, `CREATE DATABASE "${name}"${template ? ` TEMPLATE "${template}"` : ''}`);
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return url.toString();

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { compiledBuild, projectPath } from '../paths.ts';
 
 export const openapiDir = projectPath('openapi');
@@ -37,13 +38,17 @@ const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
  * Loads `openapi/<service>.yaml` (or a document file) with the shared components it references and
  * the service's area files (`openapi/<service>/*.yaml`, see `bundle`). The compiled build carries each
  * service's document already loaded (`dist/openapi/<service>.json`, written by `writeCompiledDocuments`
- * when the build is made), which saves parsing and resolving the YAML at every start.
+ * when the build is made), which saves parsing and resolving the YAML at every start. The sources use
+ * it too while the build is newer than every document file and this loader (`npm test` brings the
+ * build up to date first): parsing the YAML is most of a test platform's start.
  */
 export async function loadApiDocument(serviceOrFile: string): Promise<ApiDocument> {
-  if (!serviceOrFile.endsWith('.yaml') && compiledBuild) {
+  if (!serviceOrFile.endsWith('.yaml')) {
     const compiled = compiledDocumentPath(serviceOrFile);
     // Read without blocking: a start opens its database connections meanwhile.
-    if (fs.existsSync(compiled)) return JSON.parse(await fs.promises.readFile(compiled, 'utf8')) as ApiDocument;
+    if (compiledBuild ? fs.existsSync(compiled) : compiledDocumentIsCurrent(compiled)) {
+      return JSON.parse(await fs.promises.readFile(compiled, 'utf8')) as ApiDocument;
+    }
   }
   const service = path.basename(serviceOrFile, '.yaml');
   const file = serviceOrFile.endsWith('.yaml') ? serviceOrFile : path.join(openapiDir, `${service}.yaml`);
@@ -78,6 +83,19 @@ export async function loadApiDocument(serviceOrFile: string): Promise<ApiDocumen
 }
 
 const compiledDocumentPath = (service: string) => projectPath('dist', 'openapi', `${service}.json`);
+
+/** True when `compiled` exists and the build that wrote it began after the last change to openapi/ and this module. */
+function compiledDocumentIsCurrent(compiled: string): boolean {
+  // The build's stamp holds the time it began (bin/build.mjs): a file saved during the build counts as newer.
+  const built = fs.statSync(projectPath('dist', '.built'), { throwIfNoEntry: false })?.mtimeMs;
+  if (built === undefined || !fs.existsSync(compiled)) return false;
+  const newest = (dir: string): number =>
+    Math.max(0, ...fs.readdirSync(dir, { withFileTypes: true }).map((entry) => {
+      const file = path.join(dir, entry.name);
+      return entry.isDirectory() ? newest(file) : fs.statSync(file).mtimeMs;
+    }));
+  return built >= Math.max(newest(openapiDir), fs.statSync(fileURLToPath(import.meta.url)).mtimeMs);
+}
 
 /** Writes every service's loaded document into the build (called by bin/build.mjs after compiling). */
 export async function writeCompiledDocuments(services: readonly string[]): Promise<void> {
