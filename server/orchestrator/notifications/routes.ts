@@ -1,9 +1,10 @@
-import type { Handler } from '../../platform/http/operations.ts';
+import type { operations } from '../../contracts/openapi/ol.ts';
+import type { Handler, Handlers } from '../../platform/http/operations.ts';
 import { pageRequest } from '../../platform/http/pagination.ts';
 import { ok } from '../../platform/http/reply.ts';
 import type { Notifications } from './service.ts';
 
-export function notificationRoutes(notifications: Notifications): Record<string, Handler> {
+export function notificationRoutes(notifications: Notifications): Handlers<operations> {
   const me = (call: Parameters<Handler>[0]) => call.principal!.userId!;
   return {
     listDevMailbox: async (call) => ok(await notifications.devMailbox(call.query.to, call.query.limit)),
