@@ -1,11 +1,11 @@
 import type { operations } from '../../contracts/openapi/ol.ts';
-import type { Handler, Handlers } from '../../platform/http/operations.ts';
+import type { Call, Handlers } from '../../platform/http/operations.ts';
 import { pageRequest } from '../../platform/http/pagination.ts';
 import { ok } from '../../platform/http/reply.ts';
 import type { Notifications } from './service.ts';
 
 export function notificationRoutes(notifications: Notifications): Handlers<operations> {
-  const me = (call: Parameters<Handler>[0]) => call.principal!.userId!;
+  const me = (call: Call) => call.principal!.userId!;
   return {
     listDevMailbox: async (call) => ok(await notifications.devMailbox(call.query.to, call.query.limit)),
     listDevSms: async (call) => ok(await notifications.devSms(call.query.to, call.query.limit)),
