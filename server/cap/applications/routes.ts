@@ -1,4 +1,5 @@
-import type { Handler } from '../../platform/http/operations.ts';
+import type { operations } from '../../contracts/openapi/cap.ts';
+import type { Call, CallInput, Handler, Handlers } from '../../platform/http/operations.ts';
 import { created, ok } from '../../platform/http/reply.ts';
 import type { Centres } from '../centres/index.ts';
 import type { ActingContexts, CapAuth } from '../people/index.ts';
@@ -6,10 +7,10 @@ import type { CentreFigures } from './figures/centre.ts';
 import { viewerOf, type Applications } from './service.ts';
 
 /** `/applications*` (openapi/cap/applications.yaml): the candidate's own, or the acting centre's. */
-export function applicationRoutes(auth: CapAuth, contexts: ActingContexts, applications: Applications, centres: Pick<Centres, 'staffMember'>, figures: CentreFigures): Record<string, Handler> {
-  const asViewer = (handler: (call: Parameters<Handler>[0], viewer: ReturnType<typeof viewerOf>) => ReturnType<Handler>): Handler =>
-    contexts.bound((call, context) => handler(call, viewerOf(context, auth.caller(call).userId)));
-  const asCandidate = (handler: Handler): Handler => contexts.as('candidate', (call) => handler(call));
+export function applicationRoutes(auth: CapAuth, contexts: ActingContexts, applications: Applications, centres: Pick<Centres, 'staffMember'>, figures: CentreFigures): Handlers<operations> {
+  const asViewer = <In extends CallInput>(handler: (call: Call<In>, viewer: ReturnType<typeof viewerOf>) => ReturnType<Handler>): Handler<In> =>
+    contexts.bound<In>((call, context) => handler(call, viewerOf(context, auth.caller(call).userId)));
+  const asCandidate = <In extends CallInput>(handler: Handler<In>): Handler<In> => contexts.as<In>('candidate', (call) => handler(call));
   return {
     createApplication: asCandidate(async (call) => created(await applications.create(auth.caller(call).userId, call.body))),
     listApplications: asViewer(async (call, viewer) => {

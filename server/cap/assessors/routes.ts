@@ -1,4 +1,5 @@
-import type { Call, Handler } from '../../platform/http/operations.ts';
+import type { operations } from '../../contracts/openapi/cap.ts';
+import type { Call, CallInput, Handler, Handlers } from '../../platform/http/operations.ts';
 import { created, ok } from '../../platform/http/reply.ts';
 import { moderationRoutes, type ActingContexts, type CapAuth, type PlatformRoles } from '../people/index.ts';
 import type { AdminAssessors } from './moderation.ts';
@@ -8,10 +9,10 @@ import type { JobPostings } from './postings.ts';
 import type { AssessorConsole } from './console.ts';
 
 /** The assessor market: retained requests, the centre's assessor roster, job postings, the marketplace and the assessor console. */
-export function assessorMarketRoutes(auth: CapAuth, contexts: ActingContexts, areas: { retained: RetainedRequests; roster: Roster; postings: JobPostings; console: AssessorConsole }): Record<string, Handler> {
+export function assessorMarketRoutes(auth: CapAuth, contexts: ActingContexts, areas: { retained: RetainedRequests; roster: Roster; postings: JobPostings; console: AssessorConsole }): Handlers<operations> {
   const { retained, roster, postings, console: own } = areas;
   const userId = (call: Call) => auth.caller(call).userId;
-  const asAssessor = (handler: (call: Call, userId: string) => ReturnType<Handler>) => contexts.as('assessor', (call) => handler(call, userId(call)));
+  const asAssessor = <In extends CallInput>(handler: (call: Call<In>, userId: string) => ReturnType<Handler>) => contexts.as<In>('assessor', (call) => handler(call, userId(call)));
   const page = ({ items, meta }: { items: unknown[]; meta: object }) => ok(items, { ...meta });
 
   return {
@@ -53,7 +54,7 @@ export function assessorMarketRoutes(auth: CapAuth, contexts: ActingContexts, ar
 }
 
 /** `/admin/assessors*` (openapi/cap/admin-assessors.yaml): authorised by platform permission, with no persona headers. */
-export function adminAssessorRoutes(auth: CapAuth, roles: PlatformRoles, assessors: AdminAssessors): Record<string, Handler> {
+export function adminAssessorRoutes(auth: CapAuth, roles: PlatformRoles, assessors: AdminAssessors): Handlers<operations> {
   return {
     listAdminAssessors: roles.allowed(auth, 'platform.assessors.read', async (call) => {
       const { items, meta } = await assessors.list(call.query);

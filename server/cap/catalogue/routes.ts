@@ -1,12 +1,13 @@
-import type { Handler } from '../../platform/http/operations.ts';
+import type { operations } from '../../contracts/openapi/cap.ts';
+import type { CallInput, Handler, Handlers } from '../../platform/http/operations.ts';
 import { created, ok } from '../../platform/http/reply.ts';
 import type { CapAuth, PlatformRoles } from '../people/index.ts';
 import type { Catalogue } from './service.ts';
 
 /** The public catalogue (no bearer) and its editing by platform admins (openapi/cap/catalogue.yaml, admin-catalogue.yaml). */
-export function catalogueRoutes(auth: CapAuth, roles: PlatformRoles, catalogue: Catalogue): Record<string, Handler> {
-  const read = (handler: Handler) => roles.allowed(auth, 'platform.catalogue.read', handler);
-  const write = (handler: Handler) => roles.allowed(auth, 'platform.catalogue.write', handler);
+export function catalogueRoutes(auth: CapAuth, roles: PlatformRoles, catalogue: Catalogue): Handlers<operations> {
+  const read = <In extends CallInput>(handler: Handler<In>) => roles.allowed(auth, 'platform.catalogue.read', handler);
+  const write = <In extends CallInput>(handler: Handler<In>) => roles.allowed(auth, 'platform.catalogue.write', handler);
   const page = ({ items, meta }: { items: unknown[]; meta: object }) => ok(items, { ...meta });
   return {
     listSectors: async () => ok(await catalogue.sectors()),

@@ -6,7 +6,8 @@ import { notFound } from '../../platform/http/errors.ts';
 import { readFile } from 'node:fs/promises';
 import { newId } from '../../platform/ids.ts';
 import { projectPath } from '../../platform/paths.ts';
-import type { Handler } from '../../platform/http/operations.ts';
+import type { operations } from '../../contracts/openapi/cap.ts';
+import type { Handlers } from '../../platform/http/operations.ts';
 import { raw } from '../../platform/http/reply.ts';
 import type { ServiceDeps } from '../../platform/service.ts';
 
@@ -65,7 +66,7 @@ export interface StateLevers {
  * user" state and everything else from CAP's public API, all over HTTP; what no API of a user does
  * (the platform_admin role, an admin's approval) goes through the modules' own functions (`levers`).
  */
-export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers'>, levers: StateLevers): Record<string, Handler> {
+export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers'>, levers: StateLevers): Handlers<operations> {
   const verified = (params: { email?: unknown; password?: unknown }, intents: string[]) => verifiedUser(deps.peers.url('ol'), params, intents);
 
   /**

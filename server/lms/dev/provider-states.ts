@@ -3,7 +3,8 @@ import { platformCall } from '../../platform/dev/http.ts';
 import { onboard, verifiedUser, type VerifiedUser } from '../../contracts/dev-states.ts';
 import { QueryTypes } from 'sequelize';
 import { notFound } from '../../platform/http/errors.ts';
-import type { Handler } from '../../platform/http/operations.ts';
+import type { operations } from '../../contracts/openapi/lms.ts';
+import type { Handlers } from '../../platform/http/operations.ts';
 import { raw } from '../../platform/http/reply.ts';
 import { newId } from '../../platform/ids.ts';
 import type { ServiceDeps } from '../../platform/service.ts';
@@ -16,7 +17,7 @@ import type { StaffRole } from '../people/index.ts';
  * at a given stage, instructors and their courses, learners of a paid course, a completed course's event. Defined in fixtures/states/lms.yaml. The account comes from the Orchestrator's
  * own "a verified user" state and the onboardings from the LMS's public API, all over HTTP.
  */
-export function lmsProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers' | 'sequelize'>): Record<string, Handler> {
+export function lmsProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers' | 'sequelize'>): Handlers<operations> {
   /** An instructor: the invite is written as an operator would (only staff invite through the API), then onboarded. */
   async function instructor(user: VerifiedUser) {
     await createInvites(deps.sequelize).create('instructor', user.email, null);

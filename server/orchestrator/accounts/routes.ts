@@ -1,5 +1,6 @@
 import { clientAddress } from '../../platform/http/app.ts';
-import type { Call, Handler } from '../../platform/http/operations.ts';
+import type { operations } from '../../contracts/openapi/ol.ts';
+import type { Call, Handlers } from '../../platform/http/operations.ts';
 import { created, ok } from '../../platform/http/reply.ts';
 import type { Accounts, Origin, SignedIn } from './service.ts';
 
@@ -11,7 +12,7 @@ function signedIn(call: Call): SignedIn {
 /** The client's address (the throttles count by it). */
 const origin = (call: Call): Origin => ({ address: clientAddress(call.req) });
 
-export function accountRoutes(accounts: Accounts): Record<string, Handler> {
+export function accountRoutes(accounts: Accounts): Handlers<operations> {
   return {
     register: async (call) => created(await accounts.register(call.body)),
     resendOtp: async (call) => ok(await accounts.sendOtp(call.body)),

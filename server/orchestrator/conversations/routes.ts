@@ -1,5 +1,6 @@
 import { unprocessable } from '../../platform/http/errors.ts';
-import type { Call, Handler } from '../../platform/http/operations.ts';
+import type { operations } from '../../contracts/openapi/ol.ts';
+import type { Call, Handlers } from '../../platform/http/operations.ts';
 import { pageRequest } from '../../platform/http/pagination.ts';
 import { created, ok } from '../../platform/http/reply.ts';
 import type { Conversations } from './service.ts';
@@ -15,7 +16,7 @@ function broadcastSender(call: Call, senderId: string | undefined): string {
   return me;
 }
 
-export function conversationRoutes(conversations: Conversations): Record<string, Handler> {
+export function conversationRoutes(conversations: Conversations): Handlers<operations> {
   const me = (call: Call) => call.principal!.userId!;
   return {
     createConversation: async (call) => created(await conversations.create(me(call), { ...call.body, body: call.body.message })),

@@ -5,7 +5,8 @@ import { applyStates, loadStateDefinitions, substitute, type StateDefinition } f
 import { platformCall } from '../../platform/dev/http.ts';
 import { callUnary } from '../../platform/grpc/client.ts';
 import { notFound } from '../../platform/http/errors.ts';
-import type { Handler } from '../../platform/http/operations.ts';
+import type { operations } from '../../contracts/openapi/ol.ts';
+import type { Handlers } from '../../platform/http/operations.ts';
 import { raw } from '../../platform/http/reply.ts';
 import { newId } from '../../platform/ids.ts';
 import type { EventType, PlatformEvent } from '../../platform/events/types.ts';
@@ -18,7 +19,7 @@ import type { ServiceDeps } from '../../platform/service.ts';
  * fixtures/states/ol.yaml; built through the public HTTP API, the dev mailbox and the gRPC
  * IdentityService and PaymentsService, as a client would.
  */
-export function olProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers' | 'sequelize'>): Record<string, Handler> {
+export function olProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers' | 'sequelize'>): Handlers<operations> {
   const api = (method: 'GET' | 'POST' | 'DELETE', path: string, options: { body?: unknown; token?: string } = {}) =>
     platformCall(deps.peers.url('ol'), method, path, options);
 

@@ -1,5 +1,6 @@
 import { serviceNames } from '../../platform/grpc/proto.ts';
-import type { Handler } from '../../platform/http/operations.ts';
+import type { operations } from '../../contracts/openapi/ol.ts';
+import type { Handlers } from '../../platform/http/operations.ts';
 import { ok } from '../../platform/http/reply.ts';
 import type { Peers } from '../../platform/service.ts';
 
@@ -13,7 +14,7 @@ export function reachableAddress(address: string, callerHost: string): string {
 }
 
 /** `GET /.well-known/grpc-services`: where each gRPC service of the platform listens. */
-export function discoveryRoutes(peers: Peers): Record<string, Handler> {
+export function discoveryRoutes(peers: Peers): Handlers<operations> {
   const listeners: Array<[string[], () => string]> = [
     [[serviceNames.identity, serviceNames.payments], () => peers.olGrpcAddress()],
     [[serviceNames.recommendations], () => peers.lmsGrpcAddress()],

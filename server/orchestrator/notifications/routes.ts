@@ -1,10 +1,11 @@
-import type { Handler } from '../../platform/http/operations.ts';
+import type { operations } from '../../contracts/openapi/ol.ts';
+import type { Call, Handlers } from '../../platform/http/operations.ts';
 import { pageRequest } from '../../platform/http/pagination.ts';
 import { ok } from '../../platform/http/reply.ts';
 import type { Notifications } from './service.ts';
 
-export function notificationRoutes(notifications: Notifications): Record<string, Handler> {
-  const me = (call: Parameters<Handler>[0]) => call.principal!.userId!;
+export function notificationRoutes(notifications: Notifications): Handlers<operations> {
+  const me = (call: Call) => call.principal!.userId!;
   return {
     listDevMailbox: async (call) => ok(await notifications.devMailbox(call.query.to, call.query.limit)),
     listDevSms: async (call) => ok(await notifications.devSms(call.query.to, call.query.limit)),

@@ -1,6 +1,7 @@
 import { rawBody } from '../../platform/http/app.ts';
 import { unauthorized, validationFailed } from '../../platform/http/errors.ts';
-import type { Handler, SecurityHandler } from '../../platform/http/operations.ts';
+import type { operations } from '../../contracts/openapi/ol.ts';
+import type { SecurityHandler, Handlers } from '../../platform/http/operations.ts';
 import { ok } from '../../platform/http/reply.ts';
 import type { PaymentProvider } from './provider.ts';
 import type { Payments } from './service.ts';
@@ -19,7 +20,7 @@ export function webhookSignatureAuth(provider: PaymentProvider): SecurityHandler
   };
 }
 
-export function paymentRoutes(payments: Payments, provider: PaymentProvider): Record<string, Handler> {
+export function paymentRoutes(payments: Payments, provider: PaymentProvider): Handlers<operations> {
   return {
     receivePaymentWebhook: async (call) => {
       let notice;

@@ -1,11 +1,12 @@
-import type { Handler } from '../../platform/http/operations.ts';
+import type { operations } from '../../contracts/openapi/ol.ts';
+import type { Handlers } from '../../platform/http/operations.ts';
 import { ok, type Reply } from '../../platform/http/reply.ts';
 import type { ReferenceData } from './service.ts';
 
 /** Public lists change rarely: browsers and proxies may keep them a day (the spec's bank-list limit). */
 const publicForADay = (reply: Reply): Reply => ({ ...reply, headers: { 'Cache-Control': 'public, max-age=86400' } });
 
-export function referenceRoutes(reference: ReferenceData): Record<string, Handler> {
+export function referenceRoutes(reference: ReferenceData): Handlers<operations> {
   return {
     listBanks: async (call) => publicForADay(ok(await reference.banks(call.query.country ?? 'NG'))),
     resolveBankAccount: async (call) => {

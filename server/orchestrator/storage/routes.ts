@@ -1,6 +1,7 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { unauthorized } from '../../platform/http/errors.ts';
-import type { Call, Handler, SecurityHandler } from '../../platform/http/operations.ts';
+import type { operations } from '../../contracts/openapi/ol.ts';
+import type { Call, SecurityHandler, Handlers } from '../../platform/http/operations.ts';
 import { created, ok, streamed } from '../../platform/http/reply.ts';
 import type { Storage } from './service.ts';
 
@@ -24,7 +25,7 @@ export function serviceKeyAuth(serviceApiKey: string): SecurityHandler {
 /** A user with their bearer token, or a service with the service key. */
 const callerOf = (call: Call) => (call.principal!.kind === 'service' ? { kind: 'service' as const } : { kind: 'user' as const, userId: call.principal!.userId! });
 
-export function storageRoutes(storage: Storage): Record<string, Handler> {
+export function storageRoutes(storage: Storage): Handlers<operations> {
   return {
     uploadAsset: async (call) => created(await storage.upload(callerOf(call), call.req)),
     createUploadUrl: async (call) => created(await storage.uploadUrl(call.principal!.userId!, call.body)),

@@ -18,14 +18,21 @@ export interface Principal {
   claims?: Record<string, unknown>;
 }
 
+/** The inputs of a call: path parameters, query and body. Loose (`any`) unless typed from a document. */
+export interface CallInput {
+  params: any;
+  query: any;
+  body: any;
+}
+
 /** A validated request, as a handler sees it. No response object: handlers return a Reply. */
-export interface Call {
+export interface Call<In extends CallInput = { params: Record<string, any>; query: Record<string, any>; body: any }> {
   operationId: string;
-  params: Record<string, any>;
-  query: Record<string, any>;
+  params: In['params'];
+  query: In['query'];
   /** The documented headers, lower-cased and validated. */
   headers: Record<string, any>;
-  body: any;
+  body: In['body'];
   requestId: string;
   log: Logger;
   principal?: Principal;
@@ -33,7 +40,47 @@ export interface Call {
   req: Request;
 }
 
-export type Handler = (call: Call) => Promise<Reply> | Reply;
+export type Handler<In extends CallInput = any> = (call: Call<In>) => Promise<Reply> | Reply;
+
+/**
+ * The inputs of one operation of a document's generated types (server/contracts/openapi/<service>.ts,
+ * `npm run types`): its path parameters, its query, and its JSON request body (`undefined` when the
+ * body is optional and absent). A body that is not JSON (a multipart upload, a file's bytes) is left
+ * to the handler to read from `call.req`, as `unknown`.
+ */
+export interface InputOf<Op> {
+  params: Part<Op, 'path'>;
+  query: Part<Op, 'query'>;
+  body: BodyOf<Op>;
+}
+
+type BodyOf<Op> = Op extends { requestBody?: infer R }
+  ? [NonNullable<R>] extends [never]
+    ? undefined
+    : NonNullable<R> extends { content: { 'application/json': infer B } }
+      ? Op extends { requestBody: unknown }
+        ? B
+        : B | undefined
+      : unknown
+  : undefined;
+
+type Part<Op, K extends 'path' | 'query'> = Op extends { parameters: infer P }
+  ? K extends keyof P
+    ? [NonNullable<P[K]>] extends [never]
+      ? Record<string, never>
+      : NonNullable<P[K]>
+    : Record<string, never>
+  : Record<string, never>;
+
+/** The call of one operation of a document's `operations` type. */
+export type CallOf<Op> = Call<InputOf<Op>>;
+
+/**
+ * Handlers keyed by operationId, each typed from its operation in a document's generated types:
+ * `const handlers: Handlers<operations> = { createThing: (call) => ... call.body.name ... }`.
+ */
+export type Handlers<Ops> = { [Id in keyof Ops]?: Handler<InputOf<Ops[Id]>> };
+
 /** Establishes `call.principal` for one security scheme of the document, or throws an AppError. */
 export type SecurityHandler = (call: Call) => Promise<void> | void;
 
@@ -57,7 +104,7 @@ export interface OperationRouter extends express.RequestHandler {
  * table lookup (a map for literal paths, then templated paths, most literal first), not a walk
  * through one route per operation: a service has hundreds.
  */
-export function bindOperations(service: string, doc: ApiDocument, handlers: Record<string, Handler>, options: BindOptions = {}): OperationRouter {
+export function bindOperations(service: string, doc: ApiDocument, handlers: Record<string, Handler | undefined>, options: BindOptions = {}): OperationRouter {
   const documented = new Set(doc.operations.map((o) => o.operationId));
   const unrouted = [...documented].filter((id) => !handlers[id]);
   const undocumented = Object.keys(handlers).filter((id) => !documented.has(id));

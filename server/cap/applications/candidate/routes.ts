@@ -1,12 +1,13 @@
-import type { Handler } from '../../../platform/http/operations.ts';
+import type { operations } from '../../../contracts/openapi/cap.ts';
+import type { Call, Handlers } from '../../../platform/http/operations.ts';
 import { ok } from '../../../platform/http/reply.ts';
 import { viewerOf } from '../service.ts';
 import type { ActingContexts, CapAuth } from '../../people/index.ts';
 import type { CandidateArea } from './service.ts';
 
 /** `/candidate/*` and the application timeline (openapi/cap/candidate.yaml). */
-export function candidateRoutes(auth: CapAuth, contexts: ActingContexts, candidate: CandidateArea): Record<string, Handler> {
-  const userId = (call: Parameters<Handler>[0]) => auth.caller(call).userId;
+export function candidateRoutes(auth: CapAuth, contexts: ActingContexts, candidate: CandidateArea): Handlers<operations> {
+  const userId = (call: Call) => auth.caller(call).userId;
   return {
     getCandidateProfile: contexts.as('candidate', async (call) => ok(await candidate.profile(userId(call)))),
     getCandidateSignature: contexts.as('candidate', async (call) => ok(await candidate.signature(userId(call)))),

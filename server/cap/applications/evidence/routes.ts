@@ -1,16 +1,17 @@
-import type { Call, Handler } from '../../../platform/http/operations.ts';
+import type { operations } from '../../../contracts/openapi/cap.ts';
+import type { Call, CallInput, Handler, Handlers } from '../../../platform/http/operations.ts';
 import { created, ok } from '../../../platform/http/reply.ts';
 import { readerOf } from '../service.ts';
 import type { ActingContexts, CapAuth } from '../../people/index.ts';
 import type { Evidence, Owner } from './service.ts';
 
 /** `/applications/{id}/evidence*` (openapi/cap/evidence.yaml): written by the candidate, read by whoever may read the application. */
-export function evidenceRoutes(auth: CapAuth, contexts: ActingContexts, evidence: Evidence): Record<string, Handler> {
-  const reading = (handler: (call: Call, reader: ReturnType<typeof readerOf>) => ReturnType<Handler>): Handler =>
-    contexts.bound((call, context) => handler(call, readerOf(context, auth.caller(call).userId)));
+export function evidenceRoutes(auth: CapAuth, contexts: ActingContexts, evidence: Evidence): Handlers<operations> {
+  const reading = <In extends CallInput>(handler: (call: Call<In>, reader: ReturnType<typeof readerOf>) => ReturnType<Handler>): Handler<In> =>
+    contexts.bound<In>((call, context) => handler(call, readerOf(context, auth.caller(call).userId)));
   // The candidate's own token proves which uploaded files are theirs.
-  const owning = (handler: (call: Call, owner: Owner) => ReturnType<Handler>): Handler =>
-    contexts.as('candidate', (call) => handler(call, { userId: auth.caller(call).userId, bearer: auth.token(call) }));
+  const owning = <In extends CallInput>(handler: (call: Call<In>, owner: Owner) => ReturnType<Handler>): Handler<In> =>
+    contexts.as<In>('candidate', (call) => handler(call, { userId: auth.caller(call).userId, bearer: auth.token(call) }));
   return {
     listApplicationEvidence: reading(async (call, reader) => {
       const { items, meta } = await evidence.list(reader, call.params.id, call.query);

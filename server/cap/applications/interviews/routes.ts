@@ -1,4 +1,5 @@
-import type { Call, Handler } from '../../../platform/http/operations.ts';
+import type { operations } from '../../../contracts/openapi/cap.ts';
+import type { Call, CallInput, Handler, Handlers } from '../../../platform/http/operations.ts';
 import { created, ok } from '../../../platform/http/reply.ts';
 import { viewerOf } from '../service.ts';
 import type { ActingContexts, CapAuth } from '../../people/index.ts';
@@ -8,9 +9,9 @@ import type { Caller, CentreActor, Interviews } from './service.ts';
  * Interviews (openapi/cap/interviews.yaml): set up by the centre, read by the application's candidate,
  * centre and assigned assessors, written by the panel (assessors) and signed and appealed by the candidate.
  */
-export function interviewRoutes(auth: CapAuth, contexts: ActingContexts, interviews: Interviews): Record<string, Handler> {
-  const forCentre = (handler: (call: Call, actor: CentreActor) => ReturnType<Handler>): Handler =>
-    contexts.centre((call, context) => handler(call, { userId: auth.caller(call).userId, centreId: context.centreId }));
+export function interviewRoutes(auth: CapAuth, contexts: ActingContexts, interviews: Interviews): Handlers<operations> {
+  const forCentre = <In extends CallInput>(handler: (call: Call<In>, actor: CentreActor) => ReturnType<Handler>): Handler<In> =>
+    contexts.centre<In>((call, context) => handler(call, { userId: auth.caller(call).userId, centreId: context.centreId }));
   const reading = (read: (context: Parameters<Parameters<ActingContexts['bound']>[0]>[1], userId: string, applicationId: string) => Promise<unknown>): Handler =>
     contexts.bound(async (call, context) => ok(await read(context, auth.caller(call).userId, call.params.id)));
   // The caller's own token proves which uploaded files (signatures) are theirs.

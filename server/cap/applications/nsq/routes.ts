@@ -1,10 +1,11 @@
-import type { Call, Handler } from '../../../platform/http/operations.ts';
+import type { operations } from '../../../contracts/openapi/cap.ts';
+import type { Call, Handlers } from '../../../platform/http/operations.ts';
 import { created, ok } from '../../../platform/http/reply.ts';
 import type { ActingContexts, CapAuth } from '../../people/index.ts';
 import type { Caller, NsqPaths } from './service.ts';
 
 /** NSQ paths (openapi/cap/nsq.yaml): the induction form, unit assessors, unit evidence, direct observation and sign-off. */
-export function nsqRoutes(auth: CapAuth, contexts: ActingContexts, nsq: NsqPaths): Record<string, Handler> {
+export function nsqRoutes(auth: CapAuth, contexts: ActingContexts, nsq: NsqPaths): Handlers<operations> {
   // The caller's own token proves which uploaded files are theirs.
   const caller = (call: Call): Caller => ({ userId: auth.caller(call).userId, bearer: auth.token(call) });
   return {

@@ -1,12 +1,13 @@
-import type { Handler } from '../../../platform/http/operations.ts';
+import type { operations } from '../../../contracts/openapi/cap.ts';
+import type { Call, Handlers } from '../../../platform/http/operations.ts';
 import { created, ok } from '../../../platform/http/reply.ts';
 import { viewerOf } from '../service.ts';
 import type { ActingContexts, CapAuth, PlatformRoles } from '../../people/index.ts';
 import type { CapPayments } from './service.ts';
 
 /** The payment of an application, centre prices, the wallet and the centre's payments (openapi/cap/payments.yaml). */
-export function capPaymentRoutes(auth: CapAuth, contexts: ActingContexts, roles: PlatformRoles, payments: CapPayments): Record<string, Handler> {
-  const userId = (call: Parameters<Handler>[0]) => auth.caller(call).userId;
+export function capPaymentRoutes(auth: CapAuth, contexts: ActingContexts, roles: PlatformRoles, payments: CapPayments): Handlers<operations> {
+  const userId = (call: Call) => auth.caller(call).userId;
   return {
     getApplicationPaymentQuote: contexts.bound(async (call, context) => ok(await payments.quote(viewerOf(context, userId(call)), call.params.id))),
     payApplication: contexts.as('candidate', async (call) => ok(await payments.pay(userId(call), call.params.id, call.body ?? {}))),

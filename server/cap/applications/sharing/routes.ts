@@ -1,10 +1,11 @@
-import type { Handler } from '../../../platform/http/operations.ts';
+import type { operations } from '../../../contracts/openapi/cap.ts';
+import type { Handlers } from '../../../platform/http/operations.ts';
 import { created, ok, streamed } from '../../../platform/http/reply.ts';
 import type { ActingContexts, CapAuth } from '../../people/index.ts';
 import type { Sharing } from './service.ts';
 
 /** Share tokens (the candidate) and the public shared view with its file proxy (openapi/cap/sharing.yaml). */
-export function sharingRoutes(auth: CapAuth, contexts: ActingContexts, sharing: Sharing): Record<string, Handler> {
+export function sharingRoutes(auth: CapAuth, contexts: ActingContexts, sharing: Sharing): Handlers<operations> {
   return {
     createShareToken: contexts.as('candidate', async (call) => created(await sharing.create(auth.caller(call).userId, call.params.id))),
     revokeShareToken: contexts.as('candidate', async (call) => ok(await sharing.revoke(auth.caller(call).userId, call.params.id))),

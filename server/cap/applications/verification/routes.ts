@@ -1,11 +1,12 @@
-import type { Call, Handler } from '../../../platform/http/operations.ts';
+import type { operations } from '../../../contracts/openapi/cap.ts';
+import type { Call, Handlers } from '../../../platform/http/operations.ts';
 import { created, ok } from '../../../platform/http/reply.ts';
 import { readerOf } from '../service.ts';
 import type { ActingContexts, CapAuth } from '../../people/index.ts';
 import type { Verification } from './service.ts';
 
 /** IV, forwarding, EV and certificates (openapi/cap/verification.yaml). */
-export function verificationRoutes(auth: CapAuth, contexts: ActingContexts, verification: Verification): Record<string, Handler> {
+export function verificationRoutes(auth: CapAuth, contexts: ActingContexts, verification: Verification): Handlers<operations> {
   const userId = (call: Call) => auth.caller(call).userId;
   return {
     assignInternalVerifier: contexts.centre(async (call, context) => ok(await verification.assignInternalVerifier(context, userId(call), call.params.id, call.body.assessorId))),

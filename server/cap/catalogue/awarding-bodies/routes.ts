@@ -1,9 +1,10 @@
-import type { Handler } from '../../../platform/http/operations.ts';
+import type { operations } from '../../../contracts/openapi/cap.ts';
+import type { Handlers } from '../../../platform/http/operations.ts';
 import { created, ok } from '../../../platform/http/reply.ts';
 import type { ActingContexts, CapAuth, PlatformRoles } from '../../people/index.ts';
 import type { AwardingBodies } from './service.ts';
 
-export function awardingBodyRoutes(auth: CapAuth, roles: PlatformRoles, contexts: ActingContexts, bodies: AwardingBodies): Record<string, Handler> {
+export function awardingBodyRoutes(auth: CapAuth, roles: PlatformRoles, contexts: ActingContexts, bodies: AwardingBodies): Handlers<operations> {
   return {
     createAdminAwardingBody: roles.allowed(auth, 'platform.awarding_bodies.write', async (call) => created(await bodies.create(auth.caller(call).userId, call.body))),
     listAwardingBodies: async () => ok(await bodies.list()),

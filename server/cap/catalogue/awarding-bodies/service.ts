@@ -8,7 +8,7 @@ import { defineAwardingBodyModels, type AwardingBody, type AwardingBodyMember, t
 export interface NewAwardingBody {
   name: string;
   registrationNo: string;
-  logoAssetId?: string;
+  logoAssetId?: string | null;
   /** Its first admin, who can then invite its staff. */
   admin: { name: string; email: string };
 }

@@ -1,9 +1,10 @@
-import type { Handler } from '../../../platform/http/operations.ts';
+import type { operations } from '../../../contracts/openapi/cap.ts';
+import type { Handlers } from '../../../platform/http/operations.ts';
 import { created, ok } from '../../../platform/http/reply.ts';
 import type { CapAuth, PlatformRoles } from '../../people/index.ts';
 import type { PlatformConfigService } from './service.ts';
 
-export function platformConfigRoutes(auth: CapAuth, roles: PlatformRoles, config: PlatformConfigService): Record<string, Handler> {
+export function platformConfigRoutes(auth: CapAuth, roles: PlatformRoles, config: PlatformConfigService): Handlers<operations> {
   return {
     getPlatformConfig: roles.allowed(auth, 'platform.pricing.read', async () => ok({ ...(await config.current()), terms: await config.latestPolicy('terms') })),
     updatePlatformConfig: roles.allowed(auth, 'platform.config.write', async (call) => ok(await config.update(auth.caller(call).userId, call.body))),

@@ -1,11 +1,12 @@
-import type { Handler } from '../../../platform/http/operations.ts';
+import type { operations } from '../../../contracts/openapi/cap.ts';
+import type { CallInput, Handler, Handlers } from '../../../platform/http/operations.ts';
 import { created, ok } from '../../../platform/http/reply.ts';
 import type { CapAuth, PlatformRoles } from '../../people/index.ts';
 import type { Templates } from './service.ts';
 
 /** Downloadable and workflow templates (openapi/cap/templates.yaml). */
-export function templateRoutes(auth: CapAuth, roles: PlatformRoles, templates: Templates): Record<string, Handler> {
-  const admin = (handler: Handler) => roles.allowed(auth, 'platform.templates.write', handler);
+export function templateRoutes(auth: CapAuth, roles: PlatformRoles, templates: Templates): Handlers<operations> {
+  const admin = <In extends CallInput>(handler: Handler<In>) => roles.allowed(auth, 'platform.templates.write', handler);
   return {
     listAdminTemplates: admin(async () => ok(await templates.downloads())),
     putAdminTemplates: admin(async (call) => ok(await templates.putDownloads(auth.caller(call).userId, auth.token(call), call.body.templates))),

@@ -1,9 +1,10 @@
-import type { Handler } from '../../../platform/http/operations.ts';
+import type { operations } from '../../../contracts/openapi/cap.ts';
+import type { Handlers } from '../../../platform/http/operations.ts';
 import { created, ok } from '../../../platform/http/reply.ts';
 import type { ActingContexts, CapAuth } from '../../people/index.ts';
 import type { StaffService } from './service.ts';
 
-export function staffRoutes(auth: CapAuth, contexts: ActingContexts, staff: StaffService): Record<string, Handler> {
+export function staffRoutes(auth: CapAuth, contexts: ActingContexts, staff: StaffService): Handlers<operations> {
   return {
     addCentreStaff: contexts.centre(async (call, context) => created(await staff.add(context, call.body))),
     listCentreStaff: contexts.centre(async (call, context) => {

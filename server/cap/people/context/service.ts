@@ -1,14 +1,14 @@
 import { AppError, forbidden } from '../../../platform/http/errors.ts';
-import type { Call, Handler } from '../../../platform/http/operations.ts';
+import type { Call, CallInput, Handler } from '../../../platform/http/operations.ts';
 import type { Reply } from '../../../platform/http/reply.ts';
 import { operableStatuses } from '../moderation/lifecycle.ts';
 import type { Standing } from '../models.ts';
 import { membershipsOf, resolveActingContext, type ActingContext } from './resolve.ts';
 import type { Persona } from '../vocabulary.ts';
 
-export type ContextHandler = (call: Call, context: ActingContext) => Promise<Reply> | Reply;
+export type ContextHandler<In extends CallInput = any> = (call: Call<In>, context: ActingContext) => Promise<Reply> | Reply;
 export type CentreContext = Extract<ActingContext, { persona: 'centre' }>;
-export type CentreHandler = (call: Call, context: CentreContext) => Promise<Reply> | Reply;
+export type CentreHandler<In extends CallInput = any> = (call: Call<In>, context: CentreContext) => Promise<Reply> | Reply;
 
 /**
  * The acting context of authenticated, non-exempt operations: takes the caller's memberships from the
@@ -37,10 +37,11 @@ export function createActingContexts(standingOf: (call: Call) => Standing) {
 
   return {
     resolve,
+    // Generic in the call's inputs: a wrapped handler keeps the typed inputs of its operation (Handlers<operations>).
     /** A handler that runs in the caller's acting context (resolved, or the call fails with the table's error). */
-    bound: (handler: ContextHandler): Handler => async (call) => handler(call, await resolve(call)),
+    bound: <In extends CallInput>(handler: ContextHandler<In>): Handler<In> => async (call) => handler(call, await resolve(call)),
     /** A handler of an operation for one persona: the context must be that persona. */
-    as: (persona: Exclude<Persona, 'centre'>, handler: ContextHandler): Handler => async (call) => {
+    as: <In extends CallInput>(persona: Exclude<Persona, 'centre'>, handler: ContextHandler<In>): Handler<In> => async (call) => {
       const context = await resolve(call);
       if (context.persona !== persona) {
         throw forbidden(`auth.${persona}_persona_required`, `This acts as ${persona}, and you are acting as ${context.persona}: send X-CAP-PERSONA: ${persona}.`);
@@ -48,7 +49,7 @@ export function createActingContexts(standingOf: (call: Call) => Standing) {
       return handler(call, context);
     },
     /** A handler of a centre operation: the context must be the centre persona, which gives the centre and role. */
-    centre: (handler: CentreHandler): Handler => async (call) => {
+    centre: <In extends CallInput>(handler: CentreHandler<In>): Handler<In> => async (call) => {
       const context = await resolve(call);
       if (context.persona !== 'centre') {
         throw forbidden('auth.centre_persona_required', `This acts for a centre, and you are acting as ${context.persona}: send X-CAP-PERSONA: centre.`);

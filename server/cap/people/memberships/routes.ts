@@ -1,9 +1,10 @@
-import type { Handler } from '../../../platform/http/operations.ts';
+import type { operations } from '../../../contracts/openapi/cap.ts';
+import type { Handlers } from '../../../platform/http/operations.ts';
 import { ok } from '../../../platform/http/reply.ts';
 import type { CapAuth } from '../auth.ts';
 import type { Invitations } from './invitations.ts';
 
-export function invitationRoutes(auth: CapAuth, invitations: Invitations): Record<string, Handler> {
+export function invitationRoutes(auth: CapAuth, invitations: Invitations): Handlers<operations> {
   return {
     listMyInvitations: async (call) => ok(await invitations.list(auth.caller(call).userId)),
     acceptInvitation: async (call) => ok(await invitations.accept(auth.caller(call).userId, call.params.id)),

@@ -1,10 +1,11 @@
-import type { Call, Handler } from '../../../platform/http/operations.ts';
+import type { operations } from '../../../contracts/openapi/cap.ts';
+import type { Call, Handlers } from '../../../platform/http/operations.ts';
 import { created, ok } from '../../../platform/http/reply.ts';
 import type { CapAuth } from '../auth.ts';
 import type { PassportPhotos } from './passport-photos.ts';
 import type { OnboardingService } from './service.ts';
 
-export function onboardingRoutes(auth: CapAuth, onboarding: OnboardingService, photos: PassportPhotos): Record<string, Handler> {
+export function onboardingRoutes(auth: CapAuth, onboarding: OnboardingService, photos: PassportPhotos): Handlers<operations> {
   const userId = (call: Call) => auth.caller(call).userId;
   const save = (persona: 'candidate' | 'centre' | 'assessor') => async (call: Call) =>
     ok(await photos.withUrl(await onboarding.save(userId(call), persona, await photos.checkedPatch(auth.token(call), call.body))));

@@ -1,6 +1,6 @@
 import type { Sequelize } from 'sequelize';
 import { forbidden } from '../../../platform/http/errors.ts';
-import type { Handler } from '../../../platform/http/operations.ts';
+import type { CallInput, Handler } from '../../../platform/http/operations.ts';
 import type { CapAuth } from '../auth.ts';
 import type { UserIdentity, UserService } from '../service.ts';
 import { defineAdminModels } from './models.ts';
@@ -28,7 +28,7 @@ export function createPlatformRoles(sequelize: Sequelize, users: Pick<UserServic
     },
 
     /** A handler that runs only for callers whose roles allow `permission` (403 `auth.permission_denied` otherwise). */
-    allowed(auth: CapAuth, permission: Permission, handler: Handler): Handler {
+    allowed<In extends CallInput>(auth: CapAuth, permission: Permission, handler: Handler<In>): Handler<In> {
       return async (call) => {
         if (!(await permissionsOf(auth.caller(call).userId)).has(permission)) {
           throw forbidden('auth.permission_denied', `This needs the platform permission ${permission}, which none of your roles gives.`);

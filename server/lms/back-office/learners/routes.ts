@@ -1,12 +1,13 @@
-import type { Handler } from '../../../platform/http/operations.ts';
+import type { operations } from '../../../contracts/openapi/lms.ts';
+import type { Call, Handlers } from '../../../platform/http/operations.ts';
 import { pageRequest } from '../../../platform/http/pagination.ts';
 import { created, ok, raw } from '../../../platform/http/reply.ts';
 import type { Access } from '../../people/index.ts';
 import type { Learners } from './service.ts';
 
 /** Learners and seat allocations: staff holding `learners.manage`. */
-export function learnerRoutes(access: Access, learners: Learners): Record<string, Handler> {
-  const manager = async (call: Parameters<Handler>[0]) => {
+export function learnerRoutes(access: Access, learners: Learners): Handlers<operations> {
+  const manager = async (call: Call) => {
     const actor = await access.actor(call.principal!);
     access.requireCapability(actor, 'learners.manage');
     return actor;

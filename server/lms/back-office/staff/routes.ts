@@ -1,4 +1,5 @@
-import type { Handler } from '../../../platform/http/operations.ts';
+import type { operations } from '../../../contracts/openapi/lms.ts';
+import type { Call, Handlers } from '../../../platform/http/operations.ts';
 import { pageRequest } from '../../../platform/http/pagination.ts';
 import { created, ok } from '../../../platform/http/reply.ts';
 import type { Access } from '../../people/index.ts';
@@ -6,13 +7,13 @@ import type { CourseInstructors } from '../../catalogue/index.ts';
 import type { Invites } from '../../people/index.ts';
 import type { Staff } from './service.ts';
 
-export function instructorRoutes(access: Access, invites: Invites, courseInstructors: CourseInstructors): Record<string, Handler> {
-  const inviter = async (call: Parameters<Handler>[0]) => {
+export function instructorRoutes(access: Access, invites: Invites, courseInstructors: CourseInstructors): Handlers<operations> {
+  const inviter = async (call: Call) => {
     const actor = await access.actor(call.principal!);
     access.requireCapability(actor, 'instructor.invite');
     return actor;
   };
-  const author = async (call: Parameters<Handler>[0]) => {
+  const author = async (call: Call) => {
     const actor = await access.actor(call.principal!);
     access.requireAuthor(actor);
     return actor;
@@ -31,9 +32,9 @@ export function instructorRoutes(access: Access, invites: Invites, courseInstruc
   };
 }
 
-export function staffRoutes(access: Access, invites: Invites, staff: Staff): Record<string, Handler> {
+export function staffRoutes(access: Access, invites: Invites, staff: Staff): Handlers<operations> {
   /** The caller, when they hold `capability`. */
-  const holding = (capability: string) => async (call: Parameters<Handler>[0]) => {
+  const holding = (capability: string) => async (call: Call) => {
     const actor = await access.actor(call.principal!);
     access.requireCapability(actor, capability);
     return actor;

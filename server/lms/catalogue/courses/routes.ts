@@ -1,11 +1,12 @@
 import { bearerToken } from '../../../platform/auth/token.ts';
-import type { Handler } from '../../../platform/http/operations.ts';
+import type { operations } from '../../../contracts/openapi/lms.ts';
+import type { Call, Handlers } from '../../../platform/http/operations.ts';
 import { pageRequest } from '../../../platform/http/pagination.ts';
 import { created, ok } from '../../../platform/http/reply.ts';
 import type { Access } from '../../people/index.ts';
 import type { Courses } from './service.ts';
 
-export function catalogueRoutes(access: Access, courses: Courses): Record<string, Handler> {
+export function catalogueRoutes(access: Access, courses: Courses): Handlers<operations> {
   return {
     getCourses: async (call) => {
       await access.actor(call.principal!);
@@ -18,11 +19,11 @@ export function catalogueRoutes(access: Access, courses: Courses): Record<string
 }
 
 /** The caller's own bearer token, for checks the Orchestrator makes on their behalf (their own uploads). */
-const bearerOf = (call: Parameters<Handler>[0]) => bearerToken(call.req.headers.authorization);
+const bearerOf = (call: Call) => bearerToken(call.req.headers.authorization);
 
-export function authoringRoutes(access: Access, courses: Courses): Record<string, Handler> {
+export function authoringRoutes(access: Access, courses: Courses): Handlers<operations> {
   /** The caller, when they may author at all (instructor or staff onboarding completed). */
-  const author = async (call: Parameters<Handler>[0]) => {
+  const author = async (call: Call) => {
     const actor = await access.actor(call.principal!);
     access.requireAuthor(actor);
     return actor;

@@ -1,11 +1,12 @@
-import type { Handler } from '../../../platform/http/operations.ts';
+import type { operations } from '../../../contracts/openapi/lms.ts';
+import type { Call, Handlers } from '../../../platform/http/operations.ts';
 import { pageRequest } from '../../../platform/http/pagination.ts';
 import { created, ok } from '../../../platform/http/reply.ts';
 import type { Access } from '../../people/index.ts';
 import type { Enrollments } from './service.ts';
 
-export function enrollmentRoutes(access: Access, enrollments: Enrollments): Record<string, Handler> {
-  const actor = (call: Parameters<Handler>[0]) => access.actor(call.principal!);
+export function enrollmentRoutes(access: Access, enrollments: Enrollments): Handlers<operations> {
+  const actor = (call: Call) => access.actor(call.principal!);
   return {
     getEnrollmentsMine: async (call) => {
       const page = await enrollments.mine(await actor(call), pageRequest(call.query), call.query.status);

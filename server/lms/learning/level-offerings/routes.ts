@@ -1,11 +1,12 @@
-import type { Handler } from '../../../platform/http/operations.ts';
+import type { operations } from '../../../contracts/openapi/lms.ts';
+import type { Call, Handlers } from '../../../platform/http/operations.ts';
 import { pageRequest } from '../../../platform/http/pagination.ts';
 import { created, ok } from '../../../platform/http/reply.ts';
 import type { Access } from '../../people/index.ts';
 import type { LevelOfferings } from './service.ts';
 
-export function levelOfferingRoutes(access: Access, offerings: LevelOfferings): Record<string, Handler> {
-  const actor = (call: Parameters<Handler>[0]) => access.actor(call.principal!);
+export function levelOfferingRoutes(access: Access, offerings: LevelOfferings): Handlers<operations> {
+  const actor = (call: Call) => access.actor(call.principal!);
   const listed = (page: { data: unknown[]; meta: object }) => ok(page.data, { ...page.meta });
   return {
     getLevelOfferings: async (call) => {

@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import type { PlatformConfig } from '../../../platform/config.ts';
-import type { Call, Handler, SecurityHandler } from '../../../platform/http/operations.ts';
+import type { operations } from '../../../contracts/openapi/lms.ts';
+import type { Call, SecurityHandler, Handlers } from '../../../platform/http/operations.ts';
 import { ok, raw, streamed, type Reply } from '../../../platform/http/reply.ts';
 import type { Users } from '../../people/index.ts';
 import { playerPage } from './page.ts';
@@ -44,7 +45,7 @@ function frameAncestors(config: PlatformConfig): string {
   return config.devMode ? "'self' http://localhost:* http://127.0.0.1:* http://[::1]:*" : "'self'";
 }
 
-export function playerRoutes(player: Player, users: Users, config: PlatformConfig): Record<string, Handler> {
+export function playerRoutes(player: Player, users: Users, config: PlatformConfig): Handlers<operations> {
   const learnerId = async (call: Call) => (await users.actingUser(call.principal!)).id;
   const caller = async (call: Call) => {
     const sessionId = call.principal?.claims?.scormSessionId;

@@ -1,9 +1,10 @@
-import type { Handler } from '../../../platform/http/operations.ts';
+import type { operations } from '../../../contracts/openapi/lms.ts';
+import type { Handlers } from '../../../platform/http/operations.ts';
 import { created, ok } from '../../../platform/http/reply.ts';
 import type { Users } from '../users/service.ts';
 import type { Onboarding } from './service.ts';
 
-export function onboardingRoutes(users: Users, onboarding: Onboarding): Record<string, Handler> {
+export function onboardingRoutes(users: Users, onboarding: Onboarding): Handlers<operations> {
   return {
     postOnboardingStart: async (call) => created(await onboarding.start(await users.actingUser(call.principal!), call.body.persona)),
     getOnboardingMine: async (call) => ok(await onboarding.mine(await users.actingUser(call.principal!))),

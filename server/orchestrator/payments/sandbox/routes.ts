@@ -1,5 +1,6 @@
 import { AppError, notFound } from '../../../platform/http/errors.ts';
-import type { Handler } from '../../../platform/http/operations.ts';
+import type { operations } from '../../../contracts/openapi/ol.ts';
+import type { Handlers } from '../../../platform/http/operations.ts';
 import { ok, raw, type Reply } from '../../../platform/http/reply.ts';
 import { checkoutPage, checkoutScript, checkoutStyles, notFoundPage } from './page.ts';
 import type { SandboxPayments } from './service.ts';
@@ -17,7 +18,7 @@ const assets: Record<string, { body: string; type: string }> = {
 };
 
 /** The sandbox provider's hosted checkout: its page, the page's files, and the JSON API the page's buttons call. */
-export function sandboxRoutes(sandbox: SandboxPayments): Record<string, Handler> {
+export function sandboxRoutes(sandbox: SandboxPayments): Handlers<operations> {
   return {
     getSandboxCheckoutPage: async (call): Promise<Reply> => {
       try {
