@@ -402,6 +402,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/payments/{id}/receipt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The application's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** The receipt of an application's payment, for platform staff (platform.pricing.read) */
+        get: operations["getAdminApplicationReceipt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/payments/summary": {
         parameters: {
             query?: never;
@@ -1370,7 +1390,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start (or resume) the payment; send the payer to checkoutUrl */
+        /**
+         * Start (or resume) the payment; send the payer to checkoutUrl
+         * @description Where the checkout sends the payer when done: `returnUrl` when given (an http(s) URL on an
+         *     origin of the allow-list, `CORS_ORIGINS`; another is 422 `payment.return_url_not_allowed`), else
+         *     the application's page of the configured web app (`<CAP_WEB_URL>/dashboard/applications/{id}`),
+         *     else nowhere (the checkout's own result page). The checkout adds `reference` and `status` to it.
+         *     An attempt still pending keeps the return URL it started with.
+         */
         post: operations["payApplication"];
         delete?: never;
         options?: never;
@@ -1440,7 +1467,13 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** The receipt of the application's payment (the completed one, else the newest attempt) */
+        /**
+         * The receipt of the application's payment (the completed one, else the newest attempt)
+         * @description For the candidate and the application's centre (platform staff: `GET /admin/payments/{id}/receipt`).
+         *     A completed payment's receipt is a PDF document, made when first read (by the renderer of the
+         *     certificates) and stored in the Orchestrator as the payer's asset (purpose `receipt`): `assetId`
+         *     and a signed `url`. Before completion both are null.
+         */
         get: operations["getApplicationReceipt"];
         put?: never;
         post?: never;
@@ -1715,6 +1748,40 @@ export interface paths {
         put?: never;
         /** Sign a unit off (a unit assessor) */
         post: operations["signOffNsqUnit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/applications/{id}/withdraw": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With the centre persona only, the centre to act for, among those where the caller is active staff. */
+                "X-CAP-CENTRE-ID"?: components["parameters"]["CapCentreId"];
+                /** @description The persona to act as, among those the caller holds (see Authentication and acting context). */
+                "X-CAP-PERSONA"?: components["parameters"]["CapPersona"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The candidate withdraws the application; a paid one withdrawn before its assessment starts is refunded
+         * @description Any open application (a draft, or in progress at any stage before it is certified) may be
+         *     withdrawn by its candidate; a certified, rejected or withdrawn one is 409
+         *     `application.not_in_stage`. When the application was paid and is still at the first stage after
+         *     payment (RPL: folder arrangement; NSQ: induction), its payment is refunded in full through the
+         *     Orchestrator (gRPC `RefundPayment`; the provider refunds and reports it by a signed webhook, and
+         *     `payment.refunded` closes the payment in CAP and debits the centre's wallet). If the Orchestrator
+         *     cannot be reached the withdrawal does not happen (503/502): try again. Later withdrawals are not
+         *     refunded (`refund: null`).
+         */
+        post: operations["withdrawApplication"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3828,6 +3895,24 @@ export interface components {
         ApplicationEnvelope: components["schemas"]["SuccessEnvelope"] & {
             data?: components["schemas"]["Application"];
         };
+        ApplicationReceipt: {
+            amount: components["schemas"]["Money"];
+            /** @enum {string} */
+            applicationType: "RPL" | "NSQ";
+            /** @description The receipt PDF in the Orchestrator's storage (a completed payment's; null before). */
+            assetId: string | null;
+            candidateName: string;
+            currency: string;
+            /** Format: date-time */
+            paidAt: string | null;
+            paymentId: string;
+            provider: string;
+            reference: string;
+            /** @enum {string} */
+            status: "pending" | "completed" | "failed" | "refunding" | "refunded";
+            /** @description A signed link to the receipt PDF. */
+            url: string | null;
+        };
         /** @description Who an assessor is, as centres see them. The onboarding holds no years of experience, so `yearsOfExperience` is null. */
         AssessorCard: {
             certificates: {
@@ -4572,7 +4657,7 @@ export interface components {
             paidAt: string | null;
             receiptAvailable: boolean;
             /** @enum {string} */
-            status: "pending" | "completed" | "failed";
+            status: "pending" | "completed" | "failed" | "refunding" | "refunded";
         };
         PerformanceCriterion: {
             description: string;
@@ -4619,8 +4704,11 @@ export interface components {
             publishedAt: string;
             version: number;
         };
-        /** @enum {string} */
-        PolicyEvent: "application.submitted";
+        /**
+         * @description `application.submitted`: a candidate submitted an application to the centre; `application.paid`: its fee was paid.
+         * @enum {string}
+         */
+        PolicyEvent: "application.submitted" | "application.paid";
         PolicyEventsInput: {
             event: components["schemas"]["PolicyEvent"];
             /** @description Active staff of this centre, by user id. Left out or empty, nobody by name. */
@@ -4676,6 +4764,11 @@ export interface components {
                 url?: string;
             }[];
             gapTrainingPending: boolean;
+            /** @description The units the LMS was asked about (empty when no gap training is pending). */
+            gapUnits: {
+                title: string;
+                unitId: string;
+            }[];
             /** @enum {string} */
             lmsMode: "grpc" | "unavailable" | "not_requested";
         };
@@ -5290,6 +5383,15 @@ export interface components {
         };
         /** @description The acting context errors, `auth.candidate_persona_required`, or `auth.out_of_scope`. */
         ShareForbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description `storage.unavailable` (503) or `storage.upstream_error` (502): the receipt document could not be stored; nothing changed, retry. */
+        StorageUpstream: {
             headers: {
                 [name: string]: unknown;
             };
@@ -6343,7 +6445,7 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size. */
                 limit: components["parameters"]["Limit"];
-                status?: "pending" | "completed" | "failed";
+                status?: "pending" | "completed" | "failed" | "refunding" | "refunded";
             };
             header?: never;
             path?: never;
@@ -6366,6 +6468,36 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["PermissionDenied"];
             422: components["responses"]["ValidationError"];
+        };
+    };
+    getAdminApplicationReceipt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The application's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receipt, as its candidate and centre read it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["ApplicationReceipt"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            502: components["responses"]["StorageUpstream"];
+            503: components["responses"]["StorageUpstream"];
         };
     };
     getAdminPaymentsSummary: {
@@ -8216,6 +8348,13 @@ export interface operations {
                     decision?: "competent" | "not_yet_competent";
                     feedback: string;
                     /**
+                     * @description The lead's only, with a `not_yet_competent` decision (given now or earlier this round): the
+                     *     ids of the units of the application's NOS the panel found not yet competent, the gap units
+                     *     of gap training. Another id, or gap units with a `competent` decision, is 422
+                     *     `interview.gap_units_invalid`.
+                     */
+                    gapUnitIds?: string[];
+                    /**
                      * @description The lead's only; moves the application.
                      * @enum {string}
                      */
@@ -8579,7 +8718,14 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Where to send the payer back, e.g. https://app.example.org/dashboard/applications/01H... */
+                    returnUrl?: string;
+                };
+            };
+        };
         responses: {
             /** @description The payment and its checkout page. */
             200: {
@@ -8600,6 +8746,7 @@ export interface operations {
             403: components["responses"]["ApplicationForbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ApplicationConflict"];
+            422: components["responses"]["ValidationError"];
             502: components["responses"]["PaymentUpstream"];
             503: components["responses"]["PaymentUpstream"];
         };
@@ -8703,23 +8850,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SuccessEnvelope"] & {
-                        data?: {
-                            amount: components["schemas"]["Money"];
-                            /** @enum {string} */
-                            applicationType: "RPL" | "NSQ";
-                            /** @description A receipt document (not built yet). */
-                            assetId: null;
-                            candidateName: string;
-                            currency: string;
-                            /** Format: date-time */
-                            paidAt: string | null;
-                            paymentId: string;
-                            provider: string;
-                            reference: string;
-                            /** @enum {string} */
-                            status: "pending" | "completed" | "failed";
-                            url: null;
-                        };
+                        data?: components["schemas"]["ApplicationReceipt"];
                     };
                 };
             };
@@ -8727,6 +8858,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ApplicationForbidden"];
             404: components["responses"]["NotFound"];
+            502: components["responses"]["StorageUpstream"];
+            503: components["responses"]["StorageUpstream"];
         };
     };
     getRecommendations: {
@@ -9237,6 +9370,64 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["NsqConflict"];
             422: components["responses"]["ValidationError"];
+        };
+    };
+    withdrawApplication: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With the centre persona only, the centre to act for, among those where the caller is active staff. */
+                "X-CAP-CENTRE-ID"?: components["parameters"]["CapCentreId"];
+                /** @description The persona to act as, among those the caller holds (see Authentication and acting context). */
+                "X-CAP-PERSONA"?: components["parameters"]["CapPersona"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The application is withdrawn. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: {
+                            /** @description The stage it was withdrawn at. */
+                            currentStageKey: string;
+                            id: string;
+                            refund: null | {
+                                amount: components["schemas"]["Money"];
+                                paymentId: string;
+                                /**
+                                 * @description Until `payment.refunded` arrives; the receipt then says `refunded`.
+                                 * @constant
+                                 */
+                                status: "refunding";
+                            };
+                            /** @constant */
+                            status: "withdrawn";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ContextBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ApplicationForbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["ApplicationConflict"];
+            422: components["responses"]["ValidationError"];
+            502: components["responses"]["PaymentUpstream"];
+            503: components["responses"]["PaymentUpstream"];
         };
     };
     getApplicationsSummary: {
@@ -11192,7 +11383,7 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size. */
                 limit: components["parameters"]["Limit"];
-                status?: "pending" | "completed" | "failed";
+                status?: "pending" | "completed" | "failed" | "refunding" | "refunded";
             };
             header?: {
                 /** @description With the centre persona only, the centre to act for, among those where the caller is active staff. */

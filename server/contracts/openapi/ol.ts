@@ -931,8 +931,9 @@ export interface paths {
          * @description Called by the payment provider, never by browsers. The signature header must be the HMAC of
          *     the exact raw body (see the Payments tag). The first delivery of an event settles the payment:
          *     `charge.success` makes a pending payment `succeeded` and publishes `payment.completed`;
-         *     `charge.failed` makes it `failed`. Later deliveries of the same event id, and events for a
-         *     payment that is already final, change nothing. Any 2xx answer stops the provider's retries.
+         *     `charge.failed` makes it `failed`; `refund.processed` makes a succeeded (or refunding)
+         *     payment `refunded` and publishes `payment.refunded`. Later deliveries of the same event id,
+         *     and events for a payment already past what they report, change nothing. Any 2xx answer stops the provider's retries.
          */
         post: operations["receivePaymentWebhook"];
         delete?: never;
@@ -1294,7 +1295,7 @@ export interface components {
             status: components["schemas"]["PaymentStatus"];
         };
         /** @enum {string} */
-        PaymentStatus: "initiated" | "pending" | "succeeded" | "failed" | "abandoned";
+        PaymentStatus: "initiated" | "pending" | "succeeded" | "failed" | "abandoned" | "refunding" | "refunded";
         RefreshTokenInput: string;
         ResolvedAsset: {
             assetId: components["schemas"]["Ulid"];
@@ -1323,7 +1324,7 @@ export interface components {
             redirectUrl: string | null;
             reference: string;
             /** @enum {string} */
-            status: "pending" | "success" | "failed" | "abandoned";
+            status: "pending" | "success" | "failed" | "abandoned" | "refunded";
             transactionId: components["schemas"]["Ulid"];
             /** @description The webhook the outcome owes the Orchestrator (none while pending or after a cancel). */
             webhook: {
@@ -1336,7 +1337,8 @@ export interface components {
             } | null;
         };
         /**
-         * @description What the sandbox posts. `event` is `charge.success` or `charge.failed`; `id` identifies the event
+         * @description What the sandbox posts. `event` is `charge.success`, `charge.failed` or `refund.processed` (a
+         *     paid transaction refunded in full); `id` identifies the event
          *     (the same on every delivery of it); `data.amount` is minor units in a decimal string.
          */
         SandboxWebhook: {
@@ -1387,7 +1389,7 @@ export interface components {
          * @default other
          * @enum {string}
          */
-        StoragePurpose: "passport" | "signature" | "evidence" | "logo" | "avatar" | "certificate" | "scorm_package" | "attachment" | "other";
+        StoragePurpose: "passport" | "signature" | "evidence" | "logo" | "avatar" | "certificate" | "receipt" | "scorm_package" | "attachment" | "other";
         /** @description Every successful JSON reply. Lists put the array on `data` itself. */
         SuccessEnvelope: {
             data: unknown;
@@ -2180,7 +2182,11 @@ export interface operations {
     listBanks: {
         parameters: {
             query?: {
-                /** @description ISO 3166-1 alpha-2 code (default NG). */
+                /**
+                 * @description The country: its ISO 3166-1 alpha-2 or alpha-3 code or its English name, in any case
+                 *     (`NG`, `nga`, `Nigeria` and `nigeria` give the same reply; default NG). A value that names
+                 *     no country is a 422 `validation.failed` on `query.country`.
+                 */
                 country?: string;
             };
             header?: never;
