@@ -1,7 +1,7 @@
 // `npm run types`: the TypeScript types of each service's OpenAPI document, written to
 // server/contracts/openapi/<service>.ts. The document is bundled by the server's own loader first
 // (area files and shared components merged, as served at <prefix>/openapi.json), then handed to
-// openapi-typescript. test/openapi-types.test.ts fails when a committed file differs from what the
+// openapi-typescript. test/platform/openapi-types.test.ts fails when a committed file differs from what the
 // documents generate now.
 import fs from 'node:fs';
 import path from 'node:path';

@@ -569,7 +569,7 @@ stepTests(test, capPact, 'cap', [
 
 // Interviews (interview-refusals.yaml): the facilitator, then the steps of the scenario. Each interaction's
 // state builds a whole interview (a centre, three retained assessors, a paid application), so only what
-// the scenario and the client send is pinned; the rest is in test/cap-interviews.test.ts.
+// the scenario and the client send is pinned; the rest is in test/cap/interviews.test.ts.
 const interview = (actor: 'centre' | 'lead' | 'voter' | 'candidate', stage: 'folder_arrangement' | 'interview' = 'folder_arrangement'): State => ['an RPL application with an interview panel', { actor, stage }];
 const fromState = (name: string, example: string) => fromProviderState(`\${${name}}`, example);
 const [leadId, voterId, otherVoterId] = [fromState('leadId', '01J9Z8X7W6V5T4S3R2Q1P0LEAD'), fromState('voterId', '01J9Z8X7W6V5T4S3R2Q1P0VOTE'), fromState('otherVoterId', '01J9Z8X7W6V5T4S3R2Q1P0OTHR')];

@@ -192,7 +192,7 @@ function specificity(p: string): number {
 
 function handlerFor(op: Operation, handler: Handler, options: BindOptions): (req: Request, res: Response) => Promise<void> {
   // Compiled on the first request: compiling every schema up front costs start-up time
-  // (test/openapi-documents.test.ts compiles them all, so a broken schema still fails the tests).
+  // (test/platform/openapi-documents.test.ts compiles them all, so a broken schema still fails the tests).
   let validators: OperationValidators | undefined;
   return async (req: Request, res: Response) => {
     const v = (validators ??= compileOperation(op, { devMode: options.devMode }));
