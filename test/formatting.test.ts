@@ -17,6 +17,7 @@ test('every source file is formatted as prettier writes it', async (t) => {
   const options = await prettier.resolveConfig('.prettierrc.json');
   const unformatted: string[] = [];
   for (const file of sources) {
+    if ((await prettier.getFileInfo(file, { ignorePath: '.prettierignore' })).ignored) continue;
     if (!(await prettier.check(fs.readFileSync(file, 'utf8'), { ...options, filepath: file }))) unformatted.push(file);
   }
   t.deepEqual(unformatted, [], 'run `npm run format`');
