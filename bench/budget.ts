@@ -23,7 +23,9 @@ import pg from 'pg';
 import { loadDrafts } from '../server/platform/dev/provider-states.ts';
 import { newId } from '../server/platform/ids.ts';
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, rounds: { type: 'string', default: '3' } } });
+const { values } = parseArgs({
+  options: { seconds: { type: 'string', default: '5' }, rounds: { type: 'string', default: '3' } },
+});
 const loadSeconds = Number(values.seconds);
 const rounds = Number(values.rounds);
 const connections = 32;
@@ -48,7 +50,9 @@ interface Row {
 const rows: Row[] = [];
 const record = (row: Row) => {
   rows.push(row);
-  console.error(`  ${row.figure}: ${row.measured} (baseline ${row.baseline}) ${row.ratio} goal ${row.goal} ${row.met ? 'met' : 'NOT MET'}`);
+  console.error(
+    `  ${row.figure}: ${row.measured} (baseline ${row.baseline}) ${row.ratio} goal ${row.goal} ${row.met ? 'met' : 'NOT MET'}`,
+  );
 };
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -65,7 +69,14 @@ function cliStart(): void {
   wallMs([capctl, '--help']); // builds if needed, warms the file cache
   const node = median(Array.from({ length: 15 }, () => wallMs(['-e', '0'])));
   const help = median(Array.from({ length: 15 }, () => wallMs([capctl, '--help'])));
-  record({ figure: 'capctl --help, wall time', measured: `${help.toFixed(0)} ms`, baseline: `node -e 0 ${node.toFixed(0)} ms`, ratio: `${(help / node).toFixed(1)}x`, goal: '<= 3x', met: help / node <= 3 });
+  record({
+    figure: 'capctl --help, wall time',
+    measured: `${help.toFixed(0)} ms`,
+    baseline: `node -e 0 ${node.toFixed(0)} ms`,
+    ratio: `${(help / node).toFixed(1)}x`,
+    goal: '<= 3x',
+    met: help / node <= 3,
+  });
 }
 
 // ---------------------------------------------------------------- processes
@@ -80,7 +91,19 @@ function serve(dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<Serve> {
   const started = performance.now();
   const child = spawn(
     process.execPath,
-    [capctl, 'serve', '--data-dir', dataDir, '--port', '0', '--no-service-ports', '--grpc-port', '0', '--lms-grpc-port', '0'],
+    [
+      capctl,
+      'serve',
+      '--data-dir',
+      dataDir,
+      '--port',
+      '0',
+      '--no-service-ports',
+      '--grpc-port',
+      '0',
+      '--lms-grpc-port',
+      '0',
+    ],
     { env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   child.stderr!.resume(); // the access log: written as it is in real use, then dropped
@@ -96,7 +119,11 @@ function serve(dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<Serve> {
         child,
         readyMs: performance.now() - started,
         gateway: /gateway=(\S+)/.exec(line)![1]!,
-        stop: () => new Promise((done) => { child.once('exit', () => done()); child.kill('SIGTERM'); }),
+        stop: () =>
+          new Promise((done) => {
+            child.once('exit', () => done());
+            child.kill('SIGTERM');
+          }),
       });
     });
   });
@@ -109,9 +136,14 @@ function hello(): Promise<{ url: string; stop(): void }> {
     const app = express();
     app.get('/hello', (req, res) => res.json({ success: true, data: { hello: 'world' } }));
     const server = app.listen(0, '127.0.0.1', () => process.stdout.write(String(server.address().port) + '\\n'));`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', source], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', source], {
+    cwd: process.cwd(),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolve) => {
-    child.stdout!.once('data', (d) => resolve({ url: `http://127.0.0.1:${String(d).trim()}/hello`, stop: () => child.kill() }));
+    child.stdout!.once('data', (d) =>
+      resolve({ url: `http://127.0.0.1:${String(d).trim()}/hello`, stop: () => child.kill() }),
+    );
   });
 }
 
@@ -132,7 +164,13 @@ async function load(url: string, headers: Record<string, string> = {}, seconds =
 }
 
 // ---------------------------------------------------------------- the platform's data
-async function call(gateway: string, method: string, urlPath: string, body?: unknown, headers: Record<string, string> = {}) {
+async function call(
+  gateway: string,
+  method: string,
+  urlPath: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) {
   const res = await fetch(`${gateway}${urlPath}`, {
     method,
     headers: { 'content-type': 'application/json', ...headers },
@@ -154,7 +192,11 @@ async function prepareOwner(gateway: string): Promise<{ email: string }> {
     otp = (await call(gateway, 'GET', `/v1/ol/dev/mailbox?to=${encodeURIComponent(email)}`))[0]?.otp;
     if (!otp) await new Promise((r) => setTimeout(r, 100));
   }
-  const { accessToken } = await call(gateway, 'POST', '/v1/ol/auth/verify-account', { email, otp, purpose: 'account_verify' });
+  const { accessToken } = await call(gateway, 'POST', '/v1/ol/auth/verify-account', {
+    email,
+    otp,
+    purpose: 'account_verify',
+  });
   const auth = { authorization: `Bearer ${accessToken}` };
   await call(gateway, 'POST', '/v1/cap/onboarding/start', { persona: 'centre' }, auth);
   await call(gateway, 'PATCH', '/v1/cap/onboarding/centre/save', loadDrafts('cap').centre, auth);
@@ -164,10 +206,13 @@ async function prepareOwner(gateway: string): Promise<{ email: string }> {
 
 /** 10,000 members (and their users) in the owner's centre, written straight to the database: only their reading is measured. */
 async function fillCentre(dataDir: string, ownerEmail: string): Promise<void> {
-  const client = new pg.Client({ connectionString: fs.readFileSync(path.join(dataDir, 'database-url'), 'utf8').trim() });
+  const client = new pg.Client({
+    connectionString: fs.readFileSync(path.join(dataDir, 'database-url'), 'utf8').trim(),
+  });
   await client.connect();
   try {
-    const [centre] = (await client.query(`SELECT s.centre_id FROM cap.centre_staff s WHERE s.email = $1`, [ownerEmail])).rows;
+    const [centre] = (await client.query(`SELECT s.centre_id FROM cap.centre_staff s WHERE s.email = $1`, [ownerEmail]))
+      .rows;
     const ids = Array.from({ length: 10_000 }, () => newId());
     await client.query(
       `INSERT INTO cap.users (user_id, email, created_at, updated_at)
@@ -210,13 +255,18 @@ async function reads(platform: Serve, owner: { email: string }, helloUrl: string
     const pairs: Array<{ hello: Load; figure: Load }> = [];
     for (let i = 0; i < rounds; i++) pairs.push({ hello: await load(helloUrl), figure: await load(url, headers) });
     const ratio = (pair: (typeof pairs)[number]) => pair.figure.perSecond / pair.hello.perSecond;
-    console.error(`    ${url.replace(/^.*\/v1/, '/v1')}: ratios ${pairs.map((pair) => ratio(pair).toFixed(2)).join(', ')}`);
+    console.error(
+      `    ${url.replace(/^.*\/v1/, '/v1')}: ratios ${pairs.map((pair) => ratio(pair).toFixed(2)).join(', ')}`,
+    );
     return pairs.sort((a, b) => ratio(a) - ratio(b))[Math.floor(pairs.length / 2)]!;
   };
   const loads: Record<ReadFigure, { hello: Load; figure: Load }> = {
     'GET /v1/cap/me': await paired(`${platform.gateway}/v1/cap/me`, auth),
     'GET /v1/cap/healthz': await paired(`${platform.gateway}/v1/cap/healthz`),
-    'GET /v1/cap/centre/staff (10,000 rows)': await paired(`${platform.gateway}/v1/cap/centre/staff?limit=20`, { ...auth, 'x-cap-persona': 'centre' }),
+    'GET /v1/cap/centre/staff (10,000 rows)': await paired(`${platform.gateway}/v1/cap/centre/staff?limit=20`, {
+      ...auth,
+      'x-cap-persona': 'centre',
+    }),
   };
   return { loads, rss: rssMb(platform.child.pid!) };
 }
@@ -232,7 +282,10 @@ const developmentShare = 1 / 1.3;
 const shown = (r: Load) => `${Math.round(r.perSecond)} req/s, p99 ${r.p99} ms${r.errors ? `, ${r.errors} errors` : ''}`;
 
 /** Production against the goals and the hello; development against production. */
-function recordReads(production: Awaited<ReturnType<typeof reads>>, development: Awaited<ReturnType<typeof reads>>): void {
+function recordReads(
+  production: Awaited<ReturnType<typeof reads>>,
+  development: Awaited<ReturnType<typeof reads>>,
+): void {
   for (const figure of readFigures) {
     const { hello, figure: r } = production.loads[figure];
     const goal = goals[figure];
@@ -259,8 +312,18 @@ function recordReads(production: Awaited<ReturnType<typeof reads>>, development:
       met: share >= developmentShare && r.errors === 0,
     });
   }
-  for (const [mode, rss] of [['production', production.rss], ['development', development.rss]] as const) {
-    record({ figure: `server RSS after the load, ${mode} mode`, measured: `${rss.toFixed(0)} MB`, baseline: '-', ratio: '-', goal: '<= 250 MB', met: rss <= 250 });
+  for (const [mode, rss] of [
+    ['production', production.rss],
+    ['development', development.rss],
+  ] as const) {
+    record({
+      figure: `server RSS after the load, ${mode} mode`,
+      measured: `${rss.toFixed(0)} MB`,
+      baseline: '-',
+      ratio: '-',
+      goal: '<= 250 MB',
+      met: rss <= 250,
+    });
   }
 }
 
@@ -282,11 +345,20 @@ try {
     await again.stop();
   }
   const next = median(nextStarts);
-  record({ figure: 'capctl serve ready, next start', measured: `${next.toFixed(0)} ms (first start ${first.readyMs.toFixed(0)} ms)`, baseline: '-', ratio: '-', goal: '<= 1500 ms', met: next <= 1500 });
-
+  record({
+    figure: 'capctl serve ready, next start',
+    measured: `${next.toFixed(0)} ms (first start ${first.readyMs.toFixed(0)} ms)`,
+    baseline: '-',
+    ratio: '-',
+    goal: '<= 1500 ms',
+    met: next <= 1500,
+  });
 
   const measured: Array<Awaited<ReturnType<typeof reads>>> = [];
-  for (const [mode, env] of [['production mode', productionEnv], ['development mode', {}]] as const) {
+  for (const [mode, env] of [
+    ['production mode', productionEnv],
+    ['development mode', {}],
+  ] as const) {
     console.error(mode);
     const platform = await serve(dataDir, env);
     try {
@@ -303,4 +375,5 @@ try {
 
 console.log('| Figure | Measured | Baseline (same run) | Ratio | Goal | Met |');
 console.log('|---|---|---|---|---|---|');
-for (const r of rows) console.log(`| ${r.figure} | ${r.measured} | ${r.baseline} | ${r.ratio} | ${r.goal} | ${r.met ? 'yes' : 'no'} |`);
+for (const r of rows)
+  console.log(`| ${r.figure} | ${r.measured} | ${r.baseline} | ${r.ratio} | ${r.goal} | ${r.met ? 'yes' : 'no'} |`);

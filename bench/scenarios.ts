@@ -36,7 +36,9 @@ const options = { baseUrl: platform.baseUrl };
 function mustPass(report: RunReport): void {
   if (report.exitCode === 0) return;
   const failed = report.scenarios.flatMap((s) => s.steps.filter((step) => step.status === 'failed'));
-  throw new Error(`the scenario failed:\n${failed.map((step) => [step.id, ...describeFailure(step, plain)].join('\n')).join('\n')}`);
+  throw new Error(
+    `the scenario failed:\n${failed.map((step) => [step.id, ...describeFailure(step, plain)].join('\n')).join('\n')}`,
+  );
 }
 
 function stats(durations: number[]) {
@@ -61,10 +63,15 @@ async function bench(name: string): Promise<void> {
     sequential.push(report.scenarios[0]!.durationMs);
   }
   const sequentialWall = performance.now() - sequentialStarted;
-  console.log(`one at a time, ${sequentialRuns} runs: wall ${Math.round(sequentialWall)} ms; per run ${stats(sequential)}`);
+  console.log(
+    `one at a time, ${sequentialRuns} runs: wall ${Math.round(sequentialWall)} ms; per run ${stats(sequential)}`,
+  );
 
   const concurrentStarted = performance.now();
-  const report = await runScenarios(Array.from({ length: concurrentRuns }, () => scenario), { ...options, concurrency: concurrentRuns });
+  const report = await runScenarios(
+    Array.from({ length: concurrentRuns }, () => scenario),
+    { ...options, concurrency: concurrentRuns },
+  );
   const concurrentWall = performance.now() - concurrentStarted;
   mustPass(report);
   const perRun = report.scenarios.map((s) => s.durationMs);

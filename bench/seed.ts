@@ -20,7 +20,14 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { stringify } from 'yaml';
 
-const { values } = parseArgs({ options: { sectors: { type: 'string', default: '50' }, trades: { type: 'string', default: '10' }, centres: { type: 'string', default: '1000' }, concurrency: { type: 'string', default: '8' } } });
+const { values } = parseArgs({
+  options: {
+    sectors: { type: 'string', default: '50' },
+    trades: { type: 'string', default: '10' },
+    centres: { type: 'string', default: '1000' },
+    concurrency: { type: 'string', default: '8' },
+  },
+});
 const sectorCount = Number(values.sectors);
 const tradesPerSector = Number(values.trades);
 const centreCount = Number(values.centres);
@@ -33,9 +40,30 @@ const seedDir = path.join(work, 'seeds');
 fs.mkdirSync(seedDir);
 writeGeneratedSeeds();
 
-const serve = spawn(process.execPath, [capctl, 'serve', '--data-dir', dataDir, '--port', '0', '--ol-port', '0', '--cap-port', '0', '--lms-port', '0', '--grpc-port', '0', '--lms-grpc-port', '0'], {
-  env: { ...process.env, LOG_LEVEL: 'error', DATABASE_URL: '' },
-});
+const serve = spawn(
+  process.execPath,
+  [
+    capctl,
+    'serve',
+    '--data-dir',
+    dataDir,
+    '--port',
+    '0',
+    '--ol-port',
+    '0',
+    '--cap-port',
+    '0',
+    '--lms-port',
+    '0',
+    '--grpc-port',
+    '0',
+    '--lms-grpc-port',
+    '0',
+  ],
+  {
+    env: { ...process.env, LOG_LEVEL: 'error', DATABASE_URL: '' },
+  },
+);
 const giveUp = setTimeout(() => {
   console.error(`benchmark did not finish within ${timeoutMs} ms`);
   serve.kill('SIGTERM');
@@ -48,17 +76,30 @@ const gateway = await new Promise<string>((resolve, reject) => {
   serve.stdout.on('data', (d) => {
     out += d;
     const line = out.split('\n').find((l) => l.startsWith('ready '));
-    if (line) resolve(Object.fromEntries(line.slice(6).split(' ').map((p) => p.split('=') as [string, string])).gateway!);
+    if (line)
+      resolve(
+        Object.fromEntries(
+          line
+            .slice(6)
+            .split(' ')
+            .map((p) => p.split('=') as [string, string]),
+        ).gateway!,
+      );
   });
   serve.on('exit', (code) => reject(new Error(`capctl serve exited with ${code} before ready`)));
 });
 const databaseUrl = fs.readFileSync(path.join(dataDir, 'database-url'), 'utf8').trim();
 
 try {
-  console.log(`seeding ${gateway} (capctl serve, embedded PostgreSQL, development mode), ${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(1)}`);
+  console.log(
+    `seeding ${gateway} (capctl serve, embedded PostgreSQL, development mode), ${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(1)}`,
+  );
   await timed('bundled seeds/, fresh platform', []);
   await timed('bundled seeds/, again', [], /nothing to change/);
-  await timed(`generated: ${sectorCount} sectors, ${sectorCount * tradesPerSector} trades with NOS, ${centreCount} centres with ${centreCount * 3} people`, [seedDir]);
+  await timed(
+    `generated: ${sectorCount} sectors, ${sectorCount * tradesPerSector} trades with NOS, ${centreCount} centres with ${centreCount * 3} people`,
+    [seedDir],
+  );
   await timed('generated, again', [seedDir], /nothing to change/);
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
@@ -67,8 +108,11 @@ try {
                            (SELECT count(*) FROM cap.centre_staff)::int AS staff, (SELECT count(*) FROM ol.users)::int AS users`)
   ).rows;
   await db.end();
-  console.log(`the platform holds ${row.trades} trades, ${row.centres} centres, ${row.staff} centre staff, ${row.users} accounts`);
-  if (row.centres !== centreCount + 4 || row.staff < centreCount * 3) throw new Error('the platform does not hold what was seeded');
+  console.log(
+    `the platform holds ${row.trades} trades, ${row.centres} centres, ${row.staff} centre staff, ${row.users} accounts`,
+  );
+  if (row.centres !== centreCount + 4 || row.staff < centreCount * 3)
+    throw new Error('the platform does not hold what was seeded');
 } finally {
   serve.kill('SIGTERM');
   await new Promise((resolve) => serve.on('exit', resolve));
@@ -78,7 +122,17 @@ try {
 async function timed(label: string, paths: string[], expect?: RegExp): Promise<void> {
   const started = performance.now();
   const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [capctl, 'seed', '--base-url', gateway, '--database-url', databaseUrl, '--concurrency', values.concurrency!, ...paths]);
+    const child = spawn(process.execPath, [
+      capctl,
+      'seed',
+      '--base-url',
+      gateway,
+      '--database-url',
+      databaseUrl,
+      '--concurrency',
+      values.concurrency!,
+      ...paths,
+    ]);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -89,7 +143,8 @@ async function timed(label: string, paths: string[], expect?: RegExp): Promise<v
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  if (result.code !== 0) throw new Error(`${label}: capctl seed exited ${result.code}\n${result.stderr}${result.stdout}`);
+  if (result.code !== 0)
+    throw new Error(`${label}: capctl seed exited ${result.code}\n${result.stderr}${result.stdout}`);
   if (expect && !expect.test(result.stdout)) throw new Error(`${label}: expected ${expect}, got\n${result.stdout}`);
   console.log(`${label}: ${seconds} s`);
 }
@@ -109,13 +164,22 @@ function writeGeneratedSeeds(): void {
             units: [1, 2].map((u) => ({
               referenceNumber: `${code}/L${level}/0${u}`,
               title: `Unit ${u} of level ${level}`,
-              learningOutcomes: [{ reference: 'LO1', description: 'Do the work', performanceCriteria: [{ reference: 'PC1.1', description: 'Do it safely' }] }],
+              learningOutcomes: [
+                {
+                  reference: 'LO1',
+                  description: 'Do the work',
+                  performanceCriteria: [{ reference: 'PC1.1', description: 'Do it safely' }],
+                },
+              ],
             })),
           })),
         },
       };
     });
-    fs.writeFileSync(path.join(seedDir, `sector-${s}.yaml`), stringify({ sector: { slug: `bench-sector-${s}`, name: `Bench sector ${s}`, trades } }));
+    fs.writeFileSync(
+      path.join(seedDir, `sector-${s}.yaml`),
+      stringify({ sector: { slug: `bench-sector-${s}`, name: `Bench sector ${s}`, trades } }),
+    );
   }
   const centres = Array.from({ length: centreCount }, (_, c) => ({
     name: `Bench centre ${c + 1}`,
@@ -128,5 +192,12 @@ function writeGeneratedSeeds(): void {
     ],
   }));
   fs.writeFileSync(path.join(seedDir, 'centres.yaml'), stringify({ centres }));
-  fs.writeFileSync(path.join(seedDir, 'people.yaml'), stringify({ people: { platformAdmins: [{ name: 'Platform Admin', email: 'admin@example.test', password: 'Admin-pass-2024' }] } }));
+  fs.writeFileSync(
+    path.join(seedDir, 'people.yaml'),
+    stringify({
+      people: {
+        platformAdmins: [{ name: 'Platform Admin', email: 'admin@example.test', password: 'Admin-pass-2024' }],
+      },
+    }),
+  );
 }

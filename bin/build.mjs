@@ -52,28 +52,44 @@ export function ensureBuild({ force = false, quiet = false } = {}) {
     } catch (err) {
       if (err.code !== 'EEXIST') throw err;
       const age = Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
-      if (age > 180_000) fs.rmSync(lock, { recursive: true, force: true }); // left by a killed build
+      if (age > 180_000)
+        fs.rmSync(lock, { recursive: true, force: true }); // left by a killed build
       else if (Date.now() > deadline) throw new Error('another build has held the build lock for 3 minutes');
       else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
     }
   }
   try {
     if (!force && buildIsFresh()) return;
-    if (!quiet) process.stderr.write('capctl: compiling the TypeScript sources to dist/ (the build is missing or older than the sources)\n');
+    if (!quiet)
+      process.stderr.write(
+        'capctl: compiling the TypeScript sources to dist/ (the build is missing or older than the sources)\n',
+      );
     const startedAt = Date.now();
     const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
     if (!fs.existsSync(tsc)) {
-      throw new Error('cannot build: TypeScript is not installed (run `npm install`), or set CAPCTL_FROM_SOURCE=1 to run the sources');
+      throw new Error(
+        'cannot build: TypeScript is not installed (run `npm install`), or set CAPCTL_FROM_SOURCE=1 to run the sources',
+      );
     }
-    const result = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+    const result = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], {
+      stdio: 'inherit',
+    });
     if (result.status !== 0) throw new Error('the TypeScript build failed (see above)');
     bundleServices();
     const openapiModule = path.join(dist, 'server', 'platform', 'http', 'openapi.js');
     if (fs.existsSync(openapiModule)) {
-      const documents = spawnSync(process.execPath, ['--input-type=module', '-e', `
+      const documents = spawnSync(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          `
         const { writeCompiledDocuments } = await import(${JSON.stringify(pathToFileURL(openapiModule).href)});
         const { serviceNames } = await import(${JSON.stringify(pathToFileURL(path.join(dist, 'server', 'platform', 'config.js')).href)});
-        await writeCompiledDocuments(serviceNames);`], { stdio: 'inherit' });
+        await writeCompiledDocuments(serviceNames);`,
+        ],
+        { stdio: 'inherit' },
+      );
       if (documents.status !== 0) throw new Error('loading the OpenAPI documents into the build failed (see above)');
     }
     fs.writeFileSync(stamp, `${new Date(startedAt).toISOString()}\n`);

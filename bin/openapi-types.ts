@@ -24,7 +24,10 @@ export async function openapiTypes(service: string): Promise<string> {
     // The validator fills in a request property's default (useDefaults, outside oneOf/anyOf), so the
     // handler always sees it: a request property with a default is not optional to the server.
     transformProperty: (property, schema, options) =>
-      property.questionToken && schema.default !== undefined && /\/requestBody\//.test(options.path ?? '') && !/\/(oneOf|anyOf)\//.test(options.path ?? '')
+      property.questionToken &&
+      schema.default !== undefined &&
+      /\/requestBody\//.test(options.path ?? '') &&
+      !/\/(oneOf|anyOf)\//.test(options.path ?? '')
         ? ts.factory.updatePropertySignature(property, property.modifiers, property.name, undefined, property.type)
         : undefined,
   });
@@ -35,9 +38,12 @@ export async function openapiTypes(service: string): Promise<string> {
 function defaultedParametersRequired(doc: Record<string, any>): Record<string, any> {
   const parameters = [
     ...Object.values(doc.components?.parameters ?? {}),
-    ...Object.values(doc.paths ?? {}).flatMap((item: any) => [item.parameters ?? [], ...Object.values(item).map((op: any) => op?.parameters ?? [])].flat()),
+    ...Object.values(doc.paths ?? {}).flatMap((item: any) =>
+      [item.parameters ?? [], ...Object.values(item).map((op: any) => op?.parameters ?? [])].flat(),
+    ),
   ] as Array<Record<string, any>>;
-  const schemaOf = (p: Record<string, any>) => (typeof p.schema?.$ref === 'string' ? doc.components?.schemas?.[p.schema.$ref.split('/').pop()] : p.schema);
+  const schemaOf = (p: Record<string, any>) =>
+    typeof p.schema?.$ref === 'string' ? doc.components?.schemas?.[p.schema.$ref.split('/').pop()] : p.schema;
   for (const p of parameters) if (p && !p.$ref && schemaOf(p)?.default !== undefined) p.required = true;
   return doc;
 }

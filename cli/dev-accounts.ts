@@ -11,7 +11,8 @@ export interface SignedIn {
 }
 
 type Mail = Record<string, string | undefined>;
-const mailbox = (api: Api, to: string, limit = 20) => api.call<Mail[]>('GET', `/v1/ol/dev/mailbox?${new URLSearchParams({ to, limit: String(limit) })}`);
+const mailbox = (api: Api, to: string, limit = 20) =>
+  api.call<Mail[]>('GET', `/v1/ol/dev/mailbox?${new URLSearchParams({ to, limit: String(limit) })}`);
 
 /**
  * The newest mail to `to` that carries `field`, waiting up to 60 s for it (a loaded platform delivers
@@ -25,7 +26,10 @@ export async function mailedValue(api: Api, to: string, field: 'otp' | 'password
     const seen = after === undefined ? -1 : mails.findIndex((mail) => mail.id === after);
     const value = (seen === -1 ? mails : mails.slice(0, seen)).find((mail) => mail[field])?.[field];
     if (value) return value;
-    if (Date.now() > deadline) throw new Error(`no mail with a${field === 'otp' ? ' code' : ' password'} reached ${to} (is the platform in development mode?)`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `no mail with a${field === 'otp' ? ' code' : ' password'} reached ${to} (is the platform in development mode?)`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -33,7 +37,9 @@ export async function mailedValue(api: Api, to: string, field: 'otp' | 'password
 /** Signs in; undefined when the address has no account with that password. */
 export async function signIn(api: Api, email: string, password: string): Promise<SignedIn | undefined> {
   try {
-    const pair = await api.call<{ accessToken: string; user: { userId: string } }>('POST', '/v1/ol/auth/login', { body: { email, password } });
+    const pair = await api.call<{ accessToken: string; user: { userId: string } }>('POST', '/v1/ol/auth/login', {
+      body: { email, password },
+    });
     return { userId: pair.user.userId, accessToken: pair.accessToken };
   } catch (err) {
     if (err instanceof ApiError && err.code === 'auth.invalid_credentials') return undefined;
@@ -48,7 +54,9 @@ export async function registerVerified(api: Api, email: string, password: string
   const [before] = await mailbox(api, email, 1);
   await api.call('POST', '/v1/ol/auth/register', { body: { email, password, intents: ['cap'] } });
   const otp = await mailedValue(api, email, 'otp', before?.id);
-  const pair = await api.call<{ accessToken: string; user: { userId: string } }>('POST', '/v1/ol/auth/verify-account', { body: { email, otp, purpose: 'account_verify' } });
+  const pair = await api.call<{ accessToken: string; user: { userId: string } }>('POST', '/v1/ol/auth/verify-account', {
+    body: { email, otp, purpose: 'account_verify' },
+  });
   return { userId: pair.user.userId, accessToken: pair.accessToken };
 }
 
@@ -83,7 +91,11 @@ export async function grantPlatformAdmin(databaseUrl: string, userId: string, em
  * invited through the API: only staff invite). The account accepts by completing its staff onboarding.
  * Answers false when the address is already invited or staff.
  */
-export async function inviteLmsStaff(databaseUrl: string, email: string, role: 'admin' | 'content_manager' | 'support' = 'admin'): Promise<boolean> {
+export async function inviteLmsStaff(
+  databaseUrl: string,
+  email: string,
+  role: 'admin' | 'content_manager' | 'support' = 'admin',
+): Promise<boolean> {
   const { inviteStaff } = await import('../server/lms/operator.ts');
   return inviteStaff(databaseUrl, email, role);
 }

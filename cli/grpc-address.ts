@@ -42,7 +42,9 @@ export async function discoverGrpcAddresses(baseUrl: string, dispatcher?: Agent)
     addressFor(service) {
       const address = known.get(service);
       if (address === undefined) {
-        throw new UnreachableError(`the platform lists no gRPC listener for ${service} (${url} lists ${[...known.keys()].join(', ') || 'none'})`);
+        throw new UnreachableError(
+          `the platform lists no gRPC listener for ${service} (${url} lists ${[...known.keys()].join(', ') || 'none'})`,
+        );
       }
       return address;
     },
@@ -50,7 +52,11 @@ export async function discoverGrpcAddresses(baseUrl: string, dispatcher?: Agent)
 }
 
 /** The explicit address if given, else what the platform says. */
-export async function grpcAddresses(explicit: string | undefined, baseUrl: string, dispatcher?: Agent): Promise<GrpcAddresses> {
+export async function grpcAddresses(
+  explicit: string | undefined,
+  baseUrl: string,
+  dispatcher?: Agent,
+): Promise<GrpcAddresses> {
   if (explicit) return fixedGrpcAddress(explicit);
   return discoverGrpcAddresses(baseUrl, dispatcher);
 }

@@ -35,7 +35,34 @@ export function buildProgram(): Command {
     .version(version(), '-V, --version', 'print the version of capctl')
     .showHelpAfterError()
     .exitOverride();
-  for (const register of [registerServe, registerDemo, registerSeed, registerRun, registerAccount, registerIdentity, registerAdmin, registerCentre, registerStaff, registerAssessor, registerInvitations, registerApplication, registerInterview, registerPay, registerCertify, registerWallet, registerMessaging, registerLms, registerMail, registerGoogleToken, registerKeys, registerGrpc, registerPact, registerLmsLearning, registerEvents]) register(program);
+  for (const register of [
+    registerServe,
+    registerDemo,
+    registerSeed,
+    registerRun,
+    registerAccount,
+    registerIdentity,
+    registerAdmin,
+    registerCentre,
+    registerStaff,
+    registerAssessor,
+    registerInvitations,
+    registerApplication,
+    registerInterview,
+    registerPay,
+    registerCertify,
+    registerWallet,
+    registerMessaging,
+    registerLms,
+    registerMail,
+    registerGoogleToken,
+    registerKeys,
+    registerGrpc,
+    registerPact,
+    registerLmsLearning,
+    registerEvents,
+  ])
+    register(program);
   registerCompletion(program); // last: it describes every command registered before it
   return program;
 }

@@ -8,7 +8,6 @@ import { exitCodes, UnreachableError, UsageError } from './output.ts';
 import { RawBody } from './multipart.ts';
 import type { HttpResponse } from './scenarios/http.ts';
 
-
 /** A signed-in session, saved per profile name. */
 export interface Profile {
   baseUrl: string;
@@ -58,7 +57,10 @@ export function removeProfile(name: string): void {
 /** The profile of a command that needs a session, or a usage error saying how to get one. */
 export function requireProfile(name: string): Profile {
   const profile = loadProfile(name);
-  if (!profile) throw new UsageError(`not signed in (profile ${name}): run capctl login${name === 'default' ? '' : ` --profile ${name}`}`);
+  if (!profile)
+    throw new UsageError(
+      `not signed in (profile ${name}): run capctl login${name === 'default' ? '' : ` --profile ${name}`}`,
+    );
   return profile;
 }
 
@@ -118,10 +120,20 @@ export class Api {
     // The HTTP client is loaded on the first call, so a command's --help does not pay for it.
     const { createDispatcher, send } = await import('./scenarios/http.ts');
     this.dispatcher ??= createDispatcher();
-    const res = await send({ method, url: `${this.baseUrl}${urlPath}`, headers, body: raw ? undefined : options.body, raw: raw?.bytes }, this.dispatcher);
+    const res = await send(
+      { method, url: `${this.baseUrl}${urlPath}`, headers, body: raw ? undefined : options.body, raw: raw?.bytes },
+      this.dispatcher,
+    );
     if (res.status >= 200 && res.status <= 299) return res;
-    const error = (res.body as { error?: { code?: string; message?: string; details?: ApiError['details'] } } | undefined)?.error;
-    throw new ApiError(res.status, error?.code ?? `http.${res.status}`, error?.message ?? `${method} ${urlPath} answered ${res.status}`, error?.details);
+    const error = (
+      res.body as { error?: { code?: string; message?: string; details?: ApiError['details'] } } | undefined
+    )?.error;
+    throw new ApiError(
+      res.status,
+      error?.code ?? `http.${res.status}`,
+      error?.message ?? `${method} ${urlPath} answered ${res.status}`,
+      error?.details,
+    );
   }
 
   /** Sends a request and answers the envelope's `data`. */
@@ -162,9 +174,15 @@ export class Session {
   ) {}
 
   /** `body` is built per attempt, so a retry after a refresh sends the current tokens. */
-  async call<T = any>(method: string, urlPath: string, body?: (profile: Profile) => unknown, headers?: Record<string, string>): Promise<T> {
+  async call<T = any>(
+    method: string,
+    urlPath: string,
+    body?: (profile: Profile) => unknown,
+    headers?: Record<string, string>,
+  ): Promise<T> {
     if (expiresWithin(this.profile.accessToken, 30)) await this.refresh();
-    const attempt = () => this.api.call<T>(method, urlPath, { body: body?.(this.profile), token: this.profile.accessToken, headers });
+    const attempt = () =>
+      this.api.call<T>(method, urlPath, { body: body?.(this.profile), token: this.profile.accessToken, headers });
     try {
       return await attempt();
     } catch (err) {
@@ -181,7 +199,9 @@ export class Session {
     } catch (err) {
       if (err instanceof ApiError && err.status < 500) {
         const again = this.profileName === 'default' ? 'capctl login' : `capctl login --profile ${this.profileName}`;
-        throw new SessionEnded(`the session of profile ${this.profileName} has ended (${err.code}): sign in again with ${again}`);
+        throw new SessionEnded(
+          `the session of profile ${this.profileName} has ended (${err.code}): sign in again with ${again}`,
+        );
       }
       throw err;
     }
@@ -215,15 +235,30 @@ export async function runCommand(json: boolean, work: () => Promise<void>): Prom
     await work();
   } catch (err) {
     if (err instanceof ApiError) {
-      report(json, { status: err.status, code: err.code, message: err.message, ...(err.details.length ? { details: err.details } : {}) }, () =>
-        [`${err.code}: ${err.message}`, ...err.details.map((d) => `  ${d.field ? `${d.field}: ` : ''}${d.issue}`)].join('\n'),
+      report(
+        json,
+        {
+          status: err.status,
+          code: err.code,
+          message: err.message,
+          ...(err.details.length ? { details: err.details } : {}),
+        },
+        () =>
+          [
+            `${err.code}: ${err.message}`,
+            ...err.details.map((d) => `  ${d.field ? `${d.field}: ` : ''}${d.issue}`),
+          ].join('\n'),
       );
       process.exitCode = exitCodes.failed;
     } else if (err instanceof UnreachableError) {
       report(json, { code: 'capctl.unreachable', message: err.message }, () => `capctl: ${err.message}`);
       process.exitCode = exitCodes.unreachable;
     } else if (err instanceof SessionEnded || err instanceof CommandFailed) {
-      report(json, { code: err instanceof SessionEnded ? 'capctl.session_ended' : 'capctl.failed', message: err.message }, () => `capctl: ${err.message}`);
+      report(
+        json,
+        { code: err instanceof SessionEnded ? 'capctl.session_ended' : 'capctl.failed', message: err.message },
+        () => `capctl: ${err.message}`,
+      );
       process.exitCode = exitCodes.failed;
     } else {
       throw err;

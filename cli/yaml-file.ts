@@ -105,7 +105,16 @@ function toIssue(error: ErrorObject): Issue {
     case 'oneOf': {
       const hints = (error.parentSchema as { oneOfHint?: { none: string; many: string } } | undefined)?.oneOfHint;
       const many = Boolean(params.passingSchemas);
-      return { path, message: hints ? (many ? hints.many : hints.none) : many ? 'matches more than one of its forms' : 'matches none of its forms' };
+      return {
+        path,
+        message: hints
+          ? many
+            ? hints.many
+            : hints.none
+          : many
+            ? 'matches more than one of its forms'
+            : 'matches none of its forms',
+      };
     }
     case 'enum':
       return { path, message: `must be one of: ${(params.allowedValues as unknown[]).join(', ')}` };
@@ -171,7 +180,10 @@ function syntaxProblem(errors: Document['errors'], text: string, at: (offset: nu
   const hint = /[{[]/.test(line)
     ? '; inside { } or [ ], quote a value that contains { } [ ] , : # or starts with ${ (e.g. "${steps.a.id}", "data[0].id")'
     : '';
-  const more = errors.length > 1 ? ` (${errors.length - 1} more error${errors.length > 2 ? 's' : ''} after it, most likely from this one)` : '';
+  const more =
+    errors.length > 1
+      ? ` (${errors.length - 1} more error${errors.length > 2 ? 's' : ''} after it, most likely from this one)`
+      : '';
   return { position, message: `YAML syntax: ${firstLine(first!.message)}${hint}${more}` };
 }
 

@@ -17,11 +17,12 @@ import { serverCodePath } from './platform/paths.ts';
 import type { Peers, Service, ServiceDeps } from './platform/service.ts';
 
 /** Each service: its schema, its folder, its factory. */
-const catalogue: Record<ServiceName, { schema: string; folder: string; create(deps: ServiceDeps): Promise<Service> }> = {
-  ol: { schema: 'ol', folder: 'orchestrator', create: createOrchestrator },
-  cap: { schema: 'cap', folder: 'cap', create: createCap },
-  lms: { schema: 'lms', folder: 'lms', create: createLms },
-};
+const catalogue: Record<ServiceName, { schema: string; folder: string; create(deps: ServiceDeps): Promise<Service> }> =
+  {
+    ol: { schema: 'ol', folder: 'orchestrator', create: createOrchestrator },
+    cap: { schema: 'cap', folder: 'cap', create: createCap },
+    lms: { schema: 'lms', folder: 'lms', create: createLms },
+  };
 
 export interface RunningServices {
   /** Every URL this process serves, by name: gateway, ol, cap, lms. */
@@ -62,13 +63,24 @@ export async function startServices(
       const migrator = migratorOf(name, sequelize);
       const [, doc] = await Promise.all([migrate(sequelize, entry.schema, migrator), loadApiDocument(name)]);
       const service = await entry.create({
-        config, logger: logger.child({ service: name }), sequelize, database, migrator, peers, events: events.forService(name, entry.schema, sequelize),
+        config,
+        logger: logger.child({ service: name }),
+        sequelize,
+        database,
+        migrator,
+        peers,
+        events: events.forService(name, entry.schema, sequelize),
       });
-      const router = bindOperations(name, doc, { ...standardHandlers(name, doc, sequelize, migrator), ...service.handlers }, {
-        security: service.security,
-        checkResponses: config.devMode,
-        devMode: config.devMode,
-      });
+      const router = bindOperations(
+        name,
+        doc,
+        { ...standardHandlers(name, doc, sequelize, migrator), ...service.handlers },
+        {
+          security: service.security,
+          checkResponses: config.devMode,
+          devMode: config.devMode,
+        },
+      );
       return { name, service, router };
     }),
   );
@@ -81,7 +93,10 @@ export async function startServices(
   // Each service's background work and event delivery start side by side (every subscription is
   // registered by now, so events already in an outbox reach all consumers); what started is stopped
   // in the same order as if they had started one after the other, also when one of them failed.
-  const started = await Promise.allSettled([...services.map(async (service) => (await service.start?.()) ?? {}), events.start()]);
+  const started = await Promise.allSettled([
+    ...services.map(async (service) => (await service.start?.()) ?? {}),
+    events.start(),
+  ]);
   services.forEach((service, i) => {
     const result = started[i]!;
     if (result.status === 'fulfilled') Object.assign(urls, result.value);
@@ -99,10 +114,17 @@ export async function startServices(
     urls[name] = listener.url;
   };
   const http = {
-    bodyLimitBytes: config.bodyLimitBytes, corsOrigins: config.corsOrigins, devMode: config.devMode, countQueries: config.devMode, trustProxy: config.trustProxy, database,
+    bodyLimitBytes: config.bodyLimitBytes,
+    corsOrigins: config.corsOrigins,
+    devMode: config.devMode,
+    countQueries: config.devMode,
+    trustProxy: config.trustProxy,
+    database,
   };
   // Development mode: Pact's message verification asks the gateway's `/` for a message.
-  const gatewayMounts = config.devMode ? [...Object.values(mounts), { prefix: '/', router: pactMessages((service) => peers.url(service)) }] : Object.values(mounts);
+  const gatewayMounts = config.devMode
+    ? [...Object.values(mounts), { prefix: '/', router: pactMessages((service) => peers.url(service)) }]
+    : Object.values(mounts);
   await open('gateway', createHttpApp(gatewayMounts, logger, http), config.port);
   if (config.servicePorts) {
     const ports: Record<ServiceName, number> = { ol: config.olPort, cap: config.capPort, lms: config.lmsPort };
@@ -142,18 +164,21 @@ function createPeers(config: PlatformConfig, urls: Record<string, string>): Peer
   return {
     url(service) {
       if (configured[service]) return configured[service];
-      if (!config.only.includes(service)) throw new Error(`${service} does not run in this process: set its URL (see README, Configuration)`);
+      if (!config.only.includes(service))
+        throw new Error(`${service} does not run in this process: set its URL (see README, Configuration)`);
       if (!urls.gateway) throw new Error('listeners are not up yet');
       return `${urls.gateway}/v1/${service}`;
     },
     olGrpcAddress() {
       if (config.olGrpcAddress) return config.olGrpcAddress;
-      if (!urls.grpc) throw new Error('the Orchestrator gRPC listener is not running in this process: set ORCHESTRATOR_GRPC_ADDRESS');
+      if (!urls.grpc)
+        throw new Error('the Orchestrator gRPC listener is not running in this process: set ORCHESTRATOR_GRPC_ADDRESS');
       return urls.grpc;
     },
     lmsGrpcAddress() {
       if (config.lmsGrpcAddress) return config.lmsGrpcAddress;
-      if (!urls['grpc-lms']) throw new Error('the LMS gRPC listener is not running in this process: set LMS_GRPC_ADDRESS');
+      if (!urls['grpc-lms'])
+        throw new Error('the LMS gRPC listener is not running in this process: set LMS_GRPC_ADDRESS');
       return urls['grpc-lms'];
     },
   };

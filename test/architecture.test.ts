@@ -2,7 +2,15 @@ import test from 'ava';
 import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { brokenRules, importCycles, importGraph, importsOf, moduleFolders, services, type ImportEdge } from './helpers/imports.ts';
+import {
+  brokenRules,
+  importCycles,
+  importGraph,
+  importsOf,
+  moduleFolders,
+  services,
+  type ImportEdge,
+} from './helpers/imports.ts';
 
 // The design's rules, read from the import statements of the real files (CONTRIBUTING, "Where code
 // goes"): services apart, the kernel below them, a module reached through its face, the CLI through the
@@ -15,7 +23,8 @@ const sourceFolders = ['server', 'cli', 'bench', 'fixtures'];
 const allowedImports: Record<string, string> = {
   // capctl builds its commands from the role table without loading CAP (capctl --help loads no package
   // but commander); the people module's face loads Sequelize and the whole module.
-  'server/cap/operator/index.ts -> server/cap/people/platform-roles/roles.ts': 'the platform role table, data with no imports, for capctl --help',
+  'server/cap/operator/index.ts -> server/cap/people/platform-roles/roles.ts':
+    'the platform role table, data with no imports, for capctl --help',
 };
 
 const arrowOf = (broken: string) => broken.slice(broken.indexOf(': ') + 2);
@@ -25,12 +34,16 @@ test('no import breaks the rules: services apart, the kernel imports no service,
   t.true(edges.length > 1000, `only ${edges.length} imports read: is the root right?`);
   const modules = await moduleFolders(root);
   t.true(modules.includes('server/cap/people') && modules.includes('server/cap/applications'), modules.join(', '));
-  t.deepEqual(brokenRules(edges, modules).filter((broken) => !Object.hasOwn(allowedImports, arrowOf(broken))), []);
+  t.deepEqual(
+    brokenRules(edges, modules).filter((broken) => !Object.hasOwn(allowedImports, arrowOf(broken))),
+    [],
+  );
 });
 
 test('every allowed exception to the import rules is still an import that breaks one', async (t) => {
   const broken = brokenRules(await importGraph(root, sourceFolders), await moduleFolders(root)).map(arrowOf);
-  for (const arrow of Object.keys(allowedImports)) t.true(broken.includes(arrow), `${arrow} is no longer needed: remove it from allowedImports`);
+  for (const arrow of Object.keys(allowedImports))
+    t.true(broken.includes(arrow), `${arrow} is no longer needed: remove it from allowedImports`);
 });
 
 // capctl's commands: a command file (X.ts) loads its work (X.action.ts) when it runs and takes its
@@ -39,7 +52,10 @@ test('every allowed exception to the import rules is still an import that breaks
 // one that imports it back, directly or through others.
 test('no import cycle between the files of cli/commands (dynamic and type-only imports count)', async (t) => {
   const edges = await importGraph(root, ['cli']);
-  t.true(edges.some((edge) => edge.from === 'cli/commands/run.ts' && edge.to === 'cli/commands/run.action.ts'), 'the reader sees the lazy import of an action');
+  t.true(
+    edges.some((edge) => edge.from === 'cli/commands/run.ts' && edge.to === 'cli/commands/run.action.ts'),
+    'the reader sees the lazy import of an action',
+  );
   t.deepEqual(importCycles(edges, 'cli/commands'), []);
 });
 
@@ -90,8 +106,10 @@ test('the checker reports each kind of forbidden import in a project made to bre
   const files: Record<string, string> = {
     'server/cap/people/index.ts': "export { createUsers } from './service.ts';",
     'server/cap/people/service.ts': "import { newId } from '../../platform/ids.ts';\nexport const createUsers = newId;",
-    'server/cap/centres/index.ts': "import { createUsers } from '../people/index.ts';\nimport { staff } from './staff/service.ts';",
-    'server/cap/centres/staff/service.ts': "import { createUsers } from '../../people/service.ts';\nexport const staff = 1;",
+    'server/cap/centres/index.ts':
+      "import { createUsers } from '../people/index.ts';\nimport { staff } from './staff/service.ts';",
+    'server/cap/centres/staff/service.ts':
+      "import { createUsers } from '../../people/service.ts';\nexport const staff = 1;",
     'server/cap/index.ts': "import { createCentres } from './centres/index.ts';",
     'server/cap/operator/index.ts': "export const grant = () => import('../people/index.ts');",
     'server/lms/index.ts': "import { createCap } from '../cap/index.ts';",
@@ -99,8 +117,10 @@ test('the checker reports each kind of forbidden import in a project made to bre
     'server/orchestrator/tokens/keys.ts': 'export const rotate = 1;',
     'server/platform/ids.ts': "import type { Lms } from '../lms/index.ts';\nexport const newId = 1;",
     'server/contracts/client.ts': "import { newId } from '../platform/ids.ts';",
-    'cli/commands/keys.ts': "import { rotate } from '../../server/orchestrator/tokens/keys.ts';\nimport { grant } from '../../server/cap/operator/index.ts';",
-    'cli/commands/keys.action.ts': "const { rotate } = await import('../../server/orchestrator/operator.ts');\nimport { config } from '../../server/platform/ids.ts';",
+    'cli/commands/keys.ts':
+      "import { rotate } from '../../server/orchestrator/tokens/keys.ts';\nimport { grant } from '../../server/cap/operator/index.ts';",
+    'cli/commands/keys.action.ts':
+      "const { rotate } = await import('../../server/orchestrator/operator.ts');\nimport { config } from '../../server/platform/ids.ts';",
   };
   for (const [file, text] of Object.entries(files)) {
     await mkdir(path.join(dir, path.dirname(file)), { recursive: true });
@@ -136,7 +156,10 @@ const documents: Record<(typeof services)[number], string> = { cap: 'cap', orche
 
 /** Codes thrown but answered by no HTTP operation, each with why. */
 const unanswered: Partial<Record<(typeof services)[number] | 'all', Record<string, string>>> = {
-  all: { 'internal.response_contract': 'a bug of ours, caught by the reply check of development mode; clients see it as a 500 like internal.error' },
+  all: {
+    'internal.response_contract':
+      'a bug of ours, caught by the reply check of development mode; clients see it as a 500 like internal.error',
+  },
   orchestrator: {
     'payment.payer_unknown': 'InitiatePayment (gRPC) only: payments/grpc.ts turns it into NOT_FOUND',
     'payment.payer_inactive': 'InitiatePayment (gRPC) only: FAILED_PRECONDITION',
@@ -145,21 +168,31 @@ const unanswered: Partial<Record<(typeof services)[number] | 'all', Record<strin
     'payment.provider_unavailable': 'InitiatePayment and RefundPayment (gRPC) only: UNAVAILABLE',
     'payment.not_found': 'RefundPayment (gRPC) only: NOT_FOUND',
     'payment.not_refundable': 'RefundPayment (gRPC) only: FAILED_PRECONDITION',
-    'payment.transition_not_allowed': "the payment lifecycle's refusal; every caller checks the status before it moves a payment",
-    'payment.guard_failed': "the payment lifecycle's refusal of a provider's outcome: logged and refused, never answered",
+    'payment.transition_not_allowed':
+      "the payment lifecycle's refusal; every caller checks the status before it moves a payment",
+    'payment.guard_failed':
+      "the payment lifecycle's refusal of a provider's outcome: logged and refused, never answered",
   },
 };
 
 async function serviceDocumentText(service: (typeof services)[number]): Promise<string> {
   const name = documents[service];
-  const areas = (await readdir(path.join(root, 'openapi', name)).catch(() => [] as string[])).filter((file) => file.endsWith('.yaml'));
-  const texts = await Promise.all([`${name}.yaml`, ...areas.map((file) => `${name}/${file}`)].map((file) => readFile(path.join(root, 'openapi', file), 'utf8')));
+  const areas = (await readdir(path.join(root, 'openapi', name)).catch(() => [] as string[])).filter((file) =>
+    file.endsWith('.yaml'),
+  );
+  const texts = await Promise.all(
+    [`${name}.yaml`, ...areas.map((file) => `${name}/${file}`)].map((file) =>
+      readFile(path.join(root, 'openapi', file), 'utf8'),
+    ),
+  );
   return texts.join('\n');
 }
 
 /** The files a service's code runs: its folder and every kernel and contracts file it reaches through imports. */
 function filesOf(service: string, edges: ImportEdge[]): Set<string> {
-  const reached = new Set(edges.flatMap((edge) => [edge.from, edge.to]).filter((file) => file.startsWith(`server/${service}/`)));
+  const reached = new Set(
+    edges.flatMap((edge) => [edge.from, edge.to]).filter((file) => file.startsWith(`server/${service}/`)),
+  );
   const queue = [...reached];
   while (queue.length) {
     const file = queue.pop()!;
@@ -196,7 +229,8 @@ test('every code exempted from the error tables is still thrown and still in no 
   for (const service of services) {
     const table = tableCodes(await serviceDocumentText(service));
     const thrown = new Set<string>();
-    for (const file of filesOf(service, edges)) for (const code of codesIn(await readFile(path.join(root, file), 'utf8'))) thrown.add(code);
+    for (const file of filesOf(service, edges))
+      for (const code of codesIn(await readFile(path.join(root, file), 'utf8'))) thrown.add(code);
     for (const code of Object.keys({ ...unanswered[service] })) {
       t.true(thrown.has(code), `${service} no longer throws ${code}`);
       t.false(table.has(code), `${code} is in ${service}'s table now: remove its exemption`);
@@ -214,7 +248,8 @@ test('the error code reader finds codes in each form the code writes them, and t
     "logger.info('a.not_a_code'); const event = 'user.created';",
   ].join('\n');
   t.deepEqual(codesIn(source), ['a.one', 'a.two', 'a.three', 'a.four', 'a.five', 'a.six']);
-  const doc = '    | Error code | Status | Meaning |\n    |---|---|---|\n    | `a.one` | 409 | Taken. |\n    description: \'`a.two`: in a sentence\'\n';
+  const doc =
+    "    | Error code | Status | Meaning |\n    |---|---|---|\n    | `a.one` | 409 | Taken. |\n    description: '`a.two`: in a sentence'\n";
   t.deepEqual([...tableCodes(doc)], ['a.one']);
 });
 
@@ -226,12 +261,15 @@ const statusWritePattern =
   /\.(?:create|bulkCreate|upsert|update|save)\(\s*\[?\s*\{[^)]*?\bstatus\s*:|UPDATE\s+[\w".]+\s+SET\s[^`;]*?\bstatus\s*=|INSERT\s+INTO\s+[\w".]+\s*\([^)]*\bstatus\b|^\s*[\w.]+\.status\s*=[^=]/gm;
 
 function statusWritesIn(text: string): number[] {
-  return [...text.matchAll(statusWritePattern)].map((match) => text.slice(0, match.index).split('\n').length + (match[0].startsWith('\n') ? 1 : 0));
+  return [...text.matchAll(statusWritePattern)].map(
+    (match) => text.slice(0, match.index).split('\n').length + (match[0].startsWith('\n') ? 1 : 0),
+  );
 }
 
 /** Files that write a status themselves, each with why. */
 const ownStatusWriters: Record<string, string> = {
-  'server/cap/applications/service.ts': "the application lifecycle's own writer (`move`, a stage and a status at once; applications/lifecycle.ts is its table), its creation and the provider states' placement",
+  'server/cap/applications/service.ts':
+    "the application lifecycle's own writer (`move`, a stage and a status at once; applications/lifecycle.ts is its table), its creation and the provider states' placement",
   'server/orchestrator/payments/sandbox/page.ts': "the sandbox checkout page's script: a DOM attribute, no column",
 };
 

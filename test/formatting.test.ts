@@ -4,12 +4,20 @@ import fs from 'node:fs';
 import * as prettier from 'prettier';
 
 // The code is formatted by prettier (.prettierrc.json, 120 columns): `npm run format` writes it.
-const sources = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '--', ...codeGlobs()], { encoding: 'utf8' })
+const sources = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '--', ...codeGlobs()], {
+  encoding: 'utf8',
+})
   .split('\n')
   .filter((file) => file && fs.existsSync(file));
 
+/** The code: TypeScript and JavaScript under bin, server, cli, test and bench, and the configuration files at the top. */
 function codeGlobs(): string[] {
-  return ['bin', 'server', 'cli', 'test', 'bench'].flatMap((dir) => [`${dir}/*.ts`, `${dir}/*.mts`, `${dir}/*.mjs`, `${dir}/*.js`]).concat(['*.js', '*.mjs']);
+  const extensions = ['ts', 'mts', 'mjs', 'js'];
+  return [
+    ...['bin', 'server', 'cli', 'test', 'bench'].flatMap((dir) => extensions.map((ext) => `:(glob)${dir}/**/*.${ext}`)),
+    ':(glob)*.js',
+    ':(glob)*.mjs',
+  ];
 }
 
 test('every source file is formatted as prettier writes it', async (t) => {

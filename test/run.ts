@@ -34,10 +34,14 @@ try {
   throw err;
 }
 
-const ava = spawn(process.execPath, [path.join('node_modules', 'ava', 'entrypoints', 'cli.mjs'), ...process.argv.slice(2)], {
-  stdio: 'inherit',
-  env: { ...process.env, TEST_DATABASE_URL: database.url, TEST_TEMPLATE_DATABASE: template },
-});
+const ava = spawn(
+  process.execPath,
+  [path.join('node_modules', 'ava', 'entrypoints', 'cli.mjs'), ...process.argv.slice(2)],
+  {
+    stdio: 'inherit',
+    env: { ...process.env, TEST_DATABASE_URL: database.url, TEST_TEMPLATE_DATABASE: template },
+  },
+);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => ava.kill(signal));
 const code = await new Promise<number>((resolve) => ava.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
 await cleanup();

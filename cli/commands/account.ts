@@ -33,7 +33,14 @@ interface PasswordOptions {
 interface AuthResult {
   accessToken: string;
   refreshToken: string;
-  user: { userId?: string; id?: string; email: string; status: string; intents: string[]; mustChangePassword?: boolean };
+  user: {
+    userId?: string;
+    id?: string;
+    email: string;
+    status: string;
+    intents: string[];
+    mustChangePassword?: boolean;
+  };
 }
 
 const baseUrlHelp = `platform URL (env CAPCTL_BASE_URL, else the profile's, else http://127.0.0.1:4000)`;
@@ -104,24 +111,39 @@ export function registerAccount(program: Command): void {
     .option('--email <email>', 'the account email (asked for on a terminal when omitted)')
     .option('--password <password>', 'the password (asked for on a terminal when omitted)')
     .option('--password-stdin', 'read the password from the first line of stdin (kept off the command line)')
-    .option('--intent <intent>', 'what the account is for (repeatable, default cap)', (v: string, all: string[] = []) => [...all, v])
+    .option(
+      '--intent <intent>',
+      'what the account is for (repeatable, default cap)',
+      (v: string, all: string[] = []) => [...all, v],
+    )
     .action((options: Omit<CommonOptions, 'profile'> & PasswordOptions & { email?: string; intent?: string[] }) =>
       runCommand(Boolean(options.json), async () => {
         const baseUrl = resolveBaseUrl(options.baseUrl);
         const email = await ask(options.email, '--email', 'Email');
-        const secret = options.passwordStdin ? await passwordFromStdin('--password', options.password !== undefined) : await ask(options.password, '--password', 'Password', true);
+        const secret = options.passwordStdin
+          ? await passwordFromStdin('--password', options.password !== undefined)
+          : await ask(options.password, '--password', 'Password', true);
         await withApi(baseUrl, async (api) => {
           const body = { email, password: secret, intents: options.intent ?? ['cap'] };
-          const result = await api.call<{ userId: string; email: string; status: string }>('POST', '/v1/ol/auth/register', { body });
-          print(result, Boolean(options.json), () =>
-            `registered ${result.email} (user ${result.userId}, ${result.status}); the code is in the mail: capctl verify --email ${result.email}`,
+          const result = await api.call<{ userId: string; email: string; status: string }>(
+            'POST',
+            '/v1/ol/auth/register',
+            { body },
+          );
+          print(
+            result,
+            Boolean(options.json),
+            () =>
+              `registered ${result.email} (user ${result.userId}, ${result.status}); the code is in the mail: capctl verify --email ${result.email}`,
           );
         });
       }),
     );
 
   common(program.command('verify'))
-    .description('Verify an account with its mailed code and sign in (without --otp, the code is read from the dev mailbox)')
+    .description(
+      'Verify an account with its mailed code and sign in (without --otp, the code is read from the dev mailbox)',
+    )
     .option('--email <email>', 'the account email (asked for on a terminal when omitted)')
     .option('--otp <code>', 'the verification code')
     .action((options: CommonOptions & { email?: string; otp?: string }) =>
@@ -131,12 +153,21 @@ export function registerAccount(program: Command): void {
         await withApi(baseUrl, async (api) => {
           let otp = options.otp ?? (await otpFromMailbox(api, email));
           if (!otp) {
-            if (!process.stdin.isTTY) throw new UsageError('--otp is required: the dev mailbox is off (the platform is not in development mode)');
+            if (!process.stdin.isTTY)
+              throw new UsageError(
+                '--otp is required: the dev mailbox is off (the platform is not in development mode)',
+              );
             otp = await ask(undefined, '--otp', 'Verification code');
           }
-          const result = await api.call<AuthResult>('POST', '/v1/ol/auth/verify-account', { body: { email, otp, purpose: 'account_verify' } });
+          const result = await api.call<AuthResult>('POST', '/v1/ol/auth/verify-account', {
+            body: { email, otp, purpose: 'account_verify' },
+          });
           const profile = signIn(options, baseUrl, result);
-          print({ profile: options.profile, baseUrl, user: result.user }, Boolean(options.json), () => `verified; ${signedInLine(profile, options.profile)}`);
+          print(
+            { profile: options.profile, baseUrl, user: result.user },
+            Boolean(options.json),
+            () => `verified; ${signedInLine(profile, options.profile)}`,
+          );
         });
       }),
     );
@@ -150,13 +181,19 @@ export function registerAccount(program: Command): void {
       runCommand(Boolean(options.json), async () => {
         const baseUrl = resolveBaseUrl(options.baseUrl, loadProfile(options.profile));
         const email = await ask(options.email, '--email', 'Email');
-        const secret = options.passwordStdin ? await passwordFromStdin('--password', options.password !== undefined) : await ask(options.password, '--password', 'Password', true);
+        const secret = options.passwordStdin
+          ? await passwordFromStdin('--password', options.password !== undefined)
+          : await ask(options.password, '--password', 'Password', true);
         await withApi(baseUrl, async (api) => {
           const result = await api.call<AuthResult>('POST', '/v1/ol/auth/login', { body: { email, password: secret } });
           const profile = signIn(options, baseUrl, result);
-          print({ profile: options.profile, baseUrl, user: result.user }, Boolean(options.json), () => signedInLine(profile, options.profile));
+          print({ profile: options.profile, baseUrl, user: result.user }, Boolean(options.json), () =>
+            signedInLine(profile, options.profile),
+          );
           if (result.user.mustChangePassword) {
-            process.stderr.write('warning: this account must change its password (PATCH /v1/ol/auth/change-password) before anything else\n');
+            process.stderr.write(
+              'warning: this account must change its password (PATCH /v1/ol/auth/change-password) before anything else\n',
+            );
           }
         });
       }),
@@ -170,15 +207,20 @@ export function registerAccount(program: Command): void {
         await withApi(resolveBaseUrl(options.baseUrl, stored), async (api) => {
           let alreadyEnded = false;
           try {
-            await new Session(api, options.profile, stored).call('POST', '/v1/ol/auth/logout', (p) => ({ refreshToken: p.refreshToken }));
+            await new Session(api, options.profile, stored).call('POST', '/v1/ol/auth/logout', (p) => ({
+              refreshToken: p.refreshToken,
+            }));
           } catch (err) {
             // A session the server no longer knows is as good as signed out.
             if (!(err instanceof SessionEnded)) throw err;
             alreadyEnded = true;
           }
           removeProfile(options.profile);
-          print({ profile: options.profile, email: stored.email, alreadyEnded }, Boolean(options.json), () =>
-            `signed out ${stored.email} (profile ${options.profile} removed${alreadyEnded ? '; the session had already ended' : ''})`,
+          print(
+            { profile: options.profile, email: stored.email, alreadyEnded },
+            Boolean(options.json),
+            () =>
+              `signed out ${stored.email} (profile ${options.profile} removed${alreadyEnded ? '; the session had already ended' : ''})`,
           );
         });
       }),
@@ -200,8 +242,11 @@ export function registerAccount(program: Command): void {
             intents: (claims.intents as string[] | undefined) ?? [],
             accessTokenExpiresAt: new Date(Number(claims.exp) * 1000).toISOString(),
           };
-          print(result, Boolean(options.json), () =>
-            `${result.email} (user ${result.userId}, intents ${result.intents.join(', ') || 'none'}) on ${result.baseUrl}, profile ${result.profile}`,
+          print(
+            result,
+            Boolean(options.json),
+            () =>
+              `${result.email} (user ${result.userId}, intents ${result.intents.join(', ') || 'none'}) on ${result.baseUrl}, profile ${result.profile}`,
           );
         });
       }),
@@ -236,7 +281,9 @@ async function checkedClaims(session: Session): Promise<Record<string, unknown>>
     try {
       return (await jwtVerify(session.profile.accessToken, keys)).payload;
     } catch (err) {
-      throw new CommandFailed(`the renewed access token does not verify against the published JWKS: ${(err as Error).message}`);
+      throw new CommandFailed(
+        `the renewed access token does not verify against the published JWKS: ${(err as Error).message}`,
+      );
     }
   }
 }

@@ -1,6 +1,11 @@
 /** The work of `capctl admin create` (admin.ts defines the command). */
 import { status } from '@grpc/grpc-js';
-import { openCapSchema, provisionAccount, type PlatformRole, type ProvisionAccountResponse } from '../../server/cap/operator/index.ts';
+import {
+  openCapSchema,
+  provisionAccount,
+  type PlatformRole,
+  type ProvisionAccountResponse,
+} from '../../server/cap/operator/index.ts';
 import { runningDatabaseUrl } from '../../server/platform/db/embedded.ts';
 import { closeGrpcClients } from '../../server/platform/grpc/client.ts';
 import { GrpcCallError, statusName } from '../../server/platform/grpc/errors.ts';
@@ -53,14 +58,22 @@ async function createAdmin(options: CreateOptions): Promise<void> {
     address = (await grpcAddresses(explicit, resolveBaseUrl(options.baseUrl))).addressFor(serviceNames.identity);
   } catch (err) {
     if (!(err instanceof UnreachableError)) throw err;
-    throw new Stop('capctl.unreachable', `${err.message} (is capctl serve running? see --base-url and --grpc-address)`, exitCodes.unreachable);
+    throw new Stop(
+      'capctl.unreachable',
+      `${err.message} (is capctl serve running? see --base-url and --grpc-address)`,
+      exitCodes.unreachable,
+    );
   }
   const email = options.email.trim().toLowerCase();
   const cap = await openCapSchema(databaseUrl, 2);
   try {
     // Checked before the account is made, so that a database not ready yet leaves nothing half done.
     if (!(await cap.migrated())) {
-      throw new Stop('capctl.not_migrated', 'the CAP schema of this database has no platform roles yet: start capctl serve on it first', exitCodes.failed);
+      throw new Stop(
+        'capctl.not_migrated',
+        'the CAP schema of this database has no platform roles yet: start capctl serve on it first',
+        exitCodes.failed,
+      );
     }
     let account: ProvisionAccountResponse;
     try {
@@ -78,8 +91,12 @@ async function createAdmin(options: CreateOptions): Promise<void> {
     const result = { email, userId: account.user_id, role: options.role, newAccount: account.is_new, granted };
     print(result, Boolean(options.json), () =>
       [
-        granted ? `${options.role} granted to ${email} (user ${account.user_id})` : `${email} (user ${account.user_id}) already holds ${options.role}`,
-        account.is_new ? 'a new account: its password is in the mail, to be changed at first sign-in' : 'an existing account: its password is unchanged',
+        granted
+          ? `${options.role} granted to ${email} (user ${account.user_id})`
+          : `${email} (user ${account.user_id}) already holds ${options.role}`,
+        account.is_new
+          ? 'a new account: its password is in the mail, to be changed at first sign-in'
+          : 'an existing account: its password is unchanged',
       ].join('\n'),
     );
   } finally {
@@ -93,7 +110,12 @@ export async function adminCreate(options: CreateOptions): Promise<void> {
   try {
     await createAdmin(options);
   } catch (err) {
-    const stop = err instanceof Stop ? err : startFailure(err) ? new Stop('capctl.database_unreachable', startFailure(err)!, exitCodes.unreachable) : undefined;
+    const stop =
+      err instanceof Stop
+        ? err
+        : startFailure(err)
+          ? new Stop('capctl.database_unreachable', startFailure(err)!, exitCodes.unreachable)
+          : undefined;
     if (!stop) throw err;
     if (options.json) print({ error: { code: stop.code, message: stop.message } }, true, () => '');
     else process.stderr.write(`capctl admin create: ${stop.message}\n`);

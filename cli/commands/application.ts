@@ -41,7 +41,11 @@ interface TimelineEvent {
 /** Rows under a header, each column as wide as its widest cell. */
 function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const format = (cells: string[]) => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd();
+  const format = (cells: string[]) =>
+    cells
+      .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [format(header), format(widths.map((w) => '-'.repeat(w))), ...rows.map(format)].join('\n');
 }
 
@@ -50,7 +54,10 @@ const when = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 19) :
 function timelineText(stages: TimelineStage[], events: TimelineEvent[]): string {
   return [
     'Stages',
-    table(['STAGE', 'STATUS', 'ENTERED'], stages.map((s) => [s.label, s.status, when(s.enteredAt)])),
+    table(
+      ['STAGE', 'STATUS', 'ENTERED'],
+      stages.map((s) => [s.label, s.status, when(s.enteredAt)]),
+    ),
     '',
     'Moves (oldest first)',
     events.length
@@ -69,7 +76,8 @@ function timelineText(stages: TimelineStage[], events: TimelineEvent[]): string 
   ].join('\n');
 }
 
-const line = (a: Application) => [a.id, a.type, a.status, a.currentStageKey, a.trade?.name ?? '', a.candidate.name, a.centre.name].join('  ');
+const line = (a: Application) =>
+  [a.id, a.type, a.status, a.currentStageKey, a.trade?.name ?? '', a.candidate.name, a.centre.name].join('  ');
 
 /** Reads a JSON file of the nested draft body (personalInformation, experienceAndTrade, assessmentDeclaration). */
 async function readForm(file: string): Promise<unknown> {
@@ -83,7 +91,9 @@ async function readForm(file: string): Promise<unknown> {
 
 /** `capctl application create|list|show|fill|submit|withdraw`: CAP applications as their candidate (or a centre's, read-only). */
 export function registerApplication(program: Command): void {
-  const application = program.command('application').description('CAP applications (/v1/cap/applications), as the signed-in candidate');
+  const application = program
+    .command('application')
+    .description('CAP applications (/v1/cap/applications), as the signed-in candidate');
 
   signedInOptions(application.command('create'))
     .description('Make a draft application for a trade at an approved centre')
@@ -94,23 +104,47 @@ export function registerApplication(program: Command): void {
     .action((options: SignedInOptions & { type: string; sector: string; trade: string; centreId: string }) =>
       runCommand(Boolean(options.json), () =>
         asProfileUser(options, async (session) => {
-          const body = { type: options.type, sectorId: options.sector, tradeId: options.trade, centreId: options.centreId, unitIds: [] };
-          const created = await session.call<Application>('POST', '/v1/cap/applications', () => body, headers({ ...options }));
-          print(created, Boolean(options.json), () => `draft ${created.id} (${created.type}, ${created.trade?.name ?? ''} at ${created.centre.name})`);
+          const body = {
+            type: options.type,
+            sectorId: options.sector,
+            tradeId: options.trade,
+            centreId: options.centreId,
+            unitIds: [],
+          };
+          const created = await session.call<Application>(
+            'POST',
+            '/v1/cap/applications',
+            () => body,
+            headers({ ...options }),
+          );
+          print(
+            created,
+            Boolean(options.json),
+            () => `draft ${created.id} (${created.type}, ${created.trade?.name ?? ''} at ${created.centre.name})`,
+          );
         }),
       ),
     );
 
   signedInOptions(application.command('list'))
-    .description('Your applications, newest first (with --centre: that centre\'s)')
+    .description("Your applications, newest first (with --centre: that centre's)")
     .option('--centre <id>', 'list for this centre, as its staff')
     .option('--status <status>', 'only this status')
     .option('--stage <key>', 'only at this stage')
     .action((options: AsOptions & { status?: string; stage?: string }) =>
       runCommand(Boolean(options.json), () =>
         asProfileUser(options, async (session) => {
-          const query = new URLSearchParams({ limit: '100', ...(options.status ? { status: options.status } : {}), ...(options.stage ? { stage: options.stage } : {}) });
-          const list = await session.call<Application[]>('GET', `/v1/cap/applications?${query}`, undefined, headers(options));
+          const query = new URLSearchParams({
+            limit: '100',
+            ...(options.status ? { status: options.status } : {}),
+            ...(options.stage ? { stage: options.stage } : {}),
+          });
+          const list = await session.call<Application[]>(
+            'GET',
+            `/v1/cap/applications?${query}`,
+            undefined,
+            headers(options),
+          );
           print(list, Boolean(options.json), () => (list.length ? list.map(line).join('\n') : 'no applications'));
         }),
       ),
@@ -123,9 +157,21 @@ export function registerApplication(program: Command): void {
     .action((id: string, options: AsOptions) =>
       runCommand(Boolean(options.json), () =>
         asProfileUser(options, async (session) => {
-          const detail = await session.call<Application>('GET', `/v1/cap/applications/${encodeURIComponent(id)}`, undefined, headers(options));
-          const stages = await session.call<Array<{ stageKey: string; status: string }>>('GET', `/v1/cap/applications/${encodeURIComponent(id)}/stages`, undefined, headers(options));
-          print({ ...detail, stages }, Boolean(options.json), () => [line(detail), ...stages.map((s) => `  ${s.stageKey.padEnd(24)} ${s.status}`)].join('\n'));
+          const detail = await session.call<Application>(
+            'GET',
+            `/v1/cap/applications/${encodeURIComponent(id)}`,
+            undefined,
+            headers(options),
+          );
+          const stages = await session.call<Array<{ stageKey: string; status: string }>>(
+            'GET',
+            `/v1/cap/applications/${encodeURIComponent(id)}/stages`,
+            undefined,
+            headers(options),
+          );
+          print({ ...detail, stages }, Boolean(options.json), () =>
+            [line(detail), ...stages.map((s) => `  ${s.stageKey.padEnd(24)} ${s.status}`)].join('\n'),
+          );
         }),
       ),
     );
@@ -140,7 +186,12 @@ export function registerApplication(program: Command): void {
           const path = `/v1/cap/applications/${encodeURIComponent(id)}`;
           const stages = await session.call<TimelineStage[]>('GET', `${path}/stages`, undefined, headers(options));
           // Newest first from the API (an application makes a few dozen moves at most); shown oldest first.
-          const events = await session.call<TimelineEvent[]>('GET', `${path}/events?limit=100`, undefined, headers(options));
+          const events = await session.call<TimelineEvent[]>(
+            'GET',
+            `${path}/events?limit=100`,
+            undefined,
+            headers(options),
+          );
           events.reverse();
           print({ stages, events }, Boolean(options.json), () => timelineText(stages, events));
         }),
@@ -155,7 +206,12 @@ export function registerApplication(program: Command): void {
       runCommand(Boolean(options.json), async () => {
         const form = await readForm(options.form);
         await asProfileUser(options, async (session) => {
-          const saved = await session.call<Application>('PATCH', `/v1/cap/applications/${encodeURIComponent(id)}`, () => form, headers({ ...options }));
+          const saved = await session.call<Application>(
+            'PATCH',
+            `/v1/cap/applications/${encodeURIComponent(id)}`,
+            () => form,
+            headers({ ...options }),
+          );
           print(saved, Boolean(options.json), () => `saved ${saved.id} (${saved.status})`);
         });
       }),
@@ -167,14 +223,26 @@ export function registerApplication(program: Command): void {
     .action((id: string, options: SignedInOptions) =>
       runCommand(Boolean(options.json), () =>
         asProfileUser(options, async (session) => {
-          const submitted = await session.call<Application>('POST', `/v1/cap/applications/${encodeURIComponent(id)}/submit`, undefined, headers({ ...options }));
-          print(submitted, Boolean(options.json), () => `submitted ${submitted.id}: now at ${submitted.currentStageKey} (pay it with capctl pay ${submitted.id})`);
+          const submitted = await session.call<Application>(
+            'POST',
+            `/v1/cap/applications/${encodeURIComponent(id)}/submit`,
+            undefined,
+            headers({ ...options }),
+          );
+          print(
+            submitted,
+            Boolean(options.json),
+            () =>
+              `submitted ${submitted.id}: now at ${submitted.currentStageKey} (pay it with capctl pay ${submitted.id})`,
+          );
         }),
       ),
     );
 
   signedInOptions(application.command('withdraw'))
-    .description('Withdraw the application (before it is certified); a paid one withdrawn before its assessment starts is refunded')
+    .description(
+      'Withdraw the application (before it is certified); a paid one withdrawn before its assessment starts is refunded',
+    )
     .argument('<id>', 'the application id')
     .option('--reason <text>', 'why (kept with the application)')
     .action((id: string, options: SignedInOptions & { reason?: string }) =>
@@ -182,14 +250,16 @@ export function registerApplication(program: Command): void {
         asProfileUser(options, async (session) => {
           const { formatMoney } = await import('../../server/platform/money.ts');
           const body = options.reason ? { reason: options.reason } : {};
-          const done = await session.call<{ id: string; currentStageKey: string; refund: { paymentId: string; amount: { amountMinorUnits: string; currency: string } } | null }>(
-            'POST',
-            `/v1/cap/applications/${encodeURIComponent(id)}/withdraw`,
-            () => body,
-            headers({ ...options }),
-          );
-          print(done, Boolean(options.json), () =>
-            `withdrew ${done.id} at ${done.currentStageKey}: ${done.refund ? `refunding ${formatMoney(done.refund.amount)} (payment ${done.refund.paymentId}; the receipt says refunded once the provider has refunded it)` : 'no refund (not paid, or its assessment had started)'}`,
+          const done = await session.call<{
+            id: string;
+            currentStageKey: string;
+            refund: { paymentId: string; amount: { amountMinorUnits: string; currency: string } } | null;
+          }>('POST', `/v1/cap/applications/${encodeURIComponent(id)}/withdraw`, () => body, headers({ ...options }));
+          print(
+            done,
+            Boolean(options.json),
+            () =>
+              `withdrew ${done.id} at ${done.currentStageKey}: ${done.refund ? `refunding ${formatMoney(done.refund.amount)} (payment ${done.refund.paymentId}; the receipt says refunded once the provider has refunded it)` : 'no refund (not paid, or its assessment had started)'}`,
           );
         }),
       ),
@@ -199,8 +269,12 @@ export function registerApplication(program: Command): void {
 /** `capctl wallet`: a centre's wallet balance, and withdrawals to its bank account. */
 export function registerWallet(program: Command): void {
   const wallet = program.command('wallet').description("Your centre's wallet (/v1/cap/centre/wallet)");
-  const centreOptions = (command: Command) => signedInOptions(command).option('--centre <id>', 'the centre to act for (needed when you are staff of several)');
-  const centreHeaders = (options: AsOptions) => ({ 'X-CAP-PERSONA': 'centre', ...(options.centre ? { 'X-CAP-CENTRE-ID': options.centre } : {}) });
+  const centreOptions = (command: Command) =>
+    signedInOptions(command).option('--centre <id>', 'the centre to act for (needed when you are staff of several)');
+  const centreHeaders = (options: AsOptions) => ({
+    'X-CAP-PERSONA': 'centre',
+    ...(options.centre ? { 'X-CAP-CENTRE-ID': options.centre } : {}),
+  });
 
   centreOptions(wallet.command('show', { isDefault: true }))
     .description('The balance')
@@ -208,7 +282,12 @@ export function registerWallet(program: Command): void {
       runCommand(Boolean(options.json), () =>
         asProfileUser(options, async (session) => {
           const { formatMoney } = await import('../../server/platform/money.ts');
-          const data = await session.call<{ balance: { amountMinorUnits: string; currency: string } }>('GET', '/v1/cap/centre/wallet', undefined, centreHeaders(options));
+          const data = await session.call<{ balance: { amountMinorUnits: string; currency: string } }>(
+            'GET',
+            '/v1/cap/centre/wallet',
+            undefined,
+            centreHeaders(options),
+          );
           print(data, Boolean(options.json), () => `balance ${formatMoney(data.balance)}`);
         }),
       ),
@@ -220,7 +299,8 @@ export function registerWallet(program: Command): void {
     .option('--currency <code>', 'currency', 'NGN')
     .action((options: AsOptions & { amount: string; currency: string }) =>
       runCommand(Boolean(options.json), () => {
-        if (!/^[1-9][0-9]*$/.test(options.amount)) throw new UsageError('--amount is a whole number of minor units, more than 0');
+        if (!/^[1-9][0-9]*$/.test(options.amount))
+          throw new UsageError('--amount is a whole number of minor units, more than 0');
         return asProfileUser(options, async (session) => {
           const { formatMoney } = await import('../../server/platform/money.ts');
           const amount = { amountMinorUnits: options.amount, currency: options.currency };
@@ -230,7 +310,12 @@ export function registerWallet(program: Command): void {
             () => ({ amount }),
             centreHeaders(options),
           );
-          print(done, Boolean(options.json), () => `withdrew ${formatMoney(amount)} to ${done.withdrawal.bank} ${done.withdrawal.accountNo}; balance ${formatMoney(done.balance)}`);
+          print(
+            done,
+            Boolean(options.json),
+            () =>
+              `withdrew ${formatMoney(amount)} to ${done.withdrawal.bank} ${done.withdrawal.accountNo}; balance ${formatMoney(done.balance)}`,
+          );
         });
       }),
     );

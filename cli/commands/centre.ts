@@ -22,7 +22,9 @@ export function registerCentre(program: Command): void {
   const centre = program.command('centre').description('Centres, as a platform admin (POST /v1/cap/admin/centres)');
 
   signedInOptions(centre.command('create'))
-    .description('Create an approved centre; its super admin gets an account (password by mail) and joins on first sign-in')
+    .description(
+      'Create an approved centre; its super admin gets an account (password by mail) and joins on first sign-in',
+    )
     .requiredOption('--name <name>', "the centre's name")
     .requiredOption('--registration-no <number>', "the centre's registration number")
     .requiredOption('--admin-name <name>', "the super admin's name")
@@ -36,8 +38,11 @@ export function registerCentre(program: Command): void {
             registrationNo: options.registrationNo,
             superAdmin: { name: options.adminName, email: options.adminEmail },
           }));
-          print(created, Boolean(options.json), () =>
-            `created centre ${created.name} (${created.id}, ${created.status}); super admin ${created.superAdmin?.email} invited`,
+          print(
+            created,
+            Boolean(options.json),
+            () =>
+              `created centre ${created.name} (${created.id}, ${created.status}); super admin ${created.superAdmin?.email} invited`,
           );
         });
       }),

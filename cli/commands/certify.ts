@@ -9,12 +9,17 @@ import type { CertifyOptions } from './certify.action.ts';
 
 export function registerCertify(program: Command): void {
   signedInOptions(program.command('certify'))
-    .description("Drive an application to its certificate through the API (QA shortcut; development platform): pay, the centre's reviews, IV, forwarding, EV, certificate")
+    .description(
+      "Drive an application to its certificate through the API (QA shortcut; development platform): pay, the centre's reviews, IV, forwarding, EV, certificate",
+    )
     .argument('<applicationId>', "an application of the signed-in candidate (the profile's user)")
     .option('--admin-email <email>', 'platform admin (default: the first of seeds/people.yaml)')
     .option('--admin-password <password>', "the admin's password (default: from seeds/people.yaml)")
     .option('--admin-password-stdin', "read the admin's password from the first line of stdin")
-    .option('--centre-email <email>', "staff of the application's centre (default: its super admin in seeds/centres.yaml)")
+    .option(
+      '--centre-email <email>',
+      "staff of the application's centre (default: its super admin in seeds/centres.yaml)",
+    )
     .option('--centre-password <password>', "that person's password (default: from seeds/centres.yaml)")
     .option('--centre-password-stdin', "read that person's password from the first line of stdin")
     .addHelpText(
@@ -24,5 +29,7 @@ export function registerCertify(program: Command): void {
         '\nA step the platform does not let it drive (a draft to fill, an interview to hold) is named, and it stops there.' +
         '\nExit codes: 0 certified; 1 a step could not be driven; 2 usage error; 3 platform unreachable.',
     )
-    .action(async (applicationId: string, options: CertifyOptions) => (await import('./certify.action.ts')).certify(applicationId, options));
+    .action(async (applicationId: string, options: CertifyOptions) =>
+      (await import('./certify.action.ts')).certify(applicationId, options),
+    );
 }

@@ -60,11 +60,19 @@ function bundledScenarios(): string[] {
   }
 }
 
-const words = (node: Node) => [...node.subcommands.map((s) => s.name), ...node.options.flatMap((o) => [o.long, o.short].filter((f): f is string => Boolean(f)))];
+const words = (node: Node) => [
+  ...node.subcommands.map((s) => s.name),
+  ...node.options.flatMap((o) => [o.long, o.short].filter((f): f is string => Boolean(f))),
+];
 
 function bashScript(nodes: Node[], scenarios: string[]): string {
-  const cases = nodes.map((node) => `    ${JSON.stringify(node.path)}) echo ${shellQuote(words(node).join(' '))} ;;`).join('\n');
-  const commands = nodes.filter((n) => n.path !== '').map((n) => JSON.stringify(n.path)).join('|');
+  const cases = nodes
+    .map((node) => `    ${JSON.stringify(node.path)}) echo ${shellQuote(words(node).join(' '))} ;;`)
+    .join('\n');
+  const commands = nodes
+    .filter((n) => n.path !== '')
+    .map((n) => JSON.stringify(n.path))
+    .join('|');
   return `# capctl completion for bash: source <(capctl completion bash), or save it in ~/.local/share/bash-completion/completions/capctl
 _capctl_words() {
   case "$1" in
@@ -96,7 +104,10 @@ ${bashScript(nodes, scenarios).split('\n').slice(1).join('\n')}`;
 function fishScript(nodes: Node[], scenarios: string[]): string {
   const lines = [
     '# capctl completion for fish: capctl completion fish > ~/.config/fish/completions/capctl.fish',
-    `set -g __capctl_commands ${nodes.filter((n) => n.path !== '').map((n) => fishQuote(n.path)).join(' ')}`,
+    `set -g __capctl_commands ${nodes
+      .filter((n) => n.path !== '')
+      .map((n) => fishQuote(n.path))
+      .join(' ')}`,
     'function __capctl_path',
     '  set -l path ""',
     '  for word in (commandline -opc)[2..-1]',
@@ -111,10 +122,15 @@ function fishScript(nodes: Node[], scenarios: string[]): string {
   ];
   for (const node of nodes) {
     const when = `-n ${fishQuote(`test (__capctl_path) = ${fishQuote(node.path)}`)}`;
-    for (const sub of node.subcommands) lines.push(`complete -c capctl ${when} -a ${fishQuote(sub.name)} -d ${fishQuote(sub.description)}`);
+    for (const sub of node.subcommands)
+      lines.push(`complete -c capctl ${when} -a ${fishQuote(sub.name)} -d ${fishQuote(sub.description)}`);
     for (const option of node.options) {
-      const flags = [option.long ? `-l ${option.long.slice(2)}` : '', option.short ? `-s ${option.short.slice(1)}` : ''].filter(Boolean).join(' ');
-      lines.push(`complete -c capctl ${when} ${flags}${option.takesValue ? ' -r' : ''} -d ${fishQuote(option.description)}`);
+      const flags = [option.long ? `-l ${option.long.slice(2)}` : '', option.short ? `-s ${option.short.slice(1)}` : '']
+        .filter(Boolean)
+        .join(' ');
+      lines.push(
+        `complete -c capctl ${when} ${flags}${option.takesValue ? ' -r' : ''} -d ${fishQuote(option.description)}`,
+      );
     }
   }
   const run = `-n ${fishQuote(`test (__capctl_path) = run`)}`;

@@ -38,7 +38,9 @@ export async function demo(options: DemoOptions): Promise<number> {
   // A signal (Ctrl-C) or a closed output while the platform starts or scenarios run still stops the
   // platform and its PostgreSQL; with --keep, a signal is the way to end it, with the run's exit code.
   let kept: number | undefined;
-  const lifetime = onEveryWayOut({ exitCode: (way) => (kept !== undefined && way !== 'EPIPE' ? kept : conventionalExitCode(way)) });
+  const lifetime = onEveryWayOut({
+    exitCode: (way) => (kept !== undefined && way !== 'EPIPE' ? kept : conventionalExitCode(way)),
+  });
   let platform: EmbeddedPlatform;
   try {
     platform = await startEmbeddedPlatform({ logLevel: options.logLevel });
@@ -59,7 +61,8 @@ export async function demo(options: DemoOptions): Promise<number> {
   try {
     say(`${readyLine(platform.urls)}  (${seconds(performance.now() - started)})`);
     const checks = await readinessChecks(platform.urls, platform.services);
-    for (const check of checks) say(`${check.ready ? 'ready    ' : 'NOT READY'}  ${check.what}${check.ready ? '' : `: ${check.problem}`}`);
+    for (const check of checks)
+      say(`${check.ready ? 'ready    ' : 'NOT READY'}  ${check.what}${check.ready ? '' : `: ${check.problem}`}`);
     const notReady = checks.filter((c) => !c.ready).length;
     if (notReady > 0) {
       say(`${notReady} listener(s) not ready: scenarios not run`);
@@ -68,7 +71,11 @@ export async function demo(options: DemoOptions): Promise<number> {
     say('all services ready');
     // The platform was seeded as `capctl seed` does it; its first platform admin is the one the admin
     // scenarios sign in as.
-    say(`seeded: ${Object.entries(platform.seeded).map(([record, c]) => `${c.created} ${record}`).join(', ')}`);
+    say(
+      `seeded: ${Object.entries(platform.seeded)
+        .map(([record, c]) => `${c.created} ${record}`)
+        .join(', ')}`,
+    );
     const vars = platform.adminVars;
     const scenarios: Scenario[] = [];
     for (const file of files) scenarios.push(...(await loadScenarios(file, { vars })));
@@ -107,7 +114,6 @@ export async function demo(options: DemoOptions): Promise<number> {
     say(`platform stopped (${seconds(performance.now() - stopStarted)})`);
   }
 }
-
 
 interface Check {
   what: string;

@@ -37,7 +37,8 @@ export interface TailOutput {
 export async function tailEvents(options: TailOptions, output: TailOutput = process): Promise<number> {
   const services = options.service.length > 0 ? options.service : [...eventServices];
   for (const service of services) {
-    if (!(eventServices as readonly string[]).includes(service)) throw new UsageError(`--service ${service}: expected one of ${eventServices.join(', ')}`);
+    if (!(eventServices as readonly string[]).includes(service))
+      throw new UsageError(`--service ${service}: expected one of ${eventServices.join(', ')}`);
   }
   const forwardTo = options.forwardTo === undefined ? undefined : checkedUrl(options.forwardTo);
   const baseUrl = resolveBaseUrl(options.baseUrl);
@@ -46,8 +47,11 @@ export async function tailEvents(options: TailOptions, output: TailOutput = proc
   /** The ids of each service's last answer: an event is new when it was not in it. */
   const seen = new Map<string, Set<string>>();
   try {
-    for (const service of services) seen.set(service, new Set((await fetchEvents(baseUrl, service, options.type, dispatcher)).map((e) => e.id)));
-    output.stderr.write(`tailing the events of ${services.join(', ')} at ${baseUrl}${forwardTo ? `, forwarding to ${forwardTo}` : ''}; Ctrl-C to stop\n`);
+    for (const service of services)
+      seen.set(service, new Set((await fetchEvents(baseUrl, service, options.type, dispatcher)).map((e) => e.id)));
+    output.stderr.write(
+      `tailing the events of ${services.join(', ')} at ${baseUrl}${forwardTo ? `, forwarding to ${forwardTo}` : ''}; Ctrl-C to stop\n`,
+    );
     while (!stop.aborted) {
       await sleep(options.interval, stop);
       if (stop.aborted) break;
@@ -61,7 +65,9 @@ export async function tailEvents(options: TailOptions, output: TailOutput = proc
       fresh.sort((a, b) => a.occurredAt.localeCompare(b.occurredAt) || a.id.localeCompare(b.id));
       for (const event of fresh) {
         const forwarded = forwardTo ? await forward(forwardTo, event, dispatcher) : undefined;
-        output.stdout.write(`${options.json ? JSON.stringify(forwarded ? { ...event, forwarded } : event) : line(event, forwarded)}\n`);
+        output.stdout.write(
+          `${options.json ? JSON.stringify(forwarded ? { ...event, forwarded } : event) : line(event, forwarded)}\n`,
+        );
       }
     }
     return exitCodes.ok;
@@ -78,21 +84,41 @@ export async function tailEvents(options: TailOptions, output: TailOutput = proc
 
 class DevEventsOff extends Error {}
 
-async function fetchEvents(baseUrl: string, service: string, types: string[], dispatcher: Agent): Promise<PublishedEvent[]> {
+async function fetchEvents(
+  baseUrl: string,
+  service: string,
+  types: string[],
+  dispatcher: Agent,
+): Promise<PublishedEvent[]> {
   // One type is filtered by the platform; several are filtered here.
   const query = new URLSearchParams({ limit: '200', ...(types.length === 1 ? { type: types[0]! } : {}) });
-  const res: HttpResponse = await send({ method: 'GET', url: `${baseUrl}/v1/${service}/dev/events?${query}`, headers: { accept: 'application/json' } }, dispatcher);
-  if (res.status === 404) throw new DevEventsOff(`${baseUrl}/v1/${service}/dev/events answered 404: the platform keeps dev events in development mode only`);
+  const res: HttpResponse = await send(
+    { method: 'GET', url: `${baseUrl}/v1/${service}/dev/events?${query}`, headers: { accept: 'application/json' } },
+    dispatcher,
+  );
+  if (res.status === 404)
+    throw new DevEventsOff(
+      `${baseUrl}/v1/${service}/dev/events answered 404: the platform keeps dev events in development mode only`,
+    );
   if (!isSuccess(res.status)) throw new UnreachableError(`${baseUrl}/v1/${service}/dev/events answered ${res.status}`);
-  const events = ((res.body as { data?: PublishedEvent[] })?.data ?? []);
+  const events = (res.body as { data?: PublishedEvent[] })?.data ?? [];
   return types.length > 1 ? events.filter((e) => types.includes(e.type)) : events;
 }
 
 /** Posts the envelope; the answer's status, or why there was none. */
-async function forward(url: string, event: PublishedEvent, dispatcher: Agent): Promise<{ status?: number; error?: string }> {
+async function forward(
+  url: string,
+  event: PublishedEvent,
+  dispatcher: Agent,
+): Promise<{ status?: number; error?: string }> {
   try {
     const res = await send(
-      { method: 'POST', url, headers: { 'content-type': 'application/json', 'x-cap-event-id': event.id, 'x-cap-event-type': event.type }, body: event },
+      {
+        method: 'POST',
+        url,
+        headers: { 'content-type': 'application/json', 'x-cap-event-id': event.id, 'x-cap-event-type': event.type },
+        body: event,
+      },
       dispatcher,
     );
     return { status: res.status };

@@ -14,7 +14,12 @@ export function registerEvents(program: Command): void {
     .command('tail')
     .description('Print every event the platform publishes from now on, until Ctrl-C; --forward-to posts each to a URL')
     .option('--base-url <url>', 'platform gateway (env CAPCTL_BASE_URL, default http://127.0.0.1:4000)')
-    .option('--service <name>', `only the events of this service: ${eventServices.join(', ')} (repeatable; default all)`, repeatable, [])
+    .option(
+      '--service <name>',
+      `only the events of this service: ${eventServices.join(', ')} (repeatable; default all)`,
+      repeatable,
+      [],
+    )
     .option('--type <type>', 'only events of this type, e.g. payment.completed (repeatable)', repeatable, [])
     .option('--forward-to <url>', 'POST each event (its JSON envelope) to this URL and print the answer')
     .option('--interval <ms>', 'how often to look for new events, in milliseconds', positiveInt, 250)

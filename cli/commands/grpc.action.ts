@@ -17,7 +17,6 @@ export interface CallOptions {
   json?: boolean;
 }
 
-
 function fieldNames(method: ResolvedMethod): string[] {
   const descriptor = (method.definition.requestType as { type?: { field?: { name: string }[] } }).type;
   return (descriptor?.field ?? []).map((field) => field.name);
@@ -93,4 +92,3 @@ export async function runCall(methodName: string, options: CallOptions): Promise
     closeGrpcClients();
   }
 }
-

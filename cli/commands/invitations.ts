@@ -16,7 +16,9 @@ interface Invitation {
  * bodies (someone who already had an account is invited, not enrolled; the web client has no screen for it).
  */
 export function registerInvitations(program: Command): void {
-  const invitations = program.command('invitations').description("The signed-in user's invitations from centres and awarding bodies");
+  const invitations = program
+    .command('invitations')
+    .description("The signed-in user's invitations from centres and awarding bodies");
 
   signedInOptions(invitations.command('list'))
     .description('List the invitations that wait for an answer')
@@ -24,7 +26,14 @@ export function registerInvitations(program: Command): void {
       runCommand(Boolean(options.json), () =>
         asProfileUser(options, async (session) => {
           const list = await session.call<Invitation[]>('GET', '/v1/cap/me/invitations');
-          print(list, Boolean(options.json), () => list.map((i) => `${i.id}  ${i.kind} ${i.organisationName} as ${i.role}, since ${i.invitedAt}`).join('\n') || 'no invitations');
+          print(
+            list,
+            Boolean(options.json),
+            () =>
+              list
+                .map((i) => `${i.id}  ${i.kind} ${i.organisationName} as ${i.role}, since ${i.invitedAt}`)
+                .join('\n') || 'no invitations',
+          );
         }),
       ),
     );

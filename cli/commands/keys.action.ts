@@ -23,7 +23,10 @@ export interface KeysOptions {
  * date and runs `work` on it. Prints a one-line reason and sets exit code 1 when the database cannot
  * be used, e.g. a running `capctl serve` holds the embedded data directory.
  */
-async function withOlDatabase(options: KeysOptions, work: (sequelize: Sequelize, config: PlatformConfig) => Promise<void>): Promise<void> {
+async function withOlDatabase(
+  options: KeysOptions,
+  work: (sequelize: Sequelize, config: PlatformConfig) => Promise<void>,
+): Promise<void> {
   const config = configFromOptions(options as Record<string, unknown>, { logLevel: options.logLevel ?? 'warn' });
   const logger = createLogger(config.logLevel);
   let embedded: EmbeddedDatabase | undefined;
@@ -60,7 +63,10 @@ export function rotateKey(options: KeysOptions): Promise<void> {
   return withOlDatabase(options, async (sequelize) => {
     const rotated = await rotateSigningKey(sequelize);
     print(rotated, Boolean(options.json), () =>
-      [`new signing key ${rotated.kid}`, ...rotated.retired.map((kid) => `retired ${kid} (still published until its tokens expire)`)].join('\n'),
+      [
+        `new signing key ${rotated.kid}`,
+        ...rotated.retired.map((kid) => `retired ${kid} (still published until its tokens expire)`),
+      ].join('\n'),
     );
   });
 }

@@ -15,7 +15,9 @@ export function registerKeys(program: Command): void {
   const keys = program.command('keys').description("Manage the Orchestrator's access-token signing keys");
 
   withDatabaseOptions(keys.command('rotate'))
-    .description('Make a new key the signing key; the old one stays in the JWKS until the tokens it signed have expired')
+    .description(
+      'Make a new key the signing key; the old one stays in the JWKS until the tokens it signed have expired',
+    )
     .addHelpText(
       'after',
       `\nA server on the same database (--database-url) signs with the new key within ${keyReloadSeconds} seconds.` +

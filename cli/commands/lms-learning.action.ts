@@ -29,16 +29,27 @@ interface Checkout {
   amount: { amountMinorUnits: string; currency: string };
 }
 
-const checkoutLines = (checkout: Checkout) => [`pay ${checkout.amount.currency} ${checkout.amount.amountMinorUnits} (minor units) at ${checkout.checkoutUrl}`, `  capctl pay ${checkout.checkoutUrl}`];
-const startCheckout = (session: Session, enrollmentId: string) => session.call<Checkout>('POST', `/v1/lms/enrollments/${encodeURIComponent(enrollmentId)}/checkout`);
+const checkoutLines = (checkout: Checkout) => [
+  `pay ${checkout.amount.currency} ${checkout.amount.amountMinorUnits} (minor units) at ${checkout.checkoutUrl}`,
+  `  capctl pay ${checkout.checkoutUrl}`,
+];
+const startCheckout = (session: Session, enrollmentId: string) =>
+  session.call<Checkout>('POST', `/v1/lms/enrollments/${encodeURIComponent(enrollmentId)}/checkout`);
 
 export function enroll(courseId: string, options: EnrollOptions) {
   return runCommand(Boolean(options.json), () =>
     asProfileUser(options, async (session) => {
-      const enrollment = await session.call<Enrollment>('POST', `/v1/lms/courses/${encodeURIComponent(courseId)}/enrollments`);
-      const checkout = enrollment.status === 'pending' && options.checkout ? await startCheckout(session, enrollment.id) : undefined;
+      const enrollment = await session.call<Enrollment>(
+        'POST',
+        `/v1/lms/courses/${encodeURIComponent(courseId)}/enrollments`,
+      );
+      const checkout =
+        enrollment.status === 'pending' && options.checkout ? await startCheckout(session, enrollment.id) : undefined;
       print({ enrollment, ...(checkout ? { checkout } : {}) }, Boolean(options.json), () =>
-        [`enrollment ${enrollment.id} in ${enrollment.courseTitle ?? enrollment.courseId}: ${enrollment.status}`, ...(checkout ? checkoutLines(checkout) : [])].join('\n'),
+        [
+          `enrollment ${enrollment.id} in ${enrollment.courseTitle ?? enrollment.courseId}: ${enrollment.status}`,
+          ...(checkout ? checkoutLines(checkout) : []),
+        ].join('\n'),
       );
     }),
   );
@@ -64,7 +75,9 @@ export function scormUpload(file: string | undefined, options: ScormUploadOption
           })
         : await samplePackage();
       const fileName = file ? path.basename(file) : 'workshop-safety.zip';
-      const asset = await session.call<{ assetId: string }>('POST', '/v1/ol/storage/upload', () => multipartBody(fileName, bytes, { purpose: 'scorm_package' }));
+      const asset = await session.call<{ assetId: string }>('POST', '/v1/ol/storage/upload', () =>
+        multipartBody(fileName, bytes, { purpose: 'scorm_package' }),
+      );
       const item = target
         ? await session.call<{ id: string; scoHref: string | null }>(
             'POST',
@@ -73,7 +86,10 @@ export function scormUpload(file: string | undefined, options: ScormUploadOption
           )
         : undefined;
       print({ packageAssetId: asset.assetId, ...(item ? { item } : {}) }, Boolean(options.json), () =>
-        [`package ${asset.assetId} (${fileName}, ${bytes.length} bytes)`, ...(item ? [`item ${item.id} launches ${item.scoHref}`] : [])].join('\n'),
+        [
+          `package ${asset.assetId} (${fileName}, ${bytes.length} bytes)`,
+          ...(item ? [`item ${item.id} launches ${item.scoHref}`] : []),
+        ].join('\n'),
       );
     }),
   );

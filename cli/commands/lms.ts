@@ -12,11 +12,14 @@ interface Course {
   publishedAt?: string | null;
 }
 
-const line = (c: Course) => [c.id, c.status.padEnd(9), `${c.price.currency} ${c.price.amountMinorUnits}`.padEnd(14), c.title].join('  ');
+const line = (c: Course) =>
+  [c.id, c.status.padEnd(9), `${c.price.currency} ${c.price.amountMinorUnits}`.padEnd(14), c.title].join('  ');
 
 /** `capctl lms course create|publish|list` (as the signed-in user) and `capctl lms staff invite` (operator). */
 export function registerLms(program: Command): void {
-  const lms = program.command('lms').description('The LMS (/v1/lms): courses as the signed-in user, and its first staff');
+  const lms = program
+    .command('lms')
+    .description('The LMS (/v1/lms): courses as the signed-in user, and its first staff');
 
   lms
     .command('staff')
@@ -24,8 +27,13 @@ export function registerLms(program: Command): void {
     .command('invite')
     .description('Invite an address to be LMS staff (the first staff of a platform cannot be invited through the API)')
     .requiredOption('--email <email>', 'the address to invite')
-    .addOption(new Option('--role <role>', 'the staff role').choices(['admin', 'content_manager', 'support']).default('admin'))
-    .option('--data-dir <dir>', 'data directory of the running capctl serve, whose embedded database is used (env CAPCTL_DATA_DIR, default ./.capctl)')
+    .addOption(
+      new Option('--role <role>', 'the staff role').choices(['admin', 'content_manager', 'support']).default('admin'),
+    )
+    .option(
+      '--data-dir <dir>',
+      'data directory of the running capctl serve, whose embedded database is used (env CAPCTL_DATA_DIR, default ./.capctl)',
+    )
     .option('--database-url <url>', "the platform's PostgreSQL instead (env DATABASE_URL)")
     .option('--json', 'print machine-readable JSON')
     .addHelpText(
@@ -39,7 +47,9 @@ export function registerLms(program: Command): void {
       const { inviteStaff } = await import('./lms.action.ts');
       await inviteStaff(options);
     });
-  const course = lms.command('course').description('Courses: author them (instructors and staff) or browse the published ones');
+  const course = lms
+    .command('course')
+    .description('Courses: author them (instructors and staff) or browse the published ones');
 
   signedInOptions(course.command('create'))
     .description('Create a draft course; you become its owner (needs a completed instructor or staff onboarding)')
@@ -49,8 +59,13 @@ export function registerLms(program: Command): void {
     .action((options: SignedInOptions & { title: string; description?: string; price: string }) =>
       runCommand(Boolean(options.json), () =>
         asProfileUser(options, async (session) => {
-          if (!/^(0|[1-9][0-9]*)$/.test(options.price)) throw new UsageError('--price takes a whole number of minor units, e.g. 1500000');
-          const body = { title: options.title, ...(options.description ? { description: options.description } : {}), price: { amountMinorUnits: options.price, currency: 'NGN' } };
+          if (!/^(0|[1-9][0-9]*)$/.test(options.price))
+            throw new UsageError('--price takes a whole number of minor units, e.g. 1500000');
+          const body = {
+            title: options.title,
+            ...(options.description ? { description: options.description } : {}),
+            price: { amountMinorUnits: options.price, currency: 'NGN' },
+          };
           const created = await session.call<Course>('POST', '/v1/lms/authoring/courses', () => body);
           print(created, Boolean(options.json), () => `draft course ${created.id}: ${created.title}`);
         }),
@@ -63,7 +78,10 @@ export function registerLms(program: Command): void {
     .action((id: string, options: SignedInOptions) =>
       runCommand(Boolean(options.json), () =>
         asProfileUser(options, async (session) => {
-          const published = await session.call<Course>('POST', `/v1/lms/authoring/courses/${encodeURIComponent(id)}/publish`);
+          const published = await session.call<Course>(
+            'POST',
+            `/v1/lms/authoring/courses/${encodeURIComponent(id)}/publish`,
+          );
           print(published, Boolean(options.json), () => `published ${published.id}: ${published.title}`);
         }),
       ),

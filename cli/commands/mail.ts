@@ -47,17 +47,24 @@ export function registerMail(program: Command): void {
     .action((options: MailOptions & { limit: string }) =>
       runCommand(Boolean(options.json), async () => {
         const limit = Number(options.limit);
-        if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new UsageError('--limit must be a whole number from 1 to 100');
+        if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+          throw new UsageError('--limit must be a whole number from 1 to 100');
         const mails = await mailbox(options, limit);
         print(mails, Boolean(options.json), () =>
-          mails.length ? mails.map((m) => [m.sentAt, m.template, m.subject, secretOf(m)].filter(Boolean).join('  ')).join('\n') : `no mail for ${options.to}`,
+          mails.length
+            ? mails.map((m) => [m.sentAt, m.template, m.subject, secretOf(m)].filter(Boolean).join('  ')).join('\n')
+            : `no mail for ${options.to}`,
         );
       }),
     );
 
   common(mail.command('last'))
     .description("Show an address's newest mail and the code or password it carries")
-    .option('--wait <seconds>', 'wait up to this long for a first mail (mail goes out just after the request that sends it)', '0')
+    .option(
+      '--wait <seconds>',
+      'wait up to this long for a first mail (mail goes out just after the request that sends it)',
+      '0',
+    )
     .action((options: MailOptions & { wait: string }) =>
       runCommand(Boolean(options.json), async () => {
         const wait = Number(options.wait);

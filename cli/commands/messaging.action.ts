@@ -14,11 +14,19 @@ export type UploadOptions = SignedInOptions & { purpose?: string; form?: boolean
 const ulid = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 
 /** What a file's name suggests it is; the server sniffs the bytes anyway. */
-const guessedTypes: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.webp': 'image/webp', '.pdf': 'application/pdf', '.zip': 'application/zip' };
+const guessedTypes: Record<string, string> = {
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.webp': 'image/webp',
+  '.pdf': 'application/pdf',
+  '.zip': 'application/zip',
+};
 
 function limitOf(value: string): number {
   const limit = Number(value);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new UsageError('--limit must be a whole number from 1 to 100');
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+    throw new UsageError('--limit must be a whole number from 1 to 100');
   return limit;
 }
 
@@ -31,7 +39,8 @@ interface StoredAsset {
   url: string;
 }
 
-const describeAsset = (asset: StoredAsset) => `${asset.assetId}  ${asset.metadata.mimeType}  ${asset.metadata.size} bytes\n${asset.url}`;
+const describeAsset = (asset: StoredAsset) =>
+  `${asset.assetId}  ${asset.metadata.mimeType}  ${asset.metadata.size} bytes\n${asset.url}`;
 
 export function upload(file: string, options: UploadOptions) {
   return run(options, async (session) => {
@@ -41,18 +50,36 @@ export function upload(file: string, options: UploadOptions) {
     const fileName = path.basename(file);
     if (options.form) {
       const fields: Record<string, string> = options.purpose ? { purpose: options.purpose } : {};
-      const asset = await session.call<StoredAsset>('POST', '/v1/ol/storage/upload', () => multipartBody(fileName, bytes, fields));
+      const asset = await session.call<StoredAsset>('POST', '/v1/ol/storage/upload', () =>
+        multipartBody(fileName, bytes, fields),
+      );
       return print(asset, Boolean(options.json), () => describeAsset(asset));
     }
     const mimeType = guessedTypes[path.extname(fileName).toLowerCase()] ?? 'application/octet-stream';
-    const issued = await session.call<{ uploadUrl: string; assetId: string }>('POST', '/v1/ol/storage/upload-url', () => ({ fileName, mimeType, purpose: options.purpose }));
+    const issued = await session.call<{ uploadUrl: string; assetId: string }>(
+      'POST',
+      '/v1/ol/storage/upload-url',
+      () => ({ fileName, mimeType, purpose: options.purpose }),
+    );
     // The upload URL is signed: it needs no token.
-    const put = await fetch(issued.uploadUrl, { method: 'PUT', body: new Uint8Array(bytes), headers: { 'content-type': mimeType } });
+    const put = await fetch(issued.uploadUrl, {
+      method: 'PUT',
+      body: new Uint8Array(bytes),
+      headers: { 'content-type': mimeType },
+    });
     if (!put.ok) {
-      const error = ((await put.json().catch(() => undefined)) as { error?: { code: string; message: string } } | undefined)?.error;
-      throw new ApiError(put.status, error?.code ?? `http.${put.status}`, error?.message ?? `the upload answered ${put.status}`);
+      const error = (
+        (await put.json().catch(() => undefined)) as { error?: { code: string; message: string } } | undefined
+      )?.error;
+      throw new ApiError(
+        put.status,
+        error?.code ?? `http.${put.status}`,
+        error?.message ?? `the upload answered ${put.status}`,
+      );
     }
-    const asset = await session.call<StoredAsset>('POST', '/v1/ol/storage/confirm', () => ({ assetId: issued.assetId }));
+    const asset = await session.call<StoredAsset>('POST', '/v1/ol/storage/confirm', () => ({
+      assetId: issued.assetId,
+    }));
     print(asset, Boolean(options.json), () => describeAsset(asset));
   });
 }
@@ -71,7 +98,9 @@ export function inboxList(options: ListOptions) {
     const query = `?limit=${limitOf(options.limit)}${options.unread ? '&status=unread' : ''}`;
     const items = await session.call<Notice[]>('GET', `/v1/ol/notifications${query}`);
     print(items, Boolean(options.json), () =>
-      items.length ? items.map((n) => `${n.read ? ' ' : '*'} ${n.id}  ${n.createdAt}  [${n.category}] ${n.title}`).join('\n') : 'no notifications',
+      items.length
+        ? items.map((n) => `${n.read ? ' ' : '*'} ${n.id}  ${n.createdAt}  [${n.category}] ${n.title}`).join('\n')
+        : 'no notifications',
     );
   });
 }
@@ -112,7 +141,14 @@ export function chatThreads(options: ListOptions) {
   return run(options, async (session) => {
     const threads = await session.call<Thread[]>('GET', `/v1/ol/conversations?limit=${limitOf(options.limit)}`);
     print(threads, Boolean(options.json), () =>
-      threads.length ? threads.map((c) => `${c.id}  ${c.unreadCount ? `(${c.unreadCount} new) ` : ''}${c.title}  ${c.lastMessage ? `- ${c.lastMessage.body}` : ''}`).join('\n') : 'no conversations',
+      threads.length
+        ? threads
+            .map(
+              (c) =>
+                `${c.id}  ${c.unreadCount ? `(${c.unreadCount} new) ` : ''}${c.title}  ${c.lastMessage ? `- ${c.lastMessage.body}` : ''}`,
+            )
+            .join('\n')
+        : 'no conversations',
     );
   });
 }
@@ -130,7 +166,11 @@ export function chatSend(to: string, body: string, options: SignedInOptions & { 
       print(message, Boolean(options.json), () => `sent to ${thread.title} (${thread.id})`);
       return;
     }
-    const created = await session.call<Thread>('POST', '/v1/ol/conversations', () => ({ recipientId: to, message: body, ...(options.subject ? { subject: options.subject } : {}) }));
+    const created = await session.call<Thread>('POST', '/v1/ol/conversations', () => ({
+      recipientId: to,
+      message: body,
+      ...(options.subject ? { subject: options.subject } : {}),
+    }));
     print(created, Boolean(options.json), () => `started thread ${created.id} with ${created.title}`);
   });
 }
@@ -139,14 +179,20 @@ export function chatFollow(threadId: string, options: FollowOptions) {
   return run(options, async (session) => {
     const interval = Number(options.interval) * 1000;
     const timeout = options.timeout === undefined ? Infinity : Number(options.timeout) * 1000;
-    if (!(interval > 0) || !(timeout > 0)) throw new UsageError('--interval and --timeout must be positive numbers of seconds');
+    if (!(interval > 0) || !(timeout > 0))
+      throw new UsageError('--interval and --timeout must be positive numbers of seconds');
     const deadline = Date.now() + timeout;
     let cursor: string | null = null;
     for (;;) {
       if (expiresWithin(session.profile.accessToken, 30)) await session.refresh();
       const query: string = cursor ? `?cursor=${encodeURIComponent(cursor)}&limit=100` : '?limit=100';
-      const res = await session.api.send('GET', `/v1/ol/conversations/${threadId}/messages${query}`, { token: session.profile.accessToken });
-      const { data, meta } = res.body as { data: Message[]; meta: { pagination: { nextCursor: string | null; hasMore: boolean } } };
+      const res = await session.api.send('GET', `/v1/ol/conversations/${threadId}/messages${query}`, {
+        token: session.profile.accessToken,
+      });
+      const { data, meta } = res.body as {
+        data: Message[];
+        meta: { pagination: { nextCursor: string | null; hasMore: boolean } };
+      };
       // One line per message, also as JSON (NDJSON), so a pipe can read them as they come.
       for (const message of data) process.stdout.write(`${options.json ? JSON.stringify(message) : line(message)}\n`);
       cursor = meta.pagination.nextCursor ?? cursor;

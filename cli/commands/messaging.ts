@@ -11,7 +11,11 @@ const actions = () => import('./messaging.action.ts');
 export function registerMessaging(program: Command): void {
   signedInOptions(program.command('upload <file>'))
     .description('Upload a file to the Orchestrator (signed upload URL, then confirm) and print the asset')
-    .option('--purpose <purpose>', 'passport, signature, evidence, logo, avatar, certificate, receipt, scorm_package, attachment or other', 'other')
+    .option(
+      '--purpose <purpose>',
+      'passport, signature, evidence, logo, avatar, certificate, receipt, scorm_package, attachment or other',
+      'other',
+    )
     .option('--form', 'send it as one multipart/form-data request instead, the way the web client uploads')
     .action(async (file: string, options: UploadOptions) => (await actions()).upload(file, options));
 
@@ -36,7 +40,9 @@ export function registerMessaging(program: Command): void {
   signedInOptions(chat.command('send <to> <message...>'))
     .description('Post a message: <to> is a thread id, or a user id to start a new thread with')
     .option('--subject <text>', 'subject of a new thread')
-    .action(async (to: string, message: string[], options: SignedInOptions & { subject?: string }) => (await actions()).chatSend(to, message.join(' '), options));
+    .action(async (to: string, message: string[], options: SignedInOptions & { subject?: string }) =>
+      (await actions()).chatSend(to, message.join(' '), options),
+    );
   signedInOptions(chat.command('follow <threadId>'))
     .description("Print a thread's messages, then poll for new ones until interrupted (or --timeout)")
     .option('--interval <seconds>', 'seconds between polls', '2')

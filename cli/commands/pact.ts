@@ -64,13 +64,17 @@ export interface VerifyReport {
 }
 
 /** The provider's state endpoint at a gateway base URL. */
-export const defaultStatesUrl = (baseUrl: string, provider: ProviderName) => `${baseUrl}/v1/${provider}/dev/provider-states`;
+export const defaultStatesUrl = (baseUrl: string, provider: ProviderName) =>
+  `${baseUrl}/v1/${provider}/dev/provider-states`;
 
 /** The pacts in a directory whose provider is this one, in name order. */
 export function pactsIn(dir: string, provider: ProviderName): string[] {
   let names: string[];
   try {
-    names = fs.readdirSync(dir).filter((name) => name.endsWith('.json')).sort();
+    names = fs
+      .readdirSync(dir)
+      .filter((name) => name.endsWith('.json'))
+      .sort();
   } catch (err) {
     throw new UsageError(`cannot read the pact directory ${dir} (${(err as NodeJS.ErrnoException).code})`);
   }
@@ -105,9 +109,13 @@ export function verifyPacts(options: VerifyOptions): Promise<VerifyReport> {
   child.stderr!.on('data', (chunk) => (stderr += chunk));
   return new Promise((resolve, reject) => {
     child.once('message', (message: { report?: VerifyReport; error?: string }) =>
-      message.report ? resolve(message.report) : reject(new CommandFailed(`the pact verifier failed: ${message.error}`)),
+      message.report
+        ? resolve(message.report)
+        : reject(new CommandFailed(`the pact verifier failed: ${message.error}`)),
     );
-    child.once('exit', (code) => reject(new CommandFailed(`the pact verifier stopped (exit ${code}) without a report: ${stderr.trim()}`)));
+    child.once('exit', (code) =>
+      reject(new CommandFailed(`the pact verifier stopped (exit ${code}) without a report: ${stderr.trim()}`)),
+    );
     // A child that could not be started, or could not be sent its options, ends the verification.
     child.once('error', (err) => {
       child.kill();
@@ -134,7 +142,10 @@ function messageProviders(baseUrl: string): NonNullable<VerifierOptions['message
     return body;
   };
   // A handler under every name; not under `toJSON` or `then`, which JSON.stringify and await look up.
-  return new Proxy({}, { get: (_, key) => (typeof key === 'string' && key !== 'toJSON' && key !== 'then' ? produce : undefined) });
+  return new Proxy(
+    {},
+    { get: (_, key) => (typeof key === 'string' && key !== 'toJSON' && key !== 'then' ? produce : undefined) },
+  );
 }
 
 /** The verifier's JSON result (pact-core's `pactffi_verifier_json`). */
@@ -142,7 +153,10 @@ interface VerifierJson {
   result: boolean;
   output?: string[];
   interactionResults?: Array<{ description: string; result: string }>;
-  errors?: Array<{ interaction: string; mismatch?: { type?: string; message?: string; mismatches?: Array<{ mismatch?: string; path?: string }> } }>;
+  errors?: Array<{
+    interaction: string;
+    mismatch?: { type?: string; message?: string; mismatches?: Array<{ mismatch?: string; path?: string }> };
+  }>;
 }
 
 /** Runs in the child process: one verifier run per pact (or one for the broker). */
@@ -214,7 +228,9 @@ function pactResult(source: string, outcome: string): PactResult {
     source,
     consumer: [...new Set(consumers)].join(', '),
     interactions,
-    ...(unexplained ? { error: output.split('\n').filter(Boolean).slice(-5).join('\n') || 'the verification failed' } : {}),
+    ...(unexplained
+      ? { error: output.split('\n').filter(Boolean).slice(-5).join('\n') || 'the verification failed' }
+      : {}),
   };
 }
 
@@ -233,7 +249,9 @@ function reportLines(report: VerifyReport): string {
   }
   const all = report.pacts.flatMap((p) => p.interactions);
   const failed = all.filter((i) => !i.passed).length;
-  lines.push(`${report.pacts.length} pact(s), ${all.length} interaction(s): ${all.length - failed} passed, ${failed} failed${report.passed ? '' : ' - verification FAILED'}`);
+  lines.push(
+    `${report.pacts.length} pact(s), ${all.length} interaction(s): ${all.length - failed} passed, ${failed} failed${report.passed ? '' : ' - verification FAILED'}`,
+  );
   return lines.join('\n');
 }
 
@@ -244,14 +262,31 @@ export function junitReport(report: VerifyReport): string {
     const name = `${pact.consumer || '?'} -> ${report.provider}`;
     const cases = pact.interactions.map((i) => {
       const open = `    <testcase name="${xml(i.description)}" classname="${xml(name)}"`;
-      return i.passed ? `${open}/>` : `${open}>\n      <failure message="${xml(i.problems[0] ?? 'failed')}" type="mismatch">${xml(i.problems.join('\n'))}</failure>\n    </testcase>`;
+      return i.passed
+        ? `${open}/>`
+        : `${open}>\n      <failure message="${xml(i.problems[0] ?? 'failed')}" type="mismatch">${xml(i.problems.join('\n'))}</failure>\n    </testcase>`;
     });
-    const error = pact.error ? [`    <testcase name="the pact" classname="${xml(name)}">\n      <error message="${xml(pact.error)}" type="unverifiable"/>\n    </testcase>`] : [];
-    return [`  <testsuite name="${xml(name)}" file="${xml(pact.source)}" tests="${cases.length + error.length}" failures="${failed}" errors="${error.length}">`, ...cases, ...error, '  </testsuite>'].join('\n');
+    const error = pact.error
+      ? [
+          `    <testcase name="the pact" classname="${xml(name)}">\n      <error message="${xml(pact.error)}" type="unverifiable"/>\n    </testcase>`,
+        ]
+      : [];
+    return [
+      `  <testsuite name="${xml(name)}" file="${xml(pact.source)}" tests="${cases.length + error.length}" failures="${failed}" errors="${error.length}">`,
+      ...cases,
+      ...error,
+      '  </testsuite>',
+    ].join('\n');
   });
   const all = report.pacts.flatMap((p) => p.interactions);
   const errors = report.pacts.filter((p) => p.error).length;
-  return ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites name="capctl pact verify" tests="${all.length + errors}" failures="${all.filter((i) => !i.passed).length}" errors="${errors}">`, ...suites, '</testsuites>', ''].join('\n');
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="capctl pact verify" tests="${all.length + errors}" failures="${all.filter((i) => !i.passed).length}" errors="${errors}">`,
+    ...suites,
+    '</testsuites>',
+    '',
+  ].join('\n');
 }
 
 // --- publish ---------------------------------------------------------------------------------------
@@ -280,7 +315,12 @@ export interface Published {
  * first (when given), then `PUT /pacts/provider/{p}/consumer/{c}/version/{v}` per pact.
  */
 export async function publishPacts(options: PublishOptions): Promise<Published[]> {
-  const files = fs.existsSync(options.pactDir) ? fs.readdirSync(options.pactDir).filter((n) => n.endsWith('.json')).sort() : [];
+  const files = fs.existsSync(options.pactDir)
+    ? fs
+        .readdirSync(options.pactDir)
+        .filter((n) => n.endsWith('.json'))
+        .sort()
+    : [];
   if (files.length === 0) throw new UsageError(`no pact files in ${options.pactDir}`);
   const broker = options.brokerUrl.replace(/\/+$/, '');
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/hal+json' };
@@ -289,7 +329,8 @@ export async function publishPacts(options: PublishOptions): Promise<Published[]
   const dispatcher = createDispatcher();
   const put = async (url: string, body: unknown) => {
     const res = await send({ method: 'PUT', url, headers, body }, dispatcher);
-    if (res.status < 200 || res.status > 299) throw new CommandFailed(`the broker answered ${res.status} to PUT ${url}: ${JSON.stringify(res.body)}`);
+    if (res.status < 200 || res.status > 299)
+      throw new CommandFailed(`the broker answered ${res.status} to PUT ${url}: ${JSON.stringify(res.body)}`);
   };
   const part = encodeURIComponent;
   try {
@@ -297,19 +338,27 @@ export async function publishPacts(options: PublishOptions): Promise<Published[]
       .map((name) => {
         const file = path.join(options.pactDir, name);
         const pact = readPact(file);
-        if (!pact?.consumer?.name || !pact.provider?.name) throw new UsageError(`${file} is not a pact (no consumer or provider name)`);
+        if (!pact?.consumer?.name || !pact.provider?.name)
+          throw new UsageError(`${file} is not a pact (no consumer or provider name)`);
         return { file, pact, consumer: pact.consumer.name, provider: pact.provider.name };
       })
       .filter((p) => !options.consumers || options.consumers.includes(p.consumer));
-    if (pacts.length === 0) throw new UsageError(`no pacts of consumer ${options.consumers!.join(', ')} in ${options.pactDir}`);
+    if (pacts.length === 0)
+      throw new UsageError(`no pacts of consumer ${options.consumers!.join(', ')} in ${options.pactDir}`);
     if (options.branch) {
       for (const consumer of new Set(pacts.map((p) => p.consumer))) {
-        await put(`${broker}/pacticipants/${part(consumer)}/branches/${part(options.branch)}/versions/${part(options.consumerVersion)}`, {});
+        await put(
+          `${broker}/pacticipants/${part(consumer)}/branches/${part(options.branch)}/versions/${part(options.consumerVersion)}`,
+          {},
+        );
       }
     }
     for (const consumer of new Set(pacts.map((p) => p.consumer))) {
       for (const tag of options.tags ?? []) {
-        await put(`${broker}/pacticipants/${part(consumer)}/versions/${part(options.consumerVersion)}/tags/${part(tag)}`, {});
+        await put(
+          `${broker}/pacticipants/${part(consumer)}/versions/${part(options.consumerVersion)}/tags/${part(tag)}`,
+          {},
+        );
       }
     }
     const published: Published[] = [];
@@ -353,48 +402,79 @@ function consumerVersionSelectors(text: string | undefined): ConsumerVersionSele
   } catch {
     // reported below
   }
-  throw new UsageError('--consumer-version-selectors must be a JSON array of selectors, e.g. \'[{"mainBranch":true}]\'');
+  throw new UsageError(
+    '--consumer-version-selectors must be a JSON array of selectors, e.g. \'[{"mainBranch":true}]\'',
+  );
 }
 
 /** `capctl pact verify` and `capctl pact publish`. */
 export function registerPact(program: Command): void {
-  const pact = program.command('pact').description('Verify the Pact contracts against a platform, or publish them to a Pact Broker');
+  const pact = program
+    .command('pact')
+    .description('Verify the Pact contracts against a platform, or publish them to a Pact Broker');
 
   pact
     .command('verify')
     .description('Verify the pacts of one provider against a running platform in development mode')
-    .addOption(new Option('--provider <service>', 'the provider whose pacts to verify').choices(providers).makeOptionMandatory())
+    .addOption(
+      new Option('--provider <service>', 'the provider whose pacts to verify').choices(providers).makeOptionMandatory(),
+    )
     .option('--base-url <url>', 'gateway URL of the platform (env CAPCTL_BASE_URL, default http://127.0.0.1:4000)')
-    .option('--pact-dir <dir>', "a directory of pact files; those for --provider are verified (default ./pacts)")
-    .option('--pact-url <url>', 'a pact file or http(s) URL (repeatable)', (v: string, all: string[] = []) => [...all, v])
+    .option('--pact-dir <dir>', 'a directory of pact files; those for --provider are verified (default ./pacts)')
+    .option('--pact-url <url>', 'a pact file or http(s) URL (repeatable)', (v: string, all: string[] = []) => [
+      ...all,
+      v,
+    ])
     .option('--broker-url <url>', 'a Pact Broker to fetch the pacts for --provider from')
     .option('--broker-token <token>', 'bearer token for the broker (env PACT_BROKER_TOKEN)')
     .option('--consumer-version-selectors <json>', 'which consumer versions to fetch from the broker, as a JSON array')
-    .option('--provider-states-url <url>', 'where provider states are set up (default <base-url>/v1/<provider>/dev/provider-states)')
+    .option(
+      '--provider-states-url <url>',
+      'where provider states are set up (default <base-url>/v1/<provider>/dev/provider-states)',
+    )
     .option('--filter-description <regex>', 'only the interactions whose description matches (env PACT_DESCRIPTION)')
-    .option('--filter-state <regex>', 'only the interactions with a provider state that matches (env PACT_PROVIDER_STATE)')
+    .option(
+      '--filter-state <regex>',
+      'only the interactions with a provider state that matches (env PACT_PROVIDER_STATE)',
+    )
     .option('--junit <file>', 'also write the results as JUnit XML, one test case per interaction')
-    .option('--publish-verification-results', 'publish each result to the broker (needs --broker-url and --provider-app-version)')
-    .option('--provider-app-version <version>', "the provider's version the results are published for, e.g. a git commit")
+    .option(
+      '--publish-verification-results',
+      'publish each result to the broker (needs --broker-url and --provider-app-version)',
+    )
+    .option(
+      '--provider-app-version <version>',
+      "the provider's version the results are published for, e.g. a git commit",
+    )
     .option('--provider-branch <branch>', "the provider version's branch, published with the results")
     .option('--verbose', "show the Pact verifier's own report on stderr")
     .option('--json', 'print the results as JSON')
-    .addHelpText('after', '\nExit codes: 0 every interaction passed, 1 a mismatch (or a pact that could not be verified), 2 usage, 3 the platform is unreachable.')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 every interaction passed, 1 a mismatch (or a pact that could not be verified), 2 usage, 3 the platform is unreachable.',
+    )
     .action((flags: VerifyFlags) =>
       runCommand(Boolean(flags.json), async () => {
         const baseUrl = resolveBaseUrl(flags.baseUrl);
         const kinds = [flags.pactDir, flags.pactUrl, flags.brokerUrl].filter((v) => v !== undefined).length;
         if (kinds > 1) throw new UsageError('give one of --pact-dir, --pact-url or --broker-url');
-        if (!flags.brokerUrl && (flags.brokerToken || flags.consumerVersionSelectors || flags.publishVerificationResults)) {
-          throw new UsageError('--broker-token, --consumer-version-selectors and --publish-verification-results need --broker-url');
+        if (
+          !flags.brokerUrl &&
+          (flags.brokerToken || flags.consumerVersionSelectors || flags.publishVerificationResults)
+        ) {
+          throw new UsageError(
+            '--broker-token, --consumer-version-selectors and --publish-verification-results need --broker-url',
+          );
         }
-        if (flags.publishVerificationResults && !flags.providerAppVersion) throw new UsageError('--publish-verification-results needs --provider-app-version');
+        if (flags.publishVerificationResults && !flags.providerAppVersion)
+          throw new UsageError('--publish-verification-results needs --provider-app-version');
         if (!flags.publishVerificationResults && (flags.providerAppVersion || flags.providerBranch)) {
           throw new UsageError('--provider-app-version and --provider-branch go with --publish-verification-results');
         }
         const pactDir = flags.pactDir ?? 'pacts';
         const pacts = flags.pactUrl ?? (flags.brokerUrl ? [] : pactsIn(pactDir, flags.provider));
-        if (!flags.brokerUrl && pacts.length === 0) throw new UsageError(`no pacts with provider ${flags.provider} in ${pactDir}`);
+        if (!flags.brokerUrl && pacts.length === 0)
+          throw new UsageError(`no pacts with provider ${flags.provider} in ${pactDir}`);
         await checkReachable(baseUrl, flags.provider);
         const report = await verifyPacts({
           provider: flags.provider,
@@ -410,7 +490,9 @@ export function registerPact(program: Command): void {
                   url: flags.brokerUrl,
                   token: flags.brokerToken ?? process.env.PACT_BROKER_TOKEN,
                   consumerVersionSelectors: consumerVersionSelectors(flags.consumerVersionSelectors),
-                  ...(flags.publishVerificationResults ? { publish: { providerVersion: flags.providerAppVersion!, providerBranch: flags.providerBranch } } : {}),
+                  ...(flags.publishVerificationResults
+                    ? { publish: { providerVersion: flags.providerAppVersion!, providerBranch: flags.providerBranch } }
+                    : {}),
                 },
               }
             : {}),
@@ -429,26 +511,42 @@ export function registerPact(program: Command): void {
     .requiredOption('--consumer-app-version <version>', "the consumer's version, e.g. a git commit")
     .option('--branch <branch>', "the consumer version's branch")
     .option('--tag <tag>', 'tag the consumer version (repeatable)', (v: string, all: string[] = []) => [...all, v])
-    .option('--consumer <name>', 'only the pacts of this consumer (repeatable; default all)', (v: string, all: string[] = []) => [...all, v])
+    .option(
+      '--consumer <name>',
+      'only the pacts of this consumer (repeatable; default all)',
+      (v: string, all: string[] = []) => [...all, v],
+    )
     .option('--pact-dir <dir>', 'where the pact files are', 'pacts')
     .option('--json', 'print the results as JSON')
-    .action((flags: { brokerUrl?: string; brokerToken?: string; consumerAppVersion: string; branch?: string; tag?: string[]; consumer?: string[]; pactDir: string; json?: boolean }) =>
-      runCommand(Boolean(flags.json), async () => {
-        const brokerUrl = flags.brokerUrl ?? process.env.PACT_BROKER_BASE_URL;
-        if (!brokerUrl) throw new UsageError('no broker configured: give --broker-url or set PACT_BROKER_BASE_URL');
-        const published = await publishPacts({
-          brokerUrl,
-          brokerToken: flags.brokerToken ?? process.env.PACT_BROKER_TOKEN,
-          consumerVersion: flags.consumerAppVersion,
-          branch: flags.branch,
-          tags: flags.tag,
-          consumers: flags.consumer,
-          pactDir: flags.pactDir,
-        });
-        print(published, Boolean(flags.json), () =>
-          published.map((p) => `published ${p.consumer} -> ${p.provider} (${p.file}) version ${flags.consumerAppVersion}`).join('\n'),
-        );
-      }),
+    .action(
+      (flags: {
+        brokerUrl?: string;
+        brokerToken?: string;
+        consumerAppVersion: string;
+        branch?: string;
+        tag?: string[];
+        consumer?: string[];
+        pactDir: string;
+        json?: boolean;
+      }) =>
+        runCommand(Boolean(flags.json), async () => {
+          const brokerUrl = flags.brokerUrl ?? process.env.PACT_BROKER_BASE_URL;
+          if (!brokerUrl) throw new UsageError('no broker configured: give --broker-url or set PACT_BROKER_BASE_URL');
+          const published = await publishPacts({
+            brokerUrl,
+            brokerToken: flags.brokerToken ?? process.env.PACT_BROKER_TOKEN,
+            consumerVersion: flags.consumerAppVersion,
+            branch: flags.branch,
+            tags: flags.tag,
+            consumers: flags.consumer,
+            pactDir: flags.pactDir,
+          });
+          print(published, Boolean(flags.json), () =>
+            published
+              .map((p) => `published ${p.consumer} -> ${p.provider} (${p.file}) version ${flags.consumerAppVersion}`)
+              .join('\n'),
+          );
+        }),
     );
 }
 
@@ -457,8 +555,14 @@ async function checkReachable(baseUrl: string, provider: ProviderName): Promise<
   const { createDispatcher, send } = await import('../scenarios/http.ts');
   const dispatcher = createDispatcher();
   try {
-    const res = await send({ method: 'GET', url: `${baseUrl}/v1/${provider}/healthz`, headers: { accept: 'application/json' } }, dispatcher);
-    if (res.status !== 200) throw new UnreachableError(`${provider} at ${baseUrl} is not healthy (GET /v1/${provider}/healthz answered ${res.status})`);
+    const res = await send(
+      { method: 'GET', url: `${baseUrl}/v1/${provider}/healthz`, headers: { accept: 'application/json' } },
+      dispatcher,
+    );
+    if (res.status !== 200)
+      throw new UnreachableError(
+        `${provider} at ${baseUrl} is not healthy (GET /v1/${provider}/healthz answered ${res.status})`,
+      );
   } finally {
     await dispatcher.close();
   }

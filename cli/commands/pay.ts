@@ -17,7 +17,12 @@ interface SandboxTransaction {
   gatewayResponse: string | null;
   card: { brand: string; last4: string } | null;
   redirectUrl: string | null;
-  webhook: { status: 'pending' | 'delivered' | 'failed'; attempts: number; lastStatusCode: number | null; deliveredAt: string | null } | null;
+  webhook: {
+    status: 'pending' | 'delivered' | 'failed';
+    attempts: number;
+    lastStatusCode: number | null;
+    deliveredAt: string | null;
+  } | null;
 }
 
 interface PayOptions {
@@ -69,15 +74,24 @@ export const payTargets: PayTarget[] = [
   },
   {
     describes: 'a payment id (the reference is PAY-<id>)',
-    resolve: async (target, api) => (/^[0-9A-HJKMNP-TV-Z]{26}$/.test(target) && (await hasCheckout(api, `PAY-${target}`)) ? `PAY-${target}` : undefined),
+    resolve: async (target, api) =>
+      /^[0-9A-HJKMNP-TV-Z]{26}$/.test(target) && (await hasCheckout(api, `PAY-${target}`))
+        ? `PAY-${target}`
+        : undefined,
   },
   {
-    describes: "a CAP application id at its payment stage (as the signed-in candidate: its payment is started or resumed)",
+    describes:
+      'a CAP application id at its payment stage (as the signed-in candidate: its payment is started or resumed)',
     async resolve(target, _api, session) {
       if (!/^[0-9A-HJKMNP-TV-Z]{26}$/.test(target) || !session) return undefined;
       const { ApiError } = await import('../session.ts');
       try {
-        const started = await session.call<{ checkoutUrl: string }>('POST', `/v1/cap/applications/${target}/pay`, undefined, { 'X-CAP-PERSONA': 'candidate' });
+        const started = await session.call<{ checkoutUrl: string }>(
+          'POST',
+          `/v1/cap/applications/${target}/pay`,
+          undefined,
+          { 'X-CAP-PERSONA': 'candidate' },
+        );
         return /\/payments\/sandbox\/checkout\/([^/?#]+)/.exec(started.checkoutUrl)?.[1];
       } catch (err) {
         if (err instanceof ApiError && err.status === 404) return undefined;
@@ -96,7 +110,11 @@ async function waitForWebhook(api: Api, reference: string, timeoutMs: number): P
   }
 }
 
-function describe(tx: SandboxTransaction, formatMoney: (m: SandboxTransaction['amount']) => string, waited: boolean): string {
+function describe(
+  tx: SandboxTransaction,
+  formatMoney: (m: SandboxTransaction['amount']) => string,
+  waited: boolean,
+): string {
   const amount = `${formatMoney(tx.amount)} (${tx.description})`;
   const lines = [
     tx.status === 'success'
@@ -107,9 +125,14 @@ function describe(tx: SandboxTransaction, formatMoney: (m: SandboxTransaction['a
     `reference ${tx.reference}`,
   ];
   const webhook = tx.webhook;
-  if (webhook?.status === 'delivered') lines.push(`webhook acknowledged by the Orchestrator (attempt ${webhook.attempts})`);
-  else if (webhook?.status === 'failed') lines.push(`webhook given up after ${webhook.attempts} attempts (last answer ${webhook.lastStatusCode ?? 'none'})`);
-  else if (webhook && waited) lines.push(`webhook not acknowledged yet (attempt ${webhook.attempts}, last answer ${webhook.lastStatusCode ?? 'none'}); the sandbox keeps retrying`);
+  if (webhook?.status === 'delivered')
+    lines.push(`webhook acknowledged by the Orchestrator (attempt ${webhook.attempts})`);
+  else if (webhook?.status === 'failed')
+    lines.push(`webhook given up after ${webhook.attempts} attempts (last answer ${webhook.lastStatusCode ?? 'none'})`);
+  else if (webhook && waited)
+    lines.push(
+      `webhook not acknowledged yet (attempt ${webhook.attempts}, last answer ${webhook.lastStatusCode ?? 'none'}); the sandbox keeps retrying`,
+    );
   else if (webhook) lines.push('webhook queued');
   if (tx.redirectUrl) lines.push(`the checkout returns the payer to ${tx.redirectUrl}`);
   return lines.join('\n');
@@ -128,7 +151,11 @@ export function registerPay(program: Command): void {
     .option('--no-wait', 'do not wait for the Orchestrator to acknowledge the webhook')
     .option('--timeout <seconds>', 'how long to wait for the acknowledgement', '30')
     .option('--base-url <url>', "platform URL (env CAPCTL_BASE_URL, else the profile's)")
-    .option('--profile <name>', 'session profile whose platform to use (and, for an application id, whose candidate pays)', 'default')
+    .option(
+      '--profile <name>',
+      'session profile whose platform to use (and, for an application id, whose candidate pays)',
+      'default',
+    )
     .option('--json', 'print machine-readable JSON')
     .addHelpText(
       'after',
@@ -139,10 +166,13 @@ export function registerPay(program: Command): void {
     )
     .action(async (target: string, options: PayOptions) => {
       if (options.decline && options.cancel) throw new UsageError('--decline and --cancel exclude each other');
-      if ((options.decline || options.cancel) && (options.card || options.expiry || options.cvv)) throw new UsageError('card options go with paying, not with --decline or --cancel');
+      if ((options.decline || options.cancel) && (options.card || options.expiry || options.cvv))
+        throw new UsageError('card options go with paying, not with --decline or --cancel');
       const timeoutSeconds = Number(options.timeout);
-      if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) throw new UsageError('--timeout must be a positive number of seconds');
-      const { CommandFailed, loadProfile, resolveBaseUrl, runCommand, Session, withApi } = await import('../session.ts');
+      if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0)
+        throw new UsageError('--timeout must be a positive number of seconds');
+      const { CommandFailed, loadProfile, resolveBaseUrl, runCommand, Session, withApi } =
+        await import('../session.ts');
       const { formatMoney } = await import('../../server/platform/money.ts');
       const json = Boolean(options.json);
       await runCommand(json, () =>
@@ -151,13 +181,23 @@ export function registerPay(program: Command): void {
           const session = profile && new Session(api, options.profile, profile);
           let reference: string | undefined;
           for (const kind of payTargets) if ((reference = await kind.resolve(target.trim(), api, session))) break;
-          if (!reference) throw new CommandFailed(`no sandbox checkout for "${target}": give ${payTargets.map((t) => t.describes).join(', or ')}`);
+          if (!reference)
+            throw new CommandFailed(
+              `no sandbox checkout for "${target}": give ${payTargets.map((t) => t.describes).join(', or ')}`,
+            );
 
           const before = await api.call<SandboxTransaction>('GET', transactionPath(reference));
-          if (before.status !== 'pending') throw new CommandFailed(`${reference} is already closed (${before.status}${before.gatewayResponse ? `: ${before.gatewayResponse}` : ''})`);
+          if (before.status !== 'pending')
+            throw new CommandFailed(
+              `${reference} is already closed (${before.status}${before.gatewayResponse ? `: ${before.gatewayResponse}` : ''})`,
+            );
           const action = options.decline ? 'decline' : options.cancel ? 'cancel' : 'pay';
           const card = { cardNumber: options.card, expiry: options.expiry, cvv: options.cvv };
-          let tx = await api.call<SandboxTransaction>('POST', `${transactionPath(reference)}/${action}`, action === 'pay' ? { body: JSON.parse(JSON.stringify(card)) } : {});
+          let tx = await api.call<SandboxTransaction>(
+            'POST',
+            `${transactionPath(reference)}/${action}`,
+            action === 'pay' ? { body: JSON.parse(JSON.stringify(card)) } : {},
+          );
           if (options.wait && tx.webhook) tx = await waitForWebhook(api, reference, timeoutSeconds * 1000);
           print(tx, json, () => describe(tx, formatMoney, options.wait));
           if (options.wait && tx.webhook && tx.webhook.status !== 'delivered') process.exitCode = exitCodes.failed;

@@ -59,13 +59,21 @@ export async function runCommand(
   const files = (await Promise.all(inputs.map((input) => scenarioFiles(input)))).flat();
   const load = async (extra: Record<string, string> = {}) => {
     const loaded = [];
-    for (const file of files) loaded.push(...(await loadScenarios(file, { vars: { ...extra, ...vars }, ...(options.data ? { rowsFile: options.data } : {}) })));
+    for (const file of files)
+      loaded.push(
+        ...(await loadScenarios(file, {
+          vars: { ...extra, ...vars },
+          ...(options.data ? { rowsFile: options.data } : {}),
+        })),
+      );
     return loaded;
   };
   let scenarios = await load(); // a broken file is reported before anything starts
   const known = new Set(scenarios.flatMap((s) => s.variables));
   for (const name of Object.keys(parseVarFlags(options.var)).filter((n) => !known.has(n))) {
-    throw new UsageError(`--var ${name}: no scenario has a variable "${name}" (${[...known].sort().join(', ') || 'they have none'})`);
+    throw new UsageError(
+      `--var ${name}: no scenario has a variable "${name}" (${[...known].sort().join(', ') || 'they have none'})`,
+    );
   }
   const configuredUrl = options.embedded
     ? undefined
@@ -78,7 +86,8 @@ export async function runCommand(
   let signalled: WayOut | undefined;
   const interrupt = (way: WayOut) => {
     signalled = way;
-    if (way !== 'EPIPE') output.stderr.write(`\n${way}: stopping; the summary and reports of what ran follow (again to quit at once)\n`);
+    if (way !== 'EPIPE')
+      output.stderr.write(`\n${way}: stopping; the summary and reports of what ran follow (again to quit at once)\n`);
     interruption.abort();
   };
   let ran!: () => void;
@@ -110,7 +119,10 @@ export async function runCommand(
       scenarios = await load(embedded.adminVars); // --var still wins over the seeded admin
     }
     const baseUrl = embedded?.baseUrl ?? configuredUrl!;
-    printer = new ProgressPrinter(progress, options.concurrency === 1, process.env, { verbose, ...(output.quietMs ? { quietMs: output.quietMs } : {}) });
+    printer = new ProgressPrinter(progress, options.concurrency === 1, process.env, {
+      verbose,
+      ...(output.quietMs ? { quietMs: output.quietMs } : {}),
+    });
     const report = await runScenarios(scenarios, {
       baseUrl,
       grpc: { address: options.grpcAddress ?? process.env.CAPCTL_GRPC_ADDRESS },

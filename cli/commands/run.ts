@@ -16,13 +16,22 @@ export function registerRun(program: Command): void {
     .option('--vars-file <file>', 'YAML or JSON mapping of variables')
     .option('--data <file>', 'run each scenario once per row of this CSV, YAML or JSON file (its values as variables)')
     .option('--base-url <url>', `platform gateway (env CAPCTL_BASE_URL, default ${defaultBaseUrl})`)
-    .option('--grpc-address <host:port>', 'one address for every gRPC step (env CAPCTL_GRPC_ADDRESS; default: where the platform says each service listens)')
+    .option(
+      '--grpc-address <host:port>',
+      'one address for every gRPC step (env CAPCTL_GRPC_ADDRESS; default: where the platform says each service listens)',
+    )
     .option('--embedded', 'start a throwaway platform in this process for the run')
     .option('--concurrency <n>', 'scenarios run at the same time; steps always run in order', positiveInt, 1)
     .option('--only <step>', 'run only this step and the steps it takes values from (repeatable)', repeatable, [])
     .option('--skip <step>', 'skip this step and the steps that take values from it (repeatable)', repeatable, [])
-    .option('--continue-on-error', 'go on after a failed step (steps that use its values are skipped); the scenario still fails')
-    .option('--no-schema-check', "do not check replies against their operation's schema in the platform's OpenAPI documents")
+    .option(
+      '--continue-on-error',
+      'go on after a failed step (steps that use its values are skipped); the scenario still fails',
+    )
+    .option(
+      '--no-schema-check',
+      "do not check replies against their operation's schema in the platform's OpenAPI documents",
+    )
     .option('--json', 'print a machine report on stdout instead of progress')
     .option('--junit <file>', 'also write a JUnit XML report to this file')
     .option('--html <file>', 'also write the run as one self-contained HTML page to this file')

@@ -51,22 +51,35 @@ export async function seed(paths: string[], options: SeedCommandOptions): Promis
 
 function summary(report: SeedReport, files: number): string {
   const lines = Object.entries(report.counts).map(
-    ([record, c]) => `${record.padEnd(17)} ${String(c.created).padStart(4)} ${report.dryRun ? 'to create' : 'created'}, ${c.updated} ${report.dryRun ? 'to update' : 'updated'}, ${c.unchanged} unchanged`,
+    ([record, c]) =>
+      `${record.padEnd(17)} ${String(c.created).padStart(4)} ${report.dryRun ? 'to create' : 'created'}, ${c.updated} ${report.dryRun ? 'to update' : 'updated'}, ${c.unchanged} unchanged`,
   );
   const updates = report.changes
     .filter((c) => c.outcome === 'updated')
-    .map((c) => `${report.dryRun ? 'to update' : 'updated'}: ${c.record} ${c.label}\n${Object.entries(c.diff ?? {}).map(([field, { from, to }]) => `    ${field}: ${JSON.stringify(from)} -> ${JSON.stringify(to)}`).join('\n')}`);
+    .map(
+      (c) =>
+        `${report.dryRun ? 'to update' : 'updated'}: ${c.record} ${c.label}\n${Object.entries(c.diff ?? {})
+          .map(([field, { from, to }]) => `    ${field}: ${JSON.stringify(from)} -> ${JSON.stringify(to)}`)
+          .join('\n')}`,
+    );
   const changed = report.changes.length > 0;
   return [
     `${report.dryRun ? 'plan for' : 'seeded from'} ${files} file(s):`,
     ...lines,
     ...updates,
-    changed ? (report.dryRun ? 'dry run: nothing was written' : 'done') : 'nothing to change: the platform already matches the seeds',
+    changed
+      ? report.dryRun
+        ? 'dry run: nothing was written'
+        : 'done'
+      : 'nothing to change: the platform already matches the seeds',
   ].join('\n');
 }
 
 /** `capctl seed export DIR`. */
-export async function seedExport(dir: string, options: { baseUrl?: string; profile?: string; lmsProfile?: string; json?: boolean }): Promise<void> {
+export async function seedExport(
+  dir: string,
+  options: { baseUrl?: string; profile?: string; lmsProfile?: string; json?: boolean },
+): Promise<void> {
   const profile = options.profile ? requireProfile(options.profile) : undefined;
   const baseUrl = resolveBaseUrl(options.baseUrl, profile);
   const result = await withApi(baseUrl, async (api) => {
@@ -83,10 +96,20 @@ export async function seedExport(dir: string, options: { baseUrl?: string; profi
     const token = await reader(options.profile, 'people.yaml', 'platformAdmins');
     if (!token) throw new CommandFailed('no platform admin to read as: sign one in (capctl login) and pass --profile');
     // The LMS is read as LMS staff: the --lms-profile, else the platform admin if they are staff, else the bundled LMS admin.
-    const isStaff = async (bearer: string | undefined) => Boolean(bearer && (await api.call<{ staffRole: string | null }>('GET', '/v1/lms/me', { token: bearer }).catch(() => undefined))?.staffRole);
-    let lmsToken = options.lmsProfile ? await reader(options.lmsProfile, 'lms.yaml', 'lmsAdmins') : (await isStaff(token)) ? token : await reader(undefined, 'lms.yaml', 'lmsAdmins');
+    const isStaff = async (bearer: string | undefined) =>
+      Boolean(
+        bearer &&
+        (await api.call<{ staffRole: string | null }>('GET', '/v1/lms/me', { token: bearer }).catch(() => undefined))
+          ?.staffRole,
+      );
+    let lmsToken = options.lmsProfile
+      ? await reader(options.lmsProfile, 'lms.yaml', 'lmsAdmins')
+      : (await isStaff(token))
+        ? token
+        : await reader(undefined, 'lms.yaml', 'lmsAdmins');
     if (!(await isStaff(lmsToken))) {
-      if (options.lmsProfile) throw new CommandFailed(`--lms-profile ${options.lmsProfile} is not LMS staff: the LMS is read by its staff`);
+      if (options.lmsProfile)
+        throw new CommandFailed(`--lms-profile ${options.lmsProfile} is not LMS staff: the LMS is read by its staff`);
       lmsToken = undefined;
     }
     return exportSeeds(api, token, dir, lmsToken);
@@ -94,7 +117,9 @@ export async function seedExport(dir: string, options: { baseUrl?: string; profi
   print(result, Boolean(options.json), () =>
     [
       `exported ${result.sectors} sector(s), ${result.trades} trade(s) and ${result.centres} centre(s)` +
-        (result.courses === undefined ? '' : `, ${result.courses} LMS course(s) and ${result.levelOfferings} level offering(s)`) +
+        (result.courses === undefined
+          ? ''
+          : `, ${result.courses} LMS course(s) and ${result.levelOfferings} level offering(s)`) +
         ` to ${result.files.length} file(s) in ${dir}`,
       ...(result.courses === undefined ? ['LMS not exported: no LMS staff to read it as (pass --lms-profile)'] : []),
       ...result.skipped.map((why) => `left out: ${why}`),

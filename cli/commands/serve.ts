@@ -12,7 +12,10 @@ export function registerServe(program: Command): void {
       boundHeapGrowth();
       // A stop asked for (SIGINT, SIGTERM, SIGHUP) ends with 0, a closed output with 1; before the
       // platform is ready, at once (the embedded PostgreSQL's exit hook stops what had started).
-      const lifetime = onEveryWayOut({ exitCode: (way) => (way === 'EPIPE' ? exitCodes.failed : exitCodes.ok), exit: exitWhenDone });
+      const lifetime = onEveryWayOut({
+        exitCode: (way) => (way === 'EPIPE' ? exitCodes.failed : exitCodes.ok),
+        exit: exitWhenDone,
+      });
       const { readyLine, startPlatform } = await import('../../server/main.ts');
       let platform;
       try {
@@ -65,7 +68,9 @@ function boundHeapGrowth(): void {
 function exitWhenDone(code: number): void {
   process.exitCode = code;
   setTimeout(() => {
-    process.stderr.write(`capctl serve: stopped; exiting although these were still pending: ${process.getActiveResourcesInfo().join(', ')}\n`);
+    process.stderr.write(
+      `capctl serve: stopped; exiting although these were still pending: ${process.getActiveResourcesInfo().join(', ')}\n`,
+    );
     process.exit(code);
   }, 2000).unref();
 }

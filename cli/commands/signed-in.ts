@@ -16,7 +16,10 @@ export function signedInOptions(command: Command): Command {
 }
 
 /** Runs `work` with the profile's session; calls renew the access token as needed. */
-export async function asProfileUser(options: SignedInOptions, work: (session: Session) => Promise<void>): Promise<void> {
+export async function asProfileUser(
+  options: SignedInOptions,
+  work: (session: Session) => Promise<void>,
+): Promise<void> {
   const stored = requireProfile(options.profile);
   await withApi(resolveBaseUrl(options.baseUrl, stored), (api) => work(new Session(api, options.profile, stored)));
 }

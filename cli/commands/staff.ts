@@ -25,20 +25,28 @@ function centreHeaders(options: CentreOptions): Record<string, string> {
 }
 
 function withCentre(command: Command): Command {
-  return signedInOptions(command).option('--centre <id>', 'the centre to act for (needed when you are staff of several)');
+  return signedInOptions(command).option(
+    '--centre <id>',
+    'the centre to act for (needed when you are staff of several)',
+  );
 }
 
-const line = (member: CentreStaff) => [member.id, member.email, member.name ?? '', member.role, member.status].join('  ');
+const line = (member: CentreStaff) =>
+  [member.id, member.email, member.name ?? '', member.role, member.status].join('  ');
 
 /** `capctl staff add|ls`: the staff of the signed-in user's centre. */
 export function registerStaff(program: Command): void {
-  const staff = program.command('staff').description("The staff of your centre (/v1/cap/centre/staff)");
+  const staff = program.command('staff').description('The staff of your centre (/v1/cap/centre/staff)');
 
   withCentre(staff.command('add'))
     .description('Add a person to your centre (super admins only); a new account gets its password by mail')
     .requiredOption('--name <name>', "the person's name")
     .requiredOption('--email <email>', "the person's email")
-    .addOption(new Option('--role <role>', 'their role at the centre').choices(['super_admin', 'regular_admin', 'staff']).makeOptionMandatory())
+    .addOption(
+      new Option('--role <role>', 'their role at the centre')
+        .choices(['super_admin', 'regular_admin', 'staff'])
+        .makeOptionMandatory(),
+    )
     .action((options: CentreOptions & { name: string; email: string; role: string }) =>
       runCommand(Boolean(options.json), async () => {
         await asProfileUser(options, async (session) => {
@@ -48,7 +56,11 @@ export function registerStaff(program: Command): void {
             () => ({ name: options.name, email: options.email, role: options.role }),
             centreHeaders(options),
           );
-          print(member, Boolean(options.json), () => `added ${member.email} as ${member.role} (${member.status}, staff id ${member.id})`);
+          print(
+            member,
+            Boolean(options.json),
+            () => `added ${member.email} as ${member.role} (${member.status}, staff id ${member.id})`,
+          );
         });
       }),
     );
@@ -59,9 +71,17 @@ export function registerStaff(program: Command): void {
     .option('--q <text>', 'only names or emails containing this')
     .action((options: CentreOptions & { status?: string; q?: string }) =>
       runCommand(Boolean(options.json), async () => {
-        const query = new URLSearchParams({ ...(options.status ? { status: options.status } : {}), ...(options.q ? { q: options.q } : {}) });
+        const query = new URLSearchParams({
+          ...(options.status ? { status: options.status } : {}),
+          ...(options.q ? { q: options.q } : {}),
+        });
         await asProfileUser(options, async (session) => {
-          const members = await session.call<CentreStaff[]>('GET', `/v1/cap/centre/staff?${query}`, undefined, centreHeaders(options));
+          const members = await session.call<CentreStaff[]>(
+            'GET',
+            `/v1/cap/centre/staff?${query}`,
+            undefined,
+            centreHeaders(options),
+          );
           print(members, Boolean(options.json), () => (members.length ? members.map(line).join('\n') : 'no staff'));
         });
       }),

@@ -153,7 +153,9 @@ interface Mail {
 }
 
 /** A multipart/form-data body of one file (part `file`) and text fields; reports show what it holds, not its bytes. */
-async function multipart(upload: NonNullable<HttpAction['upload']>): Promise<Pick<HttpRequest, 'headers' | 'body' | 'raw'>> {
+async function multipart(
+  upload: NonNullable<HttpAction['upload']>,
+): Promise<Pick<HttpRequest, 'headers' | 'body' | 'raw'>> {
   const { readFile } = await import('node:fs/promises');
   const { basename } = await import('node:path');
   const bytes = await readFile(upload.file).catch((err: NodeJS.ErrnoException) => {
@@ -196,7 +198,6 @@ async function performMail(step: Step, run: ScenarioRun): Promise<Exchange> {
   }
 }
 
-
 interface PublishedEvent {
   id: string;
   type: string;
@@ -210,7 +211,9 @@ interface PublishedEvent {
  */
 async function performEvent(step: Step, run: ScenarioRun): Promise<Exchange> {
   const action = step.event!;
-  const where = Object.entries(action.where ?? {}).map(([path, value]) => [parsePath(path), String(evaluate(value, run.context))] as const);
+  const where = Object.entries(action.where ?? {}).map(
+    ([path, value]) => [parsePath(path), String(evaluate(value, run.context))] as const,
+  );
   const since = action.since === undefined ? undefined : run.startedAt.get(action.since)!;
   const deadline = Date.now() + (action.wait === undefined ? 0 : parseDuration(action.wait));
   const request: HttpRequest = {
@@ -220,15 +223,24 @@ async function performEvent(step: Step, run: ScenarioRun): Promise<Exchange> {
   };
   for (;;) {
     const response = await send(request, run.platform.dispatcher);
-    if (!isSuccess(response.status)) throw new StepError(`the dev events answered ${response.status}`, request, response);
+    if (!isSuccess(response.status))
+      throw new StepError(`the dev events answered ${response.status}`, request, response);
     const events = (getPath(response.body, ['data']) ?? []) as PublishedEvent[];
     const found = events.find(
-      (e) => (since === undefined || Date.parse(e.occurredAt) >= since) && where.every(([path, value]) => String(getPath(e.data, path)) === value),
+      (e) =>
+        (since === undefined || Date.parse(e.occurredAt) >= since) &&
+        where.every(([path, value]) => String(getPath(e.data, path)) === value),
     );
     if (found) return { request, response: { ...response, body: found }, statuses: httpStatuses };
     if (Date.now() >= deadline || run.signal?.aborted) {
-      const matching = where.length ? ` with ${where.map(([path, value]) => `${path.join('.')}=${value}`).join(', ')}` : '';
-      throw new StepError(`no ${action.type} event from ${action.service}${matching}${action.wait ? ` within ${action.wait}` : ''}`, request, response);
+      const matching = where.length
+        ? ` with ${where.map(([path, value]) => `${path.join('.')}=${value}`).join(', ')}`
+        : '';
+      throw new StepError(
+        `no ${action.type} event from ${action.service}${matching}${action.wait ? ` within ${action.wait}` : ''}`,
+        request,
+        response,
+      );
     }
     await sleep(Math.min(250, Math.max(0, deadline - Date.now())), run.signal);
   }

@@ -34,7 +34,12 @@ export async function startEmbeddedPlatform(options: { logLevel?: string } = {})
   const { resolveConfig } = await import('../../server/platform/config.ts');
   const { startPlatform } = await import('../../server/main.ts');
   const config = resolveConfig({
-    port: 0, olPort: 0, capPort: 0, lmsPort: 0, grpcPort: 0, lmsGrpcPort: 0,
+    port: 0,
+    olPort: 0,
+    capPort: 0,
+    lmsPort: 0,
+    grpcPort: 0,
+    lmsGrpcPort: 0,
     dataDir,
     databaseUrl: '',
     logLevel: options.logLevel ?? 'warn',
@@ -49,7 +54,9 @@ export async function startEmbeddedPlatform(options: { logLevel?: string } = {})
   }
   let seeded: SeedReport;
   try {
-    seeded = await withApi(platform.urls.gateway!, (api) => applySeeds(api, seeds, { dryRun: false, only: new Set(seedKinds), databaseUrl: platform.databaseUrl }));
+    seeded = await withApi(platform.urls.gateway!, (api) =>
+      applySeeds(api, seeds, { dryRun: false, only: new Set(seedKinds), databaseUrl: platform.databaseUrl }),
+    );
   } catch (err) {
     await platform.stop();
     throw new UnreachableError(`the embedded platform could not be seeded: ${(err as Error).message}`);

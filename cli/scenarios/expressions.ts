@@ -72,7 +72,9 @@ function parseReference(source: string): Reference {
   if (path.length === 0) throw new ExpressionError(`"\${${source}}" names no value under ${String(root)}`);
   if (root === 'gen' && (path.length !== 1 || !(String(path[0]) in generators))) {
     throw new ExpressionError(
-      `unknown generator "\${${source}}" (use ${Object.keys(generators).map((g) => `gen.${g}`).join(', ')})`,
+      `unknown generator "\${${source}}" (use ${Object.keys(generators)
+        .map((g) => `gen.${g}`)
+        .join(', ')})`,
     );
   }
   return { root: root as ExpressionRoot, path, source };
@@ -113,10 +115,15 @@ export function evaluateText(text: string, context: ExpressionContext): string {
 }
 
 /** An expectation with its expressions resolved, the keys of its JMESPath queries included. */
-export function evaluateExpectation<T extends { jmespath?: Record<string, unknown> }>(expectation: T | undefined, context: ExpressionContext): T | undefined {
+export function evaluateExpectation<T extends { jmespath?: Record<string, unknown> }>(
+  expectation: T | undefined,
+  context: ExpressionContext,
+): T | undefined {
   const evaluated = evaluate(expectation, context) as T | undefined;
   if (!evaluated?.jmespath) return evaluated;
-  const jmespath = Object.fromEntries(Object.entries(evaluated.jmespath).map(([key, value]) => [evaluateText(key, context), value]));
+  const jmespath = Object.fromEntries(
+    Object.entries(evaluated.jmespath).map(([key, value]) => [evaluateText(key, context), value]),
+  );
   return { ...evaluated, jmespath };
 }
 

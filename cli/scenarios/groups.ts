@@ -29,11 +29,15 @@ export function expandGroups(document: ScenarioDocument): Expanded {
   for (const [name, group] of Object.entries(groups)) {
     group.steps.forEach((step, index) => {
       const at: PathSegment[] = ['groups', name, 'steps', index];
-      if (step.use !== undefined) expanded.issues.push({ path: [...at, 'use'], part: 'key', message: 'a group step cannot use another group' });
+      if (step.use !== undefined)
+        expanded.issues.push({ path: [...at, 'use'], part: 'key', message: 'a group step cannot use another group' });
       try {
         for (const { reference, at: path } of referencesIn(step, at)) {
           if (reference.root === 'params' && !(group.params ?? []).includes(String(reference.path[0]))) {
-            expanded.issues.push({ path, message: `\${${reference.source}}: group ${name} has no param "${String(reference.path[0])}" (params: ${(group.params ?? []).join(', ') || 'none'})` });
+            expanded.issues.push({
+              path,
+              message: `\${${reference.source}}: group ${name} has no param "${String(reference.path[0])}" (params: ${(group.params ?? []).join(', ') || 'none'})`,
+            });
           }
         }
       } catch {
@@ -44,7 +48,8 @@ export function expandGroups(document: ScenarioDocument): Expanded {
   document.steps.forEach((step, index) => {
     const at: PathSegment[] = ['steps', index];
     if (step.use === undefined) {
-      if (step.with !== undefined) expanded.issues.push({ path: [...at, 'with'], part: 'key', message: '"with" goes with "use"' });
+      if (step.with !== undefined)
+        expanded.issues.push({ path: [...at, 'with'], part: 'key', message: '"with" goes with "use"' });
       expanded.steps.push(step);
       expanded.origins.push({ path: at });
       return;
@@ -52,16 +57,29 @@ export function expandGroups(document: ScenarioDocument): Expanded {
     const group = groups[step.use];
     if (!group) {
       const known = Object.keys(groups);
-      expanded.issues.push({ path: [...at, 'use'], message: `no group named "${step.use}"${known.length ? ` (groups: ${known.join(', ')})` : ''}` });
+      expanded.issues.push({
+        path: [...at, 'use'],
+        message: `no group named "${step.use}"${known.length ? ` (groups: ${known.join(', ')})` : ''}`,
+      });
       return;
     }
     const extra = Object.keys(step).filter((key) => !['id', 'name', 'use', 'with'].includes(key));
-    for (const key of extra) expanded.issues.push({ path: [...at, key], part: 'key', message: `a step that uses a group takes only id, name, use and with` });
+    for (const key of extra)
+      expanded.issues.push({
+        path: [...at, key],
+        part: 'key',
+        message: `a step that uses a group takes only id, name, use and with`,
+      });
     const params = group.params ?? [];
     const given = step.with ?? {};
-    for (const param of params.filter((p) => !(p in given))) expanded.issues.push({ path: [...at, 'use'], message: `group ${step.use} needs with.${param}` });
+    for (const param of params.filter((p) => !(p in given)))
+      expanded.issues.push({ path: [...at, 'use'], message: `group ${step.use} needs with.${param}` });
     for (const key of Object.keys(given).filter((k) => !params.includes(k))) {
-      expanded.issues.push({ path: [...at, 'with', key], part: 'key', message: `group ${step.use} has no param "${key}" (params: ${params.join(', ') || 'none'})` });
+      expanded.issues.push({
+        path: [...at, 'with', key],
+        part: 'key',
+        message: `group ${step.use} has no param "${key}" (params: ${params.join(', ') || 'none'})`,
+      });
     }
     const renamed = new Map(group.steps.map((s) => [s.id, `${step.id}-${s.id}`]));
     group.steps.forEach((member, memberIndex) => {
@@ -88,12 +106,19 @@ export function expandGroups(document: ScenarioDocument): Expanded {
 }
 
 /** Copies a value, rewriting every string (object keys included: a JMESPath key may hold expressions). */
-function rewriteValue(value: unknown, path: PathSegment[], rewrite: (text: string, path: PathSegment[]) => unknown): unknown {
+function rewriteValue(
+  value: unknown,
+  path: PathSegment[],
+  rewrite: (text: string, path: PathSegment[]) => unknown,
+): unknown {
   if (typeof value === 'string') return rewrite(value, path);
   if (Array.isArray(value)) return value.map((item, i) => rewriteValue(item, [...path, i], rewrite));
   if (value !== null && typeof value === 'object') {
     return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [String(rewrite(key, [...path, key])), rewriteValue(item, [...path, key], rewrite)]),
+      Object.entries(value).map(([key, item]) => [
+        String(rewrite(key, [...path, key])),
+        rewriteValue(item, [...path, key], rewrite),
+      ]),
     );
   }
   return value;
@@ -104,7 +129,12 @@ function rewriteValue(value: unknown, path: PathSegment[], rewrite: (text: strin
  * otherwise), and `${steps.<member>...}` names the member's expanded id. Other expressions stay for
  * when the step runs.
  */
-function rewriteText(text: string, given: Record<string, Json>, params: string[], renamed: Map<string, string>): unknown {
+function rewriteText(
+  text: string,
+  given: Record<string, Json>,
+  params: string[],
+  renamed: Map<string, string>,
+): unknown {
   if (!text.includes('${')) return text;
   const parts = parseTemplate(text);
   const [only] = parts;
@@ -117,7 +147,9 @@ function rewriteText(text: string, given: Record<string, Json>, params: string[]
         return typeof value === 'string' ? value : JSON.stringify(value);
       }
       const member = part.root === 'steps' ? renamed.get(String(part.path[0])) : undefined;
-      const source = member ? `steps.${member}${part.source.slice(`steps.${String(part.path[0])}`.length)}` : part.source;
+      const source = member
+        ? `steps.${member}${part.source.slice(`steps.${String(part.path[0])}`.length)}`
+        : part.source;
       return `\${${source}}`;
     })
     .join('');

@@ -18,7 +18,6 @@ export interface HttpResponse {
   body: unknown;
 }
 
-
 const connectionErrorCodes = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -58,7 +57,12 @@ const safeMethods = new Set(['GET', 'HEAD']);
 export async function send(req: HttpRequest, dispatcher: Agent): Promise<HttpResponse> {
   const isJson = /json/i.test(req.headers['content-type'] ?? 'application/json');
   const payload =
-    req.raw ?? (req.body === undefined ? undefined : typeof req.body === 'string' && !isJson ? req.body : JSON.stringify(req.body));
+    req.raw ??
+    (req.body === undefined
+      ? undefined
+      : typeof req.body === 'string' && !isJson
+        ? req.body
+        : JSON.stringify(req.body));
   const attempt = async (): Promise<HttpResponse> => {
     const res = await request(req.url, {
       method: req.method as 'GET',

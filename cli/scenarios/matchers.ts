@@ -36,7 +36,11 @@ export interface StatusRule {
  * `expectation` must already have its expressions evaluated. Without a status, the step must succeed,
  * or answer an error when the expectation names an error code.
  */
-export function checkExpectation(expectation: Expectation | undefined, observed: Observed, statuses: StatusRules): Mismatch[] {
+export function checkExpectation(
+  expectation: Expectation | undefined,
+  observed: Observed,
+  statuses: StatusRules,
+): Mismatch[] {
   const mismatches: Mismatch[] = [];
   const status = expectation?.status;
   if (status === undefined) {
@@ -109,7 +113,10 @@ export function matchFailure(matcher: unknown, actual: unknown): string | undefi
   if (length !== undefined && sizeOf(actual) !== length) failures.push(`length ${length}`);
   if (minLength !== undefined && !((sizeOf(actual) ?? -1) >= minLength)) failures.push(`length >= ${minLength}`);
   if ('equals' in matcher && !isDeepStrictEqual(matcher.equals, actual)) failures.push(JSON.stringify(matcher.equals));
-  if (matcher.some !== undefined && !(Array.isArray(actual) && actual.some((item) => itemMatches(matcher.some!, item)))) {
+  if (
+    matcher.some !== undefined &&
+    !(Array.isArray(actual) && actual.some((item) => itemMatches(matcher.some!, item)))
+  ) {
     failures.push(`an item with ${JSON.stringify(matcher.some)}`);
   }
   return failures.length > 0 ? failures.join(', ') : undefined;
@@ -117,7 +124,9 @@ export function matchFailure(matcher: unknown, actual: unknown): string | undefi
 
 /** Whether every path of `paths` in `item` matches its matcher. */
 function itemMatches(paths: Record<string, unknown>, item: unknown): boolean {
-  return Object.entries(paths).every(([path, matcher]) => matchFailure(matcher, getPath(item, parsePath(path))) === undefined);
+  return Object.entries(paths).every(
+    ([path, matcher]) => matchFailure(matcher, getPath(item, parsePath(path))) === undefined,
+  );
 }
 
 function typeOf(value: unknown): string {

@@ -9,7 +9,9 @@ import type { Agent } from 'undici';
 import { isSuccess, send } from './http.ts';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => void;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv2020,
+) => void;
 
 type Responses = Record<string, { content?: Record<string, { schema?: object }> } | undefined>;
 
@@ -70,7 +72,11 @@ export class OperationCatalog {
    * line per problem; empty when it matches or the document gives no JSON schema for it.
    */
   replyProblems(operation: Operation, status: number, body: unknown): string[] {
-    const described = operation.responses[String(status)] ? String(status) : operation.responses[`${String(status)[0]}XX`] ? `${String(status)[0]}XX` : 'default';
+    const described = operation.responses[String(status)]
+      ? String(status)
+      : operation.responses[`${String(status)[0]}XX`]
+        ? `${String(status)[0]}XX`
+        : 'default';
     const response = operation.responses[described];
     if (Object.keys(operation.responses).length === 0) return []; // a document that describes no replies
     if (!response) {
@@ -107,7 +113,8 @@ export class OperationCatalog {
     const prefix = `/v1/${service}`;
     const url = `${this.baseUrl}${this.documentPath(service)}`;
     const res = await send({ method: 'GET', url, headers: { accept: 'application/json' } }, this.dispatcher);
-    if (!isSuccess(res.status) || !(res.body as { paths?: unknown })?.paths) throw new Error(`cannot read ${url} (status ${res.status})`);
+    if (!isSuccess(res.status) || !(res.body as { paths?: unknown })?.paths)
+      throw new Error(`cannot read ${url} (status ${res.status})`);
     const { default: $RefParser } = await import('@apidevtools/json-schema-ref-parser');
     const document = (await $RefParser.dereference(res.body as object)) as {
       paths: Record<string, Record<string, { operationId?: string; responses?: Responses }>>;
@@ -132,7 +139,9 @@ export class OperationCatalog {
 function matches(template: string, path: string): boolean {
   const a = template.split('/');
   const b = path.replace(/\/+$/, '').split('/');
-  return a.length === b.length && a.every((segment, i) => /^\{[^}]+\}$/.test(segment) ? b[i] !== '' : segment === b[i]);
+  return (
+    a.length === b.length && a.every((segment, i) => (/^\{[^}]+\}$/.test(segment) ? b[i] !== '' : segment === b[i]))
+  );
 }
 
 const literalSegments = (template: string) => template.split('/').filter((s) => !s.startsWith('{')).length;
@@ -145,7 +154,9 @@ function describeErrors(errors: ErrorObject[]): string[] {
       const at = e.instancePath
         .split('/')
         .slice(1)
-        .map((s, i) => (/^\d+$/.test(s) ? `[${s}]` : `${i === 0 ? '' : '.'}${s.replace(/~1/g, '/').replace(/~0/g, '~')}`))
+        .map((s, i) =>
+          /^\d+$/.test(s) ? `[${s}]` : `${i === 0 ? '' : '.'}${s.replace(/~1/g, '/').replace(/~0/g, '~')}`,
+        )
         .join('');
       const detail =
         e.keyword === 'additionalProperties'

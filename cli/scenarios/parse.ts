@@ -78,13 +78,28 @@ export function parseScenario(text: string, file: string, options: LoadOptions =
   if (issues.length > 0) {
     fail(
       issues.map((issue) => {
-        const usedBy = issue.path[0] === 'steps' && typeof issue.path[1] === 'number' ? expanded.origins[issue.path[1]]?.usedBy : undefined;
-        return { ...issue, path: written(issue.path), message: usedBy ? `${issue.message} (as used by step ${usedBy})` : issue.message };
+        const usedBy =
+          issue.path[0] === 'steps' && typeof issue.path[1] === 'number'
+            ? expanded.origins[issue.path[1]]?.usedBy
+            : undefined;
+        return {
+          ...issue,
+          path: written(issue.path),
+          message: usedBy ? `${issue.message} (as used by step ${usedBy})` : issue.message,
+        };
       }),
     );
   }
-  const used = referencesIn({ actors: document.actors, steps: expanded.steps }).filter(({ reference }) => reference.root === 'vars');
-  scenario.variables = [...new Set([...Object.keys(document.vars ?? {}), ...rowNames, ...used.map(({ reference }) => String(reference.path[0]))])];
+  const used = referencesIn({ actors: document.actors, steps: expanded.steps }).filter(
+    ({ reference }) => reference.root === 'vars',
+  );
+  scenario.variables = [
+    ...new Set([
+      ...Object.keys(document.vars ?? {}),
+      ...rowNames,
+      ...used.map(({ reference }) => String(reference.path[0])),
+    ]),
+  ];
   return scenario;
 }
 
@@ -92,14 +107,27 @@ export function parseScenario(text: string, file: string, options: LoadOptions =
  * Rows need the same variable names, and their values may use only env and gen (like vars). Rows
  * written in the scenario are reported at their line; a rows file by its name and row number.
  */
-function checkRows(rows: Row[], file: string | undefined, env: Record<string, string | undefined>, fail: (issues: Issue[]) => never): void {
+function checkRows(
+  rows: Row[],
+  file: string | undefined,
+  env: Record<string, string | undefined>,
+  fail: (issues: Issue[]) => never,
+): void {
   const problems = rowsProblems(rows);
   rows.forEach((row, index) => {
     for (const problem of commandLineVarProblems(row, env)) problems.push({ row: index, message: problem });
   });
   if (problems.length === 0) return;
   if (file !== undefined) {
-    throw new UsageError(problems.map((p) => `${file}${p.row === undefined ? '' : ` row ${p.row + 1}`}: ${p.message}`).join('\n'));
+    throw new UsageError(
+      problems.map((p) => `${file}${p.row === undefined ? '' : ` row ${p.row + 1}`}: ${p.message}`).join('\n'),
+    );
   }
-  fail(problems.map((p) => ({ path: p.row === undefined ? ['rows'] : p.key === undefined ? ['rows', p.row] : ['rows', p.row, p.key], ...(p.key ? { part: 'key' as const } : {}), message: p.message })));
+  fail(
+    problems.map((p) => ({
+      path: p.row === undefined ? ['rows'] : p.key === undefined ? ['rows', p.row] : ['rows', p.row, p.key],
+      ...(p.key ? { part: 'key' as const } : {}),
+      message: p.message,
+    })),
+  );
 }

@@ -4,7 +4,16 @@
  * step, and a bar when there are several scenarios; elsewhere (a CI log) a line names what is still
  * running whenever nothing was printed for a while.
  */
-import { coloured, describeExchange, describeFailure, plain, stepLabel, stepLine, summaryTable, type Style } from './report-text.ts';
+import {
+  coloured,
+  describeExchange,
+  describeFailure,
+  plain,
+  stepLabel,
+  stepLine,
+  summaryTable,
+  type Style,
+} from './report-text.ts';
 import type { RunEvent, RunReport, StepResult } from './runner.ts';
 import type { Scenario } from './types.ts';
 
@@ -99,7 +108,9 @@ export class ProgressPrinter {
   private stillRunning(): void {
     const now = Date.now();
     if (this.running.size === 0 || now - this.lastWrite < this.quietMs) return;
-    const running = [...this.running].map(([key, label]) => `${label} (${Math.round((now - this.started.get(key)!) / 1000)} s)`);
+    const running = [...this.running].map(
+      ([key, label]) => `${label} (${Math.round((now - this.started.get(key)!) / 1000)} s)`,
+    );
     const done = this.total > 1 ? `${this.done}/${this.total} scenarios done; ` : '';
     this.write(`  … ${done}running ${running.join(', ')}\n`);
   }
@@ -107,7 +118,8 @@ export class ProgressPrinter {
   private stepLines(step: StepResult, width: number): string[] {
     const lines = [stepLine(step, this.style, width)];
     if (step.status === 'failed') lines.push(...describeFailure(step, this.style).map((line) => `      ${line}`));
-    else if (this.verbose && step.status === 'passed') lines.push(...describeExchange(step).map((line) => `      ${line}`));
+    else if (this.verbose && step.status === 'passed')
+      lines.push(...describeExchange(step).map((line) => `      ${line}`));
     return lines;
   }
 

@@ -55,7 +55,10 @@ ${scenario.steps.map(stepItem).join('\n')}
 
 function stepItem(step: StepResult): string {
   const detail = step.status === 'failed' ? describeFailure(step, plain) : describeExchange(step);
-  const time = step.status === 'skipped' ? html(step.message ?? '') : `${step.durationMs} ms${step.attempts > 1 ? `, ${step.attempts} attempts` : ''}`;
+  const time =
+    step.status === 'skipped'
+      ? html(step.message ?? '')
+      : `${step.durationMs} ms${step.attempts > 1 ? `, ${step.attempts} attempts` : ''}`;
   const head = `<span class="badge ${step.status}">${step.status.toUpperCase()}</span> ${html(stepLabel(step))} <small>${time}</small>`;
   if (detail.length === 0) return `<li class="step">${head}</li>`;
   return `<li class="step"><details${step.status === 'failed' ? ' open' : ''}><summary>${head}</summary><pre>${html(detail.join('\n'))}</pre></details></li>`;

@@ -17,7 +17,9 @@ export function jsonReport(report: RunReport, verbose = false): object {
     scenarios: report.scenarios.map((scenario) => ({
       ...scenario,
       steps: scenario.steps.map(({ request, response, ...step }) =>
-        verbose || step.status === 'failed' ? { ...step, ...(request ? { request } : {}), ...(response ? { response } : {}) } : step,
+        verbose || step.status === 'failed'
+          ? { ...step, ...(request ? { request } : {}), ...(response ? { response } : {}) }
+          : step,
       ),
     })),
   };

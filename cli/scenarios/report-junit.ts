@@ -28,7 +28,9 @@ function testcase(scenario: ScenarioResult, step: StepResult, verbose: boolean):
   const open = `    <testcase ${name} time="${secs(step.durationMs)}"`;
   if (step.status === 'passed') {
     const trace = verbose ? describeExchange(step) : [];
-    return trace.length === 0 ? `${open}/>` : `${open}>\n      <system-out>${xml(trace.join('\n'))}</system-out>\n    </testcase>`;
+    return trace.length === 0
+      ? `${open}/>`
+      : `${open}>\n      <system-out>${xml(trace.join('\n'))}</system-out>\n    </testcase>`;
   }
   if (step.status === 'skipped') {
     return `${open}>\n      <skipped message="${xml(step.message ?? '')}"/>\n    </testcase>`;

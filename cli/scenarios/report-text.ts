@@ -88,7 +88,15 @@ export function summaryTable(report: RunReport, style: Style): string {
   const rows = report.scenarios.map((s) => {
     const count = (status: StepStatus) => String(s.steps.filter((step) => step.status === status).length);
     const steps = String(s.steps.length);
-    return [s.name, s.status.toUpperCase(), steps, count('passed'), count('failed'), count('skipped'), seconds(s.durationMs)];
+    return [
+      s.name,
+      s.status.toUpperCase(),
+      steps,
+      count('passed'),
+      count('failed'),
+      count('skipped'),
+      seconds(s.durationMs),
+    ];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const format = (cells: string[]) =>
@@ -98,7 +106,9 @@ export function summaryTable(report: RunReport, style: Style): string {
   const passed = report.scenarios.filter((s) => s.status === 'passed').length;
   const failed = report.scenarios.filter((s) => s.status !== 'passed' && s.status !== 'interrupted').length;
   const cut = count - passed - failed;
-  const interrupted = report.interrupted ? `; interrupted${cut > 0 ? ` (${cut} cut short)` : ''}, the scenarios that had not started are left out` : '';
+  const interrupted = report.interrupted
+    ? `; interrupted${cut > 0 ? ` (${cut} cut short)` : ''}, the scenarios that had not started are left out`
+    : '';
   const totals = `${count} scenario${count === 1 ? '' : 's'}: ${passed} passed, ${failed} failed in ${seconds(report.durationMs)}${interrupted}`;
   return [
     format(header),

@@ -42,12 +42,19 @@ export function rowsProblems(rows: Row[]): Array<{ row?: number; key?: string; m
   const names = Object.keys(rows[0]!);
   const problems: Array<{ row?: number; key?: string; message: string }> = [];
   for (const key of names.filter((name) => !/^[A-Za-z][A-Za-z0-9_-]*$/.test(name))) {
-    problems.push({ row: 0, key, message: `"${key}" is not a variable name (a letter, then letters, digits, _ and -)` });
+    problems.push({
+      row: 0,
+      key,
+      message: `"${key}" is not a variable name (a letter, then letters, digits, _ and -)`,
+    });
   }
   rows.forEach((row, index) => {
     const keys = Object.keys(row);
     if (keys.length !== names.length || keys.some((key) => !names.includes(key))) {
-      problems.push({ row: index, message: `row ${index + 1} has ${keys.join(', ') || 'no values'}; every row needs ${names.join(', ')}` });
+      problems.push({
+        row: index,
+        message: `row ${index + 1} has ${keys.join(', ') || 'no values'}; every row needs ${names.join(', ')}`,
+      });
     }
   });
   return problems;

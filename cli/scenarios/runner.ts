@@ -11,14 +11,7 @@ import { ActorSession } from './actors.ts';
 import { parseDuration, sleep } from './duration.ts';
 import { evaluate, evaluateExpectation, evaluateText, type ExpressionContext } from './expressions.ts';
 import { grpcMethodProblem } from './grpc-step.ts';
-import {
-  checkReachable,
-  createDispatcher,
-  redact,
-  StepError,
-  type HttpRequest,
-  type HttpResponse,
-} from './http.ts';
+import { checkReachable, createDispatcher, redact, StepError, type HttpRequest, type HttpResponse } from './http.ts';
 import { UnreachableError } from '../output.ts';
 import { checkExpectation, type Mismatch } from './matchers.ts';
 import { OperationCatalog, type Operation } from './operations.ts';
@@ -119,7 +112,8 @@ export async function runScenarios(scenarios: Scenario[], options: RunOptions): 
   try {
     await checkReachable(baseUrl, dispatcher);
     const env = options.env ?? process.env;
-    const needsDiscovery = !options.grpc?.address && scenarios.some((s) => s.steps.some((step) => step.grpc && !step.grpc.address));
+    const needsDiscovery =
+      !options.grpc?.address && scenarios.some((s) => s.steps.some((step) => step.grpc && !step.grpc.address));
     const catalog = new OperationCatalog(baseUrl, dispatcher);
     const platform: Platform = {
       baseUrl,
@@ -138,7 +132,10 @@ export async function runScenarios(scenarios: Scenario[], options: RunOptions): 
     emit({ type: 'run-start', scenarios: planned.map((p) => p.scenario) });
     const signal = options.signal ?? new AbortController().signal;
     const results = await inParallel(planned, options.concurrency ?? 1, signal, ({ scenario, unselected }) =>
-      runScenario(scenario, unselected, platform, env, emit, { continueOnError: options.continueOnError ?? false, signal }),
+      runScenario(scenario, unselected, platform, env, emit, {
+        continueOnError: options.continueOnError ?? false,
+        signal,
+      }),
     );
     const exitCode = signal.aborted
       ? exitCodes.interrupted
@@ -147,7 +144,12 @@ export async function runScenarios(scenarios: Scenario[], options: RunOptions): 
         : results.some((r) => r.status === 'failed')
           ? exitCodes.failed
           : exitCodes.ok;
-    return { scenarios: results, durationMs: elapsed(started), exitCode, ...(signal.aborted ? { interrupted: true } : {}) };
+    return {
+      scenarios: results,
+      durationMs: elapsed(started),
+      exitCode,
+      ...(signal.aborted ? { interrupted: true } : {}),
+    };
   } finally {
     // A step cut short by an interruption may still be waiting on its request.
     if (options.signal?.aborted) await dispatcher.destroy();
@@ -155,7 +157,11 @@ export async function runScenarios(scenarios: Scenario[], options: RunOptions): 
   }
 }
 
-async function resolveOperations(scenarios: Scenario[], catalog: OperationCatalog, checkSchemas: boolean): Promise<Map<string, Operation>> {
+async function resolveOperations(
+  scenarios: Scenario[],
+  catalog: OperationCatalog,
+  checkSchemas: boolean,
+): Promise<Map<string, Operation>> {
   const operations = new Map<string, Operation>();
   const problems: string[] = [];
   for (const scenario of scenarios) {
@@ -220,7 +226,15 @@ async function runScenario(
   const notRun = new Map<string, string>();
   // An actor made by a step that --only left out cannot sign in: say so when it fails.
   const leftOut = [...unselected.values()].includes(notSelectedByOnly);
-  const run = { ...startRun(scenario, platform, env, leftOut ? 'steps left out by --only may be the ones that create this account' : undefined), signal };
+  const run = {
+    ...startRun(
+      scenario,
+      platform,
+      env,
+      leftOut ? 'steps left out by --only may be the ones that create this account' : undefined,
+    ),
+    signal,
+  };
   for (const step of scenario.steps) {
     const missing = [...dependenciesOf(step)].find((id) => notRun.has(id));
     const reason =
@@ -242,7 +256,13 @@ async function runScenario(
     emit({ type: 'step-start', scenario, step });
     const stepStarted = performance.now();
     const { result, unreachable } = await untilAborted(runStep(step, run), signal, () => ({
-      result: { ...stepNames(step), status: 'skipped' as const, durationMs: elapsed(stepStarted), attempts: 0, message: 'interrupted while it ran' },
+      result: {
+        ...stepNames(step),
+        status: 'skipped' as const,
+        durationMs: elapsed(stepStarted),
+        attempts: 0,
+        message: 'interrupted while it ran',
+      },
       unreachable: false,
     }));
     steps.push(result);
@@ -267,7 +287,12 @@ async function runScenario(
 }
 
 /** Evaluates vars (env and generators) and then actors (vars too), once per run. */
-function startRun(scenario: Scenario, platform: Platform, env: Record<string, string | undefined>, loginHint?: string): ScenarioRun {
+function startRun(
+  scenario: Scenario,
+  platform: Platform,
+  env: Record<string, string | undefined>,
+  loginHint?: string,
+): ScenarioRun {
   const context: ExpressionContext = { vars: {}, env, actors: {}, steps: {} };
   context.vars = evaluate(scenario.vars ?? {}, context) as Record<string, unknown>;
   context.actors = evaluate(scenario.actors ?? {}, context) as Record<string, unknown>;
@@ -305,14 +330,21 @@ async function runStep(step: Step, run: ScenarioRun): Promise<{ result: StepResu
     const mismatches = [
       ...untilMismatches.map((m) => ({ ...m, target: `retry until ${m.target}` })),
       ...checkExpectation(expectation, observed(exchange), exchange.statuses),
-      ...(step.http && run.platform.checkSchemas && expectation?.schema !== false ? await schemaMismatches(step, exchange, run.platform) : []),
+      ...(step.http && run.platform.checkSchemas && expectation?.schema !== false
+        ? await schemaMismatches(step, exchange, run.platform)
+        : []),
     ];
     const { status, headers, body } = exchange.response;
     const record: Record<string, unknown> = { status, headers, body };
     for (const [name, capture] of Object.entries(step.capture ?? {})) {
       const value = captured(record, capture, run.context);
       if (value !== undefined) record[name] = value;
-      else mismatches.push({ target: `capture ${name}`, expected: `a value at ${typeof capture === 'string' ? capture : `jmespath ${capture.jmespath}`}`, actual: undefined });
+      else
+        mismatches.push({
+          target: `capture ${name}`,
+          expected: `a value at ${typeof capture === 'string' ? capture : `jmespath ${capture.jmespath}`}`,
+          actual: undefined,
+        });
     }
     run.context.steps[step.id] = record;
     const durationMs = elapsed(started);
@@ -346,7 +378,13 @@ async function schemaMismatches(step: Step, exchange: Exchange, platform: Platfo
   if (!operation) return [];
   const problems = platform.catalog.replyProblems(operation, response.status, response.body);
   if (problems.length === 0) return [];
-  return [{ target: 'schema', expected: `the ${response.status} reply ${operation.name} documents`, actual: problems.join('; ') }];
+  return [
+    {
+      target: 'schema',
+      expected: `the ${response.status} reply ${operation.name} documents`,
+      actual: problems.join('; '),
+    },
+  ];
 }
 
 function captured(record: Record<string, unknown>, capture: Capture, context: ExpressionContext): unknown {
@@ -355,7 +393,12 @@ function captured(record: Record<string, unknown>, capture: Capture, context: Ex
 }
 
 /** Runs `work` over the items, at most `limit` at a time, in order; none starts once `signal` is aborted. */
-async function inParallel<T, R>(items: T[], limit: number, signal: AbortSignal, work: (item: T) => Promise<R>): Promise<R[]> {
+async function inParallel<T, R>(
+  items: T[],
+  limit: number,
+  signal: AbortSignal,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
   const worker = async () => {

@@ -47,7 +47,12 @@ export const scenarioSchema = {
       properties: {
         description: { type: 'string' },
         params: { type: 'array', items: identifier, uniqueItems: true },
-        steps: { type: 'array', minItems: 1, items: { $ref: '#/$defs/step' }, hint: 'must be a list of at least one step' },
+        steps: {
+          type: 'array',
+          minItems: 1,
+          items: { $ref: '#/$defs/step' },
+          hint: 'must be a list of at least one step',
+        },
       },
     },
     actor: {
@@ -81,7 +86,12 @@ export const scenarioSchema = {
           additionalProperties: {
             anyOf: [
               { type: 'string' },
-              { type: 'object', additionalProperties: false, required: ['jmespath'], properties: { jmespath: { type: 'string' } } },
+              {
+                type: 'object',
+                additionalProperties: false,
+                required: ['jmespath'],
+                properties: { jmespath: { type: 'string' } },
+              },
             ],
             hint: 'must be a path into the response (body.data.id) or {jmespath: <query>}',
           },
@@ -91,8 +101,18 @@ export const scenarioSchema = {
         use: identifier,
         with: { type: 'object', propertyNames: identifier },
       },
-      oneOf: [{ required: ['http'] }, { required: ['grpc'] }, { required: ['mail'] }, { required: ['event'] }, { required: ['wait'] }, { required: ['use'] }],
-      oneOfHint: { none: 'a step needs one action: http, grpc, mail, event or wait (or use: a group)', many: 'a step has only one action; choose one of http, grpc, mail, event, wait or use' },
+      oneOf: [
+        { required: ['http'] },
+        { required: ['grpc'] },
+        { required: ['mail'] },
+        { required: ['event'] },
+        { required: ['wait'] },
+        { required: ['use'] },
+      ],
+      oneOfHint: {
+        none: 'a step needs one action: http, grpc, mail, event or wait (or use: a group)',
+        many: 'a step has only one action; choose one of http, grpc, mail, event, wait or use',
+      },
     },
     http: {
       type: 'object',
@@ -117,7 +137,10 @@ export const scenarioSchema = {
           type: 'object',
           additionalProperties: false,
           required: ['file'],
-          properties: { file: { type: 'string', minLength: 1 }, fields: stringMap({ type: ['string', 'number', 'boolean'] }) },
+          properties: {
+            file: { type: 'string', minLength: 1 },
+            fields: stringMap({ type: ['string', 'number', 'boolean'] }),
+          },
         },
       },
       not: { required: ['body', 'upload'] },
@@ -148,7 +171,11 @@ export const scenarioSchema = {
       required: ['service', 'type'],
       properties: {
         service: { enum: ['ol', 'cap', 'lms'], hint: 'must be the service that publishes the event: ol, cap or lms' },
-        type: { type: 'string', pattern: '^[a-z]+(\\.[a-z_]+)+$', hint: 'must be an event type such as payment.completed' },
+        type: {
+          type: 'string',
+          pattern: '^[a-z]+(\\.[a-z_]+)+$',
+          hint: 'must be an event type such as payment.completed',
+        },
         where: { type: 'object' },
         wait: duration,
         since: { type: 'string' },

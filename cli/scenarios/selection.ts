@@ -70,7 +70,11 @@ export function actorCreators(scenario: Scenario, step: Step): string[] {
     if (actor.password.includes('${')) needles.push(actor.password);
     return scenario.steps
       .slice(0, index)
-      .filter((earlier) => stringsIn({ http: earlier.http, grpc: earlier.grpc, mail: earlier.mail }).some((text) => needles.some((needle) => text.includes(needle))))
+      .filter((earlier) =>
+        stringsIn({ http: earlier.http, grpc: earlier.grpc, mail: earlier.mail }).some((text) =>
+          needles.some((needle) => text.includes(needle)),
+        ),
+      )
       .map((earlier) => earlier.id);
   });
 }

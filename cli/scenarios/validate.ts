@@ -83,13 +83,15 @@ export function checkScenario(scenario: ScenarioDocument, options: CheckOptions)
     for (const [base, expectation] of expectations) {
       for (const problem of expectationProblems(expectation)) issue([...base, ...problem.path], problem.message, 'key');
       // A query's expressions are in its key.
-      for (const key of Object.keys(expectation?.jmespath ?? {})) checkValue(key, [...at, ...base, 'jmespath', key], scope, 'key');
+      for (const key of Object.keys(expectation?.jmespath ?? {}))
+        checkValue(key, [...at, ...base, 'jmespath', key], scope, 'key');
     }
     for (const [name, capture] of Object.entries(step.capture ?? {})) {
       if ((stepRecordFields as readonly string[]).includes(name)) {
         issue(['capture', name], `capture name "${name}" is reserved (${stepRecordFields.join(', ')})`, 'key');
       }
-      const problem = typeof capture === 'string' ? responsePathProblem(capture) : templateQueryProblem(capture.jmespath);
+      const problem =
+        typeof capture === 'string' ? responsePathProblem(capture) : templateQueryProblem(capture.jmespath);
       if (problem) issue(['capture', name], problem);
     }
     const { http, grpc, mail, event, expect, retry, capture } = step;
@@ -224,7 +226,8 @@ function bodyProblems(body: Record<string, unknown>, at: PathSegment[]): Problem
     }
     problems.push(...regexProblems(matcher, [...at, key]));
     const { some } = (matcher ?? {}) as { some?: unknown };
-    if (some !== null && typeof some === 'object') problems.push(...bodyProblems(some as Record<string, unknown>, [...at, key, 'some']));
+    if (some !== null && typeof some === 'object')
+      problems.push(...bodyProblems(some as Record<string, unknown>, [...at, key, 'some']));
   }
   return problems;
 }

@@ -69,9 +69,17 @@ export interface Seeding {
 }
 
 export async function applySeeds(api: Api, seeds: SeedSet, options: SeedOptions): Promise<SeedReport> {
-  const emails = [...seeds.platformAdmins, ...seeds.candidates, ...seeds.assessors, ...seeds.lmsAdmins, ...seeds.centres.map((c) => c.superAdmin)].map((p) => p.email.toLowerCase());
+  const emails = [
+    ...seeds.platformAdmins,
+    ...seeds.candidates,
+    ...seeds.assessors,
+    ...seeds.lmsAdmins,
+    ...seeds.centres.map((c) => c.superAdmin),
+  ].map((p) => p.email.toLowerCase());
   if (!options.databaseUrl && emails.length) {
-    throw new CommandFailed("seeding people and centres needs the platform's database (which accounts exist, platform roles): run where capctl serve runs, or pass --database-url");
+    throw new CommandFailed(
+      "seeding people and centres needs the platform's database (which accounts exist, platform roles): run where capctl serve runs, or pass --database-url",
+    );
   }
   const db = options.databaseUrl ? openPlatformDb(options.databaseUrl) : undefined;
   try {
@@ -82,14 +90,20 @@ export async function applySeeds(api: Api, seeds: SeedSet, options: SeedOptions)
     const changes = steps.flatMap((s) => s.changes);
     if (!options.dryRun) {
       options.progress?.start(steps.filter((s) => s.run).length);
-      for (const phase of phases) await inParallel(phase.filter((s) => s.run), options.concurrency ?? 8, async (step) => {
-        await step.run!();
-        options.progress?.done(step.changes[0]!.record);
-      });
+      for (const phase of phases)
+        await inParallel(
+          phase.filter((s) => s.run),
+          options.concurrency ?? 8,
+          async (step) => {
+            await step.run!();
+            options.progress?.done(step.changes[0]!.record);
+          },
+        );
       options.progress?.end();
     }
     const counts: SeedReport['counts'] = {};
-    for (const change of changes) (counts[change.record] ??= { created: 0, updated: 0, unchanged: 0 })[change.outcome]++;
+    for (const change of changes)
+      (counts[change.record] ??= { created: 0, updated: 0, unchanged: 0 })[change.outcome]++;
     return { dryRun: options.dryRun, counts, changes: changes.filter((c) => c.outcome !== 'unchanged') };
   } finally {
     await db?.close();
@@ -117,7 +131,8 @@ function newSeeding(api: Api, seeds: SeedSet, options: SeedOptions, accounts: Ma
         session = (async () => {
           if (!person.password) throw new CommandFailed(`${person.email}: signing in needs a password in the seed`);
           const account = accounts.get(email);
-          if (!account || account.status === 'pending_verification') return registerVerified(api, person.email, person.password);
+          if (!account || account.status === 'pending_verification')
+            return registerVerified(api, person.email, person.password);
           if (account.mustChangePassword) return firstSignIn(api, person.email, person.password);
           return signedIn(person.email, person.password);
         })();
@@ -135,7 +150,8 @@ function newSeeding(api: Api, seeds: SeedSet, options: SeedOptions, accounts: Ma
 
   async function signedIn(email: string, password: string): Promise<SignedIn> {
     const signedIn = await signIn(api, email, password);
-    if (!signedIn) throw new CommandFailed(`${email} already has an account with another password: change the seed or the account`);
+    if (!signedIn)
+      throw new CommandFailed(`${email} already has an account with another password: change the seed or the account`);
     return signedIn;
   }
 }
@@ -145,17 +161,23 @@ async function plan(seeding: Seeding, db: PlatformDb | undefined): Promise<Step[
   const { seeds, options } = seeding;
   const phases: Step[][] = [];
   if (options.only.has('people')) phases.push(planPeople(seeding));
-  const cap = (options.only.has('catalogue') && seeds.sectors.length > 0) || (options.only.has('centres') && seeds.centres.length > 0) || (options.only.has('assessors') && seeds.assessors.length > 0);
+  const cap =
+    (options.only.has('catalogue') && seeds.sectors.length > 0) ||
+    (options.only.has('centres') && seeds.centres.length > 0) ||
+    (options.only.has('assessors') && seeds.assessors.length > 0);
   if (cap) {
     const admin = await actingAdmin(seeding);
     const platform = await readCap(seeding, admin);
-    const withApplications = db ? await db.tradesWithApplications([...platform.trades.values()].map((t) => t.id)) : new Set<string>();
+    const withApplications = db
+      ? await db.tradesWithApplications([...platform.trades.values()].map((t) => t.id))
+      : new Set<string>();
     if (options.only.has('catalogue')) phases.push(...planCatalogue(seeding, admin, platform, withApplications));
     if (options.only.has('centres')) phases.push(planCentres(seeding, admin, platform));
     if (options.only.has('assessors')) phases.push(await planAssessors(seeding, admin, platform));
   }
   // After the catalogue: LMS courses and level offerings name CAP trades, levels and units.
-  if (options.only.has('lms') && (seeds.lmsAdmins.length || seeds.lmsCourses.length)) phases.push(...(await planLms(seeding)));
+  if (options.only.has('lms') && (seeds.lmsAdmins.length || seeds.lmsCourses.length))
+    phases.push(...(await planLms(seeding)));
   return phases;
 }
 
@@ -174,12 +196,20 @@ async function actingAdmin(seeding: Seeding): Promise<Admin> {
   const profile = options.adminToken;
   const seeded = Boolean(first && seeding.accounts.get(first.email.toLowerCase())?.platformAdmin);
   if (!profile && !seeded && !(first && options.only.has('people'))) {
-    throw new CommandFailed('no platform admin to seed as: sign one in (capctl login) and pass --profile, or seed people with a platform admin that has a password');
+    throw new CommandFailed(
+      'no platform admin to seed as: sign one in (capctl login) and pass --profile, or seed people with a platform admin that has a password',
+    );
   }
   if (!profile && !seeded) {
     // The admin is made by this run: only an empty platform can be planned without one.
-    const [sectors, centres] = await Promise.all([api.call<unknown[]>('GET', '/v1/cap/sectors'), api.call<unknown[]>('GET', '/v1/cap/centres?limit=1')]);
-    if (sectors.length || centres.length) throw new CommandFailed(`the platform has a catalogue or centres but ${first!.email} is not a platform admin yet: seed people first (--only people), or pass --profile`);
+    const [sectors, centres] = await Promise.all([
+      api.call<unknown[]>('GET', '/v1/cap/sectors'),
+      api.call<unknown[]>('GET', '/v1/cap/centres?limit=1'),
+    ]);
+    if (sectors.length || centres.length)
+      throw new CommandFailed(
+        `the platform has a catalogue or centres but ${first!.email} is not a platform admin yet: seed people first (--only people), or pass --profile`,
+      );
   }
   const token = async () => (profile ? profile() : (await seeding.session(first!)).accessToken);
   return {
@@ -201,32 +231,49 @@ interface CapState {
 
 /** What the CAP part of the plan reads: the admin lists, the active NOS of seeded trades, the staff of seeded centres. */
 async function readCap(seeding: Seeding, admin: Admin): Promise<CapState> {
-  const state: CapState = { sectors: new Map(), trades: new Map(), nos: new Map(), centres: new Map(), staff: new Map() };
+  const state: CapState = {
+    sectors: new Map(),
+    trades: new Map(),
+    nos: new Map(),
+    centres: new Map(),
+    staff: new Map(),
+  };
   if (!admin.canRead) return state;
   const { seeds, api } = seeding;
   const list = async (urlPath: string) => {
     const rows: any[] = [];
     let cursor: string | null = null;
     do {
-      const page = await api.send('GET', `/v1/cap${urlPath}?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { token: await admin.token() });
+      const page = await api.send('GET', `/v1/cap${urlPath}?limit=100${cursor ? `&cursor=${cursor}` : ''}`, {
+        token: await admin.token(),
+      });
       const body = page.body as { data: any[]; meta?: { pagination?: { nextCursor: string | null } } };
       rows.push(...body.data);
       cursor = body.meta?.pagination?.nextCursor ?? null;
     } while (cursor);
     return rows;
   };
-  const [sectors, trades, centres] = await Promise.all([list('/admin/sectors'), list('/admin/trades'), list('/admin/centres')]);
+  const [sectors, trades, centres] = await Promise.all([
+    list('/admin/sectors'),
+    list('/admin/trades'),
+    list('/admin/centres'),
+  ]);
   for (const s of sectors) state.sectors.set(s.slug, s);
   for (const t of trades) state.trades.set(t.slug, t);
   for (const c of centres) state.centres.set(c.registrationNo, c);
-  const seededNos = seeds.sectors.flatMap((s) => s.trades).filter((t) => t.nos && state.trades.get(t.slug)?.activeNosDocument);
+  const seededNos = seeds.sectors
+    .flatMap((s) => s.trades)
+    .filter((t) => t.nos && state.trades.get(t.slug)?.activeNosDocument);
   await inParallel(seededNos, 8, async (trade) => {
     state.nos.set(trade.slug, (await admin.call('GET', `/admin/trades/${state.trades.get(trade.slug).id}`)).nos);
   });
   const known = seeds.centres.filter((c) => state.centres.has(c.registrationNo));
   await inParallel(known, 8, async (centre) => {
     const detail = await admin.call('GET', `/admin/centres/${state.centres.get(centre.registrationNo).id}`);
-    state.staff.set(centre.registrationNo, new Map((detail.staff as Array<{ email: string; status: string }>).map((s) => [s.email.toLowerCase(), s.status])));
+    state.staff.set(
+      centre.registrationNo,
+      new Map((detail.staff as Array<{ email: string; status: string }>).map((s) => [s.email.toLowerCase(), s.status])),
+    );
   });
   for (const [slug, s] of state.sectors) seeding.ids.sectors.set(slug, s.id);
   for (const [slug, t] of state.trades) seeding.ids.trades.set(slug, t.id);
@@ -236,11 +283,16 @@ async function readCap(seeding: Seeding, admin: Admin): Promise<CapState> {
 
 /** The fields of `wanted` whose value differs from `current` (missing ones count as null), as from/to. */
 export function diffOf(current: Record<string, unknown>, wanted: Record<string, unknown>): Change['diff'] {
-  const changed = Object.entries(wanted).filter(([key, value]) => JSON.stringify(current[key] ?? null) !== JSON.stringify(value ?? null));
-  return changed.length ? Object.fromEntries(changed.map(([key, to]) => [key, { from: current[key] ?? null, to: to ?? null }])) : undefined;
+  const changed = Object.entries(wanted).filter(
+    ([key, value]) => JSON.stringify(current[key] ?? null) !== JSON.stringify(value ?? null),
+  );
+  return changed.length
+    ? Object.fromEntries(changed.map(([key, to]) => [key, { from: current[key] ?? null, to: to ?? null }]))
+    : undefined;
 }
 
-const patchOf = (diff: Change['diff']) => Object.fromEntries(Object.entries(diff ?? {}).map(([key, { to }]) => [key, to]));
+const patchOf = (diff: Change['diff']) =>
+  Object.fromEntries(Object.entries(diff ?? {}).map(([key, { to }]) => [key, to]));
 
 /** Platform admins (registered when missing, granted the role when without it) and candidates (registered when missing). */
 function planPeople(seeding: Seeding): Step[] {
@@ -248,13 +300,21 @@ function planPeople(seeding: Seeding): Step[] {
   const steps: Step[] = [];
   for (const admin of seeds.platformAdmins) {
     const account = accounts.get(admin.email.toLowerCase());
-    if (!admin.password && !account) seeding.problems.push(`${seeding.seeds.where(admin, 'email')}: ${admin.email} has no account: give a password to make one`);
+    if (!admin.password && !account)
+      seeding.problems.push(
+        `${seeding.seeds.where(admin, 'email')}: ${admin.email} has no account: give a password to make one`,
+      );
     if (account?.platformAdmin) {
       steps.push({ changes: [{ record: 'platformAdmins', outcome: 'unchanged', label: admin.email }] });
       continue;
     }
     const change: Change = account
-      ? { record: 'platformAdmins', outcome: 'updated', label: admin.email, diff: { roles: { from: [], to: ['platform_admin'] } } }
+      ? {
+          record: 'platformAdmins',
+          outcome: 'updated',
+          label: admin.email,
+          diff: { roles: { from: [], to: ['platform_admin'] } },
+        }
       : { record: 'platformAdmins', outcome: 'created', label: admin.email };
     steps.push({
       changes: [change],
@@ -270,8 +330,14 @@ function planPeople(seeding: Seeding): Step[] {
       steps.push({ changes: [{ record: 'candidates', outcome: 'unchanged', label: candidate.email }] });
       continue;
     }
-    if (!candidate.password) seeding.problems.push(`${seeding.seeds.where(candidate, 'email')}: ${candidate.email} has no account: give a password to make one`);
-    steps.push({ changes: [{ record: 'candidates', outcome: 'created', label: candidate.email }], run: async () => void (await seeding.session(candidate)) });
+    if (!candidate.password)
+      seeding.problems.push(
+        `${seeding.seeds.where(candidate, 'email')}: ${candidate.email} has no account: give a password to make one`,
+      );
+    steps.push({
+      changes: [{ record: 'candidates', outcome: 'created', label: candidate.email }],
+      run: async () => void (await seeding.session(candidate)),
+    });
   }
   return steps;
 }
@@ -287,37 +353,87 @@ function planCatalogue(seeding: Seeding, admin: Admin, platform: CapState, withA
     if (!current) {
       sectors.push({
         changes: [{ record: 'sectors', outcome: 'created', label: sector.slug }],
-        run: async () => void ids.sectors.set(sector.slug, (await admin.call('POST', '/admin/sectors', { slug: sector.slug, ...wanted })).id),
+        run: async () =>
+          void ids.sectors.set(
+            sector.slug,
+            (await admin.call('POST', '/admin/sectors', { slug: sector.slug, ...wanted })).id,
+          ),
       });
     } else {
       const diff = diffOf(current, wanted);
-      sectors.push({ changes: [{ record: 'sectors', outcome: diff ? 'updated' : 'unchanged', label: sector.slug, diff }], run: diff && (() => admin.call('PATCH', `/admin/sectors/${current.id}`, patchOf(diff))) });
+      sectors.push({
+        changes: [{ record: 'sectors', outcome: diff ? 'updated' : 'unchanged', label: sector.slug, diff }],
+        run: diff && (() => admin.call('PATCH', `/admin/sectors/${current.id}`, patchOf(diff))),
+      });
     }
-    for (const trade of sector.trades) trades.push(planTrade(seeding, admin, platform, sector.slug, trade, withApplications, options.allowIdentityChanges));
+    for (const trade of sector.trades)
+      trades.push(
+        planTrade(seeding, admin, platform, sector.slug, trade, withApplications, options.allowIdentityChanges),
+      );
   }
   return [sectors, trades];
 }
 
-function planTrade(seeding: Seeding, admin: Admin, platform: CapState, sectorSlug: string, trade: SeedTrade, withApplications: Set<string>, allow = false): Step {
+function planTrade(
+  seeding: Seeding,
+  admin: Admin,
+  platform: CapState,
+  sectorSlug: string,
+  trade: SeedTrade,
+  withApplications: Set<string>,
+  allow = false,
+): Step {
   const { ids, seeds } = seeding;
-  const wanted: Record<string, unknown> = { name: trade.name, description: trade.description ?? null, ...(trade.evidenceTypes ? { evidenceTypes: trade.evidenceTypes } : {}) };
+  const wanted: Record<string, unknown> = {
+    name: trade.name,
+    description: trade.description ?? null,
+    ...(trade.evidenceTypes ? { evidenceTypes: trade.evidenceTypes } : {}),
+  };
   const found = platform.trades.get(trade.slug);
   const changes: Change[] = [];
   const writes: Array<() => Promise<unknown>> = [];
   if (!found) {
     changes.push({ record: 'trades', outcome: 'created', label: trade.slug });
-    writes.push(async () => ids.trades.set(trade.slug, (await admin.call('POST', '/admin/trades', { sectorId: ids.sectors.get(sectorSlug), slug: trade.slug, ...wanted })).id));
+    writes.push(async () =>
+      ids.trades.set(
+        trade.slug,
+        (
+          await admin.call('POST', '/admin/trades', {
+            sectorId: ids.sectors.get(sectorSlug),
+            slug: trade.slug,
+            ...wanted,
+          })
+        ).id,
+      ),
+    );
   } else {
     const currentSector = [...platform.sectors.values()].find((s) => s.id === found.sectorId)?.slug ?? found.sectorId;
     const moves = currentSector !== sectorSlug;
     if (moves && !allow) {
-      seeding.problems.push(`${seeds.where(trade, 'slug')}: the trade ${trade.slug} is in the sector ${currentSector} on the platform, not ${sectorSlug}: a different slug makes a new trade (--allow-identity-changes moves it)`);
+      seeding.problems.push(
+        `${seeds.where(trade, 'slug')}: the trade ${trade.slug} is in the sector ${currentSector} on the platform, not ${sectorSlug}: a different slug makes a new trade (--allow-identity-changes moves it)`,
+      );
     }
-    const diff = { ...diffOf(found, wanted), ...(moves ? { sector: { from: currentSector, to: sectorSlug } } : {}), ...(found.status === 'archived' ? { status: { from: 'archived', to: 'active' } } : {}) };
+    const diff = {
+      ...diffOf(found, wanted),
+      ...(moves ? { sector: { from: currentSector, to: sectorSlug } } : {}),
+      ...(found.status === 'archived' ? { status: { from: 'archived', to: 'active' } } : {}),
+    };
     const changed = Object.keys(diff).length > 0;
-    changes.push({ record: 'trades', outcome: changed ? 'updated' : 'unchanged', label: trade.slug, diff: changed ? diff : undefined });
+    changes.push({
+      record: 'trades',
+      outcome: changed ? 'updated' : 'unchanged',
+      label: trade.slug,
+      diff: changed ? diff : undefined,
+    });
     const { sector: _sector, status, ...fields } = diff;
-    if (Object.keys(fields).length || moves) writes.push(() => admin.call('PATCH', `/admin/trades/${found.id}`, { ...patchOf(fields), ...(moves ? { sectorId: ids.sectors.get(sectorSlug) } : {}) }));
+    if (Object.keys(fields).length || moves)
+      writes.push(() =>
+        admin.call('PATCH', `/admin/trades/${found.id}`, {
+          ...patchOf(fields),
+          ...(moves ? { sectorId: ids.sectors.get(sectorSlug) } : {}),
+        }),
+      );
     if (status) writes.push(() => admin.call('POST', `/admin/trades/${found.id}/restore`));
   }
   if (trade.nos) {
@@ -327,9 +443,18 @@ function planTrade(seeding: Seeding, admin: Admin, platform: CapState, sectorSlu
       changes.push({ record: 'nosDocuments', outcome: 'unchanged', label: trade.slug });
     } else {
       if (current && withApplications.has(found.id) && !allow) {
-        seeding.problems.push(`${seeds.where(trade, 'nos')}: the NOS of ${trade.slug} differs from the platform's version ${current.version}, which applications use: it would be replaced (--allow-identity-changes imports it as the next version)`);
+        seeding.problems.push(
+          `${seeds.where(trade, 'nos')}: the NOS of ${trade.slug} differs from the platform's version ${current.version}, which applications use: it would be replaced (--allow-identity-changes imports it as the next version)`,
+        );
       }
-      const diff = current ? { nos: { from: `version ${current.version}: ${summary(current)}`, to: `version ${current.version + 1}: ${summary(document)}` } } : undefined;
+      const diff = current
+        ? {
+            nos: {
+              from: `version ${current.version}: ${summary(current)}`,
+              to: `version ${current.version + 1}: ${summary(document)}`,
+            },
+          }
+        : undefined;
       changes.push({ record: 'nosDocuments', outcome: current ? 'updated' : 'created', label: trade.slug, diff });
       writes.push(() => admin.call('POST', `/admin/trades/${ids.trades.get(trade.slug)}/nos`, document));
     }
@@ -354,7 +479,11 @@ function nosDocument(trade: SeedTrade) {
     levels: trade.nos!.levels.map((level) => ({
       level: level.level,
       purpose: level.purpose,
-      units: level.units.map(({ mandatory, learningOutcomes, ...unit }) => ({ ...unit, isMandatory: mandatory ?? true, learningOutcomes })),
+      units: level.units.map(({ mandatory, learningOutcomes, ...unit }) => ({
+        ...unit,
+        isMandatory: mandatory ?? true,
+        learningOutcomes,
+      })),
     })),
   };
 }
@@ -362,8 +491,12 @@ function nosDocument(trade: SeedTrade) {
 /** The active document says what the seed says (fields the seed leaves out are not compared). */
 function sameDocument(current: any, wanted: ReturnType<typeof nosDocument>): boolean {
   const pick = (value: any, like: any): any => {
-    if (Array.isArray(like)) return Array.isArray(value) ? value.slice(0, like.length + 1).map((v, i) => pick(v, like[i] ?? like[0])) : value;
-    if (like && typeof like === 'object') return value && typeof value === 'object' ? Object.fromEntries(Object.keys(like).map((k) => [k, pick(value[k], like[k])])) : value;
+    if (Array.isArray(like))
+      return Array.isArray(value) ? value.slice(0, like.length + 1).map((v, i) => pick(v, like[i] ?? like[0])) : value;
+    if (like && typeof like === 'object')
+      return value && typeof value === 'object'
+        ? Object.fromEntries(Object.keys(like).map((k) => [k, pick(value[k], like[k])]))
+        : value;
     return value;
   };
   return JSON.stringify(pick(current, wanted)) === JSON.stringify(wanted);
@@ -386,24 +519,43 @@ function planCentres(seeding: Seeding, admin: Admin, platform: CapState): Step[]
     const accept = Boolean(centre.superAdmin.password) && (!found || staff.get(ownerEmail) === 'pending');
     const changes: Change[] = [
       found && accept
-        ? { record: 'centres', outcome: 'updated', label: centre.registrationNo, diff: { superAdmin: { from: 'pending', to: 'active' } } }
+        ? {
+            record: 'centres',
+            outcome: 'updated',
+            label: centre.registrationNo,
+            diff: { superAdmin: { from: 'pending', to: 'active' } },
+          }
         : { record: 'centres', outcome: found ? 'unchanged' : 'created', label: centre.registrationNo },
     ];
-    for (const member of centre.staff ?? []) changes.push({ record: 'centreStaff', outcome: missing.includes(member) ? 'created' : 'unchanged', label: `${member.email} at ${centre.registrationNo}` });
+    for (const member of centre.staff ?? [])
+      changes.push({
+        record: 'centreStaff',
+        outcome: missing.includes(member) ? 'created' : 'unchanged',
+        label: `${member.email} at ${centre.registrationNo}`,
+      });
     if (found && (missing.length || accept) && !staff.has(ownerEmail)) {
-      seeding.problems.push(`${seeds.where(centre, 'superAdmin', 'email')}: ${centre.superAdmin.email} is not on the staff of ${centre.registrationNo} on the platform, so cannot add its staff`);
+      seeding.problems.push(
+        `${seeds.where(centre, 'superAdmin', 'email')}: ${centre.superAdmin.email} is not on the staff of ${centre.registrationNo} on the platform, so cannot add its staff`,
+      );
     }
     if (found && !missing.length && !accept) return { changes };
     return {
       changes,
       run: async () => {
         const owner = centre.superAdmin.password ? await seeding.session(centre.superAdmin) : undefined;
-        if (!found) ids.centres.set(centre.registrationNo, (await admin.call('POST', '/admin/centres', centreBody(centre))).id);
+        if (!found)
+          ids.centres.set(centre.registrationNo, (await admin.call('POST', '/admin/centres', centreBody(centre))).id);
         const centreId = ids.centres.get(centre.registrationNo)!;
         const asOwner = (method: string, urlPath: string, body?: unknown) =>
-          api.call<any>(method, `/v1/cap${urlPath}`, { token: owner!.accessToken, body, headers: urlPath.startsWith('/centre/') ? { 'X-CAP-PERSONA': 'centre', 'X-CAP-CENTRE-ID': centreId } : {} });
+          api.call<any>(method, `/v1/cap${urlPath}`, {
+            token: owner!.accessToken,
+            body,
+            headers: urlPath.startsWith('/centre/') ? { 'X-CAP-PERSONA': 'centre', 'X-CAP-CENTRE-ID': centreId } : {},
+          });
         if (accept) {
-          const invitation = ((await asOwner('GET', '/me/invitations')) as Array<{ id: string; organisationId: string }>).find((i) => i.organisationId === centreId);
+          const invitation = (
+            (await asOwner('GET', '/me/invitations')) as Array<{ id: string; organisationId: string }>
+          ).find((i) => i.organisationId === centreId);
           if (invitation) await asOwner('POST', `/me/invitations/${invitation.id}/accept`);
         }
         // Where the web client reads a centre's details (its settings form): the super admin's centre onboarding.
@@ -416,7 +568,12 @@ function planCentres(seeding: Seeding, admin: Admin, platform: CapState): Step[]
 
 /** The centre's details in the centre onboarding draft's shape, as a centre that onboarded itself has them. */
 function onboardingOf(centre: SeedCentre) {
-  return { centre: { centreInformation: { name: centre.name, registrationNo: centre.registrationNo }, ...(centre.address ? { centreResidentialAddress: centre.address } : {}) } };
+  return {
+    centre: {
+      centreInformation: { name: centre.name, registrationNo: centre.registrationNo },
+      ...(centre.address ? { centreResidentialAddress: centre.address } : {}),
+    },
+  };
 }
 
 function centreBody(centre: SeedCentre) {
@@ -439,35 +596,69 @@ async function planAssessors(seeding: Seeding, admin: Admin, platform: CapState)
   const seededCentres = new Map(seeds.centres.map((c) => [c.registrationNo, c]));
   for (const assessor of seeds.assessors) {
     assessor.sectors.forEach((slug, i) => {
-      if (!seededSectors.has(slug) && !platform.sectors.has(slug)) seeding.problems.push(`${seeds.where(assessor, 'sectors', i)}: no seed file or the platform has the sector ${slug}`);
+      if (!seededSectors.has(slug) && !platform.sectors.has(slug))
+        seeding.problems.push(
+          `${seeds.where(assessor, 'sectors', i)}: no seed file or the platform has the sector ${slug}`,
+        );
     });
   }
   return inParallel(seeds.assessors, 8, async (seed): Promise<Step> => {
     const as = async (method: string, urlPath: string, body?: unknown) =>
-      api.call<any>(method, `/v1/cap${urlPath}`, { token: (await seeding.session(seed)).accessToken, body, headers: { 'X-CAP-PERSONA': 'assessor' } });
+      api.call<any>(method, `/v1/cap${urlPath}`, {
+        token: (await seeding.session(seed)).accessToken,
+        body,
+        headers: { 'X-CAP-PERSONA': 'assessor' },
+      });
     const account = accounts.get(seed.email.toLowerCase());
     const exists = account && account.status !== 'pending_verification';
-    const onboarding = exists ? ((await as('GET', '/onboarding/mine')).onboardings as Array<{ persona: string; status: string }>).find((o) => o.persona === 'assessor') : undefined;
+    const onboarding = exists
+      ? ((await as('GET', '/onboarding/mine')).onboardings as Array<{ persona: string; status: string }>).find(
+          (o) => o.persona === 'assessor',
+        )
+      : undefined;
     const profile = onboarding?.status === 'completed' ? await as('GET', '/assessor/profile') : undefined;
     if (profile && profile.status !== 'pending' && profile.status !== 'approved') {
-      seeding.problems.push(`${seeds.where(seed, 'email')}: the assessor ${seed.email} is ${profile.status} on the platform: a seed does not overrule an admin`);
+      seeding.problems.push(
+        `${seeds.where(seed, 'email')}: the assessor ${seed.email} is ${profile.status} on the platform: a seed does not overrule an admin`,
+      );
     }
-    const requests = profile ? ((await as('GET', '/assessor/retained-requests')) as Array<{ id: string; centreId: string; status: string }>) : [];
-    const currentSectors = profile ? (profile.sectors as Array<{ id: string; slug?: string }>).map((s) => [...platform.sectors.values()].find((p) => p.id === s.id)?.slug ?? s.id).sort() : [];
+    const requests = profile
+      ? ((await as('GET', '/assessor/retained-requests')) as Array<{ id: string; centreId: string; status: string }>)
+      : [];
+    const currentSectors = profile
+      ? (profile.sectors as Array<{ id: string; slug?: string }>)
+          .map((s) => [...platform.sectors.values()].find((p) => p.id === s.id)?.slug ?? s.id)
+          .sort()
+      : [];
     const wantedSectors = [...seed.sectors].sort();
 
-    const changes: Change[] = [{ record: 'assessorAccounts', outcome: exists ? 'unchanged' : 'created', label: seed.email }];
+    const changes: Change[] = [
+      { record: 'assessorAccounts', outcome: exists ? 'unchanged' : 'created', label: seed.email },
+    ];
     const diff: Change['diff'] = {};
     if (onboarding?.status !== 'completed') diff.onboarding = { from: onboarding?.status ?? null, to: 'completed' };
     if (profile?.status !== 'approved') diff.status = { from: profile?.status ?? null, to: 'approved' };
-    if (JSON.stringify(currentSectors) !== JSON.stringify(wantedSectors)) diff.sectors = { from: currentSectors, to: wantedSectors };
+    if (JSON.stringify(currentSectors) !== JSON.stringify(wantedSectors))
+      diff.sectors = { from: currentSectors, to: wantedSectors };
     const changed = Object.keys(diff).length > 0;
-    changes.push({ record: 'assessors', outcome: !profile ? 'created' : changed ? 'updated' : 'unchanged', label: seed.email, diff: profile && changed ? diff : undefined });
+    changes.push({
+      record: 'assessors',
+      outcome: !profile ? 'created' : changed ? 'updated' : 'unchanged',
+      label: seed.email,
+      diff: profile && changed ? diff : undefined,
+    });
     const retained = (seed.retainedBy ?? []).map((r) => {
       const centreId = platform.centres.get(r.centre)?.id;
-      const request = centreId ? requests.find((q) => q.centreId === centreId && (q.status === 'pending' || q.status === 'approved')) : undefined;
+      const request = centreId
+        ? requests.find((q) => q.centreId === centreId && (q.status === 'pending' || q.status === 'approved'))
+        : undefined;
       const outcome: Outcome = request?.status === 'approved' ? 'unchanged' : request ? 'updated' : 'created';
-      changes.push({ record: 'retainedRequests', outcome, label: `${seed.email} at ${r.centre}`, diff: outcome === 'updated' ? { status: { from: 'pending', to: 'approved' } } : undefined });
+      changes.push({
+        record: 'retainedRequests',
+        outcome,
+        label: `${seed.email} at ${r.centre}`,
+        diff: outcome === 'updated' ? { status: { from: 'pending', to: 'approved' } } : undefined,
+      });
       return { ...r, request, outcome };
     });
     if (!changed && retained.every((r) => r.outcome === 'unchanged')) return { changes };
@@ -486,12 +677,20 @@ async function planAssessors(seeding: Seeding, admin: Admin, platform: CapState)
         }
         const current = profile ?? (await as('GET', '/assessor/profile'));
         if (diff.status) await admin.call('POST', `/admin/assessors/${current.id}/approve`);
-        if (diff.sectors) await as('PUT', '/assessor/profile/sectors', { sectorIds: seed.sectors.map((slug) => ids.sectors.get(slug)) });
+        if (diff.sectors)
+          await as('PUT', '/assessor/profile/sectors', {
+            sectorIds: seed.sectors.map((slug) => ids.sectors.get(slug)),
+          });
         for (const r of retained.filter((x) => x.outcome !== 'unchanged')) {
           const centreId = ids.centres.get(r.centre)!;
           const owner = await seeding.session(seededCentres.get(r.centre)!.superAdmin);
-          const request = r.request ?? (await as('POST', '/assessor/retained-requests', { centreId, preferredRole: r.preferredRole }));
-          await api.call('PATCH', `/v1/cap/centre/retained-requests/${request.id}/approve`, { token: owner.accessToken, headers: { 'X-CAP-PERSONA': 'centre', 'X-CAP-CENTRE-ID': centreId } });
+          const request =
+            r.request ??
+            (await as('POST', '/assessor/retained-requests', { centreId, preferredRole: r.preferredRole }));
+          await api.call('PATCH', `/v1/cap/centre/retained-requests/${request.id}/approve`, {
+            token: owner.accessToken,
+            headers: { 'X-CAP-PERSONA': 'centre', 'X-CAP-CENTRE-ID': centreId },
+          });
         }
       },
     };

@@ -17,7 +17,16 @@ import { inParallel } from './apply.ts';
 
 /** The seed shape of a value: nulls and empty optional lists dropped, keys renamed where the seed names them otherwise. */
 function unitOf(unit: any) {
-  const { referenceNumber, title, isMandatory, creditValue, guidedLearningHours, purpose, assessmentMethods, learningOutcomes } = unit;
+  const {
+    referenceNumber,
+    title,
+    isMandatory,
+    creditValue,
+    guidedLearningHours,
+    purpose,
+    assessmentMethods,
+    learningOutcomes,
+  } = unit;
   return {
     referenceNumber,
     title,
@@ -29,7 +38,10 @@ function unitOf(unit: any) {
     learningOutcomes: learningOutcomes.map((o: any) => ({
       reference: o.reference,
       description: o.description,
-      performanceCriteria: o.performanceCriteria.map((c: any) => ({ reference: c.reference, description: c.description })),
+      performanceCriteria: o.performanceCriteria.map((c: any) => ({
+        reference: c.reference,
+        description: c.description,
+      })),
     })),
   };
 }
@@ -51,7 +63,11 @@ async function everyRow(api: Api, token: string, urlPath: string): Promise<any[]
   const rows: any[] = [];
   let cursor: string | null = null;
   do {
-    const page = await api.send('GET', `${urlPath}${urlPath.includes('?') ? '&' : '?'}limit=100${cursor ? `&cursor=${cursor}` : ''}`, { token });
+    const page = await api.send(
+      'GET',
+      `${urlPath}${urlPath.includes('?') ? '&' : '?'}limit=100${cursor ? `&cursor=${cursor}` : ''}`,
+      { token },
+    );
     const body = page.body as { data: any[]; meta?: { pagination?: { nextCursor: string | null } } };
     rows.push(...body.data);
     cursor = body.meta?.pagination?.nextCursor ?? null;
@@ -64,7 +80,11 @@ export async function exportSeeds(api: Api, token: string, dir: string, lmsToken
   const list = (urlPath: string) => everyRow(api, token, `/v1/cap${urlPath}`);
   const get = (urlPath: string) => api.call<any>('GET', `/v1/cap${urlPath}`, { token });
   // Everything in the order of its key, so that an export seeded elsewhere and exported again is the same text.
-  const [sectors, trades, centres] = await Promise.all([list('/admin/sectors'), list('/admin/trades?status=active'), list('/admin/centres')]);
+  const [sectors, trades, centres] = await Promise.all([
+    list('/admin/sectors'),
+    list('/admin/trades?status=active'),
+    list('/admin/centres'),
+  ]);
   const details = new Map((await inParallel(trades, 8, (t) => get(`/admin/trades/${t.id}`))).map((d) => [d.id, d]));
   const files: string[] = [];
   await mkdir(path.join(dir, 'catalogue'), { recursive: true });
@@ -82,7 +102,18 @@ export async function exportSeeds(api: Api, token: string, dir: string, lmsToken
             name: trade.name,
             ...(trade.description ? { description: trade.description } : {}),
             ...(trade.evidenceTypes?.length ? { evidenceTypes: trade.evidenceTypes } : {}),
-            ...(nos ? { nos: { title: nos.title, levels: nos.levels.map((l: any) => ({ level: l.level, purpose: l.purpose, units: l.units.map(unitOf) })) } } : {}),
+            ...(nos
+              ? {
+                  nos: {
+                    title: nos.title,
+                    levels: nos.levels.map((l: any) => ({
+                      level: l.level,
+                      purpose: l.purpose,
+                      units: l.units.map(unitOf),
+                    })),
+                  },
+                }
+              : {}),
           };
         }),
       },
@@ -91,25 +122,43 @@ export async function exportSeeds(api: Api, token: string, dir: string, lmsToken
     await writeFile(file, `# Exported by capctl seed export.\n${stringify(seed, { lineWidth: 0 })}`);
     files.push(file);
   }
-  const staffOf = new Map(await inParallel(centres, 8, async (c) => [c.id, (await get(`/admin/centres/${c.id}`)).staff] as const));
-  const exported = [...centres].sort((a, b) => a.registrationNo.localeCompare(b.registrationNo)).map((centre) => {
-    const founder = centre.superAdmin;
-    const staff = (staffOf.get(centre.id) as any[]).filter((s) => s.email !== founder?.email && s.role !== 'super_admin' && s.status !== 'inactive');
-    return {
-      name: centre.name,
-      registrationNo: centre.registrationNo,
-      ...(centre.address ? { address: centre.address } : {}),
-      superAdmin: { name: founder?.name ?? founder?.email, email: founder?.email },
-      ...(staff.length ? { staff: staff.sort((a, b) => a.email.localeCompare(b.email)).map((s) => ({ name: s.name ?? s.email, email: s.email, role: s.role })) } : {}),
-    };
-  });
+  const staffOf = new Map(
+    await inParallel(centres, 8, async (c) => [c.id, (await get(`/admin/centres/${c.id}`)).staff] as const),
+  );
+  const exported = [...centres]
+    .sort((a, b) => a.registrationNo.localeCompare(b.registrationNo))
+    .map((centre) => {
+      const founder = centre.superAdmin;
+      const staff = (staffOf.get(centre.id) as any[]).filter(
+        (s) => s.email !== founder?.email && s.role !== 'super_admin' && s.status !== 'inactive',
+      );
+      return {
+        name: centre.name,
+        registrationNo: centre.registrationNo,
+        ...(centre.address ? { address: centre.address } : {}),
+        superAdmin: { name: founder?.name ?? founder?.email, email: founder?.email },
+        ...(staff.length
+          ? {
+              staff: staff
+                .sort((a, b) => a.email.localeCompare(b.email))
+                .map((s) => ({ name: s.name ?? s.email, email: s.email, role: s.role })),
+            }
+          : {}),
+      };
+    });
   const file = path.join(dir, 'centres.yaml');
   await writeFile(
     file,
     `# Exported by capctl seed export. Passwords are not exported: a centre with staff\n# needs superAdmin.password before this file is seeded.\n${stringify({ centres: exported }, { lineWidth: 0 })}`,
   );
   files.push(file);
-  const result: Exported = { sectors: sectors.length, trades: trades.length, centres: centres.length, skipped: [], files };
+  const result: Exported = {
+    sectors: sectors.length,
+    trades: trades.length,
+    centres: centres.length,
+    skipped: [],
+    files,
+  };
   if (lmsToken) {
     const lms = await exportLms(api, lmsToken, trades);
     const lmsFile = path.join(dir, 'lms.yaml');
@@ -117,7 +166,11 @@ export async function exportSeeds(api: Api, token: string, dir: string, lmsToken
       lmsFile,
       `# Exported by capctl seed export. Passwords are not exported: each admin needs a password\n# before this file is seeded (courses are authored as the first).\n${stringify({ lms: lms.seed }, { lineWidth: 0 })}`,
     );
-    Object.assign(result, { courses: lms.seed.courses.length, levelOfferings: lms.seed.levelOfferings.length, skipped: lms.skipped });
+    Object.assign(result, {
+      courses: lms.seed.courses.length,
+      levelOfferings: lms.seed.levelOfferings.length,
+      skipped: lms.skipped,
+    });
     files.push(lmsFile);
   }
   return result;
@@ -137,7 +190,8 @@ async function exportLms(api: Api, token: string, capTrades: Array<{ id: string;
     const nos = (await api.call<any>('GET', `/v1/cap/trades/${trade.id}`)).activeNosDocument;
     for (const level of nos?.qualificationLevels ?? []) {
       places.set(level.id, { trade: trade.slug, level: level.level });
-      for (const unit of level.units) places.set(unit.id, { trade: trade.slug, level: level.level, unit: unit.referenceNumber });
+      for (const unit of level.units)
+        places.set(unit.id, { trade: trade.slug, level: level.level, unit: unit.referenceNumber });
     }
   });
   const staff = await everyRow(api, token, '/v1/lms/staff');
@@ -145,11 +199,15 @@ async function exportLms(api: Api, token: string, capTrades: Array<{ id: string;
     .filter((s) => s.role === 'admin' && s.status === 'active')
     .sort((a, b) => a.email.localeCompare(b.email))
     .map((s) => ({ name: s.displayName ?? s.email, email: s.email }));
-  const courses = (await everyRow(api, token, '/v1/lms/authoring/courses')).filter((c) => c.status !== 'archived').sort(byTitle);
+  const courses = (await everyRow(api, token, '/v1/lms/authoring/courses'))
+    .filter((c) => c.status !== 'archived')
+    .sort(byTitle);
   const packageNames = new Map<string, string | undefined>();
   const packageOf = async (assetId: string) => {
     if (!packageNames.has(assetId)) {
-      const [asset] = await api.call<Array<{ fileName?: string }>>('POST', '/v1/ol/storage/resolve', { token, body: { assetIds: [assetId] } }).catch(() => []);
+      const [asset] = await api
+        .call<Array<{ fileName?: string }>>('POST', '/v1/ol/storage/resolve', { token, body: { assetIds: [assetId] } })
+        .catch(() => []);
       const name = asset?.fileName?.replace(/\.zip$/, '');
       packageNames.set(assetId, name && existsSync(projectPath('fixtures', 'scorm', name)) ? name : undefined);
     }
@@ -172,7 +230,13 @@ async function exportLms(api: Api, token: string, capTrades: Array<{ id: string;
           skipped.push(`${where}: its SCORM package is not one of the project's (fixtures/scorm)`);
           continue;
         }
-        items.push({ type: item.type, title: item.title, ...(item.body ? { body: item.body } : {}), ...(name ? { package: name } : {}), ...(item.quiz ? { quiz: item.quiz } : {}) });
+        items.push({
+          type: item.type,
+          title: item.title,
+          ...(item.body ? { body: item.body } : {}),
+          ...(name ? { package: name } : {}),
+          ...(item.quiz ? { quiz: item.quiz } : {}),
+        });
       }
       modules.push({ title: module.title, ...(module.optional ? { optional: true } : {}), items });
     }

@@ -31,7 +31,12 @@ export async function planLms(seeding: Seeding): Promise<Step[][]> {
       const staff = exists(admin.email) ? Boolean((await lmsAs(admin.email, 'GET', '/me')).staffRole) : false;
       const change: Change = !exists(admin.email)
         ? { record: 'lmsAdmins', outcome: 'created', label: admin.email }
-        : { record: 'lmsAdmins', outcome: staff ? 'unchanged' : 'updated', label: admin.email, diff: staff ? undefined : { staffRole: { from: null, to: 'admin' } } };
+        : {
+            record: 'lmsAdmins',
+            outcome: staff ? 'unchanged' : 'updated',
+            label: admin.email,
+            diff: staff ? undefined : { staffRole: { from: null, to: 'admin' } },
+          };
       if (staff) return { changes: [change] };
       return {
         changes: [change],
@@ -46,10 +51,14 @@ export async function planLms(seeding: Seeding): Promise<Step[][]> {
     }),
   );
   const author = seeds.lmsAdmins[0];
-  if (!author && (seeds.lmsCourses.length || seeds.lmsLevelOfferings.length)) throw new CommandFailed('seeding LMS courses needs an LMS admin with a password in the seed files');
+  if (!author && (seeds.lmsCourses.length || seeds.lmsLevelOfferings.length))
+    throw new CommandFailed('seeding LMS courses needs an LMS admin with a password in the seed files');
   const readable = author && exists(author.email) && admins[0]!.changes[0]!.outcome === 'unchanged';
   const [courses, offerings] = readable
-    ? await Promise.all([lmsAs(author.email, 'GET', '/authoring/courses?limit=100'), lmsAs(author.email, 'GET', '/authoring/level-offerings?limit=100')])
+    ? await Promise.all([
+        lmsAs(author.email, 'GET', '/authoring/courses?limit=100'),
+        lmsAs(author.email, 'GET', '/authoring/level-offerings?limit=100'),
+      ])
     : [[], []];
   const places = capPlaces(api);
   // A CAP place no seed file makes must be on the platform already.
@@ -57,7 +66,9 @@ export async function planLms(seeding: Seeding): Promise<Step[][]> {
   const onThePlatform = capPlaces(api);
   for (const item of [...seeds.lmsCourses, ...seeds.lmsLevelOfferings]) {
     if (item.cap && !seededTrades.has(item.cap.trade)) {
-      await onThePlatform(item.cap).catch((err: Error) => seeding.problems.push(`${seeds.where(item, 'cap')}: ${err.message}`));
+      await onThePlatform(item.cap).catch((err: Error) =>
+        seeding.problems.push(`${seeds.where(item, 'cap')}: ${err.message}`),
+      );
     }
   }
   const lms = async (method: string, urlPath: string, body?: unknown) => lmsAs(author!.email, method, urlPath, body);
@@ -66,7 +77,13 @@ export async function planLms(seeding: Seeding): Promise<Step[][]> {
     if (found) return { changes: [{ record: 'lmsCourses', outcome: 'unchanged', label: course.title }] };
     return {
       changes: [{ record: 'lmsCourses', outcome: 'created', label: course.title }],
-      run: async () => createCourse(api, (await seeding.session(author!)).accessToken, course, course.cap ? await places(course.cap) : undefined),
+      run: async () =>
+        createCourse(
+          api,
+          (await seeding.session(author!)).accessToken,
+          course,
+          course.cap ? await places(course.cap) : undefined,
+        ),
     };
   });
   const offeringSteps = seeds.lmsLevelOfferings.map((offering): Step => {
@@ -92,32 +109,51 @@ export async function planLms(seeding: Seeding): Promise<Step[][]> {
 }
 
 /** CAP catalogue ids of a seed's place (trade slug, level, unit reference), read from CAP's public catalogue. */
-type CapPlaces = (place: SeedCapPlace) => Promise<{ sectorId: string; tradeId: string; qualificationLevelId: string; unitId: string | null }>;
+type CapPlaces = (
+  place: SeedCapPlace,
+) => Promise<{ sectorId: string; tradeId: string; qualificationLevelId: string; unitId: string | null }>;
 
 function capPlaces(api: Api): CapPlaces {
   let trades: Promise<Map<string, { id: string; sectorId: string }>> | undefined;
   const allTrades = async () => {
     const sectors = (await api.call<Array<{ id: string }>>('GET', '/v1/cap/sectors')) ?? [];
-    const lists = await Promise.all(sectors.map((sector) => api.call<Array<{ id: string; sectorId: string; slug: string }>>('GET', `/v1/cap/sectors/${sector.id}/trades`)));
+    const lists = await Promise.all(
+      sectors.map((sector) =>
+        api.call<Array<{ id: string; sectorId: string; slug: string }>>('GET', `/v1/cap/sectors/${sector.id}/trades`),
+      ),
+    );
     return new Map(lists.flat().map((trade) => [trade.slug, { id: trade.id, sectorId: trade.sectorId }]));
   };
   return async (place) => {
     const trade = (await (trades ??= allTrades())).get(place.trade);
-    if (!trade) throw new CommandFailed(`the CAP catalogue has no active trade "${place.trade}": seed the catalogue first`);
-    const detail = await api.call<{ activeNosDocument: { qualificationLevels: Array<{ id: string; level: number; units: Array<{ id: string; referenceNumber: string }> }> } | null }>(
-      'GET',
-      `/v1/cap/trades/${trade.id}`,
-    );
+    if (!trade)
+      throw new CommandFailed(`the CAP catalogue has no active trade "${place.trade}": seed the catalogue first`);
+    const detail = await api.call<{
+      activeNosDocument: {
+        qualificationLevels: Array<{
+          id: string;
+          level: number;
+          units: Array<{ id: string; referenceNumber: string }>;
+        }>;
+      } | null;
+    }>('GET', `/v1/cap/trades/${trade.id}`);
     const level = detail.activeNosDocument?.qualificationLevels.find((l) => l.level === place.level);
     if (!level) throw new CommandFailed(`trade "${place.trade}" has no level ${place.level} in its NOS`);
     const unit = place.unit ? level.units.find((u) => u.referenceNumber === place.unit) : undefined;
-    if (place.unit && !unit) throw new CommandFailed(`level ${place.level} of "${place.trade}" has no unit ${place.unit}`);
+    if (place.unit && !unit)
+      throw new CommandFailed(`level ${place.level} of "${place.trade}" has no unit ${place.unit}`);
     return { sectorId: trade.sectorId, tradeId: trade.id, qualificationLevelId: level.id, unitId: unit?.id ?? null };
   };
 }
 
-async function createCourse(api: Api, token: string, seed: SeedCourse, capLinkage?: Awaited<ReturnType<CapPlaces>>): Promise<void> {
-  const lms = (method: string, urlPath: string, body?: unknown) => api.call<any>(method, `/v1/lms${urlPath}`, { token, body });
+async function createCourse(
+  api: Api,
+  token: string,
+  seed: SeedCourse,
+  capLinkage?: Awaited<ReturnType<CapPlaces>>,
+): Promise<void> {
+  const lms = (method: string, urlPath: string, body?: unknown) =>
+    api.call<any>(method, `/v1/lms${urlPath}`, { token, body });
   const course = await lms('POST', '/authoring/courses', {
     title: seed.title,
     ...(seed.description ? { description: seed.description } : {}),
@@ -125,8 +161,16 @@ async function createCourse(api: Api, token: string, seed: SeedCourse, capLinkag
     ...(capLinkage ? { capLinkage } : {}),
   });
   for (const module of seed.modules) {
-    const created = await lms('POST', `/authoring/courses/${course.id}/modules`, { title: module.title, optional: module.optional ?? false });
-    for (const item of module.items) await lms('POST', `/authoring/courses/${course.id}/modules/${created.id}/items`, await itemBody(api, token, item));
+    const created = await lms('POST', `/authoring/courses/${course.id}/modules`, {
+      title: module.title,
+      optional: module.optional ?? false,
+    });
+    for (const item of module.items)
+      await lms(
+        'POST',
+        `/authoring/courses/${course.id}/modules/${created.id}/items`,
+        await itemBody(api, token, item),
+      );
   }
   if (seed.publish !== false) await lms('POST', `/authoring/courses/${course.id}/publish`);
 }
@@ -141,7 +185,9 @@ async function itemBody(api: Api, token: string, item: SeedCourseItem) {
 async function uploadPackage(api: Api, token: string, name: string): Promise<string> {
   const { fixturePackage } = await import('../../server/lms/operator.ts');
   const bytes = await fixturePackage(name);
-  const asset = await api.call<{ assetId: string }>('POST', '/v1/ol/storage/upload', { token, body: multipartBody(`${name}.zip`, bytes, { purpose: 'scorm_package' }) });
+  const asset = await api.call<{ assetId: string }>('POST', '/v1/ol/storage/upload', {
+    token,
+    body: multipartBody(`${name}.zip`, bytes, { purpose: 'scorm_package' }),
+  });
   return asset.assetId;
 }
-

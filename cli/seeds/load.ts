@@ -19,7 +19,11 @@ export interface SeedUnit {
   guidedLearningHours?: number;
   purpose?: string;
   assessmentMethods?: string[];
-  learningOutcomes: Array<{ reference: string; description: string; performanceCriteria: Array<{ reference: string; description: string }> }>;
+  learningOutcomes: Array<{
+    reference: string;
+    description: string;
+    performanceCriteria: Array<{ reference: string; description: string }>;
+  }>;
 }
 export interface SeedTrade {
   slug: string;
@@ -48,7 +52,14 @@ export interface SeedCentre {
 }
 export interface SeedAssessor extends SeedPerson {
   password: string;
-  personalDetails: { firstName: string; lastName: string; middleName?: string; dob: string; gender: string; nationality: string };
+  personalDetails: {
+    firstName: string;
+    lastName: string;
+    middleName?: string;
+    dob: string;
+    gender: string;
+    nationality: string;
+  };
   phoneNumber: { countryCode: string; number: string };
   address: { country: string; state: string; lga?: string; address: string };
   assessorNo?: string;
@@ -104,14 +115,29 @@ export interface SeedSet {
   where: Where;
 }
 
-const slug = { type: 'string', pattern: '^[a-z0-9]+(-[a-z0-9]+)*$', maxLength: 80, hint: 'must be lowercase letters and digits joined by single hyphens' };
+const slug = {
+  type: 'string',
+  pattern: '^[a-z0-9]+(-[a-z0-9]+)*$',
+  maxLength: 80,
+  hint: 'must be lowercase letters and digits joined by single hyphens',
+};
 const text = { type: 'string', minLength: 1 };
 const kobo = { type: 'string', pattern: '^(0|[1-9][0-9]*)$', hint: 'must be a whole number of kobo, as a string' };
 const level = { type: 'integer', minimum: 1, maximum: 8 };
 const email = { type: 'string', pattern: '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$', hint: 'must be an email address' };
 const password = { type: 'string', minLength: 8, hint: 'must be a password of at least 8 characters' };
-const person = { type: 'object', required: ['email'], additionalProperties: false, properties: { email, name: text, password } };
-const strict = (required: string[], properties: Record<string, unknown>) => ({ type: 'object', required, additionalProperties: false, properties });
+const person = {
+  type: 'object',
+  required: ['email'],
+  additionalProperties: false,
+  properties: { email, name: text, password },
+};
+const strict = (required: string[], properties: Record<string, unknown>) => ({
+  type: 'object',
+  required,
+  additionalProperties: false,
+  properties,
+});
 
 const unit = strict(['referenceNumber', 'title', 'learningOutcomes'], {
   referenceNumber: text,
@@ -126,7 +152,10 @@ const unit = strict(['referenceNumber', 'title', 'learningOutcomes'], {
     items: strict(['reference', 'description', 'performanceCriteria'], {
       reference: text,
       description: text,
-      performanceCriteria: { type: 'array', items: strict(['reference', 'description'], { reference: text, description: text }) },
+      performanceCriteria: {
+        type: 'array',
+        items: strict(['reference', 'description'], { reference: text, description: text }),
+      },
     }),
   },
 });
@@ -151,7 +180,15 @@ const seedSchema = {
           evidenceTypes: { type: 'array', items: text },
           nos: strict(['title', 'levels'], {
             title: text,
-            levels: { type: 'array', minItems: 1, items: strict(['level', 'purpose', 'units'], { level: { type: 'integer', minimum: 1, maximum: 8 }, purpose: text, units: { type: 'array', items: unit } }) },
+            levels: {
+              type: 'array',
+              minItems: 1,
+              items: strict(['level', 'purpose', 'units'], {
+                level: { type: 'integer', minimum: 1, maximum: 8 },
+                purpose: text,
+                units: { type: 'array', items: unit },
+              }),
+            },
           }),
         }),
       },
@@ -163,10 +200,16 @@ const seedSchema = {
         registrationNo: text,
         address: strict(['country', 'state', 'address'], { country: text, state: text, lga: text, address: text }),
         superAdmin: { ...person, required: ['email', 'name'] },
-        staff: { type: 'array', items: strict(['name', 'email', 'role'], { name: text, email, role: { enum: ['regular_admin', 'staff'] } }) },
+        staff: {
+          type: 'array',
+          items: strict(['name', 'email', 'role'], { name: text, email, role: { enum: ['regular_admin', 'staff'] } }),
+        },
       }),
     },
-    people: strict([], { platformAdmins: { type: 'array', items: person }, candidates: { type: 'array', items: person } }),
+    people: strict([], {
+      platformAdmins: { type: 'array', items: person },
+      candidates: { type: 'array', items: person },
+    }),
     assessors: {
       type: 'array',
       items: strict(['email', 'password', 'personalDetails', 'phoneNumber', 'address', 'sectors'], {
@@ -184,7 +227,13 @@ const seedSchema = {
         address: strict(['country', 'state', 'address'], { country: text, state: text, lga: text, address: text }),
         assessorNo: text,
         sectors: { type: 'array', items: slug },
-        retainedBy: { type: 'array', items: strict(['centre', 'preferredRole'], { centre: text, preferredRole: { enum: ['assessor', 'internal_verifier', 'any'] } }) },
+        retainedBy: {
+          type: 'array',
+          items: strict(['centre', 'preferredRole'], {
+            centre: text,
+            preferredRole: { enum: ['assessor', 'internal_verifier', 'any'] },
+          }),
+        },
       }),
     },
     lms: strict(['admins', 'courses'], {
@@ -219,7 +268,11 @@ const seedSchema = {
                   title: text,
                   body: { type: 'object' },
                   mediaAssetId: text,
-                  package: { type: 'string', pattern: '^[a-z0-9]+(-[a-z0-9]+)*$', hint: 'must be the name of a folder of fixtures/scorm' },
+                  package: {
+                    type: 'string',
+                    pattern: '^[a-z0-9]+(-[a-z0-9]+)*$',
+                    hint: 'must be the name of a folder of fixtures/scorm',
+                  },
                   quiz: { type: 'object' },
                 }),
               },
@@ -251,7 +304,9 @@ async function seedFiles(targets: string[]): Promise<string[]> {
     if (!info) throw new UsageError(`no seed file or folder ${target}`);
     if (info.isFile()) files.push(target);
     else {
-      for (const entry of (await readdir(target, { withFileTypes: true, recursive: true })).sort((a, b) => a.name.localeCompare(b.name))) {
+      for (const entry of (await readdir(target, { withFileTypes: true, recursive: true })).sort((a, b) =>
+        a.name.localeCompare(b.name),
+      )) {
         if (entry.isFile() && /\.ya?ml$/.test(entry.name)) files.push(path.join(entry.parentPath, entry.name));
       }
     }
@@ -269,14 +324,28 @@ export type Where = (item: object, ...path: PathSegment[]) => string;
  * makes, a trade moving sector) is checked by the plan, still before the first write.
  */
 export async function loadSeeds(targets: string[]): Promise<SeedSet> {
-  const places = new WeakMap<object, { file: string; locate: (path: PathSegment[]) => { line: number; column: number }; path: PathSegment[] }>();
+  const places = new WeakMap<
+    object,
+    { file: string; locate: (path: PathSegment[]) => { line: number; column: number }; path: PathSegment[] }
+  >();
   const where: Where = (item, ...sub) => {
     const place = places.get(item);
     if (!place) return 'seed';
     const { line, column } = place.locate([...place.path, ...sub]);
     return `${place.file}:${line}:${column}`;
   };
-  const set: SeedSet = { sectors: [], centres: [], platformAdmins: [], candidates: [], assessors: [], lmsAdmins: [], lmsCourses: [], lmsLevelOfferings: [], files: await seedFiles(targets), where };
+  const set: SeedSet = {
+    sectors: [],
+    centres: [],
+    platformAdmins: [],
+    candidates: [],
+    assessors: [],
+    lmsAdmins: [],
+    lmsCourses: [],
+    lmsLevelOfferings: [],
+    files: await seedFiles(targets),
+    where,
+  };
   const problems: string[] = [];
   const seen = new Map<string, string>();
   for (const file of set.files) {
@@ -287,11 +356,17 @@ export async function loadSeeds(targets: string[]): Promise<SeedSet> {
       /** A name that must be unique across all files (slugs, registration numbers, emails). */
       const once = (key: string, at: Issue['path']) => {
         const first = seen.get(key);
-        if (first) issues.push({ path: at, message: `${key.split(':').slice(1).join(':')} is already seeded at ${first}` });
+        if (first)
+          issues.push({ path: at, message: `${key.split(':').slice(1).join(':')} is already seeded at ${first}` });
         else seen.set(key, `${file}:${locate(at).line}`);
       };
       /** Names unique within one list (case-insensitive). */
-      const uniqueIn = <T>(items: T[], name: (item: T) => string, at: (index: number) => Issue['path'], what: string) => {
+      const uniqueIn = <T>(
+        items: T[],
+        name: (item: T) => string,
+        at: (index: number) => Issue['path'],
+        what: string,
+      ) => {
         const names = new Set<string>();
         items.forEach((item, index) => {
           const key = name(item).toLowerCase();
@@ -311,13 +386,35 @@ export async function loadSeeds(targets: string[]): Promise<SeedSet> {
           place(trade, at);
           once(`trade:${trade.slug}`, [...at, 'slug']);
           if (!trade.nos) return;
-          uniqueIn(trade.nos.levels, (l) => String(l.level), (l) => [...at, 'nos', 'levels', l, 'level'], 'level');
-          const units = trade.nos.levels.flatMap((level, l) => level.units.map((unit, u) => ({ unit, at: [...at, 'nos', 'levels', l, 'units', u] })));
-          uniqueIn(units, (x) => x.unit.referenceNumber, (i) => [...units[i]!.at, 'referenceNumber'], 'unit reference');
+          uniqueIn(
+            trade.nos.levels,
+            (l) => String(l.level),
+            (l) => [...at, 'nos', 'levels', l, 'level'],
+            'level',
+          );
+          const units = trade.nos.levels.flatMap((level, l) =>
+            level.units.map((unit, u) => ({ unit, at: [...at, 'nos', 'levels', l, 'units', u] })),
+          );
+          uniqueIn(
+            units,
+            (x) => x.unit.referenceNumber,
+            (i) => [...units[i]!.at, 'referenceNumber'],
+            'unit reference',
+          );
           for (const { unit, at: unitAt } of units) {
-            uniqueIn(unit.learningOutcomes, (o) => o.reference, (o) => [...unitAt, 'learningOutcomes', o, 'reference'], 'learning outcome');
+            uniqueIn(
+              unit.learningOutcomes,
+              (o) => o.reference,
+              (o) => [...unitAt, 'learningOutcomes', o, 'reference'],
+              'learning outcome',
+            );
             unit.learningOutcomes.forEach((outcome, o) =>
-              uniqueIn(outcome.performanceCriteria, (c) => c.reference, (c) => [...unitAt, 'learningOutcomes', o, 'performanceCriteria', c, 'reference'], 'performance criterion'),
+              uniqueIn(
+                outcome.performanceCriteria,
+                (c) => c.reference,
+                (c) => [...unitAt, 'learningOutcomes', o, 'performanceCriteria', c, 'reference'],
+                'performance criterion',
+              ),
             );
           }
         });
@@ -327,9 +424,18 @@ export async function loadSeeds(targets: string[]): Promise<SeedSet> {
         place(centre, ['centres', c]);
         once(`centre:${centre.registrationNo}`, ['centres', c, 'registrationNo']);
         address(centre.address, ['centres', c, 'address']);
-        if (centre.staff?.length && !centre.superAdmin.password) issues.push({ path: ['centres', c, 'staff'], message: 'staff are added by the super admin: give superAdmin a password' });
+        if (centre.staff?.length && !centre.superAdmin.password)
+          issues.push({
+            path: ['centres', c, 'staff'],
+            message: 'staff are added by the super admin: give superAdmin a password',
+          });
         const members = [centre.superAdmin, ...(centre.staff ?? [])];
-        uniqueIn(members, (m) => m.email, (m) => (m === 0 ? ['centres', c, 'superAdmin', 'email'] : ['centres', c, 'staff', m - 1, 'email']), 'email');
+        uniqueIn(
+          members,
+          (m) => m.email,
+          (m) => (m === 0 ? ['centres', c, 'superAdmin', 'email'] : ['centres', c, 'staff', m - 1, 'email']),
+          'email',
+        );
         set.centres.push(centre);
       });
       const people = (list: SeedPerson[] | undefined, into: SeedPerson[], at: PathSegment[]) =>
@@ -345,8 +451,18 @@ export async function loadSeeds(targets: string[]): Promise<SeedSet> {
         place(p, ['assessors', i]);
         once(`person:${p.email.toLowerCase()}`, ['assessors', i, 'email']);
         address(p.address, ['assessors', i, 'address']);
-        uniqueIn(p.sectors, (s) => s, (s) => ['assessors', i, 'sectors', s], 'sector');
-        uniqueIn(p.retainedBy ?? [], (r) => r.centre, (r) => ['assessors', i, 'retainedBy', r, 'centre'], 'centre');
+        uniqueIn(
+          p.sectors,
+          (s) => s,
+          (s) => ['assessors', i, 'sectors', s],
+          'sector',
+        );
+        uniqueIn(
+          p.retainedBy ?? [],
+          (r) => r.centre,
+          (r) => ['assessors', i, 'retainedBy', r, 'centre'],
+          'centre',
+        );
         set.assessors.push(p);
       });
       data.lms?.courses.forEach((course, c) => {
@@ -378,14 +494,21 @@ function referenceProblems(set: SeedSet): string[] {
   for (const assessor of set.assessors) {
     assessor.retainedBy?.forEach((retained, r) => {
       const centre = centres.get(retained.centre);
-      if (!centre) problems.push(`${set.where(assessor, 'retainedBy', r, 'centre')}: no seed file makes the centre ${retained.centre}`);
-      else if (!centre.superAdmin.password) problems.push(`${set.where(assessor, 'retainedBy', r, 'centre')}: the super admin of ${retained.centre} approves the request: give them a password in ${set.where(centre, 'superAdmin')}`);
+      if (!centre)
+        problems.push(
+          `${set.where(assessor, 'retainedBy', r, 'centre')}: no seed file makes the centre ${retained.centre}`,
+        );
+      else if (!centre.superAdmin.password)
+        problems.push(
+          `${set.where(assessor, 'retainedBy', r, 'centre')}: the super admin of ${retained.centre} approves the request: give them a password in ${set.where(centre, 'superAdmin')}`,
+        );
     });
   }
   const titles = new Set(set.lmsCourses.map((c) => c.title));
   for (const offering of set.lmsLevelOfferings) {
     offering.courses.forEach((title, c) => {
-      if (!titles.has(title)) problems.push(`${set.where(offering, 'courses', c)}: no seed file makes the course "${title}"`);
+      if (!titles.has(title))
+        problems.push(`${set.where(offering, 'courses', c)}: no seed file makes the course "${title}"`);
     });
   }
   const trades = new Map(set.sectors.flatMap((s) => s.trades).map((t) => [t.slug, t]));
@@ -393,8 +516,12 @@ function referenceProblems(set: SeedSet): string[] {
     const trade = trades.get(place.trade);
     if (!trade) return; // not seeded: the plan looks for it on the platform
     const level = trade.nos?.levels.find((l) => l.level === place.level);
-    if (!level) problems.push(`${set.where(item, 'cap', 'level')}: the NOS of ${place.trade} has no level ${place.level}`);
-    else if (place.unit && !level.units.some((u) => u.referenceNumber === place.unit)) problems.push(`${set.where(item, 'cap', 'unit')}: level ${place.level} of ${place.trade} has no unit ${place.unit}`);
+    if (!level)
+      problems.push(`${set.where(item, 'cap', 'level')}: the NOS of ${place.trade} has no level ${place.level}`);
+    else if (place.unit && !level.units.some((u) => u.referenceNumber === place.unit))
+      problems.push(
+        `${set.where(item, 'cap', 'unit')}: level ${place.level} of ${place.trade} has no unit ${place.unit}`,
+      );
   };
   for (const course of set.lmsCourses) if (course.cap) checkPlace(course, course.cap);
   for (const offering of set.lmsLevelOfferings) checkPlace(offering, offering.cap);
@@ -402,7 +529,11 @@ function referenceProblems(set: SeedSet): string[] {
 }
 
 /** A Nigerian address names a state and LGA the platform's reference data holds (other countries are not checked). */
-function addressProblem(address: { country: string; state: string; lga?: string }): { field: string; message: string } | undefined {
+function addressProblem(address: {
+  country: string;
+  state: string;
+  lga?: string;
+}): { field: string; message: string } | undefined {
   if (address.country.trim().toLowerCase() !== 'nigeria') return undefined;
   const state = nigeria.states().find((s) => s.toLowerCase() === address.state.trim().toLowerCase());
   if (!state) return { field: 'state', message: `${address.state} is not a state of Nigeria` };

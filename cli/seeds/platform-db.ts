@@ -23,17 +23,36 @@ export function openPlatformDb(databaseUrl: string): PlatformDb {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   return {
     async accounts(emails) {
-      const { rows } = await pool.query<{ id: string; email: string; status: string; must_change_password: boolean; platform_admin: boolean }>(
+      const { rows } = await pool.query<{
+        id: string;
+        email: string;
+        status: string;
+        must_change_password: boolean;
+        platform_admin: boolean;
+      }>(
         `SELECT u.id, lower(u.email) AS email, u.status, u.must_change_password,
                 EXISTS (SELECT 1 FROM cap.platform_role_grants g WHERE g.user_id = u.id AND g.role = 'platform_admin') AS platform_admin
            FROM ol.users u WHERE lower(u.email) = ANY($1)`,
         [emails.map((e) => e.toLowerCase())],
       );
-      return new Map(rows.map((r) => [r.email, { userId: r.id, status: r.status, mustChangePassword: r.must_change_password, platformAdmin: r.platform_admin }]));
+      return new Map(
+        rows.map((r) => [
+          r.email,
+          {
+            userId: r.id,
+            status: r.status,
+            mustChangePassword: r.must_change_password,
+            platformAdmin: r.platform_admin,
+          },
+        ]),
+      );
     },
     async tradesWithApplications(tradeIds) {
       if (tradeIds.length === 0) return new Set();
-      const { rows } = await pool.query<{ trade_id: string }>('SELECT DISTINCT trade_id FROM cap.applications WHERE trade_id = ANY($1)', [tradeIds]);
+      const { rows } = await pool.query<{ trade_id: string }>(
+        'SELECT DISTINCT trade_id FROM cap.applications WHERE trade_id = ANY($1)',
+        [tradeIds],
+      );
       return new Set(rows.map((r) => r.trade_id));
     },
     close: () => pool.end(),

@@ -20,14 +20,21 @@ export function progressOn(stream: NodeJS.WriteStream, everyMs = 5000): Progress
   const bar = () => {
     const width = 30;
     const filled = total ? Math.round((count / total) * width) : width;
-    stream.write(`\r  [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${count}/${total} steps, ${elapsed()} (${record})\x1b[K`);
+    stream.write(
+      `\r  [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${count}/${total} steps, ${elapsed()} (${record})\x1b[K`,
+    );
   };
   return {
     start(steps) {
       total = steps;
       started = Date.now();
       if (stream.isTTY) bar();
-      else timer = setInterval(() => stream.write(`seeding: ${count}/${total} steps done after ${elapsed()} (now: ${record || 'starting'})\n`), everyMs).unref();
+      else
+        timer = setInterval(
+          () =>
+            stream.write(`seeding: ${count}/${total} steps done after ${elapsed()} (now: ${record || 'starting'})\n`),
+          everyMs,
+        ).unref();
     },
     done(what) {
       count++;

@@ -1,5 +1,9 @@
 import { createRecommendationsClient } from '../contracts/lms-client.ts';
-import { createIdentityClient, createOrchestratorHttp, createPaymentsClient } from '../contracts/orchestrator-client.ts';
+import {
+  createIdentityClient,
+  createOrchestratorHttp,
+  createPaymentsClient,
+} from '../contracts/orchestrator-client.ts';
 import { devEventsHandler } from '../platform/events/dev-events.ts';
 import { originAllowed } from '../platform/http/browser.ts';
 import { composeModules } from '../platform/modules.ts';
@@ -18,58 +22,76 @@ import { createPeople } from './people/index.ts';
  */
 export async function createCap(deps: ServiceDeps): Promise<Service> {
   const { sequelize, config, peers, events, logger } = deps;
-  const orchestrator = createOrchestratorHttp(() => peers.url('ol'), config.serviceApiKey, logger.child({ component: 'orchestrator-http' }));
+  const orchestrator = createOrchestratorHttp(
+    () => peers.url('ol'),
+    config.serviceApiKey,
+    logger.child({ component: 'orchestrator-http' }),
+  );
   const identity = createIdentityClient(() => peers.olGrpcAddress(), config.serviceApiKey);
 
-  const people = createPeople({ ...deps, identity, files: orchestrator }, {
-    onboarding: {
-      submitted: {
-        centre: (owner, draft, transaction) => centres.createForOwner(owner, draft, transaction),
-        assessor: (owner, draft, transaction) => assessors.createForOwner(owner.userId, draft, transaction),
+  const people = createPeople(
+    { ...deps, identity, files: orchestrator },
+    {
+      onboarding: {
+        submitted: {
+          centre: (owner, draft, transaction) => centres.createForOwner(owner, draft, transaction),
+          assessor: (owner, draft, transaction) => assessors.createForOwner(owner.userId, draft, transaction),
+        },
+        savedAfterCompletion: {
+          centre: (owner, draft, transaction) => centres.followOwnerDraft(owner.userId, draft, transaction),
+          assessor: (owner, draft, transaction) => assessors.followDraft(owner.userId, draft, transaction),
+        },
       },
-      savedAfterCompletion: {
-        centre: (owner, draft, transaction) => centres.followOwnerDraft(owner.userId, draft, transaction),
-        assessor: (owner, draft, transaction) => assessors.followDraft(owner.userId, draft, transaction),
+      soleSuperAdminOf: (userId) => centres.soleSuperAdminOf(userId),
+      memberships: () => [centres.membershipKind, catalogue.awardingBodies.membershipKind],
+      standing: {
+        centres: centresSql.standing,
+        awardingBody: catalogueSql.standingAwardingBody,
+        awardingBodyActive: catalogueSql.standingAwardingBodyActive,
+        assessorStatus: assessorsSql.standing,
       },
     },
-    soleSuperAdminOf: (userId) => centres.soleSuperAdminOf(userId),
-    memberships: () => [centres.membershipKind, catalogue.awardingBodies.membershipKind],
-    standing: {
-      centres: centresSql.standing,
-      awardingBody: catalogueSql.standingAwardingBody,
-      awardingBodyActive: catalogueSql.standingAwardingBodyActive,
-      assessorStatus: assessorsSql.standing,
+  );
+  const catalogue = createCatalogue(
+    { sequelize, files: orchestrator },
+    { people, lifecycle: { applicationTypes, stagesOf, stageLabels } },
+  );
+  const centres = createCentres(
+    { sequelize, events, files: orchestrator, broadcast: orchestrator.broadcast },
+    {
+      people,
+      dealings: {
+        inUse: async (centreId, transaction) =>
+          (await applications.centreInUse(centreId, transaction)) ||
+          (await assessors.centreInUse(centreId, transaction)),
+        applicationsOf: (centreId) => applications.ofCentre(centreId),
+        retainedAssessorsOf: (centreId) => assessors.retainedAssessorsOf(centreId),
+      },
+      audiences: {
+        candidatesOf: (centreId, senderId, tradeId) => applications.candidatesOf(centreId, senderId, tradeId),
+        assessorsOf: (centreId, senderId) => assessors.retainedUsersOf(centreId, senderId),
+      },
+      figures: {
+        applications: (centreId, year, type) => applications.centreFigures(centreId, year, type),
+        retainedCount: (centreId) => assessors.retainedCount(centreId),
+      },
+      directory: { candidates: applicationsSql.candidatesOf, assessors: assessorsSql.retainedBy },
+      workloadOf: (centreId, userId) => applications.workloadOf(centreId, userId),
     },
-  });
-  const catalogue = createCatalogue({ sequelize, files: orchestrator }, { people, lifecycle: { applicationTypes, stagesOf, stageLabels } });
-  const centres = createCentres({ sequelize, events, files: orchestrator, broadcast: orchestrator.broadcast }, {
-    people,
-    dealings: {
-      inUse: async (centreId, transaction) => (await applications.centreInUse(centreId, transaction)) || (await assessors.centreInUse(centreId, transaction)),
-      applicationsOf: (centreId) => applications.ofCentre(centreId),
-      retainedAssessorsOf: (centreId) => assessors.retainedAssessorsOf(centreId),
+  );
+  const assessors = createAssessors(
+    { sequelize, files: orchestrator, events },
+    {
+      people,
+      catalogue,
+      centres,
+      applications: {
+        list: (viewer, query) => applications.list(viewer, query),
+        presentByIds: (ids) => applications.presentByIds(ids),
+        statesOf: (ids) => applications.statesOf(ids),
+      },
     },
-    audiences: {
-      candidatesOf: (centreId, senderId, tradeId) => applications.candidatesOf(centreId, senderId, tradeId),
-      assessorsOf: (centreId, senderId) => assessors.retainedUsersOf(centreId, senderId),
-    },
-    figures: {
-      applications: (centreId, year, type) => applications.centreFigures(centreId, year, type),
-      retainedCount: (centreId) => assessors.retainedCount(centreId),
-    },
-    directory: { candidates: applicationsSql.candidatesOf, assessors: assessorsSql.retainedBy },
-    workloadOf: (centreId, userId) => applications.workloadOf(centreId, userId),
-  });
-  const assessors = createAssessors({ sequelize, files: orchestrator, events }, {
-    people,
-    catalogue,
-    centres,
-    applications: {
-      list: (viewer, query) => applications.list(viewer, query),
-      presentByIds: (ids) => applications.presentByIds(ids),
-      statesOf: (ids) => applications.statesOf(ids),
-    },
-  });
+  );
   const applications = createApplications(
     {
       sequelize,
@@ -99,5 +121,9 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
     },
     stop: () => orchestrator.close(),
   };
-  return { name: 'cap', security: people.security, ...composeModules([people, catalogue, centres, assessors, applications, dev]) };
+  return {
+    name: 'cap',
+    security: people.security,
+    ...composeModules([people, catalogue, centres, assessors, applications, dev]),
+  };
 }

@@ -13,7 +13,16 @@ export interface RecommendCoursesRequest {
 }
 
 export interface RecommendCoursesResponse {
-  courses: Array<{ id: string; title: string; description: string; rank: number; explanation: string; trade_id: string; sector_id: string; url: string }>;
+  courses: Array<{
+    id: string;
+    title: string;
+    description: string;
+    rank: number;
+    explanation: string;
+    trade_id: string;
+    sector_id: string;
+    url: string;
+  }>;
   provider: string;
 }
 
@@ -21,7 +30,13 @@ export interface RecommendCoursesResponse {
 export function createRecommendationsClient(address: () => string, serviceKey: string) {
   return {
     recommendCourses: (request: RecommendCoursesRequest) =>
-      callUnary<RecommendCoursesResponse>(address(), serviceKey, `${serviceNames.recommendations}.RecommendCourses`, request, { deadlineMs: 5000 }),
+      callUnary<RecommendCoursesResponse>(
+        address(),
+        serviceKey,
+        `${serviceNames.recommendations}.RecommendCourses`,
+        request,
+        { deadlineMs: 5000 },
+      ),
   };
 }
 

@@ -9,7 +9,12 @@ import type {
   VerifyIdentityRequest,
   VerifyIdentityResponse,
 } from './identity-messages.ts';
-import type { InitiatePaymentRequest, InitiatePaymentResponse, RefundPaymentRequest, RefundPaymentResponse } from './payment-messages.ts';
+import type {
+  InitiatePaymentRequest,
+  InitiatePaymentResponse,
+  RefundPaymentRequest,
+  RefundPaymentResponse,
+} from './payment-messages.ts';
 import { AppError } from '../platform/http/errors.ts';
 import { outboundHttp, type OutgoingFile } from '../platform/http/outbound.ts';
 import { isUlid } from '../platform/ids.ts';
@@ -26,8 +31,9 @@ export function createIdentityClient(address: () => string, serviceKey: string) 
   return {
     verifyIdentity: (request: VerifyIdentityRequest) =>
       callUnary<VerifyIdentityResponse>(address(), serviceKey, method('VerifyIdentity'), request),
-    provisionAccount: (request: Pick<ProvisionAccountRequest, 'email' | 'intents'> & Partial<ProvisionAccountRequest>) =>
-      callUnary<ProvisionAccountResponse>(address(), serviceKey, method('ProvisionAccount'), request),
+    provisionAccount: (
+      request: Pick<ProvisionAccountRequest, 'email' | 'intents'> & Partial<ProvisionAccountRequest>,
+    ) => callUnary<ProvisionAccountResponse>(address(), serviceKey, method('ProvisionAccount'), request),
   };
 }
 
@@ -38,7 +44,8 @@ export function createPaymentsClient(address: () => string, serviceKey: string) 
   return {
     initiatePayment: (request: InitiatePaymentRequest) =>
       callUnary<InitiatePaymentResponse>(address(), serviceKey, `${serviceNames.payments}.InitiatePayment`, request),
-    refundPayment: (request: RefundPaymentRequest) => callUnary<RefundPaymentResponse>(address(), serviceKey, `${serviceNames.payments}.RefundPayment`, request),
+    refundPayment: (request: RefundPaymentRequest) =>
+      callUnary<RefundPaymentResponse>(address(), serviceKey, `${serviceNames.payments}.RefundPayment`, request),
   };
 }
 
@@ -55,13 +62,23 @@ const transient = new Set<number>([status.UNAVAILABLE, status.DEADLINE_EXCEEDED]
 export function upstreamFailure(err: unknown, codes: { unavailable: string; failed: string }, what: string): never {
   if (!(err instanceof GrpcCallError)) throw err;
   if (transient.has(err.code)) {
-    throw new AppError(503, codes.unavailable, `${what} is not reachable right now. Nothing was changed: try again in a moment.`);
+    throw new AppError(
+      503,
+      codes.unavailable,
+      `${what} is not reachable right now. Nothing was changed: try again in a moment.`,
+    );
   }
-  throw new AppError(502, codes.failed, `${what} failed unexpectedly. Nothing was changed: try again, and tell support if it keeps failing.`);
+  throw new AppError(
+    502,
+    codes.failed,
+    `${what} failed unexpectedly. Nothing was changed: try again, and tell support if it keeps failing.`,
+  );
 }
 
 /** Resolved URLs of asset ids: `urlOf(id)` is null for no id, or one that no longer resolves. */
-export type AssetUrls = (assetIds: Array<string | null | undefined>) => Promise<(assetId: string | null | undefined) => string | null>;
+export type AssetUrls = (
+  assetIds: Array<string | null | undefined>,
+) => Promise<(assetId: string | null | undefined) => string | null>;
 
 export interface BroadcastRequest {
   senderId: string;
@@ -81,7 +98,10 @@ export function createOrchestratorHttp(baseUrl: () => string, serviceKey: string
   async function post(path: string, body: unknown, bearer?: string): Promise<{ status: number; body: any }> {
     const res = await http.request(`${baseUrl()}${path}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...(bearer ? { authorization: `Bearer ${bearer}` } : { 'x-platform-service-key': serviceKey }) },
+      headers: {
+        'content-type': 'application/json',
+        ...(bearer ? { authorization: `Bearer ${bearer}` } : { 'x-platform-service-key': serviceKey }),
+      },
       body: JSON.stringify(body),
     });
     return { status: res.statusCode, body: await res.body.json().catch(() => null) };
@@ -95,8 +115,10 @@ export function createOrchestratorHttp(baseUrl: () => string, serviceKey: string
     for (let i = 0; i < ids.length; i += 100) {
       try {
         const res = await post('/storage/resolve', { assetIds: ids.slice(i, i + 100) });
-        if (res.status !== 200) throw new Error(`storage resolve answered ${res.status} ${res.body?.error?.code ?? ''}`);
-        for (const asset of res.body.data as Array<{ assetId: string; url: string }>) urls.set(asset.assetId, asset.url);
+        if (res.status !== 200)
+          throw new Error(`storage resolve answered ${res.status} ${res.body?.error?.code ?? ''}`);
+        for (const asset of res.body.data as Array<{ assetId: string; url: string }>)
+          urls.set(asset.assetId, asset.url);
       } catch (err) {
         logger.warn({ err }, 'asset URLs could not be resolved by the Orchestrator: answering with null URLs');
       }
@@ -118,9 +140,15 @@ export function createOrchestratorHttp(baseUrl: () => string, serviceKey: string
         res = await post('/storage/resolve', { assetIds: [assetId] }, bearer);
       } catch (err) {
         logger.warn({ err }, 'the Orchestrator could not be reached to check an asset');
-        throw new AppError(503, 'storage.unavailable', 'File storage is not reachable right now. Nothing was changed: try again in a moment.');
+        throw new AppError(
+          503,
+          'storage.unavailable',
+          'File storage is not reachable right now. Nothing was changed: try again in a moment.',
+        );
       }
-      return res.status === 200 && (res.body.data as Array<{ assetId: string }>).some((asset) => asset.assetId === assetId);
+      return (
+        res.status === 200 && (res.body.data as Array<{ assetId: string }>).some((asset) => asset.assetId === assetId)
+      );
     },
 
     /**
@@ -130,7 +158,11 @@ export function createOrchestratorHttp(baseUrl: () => string, serviceKey: string
     async readAsset(assetId: string): Promise<{ body: Readable; mimeType: string; fileName: string } | null> {
       const unreachable = (err: unknown) => {
         logger.warn({ err }, 'the Orchestrator could not be reached to read an asset');
-        return new AppError(503, 'storage.unavailable', 'File storage is not reachable right now: try again in a moment.');
+        return new AppError(
+          503,
+          'storage.unavailable',
+          'File storage is not reachable right now: try again in a moment.',
+        );
       };
       let resolved;
       try {
@@ -138,7 +170,12 @@ export function createOrchestratorHttp(baseUrl: () => string, serviceKey: string
       } catch (err) {
         throw unreachable(err);
       }
-      const asset = resolved.status === 200 ? (resolved.body.data as Array<{ assetId: string; url: string; mimeType: string; fileName: string }>).find((a) => a.assetId === assetId) : undefined;
+      const asset =
+        resolved.status === 200
+          ? (resolved.body.data as Array<{ assetId: string; url: string; mimeType: string; fileName: string }>).find(
+              (a) => a.assetId === assetId,
+            )
+          : undefined;
       if (!asset) return null;
       let file;
       try {
@@ -157,15 +194,31 @@ export function createOrchestratorHttp(baseUrl: () => string, serviceKey: string
     async storeFile(file: OutgoingFile & { ownerUserId: string; purpose: string }): Promise<string> {
       let res;
       try {
-        res = await http.postFile(`${baseUrl()}/storage/upload`, { purpose: file.purpose, ownerUserId: file.ownerUserId }, file, { 'x-platform-service-key': serviceKey });
+        res = await http.postFile(
+          `${baseUrl()}/storage/upload`,
+          { purpose: file.purpose, ownerUserId: file.ownerUserId },
+          file,
+          { 'x-platform-service-key': serviceKey },
+        );
       } catch (err) {
         logger.warn({ err }, 'the Orchestrator could not be reached to store a file');
-        throw new AppError(503, 'storage.unavailable', 'File storage is not reachable right now. Nothing was changed: try again in a moment.');
+        throw new AppError(
+          503,
+          'storage.unavailable',
+          'File storage is not reachable right now. Nothing was changed: try again in a moment.',
+        );
       }
-      const body = (await res.body.json().catch(() => null)) as { data?: { assetId?: string }; error?: { code?: string } } | null;
+      const body = (await res.body.json().catch(() => null)) as {
+        data?: { assetId?: string };
+        error?: { code?: string };
+      } | null;
       if (res.statusCode !== 201 || !body?.data?.assetId) {
         logger.warn({ status: res.statusCode, code: body?.error?.code }, 'the Orchestrator refused to store a file');
-        throw new AppError(502, 'storage.upstream_error', 'File storage failed unexpectedly. Nothing was changed: try again, and tell support if it keeps failing.');
+        throw new AppError(
+          502,
+          'storage.upstream_error',
+          'File storage failed unexpectedly. Nothing was changed: try again, and tell support if it keeps failing.',
+        );
       }
       return body.data.assetId;
     },
@@ -177,11 +230,19 @@ export function createOrchestratorHttp(baseUrl: () => string, serviceKey: string
         res = await post('/conversations/broadcast', input);
       } catch (err) {
         logger.warn({ err }, 'the Orchestrator could not be reached for a broadcast');
-        throw new AppError(503, 'messaging.unavailable', 'Messaging is not reachable right now. Nothing was sent: try again in a moment.');
+        throw new AppError(
+          503,
+          'messaging.unavailable',
+          'Messaging is not reachable right now. Nothing was sent: try again in a moment.',
+        );
       }
       if (res.status !== 200) {
         logger.warn({ status: res.status, code: res.body?.error?.code }, 'the Orchestrator refused a broadcast');
-        throw new AppError(502, 'messaging.upstream_error', 'Messaging failed unexpectedly. Nothing was sent: try again, and tell support if it keeps failing.');
+        throw new AppError(
+          502,
+          'messaging.upstream_error',
+          'Messaging failed unexpectedly. Nothing was sent: try again, and tell support if it keeps failing.',
+        );
       }
       return res.body.data;
     },

@@ -30,7 +30,8 @@ export function readPaymentRefunded(data: Record<string, unknown>): PaymentRefun
     !(paymentCompletedPurposes as readonly unknown[]).includes(data.purpose) && 'purpose',
     !text(data.purposeReferenceId) && 'purposeReferenceId',
     !text(data.payerUserId) && 'payerUserId',
-    !(amount && typeof amount.amountMinorUnits === 'string' && /^[1-9][0-9]*$/.test(amount.amountMinorUnits)) && 'amount.amountMinorUnits',
+    !(amount && typeof amount.amountMinorUnits === 'string' && /^[1-9][0-9]*$/.test(amount.amountMinorUnits)) &&
+      'amount.amountMinorUnits',
     !(amount && typeof amount.currency === 'string' && /^[A-Z]{3}$/.test(amount.currency)) && 'amount.currency',
     !(data.beneficiaryCentreId === null || text(data.beneficiaryCentreId)) && 'beneficiaryCentreId',
     !text(data.provider) && 'provider',

@@ -18,7 +18,12 @@ export async function createLms(deps: ServiceDeps): Promise<Service> {
   const catalogue = createCatalogue(deps, people, storage);
   const learning = createLearning(deps, people, catalogue, storage);
   const backOffice = createBackOffice(deps, people, catalogue, learning);
-  const dev = { handlers: { ...lmsProviderStateRoutes(deps), listDevEvents: devEventsHandler(deps.sequelize, 'lms', deps.config.devMode) } };
+  const dev = {
+    handlers: {
+      ...lmsProviderStateRoutes(deps),
+      listDevEvents: devEventsHandler(deps.sequelize, 'lms', deps.config.devMode),
+    },
+  };
   const { handlers } = composeModules([people.module, catalogue.module, learning.module, backOffice.module, dev]);
 
   let grpcServer: GrpcServerHandle | undefined;

@@ -11,7 +11,10 @@ export async function samplePackage(): Promise<Buffer> {
 
 /** The project's SCORM package fixtures/scorm/<name>, zipped from its sources. */
 export async function fixturePackage(name: string): Promise<Buffer> {
-  const [{ zipFolder }, { projectPath }] = await Promise.all([import('./catalogue/index.ts'), import('../platform/paths.ts')]);
+  const [{ zipFolder }, { projectPath }] = await Promise.all([
+    import('./catalogue/index.ts'),
+    import('../platform/paths.ts'),
+  ]);
   return zipFolder(projectPath('fixtures', 'scorm', name));
 }
 

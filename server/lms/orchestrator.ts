@@ -28,31 +28,55 @@ export type PaymentsClient = ReturnType<typeof createPaymentsClient>;
 export function paymentFailure(err: unknown): never {
   if (!(err instanceof GrpcCallError)) throw err;
   if (err.code === status.UNAVAILABLE || err.code === status.DEADLINE_EXCEEDED) {
-    throw new AppError(503, 'payment.unavailable', 'The payment service is not reachable right now. Nothing was charged: try again in a moment.');
+    throw new AppError(
+      503,
+      'payment.unavailable',
+      'The payment service is not reachable right now. Nothing was charged: try again in a moment.',
+    );
   }
-  throw new AppError(502, 'payment.upstream_error', 'The payment service failed unexpectedly. Nothing was charged: try again, and tell support if it keeps failing.');
+  throw new AppError(
+    502,
+    'payment.upstream_error',
+    'The payment service failed unexpectedly. Nothing was charged: try again, and tell support if it keeps failing.',
+  );
 }
 
 export function createStorageClient(baseUrl: () => string, serviceKey: string, logger: Logger) {
   const http = outboundHttp({ connectTimeout: 5_000, headersTimeout: 30_000, bodyTimeout: 60_000 });
 
-  async function resolve(assetId: string, bearer?: string): Promise<{ assetId: string; url: string; mimeType: string } | undefined> {
+  async function resolve(
+    assetId: string,
+    bearer?: string,
+  ): Promise<{ assetId: string; url: string; mimeType: string } | undefined> {
     if (!isUlid(assetId)) return undefined;
     let res;
     try {
       res = await http.request(`${baseUrl()}/storage/resolve`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...(bearer ? { authorization: `Bearer ${bearer}` } : { 'x-platform-service-key': serviceKey }) },
+        headers: {
+          'content-type': 'application/json',
+          ...(bearer ? { authorization: `Bearer ${bearer}` } : { 'x-platform-service-key': serviceKey }),
+        },
         body: JSON.stringify({ assetIds: [assetId] }),
       });
     } catch (err) {
       logger.warn({ err }, 'the Orchestrator could not be reached to resolve an asset');
-      throw new AppError(503, 'storage.unavailable', 'File storage is not reachable right now. Nothing was changed: try again in a moment.');
+      throw new AppError(
+        503,
+        'storage.unavailable',
+        'File storage is not reachable right now. Nothing was changed: try again in a moment.',
+      );
     }
-    const body = (await res.body.json().catch(() => null)) as { data?: Array<{ assetId: string; url: string; mimeType: string }> } | null;
+    const body = (await res.body.json().catch(() => null)) as {
+      data?: Array<{ assetId: string; url: string; mimeType: string }>;
+    } | null;
     if (res.statusCode !== 200) {
       logger.warn({ status: res.statusCode }, 'the Orchestrator refused to resolve an asset');
-      throw new AppError(502, 'storage.upstream_error', 'File storage failed unexpectedly. Nothing was changed: try again, and tell support if it keeps failing.');
+      throw new AppError(
+        502,
+        'storage.upstream_error',
+        'File storage failed unexpectedly. Nothing was changed: try again, and tell support if it keeps failing.',
+      );
     }
     return body?.data?.find((asset) => asset.assetId === assetId);
   }
@@ -70,11 +94,18 @@ export function createStorageClient(baseUrl: () => string, serviceKey: string, l
      */
     async download(assetId: string, file: string, maxBytes: number, code: string): Promise<void> {
       const asset = await resolve(assetId);
-      if (!asset) throw unprocessable(code, `The asset ${assetId} does not exist or is not confirmed.`, [{ field: 'packageAssetId', issue: 'is not a confirmed asset' }]);
+      if (!asset)
+        throw unprocessable(code, `The asset ${assetId} does not exist or is not confirmed.`, [
+          { field: 'packageAssetId', issue: 'is not a confirmed asset' },
+        ]);
       const res = await http.request(asset.url);
       if (res.statusCode !== 200) {
         await res.body.dump();
-        throw new AppError(502, 'storage.upstream_error', `File storage answered ${res.statusCode} for the asset's bytes.`);
+        throw new AppError(
+          502,
+          'storage.upstream_error',
+          `File storage answered ${res.statusCode} for the asset's bytes.`,
+        );
       }
       let received = 0;
       const limit = new Transform({
@@ -88,15 +119,28 @@ export function createStorageClient(baseUrl: () => string, serviceKey: string, l
       } catch (err) {
         if (err instanceof AppError) throw err;
         logger.warn({ err }, "the asset's bytes could not be read from the Orchestrator");
-        throw new AppError(502, 'storage.upstream_error', "File storage broke off while sending the asset's bytes. Nothing was changed: try again.");
+        throw new AppError(
+          502,
+          'storage.upstream_error',
+          "File storage broke off while sending the asset's bytes. Nothing was changed: try again.",
+        );
       }
     },
 
     /** Stores a file the LMS made (a certificate) as the user's own asset, with the service key; answers its id. */
     async storeFile(file: OutgoingFile & { ownerUserId: string; purpose: string }): Promise<string> {
-      const res = await http.postFile(`${baseUrl()}/storage/upload`, { purpose: file.purpose, ownerUserId: file.ownerUserId }, file, { 'x-platform-service-key': serviceKey });
-      const body = (await res.body.json().catch(() => null)) as { data?: { assetId?: string }; error?: { code?: string } } | null;
-      if (res.statusCode !== 201 || !body?.data?.assetId) throw new Error(`the Orchestrator refused to store a file: ${res.statusCode} ${body?.error?.code ?? ''}`);
+      const res = await http.postFile(
+        `${baseUrl()}/storage/upload`,
+        { purpose: file.purpose, ownerUserId: file.ownerUserId },
+        file,
+        { 'x-platform-service-key': serviceKey },
+      );
+      const body = (await res.body.json().catch(() => null)) as {
+        data?: { assetId?: string };
+        error?: { code?: string };
+      } | null;
+      if (res.statusCode !== 201 || !body?.data?.assetId)
+        throw new Error(`the Orchestrator refused to store a file: ${res.statusCode} ${body?.error?.code ?? ''}`);
       return body.data.assetId;
     },
 

@@ -39,23 +39,47 @@ function isPastDate(value: string): boolean {
 
 const verifyRules: Rule<VerifyIdentityRequest>[] = [
   { field: 'user_id', valid: (r) => present(r.user_id), issue: 'is required' },
-  { field: 'type', valid: (r) => documentType(r.type) !== undefined, issue: `must be one of: ${Object.keys(documentTypes).join(', ')}` },
+  {
+    field: 'type',
+    valid: (r) => documentType(r.type) !== undefined,
+    issue: `must be one of: ${Object.keys(documentTypes).join(', ')}`,
+  },
   {
     field: 'identification_number',
     valid: (r) => documentType(r.type)?.pattern.test(r.identification_number) ?? true,
     issue: (r) => `must be ${documentType(r.type)!.format} for type ${r.type}`,
   },
-  { field: 'first_name', valid: (r) => present(r.first_name) && within(r.first_name, 100), issue: 'is required, at most 100 characters' },
-  { field: 'last_name', valid: (r) => present(r.last_name) && within(r.last_name, 100), issue: 'is required, at most 100 characters' },
-  { field: 'date_of_birth', valid: (r) => isPastDate(r.date_of_birth), issue: 'must be a real date written YYYY-MM-DD, not in the future' },
+  {
+    field: 'first_name',
+    valid: (r) => present(r.first_name) && within(r.first_name, 100),
+    issue: 'is required, at most 100 characters',
+  },
+  {
+    field: 'last_name',
+    valid: (r) => present(r.last_name) && within(r.last_name, 100),
+    issue: 'is required, at most 100 characters',
+  },
+  {
+    field: 'date_of_birth',
+    valid: (r) => isPastDate(r.date_of_birth),
+    issue: 'must be a real date written YYYY-MM-DD, not in the future',
+  },
 ];
 
 const provisionRules: Rule<ProvisionAccountRequest>[] = [
   // The address's shape is checked by the accounts service, as for every other way in.
   { field: 'email', valid: (r) => present(r.email), issue: 'is required' },
-  { field: 'intents', valid: (r) => r.intents.every((intent) => intents.includes(intent)), issue: `may hold only ${intents.join(', ')}` },
+  {
+    field: 'intents',
+    valid: (r) => r.intents.every((intent) => intents.includes(intent)),
+    issue: `may hold only ${intents.join(', ')}`,
+  },
   // Only a hint: the lookup decides, and only a new account is mailed (an existing one changes in no way).
-  { field: 'notify_kind', valid: (r) => r.notify_kind === '' || notifyKinds.includes(r.notify_kind), issue: `must be empty or one of: ${notifyKinds.join(', ')}` },
+  {
+    field: 'notify_kind',
+    valid: (r) => r.notify_kind === '' || notifyKinds.includes(r.notify_kind),
+    issue: `must be empty or one of: ${notifyKinds.join(', ')}`,
+  },
   { field: 'display_name', valid: (r) => within(r.display_name, 100), issue: 'must be at most 100 characters' },
   { field: 'centre_name', valid: (r) => within(r.centre_name, 200), issue: 'must be at most 200 characters' },
   { field: 'role', valid: (r) => within(r.role, 50), issue: 'must be at most 50 characters' },

@@ -33,7 +33,10 @@ import { tokenRoutes } from './tokens/routes.ts';
 /** The Orchestrator (OL): accounts, tokens, notifications, payments, storage, conversations and the internal gRPC contracts. */
 export async function createOrchestrator(deps: ServiceDeps): Promise<Service> {
   // Looked up when a notification is delivered, long after `accounts` exists.
-  const notifications = createNotifications({ ...deps, userEmail: async (userId) => (await accounts.userContact(userId))?.email ?? null });
+  const notifications = createNotifications({
+    ...deps,
+    userEmail: async (userId) => (await accounts.userContact(userId))?.email ?? null,
+  });
   const googleSandbox = createGoogleSandbox(deps);
   await ensureSigningKey(deps.sequelize);
   const signingKeys = createSigningKeys(deps.sequelize, deps.config);
@@ -55,10 +58,17 @@ export async function createOrchestrator(deps: ServiceDeps): Promise<Service> {
   const paymentProvider = { sandbox: sandbox.provider }[deps.config.paymentProvider as 'sandbox'];
   const payments = createPayments({ ...deps, provider: paymentProvider, payerAccount: accounts.userContact });
   // The bank registry adapters, by BANK_RESOLVER.
-  const bankResolver = { sandbox: createSandboxBankResolver(deps.logger.child({ component: 'bank-registry' })) }[deps.config.bankResolver as 'sandbox'];
+  const bankResolver = { sandbox: createSandboxBankResolver(deps.logger.child({ component: 'bank-registry' })) }[
+    deps.config.bankResolver as 'sandbox'
+  ];
   const reference = createReferenceData(bankResolver);
   const storage = createStorage({ ...deps, backend: await createStorageBackend(deps.config) });
-  const conversations = createConversations({ ...deps, userContact: accounts.userContact, notify: notifications.notify, resolveAssets: storage.resolve });
+  const conversations = createConversations({
+    ...deps,
+    userContact: accounts.userContact,
+    notify: notifications.notify,
+    resolveAssets: storage.resolve,
+  });
   let grpcServer: GrpcServerHandle | undefined;
   let pruning: NodeJS.Timeout | undefined;
   return {
@@ -93,7 +103,13 @@ export async function createOrchestrator(deps: ServiceDeps): Promise<Service> {
         services: [identityService({ identity, accounts }), paymentsService({ payments })],
       });
       sandbox.start();
-      pruning = setInterval(() => void accounts.pruneThrottle().catch((err) => deps.logger.warn({ err }, 'pruning the sign-in throttle failed')), 3600_000).unref();
+      pruning = setInterval(
+        () =>
+          void accounts
+            .pruneThrottle()
+            .catch((err) => deps.logger.warn({ err }, 'pruning the sign-in throttle failed')),
+        3600_000,
+      ).unref();
       return { grpc: grpcServer.address };
     },
     async stop() {

@@ -129,7 +129,10 @@ export type ConfigInput = Partial<Record<keyof PlatformConfig, unknown>>;
 /** A setting with a bad value. The message names the setting and the problem (capctl exits 2). */
 export class ConfigError extends Error {
   override name = 'ConfigError';
-  constructor(readonly setting: string, problem: string) {
+  constructor(
+    readonly setting: string,
+    problem: string,
+  ) {
     super(`invalid setting ${setting}: ${problem}`);
   }
 }
@@ -211,18 +214,22 @@ function port(setting: string, value: unknown): number {
 
 function positiveInt(setting: string, value: unknown): number {
   const n = typeof value === 'number' ? value : Number(String(value).trim());
-  if (!Number.isInteger(n) || n <= 0) throw new ConfigError(setting, `expected a positive integer, got "${String(value)}"`);
+  if (!Number.isInteger(n) || n <= 0)
+    throw new ConfigError(setting, `expected a positive integer, got "${String(value)}"`);
   return n;
 }
 
 function nonNegativeInt(setting: string, value: unknown): number {
   const n = typeof value === 'number' ? value : Number(String(value).trim());
-  if (!Number.isInteger(n) || n < 0) throw new ConfigError(setting, `expected a whole number of 0 or more, got "${String(value)}"`);
+  if (!Number.isInteger(n) || n < 0)
+    throw new ConfigError(setting, `expected a whole number of 0 or more, got "${String(value)}"`);
   return n;
 }
 
 function httpUrl(setting: string, value: unknown): string {
-  const s = String(value ?? '').trim().replace(/\/+$/, '');
+  const s = String(value ?? '')
+    .trim()
+    .replace(/\/+$/, '');
   if (!s) return '';
   try {
     const url = new URL(s);
@@ -235,7 +242,9 @@ function httpUrl(setting: string, value: unknown): string {
 
 /** `CORS_ORIGINS`: a comma-separated list of origins (`https://app.example.org`, `http://localhost:3000`) or `*`. */
 function origins(value: unknown): string[] {
-  const list = (Array.isArray(value) ? value : String(value ?? '').split(',')).map((s) => String(s).trim()).filter(Boolean);
+  const list = (Array.isArray(value) ? value : String(value ?? '').split(','))
+    .map((s) => String(s).trim())
+    .filter(Boolean);
   for (const origin of list) {
     if (origin === '*') continue;
     let url: URL | undefined;
@@ -245,7 +254,10 @@ function origins(value: unknown): string[] {
       // reported below
     }
     if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== origin) {
-      throw new ConfigError('corsOrigins', `"${origin}" is not an origin: expected scheme://host[:port] with nothing after it, e.g. https://app.example.org, or *`);
+      throw new ConfigError(
+        'corsOrigins',
+        `"${origin}" is not an origin: expected scheme://host[:port] with nothing after it, e.g. https://app.example.org, or *`,
+      );
     }
   }
   return list;
@@ -262,8 +274,12 @@ function trustProxy(value: unknown): boolean | number | string[] {
   if (/^(false|off|no|0)$/i.test(s)) return false;
   if (/^(true|on|yes)$/i.test(s)) return true;
   if (/^\d+$/.test(s)) return Number(s);
-  const list = s.split(',').map((entry) => entry.trim()).filter(Boolean);
-  const expected = 'expected false, true, a hop count, or comma-separated addresses, CIDR ranges, loopback, linklocal, uniquelocal';
+  const list = s
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  const expected =
+    'expected false, true, a hop count, or comma-separated addresses, CIDR ranges, loopback, linklocal, uniquelocal';
   if (!list.length) throw new ConfigError('trustProxy', `${expected}, got "${s}"`);
   try {
     createRequire(import.meta.url)('proxy-addr').compile(list);
@@ -276,7 +292,8 @@ function trustProxy(value: unknown): boolean | number | string[] {
 function mailUrl(value: unknown, devMode: boolean): string {
   const s = String(value ?? '').trim();
   if (!s) {
-    if (!devMode) throw new ConfigError('mailUrl', 'MAIL_URL (smtp:// or smtps://) is required outside development mode');
+    if (!devMode)
+      throw new ConfigError('mailUrl', 'MAIL_URL (smtp:// or smtps://) is required outside development mode');
     return '';
   }
   if (!/^smtps?:\/\//.test(s)) throw new ConfigError('mailUrl', 'expected an smtp:// or smtps:// URL');
@@ -329,7 +346,8 @@ export function resolveConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = 
   };
   const production = env.NODE_ENV === 'production';
   const devMode = bool('devMode', pick('devMode') ?? env.CAPCTL_DEV_MODE ?? !production);
-  if (devMode && production) throw new ConfigError('devMode', 'development mode is not allowed when NODE_ENV=production');
+  if (devMode && production)
+    throw new ConfigError('devMode', 'development mode is not allowed when NODE_ENV=production');
 
   const host = String(pick('host') ?? '127.0.0.1');
   const devModeOnNetwork = bool('devModeOnNetwork', pick('devModeOnNetwork') ?? false);
@@ -341,7 +359,9 @@ export function resolveConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = 
     );
   }
 
-  const passwordHashCost = oneOf('passwordHashCost', pick('passwordHashCost') ?? (devMode ? 'minimum' : 'production'), [...passwordHashCosts]) as PasswordHashCost;
+  const passwordHashCost = oneOf('passwordHashCost', pick('passwordHashCost') ?? (devMode ? 'minimum' : 'production'), [
+    ...passwordHashCosts,
+  ]) as PasswordHashCost;
   if (production && passwordHashCost !== 'production') {
     throw new ConfigError('passwordHashCost', 'only production is allowed when NODE_ENV=production');
   }
@@ -351,8 +371,10 @@ export function resolveConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = 
   if (!logLevels.includes(logLevel)) throw new ConfigError('logLevel', `expected one of ${logLevels.join(', ')}`);
 
   const serviceApiKey = String(pick('serviceApiKey') ?? (devMode ? devServiceKey : ''));
-  if (!serviceApiKey) throw new ConfigError('serviceApiKey', 'ORCHESTRATOR_SERVICE_API_KEY is required outside development mode');
-  if (!devMode && serviceApiKey.length < 16) throw new ConfigError('serviceApiKey', 'must be at least 16 characters in production');
+  if (!serviceApiKey)
+    throw new ConfigError('serviceApiKey', 'ORCHESTRATOR_SERVICE_API_KEY is required outside development mode');
+  if (!devMode && serviceApiKey.length < 16)
+    throw new ConfigError('serviceApiKey', 'must be at least 16 characters in production');
 
   return {
     host,
@@ -389,33 +411,54 @@ export function resolveConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = 
     otpSendsPerHour: positiveInt('otpSendsPerHour', pick('otpSendsPerHour') ?? 5),
     mailUrl: mailUrl(pick('mailUrl'), devMode),
     mailFrom: String(pick('mailFrom') ?? 'CAP Platform <no-reply@cap-platform.invalid>'),
-    googleClientId: required('googleClientId', pick('googleClientId') ?? (devMode ? 'capctl-sandbox-client' : undefined)),
+    googleClientId: required(
+      'googleClientId',
+      pick('googleClientId') ?? (devMode ? 'capctl-sandbox-client' : undefined),
+    ),
     googleIssuer: String(pick('googleIssuer') ?? (devMode ? 'capctl-sandbox-google' : 'https://accounts.google.com')),
-    googleJwksUrl: httpUrl('googleJwksUrl', pick('googleJwksUrl') ?? (devMode ? '' : 'https://www.googleapis.com/oauth2/v3/certs')),
+    googleJwksUrl: httpUrl(
+      'googleJwksUrl',
+      pick('googleJwksUrl') ?? (devMode ? '' : 'https://www.googleapis.com/oauth2/v3/certs'),
+    ),
     identityProvider: oneOf('identityProvider', pick('identityProvider') ?? 'sandbox', ['sandbox']),
     identityLatencyMs: nonNegativeInt('identityLatencyMs', pick('identityLatencyMs') ?? 0),
-    identityHmacKey: required('identityHmacKey', pick('identityHmacKey') ?? (devMode ? 'dev-identity-hmac-key' : undefined)),
+    identityHmacKey: required(
+      'identityHmacKey',
+      pick('identityHmacKey') ?? (devMode ? 'dev-identity-hmac-key' : undefined),
+    ),
     paymentProvider: oneOf('paymentProvider', pick('paymentProvider') ?? 'sandbox', ['sandbox']),
-    paymentSecretKey: secretKey('paymentSecretKey', pick('paymentSecretKey') ?? (devMode ? devPaymentSecretKey : undefined), devMode),
+    paymentSecretKey: secretKey(
+      'paymentSecretKey',
+      pick('paymentSecretKey') ?? (devMode ? devPaymentSecretKey : undefined),
+      devMode,
+    ),
     paymentWebhookUrl: httpUrl('paymentWebhookUrl', pick('paymentWebhookUrl')),
     bankResolver: oneOf('bankResolver', pick('bankResolver') ?? 'sandbox', ['sandbox']),
     ...storage(pick, dataDir),
     conversationEmail: bool('conversationEmail', pick('conversationEmail') ?? false),
     conversationSms: bool('conversationSms', pick('conversationSms') ?? false),
-    lmsScormMaxUncompressedBytes: positiveInt('lmsScormMaxUncompressedBytes', pick('lmsScormMaxUncompressedBytes') ?? 512 * 1024 * 1024),
+    lmsScormMaxUncompressedBytes: positiveInt(
+      'lmsScormMaxUncompressedBytes',
+      pick('lmsScormMaxUncompressedBytes') ?? 512 * 1024 * 1024,
+    ),
     centreCertifyBypass: bool('centreCertifyBypass', pick('centreCertifyBypass') ?? false),
     capWebUrl: httpUrl('capWebUrl', pick('capWebUrl')),
   };
 }
 
 function storage(pick: (key: keyof PlatformConfig) => unknown, dataDir: string) {
-  const storageBackend = oneOf('storageBackend', pick('storageBackend') ?? 'filesystem', ['filesystem', 's3']) as 'filesystem' | 's3';
+  const storageBackend = oneOf('storageBackend', pick('storageBackend') ?? 'filesystem', ['filesystem', 's3']) as
+    'filesystem' | 's3';
   const s3Bucket = String(pick('s3Bucket') ?? '');
-  if (storageBackend === 's3' && !s3Bucket) throw new ConfigError('s3Bucket', 'S3_BUCKET is required when STORAGE_BACKEND=s3');
+  if (storageBackend === 's3' && !s3Bucket)
+    throw new ConfigError('s3Bucket', 'S3_BUCKET is required when STORAGE_BACKEND=s3');
   return {
     storageBackend,
     storageDir: path.resolve(String(pick('storageDir') ?? path.join(dataDir, 'storage'))),
-    storageSensitiveUrlTtlSeconds: positiveInt('storageSensitiveUrlTtlSeconds', pick('storageSensitiveUrlTtlSeconds') ?? 300),
+    storageSensitiveUrlTtlSeconds: positiveInt(
+      'storageSensitiveUrlTtlSeconds',
+      pick('storageSensitiveUrlTtlSeconds') ?? 300,
+    ),
     storageUrlTtlSeconds: positiveInt('storageUrlTtlSeconds', pick('storageUrlTtlSeconds') ?? 7 * 24 * 3600),
     storageUploadUrlTtlSeconds: positiveInt('storageUploadUrlTtlSeconds', pick('storageUploadUrlTtlSeconds') ?? 900),
     storageMaxBytes: byteLimits(pick('storageMaxBytes')),
@@ -435,9 +478,13 @@ function byteLimits(value: unknown): Record<string, number> {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, positiveInt(`storageMaxBytes.${k}`, v)]));
   }
   const limits: Record<string, number> = {};
-  for (const entry of String(value).split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const entry of String(value)
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const match = /^([a-z_]+)=(\d+)\s*(KB|MB)?$/i.exec(entry);
-    if (!match) throw new ConfigError('storageMaxBytes', `expected purpose=size entries like passport=5MB, got "${entry}"`);
+    if (!match)
+      throw new ConfigError('storageMaxBytes', `expected purpose=size entries like passport=5MB, got "${entry}"`);
     const unit = { KB: 1024, MB: 1024 * 1024 }[(match[3] ?? '').toUpperCase() as 'KB' | 'MB'] ?? 1;
     limits[match[1]!] = positiveInt(`storageMaxBytes.${match[1]}`, Number(match[2]) * unit);
   }

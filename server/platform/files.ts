@@ -6,7 +6,11 @@ import fs from 'node:fs';
  * file is even opened: a file removed then would appear afterwards and stay behind. `copy` is called
  * at once, so the streams it joins have their error handlers before anything can fail.
  */
-export async function writeFileFrom(file: string, flags: 'w' | 'wx', copy: (sink: fs.WriteStream) => Promise<void>): Promise<void> {
+export async function writeFileFrom(
+  file: string,
+  flags: 'w' | 'wx',
+  copy: (sink: fs.WriteStream) => Promise<void>,
+): Promise<void> {
   const sink = fs.createWriteStream(file, { flags });
   const closed = new Promise<void>((resolve) => sink.once('close', resolve));
   try {

@@ -51,7 +51,9 @@ export type StatusOf<L extends Lifecycle> = L['statuses'][number];
 export type ActionOf<L extends Lifecycle> = keyof L['moves'] & string;
 export type MoverOf<L extends Lifecycle> = L['movers'][number];
 export type GuardOf<L extends Lifecycle> = keyof NonNullable<L['guards']> & string;
-export type FactsOf<L extends Lifecycle> = L['guards'] extends { readonly [name: string]: (facts: infer F) => unknown } ? F : undefined;
+export type FactsOf<L extends Lifecycle> = L['guards'] extends { readonly [name: string]: (facts: infer F) => unknown }
+  ? F
+  : undefined;
 
 /**
  * A lifecycle table, checked when its module loads: every status, mover and guard a move names must be
@@ -59,31 +61,41 @@ export type FactsOf<L extends Lifecycle> = L['guards'] extends { readonly [name:
  */
 export function defineLifecycle<const L extends Lifecycle>(table: L): L {
   const problems: string[] = [];
-  for (const [action, move] of Object.entries(table.moves).flatMap(([action, moves]) => movesOf(moves).map((move) => [action, move] as const))) {
-    for (const status of [...move.from, move.to]) if (status !== null && !table.statuses.includes(status)) problems.push(`${action} names the unknown status ${status}`);
-    for (const mover of move.by) if (!table.movers.includes(mover)) problems.push(`${action} names the unknown mover ${mover}`);
-    for (const guard of move.guards ?? []) if (!table.guards?.[guard]) problems.push(`${action} names the guard ${guard}, which has no check`);
+  for (const [action, move] of Object.entries(table.moves).flatMap(([action, moves]) =>
+    movesOf(moves).map((move) => [action, move] as const),
+  )) {
+    for (const status of [...move.from, move.to])
+      if (status !== null && !table.statuses.includes(status))
+        problems.push(`${action} names the unknown status ${status}`);
+    for (const mover of move.by)
+      if (!table.movers.includes(mover)) problems.push(`${action} names the unknown mover ${mover}`);
+    for (const guard of move.guards ?? [])
+      if (!table.guards?.[guard]) problems.push(`${action} names the guard ${guard}, which has no check`);
   }
   if (problems.length) throw new Error(`the ${table.subject} lifecycle is not consistent: ${problems.join('; ')}`);
   return table;
 }
 
-const movesOf = (moves: Move | readonly Move[]): readonly Move[] => ('from' in moves ? [moves as Move] : (moves as readonly Move[]));
+const movesOf = (moves: Move | readonly Move[]): readonly Move[] =>
+  'from' in moves ? [moves as Move] : (moves as readonly Move[]);
 
 /** The events a move publishes, as a list. */
-export const eventsOf = (move: Move): readonly EventType[] => (move.emits ? (typeof move.emits === 'string' ? [move.emits] : move.emits) : []);
+export const eventsOf = (move: Move): readonly EventType[] =>
+  move.emits ? (typeof move.emits === 'string' ? [move.emits] : move.emits) : [];
 
 /** The move `action` makes from `from`, if the table has one. */
-export function findMove<L extends Lifecycle>(lifecycle: L, from: StatusOf<L> | null, action: ActionOf<L>): Move | undefined {
+export function findMove<L extends Lifecycle>(
+  lifecycle: L,
+  from: StatusOf<L> | null,
+  action: ActionOf<L>,
+): Move | undefined {
   const moves = lifecycle.moves[action];
   return moves ? movesOf(moves).find((move) => move.from.includes(from)) : undefined;
 }
 
 /** Why a move may not happen: the table has no such move, the mover is not one it lists, or a guard fails. */
 export type Refusal<G extends string = string> = { action: string; reason: string } & (
-  | { kind: 'no_move' }
-  | { kind: 'wrong_mover' }
-  | { kind: 'guard_failed'; guard: G; details?: FieldDetail[] }
+  { kind: 'no_move' } | { kind: 'wrong_mover' } | { kind: 'guard_failed'; guard: G; details?: FieldDetail[] }
 );
 
 export type Verdict<L extends Lifecycle> =
@@ -94,7 +106,13 @@ export type Verdict<L extends Lifecycle> =
  * Whether `mover` may make `action` on a subject in status `from` (`null`: a new subject): the table
  * must hold the move, list the mover, and each of the move's guards must hold for `facts`.
  */
-export function checkMove<L extends Lifecycle>(lifecycle: L, from: StatusOf<L> | null, action: ActionOf<L>, mover: MoverOf<L>, facts?: FactsOf<L>): Verdict<L> {
+export function checkMove<L extends Lifecycle>(
+  lifecycle: L,
+  from: StatusOf<L> | null,
+  action: ActionOf<L>,
+  mover: MoverOf<L>,
+  facts?: FactsOf<L>,
+): Verdict<L> {
   const a = from === null ? `a new ${lifecycle.subject}` : `a ${from} ${lifecycle.subject}`;
   let move = findMove(lifecycle, from, action);
   let unchanged = false;
@@ -104,10 +122,15 @@ export function checkMove<L extends Lifecycle>(lifecycle: L, from: StatusOf<L> |
     unchanged = move !== undefined;
   }
   if (!move) return { ok: false, refusal: { kind: 'no_move', action, reason: `${a} cannot ${action}` } };
-  if (!move.by.includes(mover)) return { ok: false, refusal: { kind: 'wrong_mover', action, reason: `only ${move.by.join(' or ')} may ${action} ${a}` } };
+  if (!move.by.includes(mover))
+    return {
+      ok: false,
+      refusal: { kind: 'wrong_mover', action, reason: `only ${move.by.join(' or ')} may ${action} ${a}` },
+    };
   for (const guard of move.guards ?? []) {
     const failure = lifecycle.guards![guard]!(facts);
-    if (failure) return { ok: false, refusal: { kind: 'guard_failed', action, guard: guard as GuardOf<L>, ...failure } };
+    if (failure)
+      return { ok: false, refusal: { kind: 'guard_failed', action, guard: guard as GuardOf<L>, ...failure } };
   }
   return { ok: true, move, from, to: move.to as StatusOf<L>, unchanged };
 }
@@ -142,7 +165,11 @@ export function modelStore<I extends Model>(model: ModelStatic<I>, statusAttribu
  * Subjects read with SQL as plain rows (with `id` and the status under `statusKey`); values are columns
  * of `table` (schema-qualified), and `created_at` / `updated_at` are the database's now().
  */
-export function tableStore<R extends { id: string }>(sequelize: Sequelize, table: string, options: { statusColumn?: string; statusKey?: string } = {}): LifecycleStore<R> {
+export function tableStore<R extends { id: string }>(
+  sequelize: Sequelize,
+  table: string,
+  options: { statusColumn?: string; statusKey?: string } = {},
+): LifecycleStore<R> {
   const statusColumn = options.statusColumn ?? 'status';
   const statusKey = options.statusKey ?? 'status';
   return {
@@ -157,10 +184,13 @@ export function tableStore<R extends { id: string }>(sequelize: Sequelize, table
     },
     async update(transaction, subject, values) {
       const columns = Object.keys(values);
-      await sequelize.query(`UPDATE ${table} SET ${columns.map((column, i) => `${column} = $${i + 2}`).join(', ')}, updated_at = now() WHERE id = $1`, {
-        bind: [subject.id, ...Object.values(values)],
-        transaction,
-      });
+      await sequelize.query(
+        `UPDATE ${table} SET ${columns.map((column, i) => `${column} = $${i + 2}`).join(', ')}, updated_at = now() WHERE id = $1`,
+        {
+          bind: [subject.id, ...Object.values(values)],
+          transaction,
+        },
+      );
       if (statusColumn in values) (subject as unknown as Record<string, unknown>)[statusKey] = values[statusColumn];
     },
   };
@@ -198,7 +228,10 @@ export interface WriterOptions<L extends Lifecycle, R, N> {
   /** The data of each event a move publishes, from the subject as it is after the move. */
   eventData?: (type: EventType, subject: R, applied: Applied<L>) => Record<string, unknown>;
   /** Records the move in the lifecycle's history, in the same transaction. */
-  history?: (transaction: Transaction, entry: Applied<L> & { subject: R; by: MoverOf<L>; note: N | undefined }) => Promise<unknown>;
+  history?: (
+    transaction: Transaction,
+    entry: Applied<L> & { subject: R; by: MoverOf<L>; note: N | undefined },
+  ) => Promise<unknown>;
   /** The error a refused move throws: the service's documented code. Without it, a refusal is a bug (a plain Error). */
   refuse?: (refusal: Refusal<GuardOf<L>>, subject: R | undefined) => Error;
 }
@@ -206,28 +239,48 @@ export interface WriterOptions<L extends Lifecycle, R, N> {
 export interface LifecycleWriter<L extends Lifecycle, R, N> {
   lifecycle: L;
   /** Creates a subject by a move from nothing: `values` and the move's status, its history row and its events. */
-  create(transaction: Transaction, action: ActionOf<L>, values: Record<string, unknown>, context: MoveContext<L, N> & { ignoreDuplicates?: boolean }): Promise<R | undefined>;
+  create(
+    transaction: Transaction,
+    action: ActionOf<L>,
+    values: Record<string, unknown>,
+    context: MoveContext<L, N> & { ignoreDuplicates?: boolean },
+  ): Promise<R | undefined>;
   /** Applies `action` to `subject` (locked in `transaction` when others may move it at the same time). */
   move(transaction: Transaction, subject: R, action: ActionOf<L>, context: MoveContext<L, N>): Promise<Applied<L>>;
 }
 
 /** The one writer of a lifecycle's status, for one store (see the top of this file). */
-export function lifecycleWriter<L extends Lifecycle, R, N = undefined>(lifecycle: L, options: WriterOptions<L, R, N>): LifecycleWriter<L, R, N> {
+export function lifecycleWriter<L extends Lifecycle, R, N = undefined>(
+  lifecycle: L,
+  options: WriterOptions<L, R, N>,
+): LifecycleWriter<L, R, N> {
   const { store, events, eventData, history, refuse } = options;
   const statusField = options.statusField ?? 'status';
-  const emitting = Object.values(lifecycle.moves).flatMap(movesOf).some((move) => eventsOf(move).length > 0);
-  if (emitting && (!events || !eventData)) throw new Error(`the ${lifecycle.subject} lifecycle publishes events: its writer needs events and eventData`);
+  const emitting = Object.values(lifecycle.moves)
+    .flatMap(movesOf)
+    .some((move) => eventsOf(move).length > 0);
+  if (emitting && (!events || !eventData))
+    throw new Error(`the ${lifecycle.subject} lifecycle publishes events: its writer needs events and eventData`);
 
   function allowed(subject: R | undefined, action: ActionOf<L>, context: MoveContext<L, N>) {
     const from = subject === undefined ? null : (store.statusOf(subject) as StatusOf<L>);
     const verdict = checkMove(lifecycle, from, action, context.by, context.facts);
     if (verdict.ok) return verdict;
-    throw refuse ? refuse(verdict.refusal, subject) : new Error(`the ${lifecycle.subject} lifecycle refused ${action}: ${verdict.refusal.reason}`);
+    throw refuse
+      ? refuse(verdict.refusal, subject)
+      : new Error(`the ${lifecycle.subject} lifecycle refused ${action}: ${verdict.refusal.reason}`);
   }
 
-  async function recorded(transaction: Transaction, subject: R, move: Move, applied: Applied<L>, context: MoveContext<L, N>) {
+  async function recorded(
+    transaction: Transaction,
+    subject: R,
+    move: Move,
+    applied: Applied<L>,
+    context: MoveContext<L, N>,
+  ) {
     await history?.(transaction, { ...applied, subject, by: context.by, note: context.note });
-    for (const type of eventsOf(move)) await events!.publish(transaction, type, { ...eventData!(type, subject, applied), ...context.event });
+    for (const type of eventsOf(move))
+      await events!.publish(transaction, type, { ...eventData!(type, subject, applied), ...context.event });
   }
 
   return {
@@ -236,11 +289,17 @@ export function lifecycleWriter<L extends Lifecycle, R, N = undefined>(lifecycle
     async create(transaction, action, values, context) {
       const { move, to } = allowed(undefined, action, context);
       const ignoreDuplicates = context.ignoreDuplicates ?? false;
-      if (ignoreDuplicates && (history || eventsOf(move).length)) throw new Error(`${action} records or publishes: it cannot ignore duplicates`);
-      const subject = await store.insert(transaction, { ...values, ...context.changes, [statusField]: to }, ignoreDuplicates);
+      if (ignoreDuplicates && (history || eventsOf(move).length))
+        throw new Error(`${action} records or publishes: it cannot ignore duplicates`);
+      const subject = await store.insert(
+        transaction,
+        { ...values, ...context.changes, [statusField]: to },
+        ignoreDuplicates,
+      );
       const applied: Applied<L> = { action, from: null, to, changed: true };
       if (subject !== undefined) await recorded(transaction, subject, move, applied, context);
-      else if (!ignoreDuplicates && (history || eventsOf(move).length)) throw new Error(`${action} records or publishes, but its store answers no subject`);
+      else if (!ignoreDuplicates && (history || eventsOf(move).length))
+        throw new Error(`${action} records or publishes, but its store answers no subject`);
       return subject;
     },
 

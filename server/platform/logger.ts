@@ -7,10 +7,26 @@ export type { Logger };
  * so this is the second line of defence, not the first.
  */
 const redactPaths = [
-  'password', 'newPassword', 'currentPassword', 'otp', 'token', 'accessToken', 'refreshToken', 'idToken',
-  'identificationNumber', 'identification_number', 'authorization', 'headers.authorization',
-  '*.password', '*.otp', '*.accessToken', '*.refreshToken', '*.idToken', '*.identificationNumber',
-  'req.headers.authorization', 'req.headers["x-platform-service-key"]',
+  'password',
+  'newPassword',
+  'currentPassword',
+  'otp',
+  'token',
+  'accessToken',
+  'refreshToken',
+  'idToken',
+  'identificationNumber',
+  'identification_number',
+  'authorization',
+  'headers.authorization',
+  '*.password',
+  '*.otp',
+  '*.accessToken',
+  '*.refreshToken',
+  '*.idToken',
+  '*.identificationNumber',
+  'req.headers.authorization',
+  'req.headers["x-platform-service-key"]',
 ];
 
 /**

@@ -16,7 +16,8 @@ export function composeModules(modules: ServiceModule[]): Required<ServiceModule
   const handlers: Service['handlers'] = {};
   for (const [index, module] of modules.entries()) {
     for (const [operationId, handler] of Object.entries(module.handlers)) {
-      if (Object.hasOwn(handlers, operationId)) throw new Error(`the operation ${operationId} has a handler in two modules (the second is module ${index})`);
+      if (Object.hasOwn(handlers, operationId))
+        throw new Error(`the operation ${operationId} has a handler in two modules (the second is module ${index})`);
       handlers[operationId] = handler;
     }
   }

@@ -35,7 +35,8 @@ export function subtractMoney(a: Money, b: Money): Money {
  * unit. Integer arithmetic only: fee splits never touch floating point.
  */
 export function shareOf(amount: Money, basisPoints: number): Money {
-  if (!Number.isInteger(basisPoints) || basisPoints < 0) throw new MoneyError('basis points must be a non-negative integer');
+  if (!Number.isInteger(basisPoints) || basisPoints < 0)
+    throw new MoneyError('basis points must be a non-negative integer');
   const product = BigInt(amount.amountMinorUnits) * BigInt(basisPoints);
   const negative = product < 0n;
   const abs = negative ? -product : product;
@@ -47,7 +48,11 @@ export function shareOf(amount: Money, basisPoints: number): Money {
  * For people: `₦15,000.00` from `{amountMinorUnits: "1500000", currency: "NGN"}`, exactly (the decimal
  * string goes to Intl as it is, never through a float). A code Intl refuses prints as `XY 1500000`.
  */
-export function formatMoney(amount: Money, locale = 'en-NG', display: 'narrowSymbol' | 'code' = 'narrowSymbol'): string {
+export function formatMoney(
+  amount: Money,
+  locale = 'en-NG',
+  display: 'narrowSymbol' | 'code' = 'narrowSymbol',
+): string {
   let format: Intl.NumberFormat;
   try {
     format = new Intl.NumberFormat(locale, { style: 'currency', currency: amount.currency, currencyDisplay: display });

@@ -13,19 +13,33 @@ test.after.always(() => platform?.stop());
 async function assessor(): Promise<{ user: SignedUpUser; id: string }> {
   const user = await signUp(platform);
   await onboard(platform, user, 'assessor');
-  const [row] = await sql<{ id: string }>(platform, 'SELECT id FROM cap.assessor_profiles WHERE user_id = $1', [user.userId]);
+  const [row] = await sql<{ id: string }>(platform, 'SELECT id FROM cap.assessor_profiles WHERE user_id = $1', [
+    user.userId,
+  ]);
   return { user, id: row!.id };
 }
 
 test('submitting the assessor onboarding makes a pending profile; the admins list it newest first with the name from the onboarding', async (t) => {
   const first = await assessor();
   const second = await assessor();
-  const list = (await cap(platform, admin, 'GET', '/admin/assessors?limit=100')).body.data as Array<{ id: string; name: string; status: string; email: string }>;
+  const list = (await cap(platform, admin, 'GET', '/admin/assessors?limit=100')).body.data as Array<{
+    id: string;
+    name: string;
+    status: string;
+    email: string;
+  }>;
   const ids = list.map((a) => a.id);
   t.true(ids.indexOf(second.id) < ids.indexOf(first.id), 'newest first');
-  t.like(list.find((a) => a.id === first.id), { status: 'pending', name: 'Ada Obi', email: first.user.email });
+  t.like(
+    list.find((a) => a.id === first.id),
+    { status: 'pending', name: 'Ada Obi', email: first.user.email },
+  );
   const detail = (await cap(platform, admin, 'GET', `/admin/assessors/${first.id}`)).body.data;
-  t.like(detail, { id: first.id, personalDetails: { firstName: 'Ada', lastName: 'Obi' }, assessorDetails: { assessorNo: 'ASR-0042' } });
+  t.like(detail, {
+    id: first.id,
+    personalDetails: { firstName: 'Ada', lastName: 'Obi' },
+    assessorDetails: { assessorNo: 'ASR-0042' },
+  });
 });
 
 test('approve, suspend and approve again; a suspended assessor cannot act as one (403 assessor.suspended) but still signs in', async (t) => {
@@ -47,23 +61,39 @@ test('bulk is all or nothing, naming every bad id; deleting removes the profile 
   const a = await assessor();
   const b = await assessor();
   await cap(platform, admin, 'POST', `/admin/assessors/${b.id}/reject`);
-  const refused = await cap(platform, admin, 'PATCH', '/admin/assessors/bulk', { json: { ids: [a.id, b.id], action: 'approve' } });
+  const refused = await cap(platform, admin, 'PATCH', '/admin/assessors/bulk', {
+    json: { ids: [a.id, b.id], action: 'approve' },
+  });
   t.is(refused.status, 409);
-  t.deepEqual(refused.body.error.details.map((d: { field: string }) => d.field), ['ids[1]']);
+  t.deepEqual(
+    refused.body.error.details.map((d: { field: string }) => d.field),
+    ['ids[1]'],
+  );
   t.is((await sql(platform, 'SELECT status FROM cap.assessor_profiles WHERE id = $1', [a.id]))[0]!.status, 'pending');
   t.is((await cap(platform, admin, 'DELETE', `/admin/assessors/${b.id}`)).status, 200);
-  t.is((await sql(platform, `SELECT 1 FROM cap.onboardings WHERE user_id = $1 AND persona = 'assessor'`, [b.user.userId])).length, 0);
-  t.is((await cap(platform, b.user, 'POST', '/onboarding/start', { json: { persona: 'assessor' } })).status, 201, 'they may onboard again');
+  t.is(
+    (await sql(platform, `SELECT 1 FROM cap.onboardings WHERE user_id = $1 AND persona = 'assessor'`, [b.user.userId]))
+      .length,
+    0,
+  );
+  t.is(
+    (await cap(platform, b.user, 'POST', '/onboarding/start', { json: { persona: 'assessor' } })).status,
+    201,
+    'they may onboard again',
+  );
 });
 
-test.serial('the summary counts assessors by status, leaving the rejected out; reads need platform.assessors.read', async (t) => {
-  const before = (await cap(platform, admin, 'GET', '/admin/assessors/summary')).body.data;
-  const { id } = await assessor();
-  const rejected = await assessor();
-  await cap(platform, admin, 'POST', `/admin/assessors/${rejected.id}/reject`);
-  const after = (await cap(platform, admin, 'GET', '/admin/assessors/summary')).body.data;
-  t.is(after.pending - before.pending, 1);
-  t.is(after.total, after.pending + after.approved + after.suspended);
-  const stranger = await signUp(platform);
-  t.is((await cap(platform, stranger, 'GET', `/admin/assessors/${id}`)).body.error.code, 'auth.permission_denied');
-});
+test.serial(
+  'the summary counts assessors by status, leaving the rejected out; reads need platform.assessors.read',
+  async (t) => {
+    const before = (await cap(platform, admin, 'GET', '/admin/assessors/summary')).body.data;
+    const { id } = await assessor();
+    const rejected = await assessor();
+    await cap(platform, admin, 'POST', `/admin/assessors/${rejected.id}/reject`);
+    const after = (await cap(platform, admin, 'GET', '/admin/assessors/summary')).body.data;
+    t.is(after.pending - before.pending, 1);
+    t.is(after.total, after.pending + after.approved + after.suspended);
+    const stranger = await signUp(platform);
+    t.is((await cap(platform, stranger, 'GET', `/admin/assessors/${id}`)).body.error.code, 'auth.permission_denied');
+  },
+);

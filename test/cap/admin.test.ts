@@ -2,7 +2,15 @@ import test from 'ava';
 import { newId } from '../../server/platform/ids.ts';
 import { cap, onboard } from '../helpers/cap.ts';
 import { call, sql, startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
-import { firstSignIn, grantPlatformRole, latestMail, signUp, uniqueEmail, type SignedUpUser, platformWithAdmin } from '../helpers/users.ts';
+import {
+  firstSignIn,
+  grantPlatformRole,
+  latestMail,
+  signUp,
+  uniqueEmail,
+  type SignedUpUser,
+  platformWithAdmin,
+} from '../helpers/users.ts';
 
 // Platform admins: permissions from roles held as data, and the admins' centres (/admin/centres).
 
@@ -20,7 +28,8 @@ const newCentre = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
-const createCentre = (by: SignedUpUser, body: object = newCentre(), on: TestPlatform = platform) => cap(on, by, 'POST', '/admin/centres', { json: body });
+const createCentre = (by: SignedUpUser, body: object = newCentre(), on: TestPlatform = platform) =>
+  cap(on, by, 'POST', '/admin/centres', { json: body });
 
 test('without a platform permission, /admin/centres is 403 auth.permission_denied, reading and writing', async (t) => {
   const user = await signUp(platform);
@@ -51,7 +60,13 @@ test('POST /admin/centres creates an approved centre and invites its super admin
   const res = await createCentre(admin, body);
   t.is(res.status, 201, res.text);
   const centre = res.body.data;
-  t.like(centre, { name: body.name, registrationNo: body.registrationNo, status: 'approved', address: body.address, logoAssetId: null });
+  t.like(centre, {
+    name: body.name,
+    registrationNo: body.registrationNo,
+    status: 'approved',
+    address: body.address,
+    logoAssetId: null,
+  });
   t.like(centre.superAdmin, { name: 'Halima Musa', email: body.superAdmin.email, photo: null });
   const [account] = await sql(platform, 'SELECT id FROM ol.users WHERE email = $1', [body.superAdmin.email]);
   t.is(centre.superAdmin.userId, account!.id);
@@ -64,12 +79,18 @@ test('the invited super admin signs in with the mailed password and runs the cen
   const body = newCentre();
   const centre = (await createCentre(admin, body)).body.data;
   const { password } = await latestMail(platform, body.superAdmin.email);
-  const login = await call('POST', platform.url('/v1/ol/auth/login'), { json: { email: body.superAdmin.email, password } });
+  const login = await call('POST', platform.url('/v1/ol/auth/login'), {
+    json: { email: body.superAdmin.email, password },
+  });
   t.true(login.body.data.user.mustChangePassword);
   const founder = await firstSignIn(platform, body.superAdmin.email);
   const me = await cap(platform, founder, 'GET', '/me');
-  t.deepEqual(me.body.data.centres, [{ centreId: centre.id, name: body.name, role: 'super_admin', status: 'operable' }]);
-  t.like((await cap(platform, founder, 'GET', '/onboarding/mine')).body.data.onboardings, [{ persona: 'centre', status: 'completed' }]);
+  t.deepEqual(me.body.data.centres, [
+    { centreId: centre.id, name: body.name, role: 'super_admin', status: 'operable' },
+  ]);
+  t.like((await cap(platform, founder, 'GET', '/onboarding/mine')).body.data.onboardings, [
+    { persona: 'centre', status: 'completed' },
+  ]);
   const added = await cap(platform, founder, 'POST', '/centre/staff', {
     headers: { 'X-CAP-PERSONA': 'centre', 'X-CAP-CENTRE-ID': centre.id },
     json: { name: 'Musa Bello', email: uniqueEmail('deputy'), role: 'regular_admin' },
@@ -86,31 +107,54 @@ test('GET /admin/centres lists newest first with each founding super admin, an o
   const ids = list.map((c: { id: string }) => c.id);
   t.true(ids.indexOf(second.id) < ids.indexOf(first.id));
   const onboarded = list.find((c: { superAdmin: { userId: string } }) => c.superAdmin.userId === owner.userId);
-  t.like(onboarded, { name: 'Lagos Skills Centre', status: 'pending', superAdmin: { name: 'Ada Obi', email: owner.email, photo: null } });
-  t.deepEqual(list.find((c: { id: string }) => c.id === first.id), first);
+  t.like(onboarded, {
+    name: 'Lagos Skills Centre',
+    status: 'pending',
+    superAdmin: { name: 'Ada Obi', email: owner.email, photo: null },
+  });
+  t.deepEqual(
+    list.find((c: { id: string }) => c.id === first.id),
+    first,
+  );
 });
 
 test('GET /admin/centres filters by name or registration number and pages by cursor', async (t) => {
   const marker = `Q${Date.now()}`;
   const made = [];
-  for (const n of [1, 2, 3]) made.push((await createCentre(admin, newCentre({ name: `${marker} Centre ${n}` }))).body.data.id);
+  for (const n of [1, 2, 3])
+    made.push((await createCentre(admin, newCentre({ name: `${marker} Centre ${n}` }))).body.data.id);
   const byName = (await cap(platform, admin, 'GET', `/admin/centres?q=${marker.toLowerCase()}`)).body.data;
-  t.deepEqual(byName.map((c: { id: string }) => c.id), [...made].reverse());
+  t.deepEqual(
+    byName.map((c: { id: string }) => c.id),
+    [...made].reverse(),
+  );
   const registrationNo = `RN-${marker}`;
   const numbered = (await createCentre(admin, newCentre({ registrationNo }))).body.data;
-  t.deepEqual((await cap(platform, admin, 'GET', `/admin/centres?q=${registrationNo}`)).body.data.map((c: { id: string }) => c.id), [numbered.id]);
+  t.deepEqual(
+    (await cap(platform, admin, 'GET', `/admin/centres?q=${registrationNo}`)).body.data.map(
+      (c: { id: string }) => c.id,
+    ),
+    [numbered.id],
+  );
 
   const named = encodeURIComponent(`${marker} Centre`);
   const page1 = (await cap(platform, admin, 'GET', `/admin/centres?q=${named}&limit=2`)).body;
   t.is(page1.data.length, 2);
   t.true(page1.meta.pagination.hasMore);
-  const page2 = (await cap(platform, admin, 'GET', `/admin/centres?q=${named}&limit=2&cursor=${page1.meta.pagination.nextCursor}`)).body;
-  t.deepEqual([...page1.data, ...page2.data].map((c: { id: string }) => c.id), [...made].reverse());
+  const page2 = (
+    await cap(platform, admin, 'GET', `/admin/centres?q=${named}&limit=2&cursor=${page1.meta.pagination.nextCursor}`)
+  ).body;
+  t.deepEqual(
+    [...page1.data, ...page2.data].map((c: { id: string }) => c.id),
+    [...made].reverse(),
+  );
   t.false(page2.meta.pagination.hasMore);
 });
 
 test('/admin operations take no persona headers: whatever they say, the permission decides', async (t) => {
-  const res = await cap(platform, admin, 'GET', '/admin/centres', { headers: { 'X-CAP-PERSONA': 'candidate', 'X-CAP-CENTRE-ID': 'nonsense' } });
+  const res = await cap(platform, admin, 'GET', '/admin/centres', {
+    headers: { 'X-CAP-PERSONA': 'candidate', 'X-CAP-CENTRE-ID': 'nonsense' },
+  });
   t.is(res.status, 200, res.text);
 });
 
@@ -118,7 +162,8 @@ test('POST /admin/centres checks its body: 422 validation.failed naming the fiel
   const res = await createCentre(admin, { name: ' ', superAdmin: { email: 'not-an-email' } });
   t.is(res.status, 422);
   const fields = res.body.error.details.map((d: { field: string }) => d.field);
-  for (const field of ['name', 'registrationNo', 'superAdmin.name', 'superAdmin.email']) t.true(fields.includes(field), field);
+  for (const field of ['name', 'registrationNo', 'superAdmin.name', 'superAdmin.email'])
+    t.true(fields.includes(field), field);
 });
 
 test('when ProvisionAccount cannot be reached, no centre is created: 503 accounts.unavailable', async (t) => {
@@ -144,10 +189,18 @@ const act = (id: string, action: string) => cap(platform, admin, 'POST', `/admin
 
 test('every move of the centre lifecycle: allowed ones change the status, the others are 409 centre.transition_not_allowed', async (t) => {
   const moves: Array<[from: string, action: string, to: string | 409]> = [
-    ['pending', 'approve', 'approved'], ['pending', 'reject', 'rejected'], ['pending', 'suspend', 409],
-    ['approved', 'approve', 'approved'], ['approved', 'reject', 409], ['approved', 'suspend', 'suspended'],
-    ['suspended', 'approve', 'approved'], ['suspended', 'reject', 409], ['suspended', 'suspend', 'suspended'],
-    ['rejected', 'approve', 409], ['rejected', 'reject', 'rejected'], ['rejected', 'suspend', 409],
+    ['pending', 'approve', 'approved'],
+    ['pending', 'reject', 'rejected'],
+    ['pending', 'suspend', 409],
+    ['approved', 'approve', 'approved'],
+    ['approved', 'reject', 409],
+    ['approved', 'suspend', 'suspended'],
+    ['suspended', 'approve', 'approved'],
+    ['suspended', 'reject', 409],
+    ['suspended', 'suspend', 'suspended'],
+    ['rejected', 'approve', 409],
+    ['rejected', 'reject', 'rejected'],
+    ['rejected', 'suspend', 409],
   ];
   for (const [from, action, to] of moves) {
     const { centreId } = await pendingCentre();
@@ -182,40 +235,57 @@ test('bulk actions are all or nothing: one id that cannot change stops them all,
   const rejected = await pendingCentre();
   await act(rejected.centreId, 'reject');
   const unknown = newId();
-  const refused = await cap(platform, admin, 'PATCH', '/admin/centres/bulk', { json: { ids: [a.centreId, rejected.centreId, b.centreId, unknown], action: 'approve' } });
+  const refused = await cap(platform, admin, 'PATCH', '/admin/centres/bulk', {
+    json: { ids: [a.centreId, rejected.centreId, b.centreId, unknown], action: 'approve' },
+  });
   t.is(refused.status, 409);
   t.is(refused.body.error.code, 'admin.bulk_refused');
-  t.deepEqual(refused.body.error.details.map((d: { field: string }) => d.field), ['ids[1]', 'ids[3]']);
+  t.deepEqual(
+    refused.body.error.details.map((d: { field: string }) => d.field),
+    ['ids[1]', 'ids[3]'],
+  );
   const statuses = await sql(platform, 'SELECT status FROM cap.centres WHERE id = ANY($1)', [[a.centreId, b.centreId]]);
-  t.deepEqual(statuses.map((r) => r.status), ['pending', 'pending'], 'nothing changed');
-  const done = await cap(platform, admin, 'PATCH', '/admin/centres/bulk', { json: { ids: [a.centreId, b.centreId], action: 'approve' } });
+  t.deepEqual(
+    statuses.map((r) => r.status),
+    ['pending', 'pending'],
+    'nothing changed',
+  );
+  const done = await cap(platform, admin, 'PATCH', '/admin/centres/bulk', {
+    json: { ids: [a.centreId, b.centreId], action: 'approve' },
+  });
   t.is(done.status, 200);
-  t.deepEqual(done.body.data.map((c: { status: string }) => c.status), ['approved', 'approved']);
+  t.deepEqual(
+    done.body.data.map((c: { status: string }) => c.status),
+    ['approved', 'approved'],
+  );
 });
 
-test.serial('only an unused centre is deleted (409 centre.in_use otherwise); the summary counts by status without the rejected', async (t) => {
-  const before = (await cap(platform, admin, 'GET', '/admin/centres/summary')).body.data;
-  const unused = await pendingCentre();
-  const used = await pendingCentre();
-  await act(used.centreId, 'approve');
-  await cap(platform, used.owner, 'POST', '/centre/staff', {
-    headers: { 'X-CAP-PERSONA': 'centre' },
-    json: { name: 'Bola Ade', email: uniqueEmail('member'), role: 'staff' },
-  });
-  const inUse = await cap(platform, admin, 'DELETE', `/admin/centres/${used.centreId}`);
-  t.is(inUse.status, 409);
-  t.is(inUse.body.error.code, 'centre.in_use');
-  const after = (await cap(platform, admin, 'GET', '/admin/centres/summary')).body.data;
-  t.is(after.pending - before.pending, 1);
-  t.is(after.approved - before.approved, 1);
-  t.is((await cap(platform, admin, 'DELETE', `/admin/centres/${unused.centreId}`)).status, 200);
-  t.is((await cap(platform, admin, 'GET', `/admin/centres/${unused.centreId}`)).status, 404);
-  await act(used.centreId, 'suspend');
-  const rejectedToo = await pendingCentre();
-  await act(rejectedToo.centreId, 'reject');
-  const last = (await cap(platform, admin, 'GET', '/admin/centres/summary')).body.data;
-  t.is(last.total, last.pending + last.approved + last.suspended, 'rejected centres are not counted');
-});
+test.serial(
+  'only an unused centre is deleted (409 centre.in_use otherwise); the summary counts by status without the rejected',
+  async (t) => {
+    const before = (await cap(platform, admin, 'GET', '/admin/centres/summary')).body.data;
+    const unused = await pendingCentre();
+    const used = await pendingCentre();
+    await act(used.centreId, 'approve');
+    await cap(platform, used.owner, 'POST', '/centre/staff', {
+      headers: { 'X-CAP-PERSONA': 'centre' },
+      json: { name: 'Bola Ade', email: uniqueEmail('member'), role: 'staff' },
+    });
+    const inUse = await cap(platform, admin, 'DELETE', `/admin/centres/${used.centreId}`);
+    t.is(inUse.status, 409);
+    t.is(inUse.body.error.code, 'centre.in_use');
+    const after = (await cap(platform, admin, 'GET', '/admin/centres/summary')).body.data;
+    t.is(after.pending - before.pending, 1);
+    t.is(after.approved - before.approved, 1);
+    t.is((await cap(platform, admin, 'DELETE', `/admin/centres/${unused.centreId}`)).status, 200);
+    t.is((await cap(platform, admin, 'GET', `/admin/centres/${unused.centreId}`)).status, 404);
+    await act(used.centreId, 'suspend');
+    const rejectedToo = await pendingCentre();
+    await act(rejectedToo.centreId, 'reject');
+    const last = (await cap(platform, admin, 'GET', '/admin/centres/summary')).body.data;
+    t.is(last.total, last.pending + last.approved + last.suspended, 'rejected centres are not counted');
+  },
+);
 
 test('the centre detail shows its staff, read-only; it needs platform.centres.read', async (t) => {
   const { centreId } = await pendingCentre();

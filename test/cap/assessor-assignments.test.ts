@@ -22,10 +22,16 @@ test.before(async () => {
   assessors = createAssessorService(sequelize);
   let sectorId: string;
   let tradeId: string;
-  ({ owner, centreId, sectorId, tradeId } = await applicationTargets(platform, { sector: 'Hospitality', trade: 'Catering' }));
+  ({ owner, centreId, sectorId, tradeId } = await applicationTargets(platform, {
+    sector: 'Hospitality',
+    trade: 'Catering',
+  }));
   const candidate = await signUp(platform);
   await onboard(platform, candidate, 'candidate');
-  const made = await cap(platform, candidate, 'POST', '/applications', { headers: { 'X-CAP-PERSONA': 'candidate' }, json: { type: 'RPL', sectorId, tradeId, unitIds: [], centreId } });
+  const made = await cap(platform, candidate, 'POST', '/applications', {
+    headers: { 'X-CAP-PERSONA': 'candidate' },
+    json: { type: 'RPL', sectorId, tradeId, unitIds: [], centreId },
+  });
   applicationId = made.body.data.id;
 });
 test.after.always(async () => {
@@ -37,12 +43,20 @@ test.after.always(async () => {
 async function assessorProfile(status: string): Promise<string> {
   const user = await signUp(platform);
   await onboard(platform, user, 'assessor');
-  const [row] = await sql<{ id: string }>(platform, 'UPDATE cap.assessor_profiles SET status = $2 WHERE user_id = $1 RETURNING id', [user.userId, status]);
+  const [row] = await sql<{ id: string }>(
+    platform,
+    'UPDATE cap.assessor_profiles SET status = $2 WHERE user_id = $1 RETURNING id',
+    [user.userId, status],
+  );
   return row!.id;
 }
 
 async function retainRequest(assessorId: string, status: string) {
-  await sql(platform, `INSERT INTO cap.retained_requests (id, assessor_id, centre_id, preferred_role, status, created_at, updated_at) VALUES ($1, $2, $3, 'any', $4, now(), now())`, [newId(), assessorId, centreId, status]);
+  await sql(
+    platform,
+    `INSERT INTO cap.retained_requests (id, assessor_id, centre_id, preferred_role, status, created_at, updated_at) VALUES ($1, $2, $3, 'any', $4, now(), now())`,
+    [newId(), assessorId, centreId, status],
+  );
 }
 
 test('a centre retains an assessor only with an approved request and an approved profile', async (t) => {
@@ -66,25 +80,62 @@ test('a centre retains an assessor only with an approved request and an approved
 test('active assignments leave out ended ones and filter by application, assessor, centre and role', async (t) => {
   const assessorId = await assessorProfile('approved');
   const { ApplicationAssessor } = assessors.models;
-  const facilitator = await ApplicationAssessor.create({ applicationId, assessorId, centreId, role: 'facilitator', assignedBy: owner.userId });
-  await ApplicationAssessor.create({ applicationId, assessorId, centreId, role: 'panel_voter', lead: true, assignedBy: owner.userId });
-  await ApplicationAssessor.create({ applicationId, assessorId, centreId, role: 'iv', assignedBy: owner.userId, endedAt: new Date() });
+  const facilitator = await ApplicationAssessor.create({
+    applicationId,
+    assessorId,
+    centreId,
+    role: 'facilitator',
+    assignedBy: owner.userId,
+  });
+  await ApplicationAssessor.create({
+    applicationId,
+    assessorId,
+    centreId,
+    role: 'panel_voter',
+    lead: true,
+    assignedBy: owner.userId,
+  });
+  await ApplicationAssessor.create({
+    applicationId,
+    assessorId,
+    centreId,
+    role: 'iv',
+    assignedBy: owner.userId,
+    endedAt: new Date(),
+  });
 
   const mine = await assessors.assignments.activeAssignments({ assessorId });
-  t.deepEqual(mine.map((a) => a.role), ['facilitator', 'panel_voter']);
-  t.deepEqual((await assessors.assignments.activeAssignments({ applicationId, role: 'panel_voter' })).map((a) => a.lead), [true]);
-  t.deepEqual((await assessors.assignments.activeAssignments({ assessorId, role: ['iv', 'facilitator'] })).map((a) => a.id), [facilitator.id]);
+  t.deepEqual(
+    mine.map((a) => a.role),
+    ['facilitator', 'panel_voter'],
+  );
+  t.deepEqual(
+    (await assessors.assignments.activeAssignments({ applicationId, role: 'panel_voter' })).map((a) => a.lead),
+    [true],
+  );
+  t.deepEqual(
+    (await assessors.assignments.activeAssignments({ assessorId, role: ['iv', 'facilitator'] })).map((a) => a.id),
+    [facilitator.id],
+  );
   t.is((await assessors.assignments.activeAssignments({ assessorId, centreId: newId() })).length, 0);
 });
 
 test('a role outside the vocabulary is refused by the table, and one person holds a role on an application once at a time', async (t) => {
   const assessorId = await assessorProfile('approved');
   const { ApplicationAssessor } = assessors.models;
-  await t.throwsAsync(ApplicationAssessor.create({ applicationId, assessorId, centreId, role: 'chair' as never, assignedBy: null }), { message: /check constraint/ });
+  await t.throwsAsync(
+    ApplicationAssessor.create({ applicationId, assessorId, centreId, role: 'chair' as never, assignedBy: null }),
+    { message: /check constraint/ },
+  );
   await ApplicationAssessor.create({ applicationId, assessorId, centreId, role: 'unit_assessor', assignedBy: null });
-  await t.throwsAsync(ApplicationAssessor.create({ applicationId, assessorId, centreId, role: 'unit_assessor', assignedBy: null }));
+  await t.throwsAsync(
+    ApplicationAssessor.create({ applicationId, assessorId, centreId, role: 'unit_assessor', assignedBy: null }),
+  );
   await sequelize.transaction((transaction) => assessors.assignments.end({ centreId, assessorId }, transaction));
-  await t.notThrowsAsync(ApplicationAssessor.create({ applicationId, assessorId, centreId, role: 'unit_assessor', assignedBy: null }), 'once the first ended, again');
+  await t.notThrowsAsync(
+    ApplicationAssessor.create({ applicationId, assessorId, centreId, role: 'unit_assessor', assignedBy: null }),
+    'once the first ended, again',
+  );
 });
 
 test('an assessor with a retained request or an assignment is in use: admins cannot delete them (409 assessor.in_use)', async (t) => {
@@ -97,7 +148,18 @@ test('an assessor with a retained request or an assignment is in use: admins can
   t.is(refused.body.error.code, 'assessor.in_use');
   t.regex(refused.body.error.message, /1 retained request/);
   const assigned = await assessorProfile('approved');
-  await assessors.models.ApplicationAssessor.create({ applicationId, assessorId: assigned, centreId, role: 'iv', assignedBy: null, endedAt: new Date() });
+  await assessors.models.ApplicationAssessor.create({
+    applicationId,
+    assessorId: assigned,
+    centreId,
+    role: 'iv',
+    assignedBy: null,
+    endedAt: new Date(),
+  });
   t.is((await cap(platform, admin, 'DELETE', `/admin/assessors/${assigned}`)).body.error.code, 'assessor.in_use');
-  t.is((await cap(platform, admin, 'DELETE', `/admin/assessors/${await assessorProfile('pending')}`)).status, 200, 'an unused one goes');
+  t.is(
+    (await cap(platform, admin, 'DELETE', `/admin/assessors/${await assessorProfile('pending')}`)).status,
+    200,
+    'an unused one goes',
+  );
 });

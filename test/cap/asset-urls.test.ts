@@ -22,7 +22,9 @@ async function centreWithLogo(bytes = pngBytes(3)) {
   const owner = await signUp(platform);
   const centreId = await approvedCentreOwner(platform, owner);
   const logoAssetId = await uploadLogo(owner, bytes);
-  const saved = await cap(platform, owner, 'PATCH', '/onboarding/centre/save', { json: { centre: { centreInformation: { logoAssetId } } } });
+  const saved = await cap(platform, owner, 'PATCH', '/onboarding/centre/save', {
+    json: { centre: { centreInformation: { logoAssetId } } },
+  });
   if (saved.status !== 200) throw new Error(`save: ${saved.status} ${saved.text}`);
   return { owner, centreId, logoAssetId, bytes };
 }
@@ -55,7 +57,9 @@ test('the centre profile and the admin centre list and detail return the same re
   t.is(detail.logoAssetId, logoAssetId);
   t.is((await fetch(detail.logo)).status, 200);
   t.is(detail.superAdmin.photo, null);
-  const listed = (await cap(platform, admin, 'GET', '/admin/centres?limit=100')).body.data.find((c: any) => c.id === centreId);
+  const listed = (await cap(platform, admin, 'GET', '/admin/centres?limit=100')).body.data.find(
+    (c: any) => c.id === centreId,
+  );
   t.is((await fetch(listed.logo)).status, 200);
 });
 
@@ -88,7 +92,9 @@ test('an unreachable Orchestrator gives null URLs and a warning, never a failed 
 test("a passport photo saved on an onboarding comes back as passportUrl, and is the person's photo in the admin centre list", async (t) => {
   const { owner, centreId } = await centreWithLogo();
   const passportAssetId = await uploadAsset(platform, owner, pngBytes(5), 'passport', 'passport.png');
-  const saved = await cap(platform, owner, 'PATCH', '/onboarding/centre/save', { json: { passportAssetId, passportUrl: 'https://ignored.example/x.png' } });
+  const saved = await cap(platform, owner, 'PATCH', '/onboarding/centre/save', {
+    json: { passportAssetId, passportUrl: 'https://ignored.example/x.png' },
+  });
   t.is(saved.status, 200, saved.text);
   t.is(saved.body.data.data.passportAssetId, passportAssetId);
   t.is((await fetch(saved.body.data.data.passportUrl)).status, 200);
@@ -97,7 +103,9 @@ test("a passport photo saved on an onboarding comes back as passportUrl, and is 
 
   const admin = await signUp(platform);
   await grantPlatformRole(platform, admin);
-  const listed = (await cap(platform, admin, 'GET', '/admin/centres?limit=100')).body.data.find((c: any) => c.id === centreId);
+  const listed = (await cap(platform, admin, 'GET', '/admin/centres?limit=100')).body.data.find(
+    (c: any) => c.id === centreId,
+  );
   t.is((await fetch(listed.superAdmin.photo)).status, 200);
 });
 
@@ -106,7 +114,9 @@ test("an onboarding save naming someone else's asset as the passport photo is 42
   const theirs = await uploadAsset(platform, someone, pngBytes(6), 'passport', 'passport.png');
   const candidate = await signUp(platform);
   await cap(platform, candidate, 'POST', '/onboarding/start', { json: { persona: 'candidate' } });
-  const refused = await cap(platform, candidate, 'PATCH', '/onboarding/candidate/save', { json: { passportAssetId: theirs, currentOccupation: { occupation: 'Welder' } } });
+  const refused = await cap(platform, candidate, 'PATCH', '/onboarding/candidate/save', {
+    json: { passportAssetId: theirs, currentOccupation: { occupation: 'Welder' } },
+  });
   t.is(refused.status, 422);
   t.is(refused.body.error.code, 'onboarding.photo_not_found');
   t.deepEqual(refused.body.error.details, [{ field: 'passportAssetId', issue: 'is not a file you uploaded' }]);

@@ -61,20 +61,43 @@ it('a web client on another origin signs up, verifies, onboards with its phone s
   t.teardown(() => browser.close());
   const page = await browser.newPage();
   await page.goto(`${site.origin}/`);
-  t.not(new URL(site.origin).origin, new URL(platform.urls.gateway!).origin, 'the page and the API are different origins');
+  t.not(
+    new URL(site.origin).origin,
+    new URL(platform.urls.gateway!).origin,
+    'the page and the API are different origins',
+  );
 
   const phone = { countryCode: '+NG', number: '+2348031234567' };
-  const draft = { ...loadDrafts('cap').candidate, contactInformation: { emailAddress: 'ada@example.test', phoneNumber: phone } };
+  const draft = {
+    ...loadDrafts('cap').candidate,
+    contactInformation: { emailAddress: 'ada@example.test', phoneNumber: phone },
+  };
   const result = (await page.evaluate(
     ([api, email, password, body]) => (window as unknown as { run: Function }).run(api, email, password, body),
     [platform.urls.gateway!, uniqueEmail('browser'), testPassword, draft] as const,
-  )) as { steps: Array<{ name: string; status: number; requestId: string | null; code?: string }>; phone: unknown; me: any };
+  )) as {
+    steps: Array<{ name: string; status: number; requestId: string | null; code?: string }>;
+    phone: unknown;
+    me: any;
+  };
 
   const status = Object.fromEntries(result.steps.filter((s) => s.name !== 'mailbox').map((s) => [s.name, s.status]));
-  t.deepEqual(status, { register: 201, 'verify-account': 200, start: 201, save: 200, 'nin-mismatch': 422, nin: 200, submit: 200, me: 200 });
+  t.deepEqual(status, {
+    register: 201,
+    'verify-account': 200,
+    start: 201,
+    save: 200,
+    'nin-mismatch': 422,
+    nin: 200,
+    submit: 200,
+    me: 200,
+  });
   t.is(result.steps.find((s) => s.name === 'nin-mismatch')!.code, 'identity.not_verified');
   t.deepEqual(result.phone, phone, 'the phone reads back as the client sent it');
   t.true(result.me.identityVerified);
   t.deepEqual(result.me.candidate, { status: 'operable' });
-  t.true(result.steps.every((s) => typeof s.requestId === 'string' && s.requestId.length > 0), 'X-Request-Id is exposed to the page');
+  t.true(
+    result.steps.every((s) => typeof s.requestId === 'string' && s.requestId.length > 0),
+    'X-Request-Id is exposed to the page',
+  );
 });

@@ -36,28 +36,36 @@ async function outside(text: string, values: unknown[]): Promise<void> {
 /** A CAP user, and a read of them through the cache that counts the loads it makes. */
 async function aUser() {
   const userId = newId();
-  await sequelize.query(`INSERT INTO cap.users (user_id, email, created_at, updated_at) VALUES ($1, $2, now(), now())`, {
-    bind: [userId, `${userId.toLowerCase()}@example.test`],
-  });
+  await sequelize.query(
+    `INSERT INTO cap.users (user_id, email, created_at, updated_at) VALUES ($1, $2, now(), now())`,
+    {
+      bind: [userId, `${userId.toLowerCase()}@example.test`],
+    },
+  );
   await callers.settled(); // the insert's own notification, so that it cannot drop the first kept read
   let loads = 0;
   const load = async () => {
     loads += 1;
-    const [user] = await sequelize.query<{ email: string }>('SELECT email FROM cap.users WHERE user_id = $1', { bind: [userId], type: QueryTypes.SELECT });
+    const [user] = await sequelize.query<{ email: string }>('SELECT email FROM cap.users WHERE user_id = $1', {
+      bind: [userId],
+      type: QueryTypes.SELECT,
+    });
     return { user, standing: {} } as unknown as Caller;
   };
   return {
     userId,
-    read: (during?: () => Promise<void>) => callers.read(userId, async () => {
-      const caller = await load();
-      await during?.();
-      return caller;
-    }),
+    read: (during?: () => Promise<void>) =>
+      callers.read(userId, async () => {
+        const caller = await load();
+        await during?.();
+        return caller;
+      }),
     loads: () => loads,
   };
 }
 
-const setEmail = (userId: string, email: string) => `UPDATE cap.users SET email = '${email}' WHERE user_id = '${userId}'`;
+const setEmail = (userId: string, email: string) =>
+  `UPDATE cap.users SET email = '${email}' WHERE user_id = '${userId}'`;
 
 test.serial('a caller that was read is kept: the next read of the same user loads nothing', async (t) => {
   const user = await aUser();
@@ -66,24 +74,27 @@ test.serial('a caller that was read is kept: the next read of the same user load
   t.is(user.loads(), 1);
 });
 
-test.serial('a change made through the pool drops the caller before it commits, and the caller is not kept until the transaction ends', async (t) => {
-  const user = await aUser();
-  await user.read();
-  await sequelize.transaction(async (transaction) => {
-    await sequelize.query(setEmail(user.userId, 'changing@example.test'), { transaction });
-    const during = await user.read();
-    t.not(during!.user.email, 'changing@example.test', 'another session does not see the uncommitted change');
+test.serial(
+  'a change made through the pool drops the caller before it commits, and the caller is not kept until the transaction ends',
+  async (t) => {
+    const user = await aUser();
     await user.read();
-    t.is(user.loads(), 3, 'dropped at once, and each read while the change is open loads again');
-  });
-  t.is((await user.read())!.user.email, 'changing@example.test', 'the first read after the commit sees the change');
-  // The commit's own notification drops the user once more when it arrives; kept from then on.
-  await callers.settled();
-  await user.read();
-  const loads = user.loads();
-  await user.read();
-  t.is(user.loads(), loads, 'and is kept again');
-});
+    await sequelize.transaction(async (transaction) => {
+      await sequelize.query(setEmail(user.userId, 'changing@example.test'), { transaction });
+      const during = await user.read();
+      t.not(during!.user.email, 'changing@example.test', 'another session does not see the uncommitted change');
+      await user.read();
+      t.is(user.loads(), 3, 'dropped at once, and each read while the change is open loads again');
+    });
+    t.is((await user.read())!.user.email, 'changing@example.test', 'the first read after the commit sees the change');
+    // The commit's own notification drops the user once more when it arrives; kept from then on.
+    await callers.settled();
+    await user.read();
+    const loads = user.loads();
+    await user.read();
+    t.is(user.loads(), loads, 'and is kept again');
+  },
+);
 
 test.serial('a rolled-back change lets the caller be kept again, as it was', async (t) => {
   const user = await aUser();
@@ -107,32 +118,40 @@ test.serial('a read that ran while its user changed is not kept', async (t) => {
   t.is(user.loads(), 2);
 });
 
-test.serial('a change made outside CAP drops the caller when the database notifies it; settled() waits for that', async (t) => {
-  const user = await aUser();
-  await user.read();
-  await outside(setEmail(user.userId, 'outside@example.test'), []);
-  await callers.settled();
-  t.is((await user.read())!.user.email, 'outside@example.test');
-  t.is(user.loads(), 2);
-});
+test.serial(
+  'a change made outside CAP drops the caller when the database notifies it; settled() waits for that',
+  async (t) => {
+    const user = await aUser();
+    await user.read();
+    await outside(setEmail(user.userId, 'outside@example.test'), []);
+    await callers.settled();
+    t.is((await user.read())!.user.email, 'outside@example.test');
+    t.is(user.loads(), 2);
+  },
+);
 
-test.serial("a centre's new name or status drops every kept caller; another edit of the centre drops nobody", async (t) => {
-  const user = await aUser();
-  const centreId = newId();
-  await outside(
-    `INSERT INTO cap.centres (id, name, registration_no, status, created_at, updated_at) VALUES ($1, 'Callers Centre', $1, 'pending', now(), now())`,
-    [centreId],
-  );
-  await callers.settled();
-  await user.read();
-  await outside(`UPDATE cap.centres SET updated_at = now() WHERE id = $1`, [centreId]);
-  await callers.settled();
-  await user.read();
-  t.is(user.loads(), 1, 'a touch that changes neither name nor status');
-  await sequelize.query(`UPDATE cap.centres SET name = 'Callers Centre, renamed' WHERE id = $1`, { bind: [centreId] });
-  await user.read();
-  t.is(user.loads(), 2, 'a new name: everyone is read again');
-});
+test.serial(
+  "a centre's new name or status drops every kept caller; another edit of the centre drops nobody",
+  async (t) => {
+    const user = await aUser();
+    const centreId = newId();
+    await outside(
+      `INSERT INTO cap.centres (id, name, registration_no, status, created_at, updated_at) VALUES ($1, 'Callers Centre', $1, 'pending', now(), now())`,
+      [centreId],
+    );
+    await callers.settled();
+    await user.read();
+    await outside(`UPDATE cap.centres SET updated_at = now() WHERE id = $1`, [centreId]);
+    await callers.settled();
+    await user.read();
+    t.is(user.loads(), 1, 'a touch that changes neither name nor status');
+    await sequelize.query(`UPDATE cap.centres SET name = 'Callers Centre, renamed' WHERE id = $1`, {
+      bind: [centreId],
+    });
+    await user.read();
+    t.is(user.loads(), 2, 'a new name: everyone is read again');
+  },
+);
 
 test.serial('a kept caller is frozen: a handler cannot change what the next request reads', async (t) => {
   const user = await aUser();
@@ -144,7 +163,10 @@ test.serial('a kept caller is frozen: a handler cannot change what the next requ
 
 test.serial('nothing is kept while the listening connection is down; keeping resumes when it is back', async (t) => {
   const user = await aUser();
-  await outside(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'cap-callers' AND datname = current_database()`, []);
+  await outside(
+    `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'cap-callers' AND datname = current_database()`,
+    [],
+  );
   await eventually('the cache has lost its listener', async () => {
     const before = user.loads();
     await user.read();

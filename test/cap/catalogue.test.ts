@@ -38,7 +38,11 @@ const document = (title = 'Masonry (NOS)') => ({
           guidedLearningHours: 40,
           assessmentMethods: ['observation'],
           learningOutcomes: [
-            { reference: 'LO1', description: 'Identify site hazards', performanceCriteria: [{ reference: 'PC1.1', description: 'Name the hazards' }] },
+            {
+              reference: 'LO1',
+              description: 'Identify site hazards',
+              performanceCriteria: [{ reference: 'PC1.1', description: 'Name the hazards' }],
+            },
           ],
         },
       ],
@@ -58,16 +62,31 @@ test('the public catalogue needs no bearer: sectors count only active trades, an
 
   const sectors = await publicGet('/sectors');
   t.is(sectors.status, 200);
-  t.like(sectors.body.data.find((x: { id: string }) => x.id === s.id), { slug: s.slug, tradeCount: 1 });
+  t.like(
+    sectors.body.data.find((x: { id: string }) => x.id === s.id),
+    { slug: s.slug, tradeCount: 1 },
+  );
   const trades = (await publicGet(`/sectors/${s.id}/trades`)).body.data;
-  t.deepEqual(trades.map((x: { id: string }) => x.id), [kept.id]);
+  t.deepEqual(
+    trades.map((x: { id: string }) => x.id),
+    [kept.id],
+  );
   t.is((await publicGet(`/trades/${archived.id}`)).status, 404);
   t.is((await publicGet(`/trades/${archived.id}/units`)).status, 404);
   t.is((await publicGet(`/trades/${archived.id}/evidence-types`)).status, 404);
 
   const detail = (await publicGet(`/trades/${kept.id}`)).body.data;
-  t.like(detail, { id: kept.id, sectorId: s.id, name: 'Masonry', activeNosDocument: { version: 1, status: 'active', title: 'Masonry (NOS)' } });
-  t.deepEqual(detail.activeNosDocument.qualificationLevels.map((l: { level: number }) => l.level), [1, 2, 3, 4, 5], 'a new trade has levels 1 to 5');
+  t.like(detail, {
+    id: kept.id,
+    sectorId: s.id,
+    name: 'Masonry',
+    activeNosDocument: { version: 1, status: 'active', title: 'Masonry (NOS)' },
+  });
+  t.deepEqual(
+    detail.activeNosDocument.qualificationLevels.map((l: { level: number }) => l.level),
+    [1, 2, 3, 4, 5],
+    'a new trade has levels 1 to 5',
+  );
   t.true((await publicGet(`/trades/${kept.id}/evidence-types`)).body.data.length > 0);
 });
 
@@ -76,23 +95,40 @@ test('a NOS import supersedes the active document and keeps it; units are read b
   const tr = await trade(s.id, 'Masonry');
   const imported = await cap(platform, admin, 'POST', `/admin/trades/${tr.id}/nos`, { json: document() });
   t.is(imported.status, 201, imported.text);
-  t.like(imported.body.data, { version: 2, supersedes: 1, counts: { levels: 2, units: 1, learningOutcomes: 1, performanceCriteria: 1 } });
+  t.like(imported.body.data, {
+    version: 2,
+    supersedes: 1,
+    counts: { levels: 2, units: 1, learningOutcomes: 1, performanceCriteria: 1 },
+  });
 
   const units = (await publicGet(`/trades/${tr.id}/units?level=1`)).body.data;
   t.is(units.length, 1);
   t.like(units[0], { referenceNumber: 'MAS/L1/01', isMandatory: true, creditValue: 4, level: 1 });
-  t.deepEqual(units[0].structure.learningOutcomes[0].performanceCriteria, [{ reference: 'PC1.1', description: 'Name the hazards' }]);
+  t.deepEqual(units[0].structure.learningOutcomes[0].performanceCriteria, [
+    { reference: 'PC1.1', description: 'Name the hazards' },
+  ]);
   t.deepEqual((await publicGet(`/trades/${tr.id}/units?level=2`)).body.data, []);
 
-  const versions = await sql<{ version: number; status: string }>(platform, `SELECT version, status FROM cap.nos_documents WHERE trade_id = $1 ORDER BY version`, [tr.id]);
-  t.deepEqual(versions, [{ version: 1, status: 'superseded' }, { version: 2, status: 'active' }]);
+  const versions = await sql<{ version: number; status: string }>(
+    platform,
+    `SELECT version, status FROM cap.nos_documents WHERE trade_id = $1 ORDER BY version`,
+    [tr.id],
+  );
+  t.deepEqual(versions, [
+    { version: 1, status: 'superseded' },
+    { version: 2, status: 'active' },
+  ]);
 
   // The export is the import shape: importing it again makes version 3 with the same content.
   const exported = (await cap(platform, admin, 'GET', `/admin/trades/${tr.id}`)).body.data.nos;
   const { id: _id, version: _version, ...again } = exported;
   const reimported = await cap(platform, admin, 'POST', `/admin/trades/${tr.id}/nos`, { json: again });
   t.like(reimported.body.data, { version: 3, supersedes: 2 });
-  const { id: _id3, version: _v3, ...third } = (await cap(platform, admin, 'GET', `/admin/trades/${tr.id}`)).body.data.nos;
+  const {
+    id: _id3,
+    version: _v3,
+    ...third
+  } = (await cap(platform, admin, 'GET', `/admin/trades/${tr.id}`)).body.data.nos;
   t.deepEqual(third, again);
 });
 
@@ -117,11 +153,23 @@ test('a CSV import with three bad rows reports all three with their rows and wri
   const docs = await sql(platform, `SELECT version FROM cap.nos_documents WHERE trade_id = $1`, [tr.id]);
   t.is(docs.length, 1, 'only the stub remains');
 
-  const good = [csvHeader, '1,Works safely,MAS/L1/01,Health and safety,yes,4,40,,observation,LO1,Identify hazards,PC1.1,Name the hazards', ',,,,,,,,,,,PC1.2,Wear PPE'].join('\n');
+  const good = [
+    csvHeader,
+    '1,Works safely,MAS/L1/01,Health and safety,yes,4,40,,observation,LO1,Identify hazards,PC1.1,Name the hazards',
+    ',,,,,,,,,,,PC1.2,Wear PPE',
+  ].join('\n');
   const dry = await cap(platform, admin, 'POST', `/admin/trades/${tr.id}/nos?dryRun=true`, { json: { csv: good } });
   t.is(dry.status, 200, dry.text);
-  t.like(dry.body.data, { dryRun: true, version: 2, counts: { levels: 1, units: 1, learningOutcomes: 1, performanceCriteria: 2 } });
-  t.is((await sql(platform, `SELECT version FROM cap.nos_documents WHERE trade_id = $1`, [tr.id])).length, 1, 'a dry run writes nothing');
+  t.like(dry.body.data, {
+    dryRun: true,
+    version: 2,
+    counts: { levels: 1, units: 1, learningOutcomes: 1, performanceCriteria: 2 },
+  });
+  t.is(
+    (await sql(platform, `SELECT version FROM cap.nos_documents WHERE trade_id = $1`, [tr.id])).length,
+    1,
+    'a dry run writes nothing',
+  );
   t.is((await cap(platform, admin, 'POST', `/admin/trades/${tr.id}/nos`, { json: { csv: good } })).status, 201);
 });
 
@@ -170,40 +218,79 @@ test('levels, units and learning outcomes are edited on the active NOS only; a s
   const s = await sector();
   const tr = await trade(s.id, 'Plumbing', { levels: [1, 2] });
   const levels = (await cap(platform, admin, 'GET', `/admin/levels?tradeId=${tr.id}`)).body.data;
-  t.deepEqual(levels.map((l: { level: number }) => l.level), [1, 2]);
+  t.deepEqual(
+    levels.map((l: { level: number }) => l.level),
+    [1, 2],
+  );
   const level1 = levels[0];
 
-  const unit = await cap(platform, admin, 'POST', `/admin/levels/${level1.id}/units`, { json: { referenceNumber: 'PLB/L1/01', title: 'Cut and join pipes', isMandatory: true } });
+  const unit = await cap(platform, admin, 'POST', `/admin/levels/${level1.id}/units`, {
+    json: { referenceNumber: 'PLB/L1/01', title: 'Cut and join pipes', isMandatory: true },
+  });
   t.is(unit.status, 201, unit.text);
-  const again = await cap(platform, admin, 'POST', `/admin/levels/${level1.id}/units`, { json: { referenceNumber: 'plb/l1/01', title: 'Same reference', isMandatory: false } });
+  const again = await cap(platform, admin, 'POST', `/admin/levels/${level1.id}/units`, {
+    json: { referenceNumber: 'plb/l1/01', title: 'Same reference', isMandatory: false },
+  });
   t.is(again.body.error.code, 'catalogue.reference_taken');
   const outcome = await cap(platform, admin, 'POST', `/admin/units/${unit.body.data.id}/learning-outcomes`, {
-    json: { reference: 'LO1', description: 'Join copper pipe', performanceCriteria: [{ reference: 'PC1.1', description: 'Solder a joint' }] },
+    json: {
+      reference: 'LO1',
+      description: 'Join copper pipe',
+      performanceCriteria: [{ reference: 'PC1.1', description: 'Solder a joint' }],
+    },
   });
   t.is(outcome.status, 201, outcome.text);
-  t.like((await cap(platform, admin, 'PATCH', `/admin/units/${unit.body.data.id}`, { json: { creditValue: 6 } })).body.data, { creditValue: 6 });
-  t.is((await cap(platform, admin, 'DELETE', `/admin/levels/${level1.id}`)).body.error.code, 'catalogue.level_not_empty');
-  t.is((await cap(platform, admin, 'POST', `/admin/trades/${tr.id}/levels`, { json: { level: 2, purpose: 'Again' } })).body.error.code, 'catalogue.level_taken');
-  t.is((await cap(platform, admin, 'POST', `/admin/trades/${tr.id}/levels`, { json: { level: 3, purpose: 'Supervises' } })).status, 201);
+  t.like(
+    (await cap(platform, admin, 'PATCH', `/admin/units/${unit.body.data.id}`, { json: { creditValue: 6 } })).body.data,
+    { creditValue: 6 },
+  );
+  t.is(
+    (await cap(platform, admin, 'DELETE', `/admin/levels/${level1.id}`)).body.error.code,
+    'catalogue.level_not_empty',
+  );
+  t.is(
+    (await cap(platform, admin, 'POST', `/admin/trades/${tr.id}/levels`, { json: { level: 2, purpose: 'Again' } })).body
+      .error.code,
+    'catalogue.level_taken',
+  );
+  t.is(
+    (await cap(platform, admin, 'POST', `/admin/trades/${tr.id}/levels`, { json: { level: 3, purpose: 'Supervises' } }))
+      .status,
+    201,
+  );
   t.is((await cap(platform, admin, 'GET', `/admin/levels/${level1.id}/units`)).body.data.length, 1);
 
   // After an import the old document's rows are frozen for the applications that use them.
   await cap(platform, admin, 'POST', `/admin/trades/${tr.id}/nos`, { json: document('Plumbing (NOS)') });
-  const frozen = await cap(platform, admin, 'PATCH', `/admin/units/${unit.body.data.id}`, { json: { title: 'Changed' } });
+  const frozen = await cap(platform, admin, 'PATCH', `/admin/units/${unit.body.data.id}`, {
+    json: { title: 'Changed' },
+  });
   t.is(frozen.status, 409);
   t.is(frozen.body.error.code, 'catalogue.nos_superseded');
-  t.is((await cap(platform, admin, 'DELETE', `/admin/learning-outcomes/${outcome.body.data.id}`)).body.error.code, 'catalogue.nos_superseded');
+  t.is(
+    (await cap(platform, admin, 'DELETE', `/admin/learning-outcomes/${outcome.body.data.id}`)).body.error.code,
+    'catalogue.nos_superseded',
+  );
 });
 
 test('the admin catalogue needs platform.catalogue permissions, and an archived trade cannot change its NOS', async (t) => {
   const someone = await signUp(platform);
   t.is((await cap(platform, someone, 'GET', '/admin/sectors')).body.error.code, 'auth.permission_denied');
-  t.is((await cap(platform, someone, 'POST', '/admin/sectors', { json: { name: 'X' } })).body.error.code, 'auth.permission_denied');
+  t.is(
+    (await cap(platform, someone, 'POST', '/admin/sectors', { json: { name: 'X' } })).body.error.code,
+    'auth.permission_denied',
+  );
   const s = await sector();
   const tr = await trade(s.id);
   await cap(platform, admin, 'POST', `/admin/trades/${tr.id}/archive`);
-  t.is((await cap(platform, admin, 'POST', `/admin/trades/${tr.id}/archive`)).body.error.code, 'catalogue.trade_archived');
-  t.is((await cap(platform, admin, 'POST', `/admin/trades/${tr.id}/nos`, { json: document() })).body.error.code, 'catalogue.trade_archived');
+  t.is(
+    (await cap(platform, admin, 'POST', `/admin/trades/${tr.id}/archive`)).body.error.code,
+    'catalogue.trade_archived',
+  );
+  t.is(
+    (await cap(platform, admin, 'POST', `/admin/trades/${tr.id}/nos`, { json: document() })).body.error.code,
+    'catalogue.trade_archived',
+  );
   t.is((await cap(platform, admin, 'POST', `/admin/trades/${tr.id}/restore`)).status, 200);
   t.is((await publicGet(`/trades/${tr.id}`)).status, 200);
 });
@@ -215,19 +302,35 @@ test('admin lists page by cursor and search by name or slug', async (t) => {
   const first = await cap(platform, admin, 'GET', `/admin/trades?q=${tag}&limit=2`);
   t.is(first.body.data.length, 2);
   t.true(first.body.meta.pagination.hasMore);
-  const second = await cap(platform, admin, 'GET', `/admin/trades?q=${tag}&limit=2&cursor=${first.body.meta.pagination.nextCursor}`);
+  const second = await cap(
+    platform,
+    admin,
+    'GET',
+    `/admin/trades?q=${tag}&limit=2&cursor=${first.body.meta.pagination.nextCursor}`,
+  );
   t.is(second.body.data.length, 1);
   t.false(second.body.meta.pagination.hasMore);
-  t.like(second.body.data[0], { sectorName: `Paged ${tag}`, status: 'active', activeNosDocument: { version: 1, levelCount: 5, unitCount: 0 } });
+  t.like(second.body.data[0], {
+    sectorName: `Paged ${tag}`,
+    status: 'active',
+    activeNosDocument: { version: 1, levelCount: 5, unitCount: 0 },
+  });
   t.is((await cap(platform, admin, 'GET', `/admin/sectors?slug=${s.slug}`)).body.data.length, 1);
 });
 
 test('GET /centres lists approved centres only, without a bearer', async (t) => {
   const created = await cap(platform, admin, 'POST', '/admin/centres', {
-    json: { name: `Approved ${unique()}`, registrationNo: `REG-${unique()}`, superAdmin: { name: 'Owner', email: `owner+${unique()}@example.test` } },
+    json: {
+      name: `Approved ${unique()}`,
+      registrationNo: `REG-${unique()}`,
+      superAdmin: { name: 'Owner', email: `owner+${unique()}@example.test` },
+    },
   });
   t.is(created.status, 201, created.text);
-  const pending = await sql<{ id: string }>(platform, `INSERT INTO cap.centres (id, name, registration_no, status, created_at, updated_at) VALUES ('01J00000000000000000000000', 'Pending', 'P-1', 'pending', now(), now()) RETURNING id`);
+  const pending = await sql<{ id: string }>(
+    platform,
+    `INSERT INTO cap.centres (id, name, registration_no, status, created_at, updated_at) VALUES ('01J00000000000000000000000', 'Pending', 'P-1', 'pending', now(), now()) RETURNING id`,
+  );
   const all: Array<{ id: string; status: string }> = [];
   let cursor: string | null = null;
   do {

@@ -36,7 +36,10 @@ test('a profile change by the super admin merges into the centre and into the ow
     json: { name: 'Lagos Skills Academy', address: { lga: 'Lagos Island' }, accountDetails: { nameOfAccount: null } },
   });
   t.is(changed.status, 200, changed.text);
-  t.like(changed.body.data, { name: 'Lagos Skills Academy', address: { state: 'Lagos', lga: 'Lagos Island', address: '3 Broad Street' } });
+  t.like(changed.body.data, {
+    name: 'Lagos Skills Academy',
+    address: { state: 'Lagos', lga: 'Lagos Island', address: '3 Broad Street' },
+  });
   t.false('nameOfAccount' in changed.body.data.accountDetails);
   const draft = (await cap(platform, owner, 'GET', '/onboarding/centre')).body.data.data;
   t.is(draft.centre.centreInformation.name, 'Lagos Skills Academy');
@@ -47,19 +50,30 @@ test("a save of the owner's completed onboarding (the settings screen, and the o
   const owner = await signUp(platform);
   await approvedCentreOwner(platform, owner);
   const logo = '01JBBBBBBBBBBBBBBBBBBBBBBB';
-  await cap(platform, owner, 'PATCH', '/onboarding/centre/save', { json: { centre: { centreInformation: { logoAssetId: logo, name: 'Renamed Centre' } } } });
-  t.like((await cap(platform, owner, 'GET', '/centre/profile', { headers: asCentre })).body.data, { logoAssetId: logo, name: 'Renamed Centre' });
+  await cap(platform, owner, 'PATCH', '/onboarding/centre/save', {
+    json: { centre: { centreInformation: { logoAssetId: logo, name: 'Renamed Centre' } } },
+  });
+  t.like((await cap(platform, owner, 'GET', '/centre/profile', { headers: asCentre })).body.data, {
+    logoAssetId: logo,
+    name: 'Renamed Centre',
+  });
 });
 
 test('staff read the profile but only a super admin changes it (403 centre.role_forbidden)', async (t) => {
   const owner = await signUp(platform);
   const centreId = await approvedCentreOwner(platform, owner);
   const email = uniqueEmail('staff');
-  await cap(platform, owner, 'POST', '/centre/staff', { headers: { ...asCentre, 'X-CAP-CENTRE-ID': centreId }, json: { name: 'Bola Ade', email, role: 'staff' } });
+  await cap(platform, owner, 'POST', '/centre/staff', {
+    headers: { ...asCentre, 'X-CAP-CENTRE-ID': centreId },
+    json: { name: 'Bola Ade', email, role: 'staff' },
+  });
   const member = await firstSignIn(platform, email);
   await cap(platform, member, 'GET', '/me');
   t.is((await cap(platform, member, 'GET', '/centre/profile', { headers: asCentre })).status, 200);
-  const refused = await cap(platform, member, 'PATCH', '/centre/profile', { headers: asCentre, json: { name: 'Mine Now' } });
+  const refused = await cap(platform, member, 'PATCH', '/centre/profile', {
+    headers: asCentre,
+    json: { name: 'Mine Now' },
+  });
   t.is(refused.status, 403);
   t.is(refused.body.error.code, 'centre.role_forbidden');
 });

@@ -21,11 +21,15 @@ test.after.always(() => platform?.stop());
 
 async function atStage(stage: string) {
   const { applicationId } = await candidateWithApplication(platform, targets);
-  await sql(platform, `UPDATE cap.applications SET current_stage_key = $2, status = 'in_progress' WHERE id = $1`, [applicationId, stage]);
+  await sql(platform, `UPDATE cap.applications SET current_stage_key = $2, status = 'in_progress' WHERE id = $1`, [
+    applicationId,
+    stage,
+  ]);
   return applicationId;
 }
 
-const bulk = (ids: string[]) => cap(platform, owner, 'PATCH', '/centre/applications/bulk', { headers: asCentre(), json: { ids, action: 'certify' } });
+const bulk = (ids: string[]) =>
+  cap(platform, owner, 'PATCH', '/centre/applications/bulk', { headers: asCentre(), json: { ids, action: 'certify' } });
 
 test('with the flag on, the centre certifies its applications after payment in one call, without any certificate', async (t) => {
   const ids = [await atStage('folder_arrangement'), await atStage('external_verification')];
@@ -37,8 +41,15 @@ test('with the flag on, the centre certifies its applications after payment in o
     `SELECT a.status, m.actor, m.action FROM cap.applications a JOIN cap.application_moves m ON m.application_id = a.id WHERE a.id = ANY($1::text[]) AND m.action <> 'submit' ORDER BY a.id`,
     [ids],
   );
-  t.deepEqual(rows, ids.map(() => ({ status: 'certified', actor: 'centre', action: 'certify_bypass' })));
-  t.is((await sql(platform, 'SELECT 1 FROM cap.certificates WHERE application_id = ANY($1::text[])', [ids])).length, 0, 'no Certificate row');
+  t.deepEqual(
+    rows,
+    ids.map(() => ({ status: 'certified', actor: 'centre', action: 'certify_bypass' })),
+  );
+  t.is(
+    (await sql(platform, 'SELECT 1 FROM cap.certificates WHERE application_id = ANY($1::text[])', [ids])).length,
+    0,
+    'no Certificate row',
+  );
 });
 
 test('all or nothing: one id that cannot be certified (before payment, or no application of the centre) refuses the call, naming each, and changes nothing', async (t) => {
@@ -47,7 +58,10 @@ test('all or nothing: one id that cannot be certified (before payment, or no app
   const res = await bulk([good, unpaid, '01ARZ3NDEKTSV4RRFFQ69G5FAV']);
   t.is(res.status, 409);
   t.is(res.body.error.code, 'application.bulk_refused');
-  t.deepEqual(res.body.error.details.map((d: { field: string }) => d.field), ['ids[1]', 'ids[2]']);
+  t.deepEqual(
+    res.body.error.details.map((d: { field: string }) => d.field),
+    ['ids[1]', 'ids[2]'],
+  );
   t.true(res.body.error.details[0].issue.includes('application.not_in_stage'));
   const [row] = await sql<{ status: string }>(platform, 'SELECT status FROM cap.applications WHERE id = $1', [good]);
   t.is(row!.status, 'in_progress');

@@ -1,5 +1,10 @@
 import test from 'ava';
-import { isExempt, resolveActingContext, type ContextHeaders, type Memberships } from '../../server/cap/people/context/resolve.ts';
+import {
+  isExempt,
+  resolveActingContext,
+  type ContextHeaders,
+  type Memberships,
+} from '../../server/cap/people/context/resolve.ts';
 import { newId } from '../../server/platform/ids.ts';
 import { loadApiDocument } from '../../server/platform/http/openapi.ts';
 import { cap, onboard } from '../helpers/cap.ts';
@@ -9,27 +14,113 @@ import { signUp, type SignedUpUser } from '../helpers/users.ts';
 // The acting context (X-CAP-PERSONA, X-CAP-CENTRE-ID), rule by rule as the spec's table states it:
 // first the pure function, then the same rules over HTTP against GET /context.
 
-const nothing: Memberships = { candidate: false, assessor: false, assessorStatus: null, awardingBody: false, centres: [] };
+const nothing: Memberships = {
+  candidate: false,
+  assessor: false,
+  assessorStatus: null,
+  awardingBody: false,
+  centres: [],
+};
 const centreA = { centreId: 'A', role: 'super_admin' as const, centreStatus: 'approved' as const };
 const centreB = { centreId: 'B', role: 'staff' as const, centreStatus: 'approved' as const };
 
-const pureRules: Array<{ rule: string; memberships: Partial<Memberships>; headers: ContextHeaders; expect: object | string }> = [
-  { rule: 'a named persona the caller holds is the context', memberships: { candidate: true, assessor: true }, headers: { persona: 'assessor' }, expect: { persona: 'assessor' } },
-  { rule: 'a named persona the caller does not hold is 403', memberships: { candidate: true }, headers: { persona: 'assessor' }, expect: 'auth.persona_not_held' },
-  { rule: 'centre is held only with a membership', memberships: { candidate: true }, headers: { persona: 'centre' }, expect: 'auth.persona_not_held' },
-  { rule: 'awarding_body is held only with its membership', memberships: { candidate: true }, headers: { persona: 'awarding_body' }, expect: 'auth.persona_not_held' },
-  { rule: 'awarding_body membership makes it a hat', memberships: { awardingBody: true }, headers: {}, expect: { persona: 'awarding_body' } },
-  { rule: 'omitted persona with one hat defaults to it', memberships: { assessor: true }, headers: {}, expect: { persona: 'assessor' } },
-  { rule: 'omitted persona with one centre hat defaults to it and its centre', memberships: { centres: [centreA] }, headers: {}, expect: { persona: 'centre', centreId: 'A', role: 'super_admin' } },
-  { rule: 'omitted persona with two hats is 400', memberships: { candidate: true, centres: [centreA] }, headers: {}, expect: 'auth.persona_ambiguous' },
+const pureRules: Array<{
+  rule: string;
+  memberships: Partial<Memberships>;
+  headers: ContextHeaders;
+  expect: object | string;
+}> = [
+  {
+    rule: 'a named persona the caller holds is the context',
+    memberships: { candidate: true, assessor: true },
+    headers: { persona: 'assessor' },
+    expect: { persona: 'assessor' },
+  },
+  {
+    rule: 'a named persona the caller does not hold is 403',
+    memberships: { candidate: true },
+    headers: { persona: 'assessor' },
+    expect: 'auth.persona_not_held',
+  },
+  {
+    rule: 'centre is held only with a membership',
+    memberships: { candidate: true },
+    headers: { persona: 'centre' },
+    expect: 'auth.persona_not_held',
+  },
+  {
+    rule: 'awarding_body is held only with its membership',
+    memberships: { candidate: true },
+    headers: { persona: 'awarding_body' },
+    expect: 'auth.persona_not_held',
+  },
+  {
+    rule: 'awarding_body membership makes it a hat',
+    memberships: { awardingBody: true },
+    headers: {},
+    expect: { persona: 'awarding_body' },
+  },
+  {
+    rule: 'omitted persona with one hat defaults to it',
+    memberships: { assessor: true },
+    headers: {},
+    expect: { persona: 'assessor' },
+  },
+  {
+    rule: 'omitted persona with one centre hat defaults to it and its centre',
+    memberships: { centres: [centreA] },
+    headers: {},
+    expect: { persona: 'centre', centreId: 'A', role: 'super_admin' },
+  },
+  {
+    rule: 'omitted persona with two hats is 400',
+    memberships: { candidate: true, centres: [centreA] },
+    headers: {},
+    expect: 'auth.persona_ambiguous',
+  },
   { rule: 'omitted persona with no hat is 403', memberships: {}, headers: {}, expect: 'auth.persona_required' },
-  { rule: 'the centre header with another named persona is 400', memberships: { candidate: true, centres: [centreA] }, headers: { persona: 'candidate', centreId: 'A' }, expect: 'auth.centre_header_not_allowed' },
-  { rule: 'the centre header when the default persona is not centre is 400', memberships: { candidate: true }, headers: { centreId: 'A' }, expect: 'auth.centre_header_not_allowed' },
-  { rule: 'the centre header picks a membership and its role', memberships: { centres: [centreA, centreB] }, headers: { persona: 'centre', centreId: 'B' }, expect: { persona: 'centre', centreId: 'B', role: 'staff' } },
-  { rule: 'the centre header naming a centre not held is 403', memberships: { centres: [centreA] }, headers: { persona: 'centre', centreId: 'B' }, expect: 'auth.centre_not_held' },
-  { rule: 'omitted centre header with one membership defaults to it', memberships: { candidate: true, centres: [centreB] }, headers: { persona: 'centre' }, expect: { persona: 'centre', centreId: 'B', role: 'staff' } },
-  { rule: 'omitted centre header with two memberships is 400', memberships: { centres: [centreA, centreB] }, headers: { persona: 'centre' }, expect: 'auth.centre_ambiguous' },
-  { rule: 'omitted persona and centre with two memberships is 400 on the centre', memberships: { centres: [centreA, centreB] }, headers: {}, expect: 'auth.centre_ambiguous' },
+  {
+    rule: 'the centre header with another named persona is 400',
+    memberships: { candidate: true, centres: [centreA] },
+    headers: { persona: 'candidate', centreId: 'A' },
+    expect: 'auth.centre_header_not_allowed',
+  },
+  {
+    rule: 'the centre header when the default persona is not centre is 400',
+    memberships: { candidate: true },
+    headers: { centreId: 'A' },
+    expect: 'auth.centre_header_not_allowed',
+  },
+  {
+    rule: 'the centre header picks a membership and its role',
+    memberships: { centres: [centreA, centreB] },
+    headers: { persona: 'centre', centreId: 'B' },
+    expect: { persona: 'centre', centreId: 'B', role: 'staff' },
+  },
+  {
+    rule: 'the centre header naming a centre not held is 403',
+    memberships: { centres: [centreA] },
+    headers: { persona: 'centre', centreId: 'B' },
+    expect: 'auth.centre_not_held',
+  },
+  {
+    rule: 'omitted centre header with one membership defaults to it',
+    memberships: { candidate: true, centres: [centreB] },
+    headers: { persona: 'centre' },
+    expect: { persona: 'centre', centreId: 'B', role: 'staff' },
+  },
+  {
+    rule: 'omitted centre header with two memberships is 400',
+    memberships: { centres: [centreA, centreB] },
+    headers: { persona: 'centre' },
+    expect: 'auth.centre_ambiguous',
+  },
+  {
+    rule: 'omitted persona and centre with two memberships is 400 on the centre',
+    memberships: { centres: [centreA, centreB] },
+    headers: {},
+    expect: 'auth.centre_ambiguous',
+  },
 ];
 
 for (const { rule, memberships, headers, expect } of pureRules) {
@@ -62,9 +153,16 @@ test('resolveActingContext: each refusal has the status of the spec (403 not hel
 test('the document declares both persona headers on every authenticated operation outside the exempt paths, and on no other', async (t) => {
   const doc = await loadApiDocument('cap');
   for (const op of doc.operations) {
-    const headers = op.parameters.filter((p) => p.in === 'header').map((p) => p.name).sort();
+    const headers = op.parameters
+      .filter((p) => p.in === 'header')
+      .map((p) => p.name)
+      .sort();
     const needsContext = (op.security ?? []).length > 0 && !isExempt(op.path);
-    t.deepEqual(headers, needsContext ? ['X-CAP-CENTRE-ID', 'X-CAP-PERSONA'] : [], `${op.method.toUpperCase()} ${op.path}`);
+    t.deepEqual(
+      headers,
+      needsContext ? ['X-CAP-CENTRE-ID', 'X-CAP-PERSONA'] : [],
+      `${op.method.toUpperCase()} ${op.path}`,
+    );
   }
 });
 
@@ -76,14 +174,11 @@ const users: Record<string, SignedUpUser> = {};
 const centres: Record<string, string> = { unknown: newId() };
 
 async function addStaff(user: SignedUpUser, centre: string, role: string, status: string) {
-  await sql(platform, 'INSERT INTO cap.centre_staff (id, centre_id, user_id, email, role, status, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, now(), now())', [
-    newId(),
-    centres[centre],
-    user.userId,
-    user.email,
-    role,
-    status,
-  ]);
+  await sql(
+    platform,
+    'INSERT INTO cap.centre_staff (id, centre_id, user_id, email, role, status, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, now(), now())',
+    [newId(), centres[centre], user.userId, user.email, role, status],
+  );
 }
 
 async function ownCentre(user: SignedUpUser, name: string) {
@@ -120,27 +215,119 @@ interface HttpRule {
 }
 
 const httpRules: HttpRule[] = [
-  { rule: 'a named persona the caller holds is the context', user: 'candidateAndCentre', persona: 'candidate', expect: { persona: 'candidate' } },
-  { rule: 'a named persona the caller does not hold is 403', user: 'candidate', persona: 'assessor', expect: '403 auth.persona_not_held' },
-  { rule: 'a draft onboarding does not hold its persona', user: 'candidateDraft', persona: 'candidate', expect: '403 auth.persona_not_held' },
-  { rule: 'pending and inactive staff rows do not hold the centre persona', user: 'candidate', persona: 'centre', expect: '403 auth.persona_not_held' },
-  { rule: 'nobody holds awarding_body yet', user: 'candidateAndCentre', persona: 'awarding_body', expect: '403 auth.persona_not_held' },
-  { rule: 'omitted persona with one hat defaults to it (candidate)', user: 'candidate', expect: { persona: 'candidate' } },
+  {
+    rule: 'a named persona the caller holds is the context',
+    user: 'candidateAndCentre',
+    persona: 'candidate',
+    expect: { persona: 'candidate' },
+  },
+  {
+    rule: 'a named persona the caller does not hold is 403',
+    user: 'candidate',
+    persona: 'assessor',
+    expect: '403 auth.persona_not_held',
+  },
+  {
+    rule: 'a draft onboarding does not hold its persona',
+    user: 'candidateDraft',
+    persona: 'candidate',
+    expect: '403 auth.persona_not_held',
+  },
+  {
+    rule: 'pending and inactive staff rows do not hold the centre persona',
+    user: 'candidate',
+    persona: 'centre',
+    expect: '403 auth.persona_not_held',
+  },
+  {
+    rule: 'nobody holds awarding_body yet',
+    user: 'candidateAndCentre',
+    persona: 'awarding_body',
+    expect: '403 auth.persona_not_held',
+  },
+  {
+    rule: 'omitted persona with one hat defaults to it (candidate)',
+    user: 'candidate',
+    expect: { persona: 'candidate' },
+  },
   { rule: 'omitted persona with one hat defaults to it (assessor)', user: 'assessor', expect: { persona: 'assessor' } },
-  { rule: 'omitted persona with one hat defaults to it (centre, with its centre)', user: 'centreOwner', expect: { persona: 'centre', centre: 'A', role: 'super_admin' } },
+  {
+    rule: 'omitted persona with one hat defaults to it (centre, with its centre)',
+    user: 'centreOwner',
+    expect: { persona: 'centre', centre: 'A', role: 'super_admin' },
+  },
   { rule: 'omitted persona with two hats is 400', user: 'candidateAndCentre', expect: '400 auth.persona_ambiguous' },
   { rule: 'omitted persona with no hat is 403', user: 'none', expect: '403 auth.persona_required' },
-  { rule: 'omitted persona with only a draft onboarding is 403', user: 'candidateDraft', expect: '403 auth.persona_required' },
-  { rule: 'the centre header with another named persona is 400', user: 'candidateAndCentre', persona: 'candidate', centre: 'B', expect: '400 auth.centre_header_not_allowed' },
-  { rule: 'the centre header when the default persona is not centre is 400', user: 'assessor', centre: 'A', expect: '400 auth.centre_header_not_allowed' },
-  { rule: 'the centre header picks an active membership; the role comes from its row', user: 'twoCentres', persona: 'centre', centre: 'A', expect: { persona: 'centre', centre: 'A', role: 'regular_admin' } },
-  { rule: 'the centre header picks the other membership with its own role', user: 'twoCentres', persona: 'centre', centre: 'C', expect: { persona: 'centre', centre: 'C', role: 'super_admin' } },
-  { rule: 'the centre header naming an inactive membership is 403', user: 'twoCentres', persona: 'centre', centre: 'B', expect: '403 auth.centre_not_held' },
-  { rule: 'the centre header naming someone else\'s centre is 403', user: 'centreOwner', persona: 'centre', centre: 'C', expect: '403 auth.centre_not_held' },
-  { rule: 'the centre header naming no centre at all is 403', user: 'centreOwner', persona: 'centre', centre: 'unknown', expect: '403 auth.centre_not_held' },
-  { rule: 'omitted centre header with one membership defaults to it', user: 'candidateAndCentre', persona: 'centre', expect: { persona: 'centre', centre: 'B', role: 'super_admin' } },
-  { rule: 'omitted centre header with two memberships is 400', user: 'twoCentres', persona: 'centre', expect: '400 auth.centre_ambiguous' },
-  { rule: 'omitted persona and centre header with two memberships is 400', user: 'twoCentres', expect: '400 auth.centre_ambiguous' },
+  {
+    rule: 'omitted persona with only a draft onboarding is 403',
+    user: 'candidateDraft',
+    expect: '403 auth.persona_required',
+  },
+  {
+    rule: 'the centre header with another named persona is 400',
+    user: 'candidateAndCentre',
+    persona: 'candidate',
+    centre: 'B',
+    expect: '400 auth.centre_header_not_allowed',
+  },
+  {
+    rule: 'the centre header when the default persona is not centre is 400',
+    user: 'assessor',
+    centre: 'A',
+    expect: '400 auth.centre_header_not_allowed',
+  },
+  {
+    rule: 'the centre header picks an active membership; the role comes from its row',
+    user: 'twoCentres',
+    persona: 'centre',
+    centre: 'A',
+    expect: { persona: 'centre', centre: 'A', role: 'regular_admin' },
+  },
+  {
+    rule: 'the centre header picks the other membership with its own role',
+    user: 'twoCentres',
+    persona: 'centre',
+    centre: 'C',
+    expect: { persona: 'centre', centre: 'C', role: 'super_admin' },
+  },
+  {
+    rule: 'the centre header naming an inactive membership is 403',
+    user: 'twoCentres',
+    persona: 'centre',
+    centre: 'B',
+    expect: '403 auth.centre_not_held',
+  },
+  {
+    rule: "the centre header naming someone else's centre is 403",
+    user: 'centreOwner',
+    persona: 'centre',
+    centre: 'C',
+    expect: '403 auth.centre_not_held',
+  },
+  {
+    rule: 'the centre header naming no centre at all is 403',
+    user: 'centreOwner',
+    persona: 'centre',
+    centre: 'unknown',
+    expect: '403 auth.centre_not_held',
+  },
+  {
+    rule: 'omitted centre header with one membership defaults to it',
+    user: 'candidateAndCentre',
+    persona: 'centre',
+    expect: { persona: 'centre', centre: 'B', role: 'super_admin' },
+  },
+  {
+    rule: 'omitted centre header with two memberships is 400',
+    user: 'twoCentres',
+    persona: 'centre',
+    expect: '400 auth.centre_ambiguous',
+  },
+  {
+    rule: 'omitted persona and centre header with two memberships is 400',
+    user: 'twoCentres',
+    expect: '400 auth.centre_ambiguous',
+  },
 ];
 
 for (const { rule, user, persona, centre, expect } of httpRules) {
@@ -153,7 +340,9 @@ for (const { rule, user, persona, centre, expect } of httpRules) {
       t.is(`${res.status} ${res.body.error?.code}`, expect);
     } else {
       t.is(res.status, 200, res.text);
-      const context = expect.centre ? { persona: expect.persona, centreId: centres[expect.centre], role: expect.role } : { persona: expect.persona };
+      const context = expect.centre
+        ? { persona: expect.persona, centreId: centres[expect.centre], role: expect.role }
+        : { persona: expect.persona };
       t.deepEqual(res.body.data, context);
     }
   });
@@ -173,6 +362,9 @@ test('exempt paths ignore the persona headers, whatever they say', async (t) => 
   for (const path of ['/me', '/me/profile', '/me/deletion-eligibility', '/onboarding/mine', '/onboarding/candidate']) {
     t.is((await cap(platform, users.candidateDraft!, 'GET', path, { headers })).status, 200, path);
   }
-  const saved = await cap(platform, users.candidateDraft!, 'PATCH', '/onboarding/candidate/save', { headers, json: {} });
+  const saved = await cap(platform, users.candidateDraft!, 'PATCH', '/onboarding/candidate/save', {
+    headers,
+    json: {},
+  });
   t.is(saved.status, 200);
 });

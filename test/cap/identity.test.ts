@@ -17,8 +17,12 @@ test.after.always(() => platform?.stop());
 /** An 11-digit sandbox number of one class (100 verifies, 200 name mismatch, 300 birth date mismatch), unique to the call. */
 const nin = (prefix: string) => `${prefix}${String(crypto.randomInt(0, 1e8)).padStart(8, '0')}`;
 
-const verify = (on: TestPlatform, user: SignedUpUser, identificationNumber: string, headers: Record<string, string> = {}) =>
-  cap(on, user, 'POST', '/identity-verification', { json: { type: 'nin', identificationNumber }, headers });
+const verify = (
+  on: TestPlatform,
+  user: SignedUpUser,
+  identificationNumber: string,
+  headers: Record<string, string> = {},
+) => cap(on, user, 'POST', '/identity-verification', { json: { type: 'nin', identificationNumber }, headers });
 
 /** A user whose candidate draft holds their personal details, as the client has it when it verifies. */
 async function candidateWithDraft(on: TestPlatform = platform): Promise<SignedUpUser> {
@@ -123,7 +127,9 @@ test('without a name and date of birth anywhere, 422 identity.details_missing na
 
 test('details the identity service refuses (a birth date in the future) are 422 identity.details_invalid', async (t) => {
   const user = await signUp(platform);
-  await cap(platform, user, 'PATCH', '/me/profile', { json: { personalDetails: { ...drafts.candidate.personalDetails, dob: '2999-01-01' } } });
+  await cap(platform, user, 'PATCH', '/me/profile', {
+    json: { personalDetails: { ...drafts.candidate.personalDetails, dob: '2999-01-01' } },
+  });
   const res = await verify(platform, user, nin('100'));
   t.is(res.status, 422);
   t.is(res.body.error.code, 'identity.details_invalid');
@@ -137,18 +143,25 @@ test('a number that is not 11 digits, or a type other than nin, is 422 validatio
     t.is(res.body.error.code, 'validation.failed');
     t.false(res.text.includes(identificationNumber));
   }
-  const passport = await cap(platform, user, 'POST', '/identity-verification', { json: { type: 'passport', identificationNumber: nin('100') } });
+  const passport = await cap(platform, user, 'POST', '/identity-verification', {
+    json: { type: 'passport', identificationNumber: nin('100') },
+  });
   t.is(passport.status, 422);
 });
 
 test('identity verification takes no persona headers: whatever they say, it answers', async (t) => {
   const user = await candidateWithDraft();
-  const res = await verify(platform, user, nin('100'), { 'X-CAP-PERSONA': 'centre', 'X-CAP-CENTRE-ID': 'not-a-centre' });
+  const res = await verify(platform, user, nin('100'), {
+    'X-CAP-PERSONA': 'centre',
+    'X-CAP-CENTRE-ID': 'not-a-centre',
+  });
   t.is(res.status, 200, res.text);
 });
 
 test('a call without a token is 401', async (t) => {
-  const res = await cap(platform, { accessToken: '' } as SignedUpUser, 'POST', '/identity-verification', { json: { type: 'nin', identificationNumber: nin('100') } });
+  const res = await cap(platform, { accessToken: '' } as SignedUpUser, 'POST', '/identity-verification', {
+    json: { type: 'nin', identificationNumber: nin('100') },
+  });
   t.is(res.status, 401);
 });
 
@@ -161,14 +174,23 @@ test('after checks of every kind, no table of the cap schema and no log line hol
   await verify(platform, user, tooLong); // refused by the document
   await verify(platform, await signUp(platform), numbers[0]!); // refused: no details
 
-  const tables = await sql<{ table_name: string }>(platform, `SELECT table_name FROM information_schema.tables WHERE table_schema = 'cap' AND table_type = 'BASE TABLE'`);
+  const tables = await sql<{ table_name: string }>(
+    platform,
+    `SELECT table_name FROM information_schema.tables WHERE table_schema = 'cap' AND table_type = 'BASE TABLE'`,
+  );
   t.true(tables.some((table) => table.table_name === 'users'));
   let dump = '';
   for (const { table_name } of tables) dump += JSON.stringify(await sql(platform, `SELECT * FROM cap."${table_name}"`));
-  t.true(logs.lines.some((line) => line.includes('/identity-verification')), 'the log was captured');
+  t.true(
+    logs.lines.some((line) => line.includes('/identity-verification')),
+    'the log was captured',
+  );
   for (const number of numbers) {
     t.false(dump.includes(number), `the cap schema holds ${number}`);
-    t.false(logs.lines.some((line) => line.includes(number)), `the log holds ${number}`);
+    t.false(
+      logs.lines.some((line) => line.includes(number)),
+      `the log holds ${number}`,
+    );
   }
 });
 
@@ -180,7 +202,9 @@ test('an Orchestrator that cannot be reached is 503 identity.provider_unavailabl
   t.is(res.status, 503);
   t.is(res.body.error.code, 'identity.provider_unavailable');
   t.regex(res.body.error.message, /try again/);
-  const [row] = await sql(down, 'SELECT identity_verified, identity_provider FROM cap.users WHERE user_id = $1', [user.userId]);
+  const [row] = await sql(down, 'SELECT identity_verified, identity_provider FROM cap.users WHERE user_id = $1', [
+    user.userId,
+  ]);
   t.deepEqual(row, { identity_verified: false, identity_provider: null });
   t.is((await verify(down, user, nin('100'))).status, 503);
 });

@@ -16,7 +16,8 @@ test.before(async () => {
 });
 test.after.always(() => platform?.stop());
 
-const capUsers = (userId: string) => sql<{ status: string; email: string }>(platform, 'SELECT status, email FROM cap.users WHERE user_id = $1', [userId]);
+const capUsers = (userId: string) =>
+  sql<{ status: string; email: string }>(platform, 'SELECT status, email FROM cap.users WHERE user_id = $1', [userId]);
 
 /** Publishes an event into the Orchestrator's outbox, as OL would (a late or repeated delivery). */
 async function publishAsOl(type: 'user.created' | 'user.deleted', data: Record<string, unknown>) {
@@ -30,7 +31,8 @@ async function publishAsOl(type: 'user.created' | 'user.deleted', data: Record<s
 }
 
 const processedBy = async (consumer: string, eventId: string) =>
-  (await sql(platform, 'SELECT 1 FROM cap.inbox WHERE consumer = $1 AND event_id = $2', [consumer, eventId])).length === 1;
+  (await sql(platform, 'SELECT 1 FROM cap.inbox WHERE consumer = $1 AND event_id = $2', [consumer, eventId])).length ===
+  1;
 
 test('a call without a token, or with one that is not valid, is 401 auth.unauthenticated', async (t) => {
   const cases: Array<Record<string, string>> = [{}, { authorization: 'Bearer not-a-jwt' }];
@@ -85,9 +87,16 @@ test('the first call provisions a user whose user.created has not arrived, and t
 test('first calls racing user.created all succeed on one CapUser', async (t) => {
   const user = await signUp(platform);
   const replies = await Promise.all(Array.from({ length: 8 }, () => cap(platform, user, 'GET', '/me')));
-  t.deepEqual(replies.map((r) => r.status), Array(8).fill(200));
+  t.deepEqual(
+    replies.map((r) => r.status),
+    Array(8).fill(200),
+  );
   t.true(replies.every((r) => r.body.data.userId === user.userId));
-  const [event] = await sql<{ id: string }>(platform, "SELECT id FROM ol.outbox WHERE type = 'user.created' AND data->>'userId' = $1", [user.userId]);
+  const [event] = await sql<{ id: string }>(
+    platform,
+    "SELECT id FROM ol.outbox WHERE type = 'user.created' AND data->>'userId' = $1",
+    [user.userId],
+  );
   await eventually('user.created is processed', () => processedBy('cap.provision-user', event!.id));
   t.is((await capUsers(user.userId)).length, 1);
   t.deepEqual(await sql(platform, 'SELECT 1 FROM cap.dead_letters WHERE event_id = $1', [event!.id]), []);
@@ -122,9 +131,15 @@ test('PATCH /me/profile merges sections field by field and null removes', async 
   const empty = await cap(platform, user, 'GET', '/me/profile');
   t.deepEqual(empty.body.data, { identityVerified: false });
 
-  await cap(platform, user, 'PATCH', '/me/profile', { json: { personalDetails: { firstName: 'Ada', lastName: 'Obi' }, residentialAddress: { country: 'Nigeria' } } });
+  await cap(platform, user, 'PATCH', '/me/profile', {
+    json: { personalDetails: { firstName: 'Ada', lastName: 'Obi' }, residentialAddress: { country: 'Nigeria' } },
+  });
   const patched = await cap(platform, user, 'PATCH', '/me/profile', {
-    json: { personalDetails: { lastName: 'Eze', middleName: 'N' }, residentialAddress: null, contactInformation: { phoneNumber: { countryCode: '+234' } } },
+    json: {
+      personalDetails: { lastName: 'Eze', middleName: 'N' },
+      residentialAddress: null,
+      contactInformation: { phoneNumber: { countryCode: '+234' } },
+    },
   });
   t.is(patched.status, 200);
   const expected = {
@@ -139,10 +154,15 @@ test('PATCH /me/profile merges sections field by field and null removes', async 
 test('PATCH /me/profile refuses fields outside the shape and malformed dates, changing nothing', async (t) => {
   const user = await signUp(platform);
   await cap(platform, user, 'PATCH', '/me/profile', { json: { personalDetails: { firstName: 'Ada' } } });
-  const bad = await cap(platform, user, 'PATCH', '/me/profile', { json: { personalDetails: { firstName: 'Bo', dob: '12/04/1990', nin: '12345678901' } } });
+  const bad = await cap(platform, user, 'PATCH', '/me/profile', {
+    json: { personalDetails: { firstName: 'Bo', dob: '12/04/1990', nin: '12345678901' } },
+  });
   t.is(bad.status, 422);
   t.is(bad.body.error.code, 'validation.failed');
-  t.deepEqual(bad.body.error.details.map((d: { field: string }) => d.field).sort(), ['personalDetails.dob', 'personalDetails.nin']);
+  t.deepEqual(bad.body.error.details.map((d: { field: string }) => d.field).sort(), [
+    'personalDetails.dob',
+    'personalDetails.nin',
+  ]);
   t.deepEqual((await cap(platform, user, 'GET', '/me/profile')).body.data.personalDetails, { firstName: 'Ada' });
 });
 
@@ -158,7 +178,10 @@ test('a submitted onboarding fills the empty profile sections with the person de
 
 test('deletion eligibility: blocked only while the caller is the only super admin of a centre', async (t) => {
   const user = await signUp(platform);
-  t.deepEqual((await cap(platform, user, 'GET', '/me/deletion-eligibility')).body.data, { canDelete: true, blockers: [] });
+  t.deepEqual((await cap(platform, user, 'GET', '/me/deletion-eligibility')).body.data, {
+    canDelete: true,
+    blockers: [],
+  });
 
   await onboard(platform, user, 'centre');
   const blocked = (await cap(platform, user, 'GET', '/me/deletion-eligibility')).body.data;
@@ -171,19 +194,24 @@ test('deletion eligibility: blocked only while the caller is the only super admi
   const partner = await signUp(platform);
   await cap(platform, partner, 'GET', '/me');
   const centreId = (await cap(platform, user, 'GET', '/me')).body.data.centres[0].centreId;
-  await sql(platform, "INSERT INTO cap.centre_staff (id, centre_id, user_id, email, role, status, created_at, updated_at) VALUES ($1, $2, $3, $4, 'super_admin', 'active', now(), now())", [
-    newId(),
-    centreId,
-    partner.userId,
-    partner.email,
-  ]);
-  t.deepEqual((await cap(platform, user, 'GET', '/me/deletion-eligibility')).body.data, { canDelete: true, blockers: [] });
+  await sql(
+    platform,
+    "INSERT INTO cap.centre_staff (id, centre_id, user_id, email, role, status, created_at, updated_at) VALUES ($1, $2, $3, $4, 'super_admin', 'active', now(), now())",
+    [newId(), centreId, partner.userId, partner.email],
+  );
+  t.deepEqual((await cap(platform, user, 'GET', '/me/deletion-eligibility')).body.data, {
+    canDelete: true,
+    blockers: [],
+  });
 });
 
 test('user.deleted deactivates the CapUser: its still-valid token gets 403 auth.account_deactivated', async (t) => {
   const user = await signUp(platform);
   t.is((await cap(platform, user, 'GET', '/me')).status, 200);
-  const deleted = await call('DELETE', platform.url('/v1/ol/auth/account'), { token: user.accessToken, json: { password: user.password } });
+  const deleted = await call('DELETE', platform.url('/v1/ol/auth/account'), {
+    token: user.accessToken,
+    json: { password: user.password },
+  });
   t.is(deleted.status, 200);
   await eventually('user.deleted reaches CAP', async () => (await capUsers(user.userId))[0]?.status === 'deactivated');
   for (const path of ['/me', '/onboarding/mine', '/context']) {

@@ -1,6 +1,14 @@
 import test from 'ava';
 import { newId } from '../../server/platform/ids.ts';
-import { activeStaff, applicationTargets, approvedCentreOwner, cap, candidateWithApplication, asCentre, centreWithOwner } from '../helpers/cap.ts';
+import {
+  activeStaff,
+  applicationTargets,
+  approvedCentreOwner,
+  cap,
+  candidateWithApplication,
+  asCentre,
+  centreWithOwner,
+} from '../helpers/cap.ts';
 import { inboxOf } from '../helpers/notifications.ts';
 import { call, eventually, startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 import { signUp, type SignedUpUser } from '../helpers/users.ts';
@@ -17,7 +25,11 @@ const policy = (user: SignedUpUser, centreId: string, method: 'GET' | 'PUT' | 'P
 
 const centreOwner = () => centreWithOwner(platform);
 
-const byDefault = (event: string) => ({ event, recipientCapUserIds: [], recipientRoles: ['super_admin', 'regular_admin'] });
+const byDefault = (event: string) => ({
+  event,
+  recipientCapUserIds: [],
+  recipientRoles: ['super_admin', 'regular_admin'],
+});
 const defaultPolicy = { events: [byDefault('application.submitted'), byDefault('application.paid')] };
 
 test("a centre's policy defaults to its super admins and regular admins, and any of its staff reads it", async (t) => {
@@ -31,14 +43,27 @@ test("a centre's policy defaults to its super admins and regular admins, and any
 test('a super admin sets who hears of an event (PUT, PATCH); PUT without an event restores its default', async (t) => {
   const { owner, centreId } = await centreOwner();
   const { member } = await activeStaff(platform, owner, centreId);
-  const put = await policy(owner, centreId, 'PUT', { events: [{ event: 'application.submitted', recipientCapUserIds: [member.userId] }] });
+  const put = await policy(owner, centreId, 'PUT', {
+    events: [{ event: 'application.submitted', recipientCapUserIds: [member.userId] }],
+  });
   t.is(put.status, 200, put.text);
-  const set = { events: [{ event: 'application.submitted', recipientCapUserIds: [member.userId], recipientRoles: [] }, byDefault('application.paid')] };
+  const set = {
+    events: [
+      { event: 'application.submitted', recipientCapUserIds: [member.userId], recipientRoles: [] },
+      byDefault('application.paid'),
+    ],
+  };
   t.deepEqual(put.body.data, set);
   t.deepEqual((await policy(member, centreId)).body.data, set);
 
-  const patched = await policy(owner, centreId, 'PATCH', { events: [{ event: 'application.submitted', recipientRoles: ['staff'] }] });
-  t.deepEqual(patched.body.data.events[0], { event: 'application.submitted', recipientCapUserIds: [], recipientRoles: ['staff'] });
+  const patched = await policy(owner, centreId, 'PATCH', {
+    events: [{ event: 'application.submitted', recipientRoles: ['staff'] }],
+  });
+  t.deepEqual(patched.body.data.events[0], {
+    event: 'application.submitted',
+    recipientCapUserIds: [],
+    recipientRoles: ['staff'],
+  });
   t.deepEqual((await policy(owner, centreId, 'PATCH', {})).body.data, patched.body.data);
 
   t.deepEqual((await policy(owner, centreId, 'PUT', { events: [] })).body.data, defaultPolicy);
@@ -61,7 +86,10 @@ test("named recipients must be the centre's active staff: anyone else is 422 and
   });
   t.is(res.status, 422);
   t.is(res.body.error.code, 'centre.policy_recipient_not_staff');
-  t.deepEqual(res.body.error.details.map((d: any) => d.field), ['events[0].recipientCapUserIds[1]', 'events[0].recipientCapUserIds[2]']);
+  t.deepEqual(
+    res.body.error.details.map((d: any) => d.field),
+    ['events[0].recipientCapUserIds[1]', 'events[0].recipientCapUserIds[2]'],
+  );
   t.deepEqual((await policy(owner, centreId)).body.data, defaultPolicy);
 });
 
@@ -82,25 +110,42 @@ test('bad policy bodies are 422: an unknown event or role, an event listed twice
 });
 
 test('a submitted application reaches the people the policy names, by role and by name, in their inbox and mail; others hear nothing', async (t) => {
-  const { owner, centreId, sectorId, tradeId } = await applicationTargets(platform, { sector: `Policy sector ${Date.now()}`, trade: 'Carpentry' });
+  const { owner, centreId, sectorId, tradeId } = await applicationTargets(platform, {
+    sector: `Policy sector ${Date.now()}`,
+    trade: 'Carpentry',
+  });
   const { member: admin } = await activeStaff(platform, owner, centreId, { role: 'regular_admin' });
   const { member: named } = await activeStaff(platform, owner, centreId, { name: 'Named Staff' });
   const { member: quiet } = await activeStaff(platform, owner, centreId, { name: 'Quiet Staff' });
-  const set = await policy(owner, centreId, 'PUT', { events: [{ event: 'application.submitted', recipientRoles: ['regular_admin'], recipientCapUserIds: [named.userId] }] });
+  const set = await policy(owner, centreId, 'PUT', {
+    events: [
+      { event: 'application.submitted', recipientRoles: ['regular_admin'], recipientCapUserIds: [named.userId] },
+    ],
+  });
   t.is(set.status, 200, set.text);
 
   const { applicationId } = await candidateWithApplication(platform, { centreId, sectorId, tradeId });
   for (const person of [admin, named]) {
     const [notice] = await inboxOf(platform, person.accessToken, 1, '?category=application');
-    t.like(notice, { type: 'application.submitted', category: 'application', title: 'New RPL application', metadata: { applicationId, centreId } });
+    t.like(notice, {
+      type: 'application.submitted',
+      category: 'application',
+      title: 'New RPL application',
+      metadata: { applicationId, centreId },
+    });
     await eventually(`the mail reaches ${person.email}`, async () =>
-      ((await call('GET', platform.url(`/v1/ol/dev/mailbox?to=${encodeURIComponent(person.email)}`))).body.data as any[]).some((mail) => mail.subject === 'New RPL application'),
+      (
+        (await call('GET', platform.url(`/v1/ol/dev/mailbox?to=${encodeURIComponent(person.email)}`))).body
+          .data as any[]
+      ).some((mail) => mail.subject === 'New RPL application'),
     );
     t.pass();
   }
   // The bus has carried the others' notices by now; the owner (super admin) and other staff got none.
   for (const person of [owner, quiet]) {
-    const inbox = (await call('GET', platform.url('/v1/ol/notifications?category=application'), { token: person.accessToken })).body.data;
+    const inbox = (
+      await call('GET', platform.url('/v1/ol/notifications?category=application'), { token: person.accessToken })
+    ).body.data;
     t.deepEqual(inbox, []);
   }
 });

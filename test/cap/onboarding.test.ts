@@ -12,8 +12,18 @@ test.before(async () => {
 test.after.always(() => platform?.stop());
 
 const ulid = /^[0-9A-HJKMNP-TV-Z]{26}$/;
-const person = ['personalDetails.firstName', 'personalDetails.lastName', 'personalDetails.dob', 'personalDetails.gender', 'personalDetails.nationality'];
-const contact = ['contactInformation.emailAddress', 'contactInformation.phoneNumber.countryCode', 'contactInformation.phoneNumber.number'];
+const person = [
+  'personalDetails.firstName',
+  'personalDetails.lastName',
+  'personalDetails.dob',
+  'personalDetails.gender',
+  'personalDetails.nationality',
+];
+const contact = [
+  'contactInformation.emailAddress',
+  'contactInformation.phoneNumber.countryCode',
+  'contactInformation.phoneNumber.number',
+];
 const address = ['residentialAddress.country', 'residentialAddress.state', 'residentialAddress.address'];
 
 test('start opens an empty draft and answers 201 with its summary', async (t) => {
@@ -48,13 +58,19 @@ test('candidate, centre and assessor onboardings are open to anyone; awarding bo
   t.is(unknown.body.error.details[0].field, 'persona');
 });
 
-test('GET /onboarding/mine lists the caller\'s onboardings on `onboardings`, oldest first', async (t) => {
+test("GET /onboarding/mine lists the caller's onboardings on `onboardings`, oldest first", async (t) => {
   const user = await signUp(platform);
   t.deepEqual((await cap(platform, user, 'GET', '/onboarding/mine')).body.data, { onboardings: [] });
   await cap(platform, user, 'POST', '/onboarding/start', { json: { persona: 'assessor' } });
   await onboard(platform, user, 'candidate');
   const mine = (await cap(platform, user, 'GET', '/onboarding/mine')).body.data.onboardings;
-  t.deepEqual(mine.map((o: { persona: string; status: string }) => [o.persona, o.status]), [['assessor', 'draft'], ['candidate', 'completed']]);
+  t.deepEqual(
+    mine.map((o: { persona: string; status: string }) => [o.persona, o.status]),
+    [
+      ['assessor', 'draft'],
+      ['candidate', 'completed'],
+    ],
+  );
   t.true(mine.every((o: object) => !('data' in o)));
 });
 
@@ -102,8 +118,12 @@ test('saves merge: separate sub-trees add up, {} keeps the draft, null removes, 
   t.is(data.owner.personalDetails.firstName, 'Ada');
 
   await cap(platform, user, 'POST', '/onboarding/start', { json: { persona: 'assessor' } });
-  await cap(platform, user, 'PATCH', '/onboarding/assessor/save', { json: { assessorDetails: { sectorIds: [logo, '01JCCCCCCCCCCCCCCCCCCCCCCC'] } } });
-  const replaced = await cap(platform, user, 'PATCH', '/onboarding/assessor/save', { json: { assessorDetails: { sectorIds: [logo] } } });
+  await cap(platform, user, 'PATCH', '/onboarding/assessor/save', {
+    json: { assessorDetails: { sectorIds: [logo, '01JCCCCCCCCCCCCCCCCCCCCCCC'] } },
+  });
+  const replaced = await cap(platform, user, 'PATCH', '/onboarding/assessor/save', {
+    json: { assessorDetails: { sectorIds: [logo] } },
+  });
   t.deepEqual(replaced.body.data.data.assessorDetails.sectorIds, [logo]);
 });
 
@@ -113,7 +133,10 @@ test('a save that breaks the draft shape is 422 naming each field, and nothing i
   const before = (await cap(platform, user, 'GET', '/onboarding/centre')).body.data;
   const res = await cap(platform, user, 'PATCH', '/onboarding/centre/save', {
     json: {
-      centre: { centreAccountDetails: { accountNo: '12345' }, centreSupportInformation: { emailAddress: 'not-an-email' } },
+      centre: {
+        centreAccountDetails: { accountNo: '12345' },
+        centreSupportInformation: { emailAddress: 'not-an-email' },
+      },
       owner: { personalDetails: { dob: '1990-13-40', firstName: 7 }, nin: '12345678901' },
     },
   });
@@ -133,7 +156,9 @@ test('a save that breaks the draft shape is 422 naming each field, and nothing i
 test('each persona saves only its own draft shape; an identity number is never accepted', async (t) => {
   const user = await signUp(platform);
   await cap(platform, user, 'POST', '/onboarding/start', { json: { persona: 'candidate' } });
-  const foreign = await cap(platform, user, 'PATCH', '/onboarding/candidate/save', { json: { owner: drafts.centre.owner } });
+  const foreign = await cap(platform, user, 'PATCH', '/onboarding/candidate/save', {
+    json: { owner: drafts.centre.owner },
+  });
   t.is(foreign.status, 422);
   t.is(foreign.body.error.details[0].field, 'owner');
   for (const json of [{ identificationNumber: '12345678901' }, { personalDetails: { nin: '12345678901' } }]) {
@@ -168,7 +193,11 @@ test('submit of an incomplete draft is 422 onboarding.incomplete naming each mis
     const res = await cap(platform, user, 'POST', `/onboarding/${persona}/submit`);
     t.is(res.status, 422, persona);
     t.is(res.body.error.code, 'onboarding.incomplete');
-    t.deepEqual(res.body.error.details, fields.map((field) => ({ field, issue: 'is required' })), persona);
+    t.deepEqual(
+      res.body.error.details,
+      fields.map((field) => ({ field, issue: 'is required' })),
+      persona,
+    );
   }
 });
 
@@ -177,7 +206,11 @@ test('blank strings count as missing on submit, and optional fields are not requ
   await cap(platform, user, 'POST', '/onboarding/start', { json: { persona: 'candidate' } });
   const { personalDetails, contactInformation, residentialAddress } = drafts.candidate;
   await cap(platform, user, 'PATCH', '/onboarding/candidate/save', {
-    json: { personalDetails: { ...personalDetails, middleName: null, nationality: '  ' }, contactInformation, residentialAddress: { ...residentialAddress, lga: null } },
+    json: {
+      personalDetails: { ...personalDetails, middleName: null, nationality: '  ' },
+      contactInformation,
+      residentialAddress: { ...residentialAddress, lga: null },
+    },
   });
   const res = await cap(platform, user, 'POST', '/onboarding/candidate/submit');
   t.is(res.status, 422);
@@ -197,9 +230,15 @@ test('submit completes the onboarding once; a second submit is 409 onboarding.al
 test('saving after completion (settings screens) keeps the onboarding completed', async (t) => {
   const user = await signUp(platform);
   const completed = await onboard(platform, user, 'assessor');
-  const saved = await cap(platform, user, 'PATCH', '/onboarding/assessor/save', { json: { assessorDetails: { assessorNo: 'ASR-0043' } } });
+  const saved = await cap(platform, user, 'PATCH', '/onboarding/assessor/save', {
+    json: { assessorDetails: { assessorNo: 'ASR-0043' } },
+  });
   t.is(saved.status, 200);
-  t.like(saved.body.data, { status: 'completed', completedAt: completed.completedAt, data: { assessorDetails: { assessorNo: 'ASR-0043' } } });
+  t.like(saved.body.data, {
+    status: 'completed',
+    completedAt: completed.completedAt,
+    data: { assessorDetails: { assessorNo: 'ASR-0043' } },
+  });
 });
 
 test('submit of an onboarding never started is 404', async (t) => {
@@ -217,9 +256,18 @@ test('submitting the centre onboarding creates a pending centre with the owner a
   t.is(me.centres.length, 1);
   const [membership] = me.centres;
   t.regex(membership.centreId, ulid);
-  t.deepEqual(membership, { centreId: membership.centreId, name: 'Lagos Skills Centre', role: 'super_admin', status: 'operable' });
+  t.deepEqual(membership, {
+    centreId: membership.centreId,
+    name: 'Lagos Skills Centre',
+    role: 'super_admin',
+    status: 'operable',
+  });
 
-  const [centre] = await sql(platform, 'SELECT name, registration_no, status, address, account_details, created_by FROM cap.centres WHERE id = $1', [membership.centreId]);
+  const [centre] = await sql(
+    platform,
+    'SELECT name, registration_no, status, address, account_details, created_by FROM cap.centres WHERE id = $1',
+    [membership.centreId],
+  );
   t.deepEqual(centre, {
     name: 'Lagos Skills Centre',
     registration_no: registrationNo,
@@ -228,11 +276,17 @@ test('submitting the centre onboarding creates a pending centre with the owner a
     account_details: drafts.centre.centre.centreAccountDetails,
     created_by: user.userId,
   });
-  const staff = await sql(platform, 'SELECT user_id, role, status FROM cap.centre_staff WHERE centre_id = $1', [membership.centreId]);
+  const staff = await sql(platform, 'SELECT user_id, role, status FROM cap.centre_staff WHERE centre_id = $1', [
+    membership.centreId,
+  ]);
   t.deepEqual(staff, [{ user_id: user.userId, role: 'super_admin', status: 'active' }]);
   const mine = (await cap(platform, user, 'GET', '/onboarding/mine')).body.data.onboardings;
   t.like(mine, [{ persona: 'centre', status: 'completed' }]);
-  t.deepEqual((await cap(platform, user, 'GET', '/context')).body.data, { persona: 'centre', centreId: membership.centreId, role: 'super_admin' });
+  t.deepEqual((await cap(platform, user, 'GET', '/context')).body.data, {
+    persona: 'centre',
+    centreId: membership.centreId,
+    role: 'super_admin',
+  });
 });
 
 test('a refused centre submit creates no centre', async (t) => {
@@ -248,14 +302,18 @@ test("the web client's phone shape (+NG and the whole international number) is s
   const user = await signUp(platform);
   await cap(platform, user, 'POST', '/onboarding/start', { json: { persona: 'candidate' } });
   const phoneNumber = { countryCode: '+NG', number: '+2348031234567' };
-  const saved = await cap(platform, user, 'PATCH', '/onboarding/candidate/save', { json: { contactInformation: { emailAddress: user.email, phoneNumber } } });
+  const saved = await cap(platform, user, 'PATCH', '/onboarding/candidate/save', {
+    json: { contactInformation: { emailAddress: user.email, phoneNumber } },
+  });
   t.is(saved.status, 200, saved.text);
   t.deepEqual(saved.body.data.data.contactInformation.phoneNumber, phoneNumber);
   const read = await cap(platform, user, 'GET', '/onboarding/candidate');
   t.deepEqual(read.body.data.data.contactInformation.phoneNumber, phoneNumber);
   // The same shape on the profile, and a dialling code with a national number as well.
   for (const phone of [phoneNumber, { countryCode: '+234', number: '0803 123 4567' }]) {
-    const profile = await cap(platform, user, 'PATCH', '/me/profile', { json: { contactInformation: { phoneNumber: phone } } });
+    const profile = await cap(platform, user, 'PATCH', '/me/profile', {
+      json: { contactInformation: { phoneNumber: phone } },
+    });
     t.is(profile.status, 200, profile.text);
     t.deepEqual(profile.body.data.contactInformation.phoneNumber, phone);
   }
@@ -267,7 +325,18 @@ test('fields a form leaves untouched arrive as blank strings and are accepted; a
   const blank = {
     personalDetails: { firstName: 'Ada', lastName: 'Obi', middleName: '', dob: '', gender: '', nationality: '' },
     contactInformation: { emailAddress: '', phoneNumber: { countryCode: '', number: '' } },
-    currentOccupation: { employmentHistory: [{ company: 'Acme', jobTitle: 'Welder', employmentType: 'Contract', startDate: '2020-01-01', endDate: '', keyResponsibilities: 'Welding' }] },
+    currentOccupation: {
+      employmentHistory: [
+        {
+          company: 'Acme',
+          jobTitle: 'Welder',
+          employmentType: 'Contract',
+          startDate: '2020-01-01',
+          endDate: '',
+          keyResponsibilities: 'Welding',
+        },
+      ],
+    },
   };
   const saved = await cap(platform, user, 'PATCH', '/onboarding/candidate/save', { json: blank });
   t.is(saved.status, 200, saved.text);

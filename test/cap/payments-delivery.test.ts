@@ -15,7 +15,10 @@ test.before(async () => {
 test.after.always(() => platform?.stop());
 
 test('100 application payments whose webhooks each arrive three times at once credit each wallet exactly once', async (t) => {
-  const { owner, centreId, sectorId, tradeId } = await applicationTargets(platform, { sector: 'Hospitality', trade: 'Culinary Arts' });
+  const { owner, centreId, sectorId, tradeId } = await applicationTargets(platform, {
+    sector: 'Hospitality',
+    trade: 'Culinary Arts',
+  });
   const candidate = await signUp(platform);
   await onboard(platform, candidate, 'candidate');
   const asCandidate = { 'X-CAP-PERSONA': 'candidate' };
@@ -23,8 +26,17 @@ test('100 application payments whose webhooks each arrive three times at once cr
   // 100 applications at the payment stage (the form and submit are tested in cap-applications.test.ts).
   const payments: Array<{ applicationId: string; paymentId: string }> = [];
   for (let i = 0; i < 100; i++) {
-    const id = (await cap(platform, candidate, 'POST', '/applications', { headers: asCandidate, json: { type: 'RPL', sectorId, tradeId, unitIds: [], centreId } })).body.data.id;
-    await sql(platform, `UPDATE cap.applications SET status = 'in_progress', current_stage_key = 'payment' WHERE id = $1`, [id]);
+    const id = (
+      await cap(platform, candidate, 'POST', '/applications', {
+        headers: asCandidate,
+        json: { type: 'RPL', sectorId, tradeId, unitIds: [], centreId },
+      })
+    ).body.data.id;
+    await sql(
+      platform,
+      `UPDATE cap.applications SET status = 'in_progress', current_stage_key = 'payment' WHERE id = $1`,
+      [id],
+    );
     const paid = await cap(platform, candidate, 'POST', `/applications/${id}/pay`, { headers: asCandidate });
     payments.push({ applicationId: id, paymentId: paid.body.data.paymentId });
   }
@@ -34,12 +46,21 @@ test('100 application payments whose webhooks each arrive three times at once cr
     await payCheckout(platform, `PAY-${paymentId}`);
     bodies.push((await sandboxWebhooks(platform, `PAY-${paymentId}`))[0]!.body);
   }
-  const answers = await Promise.all(bodies.flatMap((body) => [postWebhook(platform, body), postWebhook(platform, body), postWebhook(platform, body)]));
+  const answers = await Promise.all(
+    bodies.flatMap((body) => [postWebhook(platform, body), postWebhook(platform, body), postWebhook(platform, body)]),
+  );
   t.true(answers.every((a) => a.status === 200));
 
   await eventually(
     'every application leaves the payment stage',
-    async () => (await sql<{ n: number }>(platform, `SELECT count(*)::int AS n FROM cap.applications WHERE centre_id = $1 AND current_stage_key = 'folder_arrangement'`, [centreId]))[0]!.n === 100,
+    async () =>
+      (
+        await sql<{ n: number }>(
+          platform,
+          `SELECT count(*)::int AS n FROM cap.applications WHERE centre_id = $1 AND current_stage_key = 'folder_arrangement'`,
+          [centreId],
+        )
+      )[0]!.n === 100,
     60_000,
   );
   await new Promise((resolve) => setTimeout(resolve, 1000)); // late duplicates would land now
@@ -52,9 +73,19 @@ test('100 application payments whose webhooks each arrive three times at once cr
     { kind: 'application_payment', n: 100, total: String(100 * 2500000) },
     { kind: 'platform_fee', n: 100, total: String(-100 * 250000) },
   ]);
-  const moves = await sql<{ n: number }>(platform, `SELECT count(*)::int AS n FROM cap.application_moves m JOIN cap.applications a ON a.id = m.application_id WHERE a.centre_id = $1 AND m.action = 'payment_completed'`, [centreId]);
+  const moves = await sql<{ n: number }>(
+    platform,
+    `SELECT count(*)::int AS n FROM cap.application_moves m JOIN cap.applications a ON a.id = m.application_id WHERE a.centre_id = $1 AND m.action = 'payment_completed'`,
+    [centreId],
+  );
   t.is(moves[0]!.n, 100);
-  const wallet = (await cap(platform, owner, 'GET', '/centre/wallet', { headers: { 'X-CAP-PERSONA': 'centre', 'X-CAP-CENTRE-ID': centreId } })).body.data.balance;
+  const wallet = (
+    await cap(platform, owner, 'GET', '/centre/wallet', {
+      headers: { 'X-CAP-PERSONA': 'centre', 'X-CAP-CENTRE-ID': centreId },
+    })
+  ).body.data.balance;
   t.deepEqual(wallet, { amountMinorUnits: String(100 * 2250000), currency: 'NGN' });
-  t.log(`100 payments, 300 webhook deliveries (all answered 200), 100 credits and 100 fee lines, wallet NGN ${100 * 22500}; ${Date.now() - started} ms from the first pay to the last credit`);
+  t.log(
+    `100 payments, 300 webhook deliveries (all answered 200), 100 credits and 100 fee lines, wallet NGN ${100 * 22500}; ${Date.now() - started} ms from the first pay to the last credit`,
+  );
 });

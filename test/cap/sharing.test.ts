@@ -27,10 +27,18 @@ async function atInternalVerification() {
   const { user, applicationId } = await candidateWithApplication(platform, targets);
   const photo = await uploadAsset(platform, user, pngBytes(3), 'evidence', 'wall.png');
   const report = await uploadAsset(platform, user, pdfBytes(), 'evidence', 'report.pdf', 'application/pdf');
-  const added = await cap(platform, user, 'POST', `/applications/${applicationId}/evidence`, { headers: asCandidate, json: { documentName: 'Wall', evidenceType: 'Photographs of completed work', assetId: photo } });
+  const added = await cap(platform, user, 'POST', `/applications/${applicationId}/evidence`, {
+    headers: asCandidate,
+    json: { documentName: 'Wall', evidenceType: 'Photographs of completed work', assetId: photo },
+  });
   if (added.status !== 201) throw new Error(added.text);
-  await cap(platform, user, 'POST', `/applications/${applicationId}/evidence/third-party-report`, { headers: asCandidate, json: { assetId: report } });
-  await sql(platform, `UPDATE cap.applications SET current_stage_key = 'internal_verification' WHERE id = $1`, [applicationId]);
+  await cap(platform, user, 'POST', `/applications/${applicationId}/evidence/third-party-report`, {
+    headers: asCandidate,
+    json: { assetId: report },
+  });
+  await sql(platform, `UPDATE cap.applications SET current_stage_key = 'internal_verification' WHERE id = $1`, [
+    applicationId,
+  ]);
   return { user, applicationId, photo, report };
 }
 
@@ -39,8 +47,14 @@ async function ivApproved(applicationId: string) {
   const iv = await approvedAssessor(platform);
   await retain(platform, targets.centreId, iv.assessorId);
   for (const res of [
-    await cap(platform, owner, 'POST', `/applications/${applicationId}/iv`, { headers: asCentre(), json: { assessorId: iv.assessorId } }),
-    await cap(platform, iv.user, 'POST', `/applications/${applicationId}/iv/review`, { headers: { 'X-CAP-PERSONA': 'assessor' }, json: { decision: 'approve' } }),
+    await cap(platform, owner, 'POST', `/applications/${applicationId}/iv`, {
+      headers: asCentre(),
+      json: { assessorId: iv.assessorId },
+    }),
+    await cap(platform, iv.user, 'POST', `/applications/${applicationId}/iv/review`, {
+      headers: { 'X-CAP-PERSONA': 'assessor' },
+      json: { decision: 'approve' },
+    }),
   ]) {
     if (res.status !== 200) throw new Error(res.text);
   }
@@ -50,34 +64,54 @@ const shared = (token: string, rest = '') => call('GET', platform.url(`/v1/cap/s
 
 test('a link is made only after IV approval (409 share.not_available), only by the candidate who owns the application', async (t) => {
   const { user, applicationId } = await atInternalVerification();
-  const early = await cap(platform, user, 'POST', `/applications/${applicationId}/share-token`, { headers: asCandidate });
+  const early = await cap(platform, user, 'POST', `/applications/${applicationId}/share-token`, {
+    headers: asCandidate,
+  });
   t.is(early.status, 409);
   t.is(early.body.error.code, 'share.not_available');
   await ivApproved(applicationId);
-  const byCentre = await cap(platform, owner, 'POST', `/applications/${applicationId}/share-token`, { headers: asCentre() });
+  const byCentre = await cap(platform, owner, 'POST', `/applications/${applicationId}/share-token`, {
+    headers: asCentre(),
+  });
   t.is(byCentre.status, 403);
   t.is(byCentre.body.error.code, 'auth.candidate_persona_required');
   const stranger = await candidateWithApplication(platform, targets, { draft: true });
-  const byStranger = await cap(platform, stranger.user, 'POST', `/applications/${applicationId}/share-token`, { headers: asCandidate });
+  const byStranger = await cap(platform, stranger.user, 'POST', `/applications/${applicationId}/share-token`, {
+    headers: asCandidate,
+  });
   t.is(byStranger.status, 403);
   t.is(byStranger.body.error.code, 'auth.out_of_scope');
-  t.is((await cap(platform, user, 'POST', `/applications/${applicationId}/share-token`, { headers: asCandidate })).status, 201);
+  t.is(
+    (await cap(platform, user, 'POST', `/applications/${applicationId}/share-token`, { headers: asCandidate })).status,
+    201,
+  );
 });
 
 test('anyone with the link reads the application and its files without signing in; the token is stored only as its digest', async (t) => {
   const { user, applicationId, photo, report } = await atInternalVerification();
   await ivApproved(applicationId);
-  const made = await cap(platform, user, 'POST', `/applications/${applicationId}/share-token`, { headers: asCandidate });
+  const made = await cap(platform, user, 'POST', `/applications/${applicationId}/share-token`, {
+    headers: asCandidate,
+  });
   t.is(made.status, 201, made.text);
   const { token, url } = made.body.data;
   t.true(token.length >= 43, 'at least 256 bits');
   t.true(url.endsWith(`/shared/applications/${token}`));
-  const [stored] = await sql<{ token_hash: string }>(platform, 'SELECT token_hash FROM cap.application_share_tokens WHERE application_id = $1', [applicationId]);
+  const [stored] = await sql<{ token_hash: string }>(
+    platform,
+    'SELECT token_hash FROM cap.application_share_tokens WHERE application_id = $1',
+    [applicationId],
+  );
   t.is(stored!.token_hash, createHash('sha256').update(token).digest('hex'));
 
   const view = await shared(token);
   t.is(view.status, 200, view.text);
-  t.like(view.body.data.application, { id: applicationId, candidate: { name: 'Ada Obi' }, trade: { name: 'Masonry' }, currentStageKey: 'external_verification' });
+  t.like(view.body.data.application, {
+    id: applicationId,
+    candidate: { name: 'Ada Obi' },
+    trade: { name: 'Masonry' },
+    currentStageKey: 'external_verification',
+  });
   t.false(JSON.stringify(view.body.data).includes('ada@example.test'), 'no contact details in the shared view');
   const photoUrl: string = view.body.data.evidence[0].fileUrl;
   t.true(photoUrl.endsWith(`/shared/applications/${token}/assets/${photo}`));
@@ -92,7 +126,9 @@ test('anyone with the link reads the application and its files without signing i
 test("the file proxy serves only the shared application's files: the candidate's other files and unknown ids are 404", async (t) => {
   const { user, applicationId } = await atInternalVerification();
   await ivApproved(applicationId);
-  const { token } = (await cap(platform, user, 'POST', `/applications/${applicationId}/share-token`, { headers: asCandidate })).body.data;
+  const { token } = (
+    await cap(platform, user, 'POST', `/applications/${applicationId}/share-token`, { headers: asCandidate })
+  ).body.data;
   const passport = await uploadAsset(platform, user, pngBytes(2), 'passport', 'passport.png');
   const other = await atInternalVerification();
   for (const assetId of [passport, other.photo, '01ARZ3NDEKTSV4RRFFQ69G5FAV', 'not-an-id']) {
@@ -105,14 +141,24 @@ test("the file proxy serves only the shared application's files: the candidate's
 test('a revoked link is 404 at once, for the view and its files; a new link replaces the old one', async (t) => {
   const { user, applicationId, photo } = await atInternalVerification();
   await ivApproved(applicationId);
-  const first = (await cap(platform, user, 'POST', `/applications/${applicationId}/share-token`, { headers: asCandidate })).body.data.token;
-  const second = (await cap(platform, user, 'POST', `/applications/${applicationId}/share-token`, { headers: asCandidate })).body.data.token;
+  const first = (
+    await cap(platform, user, 'POST', `/applications/${applicationId}/share-token`, { headers: asCandidate })
+  ).body.data.token;
+  const second = (
+    await cap(platform, user, 'POST', `/applications/${applicationId}/share-token`, { headers: asCandidate })
+  ).body.data.token;
   t.is((await shared(first)).status, 404, 'the new link replaced the old');
   t.is((await shared(second)).status, 200);
-  const revoked = await cap(platform, user, 'DELETE', `/applications/${applicationId}/share-token`, { headers: asCandidate });
+  const revoked = await cap(platform, user, 'DELETE', `/applications/${applicationId}/share-token`, {
+    headers: asCandidate,
+  });
   t.deepEqual(revoked.body.data, { applicationId, revoked: true });
   t.is((await shared(second)).status, 404);
   t.is((await shared(second, `/assets/${photo}`)).status, 404);
-  t.is((await cap(platform, user, 'DELETE', `/applications/${applicationId}/share-token`, { headers: asCandidate })).body.data.revoked, false);
+  t.is(
+    (await cap(platform, user, 'DELETE', `/applications/${applicationId}/share-token`, { headers: asCandidate })).body
+      .data.revoked,
+    false,
+  );
   t.is((await shared('x'.repeat(43))).status, 404);
 });

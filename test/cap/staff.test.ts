@@ -21,10 +21,19 @@ async function centreOwner(on: TestPlatform = platform): Promise<{ owner: Signed
   return { owner, centreId };
 }
 
-function addStaff(by: SignedUpUser, centreId: string, person: { name?: string; email?: string; role?: string } = {}, on: TestPlatform = platform) {
+function addStaff(
+  by: SignedUpUser,
+  centreId: string,
+  person: { name?: string; email?: string; role?: string } = {},
+  on: TestPlatform = platform,
+) {
   return cap(on, by, 'POST', '/centre/staff', {
     headers: asCentre(centreId),
-    json: { name: person.name ?? 'Bola Ade', email: person.email ?? uniqueEmail('staff'), role: person.role ?? 'staff' },
+    json: {
+      name: person.name ?? 'Bola Ade',
+      email: person.email ?? uniqueEmail('staff'),
+      role: person.role ?? 'staff',
+    },
   });
 }
 
@@ -34,7 +43,10 @@ async function signInWithMailedPassword(email: string) {
   const res = await call('POST', platform.url('/v1/ol/auth/login'), { json: { email, password } });
   if (res.status !== 200) throw new Error(`login with the mailed password: ${res.status} ${res.text}`);
   const { accessToken, refreshToken, user } = res.body.data;
-  return { member: { userId: user.userId, email, password: password!, accessToken, refreshToken } as SignedUpUser, mustChangePassword: user.mustChangePassword as boolean };
+  return {
+    member: { userId: user.userId, email, password: password!, accessToken, refreshToken } as SignedUpUser,
+    mustChangePassword: user.mustChangePassword as boolean,
+  };
 }
 
 /** Adds someone and lets them in: their first CAP call makes them active. */
@@ -47,7 +59,8 @@ async function activeMember(by: SignedUpUser, centreId: string, role = 'staff', 
   return { member, staffId: added.body.data.id as string };
 }
 
-const staffStatus = async (staffId: string) => (await sql(platform, 'SELECT status FROM cap.centre_staff WHERE id = $1', [staffId]))[0]?.status;
+const staffStatus = async (staffId: string) =>
+  (await sql(platform, 'SELECT status FROM cap.centre_staff WHERE id = $1', [staffId]))[0]?.status;
 
 test('a super admin adds staff: 201 pending with the name, email and role given; the account gets its password by mail', async (t) => {
   const { owner, centreId } = await centreOwner();
@@ -85,7 +98,11 @@ test('the new member signs in with the mailed password, is told to change it, ch
   const { onboardings } = (await cap(platform, token, 'GET', '/onboarding/mine')).body.data;
   t.like(onboardings, [{ persona: 'centre', status: 'completed' }]);
   t.like((await cap(platform, token, 'GET', '/onboarding/centre')).body.data.data, { variant: 'staff', centreId });
-  t.deepEqual((await cap(platform, token, 'GET', '/context')).body.data, { persona: 'centre', centreId, role: 'staff' });
+  t.deepEqual((await cap(platform, token, 'GET', '/context')).body.data, {
+    persona: 'centre',
+    centreId,
+    role: 'staff',
+  });
 });
 
 test('the first calls of a new member may race: they all succeed and the member is active once', async (t) => {
@@ -93,9 +110,18 @@ test('the first calls of a new member may race: they all succeed and the member 
   const email = uniqueEmail('racer');
   await addStaff(owner, centreId, { email });
   const member = await firstSignIn(platform, email);
-  const answers = await Promise.all(['/me', '/onboarding/mine', '/me/profile', '/me'].map((path) => cap(platform, member, 'GET', path)));
-  t.deepEqual(answers.map((a) => a.status), [200, 200, 200, 200]);
-  t.is((await sql(platform, `SELECT 1 FROM cap.onboardings WHERE user_id = $1 AND persona = 'centre'`, [member.userId])).length, 1);
+  const answers = await Promise.all(
+    ['/me', '/onboarding/mine', '/me/profile', '/me'].map((path) => cap(platform, member, 'GET', path)),
+  );
+  t.deepEqual(
+    answers.map((a) => a.status),
+    [200, 200, 200, 200],
+  );
+  t.is(
+    (await sql(platform, `SELECT 1 FROM cap.onboardings WHERE user_id = $1 AND persona = 'centre'`, [member.userId]))
+      .length,
+    1,
+  );
   t.is((await cap(platform, member, 'GET', '/me')).body.data.centres[0].status, 'operable');
 });
 
@@ -128,7 +154,10 @@ test('the same person may be staff at two centres', async (t) => {
   t.is((await addStaff(second.owner, second.centreId, { email })).status, 201);
   const { member } = await signInWithMailedPassword(email);
   const me = await cap(platform, member, 'GET', '/me');
-  t.deepEqual(me.body.data.centres.map((c: { centreId: string }) => c.centreId).sort(), [first.centreId, second.centreId].sort());
+  t.deepEqual(
+    me.body.data.centres.map((c: { centreId: string }) => c.centreId).sort(),
+    [first.centreId, second.centreId].sort(),
+  );
 });
 
 test('a caller acting as another persona gets 403 auth.centre_persona_required', async (t) => {
@@ -141,7 +170,11 @@ test('a caller acting as another persona gets 403 auth.centre_persona_required',
   const outsider = await cap(platform, candidate, 'GET', '/centre/staff', { headers: asCentre(centreId) });
   t.is(outsider.status, 403);
   t.is(outsider.body.error.code, 'auth.persona_not_held');
-  t.is((await cap(platform, owner, 'GET', '/centre/staff')).status, 200, 'one centre and no header: the default context');
+  t.is(
+    (await cap(platform, owner, 'GET', '/centre/staff')).status,
+    200,
+    'one centre and no header: the default context',
+  );
 });
 
 test('GET /centre/staff lists this centre only, newest first, filtered by status and q, sorted by name or email', async (t) => {
@@ -150,30 +183,57 @@ test('GET /centre/staff lists this centre only, newest first, filtered by status
   await addStaff(other.owner, other.centreId, { name: 'Elsewhere Person' });
   const tunde = await addStaff(owner, centreId, { name: 'Tunde Bello', email: uniqueEmail('tunde') });
   const amara = await addStaff(owner, centreId, { name: 'amara Obi', email: uniqueEmail('amara') });
-  await call('PATCH', platform.url('/v1/cap/centre/staff'), { token: owner.accessToken, headers: asCentre(centreId), json: { ids: [tunde.body.data.id], status: 'inactive' } });
+  await call('PATCH', platform.url('/v1/cap/centre/staff'), {
+    token: owner.accessToken,
+    headers: asCentre(centreId),
+    json: { ids: [tunde.body.data.id], status: 'inactive' },
+  });
 
-  const list = async (query = '') => (await cap(platform, owner, 'GET', `/centre/staff${query}`, { headers: asCentre(centreId) })).body;
+  const list = async (query = '') =>
+    (await cap(platform, owner, 'GET', `/centre/staff${query}`, { headers: asCentre(centreId) })).body;
   const all = await list();
-  t.deepEqual(all.data.map((s: { name: string }) => s.name), ['amara Obi', 'Tunde Bello', 'Ada Obi']);
+  t.deepEqual(
+    all.data.map((s: { name: string }) => s.name),
+    ['amara Obi', 'Tunde Bello', 'Ada Obi'],
+  );
   t.like(all.meta.pagination, { hasMore: false, nextCursor: null, limit: 100 });
-  t.deepEqual((await list('?status=inactive')).data.map((s: { id: string }) => s.id), [tunde.body.data.id]);
-  t.deepEqual((await list('?q=OBI')).data.map((s: { name: string }) => s.name), ['amara Obi', 'Ada Obi']);
+  t.deepEqual(
+    (await list('?status=inactive')).data.map((s: { id: string }) => s.id),
+    [tunde.body.data.id],
+  );
+  t.deepEqual(
+    (await list('?q=OBI')).data.map((s: { name: string }) => s.name),
+    ['amara Obi', 'Ada Obi'],
+  );
   t.deepEqual((await list(`?q=${encodeURIComponent(amara.body.data.email.slice(0, 10))}`)).data.length, 1);
   t.deepEqual((await list('?q=%25')).data, [], 'a % in q is a character, not a wildcard');
-  t.deepEqual((await list('?sort=name')).data.map((s: { name: string }) => s.name), ['Ada Obi', 'amara Obi', 'Tunde Bello']);
-  t.deepEqual((await list('?sort=name&order=desc')).data.map((s: { name: string }) => s.name), ['Tunde Bello', 'amara Obi', 'Ada Obi']);
-  t.deepEqual((await list('?sort=createdAt&order=asc')).data.map((s: { name: string }) => s.name), ['Ada Obi', 'Tunde Bello', 'amara Obi']);
+  t.deepEqual(
+    (await list('?sort=name')).data.map((s: { name: string }) => s.name),
+    ['Ada Obi', 'amara Obi', 'Tunde Bello'],
+  );
+  t.deepEqual(
+    (await list('?sort=name&order=desc')).data.map((s: { name: string }) => s.name),
+    ['Tunde Bello', 'amara Obi', 'Ada Obi'],
+  );
+  t.deepEqual(
+    (await list('?sort=createdAt&order=asc')).data.map((s: { name: string }) => s.name),
+    ['Ada Obi', 'Tunde Bello', 'amara Obi'],
+  );
 });
 
 test('pages of the staff list follow each other without gaps or repeats, in every sort', async (t) => {
   const { owner, centreId } = await centreOwner();
   for (const name of ['Kemi', 'kemi', 'Bisi', 'Zainab', 'Kemi']) await addStaff(owner, centreId, { name });
   for (const query of ['sort=name', 'sort=name&order=desc', 'sort=email', 'sort=createdAt']) {
-    const whole = (await cap(platform, owner, 'GET', `/centre/staff?${query}`, { headers: asCentre(centreId) })).body.data.map((s: { id: string }) => s.id);
+    const whole = (
+      await cap(platform, owner, 'GET', `/centre/staff?${query}`, { headers: asCentre(centreId) })
+    ).body.data.map((s: { id: string }) => s.id);
     const paged: string[] = [];
     let cursor = '';
     for (;;) {
-      const page = (await cap(platform, owner, 'GET', `/centre/staff?${query}&limit=2${cursor}`, { headers: asCentre(centreId) })).body;
+      const page = (
+        await cap(platform, owner, 'GET', `/centre/staff?${query}&limit=2${cursor}`, { headers: asCentre(centreId) })
+      ).body;
       paged.push(...page.data.map((s: { id: string }) => s.id));
       if (!page.meta.pagination.hasMore) break;
       cursor = `&cursor=${page.meta.pagination.nextCursor}`;
@@ -182,15 +242,19 @@ test('pages of the staff list follow each other without gaps or repeats, in ever
   }
 });
 
-test('GET /centre/staff/{id}: the member with a zero workload; another centre\'s member is 403 auth.out_of_scope; an unknown id 404', async (t) => {
+test("GET /centre/staff/{id}: the member with a zero workload; another centre's member is 403 auth.out_of_scope; an unknown id 404", async (t) => {
   const { owner, centreId } = await centreOwner();
   const other = await centreOwner();
   const mine = await addStaff(owner, centreId, { name: 'Ngozi Eze', role: 'regular_admin' });
   const theirs = await addStaff(other.owner, other.centreId);
-  const detail = await cap(platform, owner, 'GET', `/centre/staff/${mine.body.data.id}`, { headers: asCentre(centreId) });
+  const detail = await cap(platform, owner, 'GET', `/centre/staff/${mine.body.data.id}`, {
+    headers: asCentre(centreId),
+  });
   t.is(detail.status, 200);
   t.deepEqual(detail.body.data, { ...mine.body.data, workload: { assigned: 0, ongoing: 0, completed: 0 } });
-  const foreign = await cap(platform, owner, 'GET', `/centre/staff/${theirs.body.data.id}`, { headers: asCentre(centreId) });
+  const foreign = await cap(platform, owner, 'GET', `/centre/staff/${theirs.body.data.id}`, {
+    headers: asCentre(centreId),
+  });
   t.is(foreign.status, 403);
   t.is(foreign.body.error.code, 'auth.out_of_scope');
   t.is((await cap(platform, owner, 'GET', `/centre/staff/${newId()}`, { headers: asCentre(centreId) })).status, 404);
@@ -201,7 +265,10 @@ test('GET /centre/staff/summary counts the staff by status', async (t) => {
   await addStaff(owner, centreId);
   await addStaff(owner, centreId);
   const gone = await addStaff(owner, centreId);
-  await cap(platform, owner, 'PATCH', '/centre/staff', { headers: asCentre(centreId), json: { ids: [gone.body.data.id], status: 'inactive' } });
+  await cap(platform, owner, 'PATCH', '/centre/staff', {
+    headers: asCentre(centreId),
+    json: { ids: [gone.body.data.id], status: 'inactive' },
+  });
   const summary = await cap(platform, owner, 'GET', '/centre/staff/summary', { headers: asCentre(centreId) });
   t.deepEqual(summary.body.data, { total: 4, active: 1, pending: 2, inactive: 1 });
 });
@@ -210,14 +277,23 @@ test('PATCH /centre/staff deactivates and reactivates in bulk; an inactive membe
   const { owner, centreId } = await centreOwner();
   const a = await activeMember(owner, centreId);
   const b = await activeMember(owner, centreId);
-  const off = await cap(platform, owner, 'PATCH', '/centre/staff', { headers: asCentre(centreId), json: { ids: [a.staffId, b.staffId], status: 'inactive' } });
+  const off = await cap(platform, owner, 'PATCH', '/centre/staff', {
+    headers: asCentre(centreId),
+    json: { ids: [a.staffId, b.staffId], status: 'inactive' },
+  });
   t.is(off.status, 200, off.text);
-  t.deepEqual(off.body.data.map((s: { status: string }) => s.status), ['inactive', 'inactive']);
+  t.deepEqual(
+    off.body.data.map((s: { status: string }) => s.status),
+    ['inactive', 'inactive'],
+  );
   const refused = await cap(platform, a.member, 'GET', '/centre/staff', { headers: asCentre(centreId) });
   t.is(refused.status, 403);
   t.deepEqual((await cap(platform, a.member, 'GET', '/me')).body.data.centres, []);
 
-  const on = await cap(platform, owner, 'PATCH', '/centre/staff', { headers: asCentre(centreId), json: { ids: [a.staffId], status: 'active' } });
+  const on = await cap(platform, owner, 'PATCH', '/centre/staff', {
+    headers: asCentre(centreId),
+    json: { ids: [a.staffId], status: 'active' },
+  });
   t.is(on.body.data[0].status, 'active');
   t.is((await cap(platform, a.member, 'GET', '/centre/staff', { headers: asCentre(centreId) })).status, 200);
 });
@@ -226,22 +302,34 @@ test('a pending member deactivated before signing in is not let in by signing in
   const { owner, centreId } = await centreOwner();
   const email = uniqueEmail('withdrawn');
   const added = await addStaff(owner, centreId, { email });
-  await cap(platform, owner, 'PATCH', '/centre/staff', { headers: asCentre(centreId), json: { ids: [added.body.data.id], status: 'inactive' } });
+  await cap(platform, owner, 'PATCH', '/centre/staff', {
+    headers: asCentre(centreId),
+    json: { ids: [added.body.data.id], status: 'inactive' },
+  });
   const { member } = await signInWithMailedPassword(email);
   t.deepEqual((await cap(platform, member, 'GET', '/me')).body.data.centres, []);
   t.is(await staffStatus(added.body.data.id), 'inactive');
 });
 
-test('PATCH /centre/staff is all or nothing: an unknown id is 404 and another centre\'s is 403, every bad id is named, and nothing changes', async (t) => {
+test("PATCH /centre/staff is all or nothing: an unknown id is 404 and another centre's is 403, every bad id is named, and nothing changes", async (t) => {
   const { owner, centreId } = await centreOwner();
   const other = await centreOwner();
   const mine = await addStaff(owner, centreId);
   const theirs = await addStaff(other.owner, other.centreId);
-  const unknown = await cap(platform, owner, 'PATCH', '/centre/staff', { headers: asCentre(centreId), json: { ids: [mine.body.data.id, newId()], status: 'inactive' } });
+  const unknown = await cap(platform, owner, 'PATCH', '/centre/staff', {
+    headers: asCentre(centreId),
+    json: { ids: [mine.body.data.id, newId()], status: 'inactive' },
+  });
   t.is(unknown.status, 404);
-  t.deepEqual(unknown.body.error.details.map((d: { field: string }) => d.field), ['ids[1]']);
+  t.deepEqual(
+    unknown.body.error.details.map((d: { field: string }) => d.field),
+    ['ids[1]'],
+  );
   const unknownId = newId();
-  const foreign = await cap(platform, owner, 'PATCH', '/centre/staff', { headers: asCentre(centreId), json: { ids: [mine.body.data.id, theirs.body.data.id, unknownId], status: 'inactive' } });
+  const foreign = await cap(platform, owner, 'PATCH', '/centre/staff', {
+    headers: asCentre(centreId),
+    json: { ids: [mine.body.data.id, theirs.body.data.id, unknownId], status: 'inactive' },
+  });
   t.is(foreign.status, 403);
   t.is(foreign.body.error.code, 'auth.out_of_scope');
   t.deepEqual(foreign.body.error.details, [
@@ -256,15 +344,24 @@ test('only super admins change staff status: 403 centre.role_forbidden', async (
   const { owner, centreId } = await centreOwner();
   const { member } = await activeMember(owner, centreId, 'regular_admin');
   const target = await addStaff(owner, centreId);
-  const res = await cap(platform, member, 'PATCH', '/centre/staff', { headers: asCentre(centreId), json: { ids: [target.body.data.id], status: 'inactive' } });
+  const res = await cap(platform, member, 'PATCH', '/centre/staff', {
+    headers: asCentre(centreId),
+    json: { ids: [target.body.data.id], status: 'inactive' },
+  });
   t.is(res.status, 403);
   t.is(res.body.error.code, 'centre.role_forbidden');
 });
 
 test('a super admin cannot deactivate themselves: 409 centre.self_deactivation', async (t) => {
   const { owner, centreId } = await centreOwner();
-  const [own] = await sql(platform, 'SELECT id FROM cap.centre_staff WHERE centre_id = $1 AND user_id = $2', [centreId, owner.userId]);
-  const res = await cap(platform, owner, 'PATCH', '/centre/staff', { headers: asCentre(centreId), json: { ids: [own!.id], status: 'inactive' } });
+  const [own] = await sql(platform, 'SELECT id FROM cap.centre_staff WHERE centre_id = $1 AND user_id = $2', [
+    centreId,
+    owner.userId,
+  ]);
+  const res = await cap(platform, owner, 'PATCH', '/centre/staff', {
+    headers: asCentre(centreId),
+    json: { ids: [own!.id], status: 'inactive' },
+  });
   t.is(res.status, 409);
   t.is(res.body.error.code, 'centre.self_deactivation');
   t.is(await staffStatus(String(own!.id)), 'active');
@@ -273,16 +370,35 @@ test('a super admin cannot deactivate themselves: 409 centre.self_deactivation',
 test('two super admins deactivating each other at once leave the centre one active super admin (409 centre.last_super_admin)', async (t) => {
   const { owner, centreId } = await centreOwner();
   const partner = await activeMember(owner, centreId, 'super_admin');
-  const [own] = await sql(platform, 'SELECT id FROM cap.centre_staff WHERE centre_id = $1 AND user_id = $2', [centreId, owner.userId]);
-  const [first, second] = await Promise.all([
-    cap(platform, owner, 'PATCH', '/centre/staff', { headers: asCentre(centreId), json: { ids: [partner.staffId], status: 'inactive' } }),
-    cap(platform, partner.member, 'PATCH', '/centre/staff', { headers: asCentre(centreId), json: { ids: [own!.id], status: 'inactive' } }),
+  const [own] = await sql(platform, 'SELECT id FROM cap.centre_staff WHERE centre_id = $1 AND user_id = $2', [
+    centreId,
+    owner.userId,
   ]);
-  const outcomes = [`${first.status} ${first.body.error?.code ?? ''}`, `${second.status} ${second.body.error?.code ?? ''}`].sort();
+  const [first, second] = await Promise.all([
+    cap(platform, owner, 'PATCH', '/centre/staff', {
+      headers: asCentre(centreId),
+      json: { ids: [partner.staffId], status: 'inactive' },
+    }),
+    cap(platform, partner.member, 'PATCH', '/centre/staff', {
+      headers: asCentre(centreId),
+      json: { ids: [own!.id], status: 'inactive' },
+    }),
+  ]);
+  const outcomes = [
+    `${first.status} ${first.body.error?.code ?? ''}`,
+    `${second.status} ${second.body.error?.code ?? ''}`,
+  ].sort();
   t.is(outcomes.filter((o) => o.startsWith('200')).length, 1, outcomes.join(', '));
   // The loser either waited for the winner (409) or was already out when its call began (403).
-  t.regex(outcomes.find((o) => !o.startsWith('200'))!, /^(409 centre\.last_super_admin|403 auth\.centre_not_held)$/);
-  const active = await sql(platform, `SELECT 1 FROM cap.centre_staff WHERE centre_id = $1 AND role = 'super_admin' AND status = 'active'`, [centreId]);
+  t.regex(
+    outcomes.find((o) => !o.startsWith('200'))!,
+    /^(409 centre\.last_super_admin|403 auth\.centre_not_held)$/,
+  );
+  const active = await sql(
+    platform,
+    `SELECT 1 FROM cap.centre_staff WHERE centre_id = $1 AND role = 'super_admin' AND status = 'active'`,
+    [centreId],
+  );
   t.is(active.length, 1);
 });
 

@@ -16,10 +16,13 @@ test.before(async () => {
 });
 test.after.always(() => platform?.stop());
 
-const walletOf = async (owner: SignedUpUser, centreId: string) => (await cap(platform, owner, 'GET', '/centre/wallet', { headers: asCentre(centreId) })).body.data.balance;
+const walletOf = async (owner: SignedUpUser, centreId: string) =>
+  (await cap(platform, owner, 'GET', '/centre/wallet', { headers: asCentre(centreId) })).body.data.balance;
 
 test('100 paid applications withdrawn, each refund webhook delivered three times at once: 100 refunds, every centre wallet exact to the minor unit', async (t) => {
-  const centres = await Promise.all([1, 2].map((n) => applicationTargets(platform, { sector: `Refund sector ${n}`, trade: `Refund trade ${n}` })));
+  const centres = await Promise.all(
+    [1, 2].map((n) => applicationTargets(platform, { sector: `Refund sector ${n}`, trade: `Refund trade ${n}` })),
+  );
   const candidate = await signUp(platform);
   await onboard(platform, candidate, 'candidate');
   const before = await Promise.all(centres.map((c) => walletOf(c.owner, c.centreId)));
@@ -27,8 +30,17 @@ test('100 paid applications withdrawn, each refund webhook delivered three times
   const paid: Array<{ applicationId: string; paymentId: string }> = [];
   for (let i = 0; i < 100; i++) {
     const { centreId, sectorId, tradeId } = centres[i % 2]!;
-    const id = (await cap(platform, candidate, 'POST', '/applications', { headers: asCandidate, json: { type: 'RPL', sectorId, tradeId, unitIds: [], centreId } })).body.data.id;
-    await sql(platform, `UPDATE cap.applications SET status = 'in_progress', current_stage_key = 'payment' WHERE id = $1`, [id]);
+    const id = (
+      await cap(platform, candidate, 'POST', '/applications', {
+        headers: asCandidate,
+        json: { type: 'RPL', sectorId, tradeId, unitIds: [], centreId },
+      })
+    ).body.data.id;
+    await sql(
+      platform,
+      `UPDATE cap.applications SET status = 'in_progress', current_stage_key = 'payment' WHERE id = $1`,
+      [id],
+    );
     const started = await cap(platform, candidate, 'POST', `/applications/${id}/pay`, { headers: asCandidate });
     await payCheckout(platform, `PAY-${started.body.data.paymentId}`);
     paid.push({ applicationId: id, paymentId: started.body.data.paymentId });
@@ -38,27 +50,93 @@ test('100 paid applications withdrawn, each refund webhook delivered three times
     const charge = (await sandboxWebhooks(platform, `PAY-${paymentId}`))[0]!;
     t.is((await postWebhook(platform, charge.body)).status, 200);
   }
-  await eventually('every payment completes in CAP', async () => (await sql<{ n: number }>(platform, `SELECT count(*)::int AS n FROM cap.application_payments WHERE payment_id = ANY($1) AND status = 'completed'`, [paid.map((p) => p.paymentId)]))[0]!.n === 100, 60_000);
-  await eventually('every application is at folder arrangement', async () => (await sql<{ n: number }>(platform, `SELECT count(*)::int AS n FROM cap.applications WHERE id = ANY($1) AND current_stage_key = 'folder_arrangement'`, [paid.map((p) => p.applicationId)]))[0]!.n === 100, 60_000);
+  await eventually(
+    'every payment completes in CAP',
+    async () =>
+      (
+        await sql<{ n: number }>(
+          platform,
+          `SELECT count(*)::int AS n FROM cap.application_payments WHERE payment_id = ANY($1) AND status = 'completed'`,
+          [paid.map((p) => p.paymentId)],
+        )
+      )[0]!.n === 100,
+    60_000,
+  );
+  await eventually(
+    'every application is at folder arrangement',
+    async () =>
+      (
+        await sql<{ n: number }>(
+          platform,
+          `SELECT count(*)::int AS n FROM cap.applications WHERE id = ANY($1) AND current_stage_key = 'folder_arrangement'`,
+          [paid.map((p) => p.applicationId)],
+        )
+      )[0]!.n === 100,
+    60_000,
+  );
 
   const started = Date.now();
-  const withdrawals = await Promise.all(paid.map(({ applicationId }) => cap(platform, candidate, 'POST', `/applications/${applicationId}/withdraw`, { headers: asCandidate })));
-  t.true(withdrawals.every((w) => w.status === 200 && w.body.data.refund?.status === 'refunding'), JSON.stringify(withdrawals.find((w) => w.status !== 200)?.body));
+  const withdrawals = await Promise.all(
+    paid.map(({ applicationId }) =>
+      cap(platform, candidate, 'POST', `/applications/${applicationId}/withdraw`, { headers: asCandidate }),
+    ),
+  );
+  t.true(
+    withdrawals.every((w) => w.status === 200 && w.body.data.refund?.status === 'refunding'),
+    JSON.stringify(withdrawals.find((w) => w.status !== 200)?.body),
+  );
   const bodies: string[] = [];
   for (const { paymentId } of paid) {
-    const refund = (await sandboxWebhooks(platform, `PAY-${paymentId}`)).find((w) => JSON.parse(w.body).event === 'refund.processed');
+    const refund = (await sandboxWebhooks(platform, `PAY-${paymentId}`)).find(
+      (w) => JSON.parse(w.body).event === 'refund.processed',
+    );
     bodies.push(refund!.body);
   }
-  const answers = await Promise.all(bodies.flatMap((body) => [postWebhook(platform, body), postWebhook(platform, body), postWebhook(platform, body)]));
+  const answers = await Promise.all(
+    bodies.flatMap((body) => [postWebhook(platform, body), postWebhook(platform, body), postWebhook(platform, body)]),
+  );
   t.true(answers.every((a) => a.status === 200));
   t.is(answers.filter((a) => a.body.data?.duplicate === false).length, 100, 'each refund event applied once');
 
-  await eventually('every refund reaches CAP', async () => (await sql<{ n: number }>(platform, `SELECT count(*)::int AS n FROM cap.application_payments WHERE payment_id = ANY($1) AND status = 'refunded'`, [paid.map((p) => p.paymentId)]))[0]!.n === 100, 60_000);
+  await eventually(
+    'every refund reaches CAP',
+    async () =>
+      (
+        await sql<{ n: number }>(
+          platform,
+          `SELECT count(*)::int AS n FROM cap.application_payments WHERE payment_id = ANY($1) AND status = 'refunded'`,
+          [paid.map((p) => p.paymentId)],
+        )
+      )[0]!.n === 100,
+    60_000,
+  );
   await new Promise((resolve) => setTimeout(resolve, 1000)); // late duplicates would land now
-  t.is((await sql<{ n: number }>(platform, `SELECT count(*)::int AS n FROM ol.outbox WHERE type = 'payment.refunded' AND data->>'paymentId' = ANY($1)`, [paid.map((p) => p.paymentId)]))[0]!.n, 100);
-  t.is((await sql<{ n: number }>(platform, `SELECT count(*)::int AS n FROM ol.payments WHERE id = ANY($1) AND status = 'refunded'`, [paid.map((p) => p.paymentId)]))[0]!.n, 100);
+  t.is(
+    (
+      await sql<{ n: number }>(
+        platform,
+        `SELECT count(*)::int AS n FROM ol.outbox WHERE type = 'payment.refunded' AND data->>'paymentId' = ANY($1)`,
+        [paid.map((p) => p.paymentId)],
+      )
+    )[0]!.n,
+    100,
+  );
+  t.is(
+    (
+      await sql<{ n: number }>(
+        platform,
+        `SELECT count(*)::int AS n FROM ol.payments WHERE id = ANY($1) AND status = 'refunded'`,
+        [paid.map((p) => p.paymentId)],
+      )
+    )[0]!.n,
+    100,
+  );
   for (const [i, c] of centres.entries()) {
-    const ledger = await sql<{ kind: string; n: number; total: string }>(platform, `SELECT kind, count(*)::int AS n, sum(amount_minor)::text AS total FROM cap.wallet_entries WHERE centre_id = $1 GROUP BY kind ORDER BY kind`, [c.centreId]);
+    const ledger = await sql<{ kind: string; n: number; total: string }>(
+      platform,
+      `SELECT kind, count(*)::int AS n, sum(amount_minor)::text AS total FROM cap.wallet_entries WHERE centre_id = $1 GROUP BY kind ORDER BY kind`,
+      [c.centreId],
+    );
     t.deepEqual(ledger, [
       { kind: 'application_payment', n: 50, total: String(50 * 2500000) },
       { kind: 'platform_fee', n: 50, total: String(-50 * 250000) },
@@ -67,5 +145,7 @@ test('100 paid applications withdrawn, each refund webhook delivered three times
     ]);
     t.deepEqual(await walletOf(c.owner, c.centreId), before[i], `centre ${i + 1}: the wallet is exact`);
   }
-  t.log(`100 withdrawals refunded, 300 refund webhook deliveries (all 200, 100 applied), 400 ledger lines over 2 centres; ${Date.now() - started} ms from the first withdrawal to the last debit`);
+  t.log(
+    `100 withdrawals refunded, 300 refund webhook deliveries (all 200, 100 applied), 400 ledger lines over 2 centres; ${Date.now() - started} ms from the first withdrawal to the last debit`,
+  );
 });

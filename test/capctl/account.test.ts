@@ -24,7 +24,8 @@ function capctl(t: ExecutionContext) {
     run: (...args: string[]) => runCapctl(args, env),
     json: async (...args: string[]) => {
       const result = await runCapctl([...args, '--json'], env);
-      if (result.code !== 0) throw new Error(`capctl ${args.join(' ')} exited ${result.code}: ${result.stdout}${result.stderr}`);
+      if (result.code !== 0)
+        throw new Error(`capctl ${args.join(' ')} exited ${result.code}: ${result.stdout}${result.stderr}`);
       return JSON.parse(result.stdout);
     },
   };
@@ -75,7 +76,10 @@ test('login saves the session under its profile, and a wrong password exits 1 wi
   const wrong = await cli.run('login', '--email', email, '--password', 'Not-the-password-1');
   t.is(wrong.code, 1);
   t.regex(wrong.stderr, /^auth\.[a-z_]+: /);
-  const wrongJson = await runCapctl(['login', '--email', email, '--password', 'Not-the-password-1', '--json'], { CAPCTL_CONFIG_DIR: cli.configDir, CAPCTL_BASE_URL: platform.urls.gateway! });
+  const wrongJson = await runCapctl(['login', '--email', email, '--password', 'Not-the-password-1', '--json'], {
+    CAPCTL_CONFIG_DIR: cli.configDir,
+    CAPCTL_BASE_URL: platform.urls.gateway!,
+  });
   t.is(wrongJson.code, 1);
   t.like(JSON.parse(wrongJson.stdout), { error: { status: 401 } });
 });
@@ -103,7 +107,9 @@ test('a session the server has ended asks the person to sign in again', async (t
   const stale = fs.readFileSync(cli.profileFile(), 'utf8');
   t.is((await cli.run('logout')).code, 0);
   fs.mkdirSync(path.dirname(cli.profileFile()), { recursive: true });
-  fs.writeFileSync(cli.profileFile(), stale.replace(/"accessToken": "[^"]+"/, '"accessToken": "x.e30.x"'), { mode: 0o600 });
+  fs.writeFileSync(cli.profileFile(), stale.replace(/"accessToken": "[^"]+"/, '"accessToken": "x.e30.x"'), {
+    mode: 0o600,
+  });
   const result = await cli.run('whoami');
   t.is(result.code, 1);
   t.regex(result.stderr, /session of profile default has ended.*capctl login/);
@@ -130,7 +136,10 @@ test('capctl mail shows the dev mailbox and the OTP it carries; mail last --wait
   t.regex(last.otp, /^\d{4}$/);
   const human = await cli.run('mail', 'last', '--to', email);
   t.regex(human.stdout, new RegExp(`^otp: ${last.otp}$`, 'm'));
-  t.deepEqual((await cli.json('mail', 'ls', '--to', email)).map((m: { id: string }) => m.id), [last.id]);
+  t.deepEqual(
+    (await cli.json('mail', 'ls', '--to', email)).map((m: { id: string }) => m.id),
+    [last.id],
+  );
 
   const none = await cli.run('mail', 'last', '--to', uniqueEmail('nobody'));
   t.is(none.code, 1);
@@ -151,7 +160,15 @@ test('verify with a wrong code exits 1 with the server code and saves no session
 
 test('an unreachable platform exits 3', async (t) => {
   const cli = capctl(t);
-  const result = await cli.run('login', '--email', 'a@example.test', '--password', testPassword, '--base-url', 'http://127.0.0.1:1');
+  const result = await cli.run(
+    'login',
+    '--email',
+    'a@example.test',
+    '--password',
+    testPassword,
+    '--base-url',
+    'http://127.0.0.1:1',
+  );
   t.is(result.code, 3);
   t.regex(result.stderr, /cannot reach/);
 });

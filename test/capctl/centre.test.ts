@@ -10,7 +10,20 @@ import { testPassword, uniqueEmail } from '../helpers/users.ts';
 // capctl admin create, centre create, staff add|ls and identity verify against a running `capctl serve`
 // on its own embedded database, as a new user would run them.
 
-const freePorts = ['--port', '0', '--ol-port', '0', '--cap-port', '0', '--lms-port', '0', '--grpc-port', '0', '--lms-grpc-port', '0'];
+const freePorts = [
+  '--port',
+  '0',
+  '--ol-port',
+  '0',
+  '--cap-port',
+  '0',
+  '--lms-port',
+  '0',
+  '--grpc-port',
+  '0',
+  '--lms-grpc-port',
+  '0',
+];
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'capctl-centre-'));
 let serve: RunningServe;
 
@@ -30,15 +43,18 @@ function capctl(t: ExecutionContext) {
   const run = (...args: string[]) => runCapctl(args, env);
   const json = async (...args: string[]) => {
     const result = await runCapctl([...args, '--json'], env);
-    if (result.code !== 0) throw new Error(`capctl ${args.join(' ')} exited ${result.code}: ${result.stdout}${result.stderr}`);
+    if (result.code !== 0)
+      throw new Error(`capctl ${args.join(' ')} exited ${result.code}: ${result.stdout}${result.stderr}`);
     return JSON.parse(result.stdout);
   };
-  const profile = (name: string) => JSON.parse(fs.readFileSync(path.join(configDir, 'profiles', `${name}.json`), 'utf8'));
+  const profile = (name: string) =>
+    JSON.parse(fs.readFileSync(path.join(configDir, 'profiles', `${name}.json`), 'utf8'));
   return {
     run,
     json,
     profile,
-    adminCreate: (...args: string[]) => run('admin', 'create', '--data-dir', dataDir, '--grpc-address', serve.urls.grpc!, ...args),
+    adminCreate: (...args: string[]) =>
+      run('admin', 'create', '--data-dir', dataDir, '--grpc-address', serve.urls.grpc!, ...args),
     /** Signs in with the password in the newest mail, changes it, and signs in again with the new one. */
     async firstSignIn(email: string, profileName: string) {
       const { password } = await json('mail', 'last', '--to', email);
@@ -79,12 +95,38 @@ test('as a new user would: admin create, centre create, staff add; the member si
   t.regex(adminLogin.stderr, /must change its password/);
 
   const founderEmail = uniqueEmail('founder');
-  const centre = await cli.json('centre', 'create', '--profile', 'admin', '--name', 'Kano Craft Centre', '--registration-no', 'RC-7781', '--admin-name', 'Sani Lawal', '--admin-email', founderEmail);
+  const centre = await cli.json(
+    'centre',
+    'create',
+    '--profile',
+    'admin',
+    '--name',
+    'Kano Craft Centre',
+    '--registration-no',
+    'RC-7781',
+    '--admin-name',
+    'Sani Lawal',
+    '--admin-email',
+    founderEmail,
+  );
   t.like(centre, { name: 'Kano Craft Centre', status: 'approved', superAdmin: { email: founderEmail } });
 
   await cli.firstSignIn(founderEmail, 'founder');
   const memberEmail = uniqueEmail('member');
-  const added = await cli.run('staff', 'add', '--profile', 'founder', '--centre', centre.id, '--name', 'Ife Ojo', '--email', memberEmail, '--role', 'staff');
+  const added = await cli.run(
+    'staff',
+    'add',
+    '--profile',
+    'founder',
+    '--centre',
+    centre.id,
+    '--name',
+    'Ife Ojo',
+    '--email',
+    memberEmail,
+    '--role',
+    'staff',
+  );
   t.is(added.code, 0, added.stderr);
   t.regex(added.stdout, new RegExp(`added ${memberEmail.replace(/[.+]/g, '\\$&')} as staff \\(pending`));
 
@@ -94,11 +136,25 @@ test('as a new user would: admin create, centre create, staff add; the member si
   t.deepEqual(me.centres, [{ centreId: centre.id, name: 'Kano Craft Centre', role: 'staff', status: 'operable' }]);
 
   const staff = await cli.json('staff', 'ls', '--profile', 'founder');
-  t.deepEqual(staff.map((s: { email: string; status: string }) => [s.email, s.status]), [
-    [memberEmail, 'active'],
-    [founderEmail, 'active'],
-  ]);
-  const refused = await cli.run('staff', 'add', '--profile', 'member', '--name', 'Not Allowed', '--email', uniqueEmail('x'), '--role', 'staff');
+  t.deepEqual(
+    staff.map((s: { email: string; status: string }) => [s.email, s.status]),
+    [
+      [memberEmail, 'active'],
+      [founderEmail, 'active'],
+    ],
+  );
+  const refused = await cli.run(
+    'staff',
+    'add',
+    '--profile',
+    'member',
+    '--name',
+    'Not Allowed',
+    '--email',
+    uniqueEmail('x'),
+    '--role',
+    'staff',
+  );
   t.is(refused.code, 1);
   t.regex(refused.stderr, /^centre\.role_forbidden: /);
 });
@@ -108,7 +164,18 @@ test('centre create by someone who is no platform admin exits 1 with auth.permis
   const email = uniqueEmail('plain');
   await cli.json('register', '--email', email, '--password', testPassword);
   await cli.json('verify', '--email', email);
-  const res = await cli.run('centre', 'create', '--name', 'No Centre', '--registration-no', 'RC-1', '--admin-name', 'A B', '--admin-email', uniqueEmail('y'));
+  const res = await cli.run(
+    'centre',
+    'create',
+    '--name',
+    'No Centre',
+    '--registration-no',
+    'RC-1',
+    '--admin-name',
+    'A B',
+    '--admin-email',
+    uniqueEmail('y'),
+  );
   t.is(res.code, 1);
   t.regex(res.stderr, /^auth\.permission_denied: /);
 });
@@ -128,7 +195,11 @@ test('identity verify uses the stored session: exit 0 when verified, 1 when not,
   t.regex(verified.stdout, /^verified by sandbox at \d{4}-/);
   const mismatch = await cli.run('identity', 'verify', '--nin', nin('200'), '--json');
   t.is(mismatch.code, 1);
-  t.like(JSON.parse(mismatch.stdout).error, { status: 422, code: 'identity.not_verified', details: [{ field: 'identificationNumber', issue: 'name_mismatch' }] });
+  t.like(JSON.parse(mismatch.stdout).error, {
+    status: 422,
+    code: 'identity.not_verified',
+    details: [{ field: 'identificationNumber', issue: 'name_mismatch' }],
+  });
   t.is((await cli.run('identity', 'verify', '--nin', '123')).code, 2);
   t.true((await cli.json('me', '--service', 'cap')).identityVerified);
 });
@@ -136,14 +207,31 @@ test('identity verify uses the stored session: exit 0 when verified, 1 when not,
 test('admin create with no serve running on the data directory exits 3 and says so', async (t) => {
   const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'capctl-empty-'));
   t.teardown(() => fs.rmSync(empty, { recursive: true, force: true }));
-  const res = await runCapctl(['admin', 'create', '--email', uniqueEmail('nobody'), '--data-dir', empty], { DATABASE_URL: '' });
+  const res = await runCapctl(['admin', 'create', '--email', uniqueEmail('nobody'), '--data-dir', empty], {
+    DATABASE_URL: '',
+  });
   t.is(res.code, 3);
   t.regex(res.stderr, /no capctl serve is running on data directory/);
 });
 
 test('commands that need a session exit 2 without one', async (t) => {
   const cli = capctl(t);
-  for (const args of [['staff', 'ls'], ['identity', 'verify', '--nin', nin('100')], ['centre', 'create', '--name', 'N', '--registration-no', 'R', '--admin-name', 'A', '--admin-email', 'a@example.test']]) {
+  for (const args of [
+    ['staff', 'ls'],
+    ['identity', 'verify', '--nin', nin('100')],
+    [
+      'centre',
+      'create',
+      '--name',
+      'N',
+      '--registration-no',
+      'R',
+      '--admin-name',
+      'A',
+      '--admin-email',
+      'a@example.test',
+    ],
+  ]) {
     const res = await cli.run(...args);
     t.is(res.code, 2, args.join(' '));
     t.regex(res.stderr, /not signed in/);
@@ -157,11 +245,29 @@ test('admin centres list|suspend|approve moderate centres as the signed-in platf
   await cli.firstSignIn(adminEmail, 'admin');
   const made = [];
   for (const name of ['Jos Crafts', 'Ilorin Works']) {
-    made.push(await cli.json('centre', 'create', '--profile', 'admin', '--name', name, '--registration-no', `RC-${crypto.randomUUID()}`, '--admin-name', 'A B', '--admin-email', uniqueEmail('f')));
+    made.push(
+      await cli.json(
+        'centre',
+        'create',
+        '--profile',
+        'admin',
+        '--name',
+        name,
+        '--registration-no',
+        `RC-${crypto.randomUUID()}`,
+        '--admin-name',
+        'A B',
+        '--admin-email',
+        uniqueEmail('f'),
+      ),
+    );
   }
   const ids = made.map((c) => c.id as string);
   const suspended = await cli.json('admin', 'centres', 'suspend', ...ids, '--profile', 'admin');
-  t.deepEqual(suspended.map((c: { status: string }) => c.status), ['suspended', 'suspended']);
+  t.deepEqual(
+    suspended.map((c: { status: string }) => c.status),
+    ['suspended', 'suspended'],
+  );
   const listed = await cli.json('admin', 'centres', 'list', '--status', 'suspended', '--profile', 'admin');
   t.true(ids.every((id) => listed.some((c: { id: string }) => c.id === id)));
   const plain = await cli.run('admin', 'centres', 'approve', ids[0]!, '--profile', 'admin');
@@ -177,12 +283,38 @@ test('capctl invitations list|accept: someone who already had an account accepts
   await cli.adminCreate('--email', adminEmail);
   await cli.firstSignIn(adminEmail, 'admin');
   const founderEmail = uniqueEmail('founder');
-  const centre = await cli.json('centre', 'create', '--profile', 'admin', '--name', 'Abeokuta Works', '--registration-no', `RC-${crypto.randomUUID()}`, '--admin-name', 'A B', '--admin-email', founderEmail);
+  const centre = await cli.json(
+    'centre',
+    'create',
+    '--profile',
+    'admin',
+    '--name',
+    'Abeokuta Works',
+    '--registration-no',
+    `RC-${crypto.randomUUID()}`,
+    '--admin-name',
+    'A B',
+    '--admin-email',
+    founderEmail,
+  );
   await cli.firstSignIn(founderEmail, 'founder');
   const existingEmail = uniqueEmail('existing');
   await cli.json('register', '--email', existingEmail, '--password', testPassword);
   await cli.json('verify', '--email', existingEmail, '--profile', 'existing');
-  await cli.json('staff', 'add', '--profile', 'founder', '--centre', centre.id, '--name', 'Kemi', '--email', existingEmail, '--role', 'staff');
+  await cli.json(
+    'staff',
+    'add',
+    '--profile',
+    'founder',
+    '--centre',
+    centre.id,
+    '--name',
+    'Kemi',
+    '--email',
+    existingEmail,
+    '--role',
+    'staff',
+  );
   const [invitation] = await cli.json('invitations', 'list', '--profile', 'existing');
   t.like(invitation, { kind: 'centre', organisationName: 'Abeokuta Works', role: 'staff' });
   const accepted = await cli.run('invitations', 'accept', invitation.id, '--profile', 'existing');

@@ -26,7 +26,8 @@ test.after.always(async () => {
   fs.rmSync(configDir, { recursive: true, force: true });
 });
 
-const cli = (...args: string[]) => runCapctl(args, { CAPCTL_CONFIG_DIR: configDir, CAPCTL_BASE_URL: platform.urls.gateway! });
+const cli = (...args: string[]) =>
+  runCapctl(args, { CAPCTL_CONFIG_DIR: configDir, CAPCTL_BASE_URL: platform.urls.gateway! });
 
 /** A candidate signed in to the profile, with a submitted application (at payment) or a draft. */
 async function candidateProfile(profile: string, options: { draft?: boolean } = {}) {
@@ -36,27 +37,53 @@ async function candidateProfile(profile: string, options: { draft?: boolean } = 
   return { user, applicationId };
 }
 
-const people = () => ['--admin-email', admin.email, '--admin-password', admin.password, '--centre-email', owner.email, '--centre-password', owner.password];
+const people = () => [
+  '--admin-email',
+  admin.email,
+  '--admin-password',
+  admin.password,
+  '--centre-email',
+  owner.email,
+  '--centre-password',
+  owner.password,
+];
 
 test('capctl certify drives a submitted application from payment to its certificate through the API; the timeline shows every move and who made it', async (t) => {
   const { user, applicationId } = await candidateProfile('ada');
   const result = await cli('certify', applicationId, '--profile', 'ada', ...people());
   t.is(result.code, 0, result.stderr + result.stdout);
-  for (const stage of ['payment', 'folder_arrangement', 'interview', 'internal_verification', 'external_verification', 'certification']) {
+  for (const stage of [
+    'payment',
+    'folder_arrangement',
+    'interview',
+    'internal_verification',
+    'external_verification',
+    'certification',
+  ]) {
     t.regex(result.stdout, new RegExp(`^${stage}\\s`, 'm'), stage);
   }
   t.regex(result.stdout, /certificate issued: CAP-\w{4}-\w{4}-\w{4}/);
-  const certificate = (await cap(platform, user, 'GET', `/applications/${applicationId}/certificate`, { headers: { 'X-CAP-PERSONA': 'candidate' } })).body.data;
+  const certificate = (
+    await cap(platform, user, 'GET', `/applications/${applicationId}/certificate`, {
+      headers: { 'X-CAP-PERSONA': 'candidate' },
+    })
+  ).body.data;
   t.true((await pdfText(new Uint8Array(await (await fetch(certificate.url)).arrayBuffer()))).includes('Ada Obi'));
 
   const timeline = await cli('application', 'timeline', applicationId, '--profile', 'ada');
   t.is(timeline.code, 0, timeline.stderr);
   t.regex(timeline.stdout, /^STAGE\s+STATUS\s+ENTERED$/m);
   t.regex(timeline.stdout, /^Certification\s+successful\s+\d{4}-/m);
-  t.regex(timeline.stdout, /Internal verification approved\s+Ivy Verifier \(internal_verifier\)\s+internal_verification -> external_verification\s+APPROVED/);
+  t.regex(
+    timeline.stdout,
+    /Internal verification approved\s+Ivy Verifier \(internal_verifier\)\s+internal_verification -> external_verification\s+APPROVED/,
+  );
   t.regex(timeline.stdout, /Certified\s+Quinn Assurance \(awarding_body\)\s+certification -> certified\s+APPROVED/);
   const lines = timeline.stdout.split('\n');
-  t.true(lines.findIndex((l) => l.includes('Application submitted')) < lines.findIndex((l) => l.includes('Certified')), 'oldest first');
+  t.true(
+    lines.findIndex((l) => l.includes('Application submitted')) < lines.findIndex((l) => l.includes('Certified')),
+    'oldest first',
+  );
 
   // A second application reuses the QA people it made the first time.
   const second = await candidateProfile('ada-2');

@@ -55,7 +55,10 @@ test('the bash completion completes commands, subcommands, options and bundled s
     t.is(other.code, 0);
     t.regex(other.stdout, /events/);
   }
-  t.regex((await capctl(t, ['completion', 'fish'])).stdout, /complete -c capctl -n 'test \(__capctl_path\) = \\'login\\'' -l password-stdin/);
+  t.regex(
+    (await capctl(t, ['completion', 'fish'])).stdout,
+    /complete -c capctl -n 'test \(__capctl_path\) = \\'login\\'' -l password-stdin/,
+  );
   t.is((await capctl(t, ['completion', 'tcsh'])).code, 2);
 });
 
@@ -65,16 +68,26 @@ test('register and login take the password from stdin with --password-stdin; wit
   t.is(registered.code, 0, registered.stderr);
   const otp = (await call('GET', platform.url(`/v1/ol/dev/mailbox?to=${encodeURIComponent(email)}`))).body.data[0]?.otp;
   t.truthy(otp);
-  const verified = await call('POST', platform.url('/v1/ol/auth/verify-account'), { json: { email, otp, purpose: 'account_verify' } });
+  const verified = await call('POST', platform.url('/v1/ol/auth/verify-account'), {
+    json: { email, otp, purpose: 'account_verify' },
+  });
   t.is(verified.status, 200);
 
-  const login = await capctl(t, ['login', '--email', email, '--password-stdin', '--json'], `${testPassword}\r\nignored second line\n`);
+  const login = await capctl(
+    t,
+    ['login', '--email', email, '--password-stdin', '--json'],
+    `${testPassword}\r\nignored second line\n`,
+  );
   t.is(login.code, 0, login.stderr);
   t.is(JSON.parse(login.stdout).user.email, email);
 
   const wrong = await capctl(t, ['login', '--email', email, '--password-stdin'], 'Not-the-password-1\n');
   t.is(wrong.code, 1);
-  const both = await capctl(t, ['login', '--email', email, '--password', testPassword, '--password-stdin'], `${testPassword}\n`);
+  const both = await capctl(
+    t,
+    ['login', '--email', email, '--password', testPassword, '--password-stdin'],
+    `${testPassword}\n`,
+  );
   t.is(both.code, 2);
   t.regex(both.stderr, /--password and --password-stdin exclude each other/);
   const empty = await capctl(t, ['login', '--email', email, '--password-stdin'], '');
@@ -96,9 +109,24 @@ test('events tail prints events as the platform publishes them and --forward-to 
   const hookUrl = `http://127.0.0.1:${(hook.address() as { port: number }).port}/hook`;
 
   const before = await signUp(platform); // published before the tail starts: not shown
-  const child = spawn(process.execPath, [path.resolve('bin/capctl'), 'events', 'tail', '--base-url', platform.urls.gateway!, '--forward-to', hookUrl, '--type', 'user.created', '--json'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      path.resolve('bin/capctl'),
+      'events',
+      'tail',
+      '--base-url',
+      platform.urls.gateway!,
+      '--forward-to',
+      hookUrl,
+      '--type',
+      'user.created',
+      '--json',
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));
@@ -117,13 +145,27 @@ test('events tail prints events as the platform publishes them and --forward-to 
   child.kill('SIGINT');
   t.is(await exited, 0, stderr);
 
-  const lines = stdout.trim().split('\n').map((line) => JSON.parse(line));
+  const lines = stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
   t.false(lines.some((event) => JSON.stringify(event).includes(before.userId)));
   const printed = lines.find((event) => event.data.userId === user.userId);
-  t.like(printed, { type: 'user.created', source: 'ol', data: { userId: user.userId, email: user.email }, forwarded: { status: 204 } });
+  t.like(printed, {
+    type: 'user.created',
+    source: 'ol',
+    data: { userId: user.userId, email: user.email },
+    forwarded: { status: 204 },
+  });
   t.true(lines.every((event) => event.type === 'user.created'));
   const delivered = received.find((r) => r.body.id === printed.id);
   t.truthy(delivered);
-  t.deepEqual(delivered!.body, { id: printed.id, type: 'user.created', occurredAt: printed.occurredAt, source: 'ol', data: printed.data });
+  t.deepEqual(delivered!.body, {
+    id: printed.id,
+    type: 'user.created',
+    occurredAt: printed.occurredAt,
+    source: 'ol',
+    data: printed.data,
+  });
   t.is(delivered!.headers['x-cap-event-type'], 'user.created');
 });

@@ -24,7 +24,14 @@ test.after.always(async () => {
 /** capctl with no environment variable naming an address: only what the command line gives. */
 function capctl(args: string[]) {
   const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of ['CAPCTL_GRPC_ADDRESS', 'ORCHESTRATOR_GRPC_ADDRESS', 'LMS_GRPC_ADDRESS', 'CAPCTL_BASE_URL', 'DATABASE_URL']) delete env[name];
+  for (const name of [
+    'CAPCTL_GRPC_ADDRESS',
+    'ORCHESTRATOR_GRPC_ADDRESS',
+    'LMS_GRPC_ADDRESS',
+    'CAPCTL_BASE_URL',
+    'DATABASE_URL',
+  ])
+    delete env[name];
   return runCapctl(args, env, undefined, { replaceEnv: true });
 }
 
@@ -32,7 +39,9 @@ const port = (address: string) => address.slice(address.lastIndexOf(':') + 1);
 
 test('the discovery document names every gRPC service with the host the caller used when listening on every interface', async (t) => {
   for (const host of ['localhost', '127.0.0.1']) {
-    const res = await call('GET', `${base}/v1/ol/.well-known/grpc-services`, { headers: { host: `${host}:${port(base)}` } });
+    const res = await call('GET', `${base}/v1/ol/.well-known/grpc-services`, {
+      headers: { host: `${host}:${port(base)}` },
+    });
     t.is(res.status, 200, res.text);
     t.deepEqual(res.body.data.services, [
       { service: 'orchestrator.v1.IdentityService', address: `${host}:${port(platform.urls.grpc!)}` },
@@ -45,20 +54,51 @@ test('the discovery document names every gRPC service with the host the caller u
 
 test('capctl grpc call finds the Orchestrator listener from --base-url alone', async (t) => {
   const email = uniqueEmail('grpc');
-  const result = await capctl(['grpc', 'call', 'IdentityService.ProvisionAccount', '--base-url', base, '--json', '--data', JSON.stringify({ email, intents: ['cap'] })]);
+  const result = await capctl([
+    'grpc',
+    'call',
+    'IdentityService.ProvisionAccount',
+    '--base-url',
+    base,
+    '--json',
+    '--data',
+    JSON.stringify({ email, intents: ['cap'] }),
+  ]);
   t.is(result.code, 0, result.stderr);
   t.like(JSON.parse(result.stdout), { is_new: true });
 });
 
 test('capctl grpc call with an explicit --address uses it over what the platform says', async (t) => {
-  const result = await capctl(['grpc', 'call', 'IdentityService.ProvisionAccount', '--base-url', base, '--address', '127.0.0.1:1', '--timeout', '2000', '--data', '{}']);
+  const result = await capctl([
+    'grpc',
+    'call',
+    'IdentityService.ProvisionAccount',
+    '--base-url',
+    base,
+    '--address',
+    '127.0.0.1:1',
+    '--timeout',
+    '2000',
+    '--data',
+    '{}',
+  ]);
   t.is(result.code, 3);
   t.regex(result.stderr, /127\.0\.0\.1:1/);
 });
 
 test('capctl admin create finds the Orchestrator listener from --base-url alone', async (t) => {
   const email = uniqueEmail('admin');
-  const result = await capctl(['admin', 'create', '--email', email, '--database-url', platform.databaseUrl, '--base-url', base, '--json']);
+  const result = await capctl([
+    'admin',
+    'create',
+    '--email',
+    email,
+    '--database-url',
+    platform.databaseUrl,
+    '--base-url',
+    base,
+    '--json',
+  ]);
   t.is(result.code, 0, result.stderr);
   t.like(JSON.parse(result.stdout), { email, role: 'platform_admin', newAccount: true, granted: true });
 });

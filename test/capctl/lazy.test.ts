@@ -21,7 +21,9 @@ async function packagesLoaded(args: string[]): Promise<string[]> {
   });
   if (code !== 0) throw new Error(`capctl ${args.join(' ')} exited ${code}`);
   const urls = (await readFile(log, 'utf8').catch(() => '')).split('\n');
-  const names = urls.map((url) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1]).filter((name): name is string => Boolean(name));
+  const names = urls
+    .map((url) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1])
+    .filter((name): name is string => Boolean(name));
   return [...new Set(names)].sort();
 }
 
@@ -45,7 +47,8 @@ test('capctl --help loads no package but the command-line parser', async (t) => 
 test("every command's --help loads no package but the command-line parser", async (t) => {
   const paths = commandPaths();
   t.true(paths.length > 10);
-  for (const command of paths) t.deepEqual(await packagesLoaded([...command, '--help']), ['commander'], `capctl ${command.join(' ')} --help`);
+  for (const command of paths)
+    t.deepEqual(await packagesLoaded([...command, '--help']), ['commander'], `capctl ${command.join(' ')} --help`);
 });
 
 test('a command that runs loads what it needs only then (grpc methods reads the protos)', async (t) => {

@@ -10,7 +10,20 @@ import path from 'node:path';
 
 const capctl = path.resolve('bin/capctl');
 const scenario = path.resolve('fixtures/scenarios/candidate-signup.yaml');
-const freePorts = ['--port', '0', '--ol-port', '0', '--cap-port', '0', '--lms-port', '0', '--grpc-port', '0', '--lms-grpc-port', '0'];
+const freePorts = [
+  '--port',
+  '0',
+  '--ol-port',
+  '0',
+  '--cap-port',
+  '0',
+  '--lms-port',
+  '0',
+  '--grpc-port',
+  '0',
+  '--lms-grpc-port',
+  '0',
+];
 
 /** A private temporary directory, reachable by the `postgres` user when the tests run as root. */
 function privateTmp(t: ExecutionContext): string {
@@ -43,7 +56,10 @@ interface Child {
 }
 
 function start(args: string[], env: NodeJS.ProcessEnv): Child {
-  const child = spawn(process.execPath, [capctl, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [capctl, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   const waiting: Array<{ pattern: RegExp; resolve: (line: string) => void }> = [];
@@ -63,7 +79,9 @@ function start(args: string[], env: NodeJS.ProcessEnv): Child {
     line: (pattern) =>
       new Promise((resolve, reject) => {
         waiting.push({ pattern, resolve });
-        void exit.then((code) => reject(new Error(`capctl exited (${code}) before printing ${pattern}: ${stdout}\n${stderr}`)));
+        void exit.then((code) =>
+          reject(new Error(`capctl exited (${code}) before printing ${pattern}: ${stdout}\n${stderr}`)),
+        );
       }),
     signal: (signal) => child.kill(signal),
     exit,
@@ -79,10 +97,17 @@ function assertNothingLeft(t: ExecutionContext, tmp: string): void {
 test('capctl run --embedded FILE | head: the closed pipe stops the platform and its PostgreSQL, and removes the temporary folder', async (t) => {
   const tmp = privateTmp(t);
   const result = await new Promise<{ code: number | null; out: string }>((resolve) => {
-    const shell = spawn('bash', ['-c', `"${process.execPath}" "${capctl}" run --embedded "${scenario}" | head -n 1; echo "capctl exit \${PIPESTATUS[0]}"`], {
-      env: { ...process.env, TMPDIR: tmp },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const shell = spawn(
+      'bash',
+      [
+        '-c',
+        `"${process.execPath}" "${capctl}" run --embedded "${scenario}" | head -n 1; echo "capctl exit \${PIPESTATUS[0]}"`,
+      ],
+      {
+        env: { ...process.env, TMPDIR: tmp },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     shell.stdout.on('data', (chunk) => (out += chunk));
     shell.stderr.on('data', (chunk) => (out += chunk));
@@ -93,42 +118,61 @@ test('capctl run --embedded FILE | head: the closed pipe stops the platform and 
   assertNothingLeft(t, tmp);
 });
 
-test.serial('capctl run --embedded stopped by SIGINT while its scenarios run exits 130 and leaves nothing behind', async (t) => {
-  const tmp = privateTmp(t);
-  const run = start(['run', '--embedded', scenario], { TMPDIR: tmp });
-  await run.line(/candidate signs up/);
-  run.signal('SIGINT');
-  t.is(await run.exit, 130, run.output());
-  assertNothingLeft(t, tmp);
-});
-
-for (const [signal, code] of [['SIGTERM', 143], ['SIGHUP', 129]] as const) {
-  test.serial(`capctl run --embedded stopped by ${signal} while it starts (its PostgreSQL running, the platform not yet) exits ${code} and leaves nothing behind`, async (t) => {
+test.serial(
+  'capctl run --embedded stopped by SIGINT while its scenarios run exits 130 and leaves nothing behind',
+  async (t) => {
     const tmp = privateTmp(t);
     const run = start(['run', '--embedded', scenario], { TMPDIR: tmp });
-    while (!processesIn(tmp).some((p) => /bin\/postgres -D/.test(p))) await new Promise((resolve) => setTimeout(resolve, 20));
-    run.signal(signal);
-    t.is(await run.exit, code, run.output());
+    await run.line(/candidate signs up/);
+    run.signal('SIGINT');
+    t.is(await run.exit, 130, run.output());
     assertNothingLeft(t, tmp);
-  });
+  },
+);
+
+for (const [signal, code] of [
+  ['SIGTERM', 143],
+  ['SIGHUP', 129],
+] as const) {
+  test.serial(
+    `capctl run --embedded stopped by ${signal} while it starts (its PostgreSQL running, the platform not yet) exits ${code} and leaves nothing behind`,
+    async (t) => {
+      const tmp = privateTmp(t);
+      const run = start(['run', '--embedded', scenario], { TMPDIR: tmp });
+      while (!processesIn(tmp).some((p) => /bin\/postgres -D/.test(p)))
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      run.signal(signal);
+      t.is(await run.exit, code, run.output());
+      assertNothingLeft(t, tmp);
+    },
+  );
 }
 
-test.serial('capctl run --embedded stopped by SIGINT while initdb makes its cluster exits 130 and leaves nothing behind (no password file either)', async (t) => {
-  const tmp = privateTmp(t);
-  const run = start(['run', '--embedded', scenario], { TMPDIR: tmp });
-  while (!processesIn(tmp).some((p) => /bin\/initdb /.test(p))) await new Promise((resolve) => setTimeout(resolve, 5));
-  run.signal('SIGINT');
-  t.is(await run.exit, 130, run.output());
-  assertNothingLeft(t, tmp);
-});
+test.serial(
+  'capctl run --embedded stopped by SIGINT while initdb makes its cluster exits 130 and leaves nothing behind (no password file either)',
+  async (t) => {
+    const tmp = privateTmp(t);
+    const run = start(['run', '--embedded', scenario], { TMPDIR: tmp });
+    while (!processesIn(tmp).some((p) => /bin\/initdb /.test(p)))
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    run.signal('SIGINT');
+    t.is(await run.exit, 130, run.output());
+    assertNothingLeft(t, tmp);
+  },
+);
 
-test.serial('capctl run --embedded that fails after the run (a report it cannot write) exits 2 and leaves nothing behind', async (t) => {
-  const tmp = privateTmp(t);
-  const run = start(['run', '--embedded', scenario, '--junit', path.join(tmp, 'no-such-folder', 'report.xml')], { TMPDIR: tmp });
-  t.is(await run.exit, 2, run.output());
-  t.regex(run.output(), /cannot write .*report\.xml/);
-  assertNothingLeft(t, tmp);
-});
+test.serial(
+  'capctl run --embedded that fails after the run (a report it cannot write) exits 2 and leaves nothing behind',
+  async (t) => {
+    const tmp = privateTmp(t);
+    const run = start(['run', '--embedded', scenario, '--junit', path.join(tmp, 'no-such-folder', 'report.xml')], {
+      TMPDIR: tmp,
+    });
+    t.is(await run.exit, 2, run.output());
+    t.regex(run.output(), /cannot write .*report\.xml/);
+    assertNothingLeft(t, tmp);
+  },
+);
 
 test.serial('capctl demo stopped by SIGINT while its scenarios run exits 130 and leaves nothing behind', async (t) => {
   const tmp = privateTmp(t);
@@ -139,28 +183,31 @@ test.serial('capctl demo stopped by SIGINT while its scenarios run exits 130 and
   assertNothingLeft(t, tmp);
 });
 
-test.serial('capctl serve stops its PostgreSQL on SIGHUP (the terminal closed), and on a signal before it was ready', async (t) => {
-  const tmp = privateTmp(t);
-  const dataDir = path.join(tmp, 'data');
-  const serve = start(['serve', '--data-dir', dataDir, ...freePorts], { DATABASE_URL: '', LOG_LEVEL: 'warn' });
-  await serve.line(/^ready /);
-  serve.signal('SIGHUP');
-  t.is(await serve.exit, 0, serve.output());
-  t.false(fs.existsSync(path.join(dataDir, 'pg', 'postmaster.pid')), 'PostgreSQL was stopped');
-  t.deepEqual(processesIn(tmp), []);
+test.serial(
+  'capctl serve stops its PostgreSQL on SIGHUP (the terminal closed), and on a signal before it was ready',
+  async (t) => {
+    const tmp = privateTmp(t);
+    const dataDir = path.join(tmp, 'data');
+    const serve = start(['serve', '--data-dir', dataDir, ...freePorts], { DATABASE_URL: '', LOG_LEVEL: 'warn' });
+    await serve.line(/^ready /);
+    serve.signal('SIGHUP');
+    t.is(await serve.exit, 0, serve.output());
+    t.false(fs.existsSync(path.join(dataDir, 'pg', 'postmaster.pid')), 'PostgreSQL was stopped');
+    t.deepEqual(processesIn(tmp), []);
 
-  // Stopped while still starting, once its PostgreSQL runs: the process ends at once, and PostgreSQL with it.
-  const early = start(['serve', '--data-dir', dataDir, ...freePorts], { DATABASE_URL: '', LOG_LEVEL: 'info' });
-  await new Promise<void>((resolve) => {
-    const timer = setInterval(() => {
-      if (!early.output().includes('embedded postgres started')) return;
-      clearInterval(timer);
-      resolve();
-    }, 20);
-  });
-  early.signal('SIGTERM');
-  await early.exit;
-  t.notRegex(early.output(), /^ready /m, 'stopped before it was ready');
-  t.false(fs.existsSync(path.join(dataDir, 'pg', 'postmaster.pid')), 'PostgreSQL was stopped');
-  t.deepEqual(processesIn(tmp), []);
-});
+    // Stopped while still starting, once its PostgreSQL runs: the process ends at once, and PostgreSQL with it.
+    const early = start(['serve', '--data-dir', dataDir, ...freePorts], { DATABASE_URL: '', LOG_LEVEL: 'info' });
+    await new Promise<void>((resolve) => {
+      const timer = setInterval(() => {
+        if (!early.output().includes('embedded postgres started')) return;
+        clearInterval(timer);
+        resolve();
+      }, 20);
+    });
+    early.signal('SIGTERM');
+    await early.exit;
+    t.notRegex(early.output(), /^ready /m, 'stopped before it was ready');
+    t.false(fs.existsSync(path.join(dataDir, 'pg', 'postmaster.pid')), 'PostgreSQL was stopped');
+    t.deepEqual(processesIn(tmp), []);
+  },
+);

@@ -15,7 +15,17 @@ test.after.always(async () => {
 
 test('capctl lms staff invite lets the address become staff with the role through the staff onboarding; again, it changes nothing', async (t) => {
   const user = await signUp(platform);
-  const invite = (...extra: string[]) => runCapctl(['lms', 'staff', 'invite', '--email', user.email.toUpperCase(), '--database-url', platform.databaseUrl, ...extra]);
+  const invite = (...extra: string[]) =>
+    runCapctl([
+      'lms',
+      'staff',
+      'invite',
+      '--email',
+      user.email.toUpperCase(),
+      '--database-url',
+      platform.databaseUrl,
+      ...extra,
+    ]);
   const first = await invite('--role', 'support', '--json');
   t.is(first.code, 0, first.stderr);
   t.deepEqual(JSON.parse(first.stdout), { email: user.email, role: 'support', invited: true });
@@ -28,9 +38,27 @@ test('capctl lms staff invite lets the address become staff with the role throug
 });
 
 test('capctl lms staff invite without a running platform exits 3; with an unknown role, 2', async (t) => {
-  const none = await runCapctl(['lms', 'staff', 'invite', '--email', 'x@example.test', '--data-dir', '/nonexistent/capctl']);
+  const none = await runCapctl([
+    'lms',
+    'staff',
+    'invite',
+    '--email',
+    'x@example.test',
+    '--data-dir',
+    '/nonexistent/capctl',
+  ]);
   t.is(none.code, 3);
   t.regex(none.stderr, /no capctl serve is running/);
-  const role = await runCapctl(['lms', 'staff', 'invite', '--email', 'x@example.test', '--role', 'owner', '--database-url', platform.databaseUrl]);
+  const role = await runCapctl([
+    'lms',
+    'staff',
+    'invite',
+    '--email',
+    'x@example.test',
+    '--role',
+    'owner',
+    '--database-url',
+    platform.databaseUrl,
+  ]);
   t.is(role.code, 2);
 });

@@ -19,10 +19,16 @@ test.before(async () => {
 });
 test.after.always(() => platform?.stop());
 
-const pay = (...args: string[]) => runCapctl(['pay', ...args, '--base-url', platform.urls.gateway!], { CAPCTL_CONFIG_DIR: '/nonexistent-capctl-config' });
+const pay = (...args: string[]) =>
+  runCapctl(['pay', ...args, '--base-url', platform.urls.gateway!], {
+    CAPCTL_CONFIG_DIR: '/nonexistent-capctl-config',
+  });
 
 test('capctl pay <paymentId> pays with the approved test card and returns once the webhook is acknowledged', async (t) => {
-  const { payment_id, reference } = await initiatePayment(platform, feeRequest(payer.userId, { amount_minor: '2000000' }));
+  const { payment_id, reference } = await initiatePayment(
+    platform,
+    feeRequest(payer.userId, { amount_minor: '2000000' }),
+  );
   const result = await pay(payment_id);
   t.is(result.code, 0, result.stderr);
   t.regex(result.stdout, /^paid ₦20,000\.00 \(CAP application fee\) with visa ending 4081: Approved$/m);
@@ -41,8 +47,16 @@ test('capctl pay --decline and --card decline; --json prints the transaction', a
   const result = await pay(declined.reference, '--decline', '--json');
   t.is(result.code, 0, result.stderr);
   const tx = JSON.parse(result.stdout);
-  t.like(tx, { reference: declined.reference, status: 'failed', gatewayResponse: "Declined by the payer's bank", webhook: { status: 'delivered' } });
-  await eventually('the payment is failed', async () => (await paymentRow(platform, declined.payment_id)).status === 'failed');
+  t.like(tx, {
+    reference: declined.reference,
+    status: 'failed',
+    gatewayResponse: "Declined by the payer's bank",
+    webhook: { status: 'delivered' },
+  });
+  await eventually(
+    'the payment is failed',
+    async () => (await paymentRow(platform, declined.payment_id)).status === 'failed',
+  );
 
   const card = await initiatePayment(platform, feeRequest(payer.userId));
   const insufficient = await pay(card.checkout_url, '--card', '4000 0000 0000 9995');
@@ -68,28 +82,56 @@ test('capctl pay refuses an unknown target, a card that is not a test card, and 
 });
 
 test('capctl application create|fill|submit|list|show|withdraw, capctl pay <applicationId> and capctl wallet: a candidate applies and pays, the centre sees the money, a withdrawal refunds it', async (t) => {
-  const { owner, centreId, sectorId, tradeId } = await applicationTargets(platform, { sector: 'Welding', trade: 'Welding and Fabrication' });
+  const { owner, centreId, sectorId, tradeId } = await applicationTargets(platform, {
+    sector: 'Welding',
+    trade: 'Welding and Fabrication',
+  });
   const candidate = await signUp(platform);
   await onboard(platform, candidate, 'candidate');
 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'capctl-pay-'));
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const as = (profile: string) => (...args: string[]) => runCapctl([...args, '--profile', profile, '--base-url', platform.urls.gateway!], { CAPCTL_CONFIG_DIR: dir });
+  const as =
+    (profile: string) =>
+    (...args: string[]) =>
+      runCapctl([...args, '--profile', profile, '--base-url', platform.urls.gateway!], { CAPCTL_CONFIG_DIR: dir });
   const [asCandidate, asOwner] = [as('candidate'), as('owner')];
   t.is((await asCandidate('login', '--email', candidate.email, '--password', testPassword)).code, 0);
   t.is((await asOwner('login', '--email', owner.email, '--password', testPassword)).code, 0);
 
-  const created = await asCandidate('application', 'create', '--sector', sectorId, '--trade', tradeId, '--centre-id', centreId, '--json');
+  const created = await asCandidate(
+    'application',
+    'create',
+    '--sector',
+    sectorId,
+    '--trade',
+    tradeId,
+    '--centre-id',
+    centreId,
+    '--json',
+  );
   t.is(created.code, 0, created.stderr);
   const id = JSON.parse(created.stdout).id as string;
   const early = await asCandidate('application', 'submit', id);
   t.is(early.code, 1);
   t.regex(early.stderr, /application\.incomplete/);
   const form = path.join(dir, 'form.json');
-  fs.writeFileSync(form, JSON.stringify({
-    experienceAndTrade: { unitIds: [], currentOccupation: { occupation: 'Welder', yearsOfExperience: 7, employmentHistory: [] }, reasonForSeekingRPL: 'Certification' },
-    assessmentDeclaration: { infoProvidedIsAccurate: true, understandsDoesNotGuaranteeCertification: true, understandsThatNeedsToProvideSufficientEvidenceToDemonstrateCompetence: true, agreesToTermsAndPrivacyPolicy: true },
-  }));
+  fs.writeFileSync(
+    form,
+    JSON.stringify({
+      experienceAndTrade: {
+        unitIds: [],
+        currentOccupation: { occupation: 'Welder', yearsOfExperience: 7, employmentHistory: [] },
+        reasonForSeekingRPL: 'Certification',
+      },
+      assessmentDeclaration: {
+        infoProvidedIsAccurate: true,
+        understandsDoesNotGuaranteeCertification: true,
+        understandsThatNeedsToProvideSufficientEvidenceToDemonstrateCompetence: true,
+        agreesToTermsAndPrivacyPolicy: true,
+      },
+    }),
+  );
   t.is((await asCandidate('application', 'fill', id, '--form', form)).code, 0);
   const submitted = await asCandidate('application', 'submit', id);
   t.is(submitted.code, 0, submitted.stderr);
@@ -98,7 +140,12 @@ test('capctl application create|fill|submit|list|show|withdraw, capctl pay <appl
   const paid = await asCandidate('pay', id);
   t.is(paid.code, 0, paid.stderr);
   t.regex(paid.stdout, /^paid ₦25,000\.00 /m);
-  await eventually('the application leaves the payment stage', async () => (await cap(platform, candidate, 'GET', `/applications/${id}`, { headers: { 'X-CAP-PERSONA': 'candidate' } })).body.data.currentStageKey === 'folder_arrangement');
+  await eventually(
+    'the application leaves the payment stage',
+    async () =>
+      (await cap(platform, candidate, 'GET', `/applications/${id}`, { headers: { 'X-CAP-PERSONA': 'candidate' } })).body
+        .data.currentStageKey === 'folder_arrangement',
+  );
   const shown = await asCandidate('application', 'show', id);
   t.regex(shown.stdout, /payment\s+successful/);
   t.regex((await asOwner('application', 'list', '--centre', centreId)).stdout, new RegExp(id));
@@ -110,7 +157,9 @@ test('capctl application create|fill|submit|list|show|withdraw, capctl pay <appl
   const withdrawn = await asCandidate('application', 'withdraw', id, '--reason', 'Moving abroad');
   t.is(withdrawn.code, 0, withdrawn.stderr);
   t.regex(withdrawn.stdout, new RegExp(`^withdrew ${id} at folder_arrangement: refunding ₦25,000\\.00 `, 'm'));
-  await eventually('the refund empties the wallet again', async () => /^balance ₦0\.00$/m.test((await asOwner('wallet', '--centre', centreId)).stdout));
+  await eventually('the refund empties the wallet again', async () =>
+    /^balance ₦0\.00$/m.test((await asOwner('wallet', '--centre', centreId)).stdout),
+  );
   const again = await asCandidate('application', 'withdraw', id);
   t.is(again.code, 1);
   t.regex(again.stderr, /application\.not_in_stage/);

@@ -1,5 +1,11 @@
 import test from 'ava';
-import { evaluate, ExpressionError, parseTemplate, referencesIn, type ExpressionContext } from '../../cli/scenarios/expressions.ts';
+import {
+  evaluate,
+  ExpressionError,
+  parseTemplate,
+  referencesIn,
+  type ExpressionContext,
+} from '../../cli/scenarios/expressions.ts';
 import { generators } from '../../cli/scenarios/generators.ts';
 import { getPath, parsePath } from '../../cli/scenarios/paths.ts';
 

@@ -97,17 +97,44 @@ export async function startFakePlatform(): Promise<FakePlatform> {
   app.post('/v1/ol/test/send-mail', (req, res) => {
     const delayMs = Number(req.body?.delayMs ?? 0);
     setTimeout(() => {
-      mails.unshift({ to: req.body.to, subject: 'Your code', text: 'Code 4321', sentAt: new Date().toISOString(), otp: '4321' });
+      mails.unshift({
+        to: req.body.to,
+        subject: 'Your code',
+        text: 'Code 4321',
+        sentAt: new Date().toISOString(),
+        otp: '4321',
+      });
     }, delayMs);
     return ok(res, null, 202);
   });
-  app.get('/v1/ol/dev/mailbox', (req, res) => ok(res, mails.filter((m) => m.to === req.query.to)));
-  const events: Array<{ id: string; type: string; occurredAt: string; source: string; data: Record<string, unknown> }> = [];
+  app.get('/v1/ol/dev/mailbox', (req, res) =>
+    ok(
+      res,
+      mails.filter((m) => m.to === req.query.to),
+    ),
+  );
+  const events: Array<{ id: string; type: string; occurredAt: string; source: string; data: Record<string, unknown> }> =
+    [];
   app.post('/v1/ol/test/publish', (req, res) => {
-    setTimeout(() => events.unshift({ id: String(events.length + 1), type: req.body.type, occurredAt: new Date().toISOString(), source: 'ol', data: req.body.data }), Number(req.body.delayMs ?? 0));
+    setTimeout(
+      () =>
+        events.unshift({
+          id: String(events.length + 1),
+          type: req.body.type,
+          occurredAt: new Date().toISOString(),
+          source: 'ol',
+          data: req.body.data,
+        }),
+      Number(req.body.delayMs ?? 0),
+    );
     return ok(res, null, 202);
   });
-  app.get('/v1/ol/dev/events', (req, res) => ok(res, events.filter((e) => e.type === req.query.type)));
+  app.get('/v1/ol/dev/events', (req, res) =>
+    ok(
+      res,
+      events.filter((e) => e.type === req.query.type),
+    ),
+  );
   app.use((_req: Request, res: Response) => fail(res, 404, 'http.not_found'));
 
   const server = app.listen(0, '127.0.0.1');

@@ -85,7 +85,10 @@ steps:
 test('one YAML mistake in a flow mapping is one error at its line and column, with a hint, and nothing runs', async (t) => {
   const lines = ['name: one mistake', 'steps:'];
   for (let i = 0; i < 40; i++) {
-    lines.push(`  - id: s${i}`, `    http: { operation: ol.getHealthz, headers: { x-step: ${i === 3 ? '${steps.s0.status}' : `"${i}"`} } }`);
+    lines.push(
+      `  - id: s${i}`,
+      `    http: { operation: ol.getHealthz, headers: { x-step: ${i === 3 ? '${steps.s0.status}' : `"${i}"`} } }`,
+    );
   }
   const scenario = await file(t, 'flow.yaml', `${lines.join('\n')}\n`);
   const error = await t.throwsAsync(run([scenario]));
@@ -164,11 +167,17 @@ steps:
   t.is(banks.status, 'passed', JSON.stringify(banks));
   t.is(useThem.status, 'passed', JSON.stringify(useThem));
   t.is(code, 1);
-  t.deepEqual(missing.mismatches, [{ target: 'capture none', expected: "a value at jmespath body.data[?name=='No Such Bank'].code | [0]" }]);
+  t.deepEqual(missing.mismatches, [
+    { target: 'capture none', expected: "a value at jmespath body.data[?name=='No Such Bank'].code | [0]" },
+  ]);
 });
 
 test('a JMESPath query that does not parse is a file error at its line', async (t) => {
-  const scenario = await file(t, 'bad-query.yaml', 'name: x\nsteps:\n  - id: a\n    http: { operation: ol.listBanks }\n    capture: { n: { jmespath: "body.data[?" } }\n');
+  const scenario = await file(
+    t,
+    'bad-query.yaml',
+    'name: x\nsteps:\n  - id: a\n    http: { operation: ol.listBanks }\n    capture: { n: { jmespath: "body.data[?" } }\n',
+  );
   await t.throwsAsync(run([scenario]), { message: /bad-query\.yaml:5:\d+: steps\[0\]\.capture\.n: JMESPath: / });
 });
 
@@ -176,7 +185,11 @@ test('replies are checked against the schema their operation documents, by opera
   // Another implementation of the services: the real platform behind a proxy that breaks two replies.
   const proxy = await startProxy(platform.urls.gateway!, (path, body) => {
     if (path === '/v1/ol/healthz') return { ...body, data: { ...body.data, status: 42 } };
-    if (path === '/v1/ol/banks') return { ...body, data: body.data.map(({ code: _, ...bank }: Record<string, unknown>) => ({ ...bank, extra: true })) };
+    if (path === '/v1/ol/banks')
+      return {
+        ...body,
+        data: body.data.map(({ code: _, ...bank }: Record<string, unknown>) => ({ ...bank, extra: true })),
+      };
     return body;
   });
   t.teardown(() => proxy.close());
@@ -210,18 +223,33 @@ steps:
 });
 
 /** An HTTP proxy to `target` that passes every JSON reply through `change` (by request path). */
-async function startProxy(target: string, change: (path: string, body: any) => unknown): Promise<{ url: string; close(): Promise<void> }> {
+async function startProxy(
+  target: string,
+  change: (path: string, body: any) => unknown,
+): Promise<{ url: string; close(): Promise<void> }> {
   const { createServer } = await import('node:http');
   const { request } = await import('undici');
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !['host', 'connection'].includes(name))) as Record<string, string>;
-    const upstream = await request(`${target}${req.url}`, { method: req.method as 'GET', headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
+    const headers = Object.fromEntries(
+      Object.entries(req.headers).filter(([name]) => !['host', 'connection'].includes(name)),
+    ) as Record<string, string>;
+    const upstream = await request(`${target}${req.url}`, {
+      method: req.method as 'GET',
+      headers,
+      body: chunks.length ? Buffer.concat(chunks) : undefined,
+    });
     const text = await upstream.body.text();
     const type = String(upstream.headers['content-type'] ?? '');
-    const body = type.includes('json') && text ? JSON.stringify(change(new URL(req.url!, 'http://x').pathname, JSON.parse(text))) : text;
-    res.writeHead(upstream.statusCode, { 'content-type': type, 'x-request-id': String(upstream.headers['x-request-id'] ?? '') });
+    const body =
+      type.includes('json') && text
+        ? JSON.stringify(change(new URL(req.url!, 'http://x').pathname, JSON.parse(text)))
+        : text;
+    res.writeHead(upstream.statusCode, {
+      'content-type': type,
+      'x-request-id': String(upstream.headers['x-request-id'] ?? ''),
+    });
     res.end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -248,7 +276,8 @@ steps:
   - id: last
     http: { operation: ol.getHealthz }
 `;
-  const summary = (report: any) => steps(report).map((s: any) => `${s.id}:${s.status}${s.status === 'skipped' ? ` (${s.message})` : ''}`);
+  const summary = (report: any) =>
+    steps(report).map((s: any) => `${s.id}:${s.status}${s.status === 'skipped' ? ` (${s.message})` : ''}`);
   const stopping = await run([await file(t, 'stop.yaml', text(''))], { json: true });
   t.deepEqual(summary(stopping.report).slice(0, 2), ['broken:failed', 'independent:skipped (an earlier step failed)']);
 
@@ -313,7 +342,15 @@ steps:
 `,
   );
   const { code, report } = await run([scenario], { json: true });
-  t.is(code, 0, JSON.stringify(steps(report).filter((s) => s.status !== 'passed'), null, 2));
+  t.is(
+    code,
+    0,
+    JSON.stringify(
+      steps(report).filter((s) => s.status !== 'passed'),
+      null,
+      2,
+    ),
+  );
   t.deepEqual(
     steps(report).map((s) => `${s.id} (${s.name})`),
     [
@@ -363,22 +400,41 @@ test('rows from the file, from a CSV file next to it, or from --data run the sce
       jmespath:
         "length(data) > \`0\`": \${vars.some}
 `;
-  const inline = await file(t, 'inline.yaml', `name: banks per country\nvars: { some: true }\nrows:\n  - { country: NG, some: true }\n  - { country: GH, some: false }\n${body}`);
+  const inline = await file(
+    t,
+    'inline.yaml',
+    `name: banks per country\nvars: { some: true }\nrows:\n  - { country: NG, some: true }\n  - { country: GH, some: false }\n${body}`,
+  );
   const first = await run([inline], { json: true });
   t.is(first.code, 0, JSON.stringify(first.report.scenarios, null, 2));
   t.deepEqual(
     first.report.scenarios.map((s: any) => [s.name, s.row, s.status]),
     [
-      ['banks per country [row 1: country=NG, some=true]', { index: 1, values: { country: 'NG', some: true } }, 'passed'],
-      ['banks per country [row 2: country=GH, some=false]', { index: 2, values: { country: 'GH', some: false } }, 'passed'],
+      [
+        'banks per country [row 1: country=NG, some=true]',
+        { index: 1, values: { country: 'NG', some: true } },
+        'passed',
+      ],
+      [
+        'banks per country [row 2: country=GH, some=false]',
+        { index: 2, values: { country: 'GH', some: false } },
+        'passed',
+      ],
     ],
   );
 
   await file(t, 'data/countries.csv', 'country,expected\nNG,yes\nGH,no\nKE,no\n');
-  const csv = await file(t, 'csv.yaml', `name: from csv\nrows: data/countries.csv\nsteps:\n  - id: banks\n    http: { operation: ol.listBanks, query: { country: "\${vars.country}" } }\n    expect:\n      jmespath: { "length(data) > \`0\` && 'yes' || 'no'": "\${vars.expected}" }\n`);
+  const csv = await file(
+    t,
+    'csv.yaml',
+    `name: from csv\nrows: data/countries.csv\nsteps:\n  - id: banks\n    http: { operation: ol.listBanks, query: { country: "\${vars.country}" } }\n    expect:\n      jmespath: { "length(data) > \`0\` && 'yes' || 'no'": "\${vars.expected}" }\n`,
+  );
   const second = await run([csv], { json: true, junit: path.join(t.context.dir, 'rows.xml') });
   t.is(second.code, 0, JSON.stringify(second.report.scenarios, null, 2));
-  t.deepEqual(second.report.scenarios.map((s: any) => s.row.values.country), ['NG', 'GH', 'KE']);
+  t.deepEqual(
+    second.report.scenarios.map((s: any) => s.row.values.country),
+    ['NG', 'GH', 'KE'],
+  );
   const junit = await readFile(path.join(t.context.dir, 'rows.xml'), 'utf8');
   t.is(junit.match(/<testsuite /g)?.length, 3);
 
@@ -391,9 +447,17 @@ test('rows from the file, from a CSV file next to it, or from --data run the sce
 
 test('rows that lack a value or name a bad variable are refused before anything runs', async (t) => {
   await file(t, 'bad.csv', 'country,expected\nNG,yes\nGH\n');
-  const scenario = await file(t, 'bad-rows.yaml', 'name: x\nrows: bad.csv\nsteps:\n  - { id: a, http: { operation: ol.getHealthz } }\n');
+  const scenario = await file(
+    t,
+    'bad-rows.yaml',
+    'name: x\nrows: bad.csv\nsteps:\n  - { id: a, http: { operation: ol.getHealthz } }\n',
+  );
   await t.throwsAsync(run([scenario]), { message: /bad\.csv: / });
-  const inline = await file(t, 'bad-inline.yaml', 'name: x\nrows:\n  - { a: 1 }\n  - { b: 2 }\nsteps:\n  - { id: a, http: { operation: ol.getHealthz } }\n');
+  const inline = await file(
+    t,
+    'bad-inline.yaml',
+    'name: x\nrows:\n  - { a: 1 }\n  - { b: 2 }\nsteps:\n  - { id: a, http: { operation: ol.getHealthz } }\n',
+  );
   await t.throwsAsync(run([inline]), { message: /bad-inline\.yaml:4:5: rows\[1\]: row 2 has b; every row needs a/ });
 });
 
@@ -428,14 +492,31 @@ steps:
   );
 
   // The account is made under another name for the same address: nothing ties it to the actor.
-  const hidden = await file(t, 'hidden.yaml', (await readFile(scenario, 'utf8')).replace('cand: { email: "${vars.email}"', 'cand: { email: "${vars.same}"').replace('vars: {', 'vars: { same: "${vars.email}",'));
-  const withHint = await run([hidden], { json: true, only: ['me'], var: ['email=hidden@example.test', 'same=hidden@example.test'] });
+  const hidden = await file(
+    t,
+    'hidden.yaml',
+    (await readFile(scenario, 'utf8'))
+      .replace('cand: { email: "${vars.email}"', 'cand: { email: "${vars.same}"')
+      .replace('vars: {', 'vars: { same: "${vars.email}",'),
+  );
+  const withHint = await run([hidden], {
+    json: true,
+    only: ['me'],
+    var: ['email=hidden@example.test', 'same=hidden@example.test'],
+  });
   t.is(withHint.code, 1);
-  t.regex(steps(withHint.report).at(-1).message, /^cannot log in as actor cand \(hidden@example\.test\); steps left out by --only may be the ones that create this account$/);
+  t.regex(
+    steps(withHint.report).at(-1).message,
+    /^cannot log in as actor cand \(hidden@example\.test\); steps left out by --only may be the ones that create this account$/,
+  );
 });
 
 test('a --var that no scenario defines or uses is a usage error naming the variables there are', async (t) => {
-  const scenario = await file(t, 'vars.yaml', 'name: x\nvars: { email: a@example.test }\nsteps:\n  - { id: a, http: { operation: ol.getHealthz, query: { x: "${vars.other}" } } }\n');
+  const scenario = await file(
+    t,
+    'vars.yaml',
+    'name: x\nvars: { email: a@example.test }\nsteps:\n  - { id: a, http: { operation: ol.getHealthz, query: { x: "${vars.other}" } } }\n',
+  );
   await t.throwsAsync(run([scenario], { var: ['emial=b@example.test', 'other=1'] }), {
     message: '--var emial: no scenario has a variable "emial" (email, other)',
   });
@@ -443,7 +524,11 @@ test('a --var that no scenario defines or uses is a usage error naming the varia
 });
 
 test('off a terminal, progress prints a line per step as it ends and, after a quiet spell, what still runs; with --json on stderr', async (t) => {
-  const scenario = await file(t, 'slow.yaml', 'name: slow\nsteps:\n  - { id: first, http: { operation: ol.getHealthz } }\n  - { id: long, name: a long wait, wait: 1500ms }\n  - { id: last, http: { operation: ol.getHealthz } }\n');
+  const scenario = await file(
+    t,
+    'slow.yaml',
+    'name: slow\nsteps:\n  - { id: first, http: { operation: ol.getHealthz } }\n  - { id: long, name: a long wait, wait: 1500ms }\n  - { id: last, http: { operation: ol.getHealthz } }\n',
+  );
   const plainRun = await run([scenario], {}, 400);
   t.is(plainRun.code, 0);
   t.regex(plainRun.stdout, /^ {2}PASS first +\d+ ms\n {2}… running slow › a long wait \(\d s\)\n/m);
@@ -457,13 +542,21 @@ test('off a terminal, progress prints a line per step as it ends and, after a qu
 });
 
 test('--verbose traces the request and response of passed steps in the progress, the JSON and the JUnit reports', async (t) => {
-  const scenario = await file(t, 'trace.yaml', 'name: trace\nsteps:\n  - { id: health, http: { operation: ol.getHealthz } }\n');
+  const scenario = await file(
+    t,
+    'trace.yaml',
+    'name: trace\nsteps:\n  - { id: health, http: { operation: ol.getHealthz } }\n',
+  );
   const quiet = await run([scenario], { json: true });
   t.is(steps(quiet.report)[0].request, undefined);
   const junit = path.join(t.context.dir, 'trace.xml');
   const traced = await run([scenario], { json: true, verbose: true, junit });
   const [health] = steps(traced.report);
-  t.like(health, { status: 'passed', request: { method: 'GET' }, response: { status: 200, body: { success: true, data: { status: 'ok', service: 'ol' } } } });
+  t.like(health, {
+    status: 'passed',
+    request: { method: 'GET' },
+    response: { status: 200, body: { success: true, data: { status: 'ok', service: 'ol' } } },
+  });
   t.regex(traced.stderr, /PASS health .*\n {6}request: GET http:\/\/\S+\/v1\/ol\/healthz\n[\s\S]*response: 200/);
   const xml = await readFile(junit, 'utf8');
   t.notThrows(() => checkWellFormed(xml));
@@ -496,12 +589,31 @@ test('Ctrl-C stops a real capctl run: the summary of what ran, a valid JUnit fil
     'interrupted.yaml',
     'name: cut short\nsteps:\n  - { id: first, http: { operation: ol.getHealthz } }\n  - { id: long, wait: 60s }\n  - { id: never, http: { operation: ol.getHealthz } }\n',
   );
-  const other = await file(t, 'not-started.yaml', 'name: not started\nsteps:\n  - { id: health, http: { operation: ol.getHealthz } }\n');
+  const other = await file(
+    t,
+    'not-started.yaml',
+    'name: not started\nsteps:\n  - { id: health, http: { operation: ol.getHealthz } }\n',
+  );
   const junit = path.join(t.context.dir, 'interrupted.xml');
   const json = path.join(t.context.dir, 'interrupted.html');
-  const child = spawn(process.execPath, [path.resolve('bin/capctl'), 'run', scenario, other, '--base-url', platform.urls.gateway!, '--junit', junit, '--html', json], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      path.resolve('bin/capctl'),
+      'run',
+      scenario,
+      other,
+      '--base-url',
+      platform.urls.gateway!,
+      '--junit',
+      junit,
+      '--html',
+      json,
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));

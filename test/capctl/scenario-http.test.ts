@@ -30,7 +30,11 @@ async function closingServer() {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}`, seen, close: () => new Promise<void>((done) => server.close(() => done())) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    seen,
+    close: () => new Promise<void>((done) => server.close(() => done())),
+  };
 }
 
 test('a GET whose kept-alive connection the server closed is sent once more on a new connection', async (t) => {
@@ -56,7 +60,15 @@ test('a POST whose connection was closed under it is not sent again: the platfor
     await send({ method: 'GET', url: `${server.url}/first`, headers: {} }, dispatcher);
     await sleep(50); // the connection goes back to the pool (undici opens a new one if asked at once)
     const error = await t.throwsAsync(
-      send({ method: 'POST', url: `${server.url}/pay`, headers: { 'content-type': 'application/json' }, body: { amount: 1 } }, dispatcher),
+      send(
+        {
+          method: 'POST',
+          url: `${server.url}/pay`,
+          headers: { 'content-type': 'application/json' },
+          body: { amount: 1 },
+        },
+        dispatcher,
+      ),
     );
     t.true(error instanceof UnreachableError, String(error));
     t.deepEqual(server.seen, ['1 GET /first']);

@@ -61,7 +61,10 @@ test('equals compares objects that look like matchers', (t) => {
 });
 
 test('some finds an item of an array whose paths all match, wherever it stands in the list', (t) => {
-  const list = [{ id: 'a', paid: false }, { id: 'b', paid: true, receipt: { url: '/r/b' } }];
+  const list = [
+    { id: 'a', paid: false },
+    { id: 'b', paid: true, receipt: { url: '/r/b' } },
+  ];
   t.is(matchFailure({ some: { id: 'b', paid: true, 'receipt.url': { regex: '^/r/' } } }, list), undefined);
   t.is(matchFailure({ some: { id: 'a', paid: true } }, list), 'an item with {"id":"a","paid":true}');
   t.is(matchFailure({ some: { id: 'a' } }, []), 'an item with {"id":"a"}');

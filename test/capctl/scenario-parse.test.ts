@@ -58,14 +58,19 @@ test('a well-formed scenario parses into its document', (t) => {
 });
 
 test('command-line variables override the file and count as defined', (t) => {
-  const scenario = parse('name: x\nvars: { a: 1 }\nsteps:\n  - { id: s, http: { method: GET, path: "/v1/ol/${vars.b}" } }\n', {
-    vars: { a: '2', b: 'healthz' },
-  });
+  const scenario = parse(
+    'name: x\nvars: { a: 1 }\nsteps:\n  - { id: s, http: { method: GET, path: "/v1/ol/${vars.b}" } }\n',
+    {
+      vars: { a: '2', b: 'healthz' },
+    },
+  );
   t.deepEqual(scenario.vars, { a: '2', b: 'healthz' });
 });
 
 test('YAML syntax errors are reported with line and column', (t) => {
-  t.deepEqual(problems('name: x\nsteps:\n  - id: a\n   http: GET\n'), ['4:1: YAML syntax: Sequence item without - indicator']);
+  t.deepEqual(problems('name: x\nsteps:\n  - id: a\n   http: GET\n'), [
+    '4:1: YAML syntax: Sequence item without - indicator',
+  ]);
   t.deepEqual(problems('name: x\nname: y\nsteps: []\n'), ['2:1: YAML syntax: Map keys must be unique']);
 });
 
@@ -134,7 +139,8 @@ test('values of the wrong type or shape are rejected where they stand', (t) => {
 });
 
 test('a matcher object may hold only matcher keywords', (t) => {
-  const text = 'name: x\nsteps:\n  - id: a\n    wait: 1s\n  - id: b\n    http: { method: GET, path: /v1/ol/x }\n    expect: { body: { data: { type: object, name: y } } }\n';
+  const text =
+    'name: x\nsteps:\n  - id: a\n    wait: 1s\n  - id: b\n    http: { method: GET, path: /v1/ol/x }\n    expect: { body: { data: { type: object, name: y } } }\n';
   t.deepEqual(problems(text), [
     '7:45: steps[1].expect.body.data.name: unknown field (expected one of: type, regex, present, length, minLength, equals, some)',
   ]);
@@ -168,7 +174,7 @@ test('references to later, unknown or own steps are rejected before anything run
   ]);
 });
 
-test('a step reference names the response or one of that step\'s captures', (t) => {
+test("a step reference names the response or one of that step's captures", (t) => {
   const text = [
     'name: x',
     'steps:',

@@ -38,9 +38,19 @@ const report: RunReport = {
   durationMs: 120,
   scenarios: [
     scenario('ok', 'passed', [{ id: 'a', name: 'a', status: 'passed', durationMs: 5, attempts: 1 }]),
-    scenario('bad', 'failed', [failedStep, { id: 'b', name: 'b', status: 'skipped', durationMs: 0, attempts: 0, message: 'an earlier step failed' }]),
+    scenario('bad', 'failed', [
+      failedStep,
+      { id: 'b', name: 'b', status: 'skipped', durationMs: 0, attempts: 0, message: 'an earlier step failed' },
+    ]),
     scenario('gone', 'unreachable', [
-      { id: 'c', name: 'c', status: 'failed', durationMs: 3, attempts: 1, message: 'cannot reach http://127.0.0.1:4000 (ECONNREFUSED)' },
+      {
+        id: 'c',
+        name: 'c',
+        status: 'failed',
+        durationMs: 3,
+        attempts: 1,
+        message: 'cannot reach http://127.0.0.1:4000 (ECONNREFUSED)',
+      },
     ]),
   ],
 };
@@ -98,7 +108,10 @@ test('the JUnit report is well-formed XML: a testsuite per scenario, a testcase 
   t.is(xml.match(/<testsuite /g)?.length, 3);
   t.is(xml.match(/<testcase /g)?.length, 4);
   t.regex(xml, /<testcase name="read &lt;me&gt; &amp; &quot;check&quot;" classname="bad" time="0\.012">/);
-  t.regex(xml, /<failure message="status: expected 200, got 403; body data.email: expected &quot;a@x&quot;, got \(absent\)" type="expectation">/);
+  t.regex(
+    xml,
+    /<failure message="status: expected 200, got 403; body data.email: expected &quot;a@x&quot;, got \(absent\)" type="expectation">/,
+  );
   t.regex(xml, /<error message="cannot reach http:\/\/127.0.0.1:4000 \(ECONNREFUSED\)" type="unreachable">/);
   t.regex(xml, /<skipped message="an earlier step failed"\/>/);
 });

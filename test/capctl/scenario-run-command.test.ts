@@ -54,14 +54,22 @@ const options = (extra: Partial<RunCommandOptions> = {}): RunCommandOptions => (
 
 test('all scenarios passing exits 0 and prints the summary', async (t) => {
   const io = output();
-  const code = await runCommand([await file(t, 'a.yaml', passing)], options({ baseUrl: t.context.platform.url }), io.streams);
+  const code = await runCommand(
+    [await file(t, 'a.yaml', passing)],
+    options({ baseUrl: t.context.platform.url }),
+    io.streams,
+  );
   t.is(code, exitCodes.ok);
   t.regex(io.stdout.join(''), /1 scenario: 1 passed, 0 failed/);
 });
 
 test('a failed expectation exits 1 and shows the difference', async (t) => {
   const io = output();
-  const code = await runCommand([await file(t, 'b.yaml', failing)], options({ baseUrl: t.context.platform.url }), io.streams);
+  const code = await runCommand(
+    [await file(t, 'b.yaml', failing)],
+    options({ baseUrl: t.context.platform.url }),
+    io.streams,
+  );
   t.is(code, exitCodes.failed);
   t.regex(io.stdout.join(''), /status {2}expected 201, got 200/);
 });
@@ -69,7 +77,11 @@ test('a failed expectation exits 1 and shows the difference', async (t) => {
 test('a malformed scenario is a usage error with file, line and column, and nothing runs', async (t) => {
   const bad = await file(t, 'bad.yaml', 'name: bad\nsteps:\n  - id: a\n    htp: {}\n');
   const error = await t.throwsAsync(
-    runCommand([await file(t, 'ok.yaml', passing), bad], options({ baseUrl: t.context.platform.url }), output().streams),
+    runCommand(
+      [await file(t, 'ok.yaml', passing), bad],
+      options({ baseUrl: t.context.platform.url }),
+      output().streams,
+    ),
     { instanceOf: ScenarioFileError },
   );
   t.true(error instanceof UsageError);
@@ -80,7 +92,11 @@ test('a malformed scenario is a usage error with file, line and column, and noth
 test('a stopped platform exits 3', async (t) => {
   const port = await closedPort();
   const io = output();
-  const code = await runCommand([await file(t, 'a.yaml', passing)], options({ baseUrl: `http://127.0.0.1:${port}` }), io.streams);
+  const code = await runCommand(
+    [await file(t, 'a.yaml', passing)],
+    options({ baseUrl: `http://127.0.0.1:${port}` }),
+    io.streams,
+  );
   t.is(code, exitCodes.unreachable);
   t.regex(io.stderr.join(''), /^capctl: cannot reach http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)/);
 });
@@ -88,7 +104,11 @@ test('a stopped platform exits 3', async (t) => {
 test('--json prints one valid JSON report on stdout and nothing else', async (t) => {
   const io = output();
   const files = [await file(t, 'a.yaml', passing), await file(t, 'b.yaml', failing)];
-  const code = await runCommand(files, options({ baseUrl: t.context.platform.url, json: true, concurrency: 2 }), io.streams);
+  const code = await runCommand(
+    files,
+    options({ baseUrl: t.context.platform.url, json: true, concurrency: 2 }),
+    io.streams,
+  );
   t.is(code, 1);
   const report = JSON.parse(io.stdout.join(''));
   t.is(report.exitCode, 1);
@@ -105,8 +125,15 @@ test('--json prints one valid JSON report on stdout and nothing else', async (t)
 test('--junit writes the XML report to a file', async (t) => {
   const junit = path.join(t.context.dir, 'out', 'report.xml');
   await mkdir(path.dirname(junit));
-  await runCommand([await file(t, 'a.yaml', passing)], options({ baseUrl: t.context.platform.url, junit }), output().streams);
-  t.regex(await readFile(junit, 'utf8'), /^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="capctl run" tests="1"/);
+  await runCommand(
+    [await file(t, 'a.yaml', passing)],
+    options({ baseUrl: t.context.platform.url, junit }),
+    output().streams,
+  );
+  t.regex(
+    await readFile(junit, 'utf8'),
+    /^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="capctl run" tests="1"/,
+  );
 });
 
 test('--var overrides --vars-file, which overrides the file', async (t) => {
@@ -122,7 +149,11 @@ steps:
 `,
   );
   const varsFile = await file(t, 'vars-file.yaml', 'b: 2\nc: vars-file\n');
-  const code = await runCommand([scenario], options({ baseUrl: t.context.platform.url, varsFile, var: ['c=flag'] }), output().streams);
+  const code = await runCommand(
+    [scenario],
+    options({ baseUrl: t.context.platform.url, varsFile, var: ['c=flag'] }),
+    output().streams,
+  );
   t.is(code, 0);
 });
 
@@ -145,12 +176,17 @@ test('inputs are files, directories of .yaml files, or names of bundled scenario
 
 test('bad flags are usage errors', async (t) => {
   const a = await file(t, 'a.yaml', passing);
-  await t.throwsAsync(runCommand([a], options({ var: ['novalue'] })), { instanceOf: UsageError, message: /name=value/ });
+  await t.throwsAsync(runCommand([a], options({ var: ['novalue'] })), {
+    instanceOf: UsageError,
+    message: /name=value/,
+  });
   await t.throwsAsync(runCommand([a], options({ embedded: true, baseUrl: 'http://x' })), { instanceOf: UsageError });
   await t.throwsAsync(runCommand([a], options({ baseUrl: 'ftp://x' })), { instanceOf: UsageError, message: /http/ });
   const program = new Command().exitOverride().configureOutput({ writeErr: () => {} });
   registerRun(program);
-  await t.throwsAsync(program.parseAsync(['node', 'capctl', 'run', a, '--concurrency', '0']), { code: 'commander.invalidArgument' });
+  await t.throwsAsync(program.parseAsync(['node', 'capctl', 'run', a, '--concurrency', '0']), {
+    code: 'commander.invalidArgument',
+  });
 });
 
 async function closedPort(): Promise<number> {

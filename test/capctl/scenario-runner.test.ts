@@ -173,7 +173,10 @@ test("an operation takes its method and path from the service's OpenAPI document
 
 test('an unknown operation, or one missing a path parameter, is a file error before any step runs', async (t) => {
   const error = await t.throwsAsync(
-    run(t, 'steps:\n  - { id: a, http: { method: GET, path: /v1/cap/counter } }\n  - { id: b, http: { operation: cap.nope } }\n'),
+    run(
+      t,
+      'steps:\n  - { id: a, http: { method: GET, path: /v1/cap/counter } }\n  - { id: b, http: { operation: cap.nope } }\n',
+    ),
     { instanceOf: UsageError },
   );
   t.is(error!.message, 'case.yaml:7:33: cap.nope: no such operationId in /v1/cap/openapi.json');

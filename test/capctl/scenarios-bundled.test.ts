@@ -32,7 +32,9 @@ test.before(async () => {
   platform = await startTestPlatform();
   const seeds = await loadSeeds([projectPath('seeds')]);
   // Seeded as `capctl seed` seeds it: its platform admin is the admin scenarios' default.
-  await withApi(platform.urls.gateway!, (api) => applySeeds(api, seeds, { dryRun: false, only: new Set(seedKinds), databaseUrl: platform.databaseUrl }));
+  await withApi(platform.urls.gateway!, (api) =>
+    applySeeds(api, seeds, { dryRun: false, only: new Set(seedKinds), databaseUrl: platform.databaseUrl }),
+  );
 });
 test.after.always(async () => {
   await platform?.stop();
@@ -47,7 +49,11 @@ test.afterEach.always(async (t) => {
 /** Every failed step of a report, as the text report shows it, for the assertion message. */
 function failures(report: RunReport): string {
   return report.scenarios
-    .flatMap((s) => s.steps.filter((step) => step.status === 'failed').map((step) => [`${s.file} › ${step.id}`, ...describeFailure(step, plain)].join('\n')))
+    .flatMap((s) =>
+      s.steps
+        .filter((step) => step.status === 'failed')
+        .map((step) => [`${s.file} › ${step.id}`, ...describeFailure(step, plain)].join('\n')),
+    )
     .join('\n\n');
 }
 
@@ -81,9 +87,15 @@ let bundledRun: Promise<{ report: RunReport | undefined; stderr: string; code: n
 function runBundled() {
   bundledRun ??= (async () => {
     const env: NodeJS.ProcessEnv = { ...process.env };
-    for (const name of ['CAPCTL_GRPC_ADDRESS', 'ORCHESTRATOR_GRPC_ADDRESS', 'LMS_GRPC_ADDRESS', 'CAPCTL_BASE_URL']) delete env[name];
+    for (const name of ['CAPCTL_GRPC_ADDRESS', 'ORCHESTRATOR_GRPC_ADDRESS', 'LMS_GRPC_ADDRESS', 'CAPCTL_BASE_URL'])
+      delete env[name];
     const files = bundled.map((name) => path.join(bundledDir, name));
-    const result = await runCapctl(['run', ...files, '--base-url', platform.urls.gateway!, '--json', '--concurrency', '6'], env, undefined, { replaceEnv: true });
+    const result = await runCapctl(
+      ['run', ...files, '--base-url', platform.urls.gateway!, '--json', '--concurrency', '6'],
+      env,
+      undefined,
+      { replaceEnv: true },
+    );
     let report: RunReport | undefined;
     try {
       report = JSON.parse(result.stdout);
@@ -113,12 +125,15 @@ for (const name of bundled) {
 }
 
 // Serial (before the bundled runs above, which go all at once): the machine's load stays what it was.
-test.serial('runs at the same time do not meet: three runs each of the scenarios that read a seeded centre\'s lists, all at once', async (t) => {
-  const names = ['pay.yaml', 'assessor-retained.yaml'].flatMap((name) => [name, name, name]);
-  const scenarios = (await Promise.all(names.map((name) => loadScenarios(path.join(bundledDir, name))))).flat();
-  const report = await runScenarios(scenarios, { baseUrl: platform.urls.gateway!, concurrency: scenarios.length });
-  t.is(report.exitCode, 0, failures(report));
-});
+test.serial(
+  "runs at the same time do not meet: three runs each of the scenarios that read a seeded centre's lists, all at once",
+  async (t) => {
+    const names = ['pay.yaml', 'assessor-retained.yaml'].flatMap((name) => [name, name, name]);
+    const scenarios = (await Promise.all(names.map((name) => loadScenarios(path.join(bundledDir, name))))).flat();
+    const report = await runScenarios(scenarios, { baseUrl: platform.urls.gateway!, concurrency: scenarios.length });
+    t.is(report.exitCode, 0, failures(report));
+  },
+);
 
 test('capctl run --json prints a valid JSON report with per-step timings; --junit writes well-formed JUnit XML', async (t) => {
   const junit = path.join(t.context.dir, 'report.xml');
@@ -229,10 +244,14 @@ test('capctl demo starts its own platform, checks every service, runs every bund
   }
   t.is(result.code, 0, `${result.stderr}\n${report ? failures(report) : result.stdout.slice(0, 2000)}`);
   t.regex(result.stderr, /^ready .*gateway=http:\/\/127\.0\.0\.1:\d+ /m);
-  for (const prefix of ['/v1/ol', '/v1/cap', '/v1/lms']) t.regex(result.stderr, new RegExp(`^ready +http://\\S+${prefix}/readyz$`, 'm'));
+  for (const prefix of ['/v1/ol', '/v1/cap', '/v1/lms'])
+    t.regex(result.stderr, new RegExp(`^ready +http://\\S+${prefix}/readyz$`, 'm'));
   t.regex(result.stderr, /^ready +grpc:\/\/\S+ \(grpc\.health\.v1\.Health\)$/m);
   t.regex(result.stderr, /^all services ready$/m);
-  t.regex(result.stderr, /^seeded: 1 platformAdmins, 3 candidates, 9 sectors, 29 trades, 29 nosDocuments, 4 centres, 3 centreStaff, 3 assessorAccounts, 3 assessors, 5 retainedRequests, 1 lmsAdmins, 3 lmsCourses, 1 lmsLevelOfferings$/m);
+  t.regex(
+    result.stderr,
+    /^seeded: 1 platformAdmins, 3 candidates, 9 sectors, 29 trades, 29 nosDocuments, 4 centres, 3 centreStaff, 3 assessorAccounts, 3 assessors, 5 retainedRequests, 1 lmsAdmins, 3 lmsCourses, 1 lmsLevelOfferings$/m,
+  );
   const runs = (await Promise.all(bundled.map((name) => loadScenarios(path.join(bundledDir, name))))).flat().length;
   t.regex(result.stderr, new RegExp(`^running ${runs} bundled scenarios$`, 'm'));
   t.regex(result.stderr, /^platform stopped/m);

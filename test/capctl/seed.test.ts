@@ -8,7 +8,20 @@ import { runCapctl, startServe, type RunningServe } from '../helpers/cli.ts';
 import { call, sql } from '../helpers/platform.ts';
 
 // capctl seed against a running capctl serve, as an admin seeds a fresh platform (seeds/README.md).
-const freePorts = ['--port', '0', '--ol-port', '0', '--cap-port', '0', '--lms-port', '0', '--grpc-port', '0', '--lms-grpc-port', '0'];
+const freePorts = [
+  '--port',
+  '0',
+  '--ol-port',
+  '0',
+  '--cap-port',
+  '0',
+  '--lms-port',
+  '0',
+  '--grpc-port',
+  '0',
+  '--lms-grpc-port',
+  '0',
+];
 const name = `test_${newId().toLowerCase()}`;
 let databaseUrl: string;
 let serve: RunningServe;
@@ -21,7 +34,8 @@ test.after.always(async () => {
   await dropDatabase(process.env.TEST_DATABASE_URL!, name);
 });
 
-const seed = (...args: string[]) => runCapctl(['seed', '--base-url', serve.urls.gateway!, '--database-url', databaseUrl, ...args]);
+const seed = (...args: string[]) =>
+  runCapctl(['seed', '--base-url', serve.urls.gateway!, '--database-url', databaseUrl, ...args]);
 const writeSeed = (text: string) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'capctl-seed-'));
   fs.writeFileSync(path.join(dir, 'bad.yaml'), text);
@@ -38,50 +52,75 @@ test.serial('a dry run on a fresh platform plans everything and writes nothing',
   t.deepEqual(await sql({ databaseUrl }, 'SELECT id FROM cap.sectors'), []);
 });
 
-test.serial('seeding twice: the first run creates the catalogue, centres and people, the second changes nothing', async (t) => {
-  const first = await seed('--json');
-  t.is(first.code, 0, first.stderr + first.stdout);
-  const created = JSON.parse(first.stdout).counts;
-  t.like(created, { sectors: { created: 9 }, trades: { created: 29 }, nosDocuments: { created: 29 }, centres: { created: 4 }, centreStaff: { created: 3 }, platformAdmins: { created: 1 } });
-  t.like(created, { assessors: { created: 3 }, retainedRequests: { created: 5 } });
-  const retained = await sql<{ n: number }>(
-    { databaseUrl },
-    `SELECT count(*)::int AS n FROM cap.retained_requests r JOIN cap.assessor_profiles p ON p.id = r.assessor_id WHERE r.status = 'approved' AND p.status = 'approved'`,
-  );
-  t.is(retained[0]!.n, 5, 'every seeded assessor is approved and retained by their centres');
-  t.like(created, { lmsAdmins: { created: 1 }, lmsCourses: { created: 3 }, lmsLevelOfferings: { created: 1 } });
+test.serial(
+  'seeding twice: the first run creates the catalogue, centres and people, the second changes nothing',
+  async (t) => {
+    const first = await seed('--json');
+    t.is(first.code, 0, first.stderr + first.stdout);
+    const created = JSON.parse(first.stdout).counts;
+    t.like(created, {
+      sectors: { created: 9 },
+      trades: { created: 29 },
+      nosDocuments: { created: 29 },
+      centres: { created: 4 },
+      centreStaff: { created: 3 },
+      platformAdmins: { created: 1 },
+    });
+    t.like(created, { assessors: { created: 3 }, retainedRequests: { created: 5 } });
+    const retained = await sql<{ n: number }>(
+      { databaseUrl },
+      `SELECT count(*)::int AS n FROM cap.retained_requests r JOIN cap.assessor_profiles p ON p.id = r.assessor_id WHERE r.status = 'approved' AND p.status = 'approved'`,
+    );
+    t.is(retained[0]!.n, 5, 'every seeded assessor is approved and retained by their centres');
+    t.like(created, { lmsAdmins: { created: 1 }, lmsCourses: { created: 3 }, lmsLevelOfferings: { created: 1 } });
 
-  const again = await seed();
-  t.is(again.code, 0, again.stderr);
-  t.regex(again.stdout, /nothing to change: the platform already matches the seeds/);
-  t.regex(again.stdout, /sectors\s+0 created, 0 updated, 9 unchanged/);
-  t.regex(again.stdout, /retainedRequests\s+0 created, 0 updated, 5 unchanged/);
+    const again = await seed();
+    t.is(again.code, 0, again.stderr);
+    t.regex(again.stdout, /nothing to change: the platform already matches the seeds/);
+    t.regex(again.stdout, /sectors\s+0 created, 0 updated, 9 unchanged/);
+    t.regex(again.stdout, /retainedRequests\s+0 created, 0 updated, 5 unchanged/);
 
-  const sectors = (await call('GET', `${serve.urls.gateway}/v1/cap/sectors`)).body.data as Array<{ slug: string; tradeCount: number }>;
-  t.is(sectors.length, 9);
-  t.is(sectors.find((s) => s.slug === 'building-construction')!.tradeCount, 5);
-  const centres = (await call('GET', `${serve.urls.gateway}/v1/cap/centres?limit=100`)).body.data;
-  t.is(centres.length, 4);
-  const [course] = await sql<{ status: string; package_asset_id: string }>(
-    { databaseUrl },
-    `SELECT c.status, i.package_asset_id FROM lms.lms_courses c JOIN lms.lms_items i ON i.course_id = c.id WHERE c.title = 'Workshop safety'`,
-  );
-  t.is(course!.status, 'published', 'the SCORM course is published with its package uploaded to storage');
-  t.truthy(course!.package_asset_id);
-  const [offering] = await sql<{ status: string; level: string; units: string[] }>(
-    { databaseUrl },
-    `SELECT o.status, l.level::text AS level, array_agg(u.reference_number ORDER BY u.reference_number) AS units
+    const sectors = (await call('GET', `${serve.urls.gateway}/v1/cap/sectors`)).body.data as Array<{
+      slug: string;
+      tradeCount: number;
+    }>;
+    t.is(sectors.length, 9);
+    t.is(sectors.find((s) => s.slug === 'building-construction')!.tradeCount, 5);
+    const centres = (await call('GET', `${serve.urls.gateway}/v1/cap/centres?limit=100`)).body.data;
+    t.is(centres.length, 4);
+    const [course] = await sql<{ status: string; package_asset_id: string }>(
+      { databaseUrl },
+      `SELECT c.status, i.package_asset_id FROM lms.lms_courses c JOIN lms.lms_items i ON i.course_id = c.id WHERE c.title = 'Workshop safety'`,
+    );
+    t.is(course!.status, 'published', 'the SCORM course is published with its package uploaded to storage');
+    t.truthy(course!.package_asset_id);
+    const [offering] = await sql<{ status: string; level: string; units: string[] }>(
+      { databaseUrl },
+      `SELECT o.status, l.level::text AS level, array_agg(u.reference_number ORDER BY u.reference_number) AS units
        FROM lms.lms_level_offerings o JOIN cap.qualification_levels l ON l.id = o.cap_qualification_level_id
        JOIN lms.lms_level_offering_courses m ON m.offering_id = o.id JOIN lms.lms_courses c ON c.id = m.course_id JOIN cap.units u ON u.id = c.unit_id
       WHERE o.title = 'Tiling, level 2' GROUP BY o.status, l.level`,
-  );
-  t.deepEqual(offering, { status: 'published', level: '2', units: ['TIL/L2/01', 'TIL/L2/02'] }, 'the level offering sells the courses of the seeded units of tiling level 2');
-});
+    );
+    t.deepEqual(
+      offering,
+      { status: 'published', level: '2', units: ['TIL/L2/01', 'TIL/L2/02'] },
+      'the level offering sells the courses of the seeded units of tiling level 2',
+    );
+  },
+);
 
 test.serial('a trade archived after seeding leaves the public catalogue; seeding again restores it', async (t) => {
-  const [trade] = await sql<{ id: string; sector_id: string }>({ databaseUrl }, `SELECT id, sector_id FROM cap.trades WHERE slug = 'tiling'`);
-  await sql({ databaseUrl }, `UPDATE cap.trades SET status = 'archived', archived_at = now() WHERE id = $1`, [trade!.id]);
-  const sectors = (await call('GET', `${serve.urls.gateway}/v1/cap/sectors`)).body.data as Array<{ id: string; tradeCount: number }>;
+  const [trade] = await sql<{ id: string; sector_id: string }>(
+    { databaseUrl },
+    `SELECT id, sector_id FROM cap.trades WHERE slug = 'tiling'`,
+  );
+  await sql({ databaseUrl }, `UPDATE cap.trades SET status = 'archived', archived_at = now() WHERE id = $1`, [
+    trade!.id,
+  ]);
+  const sectors = (await call('GET', `${serve.urls.gateway}/v1/cap/sectors`)).body.data as Array<{
+    id: string;
+    tradeCount: number;
+  }>;
   t.is(sectors.find((s) => s.id === trade!.sector_id)!.tradeCount, 4);
   t.is((await call('GET', `${serve.urls.gateway}/v1/cap/trades/${trade!.id}`)).status, 404);
   const again = await seed('--only', 'catalogue', '--json');
@@ -90,7 +129,9 @@ test.serial('a trade archived after seeding leaves the public catalogue; seeding
 });
 
 test('a bad seed file is refused before anything is written, with its file, line and column (exit 2)', async (t) => {
-  const dir = writeSeed('sector:\n  slug: Not A Slug\n  name: Broken\n  trades:\n    - { slug: ok-trade, name: Fine, colour: red }\n');
+  const dir = writeSeed(
+    'sector:\n  slug: Not A Slug\n  name: Broken\n  trades:\n    - { slug: ok-trade, name: Fine, colour: red }\n',
+  );
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
   const res = await seed(dir);
   t.is(res.code, 2);

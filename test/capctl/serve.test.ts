@@ -10,7 +10,20 @@ import { runCapctl, startServe } from '../helpers/cli.ts';
 import { call, type TestPlatform } from '../helpers/platform.ts';
 import { signUp } from '../helpers/users.ts';
 
-const freePorts = ['--port', '0', '--ol-port', '0', '--cap-port', '0', '--lms-port', '0', '--grpc-port', '0', '--lms-grpc-port', '0'];
+const freePorts = [
+  '--port',
+  '0',
+  '--ol-port',
+  '0',
+  '--cap-port',
+  '0',
+  '--lms-port',
+  '0',
+  '--grpc-port',
+  '0',
+  '--lms-grpc-port',
+  '0',
+];
 
 test('a bad setting names the setting and the problem, and exits 2', async (t) => {
   const result = await runCapctl(['serve', '--port', 'http']);
@@ -35,7 +48,10 @@ test('with DATABASE_URL, serve uses that server, answers on every listener, and 
   const databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name);
   t.teardown(() => dropDatabase(process.env.TEST_DATABASE_URL!, name));
   const serve = await startServe([...freePorts], { DATABASE_URL: databaseUrl });
-  t.deepEqual(Object.keys(serve.urls).sort(), ['cap', 'gateway', 'grpc', 'grpc-lms', 'lms', 'ol'].filter((k) => !k.startsWith('grpc') || serve.urls[k]).sort());
+  t.deepEqual(
+    Object.keys(serve.urls).sort(),
+    ['cap', 'gateway', 'grpc', 'grpc-lms', 'lms', 'ol'].filter((k) => !k.startsWith('grpc') || serve.urls[k]).sort(),
+  );
   for (const service of ['ol', 'cap', 'lms']) {
     t.is((await call('GET', `${serve.urls.gateway}/v1/${service}/readyz`)).status, 200);
     t.is((await call('GET', `${serve.urls[service]}/readyz`)).status, 200);
@@ -47,8 +63,14 @@ test('--only runs a subset and --no-service-ports serves the gateway alone', asy
   const name = `test_${newId().toLowerCase()}`;
   const databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name);
   t.teardown(() => dropDatabase(process.env.TEST_DATABASE_URL!, name));
-  const serve = await startServe(['--port', '0', '--grpc-port', '0', '--lms-grpc-port', '0', '--no-service-ports', '--only', 'lms'], { DATABASE_URL: databaseUrl });
-  t.deepEqual(Object.keys(serve.urls).filter((k) => !k.startsWith('grpc')), ['gateway']);
+  const serve = await startServe(
+    ['--port', '0', '--grpc-port', '0', '--lms-grpc-port', '0', '--no-service-ports', '--only', 'lms'],
+    { DATABASE_URL: databaseUrl },
+  );
+  t.deepEqual(
+    Object.keys(serve.urls).filter((k) => !k.startsWith('grpc')),
+    ['gateway'],
+  );
   t.is((await call('GET', `${serve.urls.gateway}/v1/lms/healthz`)).status, 200);
   t.is((await call('GET', `${serve.urls.gateway}/v1/cap/healthz`)).status, 404);
   t.is(await serve.stop('SIGINT'), 0);
@@ -64,7 +86,11 @@ test('the embedded database is created on first start, reused on the next, guard
   // From the sources, whose modules take longer to load than the refusal: nothing may still be loading when it exits.
   const second = await runCapctl(['serve', '--data-dir', dataDir, ...freePorts], { ...env, CAPCTL_FROM_SOURCE: '1' });
   t.is(second.code, 1);
-  t.regex(second.stderr, /^capctl serve: data directory .* is in use by another capctl \(pid \d+\); stop it or use --data-dir\n$/, 'one line');
+  t.regex(
+    second.stderr,
+    /^capctl serve: data directory .* is in use by another capctl \(pid \d+\); stop it or use --data-dir\n$/,
+    'one line',
+  );
   t.is((await call('GET', `${first.urls.gateway}/v1/ol/readyz`)).status, 200, 'the running serve is unharmed');
 
   t.is(await first.stop(), 0);
@@ -84,31 +110,63 @@ test('a port in use is one clear line, not a stack trace', async (t) => {
   const name = `test_${newId().toLowerCase()}`;
   const databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name);
   t.teardown(() => dropDatabase(process.env.TEST_DATABASE_URL!, name));
-  for (const [flag, label] of [['--port', 'gateway'], ['--grpc-port', 'grpc'], ['--lms-grpc-port', 'grpc-lms']]) {
+  for (const [flag, label] of [
+    ['--port', 'gateway'],
+    ['--grpc-port', 'grpc'],
+    ['--lms-grpc-port', 'grpc-lms'],
+  ]) {
     const result = await runCapctl(['serve', ...freePorts, flag!, String(port)], { DATABASE_URL: databaseUrl });
     t.is(result.code, 1, flag);
     // Besides the log's info lines (JSON) of what had started: one line, no stack trace, no error line.
     const said = result.stderr.split('\n').filter((line) => line && !/^\{"level":(10|20|30|40),/.test(line));
-    t.deepEqual(said, [`capctl serve: ${label === 'gateway' ? '' : 'gRPC '}port ${port} (${label}) is already in use on 127.0.0.1; choose another with its flag`], result.stderr);
+    t.deepEqual(
+      said,
+      [
+        `capctl serve: ${label === 'gateway' ? '' : 'gRPC '}port ${port} (${label}) is already in use on 127.0.0.1; choose another with its flag`,
+      ],
+      result.stderr,
+    );
   }
 });
 
 test('Ctrl-C in a terminal (SIGINT to the whole process group) stops serve cleanly: every request answered, no error line, PostgreSQL stopped after the platform', async (t) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'capctl-serve-'));
   t.teardown(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-  const serve = await startServe(['--data-dir', dataDir, ...freePorts], { DATABASE_URL: '', LOG_LEVEL: 'info' }, { ownGroup: true });
+  const serve = await startServe(
+    ['--data-dir', dataDir, ...freePorts],
+    { DATABASE_URL: '', LOG_LEVEL: 'info' },
+    { ownGroup: true },
+  );
   t.teardown(() => serve.child.kill('SIGKILL'));
   const platform = { url: (p: string) => `${serve.urls.gateway}${p}` } as TestPlatform;
   await signUp(platform); // connections in every pool, events delivered
   const requests = await Promise.all(
-    Array.from({ length: 5 }, (_, i) => sendJson(platform.url('/v1/ol/auth/register'), { email: `ctrlc${i}+${newId().toLowerCase()}@example.test`, password: 'Correct-horse-9', intents: ['cap'] })),
+    Array.from({ length: 5 }, (_, i) =>
+      sendJson(platform.url('/v1/ol/auth/register'), {
+        email: `ctrlc${i}+${newId().toLowerCase()}@example.test`,
+        password: 'Correct-horse-9',
+        intents: ['cap'],
+      }),
+    ),
   );
   process.kill(-serve.child.pid!, 'SIGINT');
   t.deepEqual(await Promise.all(requests.map((r) => r.answer)), Array(5).fill(201));
   t.is(await serve.exited, 0);
-  const lines = serve.stderr().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { level: number; msg: string });
-  t.deepEqual(lines.filter((line) => line.level >= 50), [], 'no error-level line');
-  t.deepEqual(lines.filter((line) => /^database/.test(line.msg)), [], 'the database was there until the platform had stopped');
+  const lines = serve
+    .stderr()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { level: number; msg: string });
+  t.deepEqual(
+    lines.filter((line) => line.level >= 50),
+    [],
+    'no error-level line',
+  );
+  t.deepEqual(
+    lines.filter((line) => /^database/.test(line.msg)),
+    [],
+    'the database was there until the platform had stopped',
+  );
   t.false(fs.existsSync(path.join(dataDir, 'pg', 'postmaster.pid')), 'PostgreSQL was stopped');
 });
 
@@ -123,7 +181,15 @@ test('on SIGTERM, a request already in flight still gets its answer before serve
   const user = await signUp(platform);
   const profile = await call('PATCH', platform.url('/v1/cap/me/profile'), {
     token: user.accessToken,
-    json: { personalDetails: { firstName: 'Ada', lastName: 'Obi', dob: '1990-04-12', gender: 'Female', nationality: 'Nigerian' } },
+    json: {
+      personalDetails: {
+        firstName: 'Ada',
+        lastName: 'Obi',
+        dob: '1990-04-12',
+        gender: 'Female',
+        nationality: 'Nigerian',
+      },
+    },
   });
   t.is(profile.status, 200);
 
@@ -144,11 +210,15 @@ function sendJson(url: string, body: unknown): Promise<{ answer: Promise<number 
   return new Promise((sent, failed) => {
     let settle: (value: number | string) => void;
     const answer = new Promise<number | string>((resolve) => (settle = resolve));
-    const req = http.request(url, { method: 'POST', agent: false, headers: { 'content-type': 'application/json' } }, (res) => {
-      res.resume();
-      res.on('end', () => settle(res.statusCode!));
-      res.on('error', (err: NodeJS.ErrnoException) => settle(err.code ?? err.message));
-    });
+    const req = http.request(
+      url,
+      { method: 'POST', agent: false, headers: { 'content-type': 'application/json' } },
+      (res) => {
+        res.resume();
+        res.on('end', () => settle(res.statusCode!));
+        res.on('error', (err: NodeJS.ErrnoException) => settle(err.code ?? err.message));
+      },
+    );
     req.on('error', (err: NodeJS.ErrnoException) => (settle(err.code ?? err.message), failed(err)));
     req.end(JSON.stringify(body), () => sent({ answer }));
   });
@@ -162,7 +232,13 @@ test('on SIGTERM with 10 registrations in flight, every one sent before the sign
   const url = `${serve.urls.gateway}/v1/ol/auth/register`;
   // Sent in full before the signal; most wait in the kernel's accept queue, not yet taken in by the server.
   const requests = await Promise.all(
-    Array.from({ length: 10 }, (_, i) => sendJson(url, { email: `drain${i}+${newId().toLowerCase()}@example.test`, password: 'Correct-horse-9', intents: ['cap'] })),
+    Array.from({ length: 10 }, (_, i) =>
+      sendJson(url, {
+        email: `drain${i}+${newId().toLowerCase()}@example.test`,
+        password: 'Correct-horse-9',
+        intents: ['cap'],
+      }),
+    ),
   );
   const exited = serve.stop('SIGTERM');
   t.deepEqual(await Promise.all(requests.map((r) => r.answer)), Array(10).fill(201));

@@ -55,7 +55,9 @@ export async function launchChromium(): Promise<Browser> {
  * `test` where a browser is installed; elsewhere each test is registered as skipped, the reason in its
  * title, and the reason is printed once.
  */
-export function browserTest(test: TestFn): (title: string, implementation: (t: ExecutionContext) => Promise<void>) => void {
+export function browserTest(
+  test: TestFn,
+): (title: string, implementation: (t: ExecutionContext) => Promise<void>) => void {
   const reason = browserUnavailable();
   if (!reason) return (title, implementation) => test(title, implementation);
   process.stderr.write(`browser tests skipped: ${reason}\n`);
@@ -63,7 +65,9 @@ export function browserTest(test: TestFn): (title: string, implementation: (t: E
 }
 
 /** A static site on its own origin (`http://localhost:<port>`), as a web client is served apart from the API. */
-export async function serveSite(files: Record<string, { type: string; body: string }>): Promise<{ origin: string; close(): Promise<void> }> {
+export async function serveSite(
+  files: Record<string, { type: string; body: string }>,
+): Promise<{ origin: string; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
     const file = files[new URL(req.url ?? '/', 'http://localhost').pathname];
     if (!file) {

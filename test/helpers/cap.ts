@@ -5,7 +5,14 @@ import { firstSignIn, grantPlatformRole, signUp, uniqueEmail, type SignedUpUser 
 // Complete onboarding drafts in the shapes the real web client sends, and short ways to drive CAP.
 
 const person = {
-  personalDetails: { firstName: 'Ada', lastName: 'Obi', middleName: 'N', dob: '1990-04-12', gender: 'Female', nationality: 'Nigerian' },
+  personalDetails: {
+    firstName: 'Ada',
+    lastName: 'Obi',
+    middleName: 'N',
+    dob: '1990-04-12',
+    gender: 'Female',
+    nationality: 'Nigerian',
+  },
   contactInformation: { emailAddress: 'ada@example.test', phoneNumber: { countryCode: '+234', number: '8031234567' } },
   residentialAddress: { country: 'Nigeria', state: 'Lagos', lga: 'Ikeja', address: '12 Allen Avenue' },
 };
@@ -20,7 +27,10 @@ export const drafts = {
     centre: {
       centreInformation: { name: 'Lagos Skills Centre', registrationNo: 'RC-104233' },
       centreResidentialAddress: { country: 'Nigeria', state: 'Lagos', address: '3 Broad Street' },
-      centreSupportInformation: { emailAddress: 'help@lagos-skills.test', phoneNumber: { countryCode: '+234', number: '8020000000' } },
+      centreSupportInformation: {
+        emailAddress: 'help@lagos-skills.test',
+        phoneNumber: { countryCode: '+234', number: '8020000000' },
+      },
       centreAccountDetails: { bank: 'Access Bank', accountNo: '0123456789', nameOfAccount: 'Lagos Skills Centre' },
     },
     owner: person,
@@ -46,11 +56,22 @@ export function cap(
 
 /** The complete centre draft with a registration number of its own (a number names one centre). */
 export function centreDraft(registrationNo = `RC-${newId()}`) {
-  return { ...drafts.centre, centre: { ...drafts.centre.centre, centreInformation: { ...drafts.centre.centre.centreInformation, registrationNo } } };
+  return {
+    ...drafts.centre,
+    centre: {
+      ...drafts.centre.centre,
+      centreInformation: { ...drafts.centre.centre.centreInformation, registrationNo },
+    },
+  };
 }
 
 /** Start, save the complete draft (or the one given; a centre gets its own registration number) and submit: the persona is then held. */
-export async function onboard(platform: TestPlatform, user: SignedUpUser, persona: StartablePersona, draft: object = persona === 'centre' ? centreDraft() : drafts[persona]) {
+export async function onboard(
+  platform: TestPlatform,
+  user: SignedUpUser,
+  persona: StartablePersona,
+  draft: object = persona === 'centre' ? centreDraft() : drafts[persona],
+) {
   const started = await cap(platform, user, 'POST', '/onboarding/start', { json: { persona } });
   if (started.status !== 201) throw new Error(`start ${persona}: ${started.status} ${started.text}`);
   const saved = await cap(platform, user, 'PATCH', `/onboarding/${persona}/save`, { json: draft });
@@ -59,7 +80,6 @@ export async function onboard(platform: TestPlatform, user: SignedUpUser, person
   if (submitted.status !== 200) throw new Error(`submit ${persona}: ${submitted.status} ${submitted.text}`);
   return submitted.body.data;
 }
-
 
 /**
  * A user who onboarded their centre and had it approved (approval is what a platform admin's
@@ -82,7 +102,12 @@ export async function approvedCentreOwner(platform: TestPlatform, owner: SignedU
 }
 
 /** Adds someone to a centre as its super admin `by`, and lets them in: their first CAP call makes them active. */
-export async function activeStaff(platform: TestPlatform, by: SignedUpUser, centreId: string, person: { role?: string; name?: string } = {}) {
+export async function activeStaff(
+  platform: TestPlatform,
+  by: SignedUpUser,
+  centreId: string,
+  person: { role?: string; name?: string } = {},
+) {
   const email = uniqueEmail(person.role ?? 'staff');
   const added = await cap(platform, by, 'POST', '/centre/staff', {
     headers: { 'X-CAP-PERSONA': 'centre', 'X-CAP-CENTRE-ID': centreId },
@@ -102,21 +127,44 @@ export async function applicationTargets(platform: TestPlatform, names: { sector
   const [admin, owner] = await Promise.all([signUp(platform), signUp(platform)]);
   await grantPlatformRole(platform, admin);
   const centreId = await approvedCentreOwner(platform, owner);
-  const sectorId = (await cap(platform, admin, 'POST', '/admin/sectors', { json: { name: names.sector } })).body.data.id as string;
-  const tradeId = (await cap(platform, admin, 'POST', '/admin/trades', { json: { sectorId, name: names.trade } })).body.data.id as string;
+  const sectorId = (await cap(platform, admin, 'POST', '/admin/sectors', { json: { name: names.sector } })).body.data
+    .id as string;
+  const tradeId = (await cap(platform, admin, 'POST', '/admin/trades', { json: { sectorId, name: names.trade } })).body
+    .data.id as string;
   return { admin, owner, centreId, sectorId, tradeId };
 }
 
 /** What the client sends on the way to submit: all three sections together. */
 export const applicationForm = {
   personalInformation: {
-    personalDetails: { firstName: 'Ada', lastName: 'Obi', dob: '1990-04-12', gender: 'Female', nationality: 'Nigerian' },
-    contactInformation: { emailAddress: 'ada@example.test', phoneNumber: { countryCode: '+NG', number: '+2348031234567' } },
+    personalDetails: {
+      firstName: 'Ada',
+      lastName: 'Obi',
+      dob: '1990-04-12',
+      gender: 'Female',
+      nationality: 'Nigerian',
+    },
+    contactInformation: {
+      emailAddress: 'ada@example.test',
+      phoneNumber: { countryCode: '+NG', number: '+2348031234567' },
+    },
     residentialAddress: { country: 'Nigeria', state: 'Lagos', lga: 'Ikeja', address: '12 Allen Avenue' },
   },
   experienceAndTrade: {
     unitIds: ['Unit 1: Health & Safety Practices'],
-    currentOccupation: { occupation: 'Bricklayer', yearsOfExperience: 6, employmentHistory: [{ company: 'Lekki Builders', jobTitle: 'Mason', employmentType: 'Full-time', startDate: '2018-01-01', keyResponsibilities: 'Block work' }] },
+    currentOccupation: {
+      occupation: 'Bricklayer',
+      yearsOfExperience: 6,
+      employmentHistory: [
+        {
+          company: 'Lekki Builders',
+          jobTitle: 'Mason',
+          employmentType: 'Full-time',
+          startDate: '2018-01-01',
+          keyResponsibilities: 'Block work',
+        },
+      ],
+    },
     reasonForSeekingRPL: 'To be certified for the work I do.',
     evidenceCandidateCanProvide: { workSamples: true, employmentLetter: true },
   },
@@ -129,11 +177,18 @@ export const applicationForm = {
 };
 
 /** A candidate (Ada Obi) with an RPL application at the targets' centre and trade, filled in; submitted unless `draft`. */
-export async function candidateWithApplication(platform: TestPlatform, targets: { centreId: string; sectorId: string; tradeId: string }, options: { draft?: boolean } = {}) {
+export async function candidateWithApplication(
+  platform: TestPlatform,
+  targets: { centreId: string; sectorId: string; tradeId: string },
+  options: { draft?: boolean } = {},
+) {
   const user = await signUp(platform);
   await onboard(platform, user, 'candidate');
   const headers = { 'X-CAP-PERSONA': 'candidate' };
-  const made = await cap(platform, user, 'POST', '/applications', { headers, json: { type: 'RPL', unitIds: [], ...targets } });
+  const made = await cap(platform, user, 'POST', '/applications', {
+    headers,
+    json: { type: 'RPL', unitIds: [], ...targets },
+  });
   if (made.status !== 201) throw new Error(`create application: ${made.status} ${made.text}`);
   const applicationId = made.body.data.id as string;
   await cap(platform, user, 'PATCH', `/applications/${applicationId}`, { headers, json: applicationForm });
@@ -148,9 +203,20 @@ export async function candidateWithApplication(platform: TestPlatform, targets: 
  * A new candidate's submitted application, placed at `stage` (in progress) the way a completed payment
  * and earlier reviews would leave it, by SQL.
  */
-export async function applicationAtStage(platform: TestPlatform, target: { sectorId: string; tradeId: string; centreId: string }, stage: string) {
+export async function applicationAtStage(
+  platform: TestPlatform,
+  target: { sectorId: string; tradeId: string; centreId: string },
+  stage: string,
+) {
   const { user: candidate, applicationId: id } = await candidateWithApplication(platform, target);
-  await sql(platform, `UPDATE cap.applications SET current_stage_key = $2, status = 'in_progress' WHERE id = $1`, [id, stage]);
-  await sql(platform, `UPDATE cap.application_stages SET status = 'in_progress', entered_at = now() WHERE application_id = $1 AND stage_key = $2`, [id, stage]);
+  await sql(platform, `UPDATE cap.applications SET current_stage_key = $2, status = 'in_progress' WHERE id = $1`, [
+    id,
+    stage,
+  ]);
+  await sql(
+    platform,
+    `UPDATE cap.application_stages SET status = 'in_progress', entered_at = now() WHERE application_id = $1 AND stage_key = $2`,
+    [id, stage],
+  );
   return { id, candidate };
 }

@@ -10,7 +10,12 @@ export interface CliResult {
 }
 
 /** Runs capctl to completion; `replaceEnv` gives it `env` alone instead of adding `env` to this process's. */
-export function runCapctl(args: string[], env: NodeJS.ProcessEnv = {}, input?: string, options: { replaceEnv?: boolean } = {}): Promise<CliResult> {
+export function runCapctl(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  input?: string,
+  options: { replaceEnv?: boolean } = {},
+): Promise<CliResult> {
   return new Promise((resolve) => {
     const childEnv = options.replaceEnv ? env : { ...process.env, ...env };
     const child = spawn(process.execPath, [capctl, ...args], { env: childEnv, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -39,9 +44,16 @@ export interface RunningServe {
  * starts it in a process group of its own, as a shell starts a foreground job: a signal to the group
  * (`process.kill(-pid, ...)`) is what Ctrl-C in a terminal sends.
  */
-export function startServe(args: string[], env: NodeJS.ProcessEnv = {}, options: { ownGroup?: boolean } = {}): Promise<RunningServe> {
+export function startServe(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  options: { ownGroup?: boolean } = {},
+): Promise<RunningServe> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [capctl, 'serve', ...args], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, detached: options.ownGroup ?? false });
+    const child = spawn(process.execPath, [capctl, 'serve', ...args], {
+      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+      detached: options.ownGroup ?? false,
+    });
     let stdout = '';
     let stderr = '';
     const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
@@ -50,7 +62,12 @@ export function startServe(args: string[], env: NodeJS.ProcessEnv = {}, options:
       stdout += d;
       const line = stdout.split('\n').find((l) => l.startsWith('ready '));
       if (!line) return;
-      const urls = Object.fromEntries(line.slice(6).split(' ').map((pair) => pair.split('=') as [string, string]));
+      const urls = Object.fromEntries(
+        line
+          .slice(6)
+          .split(' ')
+          .map((pair) => pair.split('=') as [string, string]),
+      );
       resolve({
         child,
         exited,

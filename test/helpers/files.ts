@@ -27,7 +27,11 @@ export function pngBytes(side = 1, minBytes = 0): Buffer {
   header.set([8, 0, 0, 0, 0], 8); // 8-bit greyscale
   const rows = Buffer.alloc((side + 1) * side, 0x80);
   for (let y = 0; y < side; y++) rows[y * (side + 1)] = 0;
-  const parts = [Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', deflateSync(rows))];
+  const parts = [
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(rows)),
+  ];
   const size = parts.reduce((n, p) => n + p.length, 0) + 12;
   if (minBytes > size) parts.push(chunk('tEXt', Buffer.from(`Comment\0${'x'.repeat(minBytes - size - 8)}`)));
   parts.push(chunk('IEND', Buffer.alloc(0)));
@@ -43,11 +47,22 @@ export function pdfBytes(): Buffer {
 }
 
 /** Uploads bytes to the Orchestrator's storage as `user` (multipart, as the web client does); answers the asset id. */
-export async function uploadAsset(platform: { url(path: string): string }, user: { accessToken: string }, bytes: Buffer, purpose: string, name = 'file.png', type = 'image/png'): Promise<string> {
+export async function uploadAsset(
+  platform: { url(path: string): string },
+  user: { accessToken: string },
+  bytes: Buffer,
+  purpose: string,
+  name = 'file.png',
+  type = 'image/png',
+): Promise<string> {
   const form = new FormData();
   form.append('file', new Blob([new Uint8Array(bytes)], { type }), name);
   form.append('purpose', purpose);
-  const res = await fetch(platform.url('/v1/ol/storage/upload'), { method: 'POST', body: form, headers: { authorization: `Bearer ${user.accessToken}` } });
+  const res = await fetch(platform.url('/v1/ol/storage/upload'), {
+    method: 'POST',
+    body: form,
+    headers: { authorization: `Bearer ${user.accessToken}` },
+  });
   if (res.status !== 201) throw new Error(`upload: ${res.status} ${await res.text()}`);
   return ((await res.json()) as { data: { assetId: string } }).data.assetId;
 }

@@ -9,7 +9,8 @@ export interface ImportEdge {
 
 // Static imports and re-exports (`import x from '...'`, `import '...'`, `export { x } from '...'`) and
 // dynamic `import('...')`. Type-only imports count too: they tie the files together as much.
-const importPattern = /(?:^|[\s;])(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
+const importPattern =
+  /(?:^|[\s;])(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
 
 /** The relative imports of one file's text, resolved against its path. */
 export function importsOf(file: string, text: string): ImportEdge[] {
@@ -40,7 +41,11 @@ export async function importGraph(root: string, folders: string[]): Promise<Impo
 export const services = ['cap', 'orchestrator', 'lms'] as const;
 
 /** What the CLI may import of each service: its operator face. */
-export const operatorFaces = ['server/cap/operator/index.ts', 'server/orchestrator/operator.ts', 'server/lms/operator.ts'];
+export const operatorFaces = [
+  'server/cap/operator/index.ts',
+  'server/orchestrator/operator.ts',
+  'server/lms/operator.ts',
+];
 
 function serviceOf(file: string): string | undefined {
   const [top, name] = file.split('/');
@@ -71,11 +76,14 @@ export function brokenRules(edges: ImportEdge[], modules: string[]): string[] {
     const source = serviceOf(from);
     const arrow = `${from} -> ${to}`;
     if (source && source !== target) broken.push(`a service imports another service: ${arrow}`);
-    else if (from.startsWith('server/platform/') || from.startsWith('server/contracts/')) broken.push(`the kernel imports a service: ${arrow}`);
-    else if (from.startsWith('cli/') && !operatorFaces.includes(to)) broken.push(`the CLI imports a service outside its operator face: ${arrow}`);
+    else if (from.startsWith('server/platform/') || from.startsWith('server/contracts/'))
+      broken.push(`the kernel imports a service: ${arrow}`);
+    else if (from.startsWith('cli/') && !operatorFaces.includes(to))
+      broken.push(`the CLI imports a service outside its operator face: ${arrow}`);
     else if (source) {
       const owner = moduleOf(to, modules);
-      if (owner && moduleOf(from, modules) !== owner && to !== `${owner}/index.ts`) broken.push(`a module's inner file imported from outside it: ${arrow}`);
+      if (owner && moduleOf(from, modules) !== owner && to !== `${owner}/index.ts`)
+        broken.push(`a module's inner file imported from outside it: ${arrow}`);
     }
   }
   return broken;
@@ -115,7 +123,7 @@ export function importCycles(edges: ImportEdge[], folder: string): string[] {
     const queue = [start];
     while (queue.length) {
       const file = queue.shift()!;
-      for (const to of next.get(file) ?? []) if (!cameFrom.has(to)) cameFrom.set(to, file), queue.push(to);
+      for (const to of next.get(file) ?? []) if (!cameFrom.has(to)) (cameFrom.set(to, file), queue.push(to));
     }
     return cameFrom;
   };

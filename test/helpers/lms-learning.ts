@@ -36,7 +36,10 @@ export interface CourseSpec {
 }
 
 /** Writes a course with its modules and items; answers the course id, module ids and item ids in order. */
-export async function lmsCourse(sequelize: Sequelize, spec: CourseSpec): Promise<{ courseId: string; moduleIds: string[]; itemIds: string[] }> {
+export async function lmsCourse(
+  sequelize: Sequelize,
+  spec: CourseSpec,
+): Promise<{ courseId: string; moduleIds: string[]; itemIds: string[] }> {
   const { Course, CourseModule, CourseItem } = defineCourseModels(sequelize);
   const courseId = newId();
   const moduleIds = (spec.modules ?? [{}]).map(() => newId());
@@ -55,15 +58,27 @@ export async function lmsCourse(sequelize: Sequelize, spec: CourseSpec): Promise
         tradeId: spec.capLinkage?.tradeId ?? null,
         qualificationLevelId: spec.capLinkage?.qualificationLevelId ?? null,
         unitId: spec.capLinkage?.unitId ?? null,
-        completionPolicy: spec.completionPolicy ?? { minPercent: 100, requireAllRequiredItems: true, requirePassedAssessments: true },
-        sequencing: { prerequisites: Object.entries(spec.requires ?? {}).map(([target, requires]) => ({ targetId: itemIds[Number(target)]!, requires: requires.map((i) => itemIds[i]!) })) },
+        completionPolicy: spec.completionPolicy ?? {
+          minPercent: 100,
+          requireAllRequiredItems: true,
+          requirePassedAssessments: true,
+        },
+        sequencing: {
+          prerequisites: Object.entries(spec.requires ?? {}).map(([target, requires]) => ({
+            targetId: itemIds[Number(target)]!,
+            requires: requires.map((i) => itemIds[i]!),
+          })),
+        },
         publishedAt: spec.status === 'draft' ? null : new Date(),
         createdBy: spec.createdBy,
       },
       { transaction },
     );
     for (const [i, module] of (spec.modules ?? [{}]).entries()) {
-      await CourseModule.create({ id: moduleIds[i]!, courseId, title: `Module ${i + 1}`, position: i, optional: module.optional ?? false }, { transaction });
+      await CourseModule.create(
+        { id: moduleIds[i]!, courseId, title: `Module ${i + 1}`, position: i, optional: module.optional ?? false },
+        { transaction },
+      );
     }
     for (const [i, item] of spec.items.entries()) {
       await CourseItem.create(
@@ -95,12 +110,19 @@ export const uploadSamplePackage = async (platform: TestPlatform, owner: { acces
 /** The LMS schema and its grant function, for tests that set up entitlements directly. */
 export function lmsDatabase(platform: TestPlatform) {
   const sequelize = createSequelize(platform.databaseUrl, 'lms');
-  const entitlements = createEntitlements(sequelize, createEventRuntime(platform.databaseUrl, captureLogs().logger).forService('lms', 'lms', sequelize));
+  const entitlements = createEntitlements(
+    sequelize,
+    createEventRuntime(platform.databaseUrl, captureLogs().logger).forService('lms', 'lms', sequelize),
+  );
   return {
     sequelize,
     /** Grants the course to the learner (an admin grant); answers the active enrollment's id. */
     grant: async (courseId: string, learnerLmsUserId: string) =>
-      (await sequelize.transaction((tx) => entitlements.grant(tx, { courseId, learnerLmsUserId, source: 'admin_grant' }))).enrollment.id,
+      (
+        await sequelize.transaction((tx) =>
+          entitlements.grant(tx, { courseId, learnerLmsUserId, source: 'admin_grant' }),
+        )
+      ).enrollment.id,
     close: () => sequelize.close(),
   };
 }
@@ -113,7 +135,10 @@ export async function learningPlatform(first: (platform: TestPlatform) => Promis
 }
 
 /** Closes what learningPlatform opened. */
-export async function stopLearning(platform: TestPlatform | undefined, db: { close(): Promise<void> } | undefined): Promise<void> {
+export async function stopLearning(
+  platform: TestPlatform | undefined,
+  db: { close(): Promise<void> } | undefined,
+): Promise<void> {
   await db?.close();
   await platform?.stop();
 }

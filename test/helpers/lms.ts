@@ -10,7 +10,13 @@ export interface LmsPerson extends SignedUpUser {
 }
 
 /** Calls the LMS as `user`. */
-export function lms(platform: TestPlatform, user: SignedUpUser | undefined, method: string, path: string, json?: unknown): Promise<JsonResponse> {
+export function lms(
+  platform: TestPlatform,
+  user: SignedUpUser | undefined,
+  method: string,
+  path: string,
+  json?: unknown,
+): Promise<JsonResponse> {
   return call(method as never, platform.url(`/v1/lms${path}`), { token: user?.accessToken, json });
 }
 
@@ -19,12 +25,22 @@ const contactInformation = { phoneNumber: { countryCode: '+234', number: '803123
 const residentialAddress = { country: 'Nigeria', state: 'Lagos', lga: 'Ikeja' };
 const forms = {
   learner: { personalDetails, contactInformation, residentialAddress },
-  instructor: { personalDetails, contactInformation, residentialAddress, bio: 'Tiler for twenty years.', tradeIds: ['tiling'] },
+  instructor: {
+    personalDetails,
+    contactInformation,
+    residentialAddress,
+    bio: 'Tiler for twenty years.',
+    tradeIds: ['tiling'],
+  },
   staff: { personalDetails, contactInformation },
 } as const;
 
 /** Starts, fills in and submits a persona's onboarding through the API; fails loudly on any refusal. */
-export async function onboard(platform: TestPlatform, user: SignedUpUser, persona: keyof typeof forms): Promise<LmsPerson> {
+export async function onboard(
+  platform: TestPlatform,
+  user: SignedUpUser,
+  persona: keyof typeof forms,
+): Promise<LmsPerson> {
   for (const [method, path, body] of [
     ['POST', '/onboarding/start', { persona }],
     ['PATCH', `/onboarding/${persona}/save`, forms[persona]],
@@ -67,10 +83,25 @@ export async function lmsInstructor(platform: TestPlatform, inviter: LmsPerson):
 }
 
 /** A published course by `author` (instructor or staff): one module with one lesson. */
-export async function publishedCourse(platform: TestPlatform, author: LmsPerson, title = 'Plumbing basics', price = '500000'): Promise<{ id: string; title: string }> {
-  const course = (await lms(platform, author, 'POST', '/authoring/courses', { title, price: { amountMinorUnits: price, currency: 'NGN' } })).body.data;
-  const module = (await lms(platform, author, 'POST', `/authoring/courses/${course.id}/modules`, { title: 'Start' })).body.data;
-  await lms(platform, author, 'POST', `/authoring/courses/${course.id}/modules/${module.id}/items`, { type: 'native_lesson', title: 'Welcome', body: { schemaVersion: 1, html: '<p>Hello</p>' } });
+export async function publishedCourse(
+  platform: TestPlatform,
+  author: LmsPerson,
+  title = 'Plumbing basics',
+  price = '500000',
+): Promise<{ id: string; title: string }> {
+  const course = (
+    await lms(platform, author, 'POST', '/authoring/courses', {
+      title,
+      price: { amountMinorUnits: price, currency: 'NGN' },
+    })
+  ).body.data;
+  const module = (await lms(platform, author, 'POST', `/authoring/courses/${course.id}/modules`, { title: 'Start' }))
+    .body.data;
+  await lms(platform, author, 'POST', `/authoring/courses/${course.id}/modules/${module.id}/items`, {
+    type: 'native_lesson',
+    title: 'Welcome',
+    body: { schemaVersion: 1, html: '<p>Hello</p>' },
+  });
   const published = await lms(platform, author, 'POST', `/authoring/courses/${course.id}/publish`);
   if (published.status !== 200) throw new Error(`publish: ${published.status} ${published.text}`);
   return { id: course.id, title };

@@ -7,7 +7,11 @@ import { call, eventually, sql, type TestPlatform } from './platform.ts';
  */
 export async function requestNotificationAsCap(platform: TestPlatform, data: Record<string, unknown>): Promise<string> {
   const id = newId();
-  await sql(platform, `INSERT INTO cap.outbox (id, type, occurred_at, source, data) VALUES ($1, 'notification.requested', now(), 'cap', $2)`, [id, JSON.stringify(data)]);
+  await sql(
+    platform,
+    `INSERT INTO cap.outbox (id, type, occurred_at, source, data) VALUES ($1, 'notification.requested', now(), 'cap', $2)`,
+    [id, JSON.stringify(data)],
+  );
   return id;
 }
 

@@ -11,7 +11,12 @@
  * that completes an onboarding makes its optional fields present.)
  */
 import fs from 'node:fs';
-import { loadApiDocument, type ApiDocument, type JsonSchema, type Operation } from '../../server/platform/http/openapi.ts';
+import {
+  loadApiDocument,
+  type ApiDocument,
+  type JsonSchema,
+  type Operation,
+} from '../../server/platform/http/openapi.ts';
 import { compileOperation, toDetails } from '../../server/platform/http/validation.ts';
 
 type Kind = 'string' | 'number' | 'boolean' | 'object' | 'array' | 'null';
@@ -28,7 +33,11 @@ interface PactInteraction {
   type?: string;
   description: string;
   request?: { method: string; path: string; body?: { content?: unknown } };
-  response?: { status: number; body?: { content?: unknown }; matchingRules?: { body?: Record<string, { combine?: string; matchers: Array<{ match: string }> }> } };
+  response?: {
+    status: number;
+    body?: { content?: unknown };
+    matchingRules?: { body?: Record<string, { combine?: string; matchers: Array<{ match: string }> }> };
+  };
 }
 
 export interface InteractionProblem {
@@ -37,8 +46,14 @@ export interface InteractionProblem {
 }
 
 /** The problems of every HTTP interaction of a pact file whose provider is one of our services. */
-export async function checkPactAgainstOpenApi(file: string, documents: (service: string) => Promise<ApiDocument> = cachedDocument): Promise<InteractionProblem[]> {
-  const pact = JSON.parse(fs.readFileSync(file, 'utf8')) as { provider: { name: string }; interactions: PactInteraction[] };
+export async function checkPactAgainstOpenApi(
+  file: string,
+  documents: (service: string) => Promise<ApiDocument> = cachedDocument,
+): Promise<InteractionProblem[]> {
+  const pact = JSON.parse(fs.readFileSync(file, 'utf8')) as {
+    provider: { name: string };
+    interactions: PactInteraction[];
+  };
   const service = pact.provider.name;
   const doc = await documents(service);
   const found: InteractionProblem[] = [];
@@ -68,8 +83,16 @@ function checkInteraction(service: string, doc: ApiDocument, interaction: PactIn
   // The example request of an interaction that succeeds is one the document accepts (one that fails
   // may be malformed on purpose).
   const sent = request.body?.content;
-  if (response.status < 400 && sent !== undefined && typeof sent === 'object' && validators.body && !validators.body(sent)) {
-    problems.push(...toDetails(validators.body.errors, 'body').map((d) => `${where}: the example request ${d.field} ${d.issue}`));
+  if (
+    response.status < 400 &&
+    sent !== undefined &&
+    typeof sent === 'object' &&
+    validators.body &&
+    !validators.body(sent)
+  ) {
+    problems.push(
+      ...toDetails(validators.body.errors, 'body').map((d) => `${where}: the example request ${d.field} ${d.issue}`),
+    );
   }
   const body = response.body?.content;
   if (body === undefined) return problems;
@@ -78,13 +101,21 @@ function checkInteraction(service: string, doc: ApiDocument, interaction: PactIn
   // The example response is one the document allows (as the development-mode server checks its replies),
   // short of fields it leaves out: a pact pins only what its consumer reads.
   const reply = compileOperation(withoutRequired(operation)).reply(String(response.status));
-  if (reply && !reply(body)) problems.push(...toDetails(reply.errors, 'body').map((d) => `${where} ${response.status}: the example response ${d.field} ${d.issue}`));
+  if (reply && !reply(body))
+    problems.push(
+      ...toDetails(reply.errors, 'body').map(
+        (d) => `${where} ${response.status}: the example response ${d.field} ${d.issue}`,
+      ),
+    );
   const rules = Object.entries(response.matchingRules?.body ?? {}).map(([path, { combine, matchers }]) => ({
     segments: parseRulePath(path),
     matches: matchers.map((m) => m.match),
     any: combine === 'OR',
   }));
-  return [...problems, ...checkValue(body, schema, [], rules).map((problem) => `${where} ${response.status}: ${problem}`)];
+  return [
+    ...problems,
+    ...checkValue(body, schema, [], rules).map((problem) => `${where} ${response.status}: ${problem}`),
+  ];
 }
 
 /** The documented operation serving a gateway path (`/v1/<service>/...`), the most literal one first. */
@@ -92,12 +123,15 @@ function findOperation(service: string, doc: ApiDocument, method: string, gatewa
   const prefix = `/v1/${service}`;
   if (!gatewayPath.startsWith(`${prefix}/`)) return undefined;
   const path = gatewayPath.slice(prefix.length).split('?')[0]!;
-  const candidates = doc.operations.filter((op) => op.method === method.toLowerCase() && templateRegex(op.path).test(path));
+  const candidates = doc.operations.filter(
+    (op) => op.method === method.toLowerCase() && templateRegex(op.path).test(path),
+  );
   return candidates.sort((a, b) => params(a.path) - params(b.path))[0];
 }
 
 const params = (template: string) => (template.match(/\{/g) ?? []).length;
-const templateRegex = (template: string) => new RegExp(`^${template.replace(/[.+^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`);
+const templateRegex = (template: string) =>
+  new RegExp(`^${template.replace(/[.+^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`);
 
 function parseRulePath(path: string): Segment[] {
   const segments: Segment[] = [];
@@ -110,7 +144,8 @@ function parseRulePath(path: string): Segment[] {
 }
 
 const segmentMatches = (rule: Segment, actual: Segment) => rule === '*' || rule === actual;
-const matchesPath = (rule: Segment[], path: Segment[]) => rule.length === path.length && rule.every((s, i) => segmentMatches(s, path[i]!));
+const matchesPath = (rule: Segment[], path: Segment[]) =>
+  rule.length === path.length && rule.every((s, i) => segmentMatches(s, path[i]!));
 
 /**
  * What the pact asks of the value at `path`: its own matcher (most specific rule), else a type matcher
@@ -218,7 +253,10 @@ function checkValue(value: unknown, schema: JsonSchema, path: Segment[], rules: 
   const allowed = kinds(schema);
   const problems: string[] = [];
   const kind = kindOf(value);
-  if (allowed && !allowed.has(kind)) return [`${show(path)}: the pact gives ${kind === 'null' ? 'null' : `a ${kind}`}, the document allows ${[...allowed].join(' or ')}`];
+  if (allowed && !allowed.has(kind))
+    return [
+      `${show(path)}: the pact gives ${kind === 'null' ? 'null' : `a ${kind}`}, the document allows ${[...allowed].join(' or ')}`,
+    ];
   const takes = acceptedAt(matcher, value);
   const equality = matcher.matches.length === 1 && matcher.matches[0] === 'equality';
   // A list matched by type (eachLike) may hold any number of items, some the provider state did not make
@@ -227,18 +265,26 @@ function checkValue(value: unknown, schema: JsonSchema, path: Segment[], rules: 
   const inList = inTypedList(path, rules);
   if (allowed && takes && !equality && inList) {
     const missed = [...allowed].filter((k) => !takes.has(k));
-    if (missed.length > 0) problems.push(`${show(path)}: the document allows ${missed.join(' or ')} here, the pact's ${matcher.matches.join('/')} matcher accepts only ${[...takes].join(' or ')}`);
+    if (missed.length > 0)
+      problems.push(
+        `${show(path)}: the document allows ${missed.join(' or ')} here, the pact's ${matcher.matches.join('/')} matcher accepts only ${[...takes].join(' or ')}`,
+      );
   }
   if (kind !== 'object' && kind !== 'array') return problems;
   // Of the alternatives of this kind, the one that fits best decides.
   const candidates = branches(schema).filter((b) => !kinds(b) || kinds(b)!.has(kind));
   if (candidates.length === 0) return problems;
-  const outcomes = candidates.map((branch) => (kind === 'object' ? checkObject(value as Record<string, unknown>, branch, path, rules) : checkArray(value as unknown[], branch, path, rules)));
+  const outcomes = candidates.map((branch) =>
+    kind === 'object'
+      ? checkObject(value as Record<string, unknown>, branch, path, rules)
+      : checkArray(value as unknown[], branch, path, rules),
+  );
   return [...problems, ...outcomes.sort((a, b) => fit(a) - fit(b))[0]!];
 }
 
 /** Whether the value is in a list matched by type (eachLike), whose items may be any the provider holds. */
-const inTypedList = (path: Segment[], rules: Rule[]) => path.some((s, i) => typeof s === 'number' && matcherAt(path.slice(0, i), rules).matches.includes('type'));
+const inTypedList = (path: Segment[], rules: Rule[]) =>
+  path.some((s, i) => typeof s === 'number' && matcherAt(path.slice(0, i), rules).matches.includes('type'));
 
 /** How badly a branch fits (lower is better): a field it lacks or a kind it refuses counts more than a field it leaves optional. */
 const fit = (problems: string[]) => problems.reduce((sum, p) => sum + (p.endsWith(optional) ? 1 : 1000), 0);
@@ -248,14 +294,19 @@ const optional = 'the pact requires a field the document marks optional';
 function conditional(schema: JsonSchema, value: Record<string, unknown>): JsonSchema {
   const condition = schema.if as JsonSchema | undefined;
   if (!condition || !schema.then) return schema;
-  const consts = Object.entries((condition.properties ?? {}) as Record<string, JsonSchema>).every(
-    ([key, s]) => ('const' in s ? value[key] === s.const : Array.isArray(s.enum) ? s.enum.includes(value[key]) : true),
+  const consts = Object.entries((condition.properties ?? {}) as Record<string, JsonSchema>).every(([key, s]) =>
+    'const' in s ? value[key] === s.const : Array.isArray(s.enum) ? s.enum.includes(value[key]) : true,
   );
   const present = ((condition.required as string[] | undefined) ?? []).every((key) => key in value);
   return consts && present ? merged({ allOf: [schema, schema.then as JsonSchema] }) : schema;
 }
 
-function checkObject(value: Record<string, unknown>, unconditional: JsonSchema, path: Segment[], rules: Rule[]): string[] {
+function checkObject(
+  value: Record<string, unknown>,
+  unconditional: JsonSchema,
+  path: Segment[],
+  rules: Rule[],
+): string[] {
   const schema = conditional(unconditional, value);
   // A free-form object (no properties listed): what is in it is what the request or state put there.
   if (!schema.properties && schema.additionalProperties === undefined) return [];

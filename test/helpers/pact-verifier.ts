@@ -37,10 +37,27 @@ export async function stockVerify(file: string, gatewayUrl: string): Promise<Sto
   const report = path.join(dir, 'report.json');
   // Exactly the README's command, with the verifier's own defaults (its request timeout is 5 s); only
   // where the report goes is added.
-  const args = ['-f', file, '-h', hostname, '-p', port, '-n', provider, '-s', `${gatewayUrl}/v1/${provider}/dev/provider-states`, '--json', report, '--no-colour'];
+  const args = [
+    '-f',
+    file,
+    '-h',
+    hostname,
+    '-p',
+    port,
+    '-n',
+    provider,
+    '-s',
+    `${gatewayUrl}/v1/${provider}/dev/provider-states`,
+    '--json',
+    report,
+    '--no-colour',
+  ];
   try {
     const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
-      const child = spawn(binary, args, { env: { ...process.env, PACT_DO_NOT_TRACK: 'true' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(binary, args, {
+        env: { ...process.env, PACT_DO_NOT_TRACK: 'true' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let output = '';
       child.stdout.on('data', (d) => (output += d));
       child.stderr.on('data', (d) => (output += d));
@@ -49,7 +66,9 @@ export async function stockVerify(file: string, gatewayUrl: string): Promise<Sto
     const json = fs.existsSync(report) ? JSON.parse(fs.readFileSync(report, 'utf8')) : {};
     const errors: Array<{ interaction: string; mismatch?: unknown }> = json.errors ?? [];
     const interactions = (json.interactionResults ?? []).map((r: { description: string; result: string }) => {
-      const problems = errors.filter((e) => e.interaction.endsWith(` - ${r.description}`) || e.interaction.includes(r.description)).map((e) => JSON.stringify(e.mismatch));
+      const problems = errors
+        .filter((e) => e.interaction.endsWith(` - ${r.description}`) || e.interaction.includes(r.description))
+        .map((e) => JSON.stringify(e.mismatch));
       return { description: r.description, passed: r.result === 'OK' && problems.length === 0, problems };
     });
     // Why a state change failed is in the verifier's log, not its report.
@@ -62,10 +81,15 @@ export async function stockVerify(file: string, gatewayUrl: string): Promise<Sto
 }
 
 /** "N of M interactions pass" for a run. */
-export const tally = (run: StockRun) => `${run.file}: ${run.interactions.filter((i) => i.passed).length} of ${run.interactions.length} interactions pass`;
+export const tally = (run: StockRun) =>
+  `${run.file}: ${run.interactions.filter((i) => i.passed).length} of ${run.interactions.length} interactions pass`;
 
 /** Every pact file in pacts/. */
-export const pactFiles = fs.readdirSync('pacts').filter((name) => name.endsWith('.json')).sort().map((name) => path.join('pacts', name));
+export const pactFiles = fs
+  .readdirSync('pacts')
+  .filter((name) => name.endsWith('.json'))
+  .sort()
+  .map((name) => path.join('pacts', name));
 
 /**
  * One serial test per pact file in pacts/: the stock verifier passes every interaction of it against
@@ -77,7 +101,11 @@ export function testEveryPactWithStockVerifier(when: string, gateway: () => stri
       t.timeout(20 * 60_000);
       const run = await stockVerify(file, gateway());
       t.log(tally(run));
-      t.deepEqual(run.interactions.filter((i) => !i.passed), [], run.output);
+      t.deepEqual(
+        run.interactions.filter((i) => !i.passed),
+        [],
+        run.output,
+      );
       t.true(run.interactions.length > 0, run.output);
       t.is(run.code, 0, run.output);
     });

@@ -8,7 +8,11 @@ import { promisify } from 'node:util';
 const execute = promisify(execFile);
 const run = (tool: string, args: string[]) =>
   execute(tool, args).catch((err: NodeJS.ErrnoException) => {
-    throw err.code === 'ENOENT' ? new Error(`${tool} is not installed: the PDF checks need Debian's poppler-utils (apt-get install poppler-utils)`) : err;
+    throw err.code === 'ENOENT'
+      ? new Error(
+          `${tool} is not installed: the PDF checks need Debian's poppler-utils (apt-get install poppler-utils)`,
+        )
+      : err;
   });
 
 /** The text of a PDF, as pdftotext lays it out. */
@@ -28,7 +32,18 @@ export async function firstPagePng(bytes: Uint8Array): Promise<{ png: Buffer; wi
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'pdf-'));
   try {
     await fsp.writeFile(path.join(dir, 'in.pdf'), bytes);
-    await run('pdftoppm', ['-png', '-r', '50', '-f', '1', '-l', '1', '-singlefile', path.join(dir, 'in.pdf'), path.join(dir, 'page')]);
+    await run('pdftoppm', [
+      '-png',
+      '-r',
+      '50',
+      '-f',
+      '1',
+      '-l',
+      '1',
+      '-singlefile',
+      path.join(dir, 'in.pdf'),
+      path.join(dir, 'page'),
+    ]);
     const png = await fsp.readFile(path.join(dir, 'page.png'));
     return { png, width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
   } finally {

@@ -28,7 +28,9 @@ let running = 0;
 function endIfLingering(): void {
   setTimeout(() => {
     if (running > 0) return;
-    process.stderr.write(`test process alive 15 s after its platforms stopped; pending: ${process.getActiveResourcesInfo().join(', ')}\n`);
+    process.stderr.write(
+      `test process alive 15 s after its platforms stopped; pending: ${process.getActiveResourcesInfo().join(', ')}\n`,
+    );
     process.exit(0);
   }, 15_000).unref();
 }
@@ -38,7 +40,10 @@ function endIfLingering(): void {
  * see test/run.ts), every listener on a free port. `stop` drops the database. The database is a copy
  * of the run's migrated template: the same schema a fresh start migrates to, without the wait.
  */
-export async function startTestPlatform(overrides: ConfigInput = {}, options: { logger?: Logger } = {}): Promise<TestPlatform> {
+export async function startTestPlatform(
+  overrides: ConfigInput = {},
+  options: { logger?: Logger } = {},
+): Promise<TestPlatform> {
   const adminUrl = process.env.TEST_DATABASE_URL;
   if (!adminUrl) throw new Error('TEST_DATABASE_URL is not set: run the tests with `npm test`');
   const name = `test_${newId().toLowerCase()}`;
@@ -68,7 +73,10 @@ export async function startTestPlatform(overrides: ConfigInput = {}, options: { 
         // A stop that hangs fails the file's teardown, named, rather than holding the run.
         await Promise.race([
           platform.stop(),
-          new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('the platform did not stop within 30 s')), 30_000))),
+          new Promise(
+            (_, reject) =>
+              (timer = setTimeout(() => reject(new Error('the platform did not stop within 30 s')), 30_000)),
+          ),
         ]);
       } finally {
         clearTimeout(timer);
@@ -89,7 +97,12 @@ export async function startTestPlatform(overrides: ConfigInput = {}, options: { 
  * database, every listener on a free port. Stop it before the platform (whose stop drops the database).
  */
 export async function startReplica(of: TestPlatform, overrides: ConfigInput = {}): Promise<TestPlatform> {
-  const config = resolveConfig({ ...freePorts, logLevel: process.env.TEST_LOG_LEVEL ?? 'silent', databaseUrl: of.databaseUrl, ...overrides });
+  const config = resolveConfig({
+    ...freePorts,
+    logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
+    databaseUrl: of.databaseUrl,
+    ...overrides,
+  });
   const replica = await startPlatform(config);
   return { ...replica, config, url: (path: string) => `${replica.urls.gateway}${path}` };
 }

@@ -34,8 +34,11 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
   const asOwner = process.getuid?.() === 0 ? { uid: owner.uid, gid: owner.gid } : {};
   const pgCtl = (...args: string[]) =>
     new Promise<void>((resolve, reject) =>
-      execFile(pg_ctl, ['-D', pgDir, ...args], { ...asOwner, env: { ...process.env, LC_MESSAGES: 'C' } }, (err, _stdout, stderr) =>
-        err ? reject(new Error(`pg_ctl ${args[0]}: ${stderr || err.message}`)) : resolve(),
+      execFile(
+        pg_ctl,
+        ['-D', pgDir, ...args],
+        { ...asOwner, env: { ...process.env, LC_MESSAGES: 'C' } },
+        (err, _stdout, stderr) => (err ? reject(new Error(`pg_ctl ${args[0]}: ${stderr || err.message}`)) : resolve()),
       ),
     );
   return {

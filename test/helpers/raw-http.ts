@@ -16,7 +16,12 @@ export interface RawAnswer {
  * `cut`, the socket is destroyed once the bytes are written, as a client that goes away mid-upload
  * does, and nothing is awaited; otherwise the answer is read until the server closes.
  */
-export function rawRequest(baseUrl: string, head: string, body: string | Buffer, options: { cut?: boolean } = {}): Promise<RawAnswer | undefined> {
+export function rawRequest(
+  baseUrl: string,
+  head: string,
+  body: string | Buffer,
+  options: { cut?: boolean } = {},
+): Promise<RawAnswer | undefined> {
   const { hostname, port } = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(port), hostname, () => {
@@ -58,11 +63,17 @@ export async function unhealthyListeners(platform: TestPlatform): Promise<string
       if (res?.status !== 200) failed.push(`${base}/healthz`);
     }
   }
-  const loaded = grpc.loadPackageDefinition(protoLoader.loadSync(healthProtoPath, { keepCase: true, enums: String })) as any;
+  const loaded = grpc.loadPackageDefinition(
+    protoLoader.loadSync(healthProtoPath, { keepCase: true, enums: String }),
+  ) as any;
   for (const name of ['grpc', 'grpc-lms']) {
     const client = new loaded.grpc.health.v1.Health(platform.urls[name], grpc.credentials.createInsecure());
     const status = await new Promise<string | undefined>((resolve) =>
-      client.Check({ service: '' }, { deadline: Date.now() + 5000 }, (err: Error | null, response?: { status: string }) => resolve(err ? undefined : response?.status)),
+      client.Check(
+        { service: '' },
+        { deadline: Date.now() + 5000 },
+        (err: Error | null, response?: { status: string }) => resolve(err ? undefined : response?.status),
+      ),
     );
     client.close();
     if (status !== 'SERVING') failed.push(`${name} health (${status ?? 'no answer'})`);

@@ -19,7 +19,10 @@ export const uniqueEmail = (label = 'user') => `${label}+${newId().toLowerCase()
  * The newest mail to an address in the dev mailbox (the platform runs in dev mode in tests). Mail is
  * delivered by the event bus, so it may take a moment; a loaded machine can take seconds.
  */
-export async function latestMail(platform: TestPlatform, to: string): Promise<{ subject: string; text: string; otp?: string; password?: string; template?: string }> {
+export async function latestMail(
+  platform: TestPlatform,
+  to: string,
+): Promise<{ subject: string; text: string; otp?: string; password?: string; template?: string }> {
   for (let attempt = 0; attempt < 300; attempt++) {
     const res = await call('GET', platform.url(`/v1/ol/dev/mailbox?to=${encodeURIComponent(to)}`));
     if (res.status === 200 && res.body.data.length > 0) return res.body.data[0];
@@ -29,13 +32,20 @@ export async function latestMail(platform: TestPlatform, to: string): Promise<{ 
 }
 
 /** Registers, reads the OTP from the dev mailbox and verifies: the real sign-up flow, over HTTP. */
-export async function signUp(platform: TestPlatform, options: { email?: string; password?: string; intents?: string[] } = {}): Promise<SignedUpUser> {
+export async function signUp(
+  platform: TestPlatform,
+  options: { email?: string; password?: string; intents?: string[] } = {},
+): Promise<SignedUpUser> {
   const email = options.email ?? uniqueEmail();
   const password = options.password ?? testPassword;
-  const registered = await call('POST', platform.url('/v1/ol/auth/register'), { json: { email, password, intents: options.intents ?? ['cap'] } });
+  const registered = await call('POST', platform.url('/v1/ol/auth/register'), {
+    json: { email, password, intents: options.intents ?? ['cap'] },
+  });
   if (registered.status !== 201) throw new Error(`register failed: ${registered.status} ${registered.text}`);
   const { otp } = await latestMail(platform, email);
-  const verified = await call('POST', platform.url('/v1/ol/auth/verify-account'), { json: { email, otp, purpose: 'account_verify' } });
+  const verified = await call('POST', platform.url('/v1/ol/auth/verify-account'), {
+    json: { email, otp, purpose: 'account_verify' },
+  });
   if (verified.status !== 200) throw new Error(`verify-account failed: ${verified.status} ${verified.text}`);
   const { accessToken, refreshToken, user } = verified.body.data;
   return { userId: user.userId ?? user.id, email, password, accessToken, refreshToken };
@@ -58,7 +68,11 @@ export async function firstSignIn(platform: TestPlatform, email: string): Promis
 }
 
 /** Grants a platform role the way `capctl admin create` does: straight into the CAP schema (no API grants one). */
-export async function grantPlatformRole(platform: TestPlatform, user: SignedUpUser, role: PlatformRole = 'platform_admin'): Promise<{ granted: boolean }> {
+export async function grantPlatformRole(
+  platform: TestPlatform,
+  user: SignedUpUser,
+  role: PlatformRole = 'platform_admin',
+): Promise<{ granted: boolean }> {
   const cap = await openCapSchema(platform.databaseUrl, 1);
   try {
     return await cap.grantPlatformRole({ userId: user.userId, email: user.email }, role);

@@ -48,7 +48,13 @@ test('user.created provisions the LMS user that GET /me then describes', async (
   t.is(row.status, 'active');
   const me = await call('GET', lms('/me'), as(user));
   t.is(me.status, 200);
-  t.deepEqual(me.body.data, { lmsUserId: row.id, userId: user.userId, personas: [], instructorStatus: null, capabilities: [] });
+  t.deepEqual(me.body.data, {
+    lmsUserId: row.id,
+    userId: user.userId,
+    personas: [],
+    instructorStatus: null,
+    capabilities: [],
+  });
   t.is((await lmsUserRows(user.userId)).length, 1);
 });
 
@@ -57,7 +63,10 @@ test('an account the event has not reached is provisioned on its first call, onc
   await provisionedByEvent(user);
   await db.query('DELETE FROM lms.lms_users WHERE user_id = $1', [user.userId]); // as if user.created were still on its way
   const replies = await Promise.all(Array.from({ length: 6 }, () => call('GET', lms('/me'), as(user))));
-  t.deepEqual(replies.map((r) => r.status), [200, 200, 200, 200, 200, 200]);
+  t.deepEqual(
+    replies.map((r) => r.status),
+    [200, 200, 200, 200, 200, 200],
+  );
   const rows = await lmsUserRows(user.userId);
   t.is(rows.length, 1);
   t.true(replies.every((r) => r.body.data.lmsUserId === rows[0]!.id));
@@ -66,8 +75,14 @@ test('an account the event has not reached is provisioned on its first call, onc
 
 test('every LMS identity operation needs an access token: 401 auth.unauthenticated', async (t) => {
   const calls = [
-    ['GET', '/me'], ['GET', '/me/profile'], ['PATCH', '/me/profile'], ['POST', '/onboarding/start'], ['GET', '/onboarding/mine'],
-    ['GET', '/onboarding/learner'], ['PATCH', '/onboarding/learner/save'], ['POST', '/onboarding/learner/submit'],
+    ['GET', '/me'],
+    ['GET', '/me/profile'],
+    ['PATCH', '/me/profile'],
+    ['POST', '/onboarding/start'],
+    ['GET', '/onboarding/mine'],
+    ['GET', '/onboarding/learner'],
+    ['PATCH', '/onboarding/learner/save'],
+    ['POST', '/onboarding/learner/submit'],
   ] as const;
   for (const [method, path] of calls) {
     const res = await call(method, lms(path), { json: {}, token: 'not-a-token' });
@@ -80,9 +95,18 @@ test('the profile is a merge patch: left-out fields stay, null clears the photo,
   const user = await signUp(platform);
   const empty = await call('GET', lms('/me/profile'), as(user));
   t.is(empty.status, 200);
-  t.deepEqual(empty.body.data, { lmsUserId: empty.body.data.lmsUserId, email: user.email, displayName: null, photoAssetId: null, photo: null });
+  t.deepEqual(empty.body.data, {
+    lmsUserId: empty.body.data.lmsUserId,
+    email: user.email,
+    displayName: null,
+    photoAssetId: null,
+    photo: null,
+  });
 
-  const named = await call('PATCH', lms('/me/profile'), { ...as(user), json: { displayName: ' Ada Obi ', photoAssetId: '01JPHOTO0000000000000000AA' } });
+  const named = await call('PATCH', lms('/me/profile'), {
+    ...as(user),
+    json: { displayName: ' Ada Obi ', photoAssetId: '01JPHOTO0000000000000000AA' },
+  });
   t.is(named.status, 200);
   t.is(named.body.data.displayName, 'Ada Obi');
   t.deepEqual(named.body.data.photo, { assetId: '01JPHOTO0000000000000000AA', url: null });
@@ -102,8 +126,13 @@ test('the profile is a merge patch: left-out fields stay, null clears the photo,
 
 test('a learner start is 201 and starting again resumes the same draft, even when starts race', async (t) => {
   const user = await signUp(platform);
-  const starts = await Promise.all([1, 2, 3].map(() => call('POST', lms('/onboarding/start'), { ...as(user), json: { persona: 'learner' } })));
-  t.deepEqual(starts.map((s) => s.status), [201, 201, 201]);
+  const starts = await Promise.all(
+    [1, 2, 3].map(() => call('POST', lms('/onboarding/start'), { ...as(user), json: { persona: 'learner' } })),
+  );
+  t.deepEqual(
+    starts.map((s) => s.status),
+    [201, 201, 201],
+  );
   const ids = new Set(starts.map((s) => s.body.data.onboardingId));
   t.is(ids.size, 1);
   const again = await call('POST', lms('/onboarding/start'), { ...as(user), json: { persona: 'learner' } });
@@ -123,8 +152,15 @@ test('onboarding/mine puts the onboardings directly on data', async (t) => {
 
 test('an onboarding never started is 404 to get, save and submit', async (t) => {
   const user = await signUp(platform);
-  for (const [method, path] of [['GET', '/onboarding/learner'], ['PATCH', '/onboarding/learner/save'], ['POST', '/onboarding/learner/submit']] as const) {
-    const res = await call(method, lms(path), { ...as(user), json: method === 'PATCH' ? { personalDetails } : undefined });
+  for (const [method, path] of [
+    ['GET', '/onboarding/learner'],
+    ['PATCH', '/onboarding/learner/save'],
+    ['POST', '/onboarding/learner/submit'],
+  ] as const) {
+    const res = await call(method, lms(path), {
+      ...as(user),
+      json: method === 'PATCH' ? { personalDetails } : undefined,
+    });
     t.is(res.status, 404, `${method} ${path}`);
     t.is(res.body.error.code, 'http.not_found');
   }
@@ -136,9 +172,15 @@ test('save merges into the draft: objects field by field, left-out sections kept
   const fresh = await call('GET', lms('/onboarding/learner'), as(user));
   t.deepEqual(fresh.body.data.data, { schemaVersion: 1 });
 
-  await call('PATCH', lms('/onboarding/learner/save'), { ...as(user), json: { personalDetails: { ...personalDetails, middleName: 'Chi' } } });
+  await call('PATCH', lms('/onboarding/learner/save'), {
+    ...as(user),
+    json: { personalDetails: { ...personalDetails, middleName: 'Chi' } },
+  });
   await call('PATCH', lms('/onboarding/learner/save'), { ...as(user), json: { contactInformation: phone } });
-  const saved = await call('PATCH', lms('/onboarding/learner/save'), { ...as(user), json: { personalDetails: { ...personalDetails, firstName: 'Adaeze' } } });
+  const saved = await call('PATCH', lms('/onboarding/learner/save'), {
+    ...as(user),
+    json: { personalDetails: { ...personalDetails, firstName: 'Adaeze' } },
+  });
   t.is(saved.status, 200);
   t.deepEqual(saved.body.data.data, {
     schemaVersion: 1,
@@ -148,15 +190,27 @@ test('save merges into the draft: objects field by field, left-out sections kept
   t.deepEqual((await call('GET', lms('/onboarding/learner'), as(user))).body.data.data, saved.body.data.data);
 });
 
-test('save turns away what is not the persona\'s form: 422 naming the field', async (t) => {
+test("save turns away what is not the persona's form: 422 naming the field", async (t) => {
   const user = await signUp(platform);
   await call('POST', lms('/onboarding/start'), { ...as(user), json: { persona: 'learner' } });
-  const instructorOnly = await call('PATCH', lms('/onboarding/learner/save'), { ...as(user), json: { bio: 'I teach welding', tradeIds: ['t1'] } });
+  const instructorOnly = await call('PATCH', lms('/onboarding/learner/save'), {
+    ...as(user),
+    json: { bio: 'I teach welding', tradeIds: ['t1'] },
+  });
   t.is(instructorOnly.status, 422);
-  t.deepEqual(instructorOnly.body.error.details.map((d: { field: string }) => d.field), ['bio', 'tradeIds']);
-  const incomplete = await call('PATCH', lms('/onboarding/learner/save'), { ...as(user), json: { personalDetails: { firstName: 'Ada' } } });
+  t.deepEqual(
+    instructorOnly.body.error.details.map((d: { field: string }) => d.field),
+    ['bio', 'tradeIds'],
+  );
+  const incomplete = await call('PATCH', lms('/onboarding/learner/save'), {
+    ...as(user),
+    json: { personalDetails: { firstName: 'Ada' } },
+  });
   t.is(incomplete.status, 422);
-  t.deepEqual(incomplete.body.error.details.map((d: { field: string }) => d.field).sort(), ['personalDetails.gender', 'personalDetails.lastName']);
+  t.deepEqual(incomplete.body.error.details.map((d: { field: string }) => d.field).sort(), [
+    'personalDetails.gender',
+    'personalDetails.lastName',
+  ]);
   const version = await call('PATCH', lms('/onboarding/learner/save'), { ...as(user), json: { schemaVersion: 2 } });
   t.is(version.status, 422);
   t.is(version.body.error.details[0].field, 'schemaVersion');
@@ -166,25 +220,34 @@ test('save turns away what is not the persona\'s form: 422 naming the field', as
 test('submit with required fields missing is 422 naming each one, and the draft stays a draft', async (t) => {
   const user = await signUp(platform);
   await call('POST', lms('/onboarding/start'), { ...as(user), json: { persona: 'learner' } });
-  await call('PATCH', lms('/onboarding/learner/save'), { ...as(user), json: { personalDetails: { ...personalDetails, gender: ' ' } } });
+  await call('PATCH', lms('/onboarding/learner/save'), {
+    ...as(user),
+    json: { personalDetails: { ...personalDetails, gender: ' ' } },
+  });
   const res = await call('POST', lms('/onboarding/learner/submit'), as(user));
   t.is(res.status, 422);
   t.is(res.body.error.code, 'validation.failed');
-  t.deepEqual(res.body.error.details, [
-    'personalDetails.gender',
-    'contactInformation.phoneNumber.countryCode',
-    'contactInformation.phoneNumber.number',
-    'residentialAddress.country',
-    'residentialAddress.state',
-    'residentialAddress.lga',
-  ].map((field) => ({ field, issue: 'is required' })));
+  t.deepEqual(
+    res.body.error.details,
+    [
+      'personalDetails.gender',
+      'contactInformation.phoneNumber.countryCode',
+      'contactInformation.phoneNumber.number',
+      'residentialAddress.country',
+      'residentialAddress.state',
+      'residentialAddress.lga',
+    ].map((field) => ({ field, issue: 'is required' })),
+  );
   t.is((await call('GET', lms('/onboarding/learner'), as(user))).body.data.status, 'draft');
 });
 
 test('a complete learner onboarding submits, opens the learner persona, and cannot be started, saved or submitted again', async (t) => {
   const user = await signUp(platform);
   await call('POST', lms('/onboarding/start'), { ...as(user), json: { persona: 'learner' } });
-  await call('PATCH', lms('/onboarding/learner/save'), { ...as(user), json: { personalDetails, contactInformation: phone, residentialAddress: address } });
+  await call('PATCH', lms('/onboarding/learner/save'), {
+    ...as(user),
+    json: { personalDetails, contactInformation: phone, residentialAddress: address },
+  });
   const submitted = await call('POST', lms('/onboarding/learner/submit'), as(user));
   t.is(submitted.status, 200);
   t.like(submitted.body.data, { persona: 'learner', status: 'completed' });
@@ -201,7 +264,10 @@ test('a complete learner onboarding submits, opens the learner persona, and cann
     await call('PATCH', lms('/onboarding/learner/save'), { ...as(user), json: { personalDetails } }),
     await call('POST', lms('/onboarding/learner/submit'), as(user)),
   ];
-  t.deepEqual(again.map((r) => [r.status, r.body.error.code]), Array(3).fill([409, 'lms.onboarding.already_completed']));
+  t.deepEqual(
+    again.map((r) => [r.status, r.body.error.code]),
+    Array(3).fill([409, 'lms.onboarding.already_completed']),
+  );
 });
 
 test('instructor and staff onboarding need an invite: 403 lms.invite.required', async (t) => {
@@ -217,7 +283,10 @@ test('instructor and staff onboarding need an invite: 403 lms.invite.required', 
 test('user.deleted deactivates the LMS user: its calls answer 403 auth.account_deactivated', async (t) => {
   const user = await signUp(platform);
   t.is((await call('GET', lms('/me'), as(user))).status, 200);
-  const deleted = await call('DELETE', platform.url('/v1/ol/auth/account'), { ...as(user), json: { password: user.password } });
+  const deleted = await call('DELETE', platform.url('/v1/ol/auth/account'), {
+    ...as(user),
+    json: { password: user.password },
+  });
   t.is(deleted.status, 200, deleted.text);
   let res = await call('GET', lms('/me'), as(user));
   for (let attempt = 0; attempt < 100 && res.status === 200; attempt++) {
@@ -226,7 +295,10 @@ test('user.deleted deactivates the LMS user: its calls answer 403 auth.account_d
   }
   t.is(res.status, 403);
   t.is(res.body.error.code, 'auth.account_deactivated');
-  t.is((await call('POST', lms('/onboarding/start'), { ...as(user), json: { persona: 'learner' } })).body.error.code, 'auth.account_deactivated');
+  t.is(
+    (await call('POST', lms('/onboarding/start'), { ...as(user), json: { persona: 'learner' } })).body.error.code,
+    'auth.account_deactivated',
+  );
   t.is((await lmsUserRows(user.userId))[0]!.status, 'deactivated');
 });
 

@@ -41,14 +41,23 @@ test('every schema we share with the LMS reference has its field names, required
   const reference = loadReference();
   if (!reference) return t.pass(`${referenceFile} is absent; nothing to compare against`);
   // The LMS document's own schemas; the envelopes shared by the three services are checked elsewhere.
-  const ours = ((await loadApiDocument('lms')).bundled as { components: { schemas: Record<string, Schema> } }).components.schemas;
-  const envelopes = (YAML.parse(fs.readFileSync(path.join(openapiDir, '_shared.yaml'), 'utf8')) as { components: { schemas: Record<string, Schema> } }).components.schemas;
+  const ours = ((await loadApiDocument('lms')).bundled as { components: { schemas: Record<string, Schema> } })
+    .components.schemas;
+  const envelopes = (
+    YAML.parse(fs.readFileSync(path.join(openapiDir, '_shared.yaml'), 'utf8')) as {
+      components: { schemas: Record<string, Schema> };
+    }
+  ).components.schemas;
   const shared = Object.keys(ours).filter((name) => reference.components.schemas[name] && !envelopes[name]);
   t.true(shared.includes('LmsMe') && shared.includes('OnboardingSummary'));
   for (const name of shared) {
     const mine = ours[name]!;
     const theirs = reference.components.schemas[name]!;
-    t.deepEqual(Object.keys(mine.properties ?? {}).sort(), Object.keys(theirs.properties ?? {}).sort(), `fields of ${name}`);
+    t.deepEqual(
+      Object.keys(mine.properties ?? {}).sort(),
+      Object.keys(theirs.properties ?? {}).sort(),
+      `fields of ${name}`,
+    );
     t.deepEqual([...(mine.required ?? [])].sort(), [...(theirs.required ?? [])].sort(), `required fields of ${name}`);
     t.deepEqual(mine.enum, theirs.enum, `enum of ${name}`);
     for (const [field, schema] of Object.entries(mine.properties ?? {}) as Array<[string, Schema]>) {

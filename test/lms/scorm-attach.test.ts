@@ -17,8 +17,15 @@ let courseId: string;
 test.before(async () => {
   platform = await startTestPlatform();
   instructor = await lmsInstructor(platform, await lmsStaff(platform));
-  courseId = (await lms(platform, instructor, 'POST', '/authoring/courses', { title: 'Workshop safety', price: { amountMinorUnits: '0', currency: 'NGN' } })).body.data.id;
-  const moduleId = (await lms(platform, instructor, 'POST', `/authoring/courses/${courseId}/modules`, { title: 'Basics' })).body.data.id;
+  courseId = (
+    await lms(platform, instructor, 'POST', '/authoring/courses', {
+      title: 'Workshop safety',
+      price: { amountMinorUnits: '0', currency: 'NGN' },
+    })
+  ).body.data.id;
+  const moduleId = (
+    await lms(platform, instructor, 'POST', `/authoring/courses/${courseId}/modules`, { title: 'Basics' })
+  ).body.data.id;
   moduleUrl = `/authoring/courses/${courseId}/modules/${moduleId}/items`;
 });
 test.after.always(() => platform?.stop());
@@ -36,39 +43,76 @@ async function zipOf(files: Record<string, string>): Promise<Buffer> {
 
 test('attaching the bundled package to a SCORM item extracts it and sets the launch file from its manifest', async (t) => {
   const packageAssetId = await uploadSamplePackage(platform, instructor);
-  const res = await lms(platform, instructor, 'POST', moduleUrl, { type: 'scorm_package', title: 'Workshop safety basics', packageAssetId });
+  const res = await lms(platform, instructor, 'POST', moduleUrl, {
+    type: 'scorm_package',
+    title: 'Workshop safety basics',
+    packageAssetId,
+  });
   t.is(res.status, 201, res.text);
   t.like(res.body.data, { type: 'scorm_package', packageAssetId, scoHref: 'index.html' });
   await t.notThrowsAsync(fs.access(path.join(packagesRoot(), packageAssetId, 'pages', '3-quiz.html')));
 });
 
 // Serial: it compares the whole packages folder before and after, so no other attach may run meanwhile.
-test.serial('a package with a ../ entry is refused on attach with lms.scorm.invalid_package and nothing is extracted anywhere', async (t) => {
-  const good = await zipOf({ 'imsmanifest.xml': '<manifest><resources><resource identifier="r" href="index.html"/></resources></manifest>', 'index.html': 'ok', 'zz/evil.txt': 'owned' });
-  const evil = Buffer.from(good.toString('latin1').replaceAll('zz/evil.txt', '../evil.txt'), 'latin1');
-  const packageAssetId = await uploadAsset(platform, instructor, evil, 'scorm_package', 'evil.zip', 'application/zip');
-  const before = await fs.readdir(packagesRoot()).catch(() => []);
-  const res = await lms(platform, instructor, 'POST', moduleUrl, { type: 'scorm_package', title: 'Evil', packageAssetId });
-  t.is(res.status, 422);
-  t.is(res.body.error.code, 'lms.scorm.invalid_package');
-  t.deepEqual(res.body.error.details, [{ field: '../evil.txt', issue: 'climbs out of the package with ..' }]);
-  t.deepEqual(await fs.readdir(packagesRoot()).catch(() => []), before);
-  await t.throwsAsync(fs.access(path.join(packagesRoot(), '..', 'evil.txt')));
-  const outline = await lms(platform, instructor, 'GET', `/authoring/courses/${courseId}`);
-  t.false(JSON.stringify(outline.body.data).includes('"Evil"'), 'the item was not created');
-});
+test.serial(
+  'a package with a ../ entry is refused on attach with lms.scorm.invalid_package and nothing is extracted anywhere',
+  async (t) => {
+    const good = await zipOf({
+      'imsmanifest.xml': '<manifest><resources><resource identifier="r" href="index.html"/></resources></manifest>',
+      'index.html': 'ok',
+      'zz/evil.txt': 'owned',
+    });
+    const evil = Buffer.from(good.toString('latin1').replaceAll('zz/evil.txt', '../evil.txt'), 'latin1');
+    const packageAssetId = await uploadAsset(
+      platform,
+      instructor,
+      evil,
+      'scorm_package',
+      'evil.zip',
+      'application/zip',
+    );
+    const before = await fs.readdir(packagesRoot()).catch(() => []);
+    const res = await lms(platform, instructor, 'POST', moduleUrl, {
+      type: 'scorm_package',
+      title: 'Evil',
+      packageAssetId,
+    });
+    t.is(res.status, 422);
+    t.is(res.body.error.code, 'lms.scorm.invalid_package');
+    t.deepEqual(res.body.error.details, [{ field: '../evil.txt', issue: 'climbs out of the package with ..' }]);
+    t.deepEqual(await fs.readdir(packagesRoot()).catch(() => []), before);
+    await t.throwsAsync(fs.access(path.join(packagesRoot(), '..', 'evil.txt')));
+    const outline = await lms(platform, instructor, 'GET', `/authoring/courses/${courseId}`);
+    t.false(JSON.stringify(outline.body.data).includes('"Evil"'), 'the item was not created');
+  },
+);
 
 test('a zip without a manifest is refused on attach', async (t) => {
-  const packageAssetId = await uploadAsset(platform, instructor, await zipOf({ 'index.html': 'ok' }), 'scorm_package', 'bare.zip', 'application/zip');
-  const res = await lms(platform, instructor, 'POST', moduleUrl, { type: 'scorm_package', title: 'Bare', packageAssetId });
+  const packageAssetId = await uploadAsset(
+    platform,
+    instructor,
+    await zipOf({ 'index.html': 'ok' }),
+    'scorm_package',
+    'bare.zip',
+    'application/zip',
+  );
+  const res = await lms(platform, instructor, 'POST', moduleUrl, {
+    type: 'scorm_package',
+    title: 'Bare',
+    packageAssetId,
+  });
   t.is(res.status, 422);
   t.is(res.body.error.code, 'lms.scorm.invalid_package');
 });
 
-test('someone else\'s upload cannot be attached as a package', async (t) => {
+test("someone else's upload cannot be attached as a package", async (t) => {
   const other = await lmsInstructor(platform, await lmsStaff(platform));
   const packageAssetId = await uploadSamplePackage(platform, other);
-  const res = await lms(platform, instructor, 'POST', moduleUrl, { type: 'scorm_package', title: 'Borrowed', packageAssetId });
+  const res = await lms(platform, instructor, 'POST', moduleUrl, {
+    type: 'scorm_package',
+    title: 'Borrowed',
+    packageAssetId,
+  });
   t.is(res.status, 422);
   t.is(res.body.error.code, 'lms.scorm.invalid_package');
   t.deepEqual(res.body.error.details, [{ field: 'packageAssetId', issue: 'is not a confirmed asset of yours' }]);

@@ -42,13 +42,18 @@ test.after.always(async () => {
 
 async function enrolledInScormCourse() {
   const learner = await lmsLearner(platform);
-  const { courseId, itemIds } = await lmsCourse(db.sequelize, { createdBy: author.lmsUserId, items: [{ type: 'scorm_package', title: 'Workshop safety basics', packageAssetId }] });
+  const { courseId, itemIds } = await lmsCourse(db.sequelize, {
+    createdBy: author.lmsUserId,
+    items: [{ type: 'scorm_package', title: 'Workshop safety basics', packageAssetId }],
+  });
   const enrollmentId = await db.grant(courseId, learner.lmsUserId);
   return { learner, enrollmentId, itemId: itemIds[0]! };
 }
 
 async function launch(learner: LmsPerson, enrollmentId: string, itemId: string) {
-  const res = await call('POST', platform.url(`/v1/lms/enrollments/${enrollmentId}/items/${itemId}/launch`), { token: learner.accessToken });
+  const res = await call('POST', platform.url(`/v1/lms/enrollments/${enrollmentId}/items/${itemId}/launch`), {
+    token: learner.accessToken,
+  });
   if (res.status !== 200) throw new Error(`launch: ${res.status} ${res.text}`);
   return res.body.data as { sessionId: string; launchUrl: string; playerUrl: string };
 }
@@ -79,17 +84,27 @@ it('the package plays through the player page: the quiz score and status it repo
   await quiz.locator('input[name=q3][value=a]').check(); // wrong: 2 of 3
   await quiz.locator('#submit').click();
   await quiz.locator('#result').filter({ hasText: 'You scored 67%: not passed yet' }).waitFor();
-  let progress = await call('GET', platform.url(`/v1/lms/enrollments/${enrollmentId}/progress`), { token: learner.accessToken });
+  let progress = await call('GET', platform.url(`/v1/lms/enrollments/${enrollmentId}/progress`), {
+    token: learner.accessToken,
+  });
   t.like(progress.body.data.items[0], { itemId, status: 'failed', scorePercent: 67 });
 
   await quiz.locator('input[name=q3][value=b]').check();
   await quiz.locator('#submit').click();
   await quiz.locator('#result').filter({ hasText: 'You scored 100%: passed' }).waitFor();
-  progress = await call('GET', platform.url(`/v1/lms/enrollments/${enrollmentId}/progress`), { token: learner.accessToken });
+  progress = await call('GET', platform.url(`/v1/lms/enrollments/${enrollmentId}/progress`), {
+    token: learner.accessToken,
+  });
   t.like(progress.body.data.items[0], { itemId, status: 'completed', scorePercent: 100 });
   t.like(progress.body.data, { percentComplete: 100, enrollmentStatus: 'completed' });
   const recorded = await call('GET', session.launchUrl, { token: learner.accessToken });
-  t.like(recorded.body.data.cmi, { lessonStatus: 'passed', scoreRaw: 100, scoreMax: 100, location: 'pages/3-quiz.html', suspendData: '{"page":2}' });
+  t.like(recorded.body.data.cmi, {
+    lessonStatus: 'passed',
+    scoreRaw: 100,
+    scoreMax: 100,
+    location: 'pages/3-quiz.html',
+    suspendData: '{"page":2}',
+  });
   t.regex(recorded.body.data.cmi.sessionTime, /^\d{2,4}:\d{2}:\d{2}(\.\d+)?$/);
 });
 
@@ -113,5 +128,9 @@ it('leaving and launching again resumes the package where the learner left it, f
   await again.sco.frameLocator('#page').locator('#hazards').waitFor();
   t.is(await again.sco.locator('#back').isDisabled(), false);
   const session = await call('GET', second.launchUrl, { token: learner.accessToken });
-  t.like(session.body.data.cmi, { lessonStatus: 'incomplete', suspendData: '{"page":1}', location: 'pages/2-hazards.html' });
+  t.like(session.body.data.cmi, {
+    lessonStatus: 'incomplete',
+    suspendData: '{"page":1}',
+    location: 'pages/2-hazards.html',
+  });
 });

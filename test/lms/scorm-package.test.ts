@@ -28,7 +28,8 @@ async function tree(folder: string): Promise<string[]> {
 
 async function zipOf(files: Record<string, string>): Promise<Buffer> {
   const zip = new yazl.ZipFile();
-  for (const [name, text] of Object.entries(files)) zip.addBuffer(Buffer.from(text), name, { mtime: new Date('2026-01-01T00:00:00Z') });
+  for (const [name, text] of Object.entries(files))
+    zip.addBuffer(Buffer.from(text), name, { mtime: new Date('2026-01-01T00:00:00Z') });
   zip.end();
   const chunks: Buffer[] = [];
   for await (const chunk of zip.outputStream as AsyncIterable<Buffer>) chunks.push(chunk);
@@ -83,8 +84,20 @@ test('the bundled package is a SCORM 1.2 package whose manifest launches index.h
   t.is(extracted.scormVersion, '1.2');
   t.is(extracted.scoHref, 'index.html');
   t.is(extracted.title, 'Workshop safety basics');
-  t.deepEqual(await tree(destination), ['imsmanifest.xml', 'index.html', 'pages', 'pages/1-welcome.html', 'pages/2-hazards.html', 'pages/3-quiz.html', 'sco.js', 'style.css']);
-  t.is(await fs.readFile(path.join(destination, 'sco.js'), 'utf8'), await fs.readFile(path.join(samplePackagePath, 'sco.js'), 'utf8'));
+  t.deepEqual(await tree(destination), [
+    'imsmanifest.xml',
+    'index.html',
+    'pages',
+    'pages/1-welcome.html',
+    'pages/2-hazards.html',
+    'pages/3-quiz.html',
+    'sco.js',
+    'style.css',
+  ]);
+  t.is(
+    await fs.readFile(path.join(destination, 'sco.js'), 'utf8'),
+    await fs.readFile(path.join(samplePackagePath, 'sco.js'), 'utf8'),
+  );
 });
 
 test('the bundled package zips to the same bytes every time', async (t) => {
@@ -93,37 +106,61 @@ test('the bundled package zips to the same bytes every time', async (t) => {
 });
 
 test('a package with a ../ entry is refused and nothing is written outside (or inside) its folder', async (t) => {
-  const zip = renameEntry(await zipOf({ 'imsmanifest.xml': manifest('index.html'), 'index.html': 'ok', 'zz/evil.txt': 'owned' }), 'zz/evil.txt', '../evil.txt');
+  const zip = renameEntry(
+    await zipOf({ 'imsmanifest.xml': manifest('index.html'), 'index.html': 'ok', 'zz/evil.txt': 'owned' }),
+    'zz/evil.txt',
+    '../evil.txt',
+  );
   const err = await refusal(t, zip);
   t.deepEqual(err.details, [{ field: '../evil.txt', issue: 'climbs out of the package with ..' }]);
 });
 
 test('a package with a deeper ../ climb is refused', async (t) => {
-  const zip = renameEntry(await zipOf({ 'imsmanifest.xml': manifest('index.html'), 'index.html': 'ok', 'pages/xx/xx/evil.txt': 'owned' }), 'pages/xx/xx/evil.txt', 'pages/../../evil.txt');
+  const zip = renameEntry(
+    await zipOf({ 'imsmanifest.xml': manifest('index.html'), 'index.html': 'ok', 'pages/xx/xx/evil.txt': 'owned' }),
+    'pages/xx/xx/evil.txt',
+    'pages/../../evil.txt',
+  );
   await refusal(t, zip);
 });
 
 test('a package with an absolute path entry is refused', async (t) => {
-  const zip = renameEntry(await zipOf({ 'imsmanifest.xml': manifest('index.html'), 'index.html': 'ok', 'xtmp/evil.txt': 'owned' }), 'xtmp/evil.txt', '/tmp/evil.txt');
+  const zip = renameEntry(
+    await zipOf({ 'imsmanifest.xml': manifest('index.html'), 'index.html': 'ok', 'xtmp/evil.txt': 'owned' }),
+    'xtmp/evil.txt',
+    '/tmp/evil.txt',
+  );
   const err = await refusal(t, zip);
   t.deepEqual(err.details, [{ field: '/tmp/evil.txt', issue: 'is an absolute path' }]);
 });
 
 test('a package with a backslash path entry is refused', async (t) => {
-  const zip = renameEntry(await zipOf({ 'imsmanifest.xml': manifest('index.html'), 'index.html': 'ok', 'xx/evil.txt': 'owned' }), 'xx/evil.txt', '..\\evil.txt');
+  const zip = renameEntry(
+    await zipOf({ 'imsmanifest.xml': manifest('index.html'), 'index.html': 'ok', 'xx/evil.txt': 'owned' }),
+    'xx/evil.txt',
+    '..\\evil.txt',
+  );
   await refusal(t, zip);
 });
 
 test('a package declaring 1 GB uncompressed is refused before anything is inflated', async (t) => {
-  const zip = declareSize(await zipOf({ 'imsmanifest.xml': manifest('index.html'), 'index.html': 'ok' }), 1024 * 1024 * 1024);
+  const zip = declareSize(
+    await zipOf({ 'imsmanifest.xml': manifest('index.html'), 'index.html': 'ok' }),
+    1024 * 1024 * 1024,
+  );
   const err = await refusal(t, zip);
   t.regex(err.message, /declares 2147483648 bytes uncompressed/);
 });
 
 test('a package over the configured uncompressed limit is refused', async (t) => {
   const { destination, zipFile } = await workspace();
-  await fs.writeFile(zipFile, await zipOf({ 'imsmanifest.xml': manifest('index.html'), 'index.html': 'x'.repeat(5000) }));
-  const err = await t.throwsAsync(() => extractPackage(zipFile, destination, { maxUncompressedBytes: 4096, maxEntries: 10 }));
+  await fs.writeFile(
+    zipFile,
+    await zipOf({ 'imsmanifest.xml': manifest('index.html'), 'index.html': 'x'.repeat(5000) }),
+  );
+  const err = await t.throwsAsync(() =>
+    extractPackage(zipFile, destination, { maxUncompressedBytes: 4096, maxEntries: 10 }),
+  );
   t.is((err as AppError).code, 'lms.scorm.invalid_package');
   await t.throwsAsync(() => fs.access(destination));
 });
@@ -143,7 +180,10 @@ test('a package whose manifest is not well-formed XML is refused', async (t) => 
 });
 
 test('a SCORM 2004 package is refused: the player plays SCORM 1.2 only', async (t) => {
-  const manifest2004 = manifest('index.html').replace('<organizations', '<metadata><schema>ADL SCORM</schema><schemaversion>2004 4th Edition</schemaversion></metadata><organizations');
+  const manifest2004 = manifest('index.html').replace(
+    '<organizations',
+    '<metadata><schema>ADL SCORM</schema><schemaversion>2004 4th Edition</schemaversion></metadata><organizations',
+  );
   const err = await refusal(t, await zipOf({ 'imsmanifest.xml': manifest2004, 'index.html': 'ok' }));
   t.deepEqual(err.details, [{ field: 'imsmanifest.xml', issue: 'schemaversion is SCORM 2004' }]);
 });

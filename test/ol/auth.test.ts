@@ -12,7 +12,11 @@ test.after.always(() => platform?.stop());
 const auth = (path: string) => platform.url(`/v1/ol/auth${path}`);
 
 /** Waits until `to` has at least `count` mails and returns the newest (a resend's mail arrives asynchronously). */
-async function mailNumber(to: string, count: number, on: TestPlatform = platform): Promise<{ otp?: string; text: string }> {
+async function mailNumber(
+  to: string,
+  count: number,
+  on: TestPlatform = platform,
+): Promise<{ otp?: string; text: string }> {
   for (let attempt = 0; attempt < 50; attempt++) {
     const res = await call('GET', on.url(`/v1/ol/dev/mailbox?to=${encodeURIComponent(to)}`));
     if (res.body.data.length >= count) return res.body.data[0];
@@ -28,7 +32,9 @@ async function register(email: string, on: TestPlatform = platform): Promise<Jso
 const wrongCode = (otp: string) => String((Number(otp) + 1) % 10_000).padStart(4, '0');
 
 async function outboxEvents(type: string): Promise<Array<Record<string, unknown>>> {
-  const rows = await sql<{ data: Record<string, unknown> }>(platform, 'SELECT data FROM ol.outbox WHERE type = $1', [type]);
+  const rows = await sql<{ data: Record<string, unknown> }>(platform, 'SELECT data FROM ol.outbox WHERE type = $1', [
+    type,
+  ]);
   return rows.map((row) => row.data);
 }
 
@@ -47,7 +53,16 @@ test('register, verify with the mailed code and login give tokens and the AuthRe
   const { accessToken, refreshToken, user } = verified.body.data;
   t.truthy(accessToken);
   t.truthy(refreshToken);
-  t.like(user, { userId: registered.body.data.userId, id: registered.body.data.userId, email, phone: null, authProvider: 'password', status: 'active', intents: ['cap'], mustChangePassword: false });
+  t.like(user, {
+    userId: registered.body.data.userId,
+    id: registered.body.data.userId,
+    email,
+    phone: null,
+    authProvider: 'password',
+    status: 'active',
+    intents: ['cap'],
+    mustChangePassword: false,
+  });
   t.regex(user.createdAt, /^\d{4}-\d\d-\d\dT/);
 
   const created = (await outboxEvents('user.created')).find((data) => data.userId === user.userId);
@@ -95,7 +110,9 @@ test('login is 401 for a wrong password or an unknown address, and 403 auth.acco
   const wrong = await call('POST', auth('/login'), { json: { email: user.email, password: 'Wrong-password-1' } });
   t.is(wrong.status, 401);
   t.is(wrong.body.error.code, 'auth.invalid_credentials');
-  const unknown = await call('POST', auth('/login'), { json: { email: uniqueEmail('nobody'), password: testPassword } });
+  const unknown = await call('POST', auth('/login'), {
+    json: { email: uniqueEmail('nobody'), password: testPassword },
+  });
   t.is(unknown.status, 401);
   t.is(unknown.body.error.code, 'auth.invalid_credentials');
 
@@ -110,12 +127,16 @@ test('a wrong code is 422 auth.otp_invalid and the account stays pending', async
   const email = uniqueEmail('wrong');
   await register(email);
   const { otp } = await latestMail(platform, email);
-  const res = await call('POST', auth('/verify-account'), { json: { email, otp: wrongCode(otp!), purpose: 'account_verify' } });
+  const res = await call('POST', auth('/verify-account'), {
+    json: { email, otp: wrongCode(otp!), purpose: 'account_verify' },
+  });
   t.is(res.status, 422);
   t.is(res.body.error.code, 'auth.otp_invalid');
   const login = await call('POST', auth('/login'), { json: { email, password: testPassword } });
   t.is(login.body.error.code, 'auth.account_not_verified');
-  const unknown = await call('POST', auth('/verify-account'), { json: { email: uniqueEmail('ghost'), otp: '1234', purpose: 'account_verify' } });
+  const unknown = await call('POST', auth('/verify-account'), {
+    json: { email: uniqueEmail('ghost'), otp: '1234', purpose: 'account_verify' },
+  });
   t.is(unknown.status, 422);
   t.is(unknown.body.error.code, 'auth.otp_invalid');
 });
@@ -127,7 +148,9 @@ test('an expired code is 422 auth.otp_invalid', async (t) => {
     await register(email, shortLived);
     const { otp } = await latestMail(shortLived, email);
     await new Promise((r) => setTimeout(r, 1500));
-    const res = await call('POST', shortLived.url('/v1/ol/auth/verify-account'), { json: { email, otp, purpose: 'account_verify' } });
+    const res = await call('POST', shortLived.url('/v1/ol/auth/verify-account'), {
+      json: { email, otp, purpose: 'account_verify' },
+    });
     t.is(res.status, 422);
     t.is(res.body.error.code, 'auth.otp_invalid');
   } finally {
@@ -139,7 +162,8 @@ test('the wrong try that uses up the attempts is 429 auth.otp_attempts_exceeded 
   const email = uniqueEmail('attempts');
   await register(email);
   const { otp } = await latestMail(platform, email);
-  const verify = (code: string) => call('POST', auth('/verify-account'), { json: { email, otp: code, purpose: 'account_verify' } });
+  const verify = (code: string) =>
+    call('POST', auth('/verify-account'), { json: { email, otp: code, purpose: 'account_verify' } });
   for (let i = 1; i < 3; i++) t.is((await verify(wrongCode(otp!))).status, 422, `wrong try ${i}`);
   const third = await verify(wrongCode(otp!));
   t.is(third.status, 429);
@@ -163,7 +187,10 @@ test('code mails beyond the hourly limit are 429 auth.otp_rate_limited with Retr
 
   const unknown = uniqueEmail('unknown');
   for (let i = 0; i < 5; i++) {
-    t.deepEqual((await call('POST', auth('/otp/resend'), { json: { email: unknown, purpose: 'password_reset' } })).body.data, { sent: true });
+    t.deepEqual(
+      (await call('POST', auth('/otp/resend'), { json: { email: unknown, purpose: 'password_reset' } })).body.data,
+      { sent: true },
+    );
   }
   t.is((await call('POST', auth('/forgot-password'), { json: { email: unknown } })).status, 429);
 });
@@ -191,7 +218,11 @@ test('presenting a rotated refresh token revokes its family: the newest token st
   t.is(newest.status, 401);
 
   const otherSession = await call('POST', auth('/login'), { json: { email: user.email, password: user.password } });
-  t.is((await call('POST', auth('/refresh'), { json: { refreshToken: otherSession.body.data.refreshToken } })).status, 200, 'other sign-ins are untouched');
+  t.is(
+    (await call('POST', auth('/refresh'), { json: { refreshToken: otherSession.body.data.refreshToken } })).status,
+    200,
+    'other sign-ins are untouched',
+  );
 });
 
 test('logout needs a bearer token and revokes the session of the refresh token', async (t) => {
@@ -199,7 +230,10 @@ test('logout needs a bearer token and revokes the session of the refresh token',
   const anonymous = await call('POST', auth('/logout'), { json: { refreshToken: user.refreshToken } });
   t.is(anonymous.status, 401);
   t.is(anonymous.body.error.code, 'auth.unauthenticated');
-  const out = await call('POST', auth('/logout'), { token: user.accessToken, json: { refreshToken: user.refreshToken } });
+  const out = await call('POST', auth('/logout'), {
+    token: user.accessToken,
+    json: { refreshToken: user.refreshToken },
+  });
   t.is(out.status, 200);
   t.deepEqual(out.body.data, { loggedOut: true });
   t.is((await call('POST', auth('/refresh'), { json: { refreshToken: user.refreshToken } })).status, 401);
@@ -209,17 +243,35 @@ test('change-password ends every session, the current one included, answers the 
   const user = await signUp(platform);
   const other = await call('POST', auth('/login'), { json: { email: user.email, password: user.password } });
 
-  const wrong = await call('PATCH', auth('/change-password'), { token: user.accessToken, json: { currentPassword: 'Not-it-123', newPassword: 'New-password-42' } });
+  const wrong = await call('PATCH', auth('/change-password'), {
+    token: user.accessToken,
+    json: { currentPassword: 'Not-it-123', newPassword: 'New-password-42' },
+  });
   t.is(wrong.status, 422);
   t.is(wrong.body.error.code, 'auth.current_password_wrong');
 
-  const changed = await call('PATCH', auth('/change-password'), { token: user.accessToken, json: { currentPassword: user.password, newPassword: 'New-password-42' } });
+  const changed = await call('PATCH', auth('/change-password'), {
+    token: user.accessToken,
+    json: { currentPassword: user.password, newPassword: 'New-password-42' },
+  });
   t.is(changed.status, 200);
   t.deepEqual(Object.keys(changed.body.data).sort(), ['accessToken', 'refreshToken']);
 
-  t.is((await call('POST', auth('/refresh'), { json: { refreshToken: other.body.data.refreshToken } })).status, 401, 'the other session ended');
-  t.is((await call('POST', auth('/refresh'), { json: { refreshToken: user.refreshToken } })).status, 401, "the current session's refresh token ended too");
-  t.is((await call('POST', auth('/refresh'), { json: { refreshToken: changed.body.data.refreshToken } })).status, 200, 'the new session goes on');
+  t.is(
+    (await call('POST', auth('/refresh'), { json: { refreshToken: other.body.data.refreshToken } })).status,
+    401,
+    'the other session ended',
+  );
+  t.is(
+    (await call('POST', auth('/refresh'), { json: { refreshToken: user.refreshToken } })).status,
+    401,
+    "the current session's refresh token ended too",
+  );
+  t.is(
+    (await call('POST', auth('/refresh'), { json: { refreshToken: changed.body.data.refreshToken } })).status,
+    200,
+    'the new session goes on',
+  );
   t.is((await call('POST', auth('/login'), { json: { email: user.email, password: user.password } })).status, 401);
   t.is((await call('POST', auth('/login'), { json: { email: user.email, password: 'New-password-42' } })).status, 200);
 });
@@ -228,19 +280,27 @@ test('reset-password with the mailed code sets the new password and ends every s
   const user = await signUp(platform);
   const forgot = await call('POST', auth('/forgot-password'), { json: { email: user.email } });
   t.deepEqual(forgot.body.data, { sent: true });
-  t.deepEqual((await call('POST', auth('/forgot-password'), { json: { email: uniqueEmail('nobody') } })).body.data, { sent: true });
+  t.deepEqual((await call('POST', auth('/forgot-password'), { json: { email: uniqueEmail('nobody') } })).body.data, {
+    sent: true,
+  });
   const { otp } = await mailNumber(user.email, 2);
 
-  const bad = await call('POST', auth('/reset-password'), { json: { email: user.email, otp: wrongCode(otp!), purpose: 'password_reset', newPassword: 'Reset-pass-77' } });
+  const bad = await call('POST', auth('/reset-password'), {
+    json: { email: user.email, otp: wrongCode(otp!), purpose: 'password_reset', newPassword: 'Reset-pass-77' },
+  });
   t.is(bad.status, 422);
   t.is(bad.body.error.code, 'auth.otp_invalid');
-  const reset = await call('POST', auth('/reset-password'), { json: { email: user.email, otp, purpose: 'password_reset', newPassword: 'Reset-pass-77' } });
+  const reset = await call('POST', auth('/reset-password'), {
+    json: { email: user.email, otp, purpose: 'password_reset', newPassword: 'Reset-pass-77' },
+  });
   t.is(reset.status, 200);
   t.deepEqual(reset.body.data, { reset: true });
 
   t.is((await call('POST', auth('/refresh'), { json: { refreshToken: user.refreshToken } })).status, 401);
   t.is((await call('POST', auth('/login'), { json: { email: user.email, password: 'Reset-pass-77' } })).status, 200);
-  const reused = await call('POST', auth('/reset-password'), { json: { email: user.email, otp, purpose: 'password_reset', newPassword: 'Another-pass-8' } });
+  const reused = await call('POST', auth('/reset-password'), {
+    json: { email: user.email, otp, purpose: 'password_reset', newPassword: 'Another-pass-8' },
+  });
   t.is(reused.status, 422, 'a code works once');
 });
 
@@ -252,7 +312,10 @@ test('deleting the account blocks login, ends its sessions and token, and publis
   const wrong = await call('DELETE', auth('/account'), { token: user.accessToken, json: { password: 'Wrong-pass-1' } });
   t.is(wrong.body.error.code, 'auth.current_password_wrong');
 
-  const deleted = await call('DELETE', auth('/account'), { token: user.accessToken, json: { password: user.password } });
+  const deleted = await call('DELETE', auth('/account'), {
+    token: user.accessToken,
+    json: { password: user.password },
+  });
   t.is(deleted.status, 200);
   t.deepEqual(deleted.body.data, { deleted: true });
 
@@ -260,7 +323,11 @@ test('deleting the account blocks login, ends its sessions and token, and publis
   t.is(login.status, 401);
   t.is(login.body.error.code, 'auth.invalid_credentials');
   t.is((await call('POST', auth('/refresh'), { json: { refreshToken: user.refreshToken } })).status, 401);
-  t.is((await call('POST', auth('/logout'), { token: user.accessToken, json: { refreshToken: user.refreshToken } })).status, 401);
+  t.is(
+    (await call('POST', auth('/logout'), { token: user.accessToken, json: { refreshToken: user.refreshToken } }))
+      .status,
+    401,
+  );
 
   const events = (await outboxEvents('user.deleted')).filter((data) => data.userId === user.userId);
   t.is(events.length, 1);
@@ -270,17 +337,24 @@ test('deleting the account blocks login, ends its sessions and token, and publis
 
 test('Google sign-in creates an active account once, then signs the same account in', async (t) => {
   const email = uniqueEmail('google');
-  const idToken = async () => (await call('POST', platform.url('/v1/ol/dev/google/id-token'), { json: { email } })).body.data.idToken;
-  const first = await call('POST', auth('/google'), { json: { idToken: await idToken(), provider: 'google', intents: ['cap'] } });
+  const idToken = async () =>
+    (await call('POST', platform.url('/v1/ol/dev/google/id-token'), { json: { email } })).body.data.idToken;
+  const first = await call('POST', auth('/google'), {
+    json: { idToken: await idToken(), provider: 'google', intents: ['cap'] },
+  });
   t.is(first.status, 200);
   t.true(first.body.data.isNewUser);
   t.like(first.body.data.user, { email, authProvider: 'google', status: 'active', intents: ['cap'] });
-  const second = await call('POST', auth('/google'), { json: { idToken: await idToken(), provider: 'google', intents: ['cap'] } });
+  const second = await call('POST', auth('/google'), {
+    json: { idToken: await idToken(), provider: 'google', intents: ['cap'] },
+  });
   t.false(second.body.data.isNewUser);
   t.is(second.body.data.user.userId, first.body.data.user.userId);
   t.is((await outboxEvents('user.created')).filter((data) => data.userId === first.body.data.user.userId).length, 1);
 
-  const forged = await call('POST', auth('/google'), { json: { idToken: 'not.a.token', provider: 'google', intents: ['cap'] } });
+  const forged = await call('POST', auth('/google'), {
+    json: { idToken: 'not.a.token', provider: 'google', intents: ['cap'] },
+  });
   t.is(forged.status, 422);
   t.is(forged.body.error.code, 'auth.google_token_invalid');
 });
@@ -296,7 +370,9 @@ test('no response body or event carries the password or the code', async (t) => 
   };
   await record(call('POST', auth('/register'), { json: { email, password, intents: ['lms'] } }));
   const { otp } = await latestMail(platform, email);
-  const verified = await record(call('POST', auth('/verify-account'), { json: { email, otp, purpose: 'account_verify' } }));
+  const verified = await record(
+    call('POST', auth('/verify-account'), { json: { email, otp, purpose: 'account_verify' } }),
+  );
   await record(call('POST', auth('/login'), { json: { email, password } }));
   await record(call('POST', auth('/login'), { json: { email, password: `${password}x` } }));
   await record(call('POST', auth('/refresh'), { json: { refreshToken: verified.body.data.refreshToken } }));

@@ -1,6 +1,10 @@
 import test from 'ava';
 import { decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT } from 'jose';
-import { createGoogleVerifier, GoogleTokenError, type GoogleTokenProblem } from '../../server/orchestrator/google/verify.ts';
+import {
+  createGoogleVerifier,
+  GoogleTokenError,
+  type GoogleTokenProblem,
+} from '../../server/orchestrator/google/verify.ts';
 import { runCapctl } from '../helpers/cli.ts';
 import { call, startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 
@@ -12,7 +16,9 @@ let verify: ReturnType<typeof createGoogleVerifier>;
 
 test.before(async () => {
   platform = await startTestPlatform({ googleIssuer: 'accounts.google.com', googleClientId: clientId });
-  verify = createGoogleVerifier({ googleIssuer: 'https://accounts.google.com', googleClientId: clientId }, () => platform.url('/v1/ol/dev/google/jwks.json'));
+  verify = createGoogleVerifier({ googleIssuer: 'https://accounts.google.com', googleClientId: clientId }, () =>
+    platform.url('/v1/ol/dev/google/jwks.json'),
+  );
 });
 test.after.always(() => platform?.stop());
 
@@ -42,7 +48,13 @@ test('a sandbox ID token has the shape of a Google one, with a subject stable pe
   const first = await mint({ email: 'shape@example.test', emailVerified: false });
   const second = await mint({ email: 'shape@example.test' });
   const claims = decodeJwt(first);
-  t.like(claims, { iss: 'accounts.google.com', aud: clientId, azp: clientId, email: 'shape@example.test', email_verified: false });
+  t.like(claims, {
+    iss: 'accounts.google.com',
+    aud: clientId,
+    azp: clientId,
+    email: 'shape@example.test',
+    email_verified: false,
+  });
   t.regex(String(claims.sub), /^\d{21}$/);
   t.is(claims.exp! - claims.iat!, 3600);
   t.is(decodeJwt(second).sub, claims.sub);
@@ -72,7 +84,9 @@ test('an ID token signed by another key is refused, even under the sandbox key i
 });
 
 test('an ID token from another issuer is refused', async (t) => {
-  const strict = createGoogleVerifier({ googleIssuer: 'https://issuer.example', googleClientId: clientId }, () => platform.url('/v1/ol/dev/google/jwks.json'));
+  const strict = createGoogleVerifier({ googleIssuer: 'https://issuer.example', googleClientId: clientId }, () =>
+    platform.url('/v1/ol/dev/google/jwks.json'),
+  );
   t.is(await refusal(await mint({ email: 'iss@example.test' }), strict), 'issuer');
 });
 
@@ -81,7 +95,10 @@ test('a token that is not a signed JWT is refused as malformed', async (t) => {
 });
 
 test('unreachable signing keys are reported as such, not as a bad token', async (t) => {
-  const offline = createGoogleVerifier({ googleIssuer: 'accounts.google.com', googleClientId: clientId }, () => 'http://127.0.0.1:1/jwks.json');
+  const offline = createGoogleVerifier(
+    { googleIssuer: 'accounts.google.com', googleClientId: clientId },
+    () => 'http://127.0.0.1:1/jwks.json',
+  );
   t.is(await refusal(await mint({ email: 'offline@example.test' }), offline), 'keys_unavailable');
 });
 
@@ -92,10 +109,20 @@ test('minting checks its input', async (t) => {
 });
 
 test('capctl google-token prints a token the verifier accepts', async (t) => {
-  const plain = await runCapctl(['google-token', '--email', 'cli@example.test', '--name', 'Cli User', '--base-url', platform.urls.gateway!]);
+  const plain = await runCapctl([
+    'google-token',
+    '--email',
+    'cli@example.test',
+    '--name',
+    'Cli User',
+    '--base-url',
+    platform.urls.gateway!,
+  ]);
   t.is(plain.code, 0, plain.stderr);
   t.like(await verify(plain.stdout.trim()), { email: 'cli@example.test', name: 'Cli User' });
-  const json = await runCapctl(['google-token', '--email', 'cli@example.test', '--json'], { CAPCTL_BASE_URL: platform.urls.gateway! });
+  const json = await runCapctl(['google-token', '--email', 'cli@example.test', '--json'], {
+    CAPCTL_BASE_URL: platform.urls.gateway!,
+  });
   t.is(json.code, 0, json.stderr);
   t.like(await verify(JSON.parse(json.stdout).idToken), { email: 'cli@example.test' });
 });

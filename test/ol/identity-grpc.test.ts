@@ -25,10 +25,17 @@ test.before(async () => {
 test.after.always(() => platform?.stop());
 
 // A client written from proto/ alone, the way any other team would write one.
-const identityProto = protoLoader.loadSync(path.resolve('proto/orchestrator/v1/identity.proto'), { keepCase: true, defaults: true });
+const identityProto = protoLoader.loadSync(path.resolve('proto/orchestrator/v1/identity.proto'), {
+  keepCase: true,
+  defaults: true,
+});
 const IdentityService = (grpc.loadPackageDefinition(identityProto) as any).orchestrator.v1.IdentityService;
 
-function rpc(method: 'VerifyIdentity' | 'ProvisionAccount', request: object, serviceKey: string | null = config.serviceApiKey): Promise<any> {
+function rpc(
+  method: 'VerifyIdentity' | 'ProvisionAccount',
+  request: object,
+  serviceKey: string | null = config.serviceApiKey,
+): Promise<any> {
   const client = new IdentityService(platform.urls.grpc, grpc.credentials.createInsecure());
   const metadata = new grpc.Metadata();
   if (serviceKey !== null) metadata.set('x-platform-service-key', serviceKey);
@@ -41,7 +48,11 @@ function rpc(method: 'VerifyIdentity' | 'ProvisionAccount', request: object, ser
   );
 }
 
-async function rpcError(method: 'VerifyIdentity' | 'ProvisionAccount', request: object, serviceKey?: string | null): Promise<grpc.ServiceError> {
+async function rpcError(
+  method: 'VerifyIdentity' | 'ProvisionAccount',
+  request: object,
+  serviceKey?: string | null,
+): Promise<grpc.ServiceError> {
   const outcome = await rpc(method, request, serviceKey).then(
     () => undefined,
     (err: grpc.ServiceError) => err,
@@ -55,7 +66,15 @@ const testNumber = (prefix: string) => `${prefix}${String(crypto.randomInt(0, 1e
 
 async function verifyRequest(overrides: Record<string, string> = {}) {
   const user = await signUp(platform);
-  return { user_id: user.userId, type: 'nin', identification_number: testNumber('100'), first_name: 'Amaka', last_name: 'Eze', date_of_birth: '1990-04-17', ...overrides };
+  return {
+    user_id: user.userId,
+    type: 'nin',
+    identification_number: testNumber('100'),
+    first_name: 'Amaka',
+    last_name: 'Eze',
+    date_of_birth: '1990-04-17',
+    ...overrides,
+  };
 }
 
 test('a client built from proto/ alone calls both RPCs with the service key', async (t) => {
@@ -75,7 +94,10 @@ test('a call without the service key, or with a wrong one, is UNAUTHENTICATED', 
 });
 
 test('reflection lists the IdentityService and the health service', async (t) => {
-  const reflectionProto = path.join(path.dirname(require.resolve('@grpc/reflection/package.json')), 'build/proto/grpc/reflection/v1/reflection.proto');
+  const reflectionProto = path.join(
+    path.dirname(require.resolve('@grpc/reflection/package.json')),
+    'build/proto/grpc/reflection/v1/reflection.proto',
+  );
   const loaded = grpc.loadPackageDefinition(protoLoader.loadSync(reflectionProto, { keepCase: true })) as any;
   const client = new loaded.grpc.reflection.v1.ServerReflection(platform.urls.grpc, grpc.credentials.createInsecure());
   t.teardown(() => client.close());
@@ -94,12 +116,16 @@ test('reflection lists the IdentityService and the health service', async (t) =>
 });
 
 test('health answers SERVING for the server and for the IdentityService', async (t) => {
-  const loaded = grpc.loadPackageDefinition(protoLoader.loadSync(healthProtoPath, { keepCase: true, enums: String })) as any;
+  const loaded = grpc.loadPackageDefinition(
+    protoLoader.loadSync(healthProtoPath, { keepCase: true, enums: String }),
+  ) as any;
   const client = new loaded.grpc.health.v1.Health(platform.urls.grpc, grpc.credentials.createInsecure());
   t.teardown(() => client.close());
   const check = (service: string) =>
     new Promise<{ status: string }>((resolve, reject) =>
-      client.Check({ service }, (err: Error | null, response: { status: string }) => (err ? reject(err) : resolve(response))),
+      client.Check({ service }, (err: Error | null, response: { status: string }) =>
+        err ? reject(err) : resolve(response),
+      ),
     );
   t.is((await check('')).status, 'SERVING');
   t.is((await check('orchestrator.v1.IdentityService')).status, 'SERVING');
@@ -127,7 +153,9 @@ for (const { prefix, outcome } of failingClasses) {
     const response = await rpc('VerifyIdentity', request);
     t.like(response, { verified: false, provider: 'sandbox', verified_at: '' });
     t.regex(response.provider_reference, /^sbx_/);
-    const [row] = await sql(platform, `SELECT outcome, verified_at FROM ol.identity_checks WHERE user_id = $1`, [request.user_id]);
+    const [row] = await sql(platform, `SELECT outcome, verified_at FROM ol.identity_checks WHERE user_id = $1`, [
+      request.user_id,
+    ]);
     t.like(row, { outcome, verified_at: null });
   });
 }
@@ -144,8 +172,13 @@ test('each check is stored with the HMAC of type and number, and a fresh referen
   const first = await rpc('VerifyIdentity', request);
   const second = await rpc('VerifyIdentity', request);
   t.not(first.provider_reference, second.provider_reference);
-  const rows = await sql(platform, `SELECT * FROM ol.identity_checks WHERE user_id = $1 ORDER BY id`, [request.user_id]);
-  const expectedHmac = crypto.createHmac('sha256', config.identityHmacKey).update(`nin:${request.identification_number}`).digest('hex');
+  const rows = await sql(platform, `SELECT * FROM ol.identity_checks WHERE user_id = $1 ORDER BY id`, [
+    request.user_id,
+  ]);
+  const expectedHmac = crypto
+    .createHmac('sha256', config.identityHmacKey)
+    .update(`nin:${request.identification_number}`)
+    .digest('hex');
   t.deepEqual(
     rows.map((row) => [row.document_type, row.number_hmac, row.outcome, row.provider, row.provider_reference]),
     [
@@ -159,18 +192,38 @@ test('each check is stored with the HMAC of type and number, and a fresh referen
 const invalidRequests: Array<[string, Record<string, string>, RegExp]> = [
   ['a missing user_id', { user_id: '' }, /^user_id is required$/],
   ['a type other than nin', { type: 'passport' }, /^type must be one of: nin$/],
-  ['a 10-digit number', { identification_number: '1000000000' }, /^identification_number must be exactly 11 digits for type nin$/],
+  [
+    'a 10-digit number',
+    { identification_number: '1000000000' },
+    /^identification_number must be exactly 11 digits for type nin$/,
+  ],
   ['a 12-digit number', { identification_number: '100000000001' }, /identification_number must be exactly 11 digits/],
-  ['a number with letters', { identification_number: '1000000000a' }, /identification_number must be exactly 11 digits/],
+  [
+    'a number with letters',
+    { identification_number: '1000000000a' },
+    /identification_number must be exactly 11 digits/,
+  ],
   ['a missing first name', { first_name: ' ' }, /^first_name is required/],
   ['a missing last name', { last_name: '' }, /^last_name is required/],
-  ['a date of birth in another format', { date_of_birth: '17/04/1990' }, /^date_of_birth must be a real date written YYYY-MM-DD/],
+  [
+    'a date of birth in another format',
+    { date_of_birth: '17/04/1990' },
+    /^date_of_birth must be a real date written YYYY-MM-DD/,
+  ],
   ['a date of birth that does not exist', { date_of_birth: '1990-02-30' }, /^date_of_birth must be a real date/],
   ['a date of birth in the future', { date_of_birth: '2999-01-01' }, /not in the future$/],
 ];
 for (const [label, overrides, message] of invalidRequests) {
   test(`VerifyIdentity with ${label} is INVALID_ARGUMENT`, async (t) => {
-    const request = { user_id: 'user', type: 'nin', identification_number: '10000000001', first_name: 'Amaka', last_name: 'Eze', date_of_birth: '1990-04-17', ...overrides };
+    const request = {
+      user_id: 'user',
+      type: 'nin',
+      identification_number: '10000000001',
+      first_name: 'Amaka',
+      last_name: 'Eze',
+      date_of_birth: '1990-04-17',
+      ...overrides,
+    };
     const error = await rpcError('VerifyIdentity', request);
     t.is(error.code, grpc.status.INVALID_ARGUMENT);
     t.regex(error.details, message);
@@ -181,7 +234,8 @@ for (const [label, overrides, message] of invalidRequests) {
 test('VerifyIdentity names every broken field at once', async (t) => {
   const error = await rpcError('VerifyIdentity', { type: 'nin', identification_number: '1', date_of_birth: 'x' });
   t.is(error.code, grpc.status.INVALID_ARGUMENT);
-  for (const field of ['user_id', 'identification_number', 'first_name', 'last_name', 'date_of_birth']) t.true(error.details.includes(field), field);
+  for (const field of ['user_id', 'identification_number', 'first_name', 'last_name', 'date_of_birth'])
+    t.true(error.details.includes(field), field);
 });
 
 test('VerifyIdentity for an unknown user is NOT_FOUND', async (t) => {
@@ -190,7 +244,9 @@ test('VerifyIdentity for an unknown user is NOT_FOUND', async (t) => {
 });
 
 test('VerifyIdentity for a user who has not verified their email is FAILED_PRECONDITION', async (t) => {
-  const registered = await call('POST', platform.url('/v1/ol/auth/register'), { json: { email: uniqueEmail('pending'), password: testPassword, intents: ['cap'] } });
+  const registered = await call('POST', platform.url('/v1/ol/auth/register'), {
+    json: { email: uniqueEmail('pending'), password: testPassword, intents: ['cap'] },
+  });
   const error = await rpcError('VerifyIdentity', { ...(await verifyRequest()), user_id: registered.body.data.userId });
   t.is(error.code, grpc.status.FAILED_PRECONDITION);
   t.regex(error.details, /pending_verification/);
@@ -201,7 +257,8 @@ test('after checks of every kind, no table of any schema and no log line holds a
   for (const number of numbers) await rpc('VerifyIdentity', await verifyRequest({ identification_number: number }));
   await rpcError('VerifyIdentity', await verifyRequest({ identification_number: `${numbers[0]}9` }));
 
-  const tables = await sql<{ table_schema: string; table_name: string }>(platform, 
+  const tables = await sql<{ table_schema: string; table_name: string }>(
+    platform,
     `SELECT table_schema, table_name FROM information_schema.tables
      WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema')`,
   );
@@ -210,9 +267,15 @@ test('after checks of every kind, no table of any schema and no log line holds a
   for (const { table_schema, table_name } of tables) {
     dump += JSON.stringify(await sql(platform, `SELECT * FROM "${table_schema}"."${table_name}"`));
   }
-  t.true(logLines.some((line) => line.includes('identity checked')), 'the log was captured');
+  t.true(
+    logLines.some((line) => line.includes('identity checked')),
+    'the log was captured',
+  );
   for (const number of numbers) {
     t.false(dump.includes(number), `the database holds ${number}`);
-    t.false(logLines.some((line) => line.includes(number)), `the log holds ${number}`);
+    t.false(
+      logLines.some((line) => line.includes(number)),
+      `the log holds ${number}`,
+    );
   }
 });

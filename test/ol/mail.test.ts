@@ -17,7 +17,8 @@ test.before(async () => {
 });
 test.after.always(() => platform?.stop());
 
-const register = (email: string) => call('POST', platform.url('/v1/ol/auth/register'), { json: { email, password: testPassword, intents: ['cap'] } });
+const register = (email: string) =>
+  call('POST', platform.url('/v1/ol/auth/register'), { json: { email, password: testPassword, intents: ['cap'] } });
 
 async function mailbox(to: string, expected: number): Promise<any[]> {
   for (let attempt = 0; attempt < 50; attempt++) {
@@ -33,7 +34,10 @@ test('the dev mailbox lists an address its mails newest first, each with its OTP
   const email = uniqueEmail('mailbox');
   t.is((await register(email)).status, 201);
   const [first] = await mailbox(email, 1);
-  t.is((await call('POST', platform.url('/v1/ol/auth/otp/resend'), { json: { email, purpose: 'account_verify' } })).status, 200);
+  t.is(
+    (await call('POST', platform.url('/v1/ol/auth/otp/resend'), { json: { email, purpose: 'account_verify' } })).status,
+    200,
+  );
   const mails = await mailbox(` ${email.toUpperCase()} `, 2);
   t.is(mails.length, 2);
   t.is(mails[1].id, first.id);
@@ -44,7 +48,10 @@ test('the dev mailbox lists an address its mails newest first, each with its OTP
     t.true(mail.text.includes(mail.otp));
     t.false(mail.subject.includes(mail.otp));
   }
-  t.deepEqual((await call('GET', platform.url(`/v1/ol/dev/mailbox?to=${encodeURIComponent(uniqueEmail('nobody'))}`))).body.data, []);
+  t.deepEqual(
+    (await call('GET', platform.url(`/v1/ol/dev/mailbox?to=${encodeURIComponent(uniqueEmail('nobody'))}`))).body.data,
+    [],
+  );
 });
 
 test('notification.requested carries no OTP, and a delivered mail keeps only its metadata', async (t) => {
@@ -58,10 +65,17 @@ test('notification.requested carries no OTP, and a delivered mail keeps only its
   );
   t.is(events.length, 1);
   t.deepEqual(Object.keys(events[0]!.data).sort(), ['channel', 'notificationId', 'template', 'to', 'userId']);
-  t.like(events[0]!.data, { channel: 'email', template: 'account_verify', to: email, userId: registered.body.data.userId });
+  t.like(events[0]!.data, {
+    channel: 'email',
+    template: 'account_verify',
+    to: email,
+    userId: registered.body.data.userId,
+  });
   t.false(JSON.stringify(events[0]).includes(otp!));
 
-  const [queued] = await sql<Record<string, unknown>>(platform, 'SELECT * FROM ol.notifications WHERE id = $1', [events[0]!.data.notificationId]);
+  const [queued] = await sql<Record<string, unknown>>(platform, 'SELECT * FROM ol.notifications WHERE id = $1', [
+    events[0]!.data.notificationId,
+  ]);
   t.like(queued, { status: 'sent', text: null, secrets: null, subject: 'Verify your CAP account' });
   t.truthy(queued!.sent_at);
 });
@@ -80,19 +94,37 @@ test('a generated password is sent at once, without an event, and kept only in t
   const sequelize = createSequelize(platform.databaseUrl, 'ol', 2);
   t.teardown(() => sequelize.close());
   const published: string[] = [];
-  const events = { subscribe: () => undefined, publish: async (_tx: unknown, type: string) => void published.push(type) };
-  const deps = { config: resolveConfig({ databaseUrl: platform.databaseUrl }), logger: createLogger('silent'), sequelize, events };
+  const events = {
+    subscribe: () => undefined,
+    publish: async (_tx: unknown, type: string) => void published.push(type),
+  };
+  const deps = {
+    config: resolveConfig({ databaseUrl: platform.databaseUrl }),
+    logger: createLogger('silent'),
+    sequelize,
+    events,
+  };
   const notifications = createNotifications(deps as unknown as ServiceDeps);
 
   const email = uniqueEmail('provisioned');
-  await notifications.sendMailNow({ to: email, template: 'provisioned_account', variables: { password: 'Generated-Pass-42', name: 'Ngozi' } });
+  await notifications.sendMailNow({
+    to: email,
+    template: 'provisioned_account',
+    variables: { password: 'Generated-Pass-42', name: 'Ngozi' },
+  });
   t.deepEqual(published, []);
   const [mail] = await mailbox(email, 1);
-  t.like(mail, { template: 'provisioned_account', subject: 'Your CAP account is ready', password: 'Generated-Pass-42' });
+  t.like(mail, {
+    template: 'provisioned_account',
+    subject: 'Your CAP account is ready',
+    password: 'Generated-Pass-42',
+  });
   t.true(mail.text.includes('Hello Ngozi,'));
   t.true(mail.text.includes(`Sign in with ${email} and this temporary password: Generated-Pass-42`));
   t.is(mail.otp, undefined);
-  const rows = await sql<Record<string, unknown>>(platform, 'SELECT * FROM ol.notifications WHERE to_address = $1', [email]);
+  const rows = await sql<Record<string, unknown>>(platform, 'SELECT * FROM ol.notifications WHERE to_address = $1', [
+    email,
+  ]);
   t.is(rows.length, 1);
   t.like(rows[0], { status: 'sent', text: null, secrets: null, template: 'provisioned_account' });
 });
@@ -116,7 +148,14 @@ test('outside development mode mail goes out by SMTP, and the dev mailbox and Go
   });
   t.teardown(() => live.stop());
   const email = uniqueEmail('smtp');
-  t.is((await call('POST', live.url('/v1/ol/auth/register'), { json: { email, password: testPassword, intents: ['cap'] } })).status, 201);
+  t.is(
+    (
+      await call('POST', live.url('/v1/ol/auth/register'), {
+        json: { email, password: testPassword, intents: ['cap'] },
+      })
+    ).status,
+    201,
+  );
   const message = await smtp.next();
   t.deepEqual(message.recipients, [`<${email}>`]);
   t.regex(message.data, /Subject: Verify your CAP account/);
@@ -137,25 +176,63 @@ test('no log line carries a mail body or its OTP', async (t) => {
   const name = `test_${newId().toLowerCase()}`;
   const databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name);
   t.teardown(() => dropDatabase(process.env.TEST_DATABASE_URL!, name));
-  const ports = ['--port', '0', '--ol-port', '0', '--cap-port', '0', '--lms-port', '0', '--grpc-port', '0', '--lms-grpc-port', '0'];
+  const ports = [
+    '--port',
+    '0',
+    '--ol-port',
+    '0',
+    '--cap-port',
+    '0',
+    '--lms-port',
+    '0',
+    '--grpc-port',
+    '0',
+    '--lms-grpc-port',
+    '0',
+  ];
   const serve = await startServe(ports, { DATABASE_URL: databaseUrl, LOG_LEVEL: 'trace' });
   t.teardown(() => serve.stop());
   const gateway = serve.urls.gateway!;
   const email = uniqueEmail('logs');
-  t.is((await call('POST', `${gateway}/v1/ol/auth/register`, { json: { email, password: testPassword, intents: ['cap'] } })).status, 201);
+  t.is(
+    (
+      await call('POST', `${gateway}/v1/ol/auth/register`, {
+        json: { email, password: testPassword, intents: ['cap'] },
+      })
+    ).status,
+    201,
+  );
   const { otp, text } = await latestMail({ url: (path: string) => `${gateway}${path}` } as TestPlatform, email);
-  const [sent] = await sql<{ id: string }>({ databaseUrl }, `SELECT id FROM ol.notifications WHERE to_address = $1 AND status = 'sent'`, [email]);
+  const [sent] = await sql<{ id: string }>(
+    { databaseUrl },
+    `SELECT id FROM ol.notifications WHERE to_address = $1 AND status = 'sent'`,
+    [email],
+  );
   t.truthy(sent);
-  const logLines = () => serve.stderr().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+  const logLines = () =>
+    serve
+      .stderr()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
   let lines = logLines();
   for (let attempt = 0; attempt < 50 && !lines.some((line) => line.notificationId === sent!.id); attempt++) {
     await new Promise((r) => setTimeout(r, 100));
     lines = logLines();
   }
-  t.true(lines.some((line) => line.notificationId === sent!.id), 'the delivery is logged');
+  t.true(
+    lines.some((line) => line.notificationId === sent!.id),
+    'the delivery is logged',
+  );
   const strings = lines.flatMap(stringValues);
-  t.false(strings.some((value) => value.includes(text)), 'no log holds the body');
-  t.false(strings.some((value) => new RegExp(`\\b${otp}\\b`).test(value)), 'no log holds the OTP');
+  t.false(
+    strings.some((value) => value.includes(text)),
+    'no log holds the body',
+  );
+  t.false(
+    strings.some((value) => new RegExp(`\\b${otp}\\b`).test(value)),
+    'no log holds the OTP',
+  );
 });
 
 function stringValues(value: unknown): string[] {
@@ -165,7 +242,11 @@ function stringValues(value: unknown): string[] {
 }
 
 /** A minimal SMTP server that accepts every message (a stand-in for a mail relay). */
-async function startSmtpSink(): Promise<{ port: number; next(): Promise<{ recipients: string[]; data: string }>; close(): void }> {
+async function startSmtpSink(): Promise<{
+  port: number;
+  next(): Promise<{ recipients: string[]; data: string }>;
+  close(): void;
+}> {
   const received: { recipients: string[]; data: string }[] = [];
   const waiting: ((m: { recipients: string[]; data: string }) => void)[] = [];
   const sockets = new Set<net.Socket>();

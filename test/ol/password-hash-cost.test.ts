@@ -20,18 +20,40 @@ const minimumParameters = '$argon2id$v=19$m=8,t=1,p=1$';
 const productionParameters = '$argon2id$v=19$m=19456,t=2,p=1$';
 
 async function storedHash(email: string): Promise<string> {
-  const [row] = await sql<{ password_hash: string }>(dev, 'SELECT password_hash FROM ol.users WHERE email = $1', [email]);
+  const [row] = await sql<{ password_hash: string }>(dev, 'SELECT password_hash FROM ol.users WHERE email = $1', [
+    email,
+  ]);
   return row!.password_hash;
 }
 
-const login = (on: TestPlatform, email: string, password = testPassword) => call('POST', on.url('/v1/ol/auth/login'), { json: { email, password } });
+const login = (on: TestPlatform, email: string, password = testPassword) =>
+  call('POST', on.url('/v1/ol/auth/login'), { json: { email, password } });
 
 test('PASSWORD_HASH_COST defaults to minimum in development mode and production otherwise; production allows nothing else', (t) => {
   t.is(resolveConfig({}, {}).passwordHashCost, 'minimum');
-  t.is(resolveConfig({ devMode: false, serviceApiKey: 'a-service-key-of-16+', mailUrl: 'smtp://mail', googleClientId: 'g', identityHmacKey: 'k', paymentSecretKey: 'sk_live_0123456789abcdef' }, {}).passwordHashCost, 'production');
+  t.is(
+    resolveConfig(
+      {
+        devMode: false,
+        serviceApiKey: 'a-service-key-of-16+',
+        mailUrl: 'smtp://mail',
+        googleClientId: 'g',
+        identityHmacKey: 'k',
+        paymentSecretKey: 'sk_live_0123456789abcdef',
+      },
+      {},
+    ).passwordHashCost,
+    'production',
+  );
   t.is(resolveConfig({}, { PASSWORD_HASH_COST: 'production' }).passwordHashCost, 'production');
-  t.throws(() => resolveConfig({}, { PASSWORD_HASH_COST: 'cheap' }), { instanceOf: ConfigError, message: /invalid setting passwordHashCost: expected one of production, minimum/ });
-  t.throws(() => resolveConfig({ passwordHashCost: 'minimum' }, { NODE_ENV: 'production' }), { instanceOf: ConfigError, message: /passwordHashCost: only production is allowed when NODE_ENV=production/ });
+  t.throws(() => resolveConfig({}, { PASSWORD_HASH_COST: 'cheap' }), {
+    instanceOf: ConfigError,
+    message: /invalid setting passwordHashCost: expected one of production, minimum/,
+  });
+  t.throws(() => resolveConfig({ passwordHashCost: 'minimum' }, { NODE_ENV: 'production' }), {
+    instanceOf: ConfigError,
+    message: /passwordHashCost: only production is allowed when NODE_ENV=production/,
+  });
 });
 
 test('a development-mode platform stores argon2id hashes at the minimum cost, and signs them in', async (t) => {
@@ -67,7 +89,11 @@ test('a sign-in that fails or is refused leaves a weaker hash as it was', async 
 
   // Right password, but the address was never proven: 403, and no upgrade.
   const email = uniqueEmail('unproven');
-  t.is((await call('POST', dev.url('/v1/ol/auth/register'), { json: { email, password: testPassword, intents: ['cap'] } })).status, 201);
+  t.is(
+    (await call('POST', dev.url('/v1/ol/auth/register'), { json: { email, password: testPassword, intents: ['cap'] } }))
+      .status,
+    201,
+  );
   const unproven = await storedHash(email);
   const refused = await login(production, email);
   t.is(refused.status, 403);

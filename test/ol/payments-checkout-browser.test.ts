@@ -19,7 +19,9 @@ const returns: URL[] = [];
 const merchant = http.createServer((req, res) => {
   const url = new URL(req.url!, 'http://merchant.test');
   if (url.pathname === '/applications/done') returns.push(url);
-  res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Back at the merchant</title><h1>Thanks</h1>');
+  res
+    .writeHead(200, { 'content-type': 'text/html' })
+    .end('<!doctype html><title>Back at the merchant</title><h1>Thanks</h1>');
 });
 let returnUrl = '';
 
@@ -38,7 +40,10 @@ test.after.always(async () => {
 });
 
 it('clicking pay on the checkout page completes the payment and returns the payer to the merchant', async (t) => {
-  const { payment_id, reference, checkout_url } = await initiatePayment(platform, feeRequest(payer.userId, { amount_minor: '2500000', return_url: returnUrl }));
+  const { payment_id, reference, checkout_url } = await initiatePayment(
+    platform,
+    feeRequest(payer.userId, { amount_minor: '2500000', return_url: returnUrl }),
+  );
   const page = await browser!.newPage();
   t.teardown(() => page.close());
   await page.goto(checkout_url);
@@ -46,13 +51,19 @@ it('clicking pay on the checkout page completes the payment and returns the paye
   t.is(await page.locator('#description').textContent(), 'CAP application fee');
   t.regex((await page.locator('.test-cards').textContent()) ?? '', /4084 0840 8408 4081/);
 
-  await Promise.all([page.waitForURL((url) => url.pathname === '/applications/done', { timeout: 20_000 }), page.locator('#pay').click()]);
+  await Promise.all([
+    page.waitForURL((url) => url.pathname === '/applications/done', { timeout: 20_000 }),
+    page.locator('#pay').click(),
+  ]);
   const back = returns.at(-1)!;
   t.is(back.searchParams.get('from'), 'checkout');
   t.is(back.searchParams.get('reference'), reference);
   t.is(back.searchParams.get('status'), 'success');
 
-  await eventually('the webhook is delivered', async () => (await sandboxWebhooks(platform, reference))[0]?.status === 'delivered');
+  await eventually(
+    'the webhook is delivered',
+    async () => (await sandboxWebhooks(platform, reference))[0]?.status === 'delivered',
+  );
   const verified = await call('GET', platform.url(`/v1/ol/payments/verify/${reference}`), { token: payer.accessToken });
   t.like(verified.body.data, { paymentId: payment_id, status: 'succeeded' });
   t.is((await completedEvents(platform, payment_id)).length, 1);
@@ -68,7 +79,10 @@ it('the decline button shows the decline and, with no return URL, keeps the paye
   t.is(await page.locator('#result-detail').textContent(), "Declined by the payer's bank");
   t.true(await page.locator('#result-stay').isVisible());
   t.false(await page.locator('#card-form').isVisible());
-  await eventually('the decline is delivered', async () => (await sandboxWebhooks(platform, reference))[0]?.status === 'delivered');
+  await eventually(
+    'the decline is delivered',
+    async () => (await sandboxWebhooks(platform, reference))[0]?.status === 'delivered',
+  );
   // Opening the page again shows the outcome, not the form.
   await page.reload();
   t.is(await page.locator('#result-title').textContent(), 'Payment declined');

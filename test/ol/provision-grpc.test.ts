@@ -50,7 +50,8 @@ async function mailOf(to: string, template: string): Promise<{ template: string;
   throw new Error(`no ${template} mail reached ${to}`);
 }
 
-const login = (email: string, password: string) => call('POST', platform.url('/v1/ol/auth/login'), { json: { email, password } });
+const login = (email: string, password: string) =>
+  call('POST', platform.url('/v1/ol/auth/login'), { json: { email, password } });
 
 test('a new email creates an account (is_new true); the same email, however written, answers is_new false with the same id', async (t) => {
   const email = uniqueEmail('new');
@@ -59,7 +60,13 @@ test('a new email creates an account (is_new true); the same email, however writ
   const again = await provision({ email: `  ${email.toUpperCase()} `, intents: ['lms'] });
   t.deepEqual(again, { user_id: created.user_id, is_new: false });
   const [user] = await sql(platform, `SELECT * FROM ol.users WHERE email = $1`, [email]);
-  t.like(user, { id: created.user_id, status: 'active', auth_provider: 'password', must_change_password: true, intents: ['cap'] });
+  t.like(user, {
+    id: created.user_id,
+    status: 'active',
+    auth_provider: 'password',
+    must_change_password: true,
+    intents: ['cap'],
+  });
 });
 
 test('an existing email changes nothing in the account: same password, mustChangePassword untouched, and no generated password is mailed', async (t) => {
@@ -73,13 +80,23 @@ test('an existing email changes nothing in the account: same password, mustChang
   t.is(signedIn.status, 200);
   t.is(signedIn.body.data.user.mustChangePassword, false);
   // Without notify_kind or a centre there is nothing to tell: nothing is queued for the owner.
-  const queued = await sql(platform, `SELECT id FROM ol.outbox WHERE type = 'notification.requested' AND data->>'userId' = $1 AND data->>'template' <> 'account_verify'`, [existing.userId]);
+  const queued = await sql(
+    platform,
+    `SELECT id FROM ol.outbox WHERE type = 'notification.requested' AND data->>'userId' = $1 AND data->>'template' <> 'account_verify'`,
+    [existing.userId],
+  );
   t.deepEqual(queued, []);
 });
 
 test('an existing member invited to a centre is told by mail (centre and role named), never sent a password', async (t) => {
   const existing = await signUp(platform);
-  const response = await provision({ email: existing.email, intents: ['lms'], notify_kind: 'existing_member', centre_name: 'Kano Centre', role: 'staff' });
+  const response = await provision({
+    email: existing.email,
+    intents: ['lms'],
+    notify_kind: 'existing_member',
+    centre_name: 'Kano Centre',
+    role: 'staff',
+  });
   t.deepEqual(response, { user_id: existing.userId, is_new: false });
   const invitation = await mailOf(existing.email, 'centre_invitation');
   t.true(invitation.text.includes('Kano Centre'));
@@ -94,7 +111,11 @@ test('20 concurrent calls with one email create one user, and exactly one answer
   t.is(responses.filter((response) => response.is_new).length, 1);
   t.is((await sql(platform, `SELECT id FROM ol.users WHERE email = $1`, [email])).length, 1);
   t.is((await mailbox(email)).length, 1);
-  const announced = await sql(platform, `SELECT data FROM ol.outbox WHERE type = 'user.created' AND data->>'userId' = $1`, [responses[0]!.user_id]);
+  const announced = await sql(
+    platform,
+    `SELECT data FROM ol.outbox WHERE type = 'user.created' AND data->>'userId' = $1`,
+    [responses[0]!.user_id],
+  );
   t.is(announced.length, 1);
 });
 
@@ -127,7 +148,13 @@ test('the generated password is mailed, meets the password rule, signs in with m
 
 test('the mail greets by display_name and names the centre and role', async (t) => {
   const email = uniqueEmail('greeting');
-  await provision({ email, display_name: 'Bola Ade', centre_name: 'Lagos Skills Centre', role: 'super_admin', notify_kind: 'new_account' });
+  await provision({
+    email,
+    display_name: 'Bola Ade',
+    centre_name: 'Lagos Skills Centre',
+    role: 'super_admin',
+    notify_kind: 'new_account',
+  });
   const mail = await latestMail(platform, email);
   t.true(mail.text.startsWith('Hello Bola Ade,'));
   t.true(mail.text.includes('You have been added to Lagos Skills Centre as super admin.'));
@@ -143,12 +170,17 @@ test('user.created is published, and the password is in no event, no table but t
   const email = uniqueEmail('secret');
   const { user_id } = await provision({ email, intents: ['cap', 'lms'], correlation_id: 'staff-42' });
   const { password } = await latestMail(platform, email);
-  const [announced] = await sql<{ data: Record<string, unknown> }>(platform, `SELECT data FROM ol.outbox WHERE type = 'user.created' AND data->>'userId' = $1`, [user_id]);
+  const [announced] = await sql<{ data: Record<string, unknown> }>(
+    platform,
+    `SELECT data FROM ol.outbox WHERE type = 'user.created' AND data->>'userId' = $1`,
+    [user_id],
+  );
   t.like(announced?.data, { userId: user_id, email, intents: ['cap', 'lms'], status: 'active' });
 
   const events = await sql(platform, `SELECT * FROM ol.outbox`);
   t.false(JSON.stringify(events).includes(password!));
-  const tables = await sql<{ table_schema: string; table_name: string }>(platform, 
+  const tables = await sql<{ table_schema: string; table_name: string }>(
+    platform,
     `SELECT table_schema, table_name FROM information_schema.tables
      WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema')`,
   );
@@ -157,7 +189,10 @@ test('user.created is published, and the password is in no event, no table but t
     const rows = await sql(platform, `SELECT * FROM "${table_schema}"."${table_name}"`);
     t.false(JSON.stringify(rows).includes(password!), `${table_schema}.${table_name} holds the password`);
   }
-  t.true(logLines.some((line) => line.includes('account provisioned')), 'the log was captured');
+  t.true(
+    logLines.some((line) => line.includes('account provisioned')),
+    'the log was captured',
+  );
   t.false(logLines.some((line) => line.includes(password!)));
 });
 
@@ -172,13 +207,20 @@ const invalidRequests: Array<[string, Record<string, unknown>, RegExp]> = [
   ['no email', { email: '' }, /^email is required$/],
   ['an email that is not an address', { email: 'not-an-address' }, /^email must be a valid email address$/],
   ['an unknown intent', { email: 'x@example.test', intents: ['cap', 'admin'] }, /^intents may hold only cap, lms$/],
-  ['an unknown notify_kind', { email: 'x@example.test', notify_kind: 'welcome' }, /^notify_kind must be empty or one of: new_account, existing_member$/],
+  [
+    'an unknown notify_kind',
+    { email: 'x@example.test', notify_kind: 'welcome' },
+    /^notify_kind must be empty or one of: new_account, existing_member$/,
+  ],
 ];
 for (const [label, request, message] of invalidRequests) {
   test(`ProvisionAccount with ${label} is INVALID_ARGUMENT and creates nothing`, async (t) => {
     const error = await provisionError(request);
     t.is(error.code, grpc.status.INVALID_ARGUMENT);
     t.regex(error.details, message);
-    t.is((await sql(platform, `SELECT 1 FROM ol.users WHERE email = $1`, [String(request.email).toLowerCase()])).length, 0);
+    t.is(
+      (await sql(platform, `SELECT 1 FROM ol.users WHERE email = $1`, [String(request.email).toLowerCase()])).length,
+      0,
+    );
   });
 }

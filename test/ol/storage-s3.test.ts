@@ -10,7 +10,13 @@ let server: S3rver | undefined;
 
 storageSuite(
   async () => {
-    server ??= new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: 'cap-assets', configs: [] }] });
+    server ??= new S3rver({
+      address: '127.0.0.1',
+      port: 0,
+      silent: true,
+      directory,
+      configureBuckets: [{ name: 'cap-assets', configs: [] }],
+    });
     const { port } = await server.run();
     return {
       storageBackend: 's3',

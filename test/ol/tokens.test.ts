@@ -42,11 +42,15 @@ async function capctlKeys(args: string[]): Promise<{ stdout: string; stderr: str
 
 test('an access token verifies against the published JWKS with a standard JOSE library', async (t) => {
   const user = await signUp(platform);
-  const { payload, protectedHeader } = await jwtVerify(user.accessToken, createRemoteJWKSet(new URL(jwksUrl(platform.urls.gateway!))), {
-    issuer: 'cap-platform-ol',
-    audience: 'cap-platform',
-    algorithms: ['RS256'],
-  });
+  const { payload, protectedHeader } = await jwtVerify(
+    user.accessToken,
+    createRemoteJWKSet(new URL(jwksUrl(platform.urls.gateway!))),
+    {
+      issuer: 'cap-platform-ol',
+      audience: 'cap-platform',
+      algorithms: ['RS256'],
+    },
+  );
   t.is(protectedHeader.alg, 'RS256');
   t.truthy(protectedHeader.kid);
   t.is(payload.sub, user.userId);
@@ -72,14 +76,23 @@ test('a bearer operation refuses a missing, tampered, foreign or expired token w
   const user = await signUp(platform);
   const [header, payload, signature] = user.accessToken.split('.');
   const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString());
-  const tampered = [header, Buffer.from(JSON.stringify({ ...claims, sub: 'someone-else' })).toString('base64url'), signature].join('.');
+  const tampered = [
+    header,
+    Buffer.from(JSON.stringify({ ...claims, sub: 'someone-else' })).toString('base64url'),
+    signature,
+  ].join('.');
 
   const foreignKey = await generateKeyPair('RS256');
   // Same claims and kid, but signed by a key the Orchestrator never published.
-  const foreign = await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: decodeProtectedHeader(user.accessToken).kid! }).sign(foreignKey.privateKey);
+  const foreign = await new SignJWT(claims)
+    .setProtectedHeader({ alg: 'RS256', kid: decodeProtectedHeader(user.accessToken).kid! })
+    .sign(foreignKey.privateKey);
 
   for (const token of [undefined, 'garbage', tampered, foreign]) {
-    const res = await call('POST', platform.url('/v1/ol/auth/logout'), { token, json: { refreshToken: user.refreshToken } });
+    const res = await call('POST', platform.url('/v1/ol/auth/logout'), {
+      token,
+      json: { refreshToken: user.refreshToken },
+    });
     t.is(res.status, 401, String(token).slice(0, 20));
     t.is(res.body.error.code, 'auth.unauthenticated');
   }
@@ -87,7 +100,10 @@ test('a bearer operation refuses a missing, tampered, foreign or expired token w
   try {
     const shortLived = await signUp(expiring);
     await new Promise((r) => setTimeout(r, 2100));
-    const res = await call('POST', expiring.url('/v1/ol/auth/logout'), { token: shortLived.accessToken, json: { refreshToken: shortLived.refreshToken } });
+    const res = await call('POST', expiring.url('/v1/ol/auth/logout'), {
+      token: shortLived.accessToken,
+      json: { refreshToken: shortLived.refreshToken },
+    });
     t.is(res.status, 401);
   } finally {
     await expiring.stop();
@@ -112,10 +128,21 @@ test('key rotation keeps earlier tokens valid and signs new ones with the new ki
   let restarted: RunningPlatform | undefined;
   try {
     restarted = await startPlatform(
-      resolveConfig({ databaseUrl: platform.databaseUrl, port: 0, olPort: 0, capPort: 0, lmsPort: 0, grpcPort: 0, lmsGrpcPort: 0, logLevel: 'silent' }),
+      resolveConfig({
+        databaseUrl: platform.databaseUrl,
+        port: 0,
+        olPort: 0,
+        capPort: 0,
+        lmsPort: 0,
+        grpcPort: 0,
+        lmsGrpcPort: 0,
+        logLevel: 'silent',
+      }),
     );
     const gateway = restarted.urls.gateway!;
-    const login = await call('POST', `${gateway}/v1/ol/auth/login`, { json: { email: before.email, password: before.password } });
+    const login = await call('POST', `${gateway}/v1/ol/auth/login`, {
+      json: { email: before.email, password: before.password },
+    });
     t.is(decodeProtectedHeader(login.body.data.accessToken).kid, newKid);
 
     const keys = createRemoteJWKSet(new URL(jwksUrl(gateway)));

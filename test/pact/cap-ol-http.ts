@@ -19,7 +19,8 @@ const serviceKey = { 'x-platform-service-key': serviceKeyValue() };
 const serviceState = 'a platform service calling with its key';
 
 export function capOrchestratorHttpPacts(test: TestFn, pact: (consumer: string, provider: string) => PactV4): void {
-  const client = (mockUrl: string) => createOrchestratorHttp(() => `${mockUrl}/v1/ol`, 'example-service-key', createLogger('silent'));
+  const client = (mockUrl: string) =>
+    createOrchestratorHttp(() => `${mockUrl}/v1/ol`, 'example-service-key', createLogger('silent'));
 
   test.serial("CAP resolves a user's asset to a short-lived URL with the service key", async (t) => {
     await pact('cap', 'ol')
@@ -27,9 +28,20 @@ export function capOrchestratorHttpPacts(test: TestFn, pact: (consumer: string, 
       .given('a confirmed asset')
       .given(serviceState)
       .uponReceiving('a resolve of an asset by a platform service')
-      .withRequest('POST', '/v1/ol/storage/resolve', (b) => b.headers(serviceKey).jsonBody({ assetIds: [fromProviderState('${assetId}', exampleAsset)] }))
+      .withRequest('POST', '/v1/ol/storage/resolve', (b) =>
+        b.headers(serviceKey).jsonBody({ assetIds: [fromProviderState('${assetId}', exampleAsset)] }),
+      )
       .willRespondWith(200, (b) =>
-        b.jsonBody({ success: true, data: eachLike({ assetId: ulid(exampleAsset), url: regex('^https?://\\S+$', `http://127.0.0.1:4000/v1/ol/storage/assets/${exampleAsset}?expires=1&signature=s`) }) }),
+        b.jsonBody({
+          success: true,
+          data: eachLike({
+            assetId: ulid(exampleAsset),
+            url: regex(
+              '^https?://\\S+$',
+              `http://127.0.0.1:4000/v1/ol/storage/assets/${exampleAsset}?expires=1&signature=s`,
+            ),
+          }),
+        }),
       )
       .executeTest(async (mock) => {
         const orchestrator = client(mock.url);
@@ -44,8 +56,15 @@ export function capOrchestratorHttpPacts(test: TestFn, pact: (consumer: string, 
       .addInteraction()
       .given('a confirmed asset')
       .uponReceiving("a resolve of the caller's asset with the caller's token")
-      .withRequest('POST', '/v1/ol/storage/resolve', (b) => b.headers({ authorization: bearer() }).jsonBody({ assetIds: [fromProviderState('${assetId}', exampleAsset)] }))
-      .willRespondWith(200, (b) => b.jsonBody({ success: true, data: eachLike({ assetId: ulid(exampleAsset), url: string('http://127.0.0.1:4000/a') }) }))
+      .withRequest('POST', '/v1/ol/storage/resolve', (b) =>
+        b.headers({ authorization: bearer() }).jsonBody({ assetIds: [fromProviderState('${assetId}', exampleAsset)] }),
+      )
+      .willRespondWith(200, (b) =>
+        b.jsonBody({
+          success: true,
+          data: eachLike({ assetId: ulid(exampleAsset), url: string('http://127.0.0.1:4000/a') }),
+        }),
+      )
       .executeTest(async (mock) => {
         const orchestrator = client(mock.url);
         const owned = await orchestrator.ownsAsset('example.access.token', exampleAsset);
@@ -68,10 +87,20 @@ export function capOrchestratorHttpPacts(test: TestFn, pact: (consumer: string, 
           subject: 'Friday hours',
         }),
       )
-      .willRespondWith(200, (b) => b.jsonBody({ success: true, data: { message: string('Broadcast sent to 1 recipient.'), recipientCount: integer(1) } }))
+      .willRespondWith(200, (b) =>
+        b.jsonBody({
+          success: true,
+          data: { message: string('Broadcast sent to 1 recipient.'), recipientCount: integer(1) },
+        }),
+      )
       .executeTest(async (mock) => {
         const orchestrator = client(mock.url);
-        const sent = await orchestrator.broadcast({ senderId: exampleSender, recipientIds: [exampleRecipient], message: 'The centre closes early on Friday.', subject: 'Friday hours' });
+        const sent = await orchestrator.broadcast({
+          senderId: exampleSender,
+          recipientIds: [exampleRecipient],
+          message: 'The centre closes early on Friday.',
+          subject: 'Friday hours',
+        });
         await orchestrator.close();
         t.is(sent.recipientCount, 1);
       });

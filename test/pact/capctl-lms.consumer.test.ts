@@ -2,7 +2,22 @@ import test from 'ava';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MatchersV3 } from '@pact-foundation/pact';
-import { bearer, capctl, configDir, email, errorBody, exampleAccessToken, isoDateTime, mayBeNull, mockGateway, pactFiles, runScenario, stepTests, ulid, type State } from './support.ts';
+import {
+  bearer,
+  capctl,
+  configDir,
+  email,
+  errorBody,
+  exampleAccessToken,
+  isoDateTime,
+  mayBeNull,
+  mockGateway,
+  pactFiles,
+  runScenario,
+  stepTests,
+  ulid,
+  type State,
+} from './support.ts';
 
 // capctl -> LMS: `capctl me --service lms`, `capctl lms course create|publish|list`, `capctl lms enroll|checkout`, `capctl lms scorm upload`, and the learner
 // onboarding steps of the bundled scenarios run by capctl's scenario runner, against Pact's mock server.
@@ -28,7 +43,10 @@ test.serial('capctl me --service lms reads the signed-in user on the LMS', async
     .uponReceiving("a read of the caller's LMS account")
     .withRequest('GET', '/v1/lms/me', (b) => b.headers({ Authorization: bearer() }))
     .willRespondWith(200, (b) =>
-      b.jsonBody({ success: true, data: { lmsUserId: ulid(), userId: ulid(), personas: [], capabilities: [], instructorStatus: null } }),
+      b.jsonBody({
+        success: true,
+        data: { lmsUserId: ulid(), userId: ulid(), personas: [], capabilities: [], instructorStatus: null },
+      }),
     )
     .executeTest(async (mock) => {
       cli.signedIn(mock.url);
@@ -40,10 +58,13 @@ test.serial('capctl me --service lms reads the signed-in user on the LMS', async
 
 test.serial('capctl run starts the learner onboarding and lists it', async (t) => {
   const lms = lmsPact();
-  lms.addInteraction()
+  lms
+    .addInteraction()
     .given('a verified user')
     .uponReceiving('a start of the learner onboarding')
-    .withRequest('POST', '/v1/lms/onboarding/start', (b) => b.headers({ Authorization: bearer() }).jsonBody({ persona: 'learner' }))
+    .withRequest('POST', '/v1/lms/onboarding/start', (b) =>
+      b.headers({ Authorization: bearer() }).jsonBody({ persona: 'learner' }),
+    )
     .willRespondWith(201, (b) => b.jsonBody({ success: true, data: learnerDraft }));
   await lms
     .addInteraction()
@@ -53,7 +74,10 @@ test.serial('capctl run starts the learner onboarding and lists it', async (t) =
     // A new user's onboardings: exactly the one the state started.
     .willRespondWith(200, (b) => b.jsonBody({ success: true, data: [learnerDraft] }))
     .executeTest(async (mock) => {
-      await runScenario(t, await mockGateway(t, { lms: mock.url }), `
+      await runScenario(
+        t,
+        await mockGateway(t, { lms: mock.url }),
+        `
 name: learner onboarding
 steps:
   - id: start
@@ -62,13 +86,17 @@ steps:
   - id: mine
     http: { method: GET, path: /v1/lms/onboarding/mine, headers: { Authorization: "Bearer ${exampleAccessToken}" } }
     expect: { body: { "data[0].persona": learner } }
-`);
+`,
+      );
     });
 });
 
 // --- The other LMS steps of the learner scenario, as capctl run makes them -------------------------
 
-const learner = (stage: 'started' | 'saved' | 'submitted'): State => ['a user with an onboarding', { persona: 'learner', stage }];
+const learner = (stage: 'started' | 'saved' | 'submitted'): State => [
+  'a user with an onboarding',
+  { persona: 'learner', stage },
+];
 const learnerSummary = (status: 'draft' | 'completed') => ({
   ...learnerDraft,
   status,
@@ -77,7 +105,10 @@ const learnerSummary = (status: 'draft' | 'completed') => ({
 const personalDetails = { firstName: 'Ngozi', lastName: 'Eze', gender: 'Female' };
 const validationFailed = {
   ...errorBody('validation.failed'),
-  error: { ...errorBody('validation.failed').error, details: eachLike({ field: string('personalDetails.firstName'), issue: string('is required') }) },
+  error: {
+    ...errorBody('validation.failed').error,
+    details: eachLike({ field: string('personalDetails.firstName'), issue: string('is required') }),
+  },
 };
 
 stepTests(test, lmsPact, 'lms', [
@@ -88,7 +119,10 @@ stepTests(test, lmsPact, 'lms', [
     method: 'GET',
     path: '/v1/lms/me/profile',
     status: 200,
-    response: { success: true, data: { lmsUserId: ulid(), email: email(), displayName: null, photoAssetId: null, photo: null } },
+    response: {
+      success: true,
+      data: { lmsUserId: ulid(), email: email(), displayName: null, photoAssetId: null, photo: null },
+    },
   },
   {
     rule: 'with no onboarding the list is empty',
@@ -111,14 +145,20 @@ stepTests(test, lmsPact, 'lms', [
   },
   {
     rule: '/me lists the learner persona as a draft without capabilities',
-    description: "a read of the LMS account of a learner with a draft",
+    description: 'a read of the LMS account of a learner with a draft',
     states: [learner('started')],
     method: 'GET',
     path: '/v1/lms/me',
     status: 200,
     response: {
       success: true,
-      data: { lmsUserId: ulid(), userId: ulid(), personas: [{ persona: 'learner', onboardingStatus: 'draft', profileId: null }], capabilities: [], instructorStatus: null },
+      data: {
+        lmsUserId: ulid(),
+        userId: ulid(),
+        personas: [{ persona: 'learner', onboardingStatus: 'draft', profileId: null }],
+        capabilities: [],
+        instructorStatus: null,
+      },
     },
   },
   {
@@ -129,7 +169,10 @@ stepTests(test, lmsPact, 'lms', [
     path: '/v1/lms/onboarding/learner/save',
     body: { personalDetails },
     status: 200,
-    response: { success: true, data: { ...learnerSummary('draft'), data: like({ schemaVersion: 1, personalDetails }) } },
+    response: {
+      success: true,
+      data: { ...learnerSummary('draft'), data: like({ schemaVersion: 1, personalDetails }) },
+    },
   },
   {
     rule: 'submitting with required fields missing is 422 naming each field',
@@ -157,7 +200,16 @@ stepTests(test, lmsPact, 'lms', [
     method: 'GET',
     path: '/v1/lms/onboarding/learner',
     status: 200,
-    response: { success: true, data: { ...learnerSummary('draft'), data: like({ schemaVersion: 1, contactInformation: { phoneNumber: { countryCode: '+234', number: '8031234567' } } }) } },
+    response: {
+      success: true,
+      data: {
+        ...learnerSummary('draft'),
+        data: like({
+          schemaVersion: 1,
+          contactInformation: { phoneNumber: { countryCode: '+234', number: '8031234567' } },
+        }),
+      },
+    },
   },
   {
     rule: 'submit completes the learner onboarding',
@@ -177,7 +229,13 @@ stepTests(test, lmsPact, 'lms', [
     status: 200,
     response: {
       success: true,
-      data: { lmsUserId: ulid(), userId: ulid(), personas: [{ persona: 'learner', onboardingStatus: 'completed', profileId: ulid() }], capabilities: ['course.enroll'], instructorStatus: null },
+      data: {
+        lmsUserId: ulid(),
+        userId: ulid(),
+        personas: [{ persona: 'learner', onboardingStatus: 'completed', profileId: ulid() }],
+        capabilities: ['course.enroll'],
+        instructorStatus: null,
+      },
     },
   },
   {
@@ -226,7 +284,11 @@ stepTests(test, lmsPact, 'lms', [
 
 const exampleCourseId = '01J9Z8X7W6V5T4S3R2Q1P0CRSE';
 const exampleModuleId = '01J9Z8X7W6V5T4S3R2Q1P0MODL';
-const coursePath = (suffix: string) => fromProviderState(`/v1/lms/authoring/courses/\${courseId}${suffix}`, `/v1/lms/authoring/courses/${exampleCourseId}${suffix}`);
+const coursePath = (suffix: string) =>
+  fromProviderState(
+    `/v1/lms/authoring/courses/\${courseId}${suffix}`,
+    `/v1/lms/authoring/courses/${exampleCourseId}${suffix}`,
+  );
 const money = (amount: string) => ({ amountMinorUnits: string(amount), currency: 'NGN' });
 const course = (status: 'draft' | 'published') => ({
   id: ulid(),
@@ -240,7 +302,13 @@ const course = (status: 'draft' | 'published') => ({
   updatedAt: isoDateTime(),
 });
 const summary = (status: 'draft' | 'published') => {
-  const { completionPolicy: _policy, publishedAt: _published, createdAt: _created, updatedAt: _updated, ...rest } = course(status);
+  const {
+    completionPolicy: _policy,
+    publishedAt: _published,
+    createdAt: _created,
+    updatedAt: _updated,
+    ...rest
+  } = course(status);
   return rest;
 };
 const catalogueItem = (status: 'draft' | 'published') => {
@@ -256,12 +324,25 @@ test.serial('capctl lms course create makes a draft course as an instructor', as
     .given('an LMS instructor')
     .uponReceiving('a creation of a draft course')
     .withRequest('POST', '/v1/lms/authoring/courses', (b) =>
-      b.headers({ Authorization: bearer() }).jsonBody({ title: 'Floor tiling basics', price: { amountMinorUnits: '1500000', currency: 'NGN' } }),
+      b
+        .headers({ Authorization: bearer() })
+        .jsonBody({ title: 'Floor tiling basics', price: { amountMinorUnits: '1500000', currency: 'NGN' } }),
     )
     .willRespondWith(201, (b) => b.jsonBody({ success: true, data: course('draft') }))
     .executeTest(async (mock) => {
       cli.signedIn(mock.url);
-      const run = await capctl(t, cli.dir, 'lms', 'course', 'create', '--title', 'Floor tiling basics', '--price', '1500000', '--json');
+      const run = await capctl(
+        t,
+        cli.dir,
+        'lms',
+        'course',
+        'create',
+        '--title',
+        'Floor tiling basics',
+        '--price',
+        '1500000',
+        '--json',
+      );
       t.is(run.code, 0, run.stderr);
       t.like(JSON.parse(run.stdout), { status: 'draft', title: 'Floor tiling basics' });
     });
@@ -283,25 +364,34 @@ test.serial('capctl lms course publish publishes a complete course', async (t) =
     });
 });
 
-test.serial('capctl lms course publish of a course without modules fails with lms.course.not_publishable', async (t) => {
-  const cli = configDir(t);
-  await lmsPact()
-    .addInteraction()
-    .given('an LMS instructor with a course', { stage: 'empty' })
-    .uponReceiving('a publication of a course without modules')
-    .withRequest('POST', coursePath('/publish'), (b) => b.headers({ Authorization: bearer() }))
-    .willRespondWith(409, (b) =>
-      b.jsonBody({ ...errorBody('lms.course.not_publishable'), error: { ...errorBody('lms.course.not_publishable').error, details: [{ field: string('modules'), issue: string('the course has no modules') }] } }),
-    )
-    .executeTest(async (mock) => {
-      cli.signedIn(mock.url);
-      const run = await capctl(t, cli.dir, 'lms', 'course', 'publish', exampleCourseId);
-      t.is(run.code, 1);
-      t.regex(run.stderr, /lms\.course\.not_publishable/);
-    });
-});
+test.serial(
+  'capctl lms course publish of a course without modules fails with lms.course.not_publishable',
+  async (t) => {
+    const cli = configDir(t);
+    await lmsPact()
+      .addInteraction()
+      .given('an LMS instructor with a course', { stage: 'empty' })
+      .uponReceiving('a publication of a course without modules')
+      .withRequest('POST', coursePath('/publish'), (b) => b.headers({ Authorization: bearer() }))
+      .willRespondWith(409, (b) =>
+        b.jsonBody({
+          ...errorBody('lms.course.not_publishable'),
+          error: {
+            ...errorBody('lms.course.not_publishable').error,
+            details: [{ field: string('modules'), issue: string('the course has no modules') }],
+          },
+        }),
+      )
+      .executeTest(async (mock) => {
+        cli.signedIn(mock.url);
+        const run = await capctl(t, cli.dir, 'lms', 'course', 'publish', exampleCourseId);
+        t.is(run.code, 1);
+        t.regex(run.stderr, /lms\.course\.not_publishable/);
+      });
+  },
+);
 
-test.serial('capctl lms course list reads the catalogue, and with --authoring the caller\'s own courses', async (t) => {
+test.serial("capctl lms course list reads the catalogue, and with --authoring the caller's own courses", async (t) => {
   const cli = configDir(t);
   const lms = lmsPact();
   lms
@@ -315,7 +405,9 @@ test.serial('capctl lms course list reads the catalogue, and with --authoring th
     .addInteraction()
     .given('an LMS instructor with a course', { stage: 'complete' })
     .uponReceiving("a read of the instructor's own courses")
-    .withRequest('GET', '/v1/lms/authoring/courses', (b) => b.headers({ Authorization: bearer() }).query({ limit: '100' }))
+    .withRequest('GET', '/v1/lms/authoring/courses', (b) =>
+      b.headers({ Authorization: bearer() }).query({ limit: '100' }),
+    )
     // A new instructor's own courses: exactly the one the state made.
     .willRespondWith(200, (b) => b.jsonBody({ success: true, data: [course('draft')], meta: page }))
     .executeTest(async (mock) => {
@@ -337,7 +429,11 @@ test.serial('capctl lms enroll --no-checkout enrols in a paid course, which wait
     .addInteraction()
     .given('an LMS learner and a paid course', { enrolled: 'no' })
     .uponReceiving('an enrollment in a paid course')
-    .withRequest('POST', fromProviderState(`/v1/lms/courses/\${courseId}/enrollments`, `/v1/lms/courses/${exampleCourseId}/enrollments`), (b) => b.headers({ Authorization: bearer() }))
+    .withRequest(
+      'POST',
+      fromProviderState(`/v1/lms/courses/\${courseId}/enrollments`, `/v1/lms/courses/${exampleCourseId}/enrollments`),
+      (b) => b.headers({ Authorization: bearer() }),
+    )
     .willRespondWith(201, (b) =>
       b.jsonBody({
         success: true,
@@ -361,79 +457,120 @@ test.serial('capctl lms enroll --no-checkout enrols in a paid course, which wait
     });
 });
 
-test.serial('capctl lms checkout starts paying for a pending enrollment at the course price, printing where to pay', async (t) => {
-  const cli = configDir(t);
-  await lmsPact()
-    .addInteraction()
-    .given('an LMS learner and a paid course', { enrolled: 'yes' })
-    .uponReceiving('a checkout of a pending enrollment')
-    .withRequest('POST', fromProviderState(`/v1/lms/enrollments/\${enrollmentId}/checkout`, `/v1/lms/enrollments/${exampleEnrollmentId}/checkout`), (b) => b.headers({ Authorization: bearer() }))
-    .willRespondWith(200, (b) =>
-      b.jsonBody({
-        success: true,
-        data: {
-          paymentId: ulid(),
-          checkoutUrl: regex('^https?://.+/v1/ol/payments/sandbox/checkout/PAY-[0-9A-Z]+$', 'http://127.0.0.1:4000/v1/ol/payments/sandbox/checkout/PAY-01J9Z8X7W6V5T4S3R2Q1P0PAYM'),
-          amount: money('1500000'),
-        },
-      }),
-    )
-    .executeTest(async (mock) => {
-      cli.signedIn(mock.url);
-      const run = await capctl(t, cli.dir, 'lms', 'checkout', exampleEnrollmentId);
-      t.is(run.code, 0, run.stderr);
-      t.regex(run.stdout, /pay NGN 1500000 \(minor units\) at http.*\/sandbox\/checkout\/PAY-/);
-    });
-});
+test.serial(
+  'capctl lms checkout starts paying for a pending enrollment at the course price, printing where to pay',
+  async (t) => {
+    const cli = configDir(t);
+    await lmsPact()
+      .addInteraction()
+      .given('an LMS learner and a paid course', { enrolled: 'yes' })
+      .uponReceiving('a checkout of a pending enrollment')
+      .withRequest(
+        'POST',
+        fromProviderState(
+          `/v1/lms/enrollments/\${enrollmentId}/checkout`,
+          `/v1/lms/enrollments/${exampleEnrollmentId}/checkout`,
+        ),
+        (b) => b.headers({ Authorization: bearer() }),
+      )
+      .willRespondWith(200, (b) =>
+        b.jsonBody({
+          success: true,
+          data: {
+            paymentId: ulid(),
+            checkoutUrl: regex(
+              '^https?://.+/v1/ol/payments/sandbox/checkout/PAY-[0-9A-Z]+$',
+              'http://127.0.0.1:4000/v1/ol/payments/sandbox/checkout/PAY-01J9Z8X7W6V5T4S3R2Q1P0PAYM',
+            ),
+            amount: money('1500000'),
+          },
+        }),
+      )
+      .executeTest(async (mock) => {
+        cli.signedIn(mock.url);
+        const run = await capctl(t, cli.dir, 'lms', 'checkout', exampleEnrollmentId);
+        t.is(run.code, 0, run.stderr);
+        t.regex(run.stdout, /pay NGN 1500000 \(minor units\) at http.*\/sandbox\/checkout\/PAY-/);
+      });
+  },
+);
 
-test.serial('capctl lms scorm upload --module attaches the uploaded package as a SCORM item of the module', async (t) => {
-  const cli = configDir(t);
-  const examplePackageId = '01J9Z8X7W6V5T4S3R2Q1P0PKG1';
-  // The upload itself (POST /v1/ol/storage/upload, multipart) is the operation `capctl upload --form`
-  // pins in capctl-ol.json; here a stand-in Orchestrator answers it, and the LMS side is the contract.
-  const ol = http.createServer((req, res) => {
-    req.resume().on('end', () => {
-      res.writeHead(201, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ success: true, data: { assetId: examplePackageId } }));
+test.serial(
+  'capctl lms scorm upload --module attaches the uploaded package as a SCORM item of the module',
+  async (t) => {
+    const cli = configDir(t);
+    const examplePackageId = '01J9Z8X7W6V5T4S3R2Q1P0PKG1';
+    // The upload itself (POST /v1/ol/storage/upload, multipart) is the operation `capctl upload --form`
+    // pins in capctl-ol.json; here a stand-in Orchestrator answers it, and the LMS side is the contract.
+    const ol = http.createServer((req, res) => {
+      req.resume().on('end', () => {
+        res.writeHead(201, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ success: true, data: { assetId: examplePackageId } }));
+      });
     });
-  });
-  await new Promise<void>((resolve) => ol.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => ol.close(() => resolve())));
-  const olUrl = `http://127.0.0.1:${(ol.address() as AddressInfo).port}`;
-  await lmsPact()
-    .addInteraction()
-    .given('an LMS instructor with a course', { stage: 'complete', scormPackage: 'yes' })
-    .uponReceiving('an attachment of an uploaded SCORM package as a new item')
-    .withRequest('POST', fromProviderState(`/v1/lms/authoring/courses/\${courseId}/modules/\${moduleId}/items`, `/v1/lms/authoring/courses/${exampleCourseId}/modules/${exampleModuleId}/items`), (b) =>
-      b.headers({ Authorization: bearer() }).jsonBody({ type: 'scorm_package', title: 'Workshop safety', packageAssetId: fromProviderState('\${packageAssetId}', examplePackageId) }),
-    )
-    .willRespondWith(201, (b) =>
-      b.jsonBody({
-        success: true,
-        data: {
-          id: ulid(),
-          moduleId: ulid(),
-          type: 'scorm_package',
-          title: 'Workshop safety',
-          order: like(2),
-          required: true,
-          mediaAssetId: null,
-          packageAssetId: string(examplePackageId),
-          scoHref: 'index.html',
-        },
-      }),
-    )
-    .executeTest(async (mock) => {
-      cli.signedIn(await mockGateway(t, { ol: olUrl, lms: mock.url }));
-      const run = await capctl(t, cli.dir, 'lms', 'scorm', 'upload', '--module', `${exampleCourseId}/${exampleModuleId}`, '--title', 'Workshop safety', '--json');
-      t.is(run.code, 0, run.stderr);
-      t.like(JSON.parse(run.stdout), { packageAssetId: examplePackageId, item: { scoHref: 'index.html' } });
-    });
-});
+    await new Promise<void>((resolve) => ol.listen(0, '127.0.0.1', resolve));
+    t.teardown(() => new Promise<void>((resolve) => ol.close(() => resolve())));
+    const olUrl = `http://127.0.0.1:${(ol.address() as AddressInfo).port}`;
+    await lmsPact()
+      .addInteraction()
+      .given('an LMS instructor with a course', { stage: 'complete', scormPackage: 'yes' })
+      .uponReceiving('an attachment of an uploaded SCORM package as a new item')
+      .withRequest(
+        'POST',
+        fromProviderState(
+          `/v1/lms/authoring/courses/\${courseId}/modules/\${moduleId}/items`,
+          `/v1/lms/authoring/courses/${exampleCourseId}/modules/${exampleModuleId}/items`,
+        ),
+        (b) =>
+          b.headers({ Authorization: bearer() }).jsonBody({
+            type: 'scorm_package',
+            title: 'Workshop safety',
+            packageAssetId: fromProviderState('\${packageAssetId}', examplePackageId),
+          }),
+      )
+      .willRespondWith(201, (b) =>
+        b.jsonBody({
+          success: true,
+          data: {
+            id: ulid(),
+            moduleId: ulid(),
+            type: 'scorm_package',
+            title: 'Workshop safety',
+            order: like(2),
+            required: true,
+            mediaAssetId: null,
+            packageAssetId: string(examplePackageId),
+            scoHref: 'index.html',
+          },
+        }),
+      )
+      .executeTest(async (mock) => {
+        cli.signedIn(await mockGateway(t, { ol: olUrl, lms: mock.url }));
+        const run = await capctl(
+          t,
+          cli.dir,
+          'lms',
+          'scorm',
+          'upload',
+          '--module',
+          `${exampleCourseId}/${exampleModuleId}`,
+          '--title',
+          'Workshop safety',
+          '--json',
+        );
+        t.is(run.code, 0, run.stderr);
+        t.like(JSON.parse(run.stdout), { packageAssetId: examplePackageId, item: { scoHref: 'index.html' } });
+      });
+  },
+);
 
 // --- The authoring steps of lms-instructor-publishes.yaml, as capctl run makes them ---------------------
 
-const courseIdInPath = (suffix = '') => fromProviderState(`/v1/lms/authoring/courses/\${courseId}${suffix}`, `/v1/lms/authoring/courses/${exampleCourseId}${suffix}`);
+const courseIdInPath = (suffix = '') =>
+  fromProviderState(
+    `/v1/lms/authoring/courses/\${courseId}${suffix}`,
+    `/v1/lms/authoring/courses/${exampleCourseId}${suffix}`,
+  );
 
 stepTests(test, lmsPact, 'lms', [
   {
@@ -444,7 +581,17 @@ stepTests(test, lmsPact, 'lms', [
     path: '/v1/lms/instructors/invites',
     body: { email: fromProviderState('${inviteeEmail}', 'chidi.eze@example.test') },
     status: 201,
-    response: { success: true, data: { id: ulid(), kind: 'instructor', email: email('chidi.eze@example.test'), status: 'pending', createdAt: isoDateTime(), acceptedAt: null } },
+    response: {
+      success: true,
+      data: {
+        id: ulid(),
+        kind: 'instructor',
+        email: email('chidi.eze@example.test'),
+        status: 'pending',
+        createdAt: isoDateTime(),
+        acceptedAt: null,
+      },
+    },
   },
   {
     rule: 'an instructor is refused inviting instructors (auth.out_of_scope)',
@@ -482,7 +629,16 @@ stepTests(test, lmsPact, 'lms', [
     path: courseIdInPath('/modules'),
     body: { title: 'Underlay and battens' },
     status: 201,
-    response: { success: true, data: { id: ulid(), courseId: ulid(exampleCourseId), title: 'Underlay and battens', order: like(1), optional: false } },
+    response: {
+      success: true,
+      data: {
+        id: ulid(),
+        courseId: ulid(exampleCourseId),
+        title: 'Underlay and battens',
+        order: like(1),
+        optional: false,
+      },
+    },
   },
   {
     rule: 'the owner adds a lesson to a module',
@@ -493,7 +649,11 @@ stepTests(test, lmsPact, 'lms', [
       `/v1/lms/authoring/courses/\${courseId}/modules/\${moduleId}/items`,
       `/v1/lms/authoring/courses/${exampleCourseId}/modules/${exampleModuleId}/items`,
     ),
-    body: { type: 'native_lesson', title: 'Fixing battens', body: { schemaVersion: 1, html: '<p>Space battens to the tile gauge.</p>' } },
+    body: {
+      type: 'native_lesson',
+      title: 'Fixing battens',
+      body: { schemaVersion: 1, html: '<p>Space battens to the tile gauge.</p>' },
+    },
     status: 201,
     response: {
       success: true,
@@ -522,7 +682,18 @@ stepTests(test, lmsPact, 'lms', [
       success: true,
       data: {
         courseId: ulid(exampleCourseId),
-        modules: eachLike({ id: ulid(), title: string('Setting out'), order: like(1), items: eachLike({ id: ulid(), type: 'native_lesson', title: string('Tools'), order: like(1), required: true }) }),
+        modules: eachLike({
+          id: ulid(),
+          title: string('Setting out'),
+          order: like(1),
+          items: eachLike({
+            id: ulid(),
+            type: 'native_lesson',
+            title: string('Tools'),
+            order: like(1),
+            required: true,
+          }),
+        }),
         sequencing: { prerequisites: [] },
       },
     },

@@ -11,7 +11,10 @@ const { fromProviderState, integer, regex, string } = MatchersV3;
 
 const exampleReference = 'PAY-01J9Z8X7W6V5T4S3R2Q1P0PAY1';
 const transactionPath = (suffix = '') =>
-  fromProviderState(`/v1/ol/payments/sandbox/transactions/\${reference}${suffix}`, `/v1/ol/payments/sandbox/transactions/${exampleReference}${suffix}`);
+  fromProviderState(
+    `/v1/ol/payments/sandbox/transactions/\${reference}${suffix}`,
+    `/v1/ol/payments/sandbox/transactions/${exampleReference}${suffix}`,
+  );
 const reference = () => regex('^PAY-[0-9A-HJKMNP-TV-Z]{26}$', exampleReference);
 const amount = { amountMinorUnits: regex('^[1-9][0-9]*$', '1500000'), currency: regex('^[A-Z]{3}$', 'NGN') };
 
@@ -28,7 +31,13 @@ function transaction(status: string, fields: Record<string, unknown>) {
     ...fields,
   };
 }
-const pending = transaction('pending', { gatewayResponse: null, card: null, paidAt: null, redirectUrl: null, webhook: null });
+const pending = transaction('pending', {
+  gatewayResponse: null,
+  card: null,
+  paidAt: null,
+  redirectUrl: null,
+  webhook: null,
+});
 const approved = (webhookStatus: ReturnType<typeof regex> | string) =>
   transaction('success', {
     gatewayResponse: 'Approved',
@@ -77,7 +86,12 @@ export function capctlPaymentPacts(test: TestFn, olPact: () => PactV4): void {
       .willRespondWith(200, (b) =>
         b.jsonBody({
           success: true,
-          data: transaction('failed', { gatewayResponse: "Declined by the payer's bank", card: null, paidAt: null, webhook: { status: justQueued, attempts: integer(0) } }),
+          data: transaction('failed', {
+            gatewayResponse: "Declined by the payer's bank",
+            card: null,
+            paidAt: null,
+            webhook: { status: justQueued, attempts: integer(0) },
+          }),
         }),
       )
       .executeTest(async (mock) => {
@@ -92,20 +106,35 @@ export function capctlPaymentPacts(test: TestFn, olPact: () => PactV4): void {
       .addInteraction()
       .given('a pending payment')
       .uponReceiving('a read of the sandbox checkout page')
-      .withRequest('GET', fromProviderState('/v1/ol/payments/sandbox/checkout/${reference}', `/v1/ol/payments/sandbox/checkout/${exampleReference}`))
-      .willRespondWith(200, (b) => b.headers({ 'Content-Type': regex('^text/html(;.*)?$', 'text/html; charset=utf-8') }))
+      .withRequest(
+        'GET',
+        fromProviderState(
+          '/v1/ol/payments/sandbox/checkout/${reference}',
+          `/v1/ol/payments/sandbox/checkout/${exampleReference}`,
+        ),
+      )
+      .willRespondWith(200, (b) =>
+        b.headers({ 'Content-Type': regex('^text/html(;.*)?$', 'text/html; charset=utf-8') }),
+      )
       .executeTest(async (mock) => {
-        await runScenario(t, await mockGateway(t, { ol: mock.url }), `
+        await runScenario(
+          t,
+          await mockGateway(t, { ol: mock.url }),
+          `
 name: checkout page
 steps:
   - id: page
     http: { method: GET, path: /v1/ol/payments/sandbox/checkout/${exampleReference} }
     expect: { status: 200 }
-`);
+`,
+        );
       });
   });
 
-  const verifyPath = fromProviderState('/v1/ol/payments/verify/${reference}', `/v1/ol/payments/verify/${exampleReference}`);
+  const verifyPath = fromProviderState(
+    '/v1/ol/payments/verify/${reference}',
+    `/v1/ol/payments/verify/${exampleReference}`,
+  );
   stepTests(test, olPact, 'ol', [
     {
       rule: 'verify-by-reference shows the payer a pending payment with its facts',
@@ -125,7 +154,10 @@ steps:
           amount,
           beneficiaryCentreId: ulid(),
           provider: string('sandbox'),
-          checkoutUrl: regex('^https?://.+/payments/sandbox/checkout/PAY-[0-9A-HJKMNP-TV-Z]{26}$', `http://127.0.0.1:4000/v1/ol/payments/sandbox/checkout/${exampleReference}`),
+          checkoutUrl: regex(
+            '^https?://.+/payments/sandbox/checkout/PAY-[0-9A-HJKMNP-TV-Z]{26}$',
+            `http://127.0.0.1:4000/v1/ol/payments/sandbox/checkout/${exampleReference}`,
+          ),
           failureReason: null,
           createdAt: isoDateTime(),
           completedAt: null,
@@ -161,7 +193,14 @@ steps:
       signedIn: false,
       body: { cardNumber: '4000000000009995' },
       status: 200,
-      response: { success: true, data: transaction('failed', { gatewayResponse: 'Insufficient funds', card: { brand: 'visa', last4: '9995' }, paidAt: null }) },
+      response: {
+        success: true,
+        data: transaction('failed', {
+          gatewayResponse: 'Insufficient funds',
+          card: { brand: 'visa', last4: '9995' },
+          paidAt: null,
+        }),
+      },
     },
     {
       rule: 'a paid transaction shows its webhook acknowledged',

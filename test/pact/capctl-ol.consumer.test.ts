@@ -2,7 +2,20 @@ import test from 'ava';
 import { MatchersV3 } from '@pact-foundation/pact';
 import { capctlMessagingPacts } from './capctl-ol-messaging.ts';
 import { capctlPaymentPacts } from './capctl-ol-payments.ts';
-import { bearer, capctl, configDir, email, errorBody, isoDateTime, jwt, mockGateway, pactFiles, runScenario, stepTests, ulid } from './support.ts';
+import {
+  bearer,
+  capctl,
+  configDir,
+  email,
+  errorBody,
+  isoDateTime,
+  jwt,
+  mockGateway,
+  pactFiles,
+  runScenario,
+  stepTests,
+  ulid,
+} from './support.ts';
 
 // capctl -> Orchestrator: the calls capctl's account commands and its scenario runner make, driven
 // through the real client code against Pact's mock server. Writes pacts/capctl-ol.json; the payment
@@ -43,52 +56,68 @@ test.serial('capctl register sends the address, password and intents and reads t
     .withRequest('POST', '/v1/ol/auth/register', (b) =>
       b.jsonBody({ email: stateEmail, password: like('Pact-pass-2024'), intents: ['cap'] }),
     )
-    .willRespondWith(201, (b) => b.jsonBody({ success: true, data: { userId: ulid(), email: email(), status: 'pending_verification' } }))
+    .willRespondWith(201, (b) =>
+      b.jsonBody({ success: true, data: { userId: ulid(), email: email(), status: 'pending_verification' } }),
+    )
     .executeTest(async (mock) => {
-      const run = await capctl(t, cli.dir, 'register', '--email', 'ada@example.test', '--password', 'Pact-pass-2024', '--base-url', mock.url, '--json');
+      const run = await capctl(
+        t,
+        cli.dir,
+        'register',
+        '--email',
+        'ada@example.test',
+        '--password',
+        'Pact-pass-2024',
+        '--base-url',
+        mock.url,
+        '--json',
+      );
       t.is(run.code, 0, run.stderr);
       t.like(JSON.parse(run.stdout), { email: 'ada@example.test', status: 'pending_verification' });
     });
 });
 
-test.serial('capctl verify reads the code from the dev mailbox, verifies the account and keeps the session', async (t) => {
-  const cli = configDir(t);
-  const ol = olPact();
-  ol.addInteraction()
-    .given('an account waiting for verification')
-    .uponReceiving('a read of the dev mailbox')
-    .withRequest('GET', '/v1/ol/dev/mailbox', (b) => b.query({ to: stateEmail }))
-    .willRespondWith(200, (b) =>
-      b.jsonBody({
-        success: true,
-        // A new address's mailbox: exactly the mail the state sent.
-        data: [
-          {
-          id: ulid(),
-          to: email(),
-          template: 'account_verify',
-          subject: string('Your verification code'),
-          text: string('Your code is 1234.'),
-          sentAt: isoDateTime(),
-          otp: regex('^[0-9]{4}$', '1234'),
-          },
-        ],
-      }),
-    );
-  await ol
-    .addInteraction()
-    .given('an account waiting for verification')
-    .uponReceiving('an account verification with the mailed code')
-    .withRequest('POST', '/v1/ol/auth/verify-account', (b) =>
-      b.jsonBody({ email: stateEmail, otp: fromProviderState('${otp}', '1234'), purpose: 'account_verify' }),
-    )
-    .willRespondWith(200, (b) => b.jsonBody({ success: true, data: authResult('password') }))
-    .executeTest(async (mock) => {
-      const run = await capctl(t, cli.dir, 'verify', '--email', 'ada@example.test', '--base-url', mock.url, '--json');
-      t.is(run.code, 0, run.stderr);
-      t.like(JSON.parse(run.stdout), { profile: 'default', user: { status: 'active' } });
-    });
-});
+test.serial(
+  'capctl verify reads the code from the dev mailbox, verifies the account and keeps the session',
+  async (t) => {
+    const cli = configDir(t);
+    const ol = olPact();
+    ol.addInteraction()
+      .given('an account waiting for verification')
+      .uponReceiving('a read of the dev mailbox')
+      .withRequest('GET', '/v1/ol/dev/mailbox', (b) => b.query({ to: stateEmail }))
+      .willRespondWith(200, (b) =>
+        b.jsonBody({
+          success: true,
+          // A new address's mailbox: exactly the mail the state sent.
+          data: [
+            {
+              id: ulid(),
+              to: email(),
+              template: 'account_verify',
+              subject: string('Your verification code'),
+              text: string('Your code is 1234.'),
+              sentAt: isoDateTime(),
+              otp: regex('^[0-9]{4}$', '1234'),
+            },
+          ],
+        }),
+      );
+    await ol
+      .addInteraction()
+      .given('an account waiting for verification')
+      .uponReceiving('an account verification with the mailed code')
+      .withRequest('POST', '/v1/ol/auth/verify-account', (b) =>
+        b.jsonBody({ email: stateEmail, otp: fromProviderState('${otp}', '1234'), purpose: 'account_verify' }),
+      )
+      .willRespondWith(200, (b) => b.jsonBody({ success: true, data: authResult('password') }))
+      .executeTest(async (mock) => {
+        const run = await capctl(t, cli.dir, 'verify', '--email', 'ada@example.test', '--base-url', mock.url, '--json');
+        t.is(run.code, 0, run.stderr);
+        t.like(JSON.parse(run.stdout), { profile: 'default', user: { status: 'active' } });
+      });
+  },
+);
 
 test.serial('capctl login signs in with email and password', async (t) => {
   const cli = configDir(t);
@@ -99,7 +128,18 @@ test.serial('capctl login signs in with email and password', async (t) => {
     .withRequest('POST', '/v1/ol/auth/login', (b) => b.jsonBody({ email: stateEmail, password: statePassword }))
     .willRespondWith(200, (b) => b.jsonBody({ success: true, data: authResult('password') }))
     .executeTest(async (mock) => {
-      const run = await capctl(t, cli.dir, 'login', '--email', 'ada@example.test', '--password', 'Pact-pass-2024', '--base-url', mock.url, '--json');
+      const run = await capctl(
+        t,
+        cli.dir,
+        'login',
+        '--email',
+        'ada@example.test',
+        '--password',
+        'Pact-pass-2024',
+        '--base-url',
+        mock.url,
+        '--json',
+      );
       t.is(run.code, 0, run.stderr);
     });
 });
@@ -114,13 +154,17 @@ test.serial('capctl logout renews an expired access token first, then ends the s
     .withRequest('POST', '/v1/ol/auth/refresh', (b) =>
       b.jsonBody({ refreshToken: fromProviderState('${refreshToken}', 'example-refresh-token') }),
     )
-    .willRespondWith(200, (b) => b.jsonBody({ success: true, data: { accessToken: jwt(), refreshToken: string('example-refresh-token') } }));
+    .willRespondWith(200, (b) =>
+      b.jsonBody({ success: true, data: { accessToken: jwt(), refreshToken: string('example-refresh-token') } }),
+    );
   await ol
     .addInteraction()
     .given('a verified user')
     .uponReceiving('a logout')
     .withRequest('POST', '/v1/ol/auth/logout', (b) =>
-      b.headers({ Authorization: bearer() }).jsonBody({ refreshToken: fromProviderState('${refreshToken}', 'example-refresh-token') }),
+      b
+        .headers({ Authorization: bearer() })
+        .jsonBody({ refreshToken: fromProviderState('${refreshToken}', 'example-refresh-token') }),
     )
     .willRespondWith(200, (b) => b.jsonBody({ success: true, data: { loggedOut: true } }))
     .executeTest(async (mock) => {
@@ -142,7 +186,16 @@ const googleTokenRequest = (ol: ReturnType<typeof olPact>) =>
 test.serial('capctl google-token mints an ID token from the sandbox issuer', async (t) => {
   const cli = configDir(t);
   await googleTokenRequest(olPact()).executeTest(async (mock) => {
-    const run = await capctl(t, cli.dir, 'google-token', '--email', 'ada@example.test', '--base-url', mock.url, '--json');
+    const run = await capctl(
+      t,
+      cli.dir,
+      'google-token',
+      '--email',
+      'ada@example.test',
+      '--base-url',
+      mock.url,
+      '--json',
+    );
     t.is(run.code, 0, run.stderr);
     t.truthy(JSON.parse(run.stdout).idToken);
   });
@@ -160,11 +213,18 @@ test.serial('capctl run checks the platform is up, then signs in with a sandbox 
     .given('a Google ID token for a new address')
     .uponReceiving('a Google sign-in')
     .withRequest('POST', '/v1/ol/auth/google', (b) =>
-      b.jsonBody({ idToken: fromProviderState('${idToken}', 'eyJhbGciOiJSUzI1NiJ9.eyJlbWFpbCI6ImFkYUBleGFtcGxlLnRlc3QifQ.c2ln'), provider: 'google', intents: ['cap'] }),
+      b.jsonBody({
+        idToken: fromProviderState('${idToken}', 'eyJhbGciOiJSUzI1NiJ9.eyJlbWFpbCI6ImFkYUBleGFtcGxlLnRlc3QifQ.c2ln'),
+        provider: 'google',
+        intents: ['cap'],
+      }),
     )
     .willRespondWith(200, (b) => b.jsonBody({ success: true, data: { ...authResult('google'), isNewUser: true } }))
     .executeTest(async (mock) => {
-      await runScenario(t, mock.url, `
+      await runScenario(
+        t,
+        mock.url,
+        `
 name: Google sign-in
 steps:
   - id: token
@@ -175,7 +235,8 @@ steps:
       path: /v1/ol/auth/google
       body: { idToken: "\${steps.token.body.data.idToken}", provider: google, intents: [cap] }
     expect: { body: { data.isNewUser: true, data.user.authProvider: google } }
-`);
+`,
+      );
     });
 });
 
@@ -252,19 +313,22 @@ test.serial('capctl run reads a generated password from the dev mailbox', async 
         // A new address's mailbox: exactly the mail the state sent.
         data: [
           {
-          id: ulid(),
-          to: email(),
-          template: 'provisioned_account',
-          subject: string('Your CAP account is ready'),
-          text: string('Sign in with this temporary password: bCcY5QiGXCSt8Y69bDig'),
-          sentAt: isoDateTime(),
-          password: string('bCcY5QiGXCSt8Y69bDig'),
+            id: ulid(),
+            to: email(),
+            template: 'provisioned_account',
+            subject: string('Your CAP account is ready'),
+            text: string('Sign in with this temporary password: bCcY5QiGXCSt8Y69bDig'),
+            sentAt: isoDateTime(),
+            password: string('bCcY5QiGXCSt8Y69bDig'),
           },
         ],
       }),
     )
     .executeTest(async (mock) => {
-      await runScenario(t, await mockGateway(t, { ol: mock.url }), `
+      await runScenario(
+        t,
+        await mockGateway(t, { ol: mock.url }),
+        `
 name: provisioned password
 steps:
   - id: password-mail
@@ -272,20 +336,86 @@ steps:
     expect:
       body:
         password: { type: string, minLength: 8 }
-`);
+`,
+      );
     });
 });
 
 // Reference data (catalogue.yaml): public lists, no state needed beyond a running Orchestrator.
 stepTests(test, olPact, 'ol', [
-  { rule: 'anyone lists the Nigerian banks with their codes', description: 'a read of the Nigerian banks', states: [['a verified user']], method: 'GET', path: '/v1/ol/banks', query: { country: 'NG' }, signedIn: false, status: 200, response: { success: true, data: eachLike({ id: string('NG-044'), name: string('Access Bank'), slug: string('access-bank'), code: string('044'), type: string('commercial'), currency: 'NGN', country: 'NG' }) } },
-  { rule: "anyone lists Nigeria's states by name", description: "a read of Nigeria's states", states: [['a verified user']], method: 'GET', path: '/v1/ol/address/countries/NG/states', signedIn: false, status: 200, response: { success: true, data: eachLike({ name: string('Lagos') }, 37) } },
+  {
+    rule: 'anyone lists the Nigerian banks with their codes',
+    description: 'a read of the Nigerian banks',
+    states: [['a verified user']],
+    method: 'GET',
+    path: '/v1/ol/banks',
+    query: { country: 'NG' },
+    signedIn: false,
+    status: 200,
+    response: {
+      success: true,
+      data: eachLike({
+        id: string('NG-044'),
+        name: string('Access Bank'),
+        slug: string('access-bank'),
+        code: string('044'),
+        type: string('commercial'),
+        currency: 'NGN',
+        country: 'NG',
+      }),
+    },
+  },
+  {
+    rule: "anyone lists Nigeria's states by name",
+    description: "a read of Nigeria's states",
+    states: [['a verified user']],
+    method: 'GET',
+    path: '/v1/ol/address/countries/NG/states',
+    signedIn: false,
+    status: 200,
+    response: { success: true, data: eachLike({ name: string('Lagos') }, 37) },
+  },
 ]);
 
 // Storage resolve and delete (storage-and-messages.yaml): only the caller's own assets.
 const assetId = fromProviderState('${assetId}', '01J9Z8X7W6V5T4S3R2Q1P0ASST');
 stepTests(test, olPact, 'ol', [
-  { rule: "resolve answers a short-lived URL of the caller's own asset", description: "a resolve of the caller's asset", states: [['a confirmed asset']], method: 'POST', path: '/v1/ol/storage/resolve', body: { assetIds: [assetId] }, status: 200, response: { success: true, data: eachLike({ assetId: string('01J9Z8X7W6V5T4S3R2Q1P0ASST'), url: string('http://127.0.0.1:4000/v1/ol/storage/assets/01J9Z8X7W6V5T4S3R2Q1P0ASST?expires=1&signature=s'), expiresAt: string('2026-01-01T00:00:00.000Z'), mimeType: 'image/png', fileName: string('passport.png') }) } },
-  { rule: 'an asset id the caller does not own resolves to nothing, never to a URL', description: 'a resolve of an asset that is not the caller', states: [['a verified user']], method: 'POST', path: '/v1/ol/storage/resolve', body: { assetIds: ['01J9Z8X7W6V5T4S3R2Q1P0NQNE'] }, status: 200, response: { success: true, data: [] } },
-  { rule: 'the owner deletes their asset', description: "a deletion of the caller's asset", states: [['a confirmed asset']], method: 'DELETE', path: fromProviderState('/v1/ol/storage/${assetId}', '/v1/ol/storage/01J9Z8X7W6V5T4S3R2Q1P0ASST'), status: 200, response: { success: true, data: { assetId: string('01J9Z8X7W6V5T4S3R2Q1P0ASST'), deleted: true } } },
+  {
+    rule: "resolve answers a short-lived URL of the caller's own asset",
+    description: "a resolve of the caller's asset",
+    states: [['a confirmed asset']],
+    method: 'POST',
+    path: '/v1/ol/storage/resolve',
+    body: { assetIds: [assetId] },
+    status: 200,
+    response: {
+      success: true,
+      data: eachLike({
+        assetId: string('01J9Z8X7W6V5T4S3R2Q1P0ASST'),
+        url: string('http://127.0.0.1:4000/v1/ol/storage/assets/01J9Z8X7W6V5T4S3R2Q1P0ASST?expires=1&signature=s'),
+        expiresAt: string('2026-01-01T00:00:00.000Z'),
+        mimeType: 'image/png',
+        fileName: string('passport.png'),
+      }),
+    },
+  },
+  {
+    rule: 'an asset id the caller does not own resolves to nothing, never to a URL',
+    description: 'a resolve of an asset that is not the caller',
+    states: [['a verified user']],
+    method: 'POST',
+    path: '/v1/ol/storage/resolve',
+    body: { assetIds: ['01J9Z8X7W6V5T4S3R2Q1P0NQNE'] },
+    status: 200,
+    response: { success: true, data: [] },
+  },
+  {
+    rule: 'the owner deletes their asset',
+    description: "a deletion of the caller's asset",
+    states: [['a confirmed asset']],
+    method: 'DELETE',
+    path: fromProviderState('/v1/ol/storage/${assetId}', '/v1/ol/storage/01J9Z8X7W6V5T4S3R2Q1P0ASST'),
+    status: 200,
+    response: { success: true, data: { assetId: string('01J9Z8X7W6V5T4S3R2Q1P0ASST'), deleted: true } },
+  },
 ]);

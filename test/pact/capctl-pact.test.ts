@@ -11,7 +11,20 @@ import { runCapctl, startServe, type RunningServe } from '../helpers/cli.ts';
 // `capctl pact verify` against a running `capctl serve`, as a downstream team runs it, and `capctl pact
 // publish` against a stand-in broker that records what it is sent.
 
-const freePorts = ['--port', '0', '--ol-port', '0', '--cap-port', '0', '--lms-port', '0', '--grpc-port', '0', '--lms-grpc-port', '0'];
+const freePorts = [
+  '--port',
+  '0',
+  '--ol-port',
+  '0',
+  '--cap-port',
+  '0',
+  '--lms-port',
+  '0',
+  '--grpc-port',
+  '0',
+  '--lms-grpc-port',
+  '0',
+];
 const databaseName = `test_${newId().toLowerCase()}`;
 let serve: RunningServe;
 
@@ -72,7 +85,16 @@ test('an interaction the server does not serve, or a state it does not know, fai
   });
   fs.writeFileSync(path.join(dir, 'capctl-lms.json'), JSON.stringify(pact));
 
-  const run = await runCapctl(['pact', 'verify', '--provider', 'lms', '--base-url', serve.urls.gateway!, '--pact-dir', dir]);
+  const run = await runCapctl([
+    'pact',
+    'verify',
+    '--provider',
+    'lms',
+    '--base-url',
+    serve.urls.gateway!,
+    '--pact-dir',
+    dir,
+  ]);
   t.is(run.code, 1, run.stdout + run.stderr);
   t.regex(run.stdout, /^ {2}FAILED {2}a read of the course catalogue$/m);
   t.regex(run.stdout, /^ {10}expected 200 but was 404$/m);
@@ -86,10 +108,27 @@ test('verify exits 3 when the platform cannot be reached and 2 when given two pa
   const unreachable = await runCapctl(['pact', 'verify', '--provider', 'cap', '--base-url', 'http://127.0.0.1:9']);
   t.is(unreachable.code, 3);
   t.regex(unreachable.stderr, /cannot reach http:\/\/127\.0\.0\.1:9/);
-  const twoSources = await runCapctl(['pact', 'verify', '--provider', 'cap', '--pact-dir', 'pacts', '--pact-url', 'pacts/capctl-cap.json']);
+  const twoSources = await runCapctl([
+    'pact',
+    'verify',
+    '--provider',
+    'cap',
+    '--pact-dir',
+    'pacts',
+    '--pact-url',
+    'pacts/capctl-cap.json',
+  ]);
   t.is(twoSources.code, 2);
   t.regex(twoSources.stderr, /give one of --pact-dir, --pact-url or --broker-url/);
-  const publishWithoutBroker = await runCapctl(['pact', 'verify', '--provider', 'cap', '--publish-verification-results', '--provider-app-version', '1']);
+  const publishWithoutBroker = await runCapctl([
+    'pact',
+    'verify',
+    '--provider',
+    'cap',
+    '--publish-verification-results',
+    '--provider-app-version',
+    '1',
+  ]);
   t.is(publishWithoutBroker.code, 2);
   t.regex(publishWithoutBroker.stderr, /--publish-verification-results need --broker-url/);
 });
@@ -97,16 +136,42 @@ test('verify exits 3 when the platform cannot be reached and 2 when given two pa
 test('verify --junit writes one test case per interaction; --filter-description narrows the run to the matching ones', async (t) => {
   t.timeout(15 * 60_000); // every interaction after its own provider state: minutes on a loaded machine
   const junit = path.join(scratchDir(t), 'pact.xml');
-  const all = JSON.parse(fs.readFileSync('pacts/capctl-lms.json', 'utf8')).interactions as Array<{ description: string }>;
-  const run = await runCapctl(['pact', 'verify', '--provider', 'lms', '--base-url', serve.urls.gateway!, '--filter-description', '^a (start|list) of', '--junit', junit, '--json']);
+  const all = JSON.parse(fs.readFileSync('pacts/capctl-lms.json', 'utf8')).interactions as Array<{
+    description: string;
+  }>;
+  const run = await runCapctl([
+    'pact',
+    'verify',
+    '--provider',
+    'lms',
+    '--base-url',
+    serve.urls.gateway!,
+    '--filter-description',
+    '^a (start|list) of',
+    '--junit',
+    junit,
+    '--json',
+  ]);
   t.is(run.code, 0, run.stdout + run.stderr);
-  const verified = JSON.parse(run.stdout).pacts[0].interactions.map((i: { description: string }) => i.description).sort();
-  t.deepEqual(verified, all.map((i) => i.description).filter((d) => /^a (start|list) of/.test(d)).sort());
+  const verified = JSON.parse(run.stdout)
+    .pacts[0].interactions.map((i: { description: string }) => i.description)
+    .sort();
+  t.deepEqual(
+    verified,
+    all
+      .map((i) => i.description)
+      .filter((d) => /^a (start|list) of/.test(d))
+      .sort(),
+  );
   t.true(verified.length > 0 && verified.length < all.length);
   const xml = fs.readFileSync(junit, 'utf8');
   t.is([...xml.matchAll(/<testcase /g)].length, verified.length);
   t.regex(xml, /<testsuite name="capctl -&gt; lms" file="pacts\/capctl-lms.json" tests="\d+" failures="0" errors="0">/);
-  for (const description of verified) t.true(xml.includes(`<testcase name="${description.replace(/'/g, '&apos;')}" classname="capctl -&gt; lms"/>`), description);
+  for (const description of verified)
+    t.true(
+      xml.includes(`<testcase name="${description.replace(/'/g, '&apos;')}" classname="capctl -&gt; lms"/>`),
+      description,
+    );
 });
 
 test('verify --broker-url fetches the pacts for the provider with the selectors and token, verifies them and publishes the results', async (t) => {
@@ -122,17 +187,43 @@ test('verify --broker-url fetches the pacts for the provider with the selectors 
     const base = `http://127.0.0.1:${(broker.address() as AddressInfo).port}`;
     const forVerification = `${base}/pacts/provider/lms/for-verification`;
     const answers: Record<string, unknown> = {
-      'GET /': { _links: { 'pb:provider-pacts-for-verification': { href: `${base}/pacts/provider/{provider}/for-verification`, templated: true } } },
+      'GET /': {
+        _links: {
+          'pb:provider-pacts-for-verification': {
+            href: `${base}/pacts/provider/{provider}/for-verification`,
+            templated: true,
+          },
+        },
+      },
       'GET /pacts/provider/lms/for-verification': { _links: { self: { href: forVerification } } },
-      'POST /pacts/provider/lms/for-verification': { _embedded: { pacts: [{ shortDescription: 'main', _links: { self: { href: `${base}/pacts/provider/lms/consumer/capctl/version/1`, name: 'capctl' } } }] } },
+      'POST /pacts/provider/lms/for-verification': {
+        _embedded: {
+          pacts: [
+            {
+              shortDescription: 'main',
+              _links: { self: { href: `${base}/pacts/provider/lms/consumer/capctl/version/1`, name: 'capctl' } },
+            },
+          ],
+        },
+      },
       'GET /pacts/provider/lms/consumer/capctl/version/1': {
         ...JSON.parse(pact),
         _links: {
-          'pb:publish-verification-results': { href: `${base}/pacts/provider/lms/consumer/capctl/pact-version/abc/verification-results` },
+          'pb:publish-verification-results': {
+            href: `${base}/pacts/provider/lms/consumer/capctl/pact-version/abc/verification-results`,
+          },
           'pb:provider': { href: `${base}/pacticipants/lms` },
         },
       },
-      'GET /pacticipants/lms': { name: 'lms', _links: { 'pb:branch-version': { href: `${base}/pacticipants/lms/branches/{branch}/versions/{version}`, templated: true } } },
+      'GET /pacticipants/lms': {
+        name: 'lms',
+        _links: {
+          'pb:branch-version': {
+            href: `${base}/pacticipants/lms/branches/{branch}/versions/{version}`,
+            templated: true,
+          },
+        },
+      },
       'PUT /pacticipants/lms/branches/main/versions/2.0.1': {},
       'POST /pacts/provider/lms/consumer/capctl/pact-version/abc/verification-results': {},
     };
@@ -143,18 +234,47 @@ test('verify --broker-url fetches the pacts for the provider with the selectors 
   t.teardown(() => new Promise<void>((resolve) => broker.close(() => resolve())));
   const brokerUrl = `http://127.0.0.1:${(broker.address() as AddressInfo).port}`;
 
-  const run = await runCapctl(['pact', 'verify', '--provider', 'lms', '--base-url', serve.urls.gateway!, '--broker-url', brokerUrl,
-    '--broker-token', 'broker-token', '--consumer-version-selectors', '[{"mainBranch":true}]',
-    '--publish-verification-results', '--provider-app-version', '2.0.1', '--provider-branch', 'main']);
+  const run = await runCapctl([
+    'pact',
+    'verify',
+    '--provider',
+    'lms',
+    '--base-url',
+    serve.urls.gateway!,
+    '--broker-url',
+    brokerUrl,
+    '--broker-token',
+    'broker-token',
+    '--consumer-version-selectors',
+    '[{"mainBranch":true}]',
+    '--publish-verification-results',
+    '--provider-app-version',
+    '2.0.1',
+    '--provider-branch',
+    'main',
+  ]);
   t.is(run.code, 0, run.stdout + run.stderr);
   t.regex(run.stdout, /^ {2}passed {2}a start of the learner onboarding$/m);
-  t.true(seen.some((line) => line.startsWith('POST /pacts/provider/lms/for-verification Bearer broker-token') && line.includes('"consumerVersionSelectors":[{"mainBranch":true}]')));
+  t.true(
+    seen.some(
+      (line) =>
+        line.startsWith('POST /pacts/provider/lms/for-verification Bearer broker-token') &&
+        line.includes('"consumerVersionSelectors":[{"mainBranch":true}]'),
+    ),
+  );
   t.true(seen.includes('GET /pacts/provider/lms/consumer/capctl/version/1 Bearer broker-token'));
-  const published = seen.find((line) => line.startsWith('POST /pacts/provider/lms/consumer/capctl/pact-version/abc/verification-results Bearer broker-token'));
+  const published = seen.find((line) =>
+    line.startsWith(
+      'POST /pacts/provider/lms/consumer/capctl/pact-version/abc/verification-results Bearer broker-token',
+    ),
+  );
   t.truthy(published, seen.join('\n'));
   const result = JSON.parse(published!.slice(published!.indexOf('{')));
   t.like(result, { success: true, providerApplicationVersion: '2.0.1' });
-  t.true(seen.some((line) => line.startsWith('PUT /pacticipants/lms/branches/main/versions/2.0.1 Bearer broker-token')), 'the provider version is recorded on its branch');
+  t.true(
+    seen.some((line) => line.startsWith('PUT /pacticipants/lms/branches/main/versions/2.0.1 Bearer broker-token')),
+    'the provider version is recorded on its branch',
+  );
 });
 
 /** A stand-in Pact Broker: records every request and answers with `status`. */
@@ -163,7 +283,12 @@ async function recordingBroker(t: ExecutionContext, status = 201) {
   const server = http.createServer(async (req, res) => {
     let body = '';
     for await (const chunk of req) body += chunk;
-    requests.push({ method: req.method!, url: req.url!, authorization: req.headers.authorization, body: JSON.parse(body) });
+    requests.push({
+      method: req.method!,
+      url: req.url!,
+      authorization: req.headers.authorization,
+      body: JSON.parse(body),
+    });
     res.writeHead(status, { 'content-type': 'application/hal+json' }).end('{}');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -174,9 +299,23 @@ async function recordingBroker(t: ExecutionContext, status = 201) {
 test('publish puts the branch version, then every pact, to the broker with the token', async (t) => {
   const broker = await recordingBroker(t);
   const dir = scratchDir(t);
-  for (const name of ['capctl-cap.json', 'cap-ol.json']) fs.copyFileSync(path.join('pacts', name), path.join(dir, name));
+  for (const name of ['capctl-cap.json', 'cap-ol.json'])
+    fs.copyFileSync(path.join('pacts', name), path.join(dir, name));
 
-  const run = await runCapctl(['pact', 'publish', '--broker-url', broker.url, '--broker-token', 'secret-token', '--consumer-app-version', '1.2.3', '--branch', 'main', '--pact-dir', dir]);
+  const run = await runCapctl([
+    'pact',
+    'publish',
+    '--broker-url',
+    broker.url,
+    '--broker-token',
+    'secret-token',
+    '--consumer-app-version',
+    '1.2.3',
+    '--branch',
+    'main',
+    '--pact-dir',
+    dir,
+  ]);
   t.is(run.code, 0, run.stdout + run.stderr);
   t.deepEqual(
     broker.requests.map((r) => `${r.method} ${r.url}`),
@@ -195,21 +334,53 @@ test('publish puts the branch version, then every pact, to the broker with the t
 test('publish --consumer picks the pacts of one consumer and --tag tags its version', async (t) => {
   const broker = await recordingBroker(t);
   const dir = scratchDir(t);
-  for (const name of ['capctl-cap.json', 'cap-ol.json', 'lms-ol.json']) fs.copyFileSync(path.join('pacts', name), path.join(dir, name));
-  const run = await runCapctl(['pact', 'publish', '--broker-url', broker.url, '--consumer-app-version', '1.2.3', '--consumer', 'cap', '--tag', 'prod', '--tag', 'main', '--pact-dir', dir]);
-  t.is(run.code, 0, run.stdout + run.stderr);
-  t.deepEqual(broker.requests.map((r) => `${r.method} ${r.url}`), [
-    'PUT /pacticipants/cap/versions/1.2.3/tags/prod',
-    'PUT /pacticipants/cap/versions/1.2.3/tags/main',
-    'PUT /pacts/provider/ol/consumer/cap/version/1.2.3',
+  for (const name of ['capctl-cap.json', 'cap-ol.json', 'lms-ol.json'])
+    fs.copyFileSync(path.join('pacts', name), path.join(dir, name));
+  const run = await runCapctl([
+    'pact',
+    'publish',
+    '--broker-url',
+    broker.url,
+    '--consumer-app-version',
+    '1.2.3',
+    '--consumer',
+    'cap',
+    '--tag',
+    'prod',
+    '--tag',
+    'main',
+    '--pact-dir',
+    dir,
   ]);
-  const none = await runCapctl(['pact', 'publish', '--broker-url', broker.url, '--consumer-app-version', '1.2.3', '--consumer', 'nobody', '--pact-dir', dir]);
+  t.is(run.code, 0, run.stdout + run.stderr);
+  t.deepEqual(
+    broker.requests.map((r) => `${r.method} ${r.url}`),
+    [
+      'PUT /pacticipants/cap/versions/1.2.3/tags/prod',
+      'PUT /pacticipants/cap/versions/1.2.3/tags/main',
+      'PUT /pacts/provider/ol/consumer/cap/version/1.2.3',
+    ],
+  );
+  const none = await runCapctl([
+    'pact',
+    'publish',
+    '--broker-url',
+    broker.url,
+    '--consumer-app-version',
+    '1.2.3',
+    '--consumer',
+    'nobody',
+    '--pact-dir',
+    dir,
+  ]);
   t.is(none.code, 2);
   t.regex(none.stderr, /no pacts of consumer nobody/);
 });
 
 test('publish exits 2 with no broker configured and 1 when the broker refuses', async (t) => {
-  const noBroker = await runCapctl(['pact', 'publish', '--consumer-app-version', '1.2.3'], { PACT_BROKER_BASE_URL: '' });
+  const noBroker = await runCapctl(['pact', 'publish', '--consumer-app-version', '1.2.3'], {
+    PACT_BROKER_BASE_URL: '',
+  });
   t.is(noBroker.code, 2);
   t.regex(noBroker.stderr, /no broker configured/);
 

@@ -27,7 +27,11 @@ test.serial('the certificate renderer stores the PDF of the certificate lms.cour
   const learner = await lmsLearner(platform);
   const db = lmsDatabase(platform);
   t.teardown(() => db.close());
-  const { courseId } = await lmsCourse(db.sequelize, { createdBy: learner.lmsUserId, title: 'Grouting', items: [{ type: 'native_lesson' }] });
+  const { courseId } = await lmsCourse(db.sequelize, {
+    createdBy: learner.lmsUserId,
+    title: 'Grouting',
+    items: [{ type: 'native_lesson' }],
+  });
   const enrollmentId = await db.grant(courseId, learner.lmsUserId);
   // The certificate the completion issued, before its document: what the event is about.
   await sql(
@@ -64,9 +68,27 @@ test.serial('the certificate renderer stores the PDF of the certificate lms.cour
       t.teardown(() => sequelize.close());
       const lms = createEventRuntime(platform.databaseUrl, captureLogs().logger).forService('lms', 'lms', sequelize);
       await sequelize.transaction((transaction) => lms.publish(transaction, 'lms.course.completed', event.data));
-      await eventually('the certificate has its document', async () => (await sql<{ asset_id: string | null }>(platform, 'SELECT asset_id FROM lms.lms_certificates WHERE id = $1', [certificateId]))[0]!.asset_id !== null);
-      const [stored] = await sql<{ asset_id: string }>(platform, 'SELECT asset_id FROM lms.lms_certificates WHERE id = $1', [certificateId]);
-      const [asset] = await sql<{ mime_type: string; owner_user_id: string }>(platform, 'SELECT mime_type, owner_user_id FROM ol.storage_assets WHERE id = $1', [stored!.asset_id]);
+      await eventually(
+        'the certificate has its document',
+        async () =>
+          (
+            await sql<{ asset_id: string | null }>(
+              platform,
+              'SELECT asset_id FROM lms.lms_certificates WHERE id = $1',
+              [certificateId],
+            )
+          )[0]!.asset_id !== null,
+      );
+      const [stored] = await sql<{ asset_id: string }>(
+        platform,
+        'SELECT asset_id FROM lms.lms_certificates WHERE id = $1',
+        [certificateId],
+      );
+      const [asset] = await sql<{ mime_type: string; owner_user_id: string }>(
+        platform,
+        'SELECT mime_type, owner_user_id FROM ol.storage_assets WHERE id = $1',
+        [stored!.asset_id],
+      );
       t.deepEqual(asset, { mime_type: 'application/pdf', owner_user_id: learner.userId });
     });
 });

@@ -16,7 +16,10 @@ import { isoDateTime, ulid } from './support.ts';
 
 const { regex, string } = MatchersV3;
 
-const money = (example: string) => ({ amountMinorUnits: regex('^[1-9][0-9]*$', example), currency: regex('^[A-Z]{3}$', 'NGN') });
+const money = (example: string) => ({
+  amountMinorUnits: regex('^[1-9][0-9]*$', example),
+  currency: regex('^[A-Z]{3}$', 'NGN'),
+});
 
 function paymentCompleted(eventId: string, data: Record<string, unknown>) {
   return {
@@ -38,77 +41,86 @@ function paymentCompleted(eventId: string, data: Record<string, unknown>) {
 
 /** Registers the payment.completed message interactions of CAP and the LMS on the Orchestrator. */
 export function paymentCompletedPacts(test: TestFn, pact: (consumer: string, provider: string) => PactV4): void {
-  test.serial('CAP reads payment.completed for an application: the application, the payer, the centre and the gross amount', async (t) => {
-    await pact('cap', 'ol')
-      .addAsynchronousInteraction()
-      .given('a payment.completed event was published', { purpose: 'cap_application' })
-      .expectsToReceive('a payment.completed event for a CAP application', (m) =>
-        m.withJSONContent(
-          paymentCompleted('01J9Z8X7W6V5T4S3R2Q1P0EV05', {
-            purpose: 'cap_application',
-            // The CAP application id (CAP mints ULIDs).
-            purposeReferenceId: ulid('01J9Z8X7W6V5T4S3R2Q1P0APP1'),
-            // The centre credited net of the platform fee.
-            beneficiaryCentreId: ulid('01J9Z8X7W6V5T4S3R2Q1P0CEN1'),
-          }),
-        ),
-      )
-      .executeTest(async (message) => checkMessage(t, message.contents.content, 'cap_application'));
-  });
+  test.serial(
+    'CAP reads payment.completed for an application: the application, the payer, the centre and the gross amount',
+    async (t) => {
+      await pact('cap', 'ol')
+        .addAsynchronousInteraction()
+        .given('a payment.completed event was published', { purpose: 'cap_application' })
+        .expectsToReceive('a payment.completed event for a CAP application', (m) =>
+          m.withJSONContent(
+            paymentCompleted('01J9Z8X7W6V5T4S3R2Q1P0EV05', {
+              purpose: 'cap_application',
+              // The CAP application id (CAP mints ULIDs).
+              purposeReferenceId: ulid('01J9Z8X7W6V5T4S3R2Q1P0APP1'),
+              // The centre credited net of the platform fee.
+              beneficiaryCentreId: ulid('01J9Z8X7W6V5T4S3R2Q1P0CEN1'),
+            }),
+          ),
+        )
+        .executeTest(async (message) => checkMessage(t, message.contents.content, 'cap_application'));
+    },
+  );
 
-  test.serial('the LMS reads payment.completed for an enrollment: the enrollment, the payer and the amount', async (t) => {
-    await pact('lms', 'ol')
-      .addAsynchronousInteraction()
-      .given('a payment.completed event was published', { purpose: 'lms_enrollment' })
-      .expectsToReceive('a payment.completed event for an LMS enrollment', (m) =>
-        m.withJSONContent(
-          paymentCompleted('01J9Z8X7W6V5T4S3R2Q1P0EV06', {
-            purpose: 'lms_enrollment',
-            purposeReferenceId: ulid('01J9Z8X7W6V5T4S3R2Q1P0ENR1'),
-            beneficiaryCentreId: null,
-          }),
-        ),
-      )
-      .executeTest(async (message) => checkMessage(t, message.contents.content, 'lms_enrollment'));
-  });
+  test.serial(
+    'the LMS reads payment.completed for an enrollment: the enrollment, the payer and the amount',
+    async (t) => {
+      await pact('lms', 'ol')
+        .addAsynchronousInteraction()
+        .given('a payment.completed event was published', { purpose: 'lms_enrollment' })
+        .expectsToReceive('a payment.completed event for an LMS enrollment', (m) =>
+          m.withJSONContent(
+            paymentCompleted('01J9Z8X7W6V5T4S3R2Q1P0EV06', {
+              purpose: 'lms_enrollment',
+              purposeReferenceId: ulid('01J9Z8X7W6V5T4S3R2Q1P0ENR1'),
+              beneficiaryCentreId: null,
+            }),
+          ),
+        )
+        .executeTest(async (message) => checkMessage(t, message.contents.content, 'lms_enrollment'));
+    },
+  );
 }
 
 /** Registers CAP's payment.refunded message interaction on the Orchestrator. */
 export function paymentRefundedPacts(test: TestFn, pact: (consumer: string, provider: string) => PactV4): void {
-  test.serial('CAP reads payment.refunded for an application: the payment, the application, the centre and the gross amount given back', async (t) => {
-    await pact('cap', 'ol')
-      .addAsynchronousInteraction()
-      .given('a payment.refunded event was published')
-      .expectsToReceive('a payment.refunded event for a CAP application', (m) =>
-        m.withJSONContent({
-          id: ulid('01J9Z8X7W6V5T4S3R2Q1P0EV07'),
-          type: 'payment.refunded',
-          occurredAt: isoDateTime(),
-          source: 'ol',
-          data: {
-            paymentId: ulid('01J9Z8X7W6V5T4S3R2Q1P0PAY2'),
-            reference: regex('^PAY-[0-9A-HJKMNP-TV-Z]{26}$', 'PAY-01J9Z8X7W6V5T4S3R2Q1P0PAY2'),
-            purpose: 'cap_application',
-            purposeReferenceId: ulid('01J9Z8X7W6V5T4S3R2Q1P0APP2'),
-            payerUserId: ulid('01J9Z8X7W6V5T4S3R2Q1P0N9M8'),
-            amount: money('1500000'),
-            // The centre whose wallet gives the payment back.
-            beneficiaryCentreId: ulid('01J9Z8X7W6V5T4S3R2Q1P0CEN1'),
-            provider: string('sandbox'),
-            refundedAt: isoDateTime('2024-05-02T10:00:00.000Z'),
-          },
-        }),
-      )
-      .executeTest(async (message) => {
-        const event = message.contents.content as { type: string; source: string; data: Record<string, unknown> };
-        t.is(event.type, 'payment.refunded');
-        t.is(event.source, 'ol');
-        const data = readPaymentRefunded(event.data);
-        t.is(data.purpose, 'cap_application');
-        t.is(data.reference, `PAY-${data.paymentId}`);
-        t.truthy(data.beneficiaryCentreId, 'CAP debits the beneficiary centre');
-      });
-  });
+  test.serial(
+    'CAP reads payment.refunded for an application: the payment, the application, the centre and the gross amount given back',
+    async (t) => {
+      await pact('cap', 'ol')
+        .addAsynchronousInteraction()
+        .given('a payment.refunded event was published')
+        .expectsToReceive('a payment.refunded event for a CAP application', (m) =>
+          m.withJSONContent({
+            id: ulid('01J9Z8X7W6V5T4S3R2Q1P0EV07'),
+            type: 'payment.refunded',
+            occurredAt: isoDateTime(),
+            source: 'ol',
+            data: {
+              paymentId: ulid('01J9Z8X7W6V5T4S3R2Q1P0PAY2'),
+              reference: regex('^PAY-[0-9A-HJKMNP-TV-Z]{26}$', 'PAY-01J9Z8X7W6V5T4S3R2Q1P0PAY2'),
+              purpose: 'cap_application',
+              purposeReferenceId: ulid('01J9Z8X7W6V5T4S3R2Q1P0APP2'),
+              payerUserId: ulid('01J9Z8X7W6V5T4S3R2Q1P0N9M8'),
+              amount: money('1500000'),
+              // The centre whose wallet gives the payment back.
+              beneficiaryCentreId: ulid('01J9Z8X7W6V5T4S3R2Q1P0CEN1'),
+              provider: string('sandbox'),
+              refundedAt: isoDateTime('2024-05-02T10:00:00.000Z'),
+            },
+          }),
+        )
+        .executeTest(async (message) => {
+          const event = message.contents.content as { type: string; source: string; data: Record<string, unknown> };
+          t.is(event.type, 'payment.refunded');
+          t.is(event.source, 'ol');
+          const data = readPaymentRefunded(event.data);
+          t.is(data.purpose, 'cap_application');
+          t.is(data.reference, `PAY-${data.paymentId}`);
+          t.truthy(data.beneficiaryCentreId, 'CAP debits the beneficiary centre');
+        });
+    },
+  );
 }
 
 function checkMessage(t: ExecutionContext, content: unknown, purpose: 'cap_application' | 'lms_enrollment'): void {

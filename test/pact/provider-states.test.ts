@@ -11,10 +11,15 @@ test.before(async () => {
 });
 test.after.always(() => platform?.stop());
 
-const changeState = (service: 'ol' | 'cap' | 'lms', body: unknown) => call('POST', platform.url(`/v1/${service}/dev/provider-states`), { json: body });
+const changeState = (service: 'ol' | 'cap' | 'lms', body: unknown) =>
+  call('POST', platform.url(`/v1/${service}/dev/provider-states`), { json: body });
 
 test('a state answers exactly its documented values, bare, and a CAP state builds on the Orchestrator account', async (t) => {
-  const res = await changeState('cap', { state: 'a user with an onboarding', params: { persona: 'assessor', stage: 'submitted' }, action: 'setup' });
+  const res = await changeState('cap', {
+    state: 'a user with an onboarding',
+    params: { persona: 'assessor', stage: 'submitted' },
+    action: 'setup',
+  });
   t.is(res.status, 200);
   const documented = Object.keys(loadStateDefinitions('cap').get('a user with an onboarding')!.returns);
   t.deepEqual(Object.keys(res.body).sort(), documented.sort());
@@ -40,7 +45,10 @@ test('a platform admin may use the admin operations; a centre staff member acts 
 
 test('{states: [...]} sets each state up and merges their values; teardown answers {}', async (t) => {
   const res = await changeState('ol', {
-    states: ['an address with no account', { name: 'a Google ID token for a new address', params: { email: 'grace@example.test' } }],
+    states: [
+      'an address with no account',
+      { name: 'a Google ID token for a new address', params: { email: 'grace@example.test' } },
+    ],
   });
   t.is(res.status, 200);
   t.is(res.body.email, 'grace@example.test');
@@ -54,7 +62,11 @@ test('{states: [...]} sets each state up and merges their values; teardown answe
 test('the event states answer the event as the bus delivers it', async (t) => {
   const res = await changeState('ol', { state: 'a user.deleted event was published', params: { intents: ['lms'] } });
   t.is(res.status, 200);
-  t.like(res.body.event, { type: 'user.deleted', source: 'ol', data: { userId: res.body.userId, email: res.body.email } });
+  t.like(res.body.event, {
+    type: 'user.deleted',
+    source: 'ol',
+    data: { userId: res.body.userId, email: res.body.email },
+  });
   t.regex(res.body.event.id, /^[0-9A-HJKMNP-TV-Z]{26}$/);
   t.is(new Date(res.body.event.occurredAt).toISOString(), res.body.event.occurredAt);
 });
@@ -71,21 +83,31 @@ test('a state change naming no state (Pact sends one for an interaction without 
 
 test("the gateway's / answers a message verifier with the event its provider states publish", async (t) => {
   const res = await call('POST', platform.url('/'), {
-    json: { description: 'a user.created event', providerStates: [{ name: 'a user.created event was published', params: { intents: ['lms'] } }] },
+    json: {
+      description: 'a user.created event',
+      providerStates: [{ name: 'a user.created event was published', params: { intents: ['lms'] } }],
+    },
   });
   t.is(res.status, 200, res.text);
   t.like(res.body, { type: 'user.created', source: 'ol' });
   t.regex(res.body.id, /^[0-9A-HJKMNP-TV-Z]{26}$/);
   t.regex(res.body.data.userId, /^[0-9A-HJKMNP-TV-Z]{26}$/);
 
-  const lms = await call('POST', platform.url('/'), { json: { description: 'an lms.course.completed event', providerStates: [{ name: 'an lms.course.completed event was published' }] } });
+  const lms = await call('POST', platform.url('/'), {
+    json: {
+      description: 'an lms.course.completed event',
+      providerStates: [{ name: 'an lms.course.completed event was published' }],
+    },
+  });
   t.is(lms.status, 200, lms.text);
   t.like(lms.body, { type: 'lms.course.completed', source: 'lms' });
 
   const noState = await call('POST', platform.url('/'), { json: { description: 'a message', providerStates: [] } });
   t.is(noState.status, 400);
   t.is(noState.body.error.code, 'dev.provider_state_invalid');
-  const noEvent = await call('POST', platform.url('/'), { json: { description: 'a message', providerStates: [{ name: 'a verified user' }] } });
+  const noEvent = await call('POST', platform.url('/'), {
+    json: { description: 'a message', providerStates: [{ name: 'a verified user' }] },
+  });
   t.is(noEvent.status, 400);
   t.regex(noEvent.body.error.message, /publish an event/);
 });
@@ -94,7 +116,10 @@ test('an unknown state or parameter is 400 dev.provider_state_invalid', async (t
   const unknownState = await changeState('lms', { state: 'a course with lessons' });
   t.is(unknownState.status, 400);
   t.is(unknownState.body.error.code, 'dev.provider_state_invalid');
-  t.regex(unknownState.body.error.message, /Unknown provider state "a course with lessons" \(known: "a verified user", /);
+  t.regex(
+    unknownState.body.error.message,
+    /Unknown provider state "a course with lessons" \(known: "a verified user", /,
+  );
 
   const unknownParam = await changeState('cap', { state: 'a verified user', params: { persona: 'centre' } });
   t.is(unknownParam.status, 400);
@@ -119,26 +144,48 @@ test('outside development mode the state endpoints answer 404', async (t) => {
   });
   t.teardown(() => live.stop());
   for (const service of ['ol', 'cap', 'lms']) {
-    const res = await call('POST', live.url(`/v1/${service}/dev/provider-states`), { json: { state: 'a verified user' } });
+    const res = await call('POST', live.url(`/v1/${service}/dev/provider-states`), {
+      json: { state: 'a verified user' },
+    });
     t.is(res.status, 404, service);
     t.is(res.body.error.code, 'http.not_found');
   }
-  const message = await call('POST', live.url('/'), { json: { description: 'a user.created event', providerStates: [{ name: 'a user.created event was published' }] } });
+  const message = await call('POST', live.url('/'), {
+    json: { description: 'a user.created event', providerStates: [{ name: 'a user.created event was published' }] },
+  });
   t.is(message.status, 404);
   t.is(message.body.error.code, 'http.not_found');
 });
 
 test('the assessor market states: the assessor sees the posting and their request; the centre sees the assessor on its roster', async (t) => {
-  const assessor = await changeState('cap', { state: 'an approved assessor with an open job posting', params: { requested: true, applied: true } });
+  const assessor = await changeState('cap', {
+    state: 'an approved assessor with an open job posting',
+    params: { requested: true, applied: true },
+  });
   t.is(assessor.status, 200, assessor.text);
-  t.deepEqual(Object.keys(assessor.body).sort(), Object.keys(loadStateDefinitions('cap').get('an approved assessor with an open job posting')!.returns).sort());
+  t.deepEqual(
+    Object.keys(assessor.body).sort(),
+    Object.keys(loadStateDefinitions('cap').get('an approved assessor with an open job posting')!.returns).sort(),
+  );
   const asAssessor = { token: assessor.body.accessToken, headers: { 'X-CAP-PERSONA': 'assessor' } };
-  t.is((await call('GET', platform.url('/v1/cap/assessor/job-postings'), asAssessor)).body.data[0].jobPostingId, assessor.body.jobPostingId);
-  t.is((await call('GET', platform.url('/v1/cap/assessor/retained-requests'), asAssessor)).body.data[0].centreId, assessor.body.centreId);
+  t.is(
+    (await call('GET', platform.url('/v1/cap/assessor/job-postings'), asAssessor)).body.data[0].jobPostingId,
+    assessor.body.jobPostingId,
+  );
+  t.is(
+    (await call('GET', platform.url('/v1/cap/assessor/retained-requests'), asAssessor)).body.data[0].centreId,
+    assessor.body.centreId,
+  );
 
-  const centre = await changeState('cap', { state: "a centre with an assessor's retained request", params: { approved: true } });
+  const centre = await changeState('cap', {
+    state: "a centre with an assessor's retained request",
+    params: { approved: true },
+  });
   t.is(centre.status, 200, centre.text);
-  const roster = await call('GET', platform.url(`/v1/cap/centre/assessors/${centre.body.assessorId}`), { token: centre.body.accessToken, headers: { 'X-CAP-PERSONA': 'centre' } });
+  const roster = await call('GET', platform.url(`/v1/cap/centre/assessors/${centre.body.assessorId}`), {
+    token: centre.body.accessToken,
+    headers: { 'X-CAP-PERSONA': 'centre' },
+  });
   t.like(roster.body.data, { status: 'approved', retainedRequestId: centre.body.retainedRequestId });
 });
 
@@ -149,12 +196,19 @@ test("the README's table of provider states lists every state of every provider 
   const listed = new Map<string, string[]>();
   let previous: string[] = [];
   for (const [, provider, state, cell] of rows) {
-    const values = cell!.trim().split(', ').flatMap((item) => (item === 'user' ? user : item === 'as above' ? previous : [item.replaceAll('`', '')]));
+    const values = cell!
+      .trim()
+      .split(', ')
+      .flatMap((item) => (item === 'user' ? user : item === 'as above' ? previous : [item.replaceAll('`', '')]));
     listed.set(`${provider} | ${state}`, values.sort());
     previous = values;
   }
   const defined = new Map(
-    (['ol', 'cap', 'lms'] as const).flatMap((provider) => [...loadStateDefinitions(provider).values()].map((d) => [`${provider} | ${d.name}`, Object.keys(d.returns).sort()] as const)),
+    (['ol', 'cap', 'lms'] as const).flatMap((provider) =>
+      [...loadStateDefinitions(provider).values()].map(
+        (d) => [`${provider} | ${d.name}`, Object.keys(d.returns).sort()] as const,
+      ),
+    ),
   );
   t.deepEqual([...listed.keys()].sort(), [...defined.keys()].sort());
   for (const [key, values] of defined) t.deepEqual(listed.get(key), values, key);
@@ -164,7 +218,10 @@ test('the people the interview states share outlive their access tokens: a later
   t.timeout(300_000);
   const short = await startTestPlatform({ accessTokenTtlSeconds: 20 });
   try {
-    const state = { state: 'an RPL application with an interview panel', params: { actor: 'voter', stage: 'folder_arrangement' } };
+    const state = {
+      state: 'an RPL application with an interview panel',
+      params: { actor: 'voter', stage: 'folder_arrangement' },
+    };
     const first = await call('POST', short.url('/v1/cap/dev/provider-states'), { json: state });
     t.is(first.status, 200, first.text);
     await new Promise((resolve) => setTimeout(resolve, 21_000)); // every token the first state made has expired

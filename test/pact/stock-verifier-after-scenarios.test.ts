@@ -20,16 +20,24 @@ let platform: TestPlatform;
 test.before(async () => {
   platform = await startTestPlatform();
   const seeds = await loadSeeds([projectPath('seeds')]);
-  await withApi(platform.urls.gateway!, (api) => applySeeds(api, seeds, { dryRun: false, only: new Set(seedKinds), databaseUrl: platform.databaseUrl }));
+  await withApi(platform.urls.gateway!, (api) =>
+    applySeeds(api, seeds, { dryRun: false, only: new Set(seedKinds), databaseUrl: platform.databaseUrl }),
+  );
 });
 test.after.always(() => platform?.stop());
 
 test.serial('every bundled scenario passes on the seeded platform', async (t) => {
   t.timeout(20 * 60_000);
-  const files = fs.readdirSync(scenarioDir).filter((name) => /\.ya?ml$/.test(name)).sort();
+  const files = fs
+    .readdirSync(scenarioDir)
+    .filter((name) => /\.ya?ml$/.test(name))
+    .sort();
   const scenarios = (await Promise.all(files.map((name) => loadScenarios(path.join(scenarioDir, name))))).flat();
   const report = await runScenarios(scenarios, { baseUrl: platform.urls.gateway!, concurrency: 4 });
-  t.deepEqual(report.scenarios.filter((s) => s.status !== 'passed').map((s) => s.file), []);
+  t.deepEqual(
+    report.scenarios.filter((s) => s.status !== 'passed').map((s) => s.file),
+    [],
+  );
 });
 
 testEveryPactWithStockVerifier('after the bundled scenarios', () => platform.urls.gateway!);

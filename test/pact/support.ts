@@ -40,7 +40,8 @@ export function pactFiles(test: TestFn) {
     if (allPassed) publish(scratch);
     fs.rmSync(scratch, { recursive: true, force: true });
   });
-  return (consumer: string, provider: string, options: { port?: number } = {}) => new PactV4({ consumer, provider, dir: scratch, logLevel: 'error', ...options });
+  return (consumer: string, provider: string, options: { port?: number } = {}) =>
+    new PactV4({ consumer, provider, dir: scratch, logLevel: 'error', ...options });
 }
 
 /** Response body paths, by interaction description, whose value may also be null (see `mayBeNull`). */
@@ -57,7 +58,11 @@ export function mayBeNull(description: string, ...paths: string[]): void {
   nullablePaths.set(description, [...(nullablePaths.get(description) ?? []), ...paths]);
 }
 
-function allowNulls(interaction: Interaction & { response?: { matchingRules?: { body?: Record<string, { combine: string; matchers: unknown[] }> } } }) {
+function allowNulls(
+  interaction: Interaction & {
+    response?: { matchingRules?: { body?: Record<string, { combine: string; matchers: unknown[] }> } };
+  },
+) {
   const paths = nullablePaths.get(interaction.description);
   if (!paths || !interaction.response) return;
   const rules = ((interaction.response.matchingRules ??= {}).body ??= {});
@@ -102,7 +107,8 @@ export const exampleAccessToken = [
   base64url('{"sub":"01J9Z8X7W6V5T4S3R2Q1P0N9M8","exp":4102444800}'),
   base64url('signature'),
 ].join('.');
-export const jwt = (example = exampleAccessToken) => regex('^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$', example);
+export const jwt = (example = exampleAccessToken) =>
+  regex('^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$', example);
 /** The bearer header: a provider-state injected value, the access token of the state's acting user. */
 export const bearer = () => MatchersV3.fromProviderState('Bearer ${accessToken}', `Bearer ${exampleAccessToken}`);
 /** The service key header's value, injected from the provider state `a platform service calling with its key`. */
@@ -164,7 +170,13 @@ export function configDir(t: ExecutionContext) {
   return {
     dir,
     signedIn(baseUrl: string, accessToken = exampleAccessToken) {
-      const profile = { baseUrl, email: 'ada@example.test', userId: '01J9Z8X7W6V5T4S3R2Q1P0N9M8', accessToken, refreshToken: 'example-refresh-token' };
+      const profile = {
+        baseUrl,
+        email: 'ada@example.test',
+        userId: '01J9Z8X7W6V5T4S3R2Q1P0N9M8',
+        accessToken,
+        refreshToken: 'example-refresh-token',
+      };
       fs.mkdirSync(path.join(dir, 'profiles'), { recursive: true });
       fs.writeFileSync(path.join(dir, 'profiles', 'default.json'), JSON.stringify(profile));
     },
@@ -176,7 +188,11 @@ export function configDir(t: ExecutionContext) {
  * The mock serves the interactions alone, no OpenAPI document: replies are not checked against one.
  */
 export async function runScenario(t: ExecutionContext, baseUrl: string, yaml: string): Promise<RunReport> {
-  const report = await runScenarios([parseScenario(yaml, 'pact-consumer.yaml')], { baseUrl, env: {}, checkSchemas: false });
+  const report = await runScenarios([parseScenario(yaml, 'pact-consumer.yaml')], {
+    baseUrl,
+    env: {},
+    checkSchemas: false,
+  });
   const failed = report.scenarios.flatMap((s) => s.steps).filter((step) => step.status !== 'passed');
   t.deepEqual(failed, [], 'every step passes against the mock');
   await mockSettles();
@@ -188,7 +204,10 @@ export async function runScenario(t: ExecutionContext, baseUrl: string, yaml: st
  * `capctl run` first checks GET /v1/ol/healthz; this answers it itself (that interaction is pinned
  * in capctl-ol.json), so a mock only sees the interactions of its test.
  */
-export async function mockGateway(t: ExecutionContext, routes: Partial<Record<'ol' | 'cap' | 'lms', string>>): Promise<string> {
+export async function mockGateway(
+  t: ExecutionContext,
+  routes: Partial<Record<'ol' | 'cap' | 'lms', string>>,
+): Promise<string> {
   // Its own connections: a kept-alive one to an earlier test's mock server, on a port a later mock
   // server was given again, would reach the earlier mock.
   const dispatcher = new Agent();
@@ -198,7 +217,11 @@ export async function mockGateway(t: ExecutionContext, routes: Partial<Record<'o
     const target = !healthy && service && routes[service];
     if (!target) {
       res.writeHead(healthy ? 200 : 502, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(healthy ? { success: true, data: { status: 'ok', service: 'ol' } } : { error: `no mock for ${req.url}` }));
+      res.end(
+        JSON.stringify(
+          healthy ? { success: true, data: { status: 'ok', service: 'ol' } } : { error: `no mock for ${req.url}` },
+        ),
+      );
       return;
     }
     const chunks: Buffer[] = [];
@@ -278,18 +301,27 @@ export async function scenarioStep(
       if (i.body !== undefined) http.body = reify(i.body);
       const code = (reify(i.response) as { error?: { code?: string } })?.error?.code;
       const expect = { status: i.status, ...(code ? { code } : {}) };
-      await runScenario(t, await mockGateway(t, { [service]: mock.url }), `
+      await runScenario(
+        t,
+        await mockGateway(t, { [service]: mock.url }),
+        `
 name: ${JSON.stringify(i.description)}
 steps:
   - id: step
     http: ${JSON.stringify(http)}
     expect: ${JSON.stringify(expect)}
-`);
+`,
+      );
     });
 }
 
 /** Registers one serial test per interaction. */
-export function stepTests(test: TestFn, pact: () => PactV4, service: 'ol' | 'cap' | 'lms', interactions: Array<StepInteraction & { rule: string }>) {
+export function stepTests(
+  test: TestFn,
+  pact: () => PactV4,
+  service: 'ol' | 'cap' | 'lms',
+  interactions: Array<StepInteraction & { rule: string }>,
+) {
   for (const { rule, ...interaction } of interactions) {
     test.serial(rule, (t) => scenarioStep(t, pact(), service, interaction));
   }
@@ -302,6 +334,8 @@ export function stepTests(test: TestFn, pact: () => PactV4, service: 'ol' | 'cap
  * no rule. The builder keeps its FFI handle in `interaction`, which Pact-js does not export a type for.
  */
 export function textBody<B>(builder: B, contentType: string, text: string): B {
-  (builder as unknown as { interaction: { withRequestBody(body: string, contentType: string): void } }).interaction.withRequestBody(text, contentType);
+  (
+    builder as unknown as { interaction: { withRequestBody(body: string, contentType: string): void } }
+  ).interaction.withRequestBody(text, contentType);
   return builder;
 }

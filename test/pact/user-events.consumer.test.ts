@@ -39,8 +39,11 @@ async function deliver(message: unknown, consumer: string) {
     JSON.stringify(event.data),
   ]);
   const schema = consumer.split('.')[0];
-  await eventually(`${consumer} processes ${event.type} ${event.id}`, async () =>
-    (await sql(platform, `SELECT 1 FROM ${schema}.inbox WHERE consumer = $1 AND event_id = $2`, [consumer, event.id])).length === 1,
+  await eventually(
+    `${consumer} processes ${event.type} ${event.id}`,
+    async () =>
+      (await sql(platform, `SELECT 1 FROM ${schema}.inbox WHERE consumer = $1 AND event_id = $2`, [consumer, event.id]))
+        .length === 1,
   );
 }
 
@@ -58,11 +61,19 @@ test.serial('CAP provisions a CAP user from user.created', async (t) => {
     .addAsynchronousInteraction()
     .given('a user.created event was published', { intents: ['cap'] })
     .expectsToReceive('a user.created event', (m) =>
-      m.withJSONContent(envelope('user.created', '01J9Z8X7W6V5T4S3R2Q1P0EV01', { userId: ulid(userId), email: email(), intents: eachLike('cap') })),
+      m.withJSONContent(
+        envelope('user.created', '01J9Z8X7W6V5T4S3R2Q1P0EV01', {
+          userId: ulid(userId),
+          email: email(),
+          intents: eachLike('cap'),
+        }),
+      ),
     )
     .executeTest(async (message) => {
       await deliver(message.contents.content, 'cap.provision-user');
-      t.deepEqual(await sql(platform, 'SELECT status, email FROM cap.users WHERE user_id = $1', [userId]), [{ status: 'active', email: 'ada@example.test' }]);
+      t.deepEqual(await sql(platform, 'SELECT status, email FROM cap.users WHERE user_id = $1', [userId]), [
+        { status: 'active', email: 'ada@example.test' },
+      ]);
     });
 });
 
@@ -72,11 +83,15 @@ test.serial('CAP deactivates the CAP user on user.deleted', async (t) => {
     .addAsynchronousInteraction()
     .given('a user.deleted event was published')
     .expectsToReceive('a user.deleted event', (m) =>
-      m.withJSONContent(envelope('user.deleted', '01J9Z8X7W6V5T4S3R2Q1P0EV02', { userId: ulid(userId), email: email() })),
+      m.withJSONContent(
+        envelope('user.deleted', '01J9Z8X7W6V5T4S3R2Q1P0EV02', { userId: ulid(userId), email: email() }),
+      ),
     )
     .executeTest(async (message) => {
       await deliver(message.contents.content, 'cap.deactivate-user');
-      t.deepEqual(await sql(platform, 'SELECT status FROM cap.users WHERE user_id = $1', [userId]), [{ status: 'deactivated' }]);
+      t.deepEqual(await sql(platform, 'SELECT status FROM cap.users WHERE user_id = $1', [userId]), [
+        { status: 'deactivated' },
+      ]);
     });
 });
 
@@ -86,11 +101,15 @@ test.serial('the LMS provisions an LMS user from user.created', async (t) => {
     .addAsynchronousInteraction()
     .given('a user.created event was published', { intents: ['lms'] })
     .expectsToReceive('a user.created event', (m) =>
-      m.withJSONContent(envelope('user.created', '01J9Z8X7W6V5T4S3R2Q1P0EV03', { userId: ulid(userId), email: email() })),
+      m.withJSONContent(
+        envelope('user.created', '01J9Z8X7W6V5T4S3R2Q1P0EV03', { userId: ulid(userId), email: email() }),
+      ),
     )
     .executeTest(async (message) => {
       await deliver(message.contents.content, 'lms.provision-user');
-      t.deepEqual(await sql(platform, 'SELECT status, email FROM lms.lms_users WHERE user_id = $1', [userId]), [{ status: 'active', email: 'ada@example.test' }]);
+      t.deepEqual(await sql(platform, 'SELECT status, email FROM lms.lms_users WHERE user_id = $1', [userId]), [
+        { status: 'active', email: 'ada@example.test' },
+      ]);
     });
 });
 
@@ -104,7 +123,9 @@ test.serial('the LMS deactivates the LMS user on user.deleted', async (t) => {
     )
     .executeTest(async (message) => {
       await deliver(message.contents.content, 'lms.deactivate-user');
-      t.deepEqual(await sql(platform, 'SELECT status FROM lms.lms_users WHERE user_id = $1', [userId]), [{ status: 'deactivated' }]);
+      t.deepEqual(await sql(platform, 'SELECT status FROM lms.lms_users WHERE user_id = $1', [userId]), [
+        { status: 'deactivated' },
+      ]);
     });
 });
 
@@ -158,7 +179,12 @@ test.serial("CAP checks an access token against the Orchestrator's published key
       }),
     )
     .executeTest(async (mock) => {
-      const authenticate = createBearerAuth({ jwksUrl: () => `${mock.url}/v1/ol/.well-known/jwks.json`, issuer, audience, allowedBeforePasswordChange: [] });
+      const authenticate = createBearerAuth({
+        jwksUrl: () => `${mock.url}/v1/ol/.well-known/jwks.json`,
+        issuer,
+        audience,
+        allowedBeforePasswordChange: [],
+      });
       const call = { req: { headers: { authorization: `Bearer ${token}` } } } as unknown as Call;
       await authenticate(call);
       t.like(call.principal, { kind: 'user', userId, email: 'ada@example.test', intents: ['cap'] });

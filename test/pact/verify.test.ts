@@ -27,12 +27,21 @@ for (const provider of providers) {
     // One test replays every interaction, each after its own provider state: minutes on a loaded machine.
     t.timeout(10 * 60_000);
     const baseUrl = platform.urls.gateway!;
-    const report = await verifyPacts({ provider, baseUrl, statesUrl: defaultStatesUrl(baseUrl, provider), pacts: pactsIn(pactDir, provider) });
+    const report = await verifyPacts({
+      provider,
+      baseUrl,
+      statesUrl: defaultStatesUrl(baseUrl, provider),
+      pacts: pactsIn(pactDir, provider),
+    });
     for (const pact of report.pacts) {
-      t.log(`${pact.consumer} -> ${provider} (${path.basename(pact.source)}): ${pact.interactions.length} interactions`);
+      t.log(
+        `${pact.consumer} -> ${provider} (${path.basename(pact.source)}): ${pact.interactions.length} interactions`,
+      );
       t.is(pact.error, undefined);
       t.true(pact.interactions.length > 0);
-      const failed = pact.interactions.filter((i) => !i.passed).map(({ description, problems }) => ({ description, problems }));
+      const failed = pact.interactions
+        .filter((i) => !i.passed)
+        .map(({ description, problems }) => ({ description, problems }));
       t.deepEqual(failed, [], `${path.basename(pact.source)} is not honoured`);
     }
     t.true(report.passed);

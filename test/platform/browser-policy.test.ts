@@ -26,8 +26,15 @@ test.before(async () => {
 });
 test.after.always(() => Promise.all([dev?.stop(), production?.stop()]));
 
-const preflight = (url: string, origin: string, method = 'POST', headers = 'authorization,content-type,x-cap-persona,x-cap-centre-id,x-request-id') =>
-  call('OPTIONS', url, { headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': headers } });
+const preflight = (
+  url: string,
+  origin: string,
+  method = 'POST',
+  headers = 'authorization,content-type,x-cap-persona,x-cap-centre-id,x-request-id',
+) =>
+  call('OPTIONS', url, {
+    headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': headers },
+  });
 
 /** One operation of each service, on the gateway and on the service's own listener. */
 const targets = (platform: TestPlatform) => [
@@ -48,7 +55,8 @@ test('in development mode a preflight from a local origin on any port is 204 wit
       t.is(res.headers['access-control-allow-origin'], origin, url);
       t.regex(String(res.headers['access-control-allow-methods']), /PATCH/);
       const allowed = String(res.headers['access-control-allow-headers']).toLowerCase();
-      for (const header of ['authorization', 'content-type', 'x-cap-persona', 'x-cap-centre-id', 'x-request-id']) t.true(allowed.includes(header), header);
+      for (const header of ['authorization', 'content-type', 'x-cap-persona', 'x-cap-centre-id', 'x-request-id'])
+        t.true(allowed.includes(header), header);
       t.regex(String(res.headers.vary), /Origin/);
       t.is(res.headers['access-control-allow-credentials'], undefined, 'bearer tokens, no cookies: no credentials');
     }
@@ -84,10 +92,22 @@ test('in production only the configured origins are allowed: another origin gets
 });
 
 test('CORS_ORIGINS that is not a list of origins is refused at start with the setting named', (t) => {
-  for (const bad of ['localhost:3000', 'https://app.example.org/path', 'ftp://files.example.org', 'https://a.example.org, nonsense']) {
-    t.throws(() => resolveConfig({ corsOrigins: bad }), { message: /invalid setting corsOrigins: .* is not an origin/ }, bad);
+  for (const bad of [
+    'localhost:3000',
+    'https://app.example.org/path',
+    'ftp://files.example.org',
+    'https://a.example.org, nonsense',
+  ]) {
+    t.throws(
+      () => resolveConfig({ corsOrigins: bad }),
+      { message: /invalid setting corsOrigins: .* is not an origin/ },
+      bad,
+    );
   }
-  t.deepEqual(resolveConfig({ corsOrigins: 'https://a.example.org, http://localhost:3000' }).corsOrigins, ['https://a.example.org', 'http://localhost:3000']);
+  t.deepEqual(resolveConfig({ corsOrigins: 'https://a.example.org, http://localhost:3000' }).corsOrigins, [
+    'https://a.example.org',
+    'http://localhost:3000',
+  ]);
 });
 
 test('a JSON reply carries the security headers of an API and none of those that only guard a rendered page', async (t) => {
@@ -96,7 +116,13 @@ test('a JSON reply carries the security headers of an API and none of those that
   t.is(reply.headers['x-frame-options'], 'DENY');
   t.is(reply.headers['x-content-type-options'], 'nosniff');
   t.regex(String(reply.headers['strict-transport-security']), /max-age=\d+/);
-  for (const pageOnly of ['x-dns-prefetch-control', 'x-download-options', 'x-permitted-cross-domain-policies', 'origin-agent-cluster', 'referrer-policy']) {
+  for (const pageOnly of [
+    'x-dns-prefetch-control',
+    'x-download-options',
+    'x-permitted-cross-domain-policies',
+    'origin-agent-cluster',
+    'referrer-policy',
+  ]) {
     t.is(reply.headers[pageOnly], undefined, pageOnly);
   }
   const docs = await call('GET', `${dev.urls.gateway}/v1/cap/docs`);
@@ -105,7 +131,9 @@ test('a JSON reply carries the security headers of an API and none of those that
 });
 
 test('every reply says nosniff and no-store; the reference page may not be framed and runs no inline script', async (t) => {
-  const login = await call('POST', `${dev.urls.gateway}/v1/ol/auth/login`, { json: { email: 'nobody@example.test', password: 'Wrong-pass-1' } });
+  const login = await call('POST', `${dev.urls.gateway}/v1/ol/auth/login`, {
+    json: { email: 'nobody@example.test', password: 'Wrong-pass-1' },
+  });
   t.is(login.headers['x-content-type-options'], 'nosniff');
   t.is(login.headers['cache-control'], 'no-store');
   const docs = await call('GET', `${dev.urls.gateway}/v1/cap/docs`);

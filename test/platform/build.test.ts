@@ -19,11 +19,16 @@ async function miniProject(): Promise<string> {
 }
 
 const writeMain = (dir: string, word: string) =>
-  writeFile(path.join(dir, 'cli', 'main.ts'), `export async function main(): Promise<number> {\n  process.stdout.write('${word}\\n');\n  return 0;\n}\n`);
+  writeFile(
+    path.join(dir, 'cli', 'main.ts'),
+    `export async function main(): Promise<number> {\n  process.stdout.write('${word}\\n');\n  return 0;\n}\n`,
+  );
 
 function capctl(dir: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(dir, 'bin', 'capctl')], { env: { ...process.env, CAPCTL_FROM_SOURCE: '' } });
+    const child = spawn(process.execPath, [path.join(dir, 'bin', 'capctl')], {
+      env: { ...process.env, CAPCTL_FROM_SOURCE: '' },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

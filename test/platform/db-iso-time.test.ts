@@ -16,8 +16,16 @@ test('isoTime writes what Date.toISOString writes, microseconds dropped alike, w
   const client = new pg.Client({ connectionString: platform.databaseUrl, options: '-c TimeZone=Africa/Lagos' });
   await client.connect();
   try {
-    for (const value of ['2026-11-25 03:04:05.999999+00', '2026-01-01 00:00:00+01', '1999-12-31 23:59:59.0005-05:30', '2024-02-29 12:00:00.123456+00']) {
-      const { rows } = await client.query<{ text: string; date: Date }>(`SELECT ${isoTime('$1::timestamptz')} AS text, $1::timestamptz AS date`, [value]);
+    for (const value of [
+      '2026-11-25 03:04:05.999999+00',
+      '2026-01-01 00:00:00+01',
+      '1999-12-31 23:59:59.0005-05:30',
+      '2024-02-29 12:00:00.123456+00',
+    ]) {
+      const { rows } = await client.query<{ text: string; date: Date }>(
+        `SELECT ${isoTime('$1::timestamptz')} AS text, $1::timestamptz AS date`,
+        [value],
+      );
       t.is(rows[0]!.text, rows[0]!.date.toISOString(), value);
     }
   } finally {

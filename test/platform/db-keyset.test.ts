@@ -19,7 +19,9 @@ test.before(async () => {
   await sequelize.query(`CREATE INDEX keyset_probe_team_rank ON keyset_probe (team, rank, id)`);
   // As many rows as the benchmark's centre has staff: with a few hundred, any plan is cheap and the
   // planner's choice does not show.
-  await sequelize.query(`INSERT INTO keyset_probe SELECT lpad(n::text, 5, '0'), 'blue', n % 17 FROM generate_series(1, 10000) AS n`);
+  await sequelize.query(
+    `INSERT INTO keyset_probe SELECT lpad(n::text, 5, '0'), 'blue', n % 17 FROM generate_series(1, 10000) AS n`,
+  );
   await sequelize.query('ANALYZE keyset_probe');
 });
 test.after.always(async () => {
@@ -36,15 +38,18 @@ const page = (limit: number, cursor?: string) =>
     desc: true,
   });
 
-test.serial('a page statement is planned once and then reused: after five executions PostgreSQL keeps its generic plan', async (t) => {
-  for (let i = 0; i < 8; i++) await page(20);
-  const [statement] = (await sequelize.query(
-    `SELECT generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements WHERE name LIKE 'keyset.%' ORDER BY generic_plans + custom_plans DESC LIMIT 1`,
-    { type: 'SELECT' },
-  )) as Array<{ generic: number; custom: number }>;
-  t.truthy(statement, 'the page is a prepared statement');
-  t.true(statement!.generic >= 3, `planned anew on every execution: ${JSON.stringify(statement)}`);
-});
+test.serial(
+  'a page statement is planned once and then reused: after five executions PostgreSQL keeps its generic plan',
+  async (t) => {
+    for (let i = 0; i < 8; i++) await page(20);
+    const [statement] = (await sequelize.query(
+      `SELECT generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements WHERE name LIKE 'keyset.%' ORDER BY generic_plans + custom_plans DESC LIMIT 1`,
+      { type: 'SELECT' },
+    )) as Array<{ generic: number; custom: number }>;
+    t.truthy(statement, 'the page is a prepared statement');
+    t.true(statement!.generic >= 3, `planned anew on every execution: ${JSON.stringify(statement)}`);
+  },
+);
 
 test('pages follow each other by the cursor without gaps or repeats, whatever the page size', async (t) => {
   for (const limit of [7, 100]) {
@@ -61,5 +66,6 @@ test('pages follow each other by the cursor without gaps or repeats, whatever th
 });
 
 test('a page size that is not a positive integer is refused before any SQL is written', async (t) => {
-  for (const limit of [0, -1, 2.5, Number.NaN]) await t.throwsAsync(page(limit), { message: /page limit/ }, String(limit));
+  for (const limit of [0, -1, 2.5, Number.NaN])
+    await t.throwsAsync(page(limit), { message: /page limit/ }, String(limit));
 });

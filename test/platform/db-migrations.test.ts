@@ -41,7 +41,10 @@ async function setUp(t: ExecutionContext, files: string[]) {
 
 /** What `promise` settled to within `ms`, or 'still waiting'. */
 function within<T>(promise: Promise<T>, ms: number): Promise<T | 'still waiting'> {
-  return Promise.race([promise, new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), ms))]);
+  return Promise.race([
+    promise,
+    new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), ms)),
+  ]);
 }
 
 test('pending migrations are applied in order, once: a second run applies nothing', async (t) => {

@@ -6,7 +6,12 @@ import { pino } from 'pino';
 import type { Sequelize } from 'sequelize';
 import { createDatabase, createSequelize, dropDatabase } from '../../server/platform/db/database.ts';
 import { createDatabaseWatch } from '../../server/platform/db/watch.ts';
-import { bossDatabase, createEventRuntime, type EventRuntime, type EventRuntimeOptions } from '../../server/platform/events/runtime.ts';
+import {
+  bossDatabase,
+  createEventRuntime,
+  type EventRuntime,
+  type EventRuntimeOptions,
+} from '../../server/platform/events/runtime.ts';
 import { createEventTables, eventWorkersMigration } from '../../server/platform/events/tables.ts';
 import type { EventHandler, PlatformEvent, ServiceEvents } from '../../server/platform/events/types.ts';
 import { newId } from '../../server/platform/ids.ts';
@@ -17,7 +22,12 @@ import { newId } from '../../server/platform/ids.ts';
 
 const schemas = ['ol', 'cap', 'lms'] as const;
 type Schema = (typeof schemas)[number];
-const testSettings: EventRuntimeOptions = { retryLimit: 5, retryDelaySeconds: 0, retryBackoff: false, deadLetterPollingSeconds: 0.5 };
+const testSettings: EventRuntimeOptions = {
+  retryLimit: 5,
+  retryDelaySeconds: 0,
+  retryBackoff: false,
+  deadLetterPollingSeconds: 0.5,
+};
 const fixture = (name: string) => path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', name);
 const crashProducer = fixture('events-crash-producer.ts');
 
@@ -37,7 +47,10 @@ async function createEventDatabase(t: ExecutionContext): Promise<EventDatabase> 
   if (!adminUrl) throw new Error('TEST_DATABASE_URL is not set: run the tests with `npm test`');
   const name = `test_${newId().toLowerCase()}`;
   const url = await createDatabase(adminUrl, name);
-  const db = Object.fromEntries(schemas.map((schema) => [schema, createSequelize(url, schema, 3)])) as Record<Schema, Sequelize>;
+  const db = Object.fromEntries(schemas.map((schema) => [schema, createSequelize(url, schema, 3)])) as Record<
+    Schema,
+    Sequelize
+  >;
   t.teardown(async () => {
     for (const sequelize of Object.values(db)) await sequelize.close();
     await dropDatabase(adminUrl, name);
@@ -52,11 +65,18 @@ async function createEventDatabase(t: ExecutionContext): Promise<EventDatabase> 
 }
 
 /** Starts a runtime on the database after `register` has subscribed its consumers. */
-async function startBus(t: ExecutionContext, database: EventDatabase, register: (bus: Bus) => void, settings = testSettings): Promise<Bus> {
+async function startBus(
+  t: ExecutionContext,
+  database: EventDatabase,
+  register: (bus: Bus) => void,
+  settings = testSettings,
+): Promise<Bus> {
   const logs: Array<Record<string, unknown>> = [];
   const logger = pino({ level: 'debug' }, { write: (line: string) => void logs.push(JSON.parse(line)) });
   const runtime = createEventRuntime(database.url, logger, settings);
-  const events = Object.fromEntries(schemas.map((schema) => [schema, runtime.forService(schema, schema, database.db[schema])])) as Record<Schema, ServiceEvents>;
+  const events = Object.fromEntries(
+    schemas.map((schema) => [schema, runtime.forService(schema, schema, database.db[schema])]),
+  ) as Record<Schema, ServiceEvents>;
   const bus: Bus = { ...database, runtime, events, logs };
   register(bus);
   // Registered before the database teardown, so it runs first: the runtime stops before the pools close.
@@ -68,12 +88,17 @@ async function startBus(t: ExecutionContext, database: EventDatabase, register: 
 /** A consumer handler that records its effect in `<schema>.effects`, in the delivery transaction. */
 function recordEffect(bus: Bus, schema: Schema, consumer: string): EventHandler {
   return async (event, transaction) => {
-    await bus.db[schema].query(`INSERT INTO "${schema}".effects (consumer, event_id) VALUES ($1, $2)`, { bind: [consumer, event.id], transaction });
+    await bus.db[schema].query(`INSERT INTO "${schema}".effects (consumer, event_id) VALUES ($1, $2)`, {
+      bind: [consumer, event.id],
+      transaction,
+    });
   };
 }
 
 async function effects(bus: EventDatabase, schema: Schema, eventId: string): Promise<number> {
-  const [rows] = await bus.db[schema].query(`SELECT count(*)::int AS n FROM "${schema}".effects WHERE event_id = $1`, { bind: [eventId] });
+  const [rows] = await bus.db[schema].query(`SELECT count(*)::int AS n FROM "${schema}".effects WHERE event_id = $1`, {
+    bind: [eventId],
+  });
   return (rows as Array<{ n: number }>)[0]!.n;
 }
 
@@ -99,7 +124,10 @@ test('an event published in a committed transaction reaches every subscribed con
   const started = Date.now();
   const event = await publishCommitted(bus, { userId: 'u-1' });
 
-  await eventually('CAP and LMS both processed the event', async () => (await effects(bus, 'cap', event.id)) === 1 && (await effects(bus, 'lms', event.id)) === 1);
+  await eventually(
+    'CAP and LMS both processed the event',
+    async () => (await effects(bus, 'cap', event.id)) === 1 && (await effects(bus, 'lms', event.id)) === 1,
+  );
   t.log(`delivered to both consumers ${Date.now() - started} ms after commit`);
   t.like(event, { type: 'user.created', source: 'ol', data: { userId: 'u-1' } });
 
@@ -115,7 +143,10 @@ test('each delivery is logged once with type, id and consumer, never the data', 
   const bus = await startBus(t, await createEventDatabase(t), subscribeCapAndLms);
   const event = await publishCommitted(bus, { userId: 'u-2', email: 'private@example.test' });
 
-  await eventually('both deliveries are logged', () => bus.logs.filter((l) => l.msg === 'event delivered').length === 2);
+  await eventually(
+    'both deliveries are logged',
+    () => bus.logs.filter((l) => l.msg === 'event delivered').length === 2,
+  );
   const delivered = bus.logs.filter((l) => l.msg === 'event delivered');
   t.deepEqual(delivered.map((l) => l.consumer).sort(), ['cap.provision-user', 'lms.provision-user']);
   for (const line of delivered) t.like(line, { level: 30, type: 'user.created', id: event.id });
@@ -134,7 +165,10 @@ test('an event published in a rolled-back transaction is never delivered', async
   );
   // Outbox rows are relayed in id order, so once a later event arrives the earlier one had its chance.
   const later = await publishCommitted(bus, { userId: 'later' });
-  await eventually('the later event reached both consumers', async () => (await effects(bus, 'cap', later.id)) === 1 && (await effects(bus, 'lms', later.id)) === 1);
+  await eventually(
+    'the later event reached both consumers',
+    async () => (await effects(bus, 'cap', later.id)) === 1 && (await effects(bus, 'lms', later.id)) === 1,
+  );
 
   t.is(await effects(bus, 'cap', rolledBack!.id), 0);
   t.is(await effects(bus, 'lms', rolledBack!.id), 0);
@@ -153,12 +187,17 @@ test('a redelivered event has exactly one effect per consumer', async (t) => {
     bus.events.lms.subscribe('user.created', 'lms.provision-user', recordEffect(bus, 'lms', 'lms.provision-user'));
   });
   const event = await publishCommitted(bus, { userId: 'u-3' });
-  await eventually('the first delivery is processed', async () => (await effects(bus, 'cap', event.id)) === 1 && (await effects(bus, 'lms', event.id)) === 1);
+  await eventually(
+    'the first delivery is processed',
+    async () => (await effects(bus, 'cap', event.id)) === 1 && (await effects(bus, 'lms', event.id)) === 1,
+  );
 
   // As if the relay had crashed before marking the row: it is relayed, and delivered, a second time.
   await bus.db.ol.query('UPDATE ol.outbox SET dispatched_at = NULL WHERE id = $1', { bind: [event.id] });
-  await eventually('both consumers saw the duplicate', () =>
-    bus.logs.filter((l) => l.msg === 'event already processed; skipped' && l.id === event.id).length === 2);
+  await eventually(
+    'both consumers saw the duplicate',
+    () => bus.logs.filter((l) => l.msg === 'event already processed; skipped' && l.id === event.id).length === 2,
+  );
 
   t.is(capCalls, 1);
   t.is(await effects(bus, 'cap', event.id), 1);
@@ -198,10 +237,16 @@ test('a handler that always fails ends dead-lettered after its retries, with no 
 
   await eventually('the event is dead-lettered', async () => (await bus.runtime.deadLetters()).length === 1, 20_000);
   const [letter] = await bus.runtime.deadLetters();
-  t.like(letter, { consumer: 'cap.broken', event: { id: event.id, type: 'user.created', source: 'ol', data: { userId: 'u-5' } }, error: 'the handler is broken' });
+  t.like(letter, {
+    consumer: 'cap.broken',
+    event: { id: event.id, type: 'user.created', source: 'ol', data: { userId: 'u-5' } },
+    error: 'the handler is broken',
+  });
   t.is(attempts, 1 + testSettings.retryLimit!);
   t.is(await effects(bus, 'cap', event.id), 0);
-  t.truthy(bus.logs.find((l) => l.msg === 'event dead-lettered after its retries' && l.level === 50 && l.id === event.id));
+  t.truthy(
+    bus.logs.find((l) => l.msg === 'event dead-lettered after its retries' && l.level === 50 && l.id === event.id),
+  );
   // The other consumer is not held back by the broken one.
   t.is(await effects(bus, 'lms', event.id), 1);
 });
@@ -219,12 +264,17 @@ test('an event committed by a process killed before its relay ran is delivered a
   t.deepEqual(waiting, [{ id: eventId }]);
 
   const bus = await startBus(t, database, subscribeCapAndLms);
-  await eventually('CAP and LMS processed the event', async () => (await effects(bus, 'cap', eventId)) === 1 && (await effects(bus, 'lms', eventId)) === 1);
+  await eventually(
+    'CAP and LMS processed the event',
+    async () => (await effects(bus, 'cap', eventId)) === 1 && (await effects(bus, 'lms', eventId)) === 1,
+  );
 });
 
-test('a process that starts leaves a live peer\'s deliveries alone, and takes over those of a peer killed mid-delivery within seconds, not at the 30 s expiry', async (t) => {
+test("a process that starts leaves a live peer's deliveries alone, and takes over those of a peer killed mid-delivery within seconds, not at the 30 s expiry", async (t) => {
   const database = await createEventDatabase(t);
-  const peer = spawn(process.execPath, ['--import=tsx', fixture('events-slow-consumer.ts'), database.url], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const peer = spawn(process.execPath, ['--import=tsx', fixture('events-slow-consumer.ts'), database.url], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   t.teardown(() => peer.kill('SIGKILL'));
   const eventId = await new Promise<string>((resolve, reject) => {
     let out = '';
@@ -236,7 +286,14 @@ test('a process that starts leaves a live peer\'s deliveries alone, and takes ov
     peer.once('exit', (code) => reject(new Error(`the peer exited with ${code}`)));
   });
   const job = async () =>
-    ((await database.db.ol.query(`SELECT state, started_on FROM pgboss.job WHERE name = 'cap.slow' AND data->'event'->>'id' = $1`, { bind: [eventId] }))[0] as Array<{ state: string; started_on: Date }>)[0]!;
+    (
+      (
+        await database.db.ol.query(
+          `SELECT state, started_on FROM pgboss.job WHERE name = 'cap.slow' AND data->'event'->>'id' = $1`,
+          { bind: [eventId] },
+        )
+      )[0] as Array<{ state: string; started_on: Date }>
+    )[0]!;
   const fetchedByPeer = await job();
 
   // This process starts while the peer is alive and delivering: it must not take the delivery over.
@@ -249,8 +306,8 @@ test('a process that starts leaves a live peer\'s deliveries alone, and takes ov
     });
   });
   await new Promise((resolve) => setTimeout(resolve, 5000));
-  t.is(deliveries, 0, 'a live peer\'s delivery is left alone');
-  t.deepEqual(await job(), fetchedByPeer, 'still the peer\'s: not put back, not fetched again');
+  t.is(deliveries, 0, "a live peer's delivery is left alone");
+  t.deepEqual(await job(), fetchedByPeer, "still the peer's: not put back, not fetched again");
 
   peer.kill('SIGKILL');
   const killedAt = Date.now();
@@ -264,9 +321,15 @@ test('a process that starts leaves a live peer\'s deliveries alone, and takes ov
 test('processes starting on one database at the same moment all start: queue declarations do not deadlock', async (t) => {
   const database = await createEventDatabase(t);
   const buses = await Promise.all(
-    [1, 2, 3].map(() => startBus(t, database, (bus) => bus.events.cap.subscribe('user.created', 'cap.users', recordEffect(bus, 'cap', 'cap.users')))),
+    [1, 2, 3].map(() =>
+      startBus(t, database, (bus) =>
+        bus.events.cap.subscribe('user.created', 'cap.users', recordEffect(bus, 'cap', 'cap.users')),
+      ),
+    ),
   );
-  const event = await database.db.ol.transaction((tx) => buses[0]!.events.ol.publish(tx, 'user.created', { userId: 'u1' }));
+  const event = await database.db.ol.transaction((tx) =>
+    buses[0]!.events.ol.publish(tx, 'user.created', { userId: 'u1' }),
+  );
   await eventually('the event is delivered once', async () => (await effects(database, 'cap', event.id)) === 1);
   t.is(await effects(database, 'cap', event.id), 1);
 });
@@ -275,8 +338,11 @@ test('a start changes only the queues whose settings differ from what is stored:
   const database = await createEventDatabase(t);
   const queues = async () =>
     Object.fromEntries(
-      ((await database.db.ol.query(`SELECT name, retry_limit, updated_on FROM pgboss.queue WHERE name LIKE 'cap.%'`))[0] as Array<{ name: string; retry_limit: number; updated_on: Date }>)
-        .map((q) => [q.name, { retryLimit: q.retry_limit, updatedOn: q.updated_on.getTime() }]),
+      (
+        (
+          await database.db.ol.query(`SELECT name, retry_limit, updated_on FROM pgboss.queue WHERE name LIKE 'cap.%'`)
+        )[0] as Array<{ name: string; retry_limit: number; updated_on: Date }>
+      ).map((q) => [q.name, { retryLimit: q.retry_limit, updatedOn: q.updated_on.getTime() }]),
     );
   const register = (bus: Bus) => subscribeCapAndLms(bus);
   const first = await startBus(t, database, register);
@@ -292,15 +358,23 @@ test('a start changes only the queues whose settings differ from what is stored:
   const after = await queues();
   t.is(after['cap.provision-user']!.retryLimit, 2);
   const event = await publishCommitted(changed, { userId: 'u1' });
-  await eventually('the event is delivered with the new settings', async () => (await effects(changed, 'cap', event.id)) === 1);
+  await eventually(
+    'the event is delivered with the new settings',
+    async () => (await effects(changed, 'cap', event.id)) === 1,
+  );
 });
 
 test('a start stores only the subscriptions that are missing: a restart writes none, a new one is stored and delivered to', async (t) => {
   const database = await createEventDatabase(t);
   const subscriptions = async () =>
     Object.fromEntries(
-      ((await database.db.ol.query(`SELECT event, name, updated_on FROM pgboss.subscription`))[0] as Array<{ event: string; name: string; updated_on: Date }>)
-        .map((s) => [`${s.event} ${s.name}`, s.updated_on.getTime()]),
+      (
+        (await database.db.ol.query(`SELECT event, name, updated_on FROM pgboss.subscription`))[0] as Array<{
+          event: string;
+          name: string;
+          updated_on: Date;
+        }>
+      ).map((s) => [`${s.event} ${s.name}`, s.updated_on.getTime()]),
     );
   const first = await startBus(t, database, subscribeCapAndLms);
   await first.runtime.stop();
@@ -316,17 +390,31 @@ test('a start stores only the subscriptions that are missing: a restart writes n
     bus.events.cap.subscribe('user.deleted', 'cap.provision-user', recordEffect(bus, 'cap', 'cap.provision-user'));
   });
   const after = await subscriptions();
-  t.is(after['user.created cap.provision-user'], before['user.created cap.provision-user'], 'a stored one is left alone');
+  t.is(
+    after['user.created cap.provision-user'],
+    before['user.created cap.provision-user'],
+    'a stored one is left alone',
+  );
   t.truthy(after['user.deleted cap.provision-user'], 'the new one is stored');
-  const event = await widened.db.ol.transaction((transaction) => widened.events.ol.publish(transaction, 'user.deleted', { userId: 'u2' }));
-  await eventually('the event of the new subscription is delivered', async () => (await effects(widened, 'cap', event.id)) === 1);
+  const event = await widened.db.ol.transaction((transaction) =>
+    widened.events.ol.publish(transaction, 'user.deleted', { userId: 'u2' }),
+  );
+  await eventually(
+    'the event of the new subscription is delivered',
+    async () => (await effects(widened, 'cap', event.id)) === 1,
+  );
 });
 
 test('a process whose event delivery stops right after it started exits by itself: no fetch of a stopped worker is left waiting', async (t) => {
   const database = await createEventDatabase(t);
   const started = Date.now();
   const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    const child = execFile(process.execPath, ['--import=tsx', fixture('events-stop-at-once.ts'), database.url], { timeout: 20_000 }, () => undefined);
+    const child = execFile(
+      process.execPath,
+      ['--import=tsx', fixture('events-stop-at-once.ts'), database.url],
+      { timeout: 20_000 },
+      () => undefined,
+    );
     child.on('exit', (code, signal) => resolve({ code, signal }));
   });
   t.deepEqual(exit, { code: 0, signal: null }, 'it exited by itself, not killed at the time limit');

@@ -105,7 +105,10 @@ test('createGrpcClient exposes each RPC of the service as a function', async (t)
 
 test('a GrpcError thrown by a handler reaches the caller with its status and message', async (t) => {
   const error = await rejection(
-    callUnary(server.address, serviceKey, 'IdentityService.VerifyIdentity', { ...validVerify, identification_number: '12' }),
+    callUnary(server.address, serviceKey, 'IdentityService.VerifyIdentity', {
+      ...validVerify,
+      identification_number: '12',
+    }),
   );
   t.is(error.code, grpc.status.INVALID_ARGUMENT);
   t.is(error.details, 'identification_number must be 11 digits');
@@ -167,12 +170,16 @@ test('reflection lists the served services without a service key', async (t) => 
 });
 
 test('health Check answers SERVING for the server and for each served service', async (t) => {
-  const loaded = grpc.loadPackageDefinition(protoLoader.loadSync(healthProtoPath, { keepCase: true, enums: String })) as any;
+  const loaded = grpc.loadPackageDefinition(
+    protoLoader.loadSync(healthProtoPath, { keepCase: true, enums: String }),
+  ) as any;
   const client = new loaded.grpc.health.v1.Health(server.address, grpc.credentials.createInsecure());
   t.teardown(() => client.close());
   const check = (service: string) =>
     new Promise<{ status: string }>((resolve, reject) =>
-      client.Check({ service }, (err: Error | null, response: { status: string }) => (err ? reject(err) : resolve(response))),
+      client.Check({ service }, (err: Error | null, response: { status: string }) =>
+        err ? reject(err) : resolve(response),
+      ),
     );
   t.is((await check('')).status, 'SERVING');
   t.is((await check(serviceNames.identity)).status, 'SERVING');
@@ -183,9 +190,7 @@ test('binding a port that is already in use rejects with a clear message', async
   await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
   t.teardown(() => blocker.close());
   const port = (blocker.address() as net.AddressInfo).port;
-  const error = await t.throwsAsync(
-    createGrpcServer({ host: '127.0.0.1', port, serviceKey, logger, services: [] }),
-  );
+  const error = await t.throwsAsync(createGrpcServer({ host: '127.0.0.1', port, serviceKey, logger, services: [] }));
   t.is(error?.name, 'PortInUseError'); // capctl serve reports it as one line
   t.regex(error?.message ?? '', new RegExp(`gRPC port ${port} \\(grpc\\) is already in use on 127.0.0.1`));
 });
@@ -246,7 +251,10 @@ async function capctlGrpc(args: string[], env: Record<string, string> = {}) {
     execFile(
       process.execPath,
       ['--import=tsx', '--input-type=module', '-e', script],
-      { env: { ...process.env, CAPCTL_GRPC_ADDRESS: server.address, ORCHESTRATOR_SERVICE_API_KEY: serviceKey, ...env }, timeout: 60_000 },
+      {
+        env: { ...process.env, CAPCTL_GRPC_ADDRESS: server.address, ORCHESTRATOR_SERVICE_API_KEY: serviceKey, ...env },
+        timeout: 60_000,
+      },
       (err, stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, stdout, stderr }),
     );
   });
@@ -254,7 +262,12 @@ async function capctlGrpc(args: string[], env: Record<string, string> = {}) {
 
 test('capctl grpc call prints the response and exits 0', async (t) => {
   const result = await capctlGrpc([
-    'grpc', 'call', 'IdentityService.ProvisionAccount', '--json', '--data', '{"email":"c@example.test","intents":["cap"]}',
+    'grpc',
+    'call',
+    'IdentityService.ProvisionAccount',
+    '--json',
+    '--data',
+    '{"email":"c@example.test","intents":["cap"]}',
   ]);
   t.is(result.code, 0, result.stderr);
   t.deepEqual(JSON.parse(result.stdout), { user_id: 'user-for-c@example.test-cap', is_new: true });

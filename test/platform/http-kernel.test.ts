@@ -18,18 +18,34 @@ let base: string;
 
 test.before(async () => {
   const doc = await loadApiDocument(fixture);
-  const router = bindOperations('widgets', doc, {
-    createWidget: (c) => (c.body.name === 'broken' ? created({ nom: 1 }) : created({ name: c.body.name })),
-    listWidgets: (c) => {
-      const page = pageRequest(c.query);
-      const after = page.cursor ? widgets.findIndex((w) => w.id === page.cursor) + 1 : 0;
-      const { items, meta } = pageOf(widgets.slice(after, after + page.limit + 1), page.limit);
-      return ok(items, meta as unknown as Record<string, unknown>);
+  const router = bindOperations(
+    'widgets',
+    doc,
+    {
+      createWidget: (c) => (c.body.name === 'broken' ? created({ nom: 1 }) : created({ name: c.body.name })),
+      listWidgets: (c) => {
+        const page = pageRequest(c.query);
+        const after = page.cursor ? widgets.findIndex((w) => w.id === page.cursor) + 1 : 0;
+        const { items, meta } = pageOf(widgets.slice(after, after + page.limit + 1), page.limit);
+        return ok(items, meta as unknown as Record<string, unknown>);
+      },
+      widgetSummary: () => ok({ total: widgets.length }),
+      getWidget: (c) => ok({ id: c.params.id }),
     },
-    widgetSummary: () => ok({ total: widgets.length }),
-    getWidget: (c) => ok({ id: c.params.id }),
-  }, { checkResponses: true });
-  server = await listen(createHttpApp([{ prefix: '/api', router }], createLogger('silent'), { bodyLimitBytes: 1024, corsOrigins: [], devMode: true, countQueries: true, trustProxy: false }), '127.0.0.1', 0, 'test');
+    { checkResponses: true },
+  );
+  server = await listen(
+    createHttpApp([{ prefix: '/api', router }], createLogger('silent'), {
+      bodyLimitBytes: 1024,
+      corsOrigins: [],
+      devMode: true,
+      countQueries: true,
+      trustProxy: false,
+    }),
+    '127.0.0.1',
+    0,
+    'test',
+  );
   base = `${server.url}/api`;
 });
 test.after.always(() => server?.close());
@@ -42,17 +58,34 @@ test('a document operation without a handler stops the service from starting', a
 
 test('a handler for an undocumented operation stops the service from starting', async (t) => {
   const doc = await loadApiDocument(fixture);
-  const all = { createWidget: () => ok(null), listWidgets: () => ok(null), widgetSummary: () => ok(null), getWidget: () => ok(null) };
+  const all = {
+    createWidget: () => ok(null),
+    listWidgets: () => ok(null),
+    widgetSummary: () => ok(null),
+    getWidget: () => ok(null),
+  };
   const error = t.throws(() => bindOperations('widgets', doc, { ...all, deleteWidget: () => ok(null) }));
   t.regex(error!.message, /routed but not documented: deleteWidget/);
 });
 
 test('a body that breaks the schema is 422 validation.failed naming every field', async (t) => {
-  const res = await call('POST', `${base}/widgets`, { json: { size: 0, colour: 'green', extra: true, owner: { email: 'nope' } } });
+  const res = await call('POST', `${base}/widgets`, {
+    json: { size: 0, colour: 'green', extra: true, owner: { email: 'nope' } },
+  });
   t.is(res.status, 422);
   t.is(res.body.error.code, 'validation.failed');
-  t.deepEqual(res.body.error.details.map((d: { field: string }) => d.field).sort(), ['colour', 'extra', 'name', 'owner.email', 'size']);
-  t.true(res.body.error.details.some((d: { field: string; issue: string }) => d.field === 'colour' && d.issue === 'must be one of: red, blue'));
+  t.deepEqual(res.body.error.details.map((d: { field: string }) => d.field).sort(), [
+    'colour',
+    'extra',
+    'name',
+    'owner.email',
+    'size',
+  ]);
+  t.true(
+    res.body.error.details.some(
+      (d: { field: string; issue: string }) => d.field === 'colour' && d.issue === 'must be one of: red, blue',
+    ),
+  );
   t.is(res.body.requestId, res.headers['x-request-id']);
 });
 
@@ -63,7 +96,10 @@ test('a missing required body is 422 on the body field', async (t) => {
 });
 
 test('a body that is not JSON is 415 http.unsupported_media_type', async (t) => {
-  const res = await call('POST', `${base}/widgets`, { body: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  const res = await call('POST', `${base}/widgets`, {
+    body: 'name=x',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
   t.is(res.status, 415);
   t.is(res.body.error.code, 'http.unsupported_media_type');
 });
@@ -121,7 +157,10 @@ test('cursor pagination walks every row once, with meta.pagination on each page'
     pages++;
   } while (cursor);
   t.is(pages, 3);
-  t.deepEqual(seen, widgets.map((w) => w.id));
+  t.deepEqual(
+    seen,
+    widgets.map((w) => w.id),
+  );
 });
 
 test('the default page size comes from the document', async (t) => {

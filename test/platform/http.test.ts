@@ -42,7 +42,10 @@ test('an unknown route is 404 http.not_found with a request id, on every prefix 
 
 test('malformed JSON is 400 http.bad_json on every prefix', async (t) => {
   for (const base of bases()) {
-    const res = await call('POST', `${base}/healthz`, { body: '{"a":', headers: { 'content-type': 'application/json' } });
+    const res = await call('POST', `${base}/healthz`, {
+      body: '{"a":',
+      headers: { 'content-type': 'application/json' },
+    });
     t.is(res.status, 400, base);
     t.is(res.body.error.code, 'http.bad_json');
   }
@@ -133,7 +136,7 @@ async function rawConnection(url: string) {
   };
 }
 
-test('an idle connection is kept 65 s by default (longer than a load balancer\'s 60), so it is still open after Node\'s own 5 s', async (t) => {
+test("an idle connection is kept 65 s by default (longer than a load balancer's 60), so it is still open after Node's own 5 s", async (t) => {
   const connection = await rawConnection(platform.urls.gateway!);
   t.teardown(() => connection.destroy());
   t.regex(await connection.send('/v1/ol/healthz'), /\r\nKeep-Alive: timeout=65\r\n/i);
@@ -144,7 +147,10 @@ test('an idle connection is kept 65 s by default (longer than a load balancer\'s
 test('HTTP_KEEP_ALIVE_TIMEOUT_SECONDS is how long an idle connection stays open', async (t) => {
   t.is(resolveConfig({}, { HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: '120' }).httpKeepAliveTimeoutSeconds, 120);
   t.is(resolveConfig({}, {}).httpKeepAliveTimeoutSeconds, 65);
-  t.throws(() => resolveConfig({}, { HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: '0' }), { instanceOf: ConfigError, message: /httpKeepAliveTimeoutSeconds/ });
+  t.throws(() => resolveConfig({}, { HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: '0' }), {
+    instanceOf: ConfigError,
+    message: /httpKeepAliveTimeoutSeconds/,
+  });
   const app = express().get('/', (_req, res) => void res.send('ok'));
   const listener = await listen(app, '127.0.0.1', 0, 'test', 1);
   t.teardown(() => listener.close());

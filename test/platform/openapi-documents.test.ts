@@ -24,7 +24,10 @@ for (const service of serviceNames) {
 // A service's document is its root file plus its area files (openapi/<service>/*.yaml).
 async function documentWithAreas(areas: Record<string, string>): Promise<Awaited<ReturnType<typeof loadApiDocument>>> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'openapi-'));
-  await writeFile(path.join(dir, 'svc.yaml'), 'openapi: 3.1.0\ninfo: { title: t, version: "1" }\ntags: [{ name: Root }]\npaths:\n  /a:\n    get: { operationId: getA, responses: { "200": { description: ok } } }\n');
+  await writeFile(
+    path.join(dir, 'svc.yaml'),
+    'openapi: 3.1.0\ninfo: { title: t, version: "1" }\ntags: [{ name: Root }]\npaths:\n  /a:\n    get: { operationId: getA, responses: { "200": { description: ok } } }\n',
+  );
   await mkdir(path.join(dir, 'svc'));
   for (const [name, text] of Object.entries(areas)) await writeFile(path.join(dir, 'svc', name), text);
   return loadApiDocument(path.join(dir, 'svc.yaml'));
@@ -32,16 +35,29 @@ async function documentWithAreas(areas: Record<string, string>): Promise<Awaited
 
 test('area files add their tags, paths and components to the service document', async (t) => {
   const doc = await documentWithAreas({
-    'b.yaml': 'tags: [{ name: B }]\npaths:\n  /b:\n    get: { operationId: getB, responses: { "200": { description: ok, content: { application/json: { schema: { $ref: "#/components/schemas/B" } } } } } }\ncomponents:\n  schemas:\n    B: { type: string }\n',
+    'b.yaml':
+      'tags: [{ name: B }]\npaths:\n  /b:\n    get: { operationId: getB, responses: { "200": { description: ok, content: { application/json: { schema: { $ref: "#/components/schemas/B" } } } } } }\ncomponents:\n  schemas:\n    B: { type: string }\n',
   });
-  t.deepEqual(doc.operations.map((o) => o.operationId), ['getA', 'getB']);
-  t.deepEqual((doc.bundled.tags as Array<{ name: string }>).map((tag) => tag.name), ['Root', 'B']);
+  t.deepEqual(
+    doc.operations.map((o) => o.operationId),
+    ['getA', 'getB'],
+  );
+  t.deepEqual(
+    (doc.bundled.tags as Array<{ name: string }>).map((tag) => tag.name),
+    ['Root', 'B'],
+  );
 });
 
 test('a path or a component defined twice across area files is refused when the document loads', async (t) => {
-  await t.throwsAsync(documentWithAreas({ 'b.yaml': 'paths:\n  /a:\n    post: { operationId: postA, responses: {} }\n' }), { message: /path \/a is already defined/ });
   await t.throwsAsync(
-    documentWithAreas({ 'b.yaml': 'components: { schemas: { X: { type: string } } }\n', 'c.yaml': 'components: { schemas: { X: { type: number } } }\n' }),
+    documentWithAreas({ 'b.yaml': 'paths:\n  /a:\n    post: { operationId: postA, responses: {} }\n' }),
+    { message: /path \/a is already defined/ },
+  );
+  await t.throwsAsync(
+    documentWithAreas({
+      'b.yaml': 'components: { schemas: { X: { type: string } } }\n',
+      'c.yaml': 'components: { schemas: { X: { type: number } } }\n',
+    }),
     { message: /components.schemas.X is already defined/ },
   );
 });

@@ -8,6 +8,9 @@ import { serviceNames } from '../../server/platform/config.ts';
 for (const service of serviceNames) {
   test(`server/contracts/openapi/${service}.ts is what openapi/${service}.yaml generates now (npm run types)`, async (t) => {
     const committed = await readFile(typesFile(service), 'utf8').catch(() => '(missing)');
-    t.true(committed === (await openapiTypes(service)), `server/contracts/openapi/${service}.ts is stale: run \`npm run types\``);
+    t.true(
+      committed === (await openapiTypes(service)),
+      `server/contracts/openapi/${service}.ts is stale: run \`npm run types\``,
+    );
   });
 }

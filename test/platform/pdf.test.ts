@@ -21,7 +21,16 @@ test('a certificate is a one-page PDF whose text holds the holder, every fact, t
   const bytes = await renderCertificatePdf(content);
   t.is(Buffer.from(bytes.subarray(0, 5)).toString('latin1'), '%PDF-');
   const text = await pdfText(bytes);
-  for (const expected of ['Certificate of Competence', 'Adaeze Obi', 'Trade: Masonry', 'Level: 2', 'Assessment centre: Lagos Skills Centre', '2026-11-24', 'CAP-7K3M-Q9XD', 'National Board for Technical Education']) {
+  for (const expected of [
+    'Certificate of Competence',
+    'Adaeze Obi',
+    'Trade: Masonry',
+    'Level: 2',
+    'Assessment centre: Lagos Skills Centre',
+    '2026-11-24',
+    'CAP-7K3M-Q9XD',
+    'National Board for Technical Education',
+  ]) {
     t.true(text.includes(expected), `"${expected}" is in the text:\n${text}`);
   }
 });

@@ -5,7 +5,12 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { platformPackageDefinition, protoRoot, serviceDefinition, serviceNames } from '../../server/platform/grpc/proto.ts';
+import {
+  platformPackageDefinition,
+  protoRoot,
+  serviceDefinition,
+  serviceNames,
+} from '../../server/platform/grpc/proto.ts';
 
 const run = promisify(execFile);
 const require = createRequire(import.meta.url);

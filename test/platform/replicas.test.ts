@@ -1,7 +1,15 @@
 import test from 'ava';
 import net from 'node:net';
 import { asCentre, approvedCentreOwner, activeStaff, cap } from '../helpers/cap.ts';
-import { completedEvents, feeRequest, initiatePayment, payCheckout, paymentRow, postWebhook, sandboxWebhooks } from '../helpers/payments.ts';
+import {
+  completedEvents,
+  feeRequest,
+  initiatePayment,
+  payCheckout,
+  paymentRow,
+  postWebhook,
+  sandboxWebhooks,
+} from '../helpers/payments.ts';
 import { call, eventually, startReplica, startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 import { signUp } from '../helpers/users.ts';
 
@@ -44,7 +52,10 @@ test('a staff member deactivated on one replica is refused on the other at the v
   // B has served the member (and keeps what it knows of them between requests).
   t.is((await cap(b, member, 'GET', '/centre/staff', { headers: asCentre(centreId) })).status, 200);
 
-  const off = await cap(a, owner, 'PATCH', '/centre/staff', { headers: asCentre(centreId), json: { ids: [staffId], status: 'inactive' } });
+  const off = await cap(a, owner, 'PATCH', '/centre/staff', {
+    headers: asCentre(centreId),
+    json: { ids: [staffId], status: 'inactive' },
+  });
   t.is(off.status, 200, off.text);
   const next = await cap(b, member, 'GET', '/centre/staff', { headers: asCentre(centreId) });
   t.is(next.status, 403, 'refused on B at the next request');
@@ -55,30 +66,43 @@ test('a payment started on one replica completes through a webhook on the other,
   const payer = await signUp(a);
   const { payment_id, reference } = await initiatePayment(a, feeRequest(payer.userId));
   t.is((await payCheckout(a, reference)).status, 200);
-  await eventually('the webhook is delivered to B', async () => (await sandboxWebhooks(a, reference))[0]?.status === 'delivered', 30_000);
+  await eventually(
+    'the webhook is delivered to B',
+    async () => (await sandboxWebhooks(a, reference))[0]?.status === 'delivered',
+    30_000,
+  );
   const [delivery] = await sandboxWebhooks(a, reference);
   t.is(delivery!.last_status_code, 200);
   t.is((await paymentRow(a, payment_id)).status, 'succeeded');
 
   // The provider sends it again, to each replica, at once.
   const replays = await Promise.all([a, b, a, b].map((replica) => postWebhook(replica, delivery!.body)));
-  t.deepEqual(replays.map((r) => r.status), [200, 200, 200, 200]);
+  t.deepEqual(
+    replays.map((r) => r.status),
+    [200, 200, 200, 200],
+  );
   t.is((await completedEvents(a, payment_id)).length, 1, 'one payment.completed');
   // Both replicas answer the same payment to its payer.
   for (const replica of [a, b]) {
-    const seen = await call('GET', replica.url(`/v1/ol/payments/verify/${encodeURIComponent(reference)}`), { token: payer.accessToken });
+    const seen = await call('GET', replica.url(`/v1/ol/payments/verify/${encodeURIComponent(reference)}`), {
+      token: payer.accessToken,
+    });
     t.is(seen.body.data.status, 'succeeded');
   }
 });
 
 function login(on: TestPlatform, email: string, password: string, client: string) {
-  return call('POST', on.url('/v1/ol/auth/login'), { json: { email, password }, headers: { 'x-forwarded-for': client } });
+  return call('POST', on.url('/v1/ol/auth/login'), {
+    json: { email, password },
+    headers: { 'x-forwarded-for': client },
+  });
 }
 
-test("the sign-in limit is one count over both replicas, and proxied clients are counted apart", async (t) => {
+test('the sign-in limit is one count over both replicas, and proxied clients are counted apart', async (t) => {
   const user = await signUp(a);
   // Five wrong passwords from one client, alternating replicas: the account's limit is reached on both.
-  for (let i = 0; i < 5; i++) t.is((await login(i % 2 ? b : a, user.email, `Wrong-pass-${i}`, '198.51.100.10')).status, 401);
+  for (let i = 0; i < 5; i++)
+    t.is((await login(i % 2 ? b : a, user.email, `Wrong-pass-${i}`, '198.51.100.10')).status, 401);
   for (const replica of [a, b]) t.is((await login(replica, user.email, user.password, '198.51.100.10')).status, 429);
 
   // One client guessing across 30 accounts it never signed in to, over both replicas: that client is
@@ -93,5 +117,6 @@ test("the sign-in limit is one count over both replicas, and proxied clients are
     t.is(held.status, 429);
     t.is(held.body.error.code, 'auth.too_many_attempts');
   }
-  for (const replica of [a, b]) t.is((await login(replica, last.email, last.password, '198.51.100.21')).status, 200, 'another client signs in');
+  for (const replica of [a, b])
+    t.is((await login(replica, last.email, last.password, '198.51.100.21')).status, 200, 'another client signs in');
 });

@@ -45,14 +45,22 @@ for (const [label, method, path, field, signedIn] of [
     await refused(t, method, path, nested(50_000, field), signedIn ? user.accessToken : undefined);
     // The same through the service's own listener.
     const service = path.split('/')[2] as 'ol' | 'cap' | 'lms';
-    const own = await call(method, `${platform.urls[service]}/v1${path.slice(`/v1/${service}`.length)}`, { body: nested(50_000), token: user.accessToken, headers: { 'content-type': 'application/json' } });
+    const own = await call(method, `${platform.urls[service]}/v1${path.slice(`/v1/${service}`.length)}`, {
+      body: nested(50_000),
+      token: user.accessToken,
+      headers: { 'content-type': 'application/json' },
+    });
     t.is(own.status, 400);
     t.is(own.body.error.code, 'http.json_too_deep');
   });
 }
 
 test(`${maxJsonDepth} levels are taken as JSON (the schema decides), ${maxJsonDepth + 1} are too deep`, async (t) => {
-  const within = await call('PATCH', platform.url('/v1/cap/me/profile'), { body: nested(maxJsonDepth, 'personalDetails'), token: user.accessToken, headers: { 'content-type': 'application/json' } });
+  const within = await call('PATCH', platform.url('/v1/cap/me/profile'), {
+    body: nested(maxJsonDepth, 'personalDetails'),
+    token: user.accessToken,
+    headers: { 'content-type': 'application/json' },
+  });
   t.is(within.status, 422, within.text);
   t.is(within.body.error.code, 'validation.failed');
   await refused(t, 'PATCH', '/v1/cap/me/profile', nested(maxJsonDepth + 1, 'personalDetails'), user.accessToken);
@@ -67,7 +75,11 @@ test('every operation that takes JSON answers a body nested 50,000 deep with 400
     for (const op of (await loadApiDocument(service)).operations) {
       if (!op.requestBody?.content['application/json']) continue;
       const path = `/v1/${service}${op.path.replace(/\{[^}]+\}/g, '01J00000000000000000000000')}`;
-      const res = await call(op.method.toUpperCase() as 'POST', platform.url(path), { body, token: user.accessToken, headers: { 'content-type': 'application/json' } });
+      const res = await call(op.method.toUpperCase() as 'POST', platform.url(path), {
+        body,
+        token: user.accessToken,
+        headers: { 'content-type': 'application/json' },
+      });
       t.is(res.status, 400, `${op.operationId}: ${res.text.slice(0, 200)}`);
       t.is(res.body?.error.code, 'http.json_too_deep', op.operationId);
     }

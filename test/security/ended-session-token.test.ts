@@ -13,7 +13,10 @@ test.after.always(() => platform?.stop());
 
 test("after logout, the session's access token cannot change the password or get new tokens", async (t) => {
   const user = await signUp(platform);
-  const out = await call('POST', platform.url('/v1/ol/auth/logout'), { token: user.accessToken, json: { refreshToken: user.refreshToken } });
+  const out = await call('POST', platform.url('/v1/ol/auth/logout'), {
+    token: user.accessToken,
+    json: { refreshToken: user.refreshToken },
+  });
   t.is(out.status, 200);
   const change = await call('PATCH', platform.url('/v1/ol/auth/change-password'), {
     token: user.accessToken,
@@ -21,6 +24,8 @@ test("after logout, the session's access token cannot change the password or get
   });
   t.is(change.status, 401);
   t.is(change.body.error.code, 'auth.unauthenticated');
-  const refresh = await call('POST', platform.url('/v1/ol/auth/refresh'), { json: { refreshToken: user.refreshToken } });
+  const refresh = await call('POST', platform.url('/v1/ol/auth/refresh'), {
+    json: { refreshToken: user.refreshToken },
+  });
   t.is(refresh.status, 401);
 });

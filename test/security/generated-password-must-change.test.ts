@@ -37,7 +37,10 @@ test('a member signed in with the mailed password may only read /me and change t
     t.is(refused.body.error.code, 'auth.password_change_required');
   }
 
-  const changed = await call('PATCH', platform.url('/v1/ol/auth/change-password'), { token: login.accessToken, json: { currentPassword: password, newPassword: testPassword } });
+  const changed = await call('PATCH', platform.url('/v1/ol/auth/change-password'), {
+    token: login.accessToken,
+    json: { currentPassword: password, newPassword: testPassword },
+  });
   t.is(changed.status, 200);
   const fresh = { accessToken: changed.body.data.accessToken } as Parameters<typeof cap>[1];
   t.is((await cap(platform, fresh, 'GET', '/onboarding/mine')).status, 200, 'the new tokens may do everything');

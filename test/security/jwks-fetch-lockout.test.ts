@@ -43,11 +43,19 @@ test('a flood of tokens with unknown kids is refused without reading the keys ag
     Array.from({ length: 200 }, (_, i) => {
       const service = i % 2 ? 'cap' : 'lms';
       const genuine = i % 10 === 0;
-      return call('GET', platform.url(`/v1/${service}/me`), { token: genuine ? user.accessToken : forged[i % forged.length] }).then((res) => ({ genuine, status: res.status }));
+      return call('GET', platform.url(`/v1/${service}/me`), {
+        token: genuine ? user.accessToken : forged[i % forged.length],
+      }).then((res) => ({ genuine, status: res.status }));
     }),
   );
-  t.true(outcomes.filter((o) => !o.genuine).every((o) => o.status === 401), 'every forged token is 401');
-  t.true(outcomes.filter((o) => o.genuine).every((o) => o.status === 200), 'every genuine token is 200 during the flood');
+  t.true(
+    outcomes.filter((o) => !o.genuine).every((o) => o.status === 401),
+    'every forged token is 401',
+  );
+  t.true(
+    outcomes.filter((o) => o.genuine).every((o) => o.status === 200),
+    'every genuine token is 200 during the flood',
+  );
   // One cooled-down read per service at most, however many unknown kids arrive.
   t.true(jwksReads() - before <= 2, `the keys were read ${jwksReads() - before} times during the flood`);
 

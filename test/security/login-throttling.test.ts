@@ -13,16 +13,33 @@ test.before(async () => {
 test.after.always(() => platform?.stop());
 
 /** Loopback has many addresses: from 127.0.0.2 the server sees another client. */
-function login(email: string, password: string, from = '127.0.0.1'): Promise<{ status: number; retryAfter?: string; code?: string }> {
+function login(
+  email: string,
+  password: string,
+  from = '127.0.0.1',
+): Promise<{ status: number; retryAfter?: string; code?: string }> {
   const url = new URL(platform.url('/v1/ol/auth/login'));
   const body = JSON.stringify({ email, password });
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', localAddress: from, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        localAddress: from,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
       (res) => {
         let text = '';
         res.on('data', (d) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode!, retryAfter: res.headers['retry-after'], code: JSON.parse(text).error?.code }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode!,
+            retryAfter: res.headers['retry-after'],
+            code: JSON.parse(text).error?.code,
+          }),
+        );
       },
     );
     req.on('error', reject);

@@ -13,7 +13,9 @@ test.before(async () => {
 test.after.always(() => platform?.stop());
 
 const reset = (email: string, otp: string) =>
-  call('POST', platform.url('/v1/ol/auth/reset-password'), { json: { email, otp, purpose: 'password_reset', newPassword: 'Another-pass-9' } });
+  call('POST', platform.url('/v1/ol/auth/reset-password'), {
+    json: { email, otp, purpose: 'password_reset', newPassword: 'Another-pass-9' },
+  });
 const wrong = (otp: string) => String((Number(otp) + 1) % 10_000).padStart(4, '0');
 
 test('an attacker trying codes as fast as the budget allows gets at most 10 guesses a week: a success chance under 0.1%', (t) => {
@@ -53,14 +55,19 @@ test("after 3 wrong codes the account's next try waits an hour (429 with Retry-A
   t.true(retryAfter > 3000 && retryAfter <= 3600, `Retry-After ${retryAfter}`);
   let alert;
   for (let i = 0; i < 100 && !alert; i++) {
-    const box = await call("GET", platform.url(`/v1/ol/dev/mailbox?to=${encodeURIComponent(user.email)}`));
+    const box = await call('GET', platform.url(`/v1/ol/dev/mailbox?to=${encodeURIComponent(user.email)}`));
     if (!box.body.data) throw new Error(box.text);
     const mails = box.body.data as Array<{ template: string }>;
     alert = mails.find((m) => m.template === 'security_alert');
     if (!alert) await new Promise((r) => setTimeout(r, 100));
   }
   t.truthy(alert, 'the owner got a security alert');
-  t.is((await call('POST', platform.url('/v1/ol/auth/login'), { json: { email: user.email, password: user.password } })).status, 200, 'the owner still signs in');
+  t.is(
+    (await call('POST', platform.url('/v1/ol/auth/login'), { json: { email: user.email, password: user.password } }))
+      .status,
+    200,
+    'the owner still signs in',
+  );
 });
 
 test('one client address gets 10 wrong codes an hour, across accounts', async (t) => {

@@ -28,20 +28,30 @@ async function uploadUrl(): Promise<string> {
 /** Four megabytes of a PNG in 64 KB chunks, streamed (no Content-Length: chunked). */
 const streamed = () => {
   const bytes = pngBytes(2, 4 * 1024 * 1024);
-  return Readable.from((function* () {
-    for (let at = 0; at < bytes.length; at += 64 * 1024) yield bytes.subarray(at, at + 64 * 1024);
-  })());
+  return Readable.from(
+    (function* () {
+      for (let at = 0; at < bytes.length; at += 64 * 1024) yield bytes.subarray(at, at + 64 * 1024);
+    })(),
+  );
 };
 
 test('bytes streamed to an upload URL past the purpose limit, without a length, get a readable 413 storage.too_large', async (t) => {
-  const res = await request(await uploadUrl(), { method: 'PUT', body: streamed(), headers: { 'content-type': 'image/png' } });
+  const res = await request(await uploadUrl(), {
+    method: 'PUT',
+    body: streamed(),
+    headers: { 'content-type': 'image/png' },
+  });
   t.is(res.statusCode, 413);
   t.is(((await res.body.json()) as any).error.code, 'storage.too_large');
 });
 
 test('bytes sent to an upload URL with a Content-Length past the limit get a readable 413 storage.too_large', async (t) => {
   const bytes = pngBytes(2, 4 * 1024 * 1024);
-  const res = await request(await uploadUrl(), { method: 'PUT', body: bytes, headers: { 'content-type': 'image/png' } });
+  const res = await request(await uploadUrl(), {
+    method: 'PUT',
+    body: bytes,
+    headers: { 'content-type': 'image/png' },
+  });
   t.is(res.statusCode, 413);
   t.is(((await res.body.json()) as any).error.code, 'storage.too_large');
 });
@@ -50,7 +60,11 @@ test('a multipart upload past the purpose limit gets a readable 413 storage.too_
   const form = new FormData();
   form.set('purpose', 'signature');
   form.set('file', new Blob([new Uint8Array(pngBytes(2, 4 * 1024 * 1024))], { type: 'image/png' }), 's.png');
-  const res = await request(platform.url('/v1/ol/storage/upload'), { method: 'POST', body: form, headers: { authorization: `Bearer ${user.accessToken}` } });
+  const res = await request(platform.url('/v1/ol/storage/upload'), {
+    method: 'POST',
+    body: form,
+    headers: { authorization: `Bearer ${user.accessToken}` },
+  });
   t.is(res.statusCode, 413);
   t.is(((await res.body.json()) as any).error.code, 'storage.too_large');
 });

@@ -16,7 +16,9 @@ test.after.always(() => platform?.stop());
 test("an invitation to an address that was registered but never verified drops the registrant's password and mails a new one", async (t) => {
   const owner = uniqueEmail('owner');
   const attackerPassword = 'Attacker-pass-1';
-  await call('POST', platform.url('/v1/ol/auth/register'), { json: { email: owner, password: attackerPassword, intents: ['cap'] } });
+  await call('POST', platform.url('/v1/ol/auth/register'), {
+    json: { email: owner, password: attackerPassword, intents: ['cap'] },
+  });
   const centre = await cap(platform, admin, 'POST', '/admin/centres', {
     json: {
       name: 'Ilorin Skills Centre',
@@ -27,7 +29,9 @@ test("an invitation to an address that was registered but never verified drops t
   });
   t.is(centre.status, 201, centre.text);
   t.truthy((await latestMail(platform, owner)).password, 'the owner is mailed a password');
-  const attacker = await call('POST', platform.url('/v1/ol/auth/login'), { json: { email: owner, password: attackerPassword } });
+  const attacker = await call('POST', platform.url('/v1/ol/auth/login'), {
+    json: { email: owner, password: attackerPassword },
+  });
   t.is(attacker.status, 401, "the registrant's password no longer signs in");
   const member = await firstSignIn(platform, owner);
   t.is((await cap(platform, member, 'GET', '/me')).body.data.centres[0].role, 'super_admin');

@@ -14,13 +14,17 @@ test.after.always(() => platform?.stop());
 const attackerPassword = 'Attacker-pass-1';
 const register = (email: string, password: string) =>
   call('POST', platform.url('/v1/ol/auth/register'), { json: { email, password, intents: ['cap'] } });
-const login = (email: string, password: string) => call('POST', platform.url('/v1/ol/auth/login'), { json: { email, password } });
+const login = (email: string, password: string) =>
+  call('POST', platform.url('/v1/ol/auth/login'), { json: { email, password } });
 
 test("Google sign-in of an address someone else registered activates it without the registrant's password", async (t) => {
   const victim = uniqueEmail('victim');
   t.is((await register(victim, attackerPassword)).status, 201);
-  const idToken = (await call('POST', platform.url('/v1/ol/dev/google/id-token'), { json: { email: victim } })).body.data.idToken;
-  const google = await call('POST', platform.url('/v1/ol/auth/google'), { json: { idToken, provider: 'google', intents: ['cap'] } });
+  const idToken = (await call('POST', platform.url('/v1/ol/dev/google/id-token'), { json: { email: victim } })).body
+    .data.idToken;
+  const google = await call('POST', platform.url('/v1/ol/auth/google'), {
+    json: { idToken, provider: 'google', intents: ['cap'] },
+  });
   t.is(google.status, 200, google.text);
   t.is(google.body.data.user.status, 'active');
   const attacker = await login(victim, attackerPassword);
@@ -38,7 +42,9 @@ test("the owner's own registration replaces an unproven one, and verifying it ke
     await new Promise((r) => setTimeout(r, 100));
     ({ otp } = await latestMail(platform, victim));
   }
-  const verified = await call('POST', platform.url('/v1/ol/auth/verify-account'), { json: { email: victim, otp, purpose: 'account_verify' } });
+  const verified = await call('POST', platform.url('/v1/ol/auth/verify-account'), {
+    json: { email: victim, otp, purpose: 'account_verify' },
+  });
   t.is(verified.status, 200);
   t.is((await login(victim, attackerPassword)).status, 401);
   t.is((await login(victim, testPassword)).status, 200);

@@ -22,7 +22,14 @@ function login(email: string, password: string, from: string): Promise<number> {
   const body = JSON.stringify({ email, password });
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', localAddress: from, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        localAddress: from,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode!));
@@ -50,8 +57,16 @@ test('an address past 30 failures on accounts it never signed in to waits, corre
   const [regular, stranger] = await Promise.all([signUp(platform), signUp(platform)]);
   t.is(await login(regular.email, regular.password, from), 200);
   for (let i = 0; i < 30; i++) t.is(await login(uniqueEmail('nobody'), `Guess-pass-${i}`, from), 401);
-  t.is(await login(stranger!.email, stranger!.password, from), 429, 'a right password for an account new to this address tells a guesser nothing');
-  t.is(await login(regular!.email, regular!.password, from), 200, 'someone who signed in from here before is not held up');
+  t.is(
+    await login(stranger!.email, stranger!.password, from),
+    429,
+    'a right password for an account new to this address tells a guesser nothing',
+  );
+  t.is(
+    await login(regular!.email, regular!.password, from),
+    200,
+    'someone who signed in from here before is not held up',
+  );
   t.is(await login(stranger!.email, stranger!.password, '127.0.0.5'), 200, 'other addresses are not held up');
 });
 
@@ -60,7 +75,9 @@ test('a sign-in older than 30 days no longer lets an account through a waiting a
   const user = await signUp(platform);
   t.is(await login(user.email, user.password, from), 200);
   const subject = `account:${user.email}|address:${from}`;
-  await sql(platform, "UPDATE ol.auth_known_clients SET signed_in_at = now() - interval '31 days' WHERE subject = $1", [subject]);
+  await sql(platform, "UPDATE ol.auth_known_clients SET signed_in_at = now() - interval '31 days' WHERE subject = $1", [
+    subject,
+  ]);
   for (let i = 0; i < 30; i++) t.is(await login(uniqueEmail('nobody'), `Guess-pass-${i}`, from), 401);
   t.is(await login(user.email, user.password, from), 429);
 

@@ -17,9 +17,11 @@ test.after.always(async () => {
   await platform?.stop();
 });
 
-const refresh = (on: TestPlatform, refreshToken: string) => call('POST', on.url('/v1/ol/auth/refresh'), { json: { refreshToken } });
+const refresh = (on: TestPlatform, refreshToken: string) =>
+  call('POST', on.url('/v1/ol/auth/refresh'), { json: { refreshToken } });
 /** A bearer operation of the Orchestrator, which checks that the token's session goes on. */
-const unreadCount = (on: TestPlatform, token: string) => call('GET', on.url('/v1/ol/notifications/unread-count'), { token });
+const unreadCount = (on: TestPlatform, token: string) =>
+  call('GET', on.url('/v1/ol/notifications/unread-count'), { token });
 const changePassword = (on: TestPlatform, token: string, currentPassword: string, newPassword: string) =>
   call('PATCH', on.url('/v1/ol/auth/change-password'), { token, json: { currentPassword, newPassword } });
 
@@ -32,7 +34,11 @@ test("a password change ends a stolen copy of the session's refresh token and wh
   const stolen = await refresh(replica, copy);
   t.is(stolen.status, 401);
   t.is(stolen.body.error.code, 'auth.refresh_invalid');
-  t.is((await unreadCount(replica, owner.accessToken)).status, 401, "the old session's access token is refused at once");
+  t.is(
+    (await unreadCount(replica, owner.accessToken)).status,
+    401,
+    "the old session's access token is refused at once",
+  );
   t.is((await unreadCount(replica, changed.body.data.accessToken)).status, 200, 'the new session works');
   t.is((await refresh(replica, changed.body.data.refreshToken)).status, 200);
 });

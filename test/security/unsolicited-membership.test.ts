@@ -22,23 +22,38 @@ const addStaff = (by: SignedUpUser, centreId: string, email: string, name = 'Bol
   });
 
 /** The reply without what differs between any two adds (ids, times, the address itself). */
-const shape = (body: { data: Record<string, unknown> }) => ({ ...body.data, id: undefined, createdAt: undefined, email: undefined });
+const shape = (body: { data: Record<string, unknown> }) => ({
+  ...body.data,
+  id: undefined,
+  createdAt: undefined,
+  email: undefined,
+});
 
 test('adding an existing user invites them: the reply is the same as for a new address, and nothing changes until they accept', async (t) => {
   const owner = await signUp(platform);
   const centreId = await approvedCentreOwner(platform, owner);
   const existing = await signUp(platform);
   await cap(platform, existing, 'POST', '/onboarding/start', { json: { persona: 'centre' } });
-  await cap(platform, existing, 'PATCH', '/onboarding/centre/save', { json: { centre: { centreInformation: { name: 'My own centre' } } } });
+  await cap(platform, existing, 'PATCH', '/onboarding/centre/save', {
+    json: { centre: { centreInformation: { name: 'My own centre' } } },
+  });
   const before = (await cap(platform, existing, 'GET', '/onboarding/centre')).body.data;
 
   const forExisting = await addStaff(owner, centreId, existing.email);
   const forNew = await addStaff(owner, centreId, uniqueEmail('new'));
   t.is(forExisting.status, 201);
-  t.deepEqual(shape(forExisting.body), shape(forNew.body), 'the reply does not tell whether the address had an account');
+  t.deepEqual(
+    shape(forExisting.body),
+    shape(forNew.body),
+    'the reply does not tell whether the address had an account',
+  );
   t.is(forExisting.body.data.status, 'pending');
 
-  t.deepEqual((await cap(platform, existing, 'GET', '/onboarding/centre')).body.data, before, 'their onboarding is untouched');
+  t.deepEqual(
+    (await cap(platform, existing, 'GET', '/onboarding/centre')).body.data,
+    before,
+    'their onboarding is untouched',
+  );
   t.deepEqual((await cap(platform, existing, 'GET', '/me')).body.data.centres[0]?.status, 'onboarding_required');
   const mail = await latestMail(platform, existing.email);
   t.regex(mail.subject, /invited/);
@@ -58,7 +73,11 @@ test('adding an existing user invites them: the reply is the same as for a new a
   t.is(accepted.status, 200);
   t.is(accepted.body.data.status, 'active');
   t.like((await cap(platform, existing, 'GET', '/me')).body.data.centres, [{ centreId, status: 'operable' }]);
-  t.deepEqual((await cap(platform, existing, 'GET', '/onboarding/centre')).body.data, before, 'accepting leaves their onboarding as it was');
+  t.deepEqual(
+    (await cap(platform, existing, 'GET', '/onboarding/centre')).body.data,
+    before,
+    'accepting leaves their onboarding as it was',
+  );
 });
 
 test('a declined invitation removes the membership; another user cannot answer it', async (t) => {

@@ -21,7 +21,13 @@ export const attentionAfterDays = 7;
  * external verification.
  */
 export const centreDecidedStages = [
-  ...new Set(Object.values(lifecycles).flatMap((moves) => moves.filter((move) => move.by.includes('centre') && move.action !== 'certify_bypass' && !move.fromStatus).map((move) => move.from))),
+  ...new Set(
+    Object.values(lifecycles).flatMap((moves) =>
+      moves
+        .filter((move) => move.by.includes('centre') && move.action !== 'certify_bypass' && !move.fromStatus)
+        .map((move) => move.from),
+    ),
+  ),
 ];
 
 /**

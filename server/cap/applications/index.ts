@@ -39,7 +39,16 @@ import { createSharing } from './sharing/service.ts';
 import { verificationRoutes } from './verification/routes.ts';
 import { createVerification } from './verification/service.ts';
 
-export { applicationStatuses, lifecycles, nsqStages, rplStages, stageLabels, stagesOf, type ApplicationStatus, type StageKey } from './lifecycle.ts';
+export {
+  applicationStatuses,
+  lifecycles,
+  nsqStages,
+  rplStages,
+  stageLabels,
+  stagesOf,
+  type ApplicationStatus,
+  type StageKey,
+} from './lifecycle.ts';
 export { applicationsSql } from './queries.ts';
 export type { AssessorViewer, ListQuery, Viewer } from './service.ts';
 export { applicationTypes, type ApplicationType } from './vocabulary.ts';
@@ -77,13 +86,52 @@ export function createApplications(deps: ApplicationsDeps, needs: ApplicationsNe
   const { sequelize, events, files, logger } = deps;
   const { people, catalogue, centres, assessors } = needs;
   const { auth, contexts, roles } = people;
-  const applications = createApplicationService({ sequelize, events, centreCertifyBypass: deps.centreCertifyBypass, people, catalogue, centres, assessors });
+  const applications = createApplicationService({
+    sequelize,
+    events,
+    centreCertifyBypass: deps.centreCertifyBypass,
+    people,
+    catalogue,
+    centres,
+    assessors,
+  });
   const queries = createApplicationQueries(applications);
   const centreFigures = createCentreFigures(sequelize);
-  const payments = createCapPayments({ sequelize, applications, catalogue, centres, payments: deps.payments, files, logger: logger.child({ component: 'cap-payments' }), ...deps.checkoutReturn });
-  const evidence = createEvidence({ sequelize, applications, catalogue, people, assetUrls: files.assetUrls, ownsAsset: files.ownsAsset });
-  const verification = createVerification({ sequelize, applications, evidence, assessors, catalogue, orchestrator: files, baseUrl: deps.baseUrl });
-  const sharing = createSharing({ sequelize, applications, evidence, readAsset: files.readAsset, baseUrl: deps.baseUrl, extras: verification.sharedCertificate });
+  const payments = createCapPayments({
+    sequelize,
+    applications,
+    catalogue,
+    centres,
+    payments: deps.payments,
+    files,
+    logger: logger.child({ component: 'cap-payments' }),
+    ...deps.checkoutReturn,
+  });
+  const evidence = createEvidence({
+    sequelize,
+    applications,
+    catalogue,
+    people,
+    assetUrls: files.assetUrls,
+    ownsAsset: files.ownsAsset,
+  });
+  const verification = createVerification({
+    sequelize,
+    applications,
+    evidence,
+    assessors,
+    catalogue,
+    orchestrator: files,
+    baseUrl: deps.baseUrl,
+  });
+  const sharing = createSharing({
+    sequelize,
+    applications,
+    evidence,
+    readAsset: files.readAsset,
+    baseUrl: deps.baseUrl,
+    extras: verification.sharedCertificate,
+  });
   const interviews = createInterviews({
     sequelize,
     applications,
@@ -96,8 +144,17 @@ export function createApplications(deps: ApplicationsDeps, needs: ApplicationsNe
     logger: logger.child({ component: 'cap-interviews' }),
   });
   const nsq = createNsqPaths({ sequelize, applications, assessors, catalogue, ownsAsset: files.ownsAsset });
-  const candidate = createCandidateArea({ sequelize, people, applications, assetUrls: files.assetUrls, ownsAsset: files.ownsAsset });
-  const dashboard = createAdminDashboard(sequelize, { centres: centres.approvedCount, assessors: assessors.approvedCount });
+  const candidate = createCandidateArea({
+    sequelize,
+    people,
+    applications,
+    assetUrls: files.assetUrls,
+    ownsAsset: files.ownsAsset,
+  });
+  const dashboard = createAdminDashboard(sequelize, {
+    centres: centres.approvedCount,
+    assessors: assessors.approvedCount,
+  });
 
   subscribeCandidateNotices(events, centres, deps.checkoutReturn.webUrl);
   events.subscribe('payment.completed', 'cap.application-paid', async (event, transaction) => {

@@ -16,7 +16,15 @@ export const rplStages = [
   'certification',
 ] as const;
 /** NSQ: induction, the units and direct observation, then the same verification (the assessment issue uses it). */
-export const nsqStages = ['application_form', 'payment', 'induction', 'unit_assessment', 'internal_verification', 'external_verification', 'certification'] as const;
+export const nsqStages = [
+  'application_form',
+  'payment',
+  'induction',
+  'unit_assessment',
+  'internal_verification',
+  'external_verification',
+  'certification',
+] as const;
 export type StageKey = (typeof rplStages)[number] | (typeof nsqStages)[number];
 export const stagesOf: Record<ApplicationType, readonly StageKey[]> = { RPL: rplStages, NSQ: nsqStages };
 
@@ -34,7 +42,15 @@ export const stageLabels: Record<StageKey, string> = {
 
 export const applicationStatuses = ['draft', 'in_progress', 'certified', 'rejected', 'withdrawn'] as const;
 export type ApplicationStatus = (typeof applicationStatuses)[number];
-export const stageStatuses = ['not_started', 'awaiting_payment', 'in_progress', 'under_review', 'scheduled', 'successful', 'rejected'] as const;
+export const stageStatuses = [
+  'not_started',
+  'awaiting_payment',
+  'in_progress',
+  'under_review',
+  'scheduled',
+  'successful',
+  'rejected',
+] as const;
 export type StageStatus = (typeof stageStatuses)[number];
 
 /**
@@ -42,8 +58,18 @@ export type StageStatus = (typeof stageStatuses)[number];
  * internal verifier (an assessor the centre assigned), the awarding body it was forwarded to, or the
  * platform itself (an event).
  */
-export type Mover = 'candidate' | 'centre' | 'panel' | 'unit_assessor' | 'internal_verifier' | 'awarding_body' | 'platform';
-export type MoveAction = 'submit' | 'payment_completed' | 'approve' | 'reject' | 'forward' | 'certify' | 'certify_bypass' | 'reopen' | 'withdraw';
+export type Mover =
+  'candidate' | 'centre' | 'panel' | 'unit_assessor' | 'internal_verifier' | 'awarding_body' | 'platform';
+export type MoveAction =
+  | 'submit'
+  | 'payment_completed'
+  | 'approve'
+  | 'reject'
+  | 'forward'
+  | 'certify'
+  | 'certify_bypass'
+  | 'reopen'
+  | 'withdraw';
 /**
  * A check the service makes before a move; it names the problem when it fails. `draft_complete`: every
  * required field; `not_forwarded` / `forwarded_with_ev`: the application went to an awarding body once,
@@ -51,7 +77,13 @@ export type MoveAction = 'submit' | 'payment_completed' | 'approve' | 'reject' |
  * `induction_submitted`: the NSQ candidate sent their induction form; `units_signed_off`: a unit assessor
  * signed off every unit of the induction's wish-list.
  */
-export type Guard = 'draft_complete' | 'not_forwarded' | 'forwarded_with_ev' | 'certify_bypass_on' | 'induction_submitted' | 'units_signed_off';
+export type Guard =
+  | 'draft_complete'
+  | 'not_forwarded'
+  | 'forwarded_with_ev'
+  | 'certify_bypass_on'
+  | 'induction_submitted'
+  | 'units_signed_off';
 
 export interface Move {
   action: MoveAction;
@@ -62,7 +94,14 @@ export interface Move {
   fromStatus?: ApplicationStatus[];
   by: Mover[];
   guards: Guard[];
-  emits?: 'application.submitted' | 'application.paid' | 'application.stage_changed' | 'application.forwarded' | 'application.certified' | 'application.rejected' | 'application.withdrawn';
+  emits?:
+    | 'application.submitted'
+    | 'application.paid'
+    | 'application.stage_changed'
+    | 'application.forwarded'
+    | 'application.certified'
+    | 'application.rejected'
+    | 'application.withdrawn';
   /** The outcome a review move writes into the stage history (what `ivApproved=true` looks for). */
   outcome?: ReviewOutcome;
   /** For a move within a stage: the stage's status after it. */
@@ -72,13 +111,23 @@ export interface Move {
 export type ReviewOutcome = 'APPROVED' | 'REJECTED';
 
 /** Who reviews a stage the centre reviews: also the interview panel's lead, or an NSQ unit assessor. */
-const reviewersOf = (stage: StageKey): Mover[] => (stage === 'interview' ? ['centre', 'panel'] : stage === 'unit_assessment' ? ['centre', 'unit_assessor'] : ['centre']);
-const approvalGuards = (stage: StageKey): Guard[] => (stage === 'induction' ? ['induction_submitted'] : stage === 'unit_assessment' ? ['units_signed_off'] : []);
+const reviewersOf = (stage: StageKey): Mover[] =>
+  stage === 'interview' ? ['centre', 'panel'] : stage === 'unit_assessment' ? ['centre', 'unit_assessor'] : ['centre'];
+const approvalGuards = (stage: StageKey): Guard[] =>
+  stage === 'induction' ? ['induction_submitted'] : stage === 'unit_assessment' ? ['units_signed_off'] : [];
 
 /** Approving a stage into the next, or rejecting the application there, by its movers. */
 function reviews(stages: readonly StageKey[], from: StageKey, by: Mover[], guards: Guard[] = []): Move[] {
   return [
-    { action: 'approve', from, to: stages[stages.indexOf(from) + 1]!, by, guards, emits: 'application.stage_changed', outcome: 'APPROVED' },
+    {
+      action: 'approve',
+      from,
+      to: stages[stages.indexOf(from) + 1]!,
+      by,
+      guards,
+      emits: 'application.stage_changed',
+      outcome: 'APPROVED',
+    },
     { action: 'reject', from, to: 'rejected', by, guards, emits: 'application.rejected', outcome: 'REJECTED' },
   ];
 }
@@ -95,22 +144,79 @@ function tableOf(type: ApplicationType): Move[] {
   const afterPayment = stages.slice(2);
   const centreReviewed = stages.slice(2, stages.indexOf('internal_verification'));
   return [
-    { action: 'submit', from: 'application_form', to: 'payment', by: ['candidate'], guards: ['draft_complete'], emits: 'application.submitted' },
-    { action: 'payment_completed', from: 'payment', to: stages[2]!, by: ['platform'], guards: [], emits: 'application.paid' },
+    {
+      action: 'submit',
+      from: 'application_form',
+      to: 'payment',
+      by: ['candidate'],
+      guards: ['draft_complete'],
+      emits: 'application.submitted',
+    },
+    {
+      action: 'payment_completed',
+      from: 'payment',
+      to: stages[2]!,
+      by: ['platform'],
+      guards: [],
+      emits: 'application.paid',
+    },
     // The interview's outcome is the panel lead's (interviews/service.ts); the centre's review may still decide it.
     // NSQ: the induction moves on once its form is sent; the units once every one is signed off (the last
     // sign-off moves it, nsq/service.ts). Rejecting needs no guard.
-    ...centreReviewed.flatMap((from) => reviews(stages, from, reviewersOf(from)).map((move) => (move.action === 'approve' ? { ...move, guards: approvalGuards(from) } : move))),
+    ...centreReviewed.flatMap((from) =>
+      reviews(stages, from, reviewersOf(from)).map((move) =>
+        move.action === 'approve' ? { ...move, guards: approvalGuards(from) } : move,
+      ),
+    ),
     ...reviews(stages, 'internal_verification', ['internal_verifier']),
-    { action: 'forward', from: 'external_verification', to: 'external_verification', by: ['centre'], guards: ['not_forwarded'], emits: 'application.forwarded', stageStatus: 'under_review' },
+    {
+      action: 'forward',
+      from: 'external_verification',
+      to: 'external_verification',
+      by: ['centre'],
+      guards: ['not_forwarded'],
+      emits: 'application.forwarded',
+      stageStatus: 'under_review',
+    },
     ...reviews(stages, 'external_verification', ['awarding_body'], ['forwarded_with_ev']),
-    { action: 'certify', from: 'certification', to: 'certified', by: ['awarding_body'], guards: [], emits: 'application.certified', outcome: 'APPROVED' },
-    ...afterPayment.map((from): Move => ({ action: 'certify_bypass', from, to: 'certified', by: ['centre'], guards: ['certify_bypass_on'], emits: 'application.certified' })),
+    {
+      action: 'certify',
+      from: 'certification',
+      to: 'certified',
+      by: ['awarding_body'],
+      guards: [],
+      emits: 'application.certified',
+      outcome: 'APPROVED',
+    },
+    ...afterPayment.map((from): Move => ({
+      action: 'certify_bypass',
+      from,
+      to: 'certified',
+      by: ['centre'],
+      guards: ['certify_bypass_on'],
+      emits: 'application.certified',
+    })),
     // The candidate withdraws an open application at any stage before it is certified (payments/service.ts
     // refunds one withdrawn before its assessment starts).
-    ...stages.map((from): Move => ({ action: 'withdraw', from, to: 'withdrawn', by: ['candidate'], guards: [], emits: 'application.withdrawn' })),
+    ...stages.map((from): Move => ({
+      action: 'withdraw',
+      from,
+      to: 'withdrawn',
+      by: ['candidate'],
+      guards: [],
+      emits: 'application.withdrawn',
+    })),
     // An upheld appeal (interviews/service.ts) reopens a rejected application at the stage that rejected it.
-    ...[...centreReviewed, 'internal_verification' as const, 'external_verification' as const].map((from): Move => ({ action: 'reopen', from, to: from, fromStatus: ['rejected'], by: ['centre'], guards: [], emits: 'application.stage_changed', stageStatus: 'in_progress' })),
+    ...[...centreReviewed, 'internal_verification' as const, 'external_verification' as const].map((from): Move => ({
+      action: 'reopen',
+      from,
+      to: from,
+      fromStatus: ['rejected'],
+      by: ['centre'],
+      guards: [],
+      emits: 'application.stage_changed',
+      stageStatus: 'in_progress',
+    })),
   ];
 }
 
@@ -121,4 +227,5 @@ export function findMove(type: ApplicationType, from: StageKey, action: MoveActi
 }
 
 /** The status a stage has when it is entered: the payment stage waits for the payment. */
-export const enteredStatus = (stage: StageKey): StageStatus => (stage === 'payment' ? 'awaiting_payment' : 'in_progress');
+export const enteredStatus = (stage: StageKey): StageStatus =>
+  stage === 'payment' ? 'awaiting_payment' : 'in_progress';

@@ -32,7 +32,10 @@ export interface Application extends Model<InferAttributes<Application>, InferCr
   updatedAt: CreationOptional<Date>;
 }
 
-export interface ApplicationStageRow extends Model<InferAttributes<ApplicationStageRow>, InferCreationAttributes<ApplicationStageRow>> {
+export interface ApplicationStageRow extends Model<
+  InferAttributes<ApplicationStageRow>,
+  InferCreationAttributes<ApplicationStageRow>
+> {
   applicationId: string;
   stageKey: StageKey;
   position: number;
@@ -41,7 +44,10 @@ export interface ApplicationStageRow extends Model<InferAttributes<ApplicationSt
   completedAt: Date | null;
 }
 
-export interface ApplicationMove extends Model<InferAttributes<ApplicationMove>, InferCreationAttributes<ApplicationMove>> {
+export interface ApplicationMove extends Model<
+  InferAttributes<ApplicationMove>,
+  InferCreationAttributes<ApplicationMove>
+> {
   id: CreationOptional<string>;
   applicationId: string;
   action: string;
@@ -55,7 +61,10 @@ export interface ApplicationMove extends Model<InferAttributes<ApplicationMove>,
   createdAt: CreationOptional<Date>;
 }
 
-export interface ApplicationVersion extends Model<InferAttributes<ApplicationVersion>, InferCreationAttributes<ApplicationVersion>> {
+export interface ApplicationVersion extends Model<
+  InferAttributes<ApplicationVersion>,
+  InferCreationAttributes<ApplicationVersion>
+> {
   id: CreationOptional<string>;
   applicationId: string;
   versionNo: number;

@@ -43,7 +43,11 @@ const candidateNotices = {
  * through the one send path: `notification.requested`, in the consumer's transaction, for the inbox and
  * by email as the candidate's channel preferences allow (the Orchestrator applies them).
  */
-export function subscribeCandidateNotices(events: ServiceEvents, centres: Pick<Centres, 'findAll'>, webUrl: string): void {
+export function subscribeCandidateNotices(
+  events: ServiceEvents,
+  centres: Pick<Centres, 'findAll'>,
+  webUrl: string,
+): void {
   for (const [type, notice] of Object.entries(candidateNotices)) {
     events.subscribe(type as keyof typeof candidateNotices, 'cap.notify-candidate', async (event, transaction) => {
       const move = event.data as unknown as MoveData;

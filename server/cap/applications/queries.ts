@@ -9,7 +9,8 @@ import type { Applications } from './service.ts';
  */
 export const applicationsSql = {
   /** The candidates of the centre `centreId`: an application there past its draft (`user_id`, each once). */
-  candidatesOf: (centreId: string) => `SELECT DISTINCT candidate_user_id AS user_id FROM cap.applications WHERE centre_id = ${centreId} AND status <> 'draft'`,
+  candidatesOf: (centreId: string) =>
+    `SELECT DISTINCT candidate_user_id AS user_id FROM cap.applications WHERE centre_id = ${centreId} AND status <> 'draft'`,
 };
 
 /**
@@ -19,7 +20,8 @@ export const applicationsSql = {
 export function createApplicationQueries(applications: Applications) {
   const { Application } = applications.models;
   const sequelize = Application.sequelize!;
-  const select = <T extends object>(sql: string, bind: unknown[], transaction?: Transaction) => sequelize.query<T>(sql, { type: QueryTypes.SELECT, bind, transaction });
+  const select = <T extends object>(sql: string, bind: unknown[], transaction?: Transaction) =>
+    sequelize.query<T>(sql, { type: QueryTypes.SELECT, bind, transaction });
 
   return {
     /** The applications among `ids` as the Application shape shows them. */
@@ -29,7 +31,12 @@ export function createApplicationQueries(applications: Applications) {
 
     /** Where each of the applications among `ids` is, by id. */
     async statesOf(ids: string[]): Promise<Map<string, { status: string; currentStageKey: string }>> {
-      const rows = ids.length ? await Application.findAll({ where: { id: { [Op.in]: [...new Set(ids)] } }, attributes: ['id', 'status', 'currentStageKey'] }) : [];
+      const rows = ids.length
+        ? await Application.findAll({
+            where: { id: { [Op.in]: [...new Set(ids)] } },
+            attributes: ['id', 'status', 'currentStageKey'],
+          })
+        : [];
       return new Map(rows.map((row) => [row.id, { status: row.status, currentStageKey: row.currentStageKey }]));
     },
 
@@ -46,7 +53,18 @@ export function createApplicationQueries(applications: Applications) {
 
     /** The centre's newest 100 applications with their trade and candidate, and how many it has (the admins' centre detail). */
     async ofCentre(centreId: string) {
-      const rows = await select<{ id: string; type: 'RPL' | 'NSQ'; status: string; stage: string; candidate: string; trade_id: string; trade_name: string; submitted_at: Date | null; created_at: Date; total: number }>(
+      const rows = await select<{
+        id: string;
+        type: 'RPL' | 'NSQ';
+        status: string;
+        stage: string;
+        candidate: string;
+        trade_id: string;
+        trade_name: string;
+        submitted_at: Date | null;
+        created_at: Date;
+        total: number;
+      }>(
         `SELECT a.id, a.type, a.status, a.current_stage_key AS stage, a.trade_id, ${catalogueSql.tradeName('a.trade_id')} AS trade_name, a.submitted_at, a.created_at,
                 concat_ws(' ', a.draft #>> '{personalInformation,personalDetails,firstName}', a.draft #>> '{personalInformation,personalDetails,lastName}') AS candidate,
                 count(*) OVER ()::int AS total
@@ -56,8 +74,14 @@ export function createApplicationQueries(applications: Applications) {
       return {
         total: rows[0]?.total ?? 0,
         items: rows.map((a) => ({
-          id: a.id, type: a.type, status: a.status, currentStageKey: a.stage, candidateName: a.candidate, trade: { id: a.trade_id, name: a.trade_name },
-          submittedAt: a.submitted_at ? a.submitted_at.toISOString() : null, createdAt: a.created_at.toISOString(),
+          id: a.id,
+          type: a.type,
+          status: a.status,
+          currentStageKey: a.stage,
+          candidateName: a.candidate,
+          trade: { id: a.trade_id, name: a.trade_name },
+          submittedAt: a.submitted_at ? a.submitted_at.toISOString() : null,
+          createdAt: a.created_at.toISOString(),
         })),
       };
     },

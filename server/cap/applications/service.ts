@@ -9,13 +9,34 @@ import { pageRequest } from '../../platform/http/pagination.ts';
 import { assessorsSql, type Assessors } from '../assessors/index.ts';
 import { catalogueSql, deadlineOf, type Catalogue } from '../catalogue/index.ts';
 import type { Centres } from '../centres/index.ts';
-import { addressFields, contactInformationFields, personalDetailsFields, under, type ActingContext, type People } from '../people/index.ts';
+import {
+  addressFields,
+  contactInformationFields,
+  personalDetailsFields,
+  under,
+  type ActingContext,
+  type People,
+} from '../people/index.ts';
 import { handlerUserIdOf, staffQueues, type StaffQueue } from './handling.ts';
-import { enteredStatus, findMove, stageLabels, stagesOf, type Guard, type Mover, type MoveAction, type StageKey } from './lifecycle.ts';
+import {
+  enteredStatus,
+  findMove,
+  stageLabels,
+  stagesOf,
+  type Guard,
+  type Mover,
+  type MoveAction,
+  type StageKey,
+} from './lifecycle.ts';
 import { defineApplicationModels, type Application } from './models.ts';
 import type { ApplicationType } from './vocabulary.ts';
 
-const declarations = ['infoProvidedIsAccurate', 'understandsDoesNotGuaranteeCertification', 'understandsThatNeedsToProvideSufficientEvidenceToDemonstrateCompetence', 'agreesToTermsAndPrivacyPolicy'];
+const declarations = [
+  'infoProvidedIsAccurate',
+  'understandsDoesNotGuaranteeCertification',
+  'understandsThatNeedsToProvideSufficientEvidenceToDemonstrateCompetence',
+  'agreesToTermsAndPrivacyPolicy',
+];
 
 /** What an RPL draft must hold before it is submitted (the `draft_complete` guard), by dotted path. */
 const requiredOnSubmit = () => [
@@ -64,17 +85,25 @@ export type Reader = Viewer | { persona: 'assessor' | 'awarding_body'; userId: s
 export type AssessorViewer = { persona: 'assessor'; userId: string; assessorId: string; centreId?: string };
 
 export function readerOf(context: ActingContext, userId: string): Reader {
-  return context.persona === 'centre' ? { persona: 'centre', userId, centreId: context.centreId } : { persona: context.persona, userId };
+  return context.persona === 'centre'
+    ? { persona: 'centre', userId, centreId: context.centreId }
+    : { persona: context.persona, userId };
 }
 
 export function viewerOf(context: ActingContext, userId: string): Viewer {
   if (context.persona === 'candidate') return { persona: 'candidate', userId };
   if (context.persona === 'centre') return { persona: 'centre', userId, centreId: context.centreId };
-  throw forbidden('auth.persona_not_allowed', `Applications are read as a candidate or for a centre, not as ${context.persona}.`);
+  throw forbidden(
+    'auth.persona_not_allowed',
+    `Applications are read as a candidate or for a centre, not as ${context.persona}.`,
+  );
 }
 
 export const certifyBypassOff = () =>
-  forbidden('application.certify_bypass_off', 'Centres certify without a certificate only when CAP_CENTRE_CERTIFY_BYPASS is on; the awarding body issues the certificate.');
+  forbidden(
+    'application.certify_bypass_off',
+    'Centres certify without a certificate only when CAP_CENTRE_CERTIFY_BYPASS is on; the awarding body issues the certificate.',
+  );
 
 /** The internal verifier approved the application: its stage history holds an APPROVED internal-verification move. */
 const ivApprovedWhere = (applicationId: string) =>
@@ -101,13 +130,20 @@ export function createApplications(deps: {
 
   /** The application, when the viewer may see it: 404 when there is none, 403 when it is another's. */
   async function visible(viewer: Reader, id: string, transaction?: Transaction): Promise<Application> {
-    const application = await Application.findByPk(id, { transaction, lock: transaction ? transaction.LOCK.UPDATE : undefined });
+    const application = await Application.findByPk(id, {
+      transaction,
+      lock: transaction ? transaction.LOCK.UPDATE : undefined,
+    });
     if (!application) throw notFound(`No application has the id ${id}.`);
     const mine =
-      viewer.persona === 'candidate' ? application.candidateUserId === viewer.userId
-      : viewer.persona === 'centre' ? application.centreId === viewer.centreId
-      : viewer.persona === 'assessor' ? await assessors.isAssigned(application.id, viewer.userId, transaction)
-      : Boolean(application.awardingBodyId) && (await catalogue.awardingBodies.isActiveMember(application.awardingBodyId!, viewer.userId, transaction));
+      viewer.persona === 'candidate'
+        ? application.candidateUserId === viewer.userId
+        : viewer.persona === 'centre'
+          ? application.centreId === viewer.centreId
+          : viewer.persona === 'assessor'
+            ? await assessors.isAssigned(application.id, viewer.userId, transaction)
+            : Boolean(application.awardingBodyId) &&
+              (await catalogue.awardingBodies.isActiveMember(application.awardingBodyId!, viewer.userId, transaction));
     if (!mine) throw forbidden('auth.out_of_scope', 'This application is not yours to see.');
     return application;
   }
@@ -115,18 +151,36 @@ export function createApplications(deps: {
   /** The guards of lifecycle.ts: each names the problem when it does not hold. */
   async function checkGuards(application: Application, guards: Guard[], transaction: Transaction) {
     if (guards.includes('draft_complete')) {
-      const missing = [...missingPaths(application.draft, requiredOnSubmit()), ...declarations.filter((d) => valueAt(application.draft, `assessmentDeclaration.${d}`) !== true).map((d) => `assessmentDeclaration.${d}`)];
-      if (missing.length) throw unprocessable('application.incomplete', `Fill in the ${missing.length} missing field(s) before submitting.`, missing.map((field) => ({ field, issue: 'is required' })));
+      const missing = [
+        ...missingPaths(application.draft, requiredOnSubmit()),
+        ...declarations
+          .filter((d) => valueAt(application.draft, `assessmentDeclaration.${d}`) !== true)
+          .map((d) => `assessmentDeclaration.${d}`),
+      ];
+      if (missing.length)
+        throw unprocessable(
+          'application.incomplete',
+          `Fill in the ${missing.length} missing field(s) before submitting.`,
+          missing.map((field) => ({ field, issue: 'is required' })),
+        );
     }
     if (guards.includes('not_forwarded') && application.awardingBodyId) {
       throw conflict('application.already_forwarded', 'The application was forwarded to its awarding body already.');
     }
-    if (guards.includes('forwarded_with_ev') && !(await assessors.assignments.activeAssignments({ applicationId: application.id, role: 'ev' }, transaction)).length) {
+    if (
+      guards.includes('forwarded_with_ev') &&
+      !(await assessors.assignments.activeAssignments({ applicationId: application.id, role: 'ev' }, transaction))
+        .length
+    ) {
       throw conflict('application.ev_not_assigned', 'Assign an external verifier first (POST /applications/{id}/ev).');
     }
     if (guards.includes('certify_bypass_on') && !deps.centreCertifyBypass) throw certifyBypassOff();
     if (guards.includes('induction_submitted')) {
-      const [sent] = await sequelize.query(`SELECT 1 FROM cap.nsq_inductions WHERE application_id = $1`, { type: QueryTypes.SELECT, bind: [application.id], transaction });
+      const [sent] = await sequelize.query(`SELECT 1 FROM cap.nsq_inductions WHERE application_id = $1`, {
+        type: QueryTypes.SELECT,
+        bind: [application.id],
+        transaction,
+      });
       if (!sent) throw conflict('nsq.induction_missing', 'The candidate has not sent the induction form yet.');
     }
     if (guards.includes('units_signed_off')) {
@@ -135,7 +189,8 @@ export function createApplications(deps: {
           WHERE i.application_id = $1 AND NOT EXISTS (SELECT 1 FROM cap.nsq_unit_signoffs s WHERE s.application_id = i.application_id AND s.unit_id = u.unit_id)`,
         { type: QueryTypes.SELECT, bind: [application.id], transaction },
       );
-      if (row!.open > 0) throw conflict('nsq.units_not_signed_off', `${row!.open} unit(s) of the induction are not signed off yet.`);
+      if (row!.open > 0)
+        throw conflict('nsq.units_not_signed_off', `${row!.open} unit(s) of the induction are not signed off yet.`);
     }
   }
 
@@ -144,9 +199,20 @@ export function createApplications(deps: {
    * application's type, stage and mover; its guards must hold. The stage rows, the move's history row
    * and its event are written in the caller's transaction.
    */
-  async function move(application: Application, action: MoveAction, mover: Mover, actorUserId: string | null, transaction: Transaction, feedback?: string | null) {
+  async function move(
+    application: Application,
+    action: MoveAction,
+    mover: Mover,
+    actorUserId: string | null,
+    transaction: Transaction,
+    feedback?: string | null,
+  ) {
     const found = findMove(application.type, application.currentStageKey, action);
-    if (!found || !found.by.includes(mover) || !(found.fromStatus ?? ['draft', 'in_progress']).includes(application.status)) {
+    if (
+      !found ||
+      !found.by.includes(mover) ||
+      !(found.fromStatus ?? ['draft', 'in_progress']).includes(application.status)
+    ) {
       throw conflict(
         'application.not_in_stage',
         `A ${application.type} application ${application.status === 'draft' || application.status === 'in_progress' ? `at stage ${application.currentStageKey}` : `that is ${application.status} at ${application.currentStageKey}`} cannot be moved by ${action} (by ${mover}).`,
@@ -155,26 +221,53 @@ export function createApplications(deps: {
     await checkGuards(application, found.guards, transaction);
     const now = new Date();
     const from = application.currentStageKey;
-    const finalStatus = found.to === 'certified' || found.to === 'rejected' || found.to === 'withdrawn' ? found.to : undefined;
+    const finalStatus =
+      found.to === 'certified' || found.to === 'rejected' || found.to === 'withdrawn' ? found.to : undefined;
     if (found.to === 'withdrawn') {
       // Withdrawn: the stage the application stood at stays as it was, unfinished.
     } else if (found.to === from) {
       // A move within the stage (forwarding, reopening): only the stage's status changes; it is not done.
-      await ApplicationStageRow.update({ status: found.stageStatus ?? 'in_progress', completedAt: null }, { where: { applicationId: application.id, stageKey: from }, transaction });
-    } else await ApplicationStageRow.update(
-      { status: found.to === 'rejected' ? 'rejected' : 'successful', completedAt: now },
-      { where: { applicationId: application.id, stageKey: from }, transaction },
-    );
+      await ApplicationStageRow.update(
+        { status: found.stageStatus ?? 'in_progress', completedAt: null },
+        { where: { applicationId: application.id, stageKey: from }, transaction },
+      );
+    } else
+      await ApplicationStageRow.update(
+        { status: found.to === 'rejected' ? 'rejected' : 'successful', completedAt: now },
+        { where: { applicationId: application.id, stageKey: from }, transaction },
+      );
     if (!finalStatus && found.to !== from) {
       const to = found.to as StageKey;
-      await ApplicationStageRow.update({ status: enteredStatus(to), enteredAt: now, completedAt: null }, { where: { applicationId: application.id, stageKey: to }, transaction });
+      await ApplicationStageRow.update(
+        { status: enteredStatus(to), enteredAt: now, completedAt: null },
+        { where: { applicationId: application.id, stageKey: to }, transaction },
+      );
       application.currentStageKey = to;
     }
     application.status = finalStatus ?? 'in_progress';
     await application.save({ transaction });
-    await ApplicationMove.create({ applicationId: application.id, action, fromStage: from, toStage: found.to, actorUserId, actor: mover, feedback: feedback ?? null, status: found.outcome ?? null }, { transaction });
+    await ApplicationMove.create(
+      {
+        applicationId: application.id,
+        action,
+        fromStage: from,
+        toStage: found.to,
+        actorUserId,
+        actor: mover,
+        feedback: feedback ?? null,
+        status: found.outcome ?? null,
+      },
+      { transaction },
+    );
     if (found.emits) {
-      await events.publish(transaction, found.emits, { applicationId: application.id, type: application.type, centreId: application.centreId, candidateUserId: application.candidateUserId, from, to: found.to });
+      await events.publish(transaction, found.emits, {
+        applicationId: application.id,
+        type: application.type,
+        centreId: application.centreId,
+        candidateUserId: application.candidateUserId,
+        from,
+        to: found.to,
+      });
     }
     return application;
   }
@@ -184,13 +277,23 @@ export function createApplications(deps: {
     const [assignment] = await assessors.assignments.activeAssignments({ applicationId, role: 'iv' });
     if (!assignment) return null;
     const card = (await assessors.cards([assignment.assessorId])).get(assignment.assessorId);
-    return { assessorId: assignment.assessorId, name: card?.name ?? '', qualifications: card?.qualifications ?? [], assignedAt: assignment.assignedAt.toISOString() };
+    return {
+      assessorId: assignment.assessorId,
+      name: card?.name ?? '',
+      qualifications: card?.qualifications ?? [],
+      assignedAt: assignment.assignedAt.toISOString(),
+    };
   }
 
   /** Names for the Application shape: candidates, centres, sectors and trades of a page, four statements. */
   async function present(rows: Application[]) {
     const ids = <K extends keyof Application>(key: K) => [...new Set(rows.map((row) => row[key] as string))];
-    const [sectors, trades, centreRows, names] = await Promise.all([catalogue.sectors(ids('sectorId')), catalogue.trades(ids('tradeId')), centres.findAll(ids('centreId')), candidateNames(rows)]);
+    const [sectors, trades, centreRows, names] = await Promise.all([
+      catalogue.sectors(ids('sectorId')),
+      catalogue.trades(ids('tradeId')),
+      centres.findAll(ids('centreId')),
+      candidateNames(rows),
+    ]);
     const byId = <T extends { id: string }>(list: T[]) => new Map(list.map((item) => [item.id, item]));
     const [sectorOf, tradeOf, centreOf] = [byId(sectors), byId(trades), byId(centreRows)];
     return rows.map((row) => {
@@ -210,7 +313,11 @@ export function createApplications(deps: {
         submittedAt: row.submittedAt ? row.submittedAt.toISOString() : null,
         sectorId: row.sectorId,
         tradeId: row.tradeId,
-        candidate: { id: row.candidateUserId, ...name, name: [name.firstName, name.lastName].filter(Boolean).join(' ') },
+        candidate: {
+          id: row.candidateUserId,
+          ...name,
+          name: [name.firstName, name.lastName].filter(Boolean).join(' '),
+        },
         centre: { id: row.centreId, name: centreOf.get(row.centreId)?.name ?? '' },
         sector: sector ? { id: sector.id, name: sector.name, slug: sector.slug } : null,
         trade: trade ? { id: trade.id, name: trade.name, slug: trade.slug } : null,
@@ -220,11 +327,17 @@ export function createApplications(deps: {
 
   /** The candidate's name as the application (else their candidate onboarding) gives it. */
   async function candidateNames(rows: Application[]) {
-    const missing = rows.filter((row) => !valueAt(row.draft, 'personalInformation.personalDetails.firstName')).map((row) => row.candidateUserId);
-    const drafts = missing.length ? await people.onboardings.dataOfUsers(missing, 'candidate') : new Map<string, JsonObject>();
+    const missing = rows
+      .filter((row) => !valueAt(row.draft, 'personalInformation.personalDetails.firstName'))
+      .map((row) => row.candidateUserId);
+    const drafts = missing.length
+      ? await people.onboardings.dataOfUsers(missing, 'candidate')
+      : new Map<string, JsonObject>();
     return new Map(
       rows.map((row) => {
-        const details = (valueAt(row.draft, 'personalInformation.personalDetails') ?? valueAt(drafts.get(row.candidateUserId), 'personalDetails') ?? {}) as JsonObject;
+        const details = (valueAt(row.draft, 'personalInformation.personalDetails') ??
+          valueAt(drafts.get(row.candidateUserId), 'personalDetails') ??
+          {}) as JsonObject;
         return [row.id, { firstName: String(details.firstName ?? ''), lastName: String(details.lastName ?? '') }];
       }),
     );
@@ -236,7 +349,12 @@ export function createApplications(deps: {
     const row = await assessors.facilitatorOf(applicationId);
     if (!row) return null;
     const photoOf = await people.photos.ofUsers([row.userId]);
-    return { assessorId: row.assessorId, name: row.name, photo: photoOf(row.userId), assignedAt: new Date(row.assignedAt).toISOString() };
+    return {
+      assessorId: row.assessorId,
+      name: row.name,
+      photo: photoOf(row.userId),
+      assignedAt: new Date(row.assignedAt).toISOString(),
+    };
   }
 
   return {
@@ -248,14 +366,21 @@ export function createApplications(deps: {
      * it were made, without them. Beside `move`, the only other writer of an application's status.
      */
     async placeAt(applicationId: string, stageKey: 'interview'): Promise<void> {
-      await Application.update({ currentStageKey: stageKey, status: 'in_progress' }, { where: { id: applicationId }, silent: true });
+      await Application.update(
+        { currentStageKey: stageKey, status: 'in_progress' },
+        { where: { id: applicationId }, silent: true },
+      );
     },
     visible,
     present,
     centreCertifyBypass: deps.centreCertifyBypass,
 
     async ivApproved(applicationId: string, transaction?: Transaction): Promise<boolean> {
-      const rows = await sequelize.query(`SELECT 1 WHERE ${ivApprovedWhere('$1')}`, { type: QueryTypes.SELECT, bind: [applicationId], transaction });
+      const rows = await sequelize.query(`SELECT 1 WHERE ${ivApprovedWhere('$1')}`, {
+        type: QueryTypes.SELECT,
+        bind: [applicationId],
+        transaction,
+      });
       return rows.length > 0;
     },
 
@@ -273,31 +398,61 @@ export function createApplications(deps: {
       ]);
       if (!sector) problems.push({ field: 'sectorId', issue: 'is not a sector of the catalogue' });
       if (!trade) problems.push({ field: 'tradeId', issue: 'is not an active trade of the catalogue' });
-      else if (sector && trade.sectorId !== sector.id) problems.push({ field: 'tradeId', issue: 'is not a trade of that sector' });
+      else if (sector && trade.sectorId !== sector.id)
+        problems.push({ field: 'tradeId', issue: 'is not a trade of that sector' });
       if (!centre) problems.push({ field: 'centreId', issue: 'is not an approved centre' });
-      if (problems.length) throw validationFailed(problems, 'The application points at something the catalogue does not have.');
+      if (problems.length)
+        throw validationFailed(problems, 'The application points at something the catalogue does not have.');
       const nos = await catalogue.activeNos(trade!.id);
       const profile = (await people.onboardings.dataOf(userId, 'candidate')) ?? {};
       const draft: JsonObject = {
-        personalInformation: Object.fromEntries(['personalDetails', 'contactInformation', 'residentialAddress'].filter((k) => profile[k]).map((k) => [k, profile[k]])),
-        experienceAndTrade: { unitIds: input.unitIds ?? [], ...(profile.currentOccupation ? { currentOccupation: profile.currentOccupation } : {}) },
+        personalInformation: Object.fromEntries(
+          ['personalDetails', 'contactInformation', 'residentialAddress']
+            .filter((k) => profile[k])
+            .map((k) => [k, profile[k]]),
+        ),
+        experienceAndTrade: {
+          unitIds: input.unitIds ?? [],
+          ...(profile.currentOccupation ? { currentOccupation: profile.currentOccupation } : {}),
+        },
       };
       try {
         const application = await sequelize.transaction(async (transaction) => {
           const application = await Application.create(
-            { candidateUserId: userId, centreId: centre!.id, type: input.type, status: 'draft', currentStageKey: 'application_form', sectorId: sector!.id, tradeId: trade!.id, nosDocumentId: nos?.id ?? null, draft },
+            {
+              candidateUserId: userId,
+              centreId: centre!.id,
+              type: input.type,
+              status: 'draft',
+              currentStageKey: 'application_form',
+              sectorId: sector!.id,
+              tradeId: trade!.id,
+              nosDocumentId: nos?.id ?? null,
+              draft,
+            },
             { transaction },
           );
           const now = new Date();
           await ApplicationStageRow.bulkCreate(
-            stagesOf[input.type].map((stageKey, position) => ({ applicationId: application.id, stageKey, position, status: position === 0 ? ('in_progress' as const) : ('not_started' as const), enteredAt: position === 0 ? now : null, completedAt: null })),
+            stagesOf[input.type].map((stageKey, position) => ({
+              applicationId: application.id,
+              stageKey,
+              position,
+              status: position === 0 ? ('in_progress' as const) : ('not_started' as const),
+              enteredAt: position === 0 ? now : null,
+              completedAt: null,
+            })),
             { transaction },
           );
           return application;
         });
         return presentOne(application);
       } catch (err) {
-        if (err instanceof UniqueConstraintError) throw conflict('application.draft_exists', `You already have a ${input.type} draft at this centre: continue it.`);
+        if (err instanceof UniqueConstraintError)
+          throw conflict(
+            'application.draft_exists',
+            `You already have a ${input.type} draft at this centre: continue it.`,
+          );
         throw err;
       }
     },
@@ -345,14 +500,17 @@ export function createApplications(deps: {
       const application = await visible(viewer, id);
       const user = (await people.users.recordsOf([application.candidateUserId])).get(application.candidateUserId);
       const draft = application.draft;
-      const frozen = application.submittedAt ? await ApplicationVersion.findOne({ where: { applicationId: id }, order: [['versionNo', 'ASC']] }) : null;
+      const frozen = application.submittedAt
+        ? await ApplicationVersion.findOne({ where: { applicationId: id }, order: [['versionNo', 'ASC']] })
+        : null;
       return {
         ...(await presentOne(application)),
         unitIds: (valueAt(draft, 'experienceAndTrade.unitIds') as string[] | undefined) ?? [],
         identityVerified: user?.identityVerified ?? false,
         identityFieldsLocked: application.status !== 'draft',
         reasonForSeekingRPL: (valueAt(draft, 'experienceAndTrade.reasonForSeekingRPL') as string | undefined) ?? null,
-        evidenceCandidateCanProvide: (valueAt(draft, 'experienceAndTrade.evidenceCandidateCanProvide') as JsonObject | undefined) ?? null,
+        evidenceCandidateCanProvide:
+          (valueAt(draft, 'experienceAndTrade.evidenceCandidateCanProvide') as JsonObject | undefined) ?? null,
         assessmentDeclaration: (draft.assessmentDeclaration as JsonObject | undefined) ?? null,
         personalInformation: (draft.personalInformation as JsonObject | undefined) ?? {},
         currentOccupation: (valueAt(draft, 'experienceAndTrade.currentOccupation') as JsonObject | undefined) ?? null,
@@ -366,7 +524,8 @@ export function createApplications(deps: {
     async update(userId: string, id: string, patch: JsonObject) {
       const application = await sequelize.transaction(async (transaction) => {
         const application = await visible({ persona: 'candidate', userId }, id, transaction);
-        if (application.status !== 'draft') throw conflict('application.not_in_stage', `The application is ${application.status}: only a draft changes.`);
+        if (application.status !== 'draft')
+          throw conflict('application.not_in_stage', `The application is ${application.status}: only a draft changes.`);
         application.draft = mergePatch(application.draft, patch) as JsonObject;
         return application.save({ transaction });
       });
@@ -381,21 +540,40 @@ export function createApplications(deps: {
         application.submittedAt = new Date();
         await application.save({ transaction });
         const versionNo = (await ApplicationVersion.count({ where: { applicationId: id }, transaction })) + 1;
-        await ApplicationVersion.create({ applicationId: id, versionNo, data: application.draft, submittedBy: userId, feedback: null }, { transaction });
+        await ApplicationVersion.create(
+          { applicationId: id, versionNo, data: application.draft, submittedBy: userId, feedback: null },
+          { transaction },
+        );
         return application;
       });
       return presentOne(application);
     },
 
     /** The centre approves the current stage into the next, or rejects the application, with feedback. */
-    async review(viewer: Viewer, id: string, body: { decision: 'approve' | 'reject'; stageKey?: string; feedback?: string }) {
-      if (viewer.persona !== 'centre') throw forbidden('auth.centre_persona_required', 'Applications are reviewed for their centre: send X-CAP-PERSONA: centre.');
+    async review(
+      viewer: Viewer,
+      id: string,
+      body: { decision: 'approve' | 'reject'; stageKey?: string; feedback?: string },
+    ) {
+      if (viewer.persona !== 'centre')
+        throw forbidden(
+          'auth.centre_persona_required',
+          'Applications are reviewed for their centre: send X-CAP-PERSONA: centre.',
+        );
       const application = await sequelize.transaction(async (transaction) => {
         const application = await visible(viewer, id, transaction);
         if (body.stageKey && body.stageKey !== application.currentStageKey) {
-          throw conflict('application.not_in_stage', `The application is at stage ${application.currentStageKey}, not ${body.stageKey}.`);
+          throw conflict(
+            'application.not_in_stage',
+            `The application is at stage ${application.currentStageKey}, not ${body.stageKey}.`,
+          );
         }
-        const action = body.decision === 'reject' ? 'reject' : application.currentStageKey === 'certification' ? 'certify' : 'approve';
+        const action =
+          body.decision === 'reject'
+            ? 'reject'
+            : application.currentStageKey === 'certification'
+              ? 'certify'
+              : 'approve';
         return move(application, action, 'centre', viewer.userId, transaction, body.feedback ?? null);
       });
       return presentOne(application);
@@ -425,15 +603,28 @@ export function createApplications(deps: {
 
     async history(viewer: Viewer, id: string) {
       await visible(viewer, id);
-      const versions = await ApplicationVersion.findAll({ where: { applicationId: id }, order: [['versionNo', 'ASC']] });
-      return versions.map((v) => ({ versionNo: v.versionNo, data: v.data, submittedBy: v.submittedBy, feedback: v.feedback, createdAt: v.createdAt.toISOString() }));
+      const versions = await ApplicationVersion.findAll({
+        where: { applicationId: id },
+        order: [['versionNo', 'ASC']],
+      });
+      return versions.map((v) => ({
+        versionNo: v.versionNo,
+        data: v.data,
+        submittedBy: v.submittedBy,
+        feedback: v.feedback,
+        createdAt: v.createdAt.toISOString(),
+      }));
     },
 
     /** Which steps of the candidate's form are done. */
     async progress(viewer: Viewer, id: string) {
       const application = await visible(viewer, id);
       const user = (await people.users.recordsOf([application.candidateUserId])).get(application.candidateUserId);
-      const done = (prefix: string) => missingPaths(application.draft, requiredOnSubmit().filter((path) => path.startsWith(prefix))).length === 0;
+      const done = (prefix: string) =>
+        missingPaths(
+          application.draft,
+          requiredOnSubmit().filter((path) => path.startsWith(prefix)),
+        ).length === 0;
       return {
         personalInformation: done('personalInformation.'),
         experienceAndTrade: done('experienceAndTrade.'),

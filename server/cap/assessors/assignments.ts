@@ -48,12 +48,23 @@ export function createAssignments(sequelize: Sequelize, models: AssessorModels) 
       if (filter.applicationId) Object.assign(where, { applicationId: filter.applicationId });
       if (filter.assessorId) Object.assign(where, { assessorId: filter.assessorId });
       if (filter.centreId) Object.assign(where, { centreId: filter.centreId });
-      if (filter.role) Object.assign(where, { role: Array.isArray(filter.role) ? { [Op.in]: filter.role } : filter.role });
-      return ApplicationAssessor.findAll({ where, order: [['assignedAt', 'ASC'], ['id', 'ASC']], transaction });
+      if (filter.role)
+        Object.assign(where, { role: Array.isArray(filter.role) ? { [Op.in]: filter.role } : filter.role });
+      return ApplicationAssessor.findAll({
+        where,
+        order: [
+          ['assignedAt', 'ASC'],
+          ['id', 'ASC'],
+        ],
+        transaction,
+      });
     },
 
     /** Ends the current assignments matching the filter (the assessor leaves them); answers how many. */
-    async end(filter: Required<Pick<AssignmentFilter, 'centreId' | 'assessorId'>>, transaction: Transaction): Promise<number> {
+    async end(
+      filter: Required<Pick<AssignmentFilter, 'centreId' | 'assessorId'>>,
+      transaction: Transaction,
+    ): Promise<number> {
       const [count] = await ApplicationAssessor.update(
         { endedAt: new Date() },
         { where: { centreId: filter.centreId, assessorId: filter.assessorId, endedAt: null }, transaction },

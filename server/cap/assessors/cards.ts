@@ -37,21 +37,40 @@ export interface AssessorCard {
  * certificates show, their sectors (named by the catalogue, `sectorsOf`), and the certificates with
  * resolved URLs. The onboarding holds no years of experience, so that is null.
  */
-export function createAssessorCards(sequelize: Sequelize, assetUrls: AssetUrls, sectorsOf: (sectorIds: string[]) => Promise<Array<{ id: string; name: string }>>) {
+export function createAssessorCards(
+  sequelize: Sequelize,
+  assetUrls: AssetUrls,
+  sectorsOf: (sectorIds: string[]) => Promise<Array<{ id: string; name: string }>>,
+) {
   return async (profileIds: string[]): Promise<Map<string, AssessorCard>> => {
     const ids = [...new Set(profileIds)];
     if (!ids.length) return new Map();
-    const rows = await sequelize.query<{ id: string; email: string; name: string; data: JsonObject | null; sectorIds: string[] }>(
+    const rows = await sequelize.query<{
+      id: string;
+      email: string;
+      name: string;
+      data: JsonObject | null;
+      sectorIds: string[];
+    }>(
       `SELECT p.id, u.email, ${assessorNameSql()} AS name, o.data,
               (SELECT coalesce(json_agg(a.sector_id), '[]') FROM cap.assessor_sectors a WHERE a.assessor_id = p.id) AS "sectorIds"
          FROM cap.assessor_profiles p ${assessorJoins()} WHERE p.id = ANY($1)`,
       { type: QueryTypes.SELECT, bind: [ids] },
     );
-    const assetIds = rows.flatMap((row) => certifications.map(({ key }) => valueAt(row.data, `assessorDetails.certifications.${key}.certificateAssetId`) as string | undefined));
+    const assetIds = rows.flatMap((row) =>
+      certifications.map(
+        ({ key }) =>
+          valueAt(row.data, `assessorDetails.certifications.${key}.certificateAssetId`) as string | undefined,
+      ),
+    );
     const [urlOf, sectors] = await Promise.all([assetUrls(assetIds), sectorsOf(rows.flatMap((row) => row.sectorIds))]);
     function card(row: (typeof rows)[number]): AssessorCard {
       const held = certifications
-        .map(({ key, qualification }) => ({ key, qualification, assetId: valueAt(row.data, `assessorDetails.certifications.${key}.certificateAssetId`) }))
+        .map(({ key, qualification }) => ({
+          key,
+          qualification,
+          assetId: valueAt(row.data, `assessorDetails.certifications.${key}.certificateAssetId`),
+        }))
         .filter((c): c is typeof c & { assetId: string } => typeof c.assetId === 'string' && c.assetId !== '');
       return {
         id: row.id,

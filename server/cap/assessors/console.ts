@@ -32,26 +32,35 @@ export function createAssessorConsole(deps: {
   const { AssessorSector, RetainedRequest } = assessors.models;
 
   async function sectorsOf(assessorId: string) {
-    const ids = (await AssessorSector.findAll({ where: { assessorId }, attributes: ['sectorId'] })).map((row) => row.sectorId);
+    const ids = (await AssessorSector.findAll({ where: { assessorId }, attributes: ['sectorId'] })).map(
+      (row) => row.sectorId,
+    );
     const sectors = await catalogue.sectors(ids);
     return sectors.map((s) => ({ id: s.id, slug: s.slug, name: s.name, description: s.description ?? null }));
   }
 
   async function profile(userId: string) {
     const row = await assessors.profileOf(userId);
-    const [card, draft] = await Promise.all([cards([row.id]).then((found) => found.get(row.id)!), onboardings.dataOf(userId, 'assessor')]);
+    const [card, draft] = await Promise.all([
+      cards([row.id]).then((found) => found.get(row.id)!),
+      onboardings.dataOf(userId, 'assessor'),
+    ]);
     return { ...card, userId, status: row.status, createdAt: row.createdAt.toISOString(), onboarding: draft };
   }
 
   /** The centres whose approved requests retain the assessor. */
   async function retainingCentreIds(assessorId: string) {
-    return (await RetainedRequest.findAll({ where: { assessorId, status: 'approved' }, attributes: ['centreId'] })).map((row) => row.centreId);
+    return (await RetainedRequest.findAll({ where: { assessorId, status: 'approved' }, attributes: ['centreId'] })).map(
+      (row) => row.centreId,
+    );
   }
 
   /** Unknown sectors are 422, each named at its index. */
   async function knownSectors(sectorIds: string[], field: string) {
     const found = await catalogue.knownSectorIds(sectorIds);
-    const problems = sectorIds.flatMap((id, i) => (found.includes(id) ? [] : [{ field: `${field}[${i}]`, issue: 'is not a sector of the catalogue' }]));
+    const problems = sectorIds.flatMap((id, i) =>
+      found.includes(id) ? [] : [{ field: `${field}[${i}]`, issue: 'is not a sector of the catalogue' }],
+    );
     if (problems.length) throw validationFailed(problems, 'Choose sectors from the catalogue.');
   }
 
@@ -60,7 +69,8 @@ export function createAssessorConsole(deps: {
 
     /** Merges into the assessor onboarding (null removes a field); `assessorDetails.sectorIds` sets the sectors. */
     async updateProfile(userId: string, patch: JsonObject) {
-      const sectorIds = (patch.assessorDetails as JsonObject | null | undefined)?.sectorIds as string[] | null | undefined;
+      const sectorIds = (patch.assessorDetails as JsonObject | null | undefined)?.sectorIds as
+        string[] | null | undefined;
       if (sectorIds) await knownSectors(sectorIds, 'assessorDetails.sectorIds');
       await sequelize.transaction(async (transaction) => {
         const row = await assessors.profileOf(userId, transaction);
@@ -98,7 +108,9 @@ export function createAssessorConsole(deps: {
            (SELECT count(*) FROM cap.job_posting_applications WHERE assessor_id = $1 AND status = 'accepted')::int AS "jobsAccepted"`,
         { type: QueryTypes.SELECT, bind: [row.id] },
       );
-      const assigned = [...new Set((await assessors.assignments.activeAssignments({ assessorId: row.id })).map((a) => a.applicationId))];
+      const assigned = [
+        ...new Set((await assessors.assignments.activeAssignments({ assessorId: row.id })).map((a) => a.applicationId)),
+      ];
       const states = await applications.statesOf(assigned);
       const c = counts!;
       return {
@@ -133,12 +145,17 @@ export function createAssessorConsole(deps: {
       if (centreId && !(await retainingCentreIds(row.id)).includes(centreId)) {
         throw forbidden('auth.out_of_scope', 'That centre does not retain you.');
       }
-      const { items, meta } = await applications.list({ persona: 'assessor', userId, assessorId: row.id, centreId }, query);
+      const { items, meta } = await applications.list(
+        { persona: 'assessor', userId, assessorId: row.id, centreId },
+        query,
+      );
       const assignments = await assessors.assignments.activeAssignments({ assessorId: row.id });
       return {
         items: items.map((item) => ({
           ...item,
-          assignments: assignments.filter((a) => a.applicationId === item.id).map((a) => ({ role: a.role, lead: a.lead, assignedAt: a.assignedAt.toISOString() })),
+          assignments: assignments
+            .filter((a) => a.applicationId === item.id)
+            .map((a) => ({ role: a.role, lead: a.lead, assignedAt: a.assignedAt.toISOString() })),
         })),
         meta,
       };

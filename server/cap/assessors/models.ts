@@ -1,11 +1,22 @@
-import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  type CreationOptional,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Model,
+  type ModelStatic,
+  type Sequelize,
+} from 'sequelize';
 import { newId } from '../../platform/ids.ts';
 import type { AssignmentRole } from './assignments.ts';
 import type { JobApplicationStatus, JobPostingStatus, PreferredRole, RetainedRequestStatus } from './lifecycles.ts';
 import type { ModerationStatus } from '../people/index.ts';
 
 /** An assessor as the platform knows them: one per user, moderated by platform admins. */
-export interface AssessorProfile extends Model<InferAttributes<AssessorProfile>, InferCreationAttributes<AssessorProfile>> {
+export interface AssessorProfile extends Model<
+  InferAttributes<AssessorProfile>,
+  InferCreationAttributes<AssessorProfile>
+> {
   id: string;
   userId: string;
   status: CreationOptional<ModerationStatus>;
@@ -14,7 +25,10 @@ export interface AssessorProfile extends Model<InferAttributes<AssessorProfile>,
 }
 
 /** An assessor's part in one application at one centre; ended rather than deleted. */
-export interface ApplicationAssessor extends Model<InferAttributes<ApplicationAssessor>, InferCreationAttributes<ApplicationAssessor>> {
+export interface ApplicationAssessor extends Model<
+  InferAttributes<ApplicationAssessor>,
+  InferCreationAttributes<ApplicationAssessor>
+> {
   id: CreationOptional<string>;
   applicationId: string;
   assessorId: string;
@@ -26,13 +40,19 @@ export interface ApplicationAssessor extends Model<InferAttributes<ApplicationAs
   endedAt: CreationOptional<Date | null>;
 }
 
-export interface AssessorSector extends Model<InferAttributes<AssessorSector>, InferCreationAttributes<AssessorSector>> {
+export interface AssessorSector extends Model<
+  InferAttributes<AssessorSector>,
+  InferCreationAttributes<AssessorSector>
+> {
   assessorId: string;
   sectorId: string;
   createdAt: CreationOptional<Date>;
 }
 
-export interface RetainedRequest extends Model<InferAttributes<RetainedRequest>, InferCreationAttributes<RetainedRequest>> {
+export interface RetainedRequest extends Model<
+  InferAttributes<RetainedRequest>,
+  InferCreationAttributes<RetainedRequest>
+> {
   id: CreationOptional<string>;
   assessorId: string;
   centreId: string;
@@ -60,7 +80,10 @@ export interface JobPosting extends Model<InferAttributes<JobPosting>, InferCrea
   updatedAt: CreationOptional<Date>;
 }
 
-export interface JobPostingApplication extends Model<InferAttributes<JobPostingApplication>, InferCreationAttributes<JobPostingApplication>> {
+export interface JobPostingApplication extends Model<
+  InferAttributes<JobPostingApplication>,
+  InferCreationAttributes<JobPostingApplication>
+> {
   id: CreationOptional<string>;
   jobPostingId: string;
   assessorId: string;

@@ -5,7 +5,13 @@ import { Conditions, keysetInstances } from '../../platform/db/keyset.ts';
 import { preparedReads } from '../../platform/db/prepared.ts';
 import { pageRequest } from '../../platform/http/pagination.ts';
 import type { Centres } from '../centres/index.ts';
-import { createModeration, type BulkAction, type ModerationAction, type ModerationStatus, type People } from '../people/index.ts';
+import {
+  createModeration,
+  type BulkAction,
+  type ModerationAction,
+  type ModerationStatus,
+  type People,
+} from '../people/index.ts';
 import type { AssessorProfile } from './models.ts';
 import type { ApplicationsOfAssessors } from './needs.ts';
 import type { AssessorService } from './service.ts';
@@ -14,17 +20,29 @@ import type { AssessorService } from './service.ts';
  * The admins' side of assessors: the list (newest first, with who they are from their onboarding),
  * the summary, the detail, and their moderation (moderation/lifecycle.ts), one at a time or in bulk.
  */
-export function createAdminAssessors(assessors: AssessorService, people: Pick<People, 'users' | 'onboardings' | 'photos'>, centres: Pick<Centres, 'findAll'>, applications: ApplicationsOfAssessors) {
+export function createAdminAssessors(
+  assessors: AssessorService,
+  people: Pick<People, 'users' | 'onboardings' | 'photos'>,
+  centres: Pick<Centres, 'findAll'>,
+  applications: ApplicationsOfAssessors,
+) {
   const { AssessorProfile } = assessors.models;
   const read = preparedReads(AssessorProfile.sequelize!);
 
   /** Each profile with the email and the assessor onboarding of its user. */
   async function present(profiles: AssessorProfile[]) {
     const userIds = profiles.map((p) => p.userId);
-    const [users, drafts, photoOf] = await Promise.all([people.users.recordsOf(userIds), people.onboardings.dataOfUsers(userIds, 'assessor'), people.photos.ofUsers(userIds)]);
+    const [users, drafts, photoOf] = await Promise.all([
+      people.users.recordsOf(userIds),
+      people.onboardings.dataOfUsers(userIds, 'assessor'),
+      people.photos.ofUsers(userIds),
+    ]);
     return profiles.map((profile) => {
       const data = drafts.get(profile.userId) ?? {};
-      const name = ['firstName', 'lastName'].map((field) => valueAt(data, `personalDetails.${field}`)).filter(Boolean).join(' ');
+      const name = ['firstName', 'lastName']
+        .map((field) => valueAt(data, `personalDetails.${field}`))
+        .filter(Boolean)
+        .join(' ');
       return {
         id: profile.id,
         userId: profile.userId,
@@ -52,7 +70,9 @@ export function createAdminAssessors(assessors: AssessorService, people: Pick<Pe
         [await ApplicationAssessor.count({ where, transaction }), 'assignment'],
         [await JobPostingApplication.count({ where, transaction }), 'job application'],
       ] as const;
-      const named = uses.filter(([count]) => count > 0).map(([count, noun]) => `${count} ${noun}${count === 1 ? '' : 's'}`);
+      const named = uses
+        .filter(([count]) => count > 0)
+        .map(([count, noun]) => `${count} ${noun}${count === 1 ? '' : 's'}`);
       return named.length ? `it has ${named.join(', ')}` : undefined;
     },
     // The profile and the assessor onboarding go: the person may onboard again.
@@ -62,13 +82,22 @@ export function createAdminAssessors(assessors: AssessorService, people: Pick<Pe
     },
   });
 
-  const withoutDetails = ({ personalDetails: _p, assessorDetails: _a, ...item }: Awaited<ReturnType<typeof present>>[number]) => item;
+  const withoutDetails = ({
+    personalDetails: _p,
+    assessorDetails: _a,
+    ...item
+  }: Awaited<ReturnType<typeof present>>[number]) => item;
 
   return {
     async list(query: { status?: ModerationStatus; cursor?: string; limit?: number }) {
       const where = new Conditions();
       if (query.status) where.add('x.status = ?', query.status);
-      const { items, meta } = await keysetInstances(read, pageRequest(query as Record<string, unknown>), AssessorProfile, { from: 'cap.assessor_profiles x', where, key: 'x.id', desc: true });
+      const { items, meta } = await keysetInstances(
+        read,
+        pageRequest(query as Record<string, unknown>),
+        AssessorProfile,
+        { from: 'cap.assessor_profiles x', where, key: 'x.id', desc: true },
+      );
       return { items: (await present(items)).map(withoutDetails), meta };
     },
 
@@ -78,38 +107,60 @@ export function createAdminAssessors(assessors: AssessorService, people: Pick<Pe
       const profile = await AssessorProfile.findByPk(id);
       if (!profile) throw notFound(`No assessor has the id ${id}.`);
       // Its rows, then the names of their centres and where their applications are (two statements each: no page is read by them).
-      const select = <T extends object>(sql: string) => AssessorProfile.sequelize!.query<T>(sql, { type: QueryTypes.SELECT, bind: [id] });
+      const select = <T extends object>(sql: string) =>
+        AssessorProfile.sequelize!.query<T>(sql, { type: QueryTypes.SELECT, bind: [id] });
       const [retained, assignments] = await Promise.all([
         select<{ centre_id: string; preferred_role: string; responded_at: Date | null }>(
           `SELECT r.centre_id, r.preferred_role, r.responded_at FROM cap.retained_requests r
             WHERE r.assessor_id = $1 AND r.status = 'approved' ORDER BY r.responded_at, r.id`,
         ),
-        select<{ application_id: string; centre_id: string; role: string; lead: boolean; assigned_at: Date; ended_at: Date | null }>(
+        select<{
+          application_id: string;
+          centre_id: string;
+          role: string;
+          lead: boolean;
+          assigned_at: Date;
+          ended_at: Date | null;
+        }>(
           `SELECT x.application_id, x.centre_id, x.role, x.lead, x.assigned_at, x.ended_at
              FROM cap.application_assessors x WHERE x.assessor_id = $1 ORDER BY x.assigned_at DESC, x.id DESC LIMIT 100`,
         ),
       ]);
-      const [centreRows, states] = await Promise.all([centres.findAll(retained.map((r) => r.centre_id)), applications.statesOf(assignments.map((a) => a.application_id))]);
+      const [centreRows, states] = await Promise.all([
+        centres.findAll(retained.map((r) => r.centre_id)),
+        applications.statesOf(assignments.map((a) => a.application_id)),
+      ]);
       return {
         ...(await present([profile]))[0]!,
         centres: retained.map((c) => ({
-          centreId: c.centre_id, name: centreRows.find((centre) => centre.id === c.centre_id)!.name, preferredRole: c.preferred_role, retainedSince: c.responded_at ? c.responded_at.toISOString() : null,
+          centreId: c.centre_id,
+          name: centreRows.find((centre) => centre.id === c.centre_id)!.name,
+          preferredRole: c.preferred_role,
+          retainedSince: c.responded_at ? c.responded_at.toISOString() : null,
         })),
         applications: assignments.map((a) => ({
-          applicationId: a.application_id, centreId: a.centre_id, role: a.role, lead: a.lead, status: states.get(a.application_id)!.status, currentStageKey: states.get(a.application_id)!.currentStageKey,
-          assignedAt: a.assigned_at.toISOString(), endedAt: a.ended_at ? a.ended_at.toISOString() : null,
+          applicationId: a.application_id,
+          centreId: a.centre_id,
+          role: a.role,
+          lead: a.lead,
+          status: states.get(a.application_id)!.status,
+          currentStageKey: states.get(a.application_id)!.currentStageKey,
+          assignedAt: a.assigned_at.toISOString(),
+          endedAt: a.ended_at ? a.ended_at.toISOString() : null,
         })),
       };
     },
 
     /** The approval alone, answering nothing (the provider states' "approved assessor"). */
     approve: async (id: string) => void (await moderation.one(id, 'approve')),
-    act: async (id: string, action: ModerationAction) => withoutDetails((await present([await moderation.one(id, action)]))[0]!),
+    act: async (id: string, action: ModerationAction) =>
+      withoutDetails((await present([await moderation.one(id, action)]))[0]!),
     delete: async (id: string) => {
       await moderation.one(id, 'delete');
       return { deleted: true as const };
     },
-    bulk: async (ids: string[], action: BulkAction) => (await present(await moderation.all(ids, action))).map(withoutDetails),
+    bulk: async (ids: string[], action: BulkAction) =>
+      (await present(await moderation.all(ids, action))).map(withoutDetails),
   };
 }
 

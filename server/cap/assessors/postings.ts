@@ -7,7 +7,13 @@ import { catalogueSql, type Catalogue } from '../catalogue/index.ts';
 import { centresSql, type Centres } from '../centres/index.ts';
 import type { CentreContext } from '../people/index.ts';
 import { checkMove, lifecycleWriter, modelStore } from '../../platform/lifecycle.ts';
-import { jobApplicationLifecycle, jobPostingLifecycle, type JobApplicationDecision, type JobApplicationStatus, type JobPostingStatus } from './lifecycles.ts';
+import {
+  jobApplicationLifecycle,
+  jobPostingLifecycle,
+  type JobApplicationDecision,
+  type JobApplicationStatus,
+  type JobPostingStatus,
+} from './lifecycles.ts';
 import type { JobPosting, JobPostingApplication } from './models.ts';
 import { assessorJoins, assessorNameSql, idPage, type AssessorCards } from './cards.ts';
 import { allOrNothing, mustDecide, ofCentre } from './rules.ts';
@@ -48,7 +54,13 @@ const decided: Record<JobApplicationDecision, string> = { shortlist: 'shortliste
  * centres, and apply once each; the centre shortlists (`accepted`) or rejects them, never beyond the
  * slots. A posting whose last slot is taken is `filled`; the centre closes it when it is done.
  */
-export function createJobPostings(sequelize: Sequelize, assessors: AssessorService, catalogue: Pick<Catalogue, 'trades' | 'activeTrade'>, centres: Pick<Centres, 'find' | 'findAll'>, cards: AssessorCards) {
+export function createJobPostings(
+  sequelize: Sequelize,
+  assessors: AssessorService,
+  catalogue: Pick<Catalogue, 'trades' | 'activeTrade'>,
+  centres: Pick<Centres, 'find' | 'findAll'>,
+  cards: AssessorCards,
+) {
   const read = preparedReads(sequelize);
   const { JobPosting, JobPostingApplication, AssessorSector } = assessors.models;
   const postingWriter = lifecycleWriter(jobPostingLifecycle, { store: modelStore(JobPosting) });
@@ -97,7 +109,10 @@ export function createJobPostings(sequelize: Sequelize, assessors: AssessorServi
 
   /** The centre's side of applications: with who applied and the posting's trade. */
   async function presentApplications(rows: JobPostingApplication[]) {
-    const postings = await JobPosting.findAll({ where: { id: { [Op.in]: [...new Set(rows.map((row) => row.jobPostingId))] } }, attributes: ['id', 'tradeId'] });
+    const postings = await JobPosting.findAll({
+      where: { id: { [Op.in]: [...new Set(rows.map((row) => row.jobPostingId))] } },
+      attributes: ['id', 'tradeId'],
+    });
     const [trades, people] = await Promise.all([
       catalogue.trades(postings.map((p) => p.tradeId)),
       cards(rows.map((row) => row.assessorId)),
@@ -130,17 +145,39 @@ export function createJobPostings(sequelize: Sequelize, assessors: AssessorServi
   }
 
   async function lockedPosting(context: CentreContext, id: string, transaction: Transaction) {
-    return ofCentre(await JobPosting.findByPk(id, { transaction, lock: transaction.LOCK.UPDATE }), context, 'job posting', id);
+    return ofCentre(
+      await JobPosting.findByPk(id, { transaction, lock: transaction.LOCK.UPDATE }),
+      context,
+      'job posting',
+      id,
+    );
   }
 
   /** Why the centre cannot take this decision on this application, or undefined; `taken` counts the posting's accepted slots as the plan goes. */
-  function problemWith(row: JobPostingApplication | undefined, id: string, posting: JobPosting, decision: JobApplicationDecision, taken: { count: number }) {
-    if (!row || row.jobPostingId !== posting.id) return { status: 404, code: 'http.not_found', issue: `no application to this posting has the id ${id}` };
+  function problemWith(
+    row: JobPostingApplication | undefined,
+    id: string,
+    posting: JobPosting,
+    decision: JobApplicationDecision,
+    taken: { count: number },
+  ) {
+    if (!row || row.jobPostingId !== posting.id)
+      return { status: 404, code: 'http.not_found', issue: `no application to this posting has the id ${id}` };
     const verdict = checkMove(jobApplicationLifecycle, row.status, decision, 'centre');
-    if (!verdict.ok) return { status: 409, code: 'job_application.transition_not_allowed', issue: `application ${id} is ${row.status} and cannot be ${decided[decision]}` };
+    if (!verdict.ok)
+      return {
+        status: 409,
+        code: 'job_application.transition_not_allowed',
+        issue: `application ${id} is ${row.status} and cannot be ${decided[decision]}`,
+      };
     const to = verdict.to;
     if (to === 'accepted' && row.status !== 'accepted') {
-      if (taken.count >= posting.slot) return { status: 409, code: 'job_posting.slots_full', issue: `no slot is left for application ${id}: all ${posting.slot} are taken` };
+      if (taken.count >= posting.slot)
+        return {
+          status: 409,
+          code: 'job_posting.slots_full',
+          issue: `no slot is left for application ${id}: all ${posting.slot} are taken`,
+        };
       taken.count += 1;
     }
     if (to === 'rejected' && row.status === 'accepted') taken.count -= 1;
@@ -148,23 +185,49 @@ export function createJobPostings(sequelize: Sequelize, assessors: AssessorServi
   }
 
   /** Decisions on applications to one posting, all or nothing; the posting fills when its last slot goes, and opens again when one frees. */
-  async function decideAll(context: CentreContext, userId: string, postingId: string, ids: string[], decision: JobApplicationDecision, single: boolean) {
+  async function decideAll(
+    context: CentreContext,
+    userId: string,
+    postingId: string,
+    ids: string[],
+    decision: JobApplicationDecision,
+    single: boolean,
+  ) {
     mustDecide(context, `${decision} applicants`);
     const rows = await sequelize.transaction(async (transaction) => {
       const posting = await lockedPosting(context, postingId, transaction);
-      const found = await JobPostingApplication.findAll({ where: { id: { [Op.in]: ids } }, transaction, lock: transaction.LOCK.UPDATE });
-      const taken = { count: await JobPostingApplication.count({ where: { jobPostingId: posting.id, status: 'accepted' }, transaction }) };
+      const found = await JobPostingApplication.findAll({
+        where: { id: { [Op.in]: ids } },
+        transaction,
+        lock: transaction.LOCK.UPDATE,
+      });
+      const taken = {
+        count: await JobPostingApplication.count({
+          where: { jobPostingId: posting.id, status: 'accepted' },
+          transaction,
+        }),
+      };
       if (single) {
         const problem = problemWith(found[0], ids[0]!, posting, decision, { ...taken });
-        if (problem) throw new AppError(problem.status, problem.code, `${problem.issue[0]!.toUpperCase()}${problem.issue.slice(1)}.`);
+        if (problem)
+          throw new AppError(
+            problem.status,
+            problem.code,
+            `${problem.issue[0]!.toUpperCase()}${problem.issue.slice(1)}.`,
+          );
       }
       const changed = await allOrNothing(ids, found, 'job_application.bulk_refused', {
         problem: (row, id) => problemWith(row, id, posting, decision, taken)?.issue,
-        apply: (row) => applicationWriter.move(transaction, row, decision, { by: 'centre', changes: { decidedAt: new Date(), decidedBy: userId } }),
+        apply: (row) =>
+          applicationWriter.move(transaction, row, decision, {
+            by: 'centre',
+            changes: { decidedAt: new Date(), decidedBy: userId },
+          }),
       });
       // A closed posting stays closed.
       const action = taken.count >= posting.slot ? 'fill' : 'release';
-      if (checkMove(jobPostingLifecycle, posting.status, action, 'decisions').ok) await postingWriter.move(transaction, posting, action, { by: 'decisions' });
+      if (checkMove(jobPostingLifecycle, posting.status, action, 'decisions').ok)
+        await postingWriter.move(transaction, posting, action, { by: 'decisions' });
       return changed;
     });
     return presentApplications(rows);
@@ -172,7 +235,9 @@ export function createJobPostings(sequelize: Sequelize, assessors: AssessorServi
 
   /** An approved assessor's sectors. */
   async function sectorsOf(assessorId: string) {
-    return (await AssessorSector.findAll({ where: { assessorId }, attributes: ['sectorId'] })).map((row) => row.sectorId);
+    return (await AssessorSector.findAll({ where: { assessorId }, attributes: ['sectorId'] })).map(
+      (row) => row.sectorId,
+    );
   }
 
   return {
@@ -180,17 +245,31 @@ export function createJobPostings(sequelize: Sequelize, assessors: AssessorServi
     async create(context: CentreContext, userId: string, input: NewJobPosting) {
       mustDecide(context, 'post jobs');
       const centre = (await centres.find(context.centreId))!;
-      if (centre.status !== 'approved') throw forbidden('centre.not_approved', 'The centre is not approved yet: it can post jobs once a platform admin approves it.');
+      if (centre.status !== 'approved')
+        throw forbidden(
+          'centre.not_approved',
+          'The centre is not approved yet: it can post jobs once a platform admin approves it.',
+        );
       const problems: Array<{ field: string; issue: string }> = [];
-      if (!(await catalogue.activeTrade(input.tradeId))) problems.push({ field: 'tradeId', issue: 'is not an active trade of the catalogue' });
+      if (!(await catalogue.activeTrade(input.tradeId)))
+        problems.push({ field: 'tradeId', issue: 'is not an active trade of the catalogue' });
       const deadline = new Date(input.deadline);
       if (!(deadline.getTime() > Date.now())) problems.push({ field: 'deadline', issue: 'must be in the future' });
       if (problems.length) throw validationFailed(problems, 'The job posting cannot be made as it is.');
       const values = {
-        centreId: context.centreId, tradeId: input.tradeId, title: input.title.trim(), slot: input.slot, deadline,
-        description: input.description, requirements: input.requirements, duration: input.duration ?? null, createdBy: userId,
+        centreId: context.centreId,
+        tradeId: input.tradeId,
+        title: input.title.trim(),
+        slot: input.slot,
+        deadline,
+        description: input.description,
+        requirements: input.requirements,
+        duration: input.duration ?? null,
+        createdBy: userId,
       };
-      const row = (await sequelize.transaction((transaction) => postingWriter.create(transaction, 'post', values, { by: 'centre' })))!;
+      const row = (await sequelize.transaction((transaction) =>
+        postingWriter.create(transaction, 'post', values, { by: 'centre' }),
+      ))!;
       return presentPosting(row);
     },
 
@@ -201,7 +280,12 @@ export function createJobPostings(sequelize: Sequelize, assessors: AssessorServi
       if (query.q) where.add('x.title ILIKE ?', containing(query.q));
       const byDeadline = query.sort === 'deadline';
       const desc = (query.order ?? (byDeadline ? 'asc' : 'desc')) === 'desc';
-      const { ids, meta } = await idPage(read, query, { from: 'cap.job_postings x', where, key: byDeadline ? 'x.deadline' : 'x.created_at', desc });
+      const { ids, meta } = await idPage(read, query, {
+        from: 'cap.job_postings x',
+        where,
+        key: byDeadline ? 'x.deadline' : 'x.created_at',
+        desc,
+      });
       return { items: await postingsInOrder(ids), meta };
     },
 
@@ -213,7 +297,11 @@ export function createJobPostings(sequelize: Sequelize, assessors: AssessorServi
       mustDecide(context, 'close job postings');
       const row = await sequelize.transaction(async (transaction) => {
         const posting = await lockedPosting(context, id, transaction);
-        if (!checkMove(jobPostingLifecycle, posting.status, 'close', 'centre').ok) throw conflict('job_posting.transition_not_allowed', `The posting is ${posting.status} and cannot be closed.`);
+        if (!checkMove(jobPostingLifecycle, posting.status, 'close', 'centre').ok)
+          throw conflict(
+            'job_posting.transition_not_allowed',
+            `The posting is ${posting.status} and cannot be closed.`,
+          );
         await postingWriter.move(transaction, posting, 'close', { by: 'centre' });
         return posting;
       });
@@ -223,13 +311,20 @@ export function createJobPostings(sequelize: Sequelize, assessors: AssessorServi
     async closeAll(context: CentreContext, ids: string[]) {
       mustDecide(context, 'close job postings');
       const rows = await sequelize.transaction(async (transaction) => {
-        const found = await JobPosting.findAll({ where: { id: { [Op.in]: ids } }, transaction, lock: transaction.LOCK.UPDATE });
+        const found = await JobPosting.findAll({
+          where: { id: { [Op.in]: ids } },
+          transaction,
+          lock: transaction.LOCK.UPDATE,
+        });
         return allOrNothing(ids, found, 'job_posting.bulk_refused', {
           problem: (row, id) =>
-            !row ? `no job posting has the id ${id}`
-            : row.centreId !== context.centreId ? `job posting ${id} belongs to another centre`
-            : checkMove(jobPostingLifecycle, row.status, 'close', 'centre').ok ? undefined
-            : `job posting ${id} is ${row.status} and cannot be closed`,
+            !row
+              ? `no job posting has the id ${id}`
+              : row.centreId !== context.centreId
+                ? `job posting ${id} belongs to another centre`
+                : checkMove(jobPostingLifecycle, row.status, 'close', 'centre').ok
+                  ? undefined
+                  : `job posting ${id} is ${row.status} and cannot be closed`,
           apply: (row) => postingWriter.move(transaction, row, 'close', { by: 'centre' }),
         });
       });
@@ -242,7 +337,11 @@ export function createJobPostings(sequelize: Sequelize, assessors: AssessorServi
       await sequelize.transaction(async (transaction) => {
         const posting = await lockedPosting(context, id, transaction);
         const applied = await JobPostingApplication.count({ where: { jobPostingId: id }, transaction });
-        if (applied > 0) throw conflict('job_posting.in_use', `${applied} assessor${applied === 1 ? ' has' : 's have'} applied to this posting: close it instead.`);
+        if (applied > 0)
+          throw conflict(
+            'job_posting.in_use',
+            `${applied} assessor${applied === 1 ? ' has' : 's have'} applied to this posting: close it instead.`,
+          );
         await posting.destroy({ transaction });
       });
       return { deleted: true as const };
@@ -271,10 +370,20 @@ export function createJobPostings(sequelize: Sequelize, assessors: AssessorServi
       return (await presentApplications([row]))[0]!;
     },
 
-    decide: async (context: CentreContext, userId: string, postingId: string, applicationId: string, decision: JobApplicationDecision) =>
-      (await decideAll(context, userId, postingId, [applicationId], decision, true))[0]!,
-    decideMany: (context: CentreContext, userId: string, postingId: string, ids: string[], decision: JobApplicationDecision) =>
-      decideAll(context, userId, postingId, ids, decision, false),
+    decide: async (
+      context: CentreContext,
+      userId: string,
+      postingId: string,
+      applicationId: string,
+      decision: JobApplicationDecision,
+    ) => (await decideAll(context, userId, postingId, [applicationId], decision, true))[0]!,
+    decideMany: (
+      context: CentreContext,
+      userId: string,
+      postingId: string,
+      ids: string[],
+      decision: JobApplicationDecision,
+    ) => decideAll(context, userId, postingId, ids, decision, false),
 
     /** Open postings of approved centres, in the approved assessor's sectors, deadline ahead; newest first. */
     async marketplace(userId: string, query: { cursor?: string; limit?: number }) {
@@ -283,7 +392,13 @@ export function createJobPostings(sequelize: Sequelize, assessors: AssessorServi
       const { ids, meta } = await idPage(read, query, {
         from: 'cap.job_postings x',
         where: new Conditions()
-          .add(catalogueSql.activeTradeIn('x.trade_id', 'SELECT s.sector_id FROM cap.assessor_sectors s WHERE s.assessor_id = ?'), profile.id)
+          .add(
+            catalogueSql.activeTradeIn(
+              'x.trade_id',
+              'SELECT s.sector_id FROM cap.assessor_sectors s WHERE s.assessor_id = ?',
+            ),
+            profile.id,
+          )
           .add(`x.status = 'open' AND x.deadline > now() AND ${centresSql.approved('x.centre_id')}`),
         key: 'x.created_at',
         desc: true,
@@ -296,20 +411,33 @@ export function createJobPostings(sequelize: Sequelize, assessors: AssessorServi
       const profile = await assessors.approvedProfileOf(userId, 'you can apply to jobs');
       const posting = await JobPosting.findByPk(postingId);
       if (!posting) throw notFound(`No job posting has the id ${postingId}.`);
-      const [[trade], centre] = await Promise.all([catalogue.trades([posting.tradeId]), centres.find(posting.centreId)]);
+      const [[trade], centre] = await Promise.all([
+        catalogue.trades([posting.tradeId]),
+        centres.find(posting.centreId),
+      ]);
       if (!(await sectorsOf(profile.id)).includes(trade!.sectorId)) {
-        throw forbidden('job_posting.outside_sectors', 'This posting is for a trade outside your sectors: add the sector to your profile first.');
+        throw forbidden(
+          'job_posting.outside_sectors',
+          'This posting is for a trade outside your sectors: add the sector to your profile first.',
+        );
       }
       if (posting.status !== 'open' || centre!.status !== 'approved' || trade!.status !== 'active') {
-        throw conflict('job_posting.not_open', `This posting is ${posting.status === 'open' ? 'no longer offered' : posting.status}: it takes no more applications.`);
+        throw conflict(
+          'job_posting.not_open',
+          `This posting is ${posting.status === 'open' ? 'no longer offered' : posting.status}: it takes no more applications.`,
+        );
       }
-      if (posting.deadline.getTime() <= Date.now()) throw conflict('job_posting.deadline_passed', 'The deadline of this posting has passed.');
+      if (posting.deadline.getTime() <= Date.now())
+        throw conflict('job_posting.deadline_passed', 'The deadline of this posting has passed.');
       try {
         const values = { jobPostingId: posting.id, assessorId: profile.id };
-        const row = (await sequelize.transaction((transaction) => applicationWriter.create(transaction, 'apply', values, { by: 'assessor' })))!;
+        const row = (await sequelize.transaction((transaction) =>
+          applicationWriter.create(transaction, 'apply', values, { by: 'assessor' }),
+        ))!;
         return (await presentOwn([row]))[0]!;
       } catch (err) {
-        if (err instanceof UniqueConstraintError) throw conflict('job_posting.already_applied', 'You have already applied to this posting.');
+        if (err instanceof UniqueConstraintError)
+          throw conflict('job_posting.already_applied', 'You have already applied to this posting.');
         throw err;
       }
     },
@@ -317,7 +445,12 @@ export function createJobPostings(sequelize: Sequelize, assessors: AssessorServi
     /** The caller's own applications to postings, newest first. */
     async mine(userId: string, query: { cursor?: string; limit?: number }) {
       const profile = await assessors.profileOf(userId);
-      const { ids, meta } = await idPage(read, query, { from: 'cap.job_posting_applications x', where: new Conditions().add('x.assessor_id = ?', profile.id), key: 'x.created_at', desc: true });
+      const { ids, meta } = await idPage(read, query, {
+        from: 'cap.job_posting_applications x',
+        where: new Conditions().add('x.assessor_id = ?', profile.id),
+        key: 'x.created_at',
+        desc: true,
+      });
       const rows = await JobPostingApplication.findAll({ where: { id: { [Op.in]: ids } } });
       return { items: await presentOwn(ids.map((id) => rows.find((row) => row.id === id)!)), meta };
     },

@@ -33,7 +33,8 @@ const roleNames: Record<AssignmentRole, string> = {
 export function createAssessorQueries(assessors: AssessorService, events: Pick<ServiceEvents, 'publish'>) {
   const { AssessorProfile, ApplicationAssessor } = assessors.models;
   const sequelize = AssessorProfile.sequelize!;
-  const select = <T extends object>(sql: string, bind: unknown[], transaction?: Transaction) => sequelize.query<T>(sql, { type: QueryTypes.SELECT, bind, transaction });
+  const select = <T extends object>(sql: string, bind: unknown[], transaction?: Transaction) =>
+    sequelize.query<T>(sql, { type: QueryTypes.SELECT, bind, transaction });
 
   return {
     /** Whether the assessor profile exists and a platform admin approved it. */
@@ -45,7 +46,12 @@ export function createAssessorQueries(assessors: AssessorService, events: Pick<S
     approvedCount: () => AssessorProfile.count({ where: { status: 'approved' } }),
 
     /** Whether the user is an assessor assigned to the application now (in `role`, or any). */
-    async isAssigned(applicationId: string, userId: string, transaction?: Transaction, role?: AssignmentRole): Promise<boolean> {
+    async isAssigned(
+      applicationId: string,
+      userId: string,
+      transaction?: Transaction,
+      role?: AssignmentRole,
+    ): Promise<boolean> {
       const rows = await select(
         `SELECT 1 FROM cap.application_assessors a JOIN cap.assessor_profiles p ON p.id = a.assessor_id
           WHERE a.application_id = $1 AND p.user_id = $2 AND a.ended_at IS NULL AND ($3::text IS NULL OR a.role = $3)`,
@@ -57,7 +63,10 @@ export function createAssessorQueries(assessors: AssessorService, events: Pick<S
 
     /** Ends the application's current assignments in these roles. */
     async endRoles(applicationId: string, roles: AssignmentRole[], transaction: Transaction): Promise<void> {
-      await ApplicationAssessor.update({ endedAt: new Date() }, { where: { applicationId, role: { [Op.in]: roles }, endedAt: null }, transaction });
+      await ApplicationAssessor.update(
+        { endedAt: new Date() },
+        { where: { applicationId, role: { [Op.in]: roles }, endedAt: null }, transaction },
+      );
     },
 
     /**
@@ -67,7 +76,13 @@ export function createAssessorQueries(assessors: AssessorService, events: Pick<S
     async assign(assignments: NewAssignment[], transaction: Transaction): Promise<void> {
       await ApplicationAssessor.bulkCreate(assignments, { transaction });
       const users = new Map(
-        (await AssessorProfile.findAll({ where: { id: { [Op.in]: [...new Set(assignments.map((a) => a.assessorId))] } }, attributes: ['id', 'userId'], transaction })).map((p) => [p.id, p.userId]),
+        (
+          await AssessorProfile.findAll({
+            where: { id: { [Op.in]: [...new Set(assignments.map((a) => a.assessorId))] } },
+            attributes: ['id', 'userId'],
+            transaction,
+          })
+        ).map((p) => [p.id, p.userId]),
       );
       for (const assignment of assignments) {
         await events.publish(transaction, 'notification.requested', {
@@ -106,18 +121,33 @@ export function createAssessorQueries(assessors: AssessorService, events: Pick<S
 
     /** The assessors the centre retains, longest retained first, with who they are (the admins' centre detail). */
     async retainedAssessorsOf(centreId: string) {
-      const rows = await select<{ assessor_id: string; name: string; email: string; preferred_role: string; responded_at: Date | null }>(
+      const rows = await select<{
+        assessor_id: string;
+        name: string;
+        email: string;
+        preferred_role: string;
+        responded_at: Date | null;
+      }>(
         `SELECT r.assessor_id, r.preferred_role, r.responded_at, u.email, ${peopleSql.onboardingName('o')} AS name
            FROM cap.retained_requests r JOIN cap.assessor_profiles p ON p.id = r.assessor_id ${assessorJoins()}
           WHERE r.centre_id = $1 AND r.status = 'approved' ORDER BY r.responded_at, r.id`,
         [centreId],
       );
-      return rows.map((a) => ({ assessorId: a.assessor_id, name: a.name || null, email: a.email, preferredRole: a.preferred_role, retainedSince: a.responded_at ? a.responded_at.toISOString() : null }));
+      return rows.map((a) => ({
+        assessorId: a.assessor_id,
+        name: a.name || null,
+        email: a.email,
+        preferredRole: a.preferred_role,
+        retainedSince: a.responded_at ? a.responded_at.toISOString() : null,
+      }));
     },
 
     /** How many assessors the centre retains. */
     async retainedCount(centreId: string): Promise<number> {
-      const [row] = await select<{ n: number }>(`SELECT count(*)::int AS n FROM cap.retained_requests WHERE centre_id = $1 AND status = 'approved'`, [centreId]);
+      const [row] = await select<{ n: number }>(
+        `SELECT count(*)::int AS n FROM cap.retained_requests WHERE centre_id = $1 AND status = 'approved'`,
+        [centreId],
+      );
       return row!.n;
     },
 
@@ -132,7 +162,8 @@ export function createAssessorQueries(assessors: AssessorService, events: Pick<S
     },
 
     /** The user's assessor profile id, or null (the provider states'). */
-    profileIdOf: async (userId: string) => (await AssessorProfile.findOne({ where: { userId }, attributes: ['id'] }))?.id ?? null,
+    profileIdOf: async (userId: string) =>
+      (await AssessorProfile.findOne({ where: { userId }, attributes: ['id'] }))?.id ?? null,
 
     /** Whether the centre retains the user as an assessor (the provider states'). */
     async retains(centreId: string, userId: string): Promise<boolean> {

@@ -6,7 +6,12 @@ import { preparedReads } from '../../platform/db/prepared.ts';
 import type { Centres } from '../centres/index.ts';
 import type { CentreContext } from '../people/index.ts';
 import { checkMove, lifecycleWriter, modelStore } from '../../platform/lifecycle.ts';
-import { retainedRequestLifecycle, type PreferredRole, type RetainedRequestAction, type RetainedRequestStatus } from './lifecycles.ts';
+import {
+  retainedRequestLifecycle,
+  type PreferredRole,
+  type RetainedRequestAction,
+  type RetainedRequestStatus,
+} from './lifecycles.ts';
 import type { RetainedRequest } from './models.ts';
 import { assessorJoins, assessorNameSql, idPage, type AssessorCards } from './cards.ts';
 import { allOrNothing, mustDecide, ofCentre } from './rules.ts';
@@ -29,7 +34,12 @@ const pastTense: Record<RetainedRequestAction, string> = { approve: 'approved', 
  * which also ends the assessor's current assignments at that centre. A retained assessor is on the
  * centre's roster and may be assigned to its applications (assignments.ts `retainedBy`).
  */
-export function createRetainedRequests(sequelize: Sequelize, assessors: AssessorService, centres: Pick<Centres, 'find' | 'findAll'>, cards: AssessorCards) {
+export function createRetainedRequests(
+  sequelize: Sequelize,
+  assessors: AssessorService,
+  centres: Pick<Centres, 'find' | 'findAll'>,
+  cards: AssessorCards,
+) {
   const read = preparedReads(sequelize);
   const { RetainedRequest } = assessors.models;
   const requests = lifecycleWriter(retainedRequestLifecycle, { store: modelStore(RetainedRequest) });
@@ -60,14 +70,25 @@ export function createRetainedRequests(sequelize: Sequelize, assessors: Assessor
   }
 
   /** Applies one action to a locked row of the centre; the revoke ends the assessor's assignments there. */
-  async function applyAction(row: RetainedRequest, action: RetainedRequestAction, userId: string, transaction: import('sequelize').Transaction) {
-    const { changed } = await requests.move(transaction, row, action, { by: 'centre', changes: { respondedAt: new Date(), respondedBy: userId } });
+  async function applyAction(
+    row: RetainedRequest,
+    action: RetainedRequestAction,
+    userId: string,
+    transaction: import('sequelize').Transaction,
+  ) {
+    const { changed } = await requests.move(transaction, row, action, {
+      by: 'centre',
+      changes: { respondedAt: new Date(), respondedBy: userId },
+    });
     if (!changed) return;
-    if (action === 'revoke') await assessors.assignments.end({ centreId: row.centreId, assessorId: row.assessorId }, transaction);
+    if (action === 'revoke')
+      await assessors.assignments.end({ centreId: row.centreId, assessorId: row.assessorId }, transaction);
   }
 
   const refusal = (row: RetainedRequest, action: RetainedRequestAction) =>
-    checkMove(retainedRequestLifecycle, row.status, action, 'centre').ok ? undefined : `the request is ${row.status} and cannot be ${pastTense[action]}`;
+    checkMove(retainedRequestLifecycle, row.status, action, 'centre').ok
+      ? undefined
+      : `the request is ${row.status} and cannot be ${pastTense[action]}`;
 
   return {
     /** An approved assessor asks an approved centre; one pending or approved request per centre. */
@@ -75,12 +96,24 @@ export function createRetainedRequests(sequelize: Sequelize, assessors: Assessor
       const profile = await assessors.approvedProfileOf(userId, 'you can ask centres to retain you');
       const found = await centres.find(input.centreId);
       const centre = found?.status === 'approved' ? found : null;
-      if (!centre) throw validationFailed([{ field: 'centreId', issue: 'is not an approved centre' }], 'Only an approved centre can retain assessors.');
+      if (!centre)
+        throw validationFailed(
+          [{ field: 'centreId', issue: 'is not an approved centre' }],
+          'Only an approved centre can retain assessors.',
+        );
       try {
         const values = { assessorId: profile.id, centreId: centre.id, preferredRole: input.preferredRole };
-        return presentOne((await sequelize.transaction((transaction) => requests.create(transaction, 'request', values, { by: 'assessor' })))!);
+        return presentOne(
+          (await sequelize.transaction((transaction) =>
+            requests.create(transaction, 'request', values, { by: 'assessor' }),
+          ))!,
+        );
       } catch (err) {
-        if (err instanceof UniqueConstraintError) throw conflict('retained_request.exists', `You already have a pending or approved request at ${centre.name}.`);
+        if (err instanceof UniqueConstraintError)
+          throw conflict(
+            'retained_request.exists',
+            `You already have a pending or approved request at ${centre.name}.`,
+          );
         throw err;
       }
     },
@@ -88,7 +121,12 @@ export function createRetainedRequests(sequelize: Sequelize, assessors: Assessor
     /** The caller's own requests, newest first. */
     async mine(userId: string, query: { cursor?: string; limit?: number }) {
       const profile = await assessors.profileOf(userId);
-      const { ids, meta } = await idPage(read, query, { from: 'cap.retained_requests x', where: new Conditions().add('x.assessor_id = ?', profile.id), key: 'x.created_at', desc: true });
+      const { ids, meta } = await idPage(read, query, {
+        from: 'cap.retained_requests x',
+        where: new Conditions().add('x.assessor_id = ?', profile.id),
+        key: 'x.created_at',
+        desc: true,
+      });
       return { items: await inOrder(ids), meta };
     },
 
@@ -115,9 +153,15 @@ export function createRetainedRequests(sequelize: Sequelize, assessors: Assessor
     async decide(context: CentreContext, userId: string, id: string, action: RetainedRequestAction) {
       mustDecide(context, `${action} retained requests`);
       const row = await sequelize.transaction(async (transaction) => {
-        const row = ofCentre(await RetainedRequest.findByPk(id, { transaction, lock: transaction.LOCK.UPDATE }), context, 'retained request', id);
+        const row = ofCentre(
+          await RetainedRequest.findByPk(id, { transaction, lock: transaction.LOCK.UPDATE }),
+          context,
+          'retained request',
+          id,
+        );
         const refused = refusal(row, action);
-        if (refused) throw conflict('retained_request.transition_not_allowed', `${refused[0]!.toUpperCase()}${refused.slice(1)}.`);
+        if (refused)
+          throw conflict('retained_request.transition_not_allowed', `${refused[0]!.toUpperCase()}${refused.slice(1)}.`);
         await applyAction(row, action, userId, transaction);
         return row;
       });
@@ -128,10 +172,18 @@ export function createRetainedRequests(sequelize: Sequelize, assessors: Assessor
     async bulk(context: CentreContext, userId: string, input: { ids: string[]; decision: 'approve' | 'reject' }) {
       mustDecide(context, `${input.decision} retained requests`);
       const rows = await sequelize.transaction(async (transaction) => {
-        const found = await RetainedRequest.findAll({ where: { id: { [Op.in]: input.ids } }, transaction, lock: transaction.LOCK.UPDATE });
+        const found = await RetainedRequest.findAll({
+          where: { id: { [Op.in]: input.ids } },
+          transaction,
+          lock: transaction.LOCK.UPDATE,
+        });
         return allOrNothing(input.ids, found, 'retained_request.bulk_refused', {
           problem: (row, id) =>
-            !row ? `no retained request has the id ${id}` : row.centreId !== context.centreId ? `retained request ${id} belongs to another centre` : refusal(row, input.decision),
+            !row
+              ? `no retained request has the id ${id}`
+              : row.centreId !== context.centreId
+                ? `retained request ${id} belongs to another centre`
+                : refusal(row, input.decision),
           apply: (row) => applyAction(row, input.decision, userId, transaction),
         });
       });

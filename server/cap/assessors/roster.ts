@@ -51,7 +51,10 @@ export function createRoster(sequelize: Sequelize, cards: AssessorCards, applica
       { type: QueryTypes.SELECT, bind: [centreId, assessorIds] },
     );
     const states = await applications.statesOf(assigned.map((row) => row.applicationId));
-    return (assessorId: string) => countWorkload(assigned.filter((row) => row.assessorId === assessorId).map((row) => states.get(row.applicationId)?.status));
+    return (assessorId: string) =>
+      countWorkload(
+        assigned.filter((row) => row.assessorId === assessorId).map((row) => states.get(row.applicationId)?.status),
+      );
   }
 
   async function present(centreId: string, rows: Array<{ id: string; assessorId: string; status: RosterStatus }>) {
@@ -73,9 +76,12 @@ export function createRoster(sequelize: Sequelize, cards: AssessorCards, applica
       { type: QueryTypes.SELECT, bind: [context.centreId, assessorId] },
     );
     if (row) return row;
-    const [exists] = await sequelize.query('SELECT 1 FROM cap.assessor_profiles WHERE id = $1', { type: QueryTypes.SELECT, bind: [assessorId] });
+    const [exists] = await sequelize.query('SELECT 1 FROM cap.assessor_profiles WHERE id = $1', {
+      type: QueryTypes.SELECT,
+      bind: [assessorId],
+    });
     if (!exists) throw notFound(`No assessor has the id ${assessorId}.`);
-    throw forbidden('auth.out_of_scope', 'That assessor is not on this centre\'s roster.');
+    throw forbidden('auth.out_of_scope', "That assessor is not on this centre's roster.");
   }
 
   return {
@@ -92,7 +98,10 @@ export function createRoster(sequelize: Sequelize, cards: AssessorCards, applica
         `SELECT id, assessor_id AS "assessorId", status FROM cap.retained_requests WHERE id = ANY($1)`,
         { type: QueryTypes.SELECT, bind: [ids] },
       );
-      const items = await present(context.centreId, ids.map((id) => rows.find((row) => row.id === id)!));
+      const items = await present(
+        context.centreId,
+        ids.map((id) => rows.find((row) => row.id === id)!),
+      );
       return { items: items.map(({ workload: _workload, ...item }) => item), meta };
     },
 

@@ -14,13 +14,20 @@ export const decidesOnAssessors: Record<CentreRole, boolean> = {
 };
 
 export function mustDecide(context: CentreContext, what: string): void {
-  if (!decidesOnAssessors[context.role]) throw forbidden('centre.role_forbidden', `Only a super admin or regular admin of the centre can ${what}.`);
+  if (!decidesOnAssessors[context.role])
+    throw forbidden('centre.role_forbidden', `Only a super admin or regular admin of the centre can ${what}.`);
 }
 
 /** A row of the caller's centre: 404 when there is none, 403 `auth.out_of_scope` when it is another centre's. */
-export function ofCentre<Row extends { centreId: string }>(row: Row | null, context: CentreContext, noun: string, id: string): Row {
+export function ofCentre<Row extends { centreId: string }>(
+  row: Row | null,
+  context: CentreContext,
+  noun: string,
+  id: string,
+): Row {
   if (!row) throw notFound(`No ${noun} has the id ${id}.`);
-  if (row.centreId !== context.centreId) throw forbidden('auth.out_of_scope', `That ${noun} belongs to another centre.`);
+  if (row.centreId !== context.centreId)
+    throw forbidden('auth.out_of_scope', `That ${noun} belongs to another centre.`);
   return row;
 }
 
@@ -47,7 +54,12 @@ export async function allOrNothing<Row extends { id: string }>(
     else rows.push(row!);
   }
   if (problems.length) {
-    throw new AppError(409, code, `Nothing was changed: ${problems.length} of the ${seen.size} cannot change.`, problems);
+    throw new AppError(
+      409,
+      code,
+      `Nothing was changed: ${problems.length} of the ${seen.size} cannot change.`,
+      problems,
+    );
   }
   for (const row of rows) await rules.apply(row);
   return rows;

@@ -22,7 +22,10 @@ export function createAssessorService(sequelize: Sequelize) {
     async approvedProfileOf(userId: string, what: string, transaction?: Transaction): Promise<AssessorProfile> {
       const profile = await profileOf(userId, transaction);
       if (profile.status !== 'approved') {
-        throw forbidden('assessor.not_approved', `Your assessor profile is ${profile.status}: ${what} once a platform admin approves it.`);
+        throw forbidden(
+          'assessor.not_approved',
+          `Your assessor profile is ${profile.status}: ${what} once a platform admin approves it.`,
+        );
       }
       return profile;
     },

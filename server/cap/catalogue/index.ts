@@ -46,7 +46,12 @@ export function createCatalogue(deps: CatalogueDeps, needs: CatalogueNeeds) {
   const catalogue = createCatalogueService(sequelize);
   const platformConfig = createPlatformConfig(sequelize);
   const awardingBodies = createAwardingBodies(sequelize, provisionMember, files.assetUrls);
-  const templates = createTemplates({ sequelize, assetUrls: files.assetUrls, ownsAsset: files.ownsAsset, lifecycle: needs.lifecycle });
+  const templates = createTemplates({
+    sequelize,
+    assetUrls: files.assetUrls,
+    ownsAsset: files.ownsAsset,
+    lifecycle: needs.lifecycle,
+  });
 
   return {
     handlers: {
@@ -60,7 +65,8 @@ export function createCatalogue(deps: CatalogueDeps, needs: CatalogueNeeds) {
     /** What the platform applies now: price floors by application type and its fee. */
     currentConfig: platformConfig.current,
     /** The workflow template in force for an application type. */
-    workflowInForce: (type: ApplicationType, transaction?: Transaction) => workflowInForce(sequelize, needs.lifecycle, type, transaction),
+    workflowInForce: (type: ApplicationType, transaction?: Transaction) =>
+      workflowInForce(sequelize, needs.lifecycle, type, transaction),
     awardingBodies: {
       /** Awarding-body memberships, as the people module's invitations and first calls handle them. */
       membershipKind: awardingBodies.membershipKind,

@@ -77,7 +77,10 @@ export interface NosDocument extends Model<InferAttributes<NosDocument>, InferCr
   updatedAt: CreationOptional<Date>;
 }
 
-export interface QualificationLevel extends Model<InferAttributes<QualificationLevel>, InferCreationAttributes<QualificationLevel>> {
+export interface QualificationLevel extends Model<
+  InferAttributes<QualificationLevel>,
+  InferCreationAttributes<QualificationLevel>
+> {
   id: CreationOptional<string>;
   nosDocumentId: string;
   level: number;
@@ -103,7 +106,10 @@ export interface Unit extends Model<InferAttributes<Unit>, InferCreationAttribut
   updatedAt: CreationOptional<Date>;
 }
 
-export interface LearningOutcome extends Model<InferAttributes<LearningOutcome>, InferCreationAttributes<LearningOutcome>> {
+export interface LearningOutcome extends Model<
+  InferAttributes<LearningOutcome>,
+  InferCreationAttributes<LearningOutcome>
+> {
   id: CreationOptional<string>;
   unitId: string;
   reference: string;
@@ -140,12 +146,26 @@ export function defineCatalogueModels(sequelize: Sequelize) {
   );
   const NosDocument: ModelStatic<NosDocument> = sequelize.define<NosDocument>(
     'NosDocument',
-    { id, tradeId: DataTypes.STRING(26), version: DataTypes.INTEGER, title: DataTypes.STRING(200), status: DataTypes.STRING(16), ...stamps },
+    {
+      id,
+      tradeId: DataTypes.STRING(26),
+      version: DataTypes.INTEGER,
+      title: DataTypes.STRING(200),
+      status: DataTypes.STRING(16),
+      ...stamps,
+    },
     { tableName: 'nos_documents' },
   );
   const QualificationLevel: ModelStatic<QualificationLevel> = sequelize.define<QualificationLevel>(
     'QualificationLevel',
-    { id, nosDocumentId: DataTypes.STRING(26), level: DataTypes.INTEGER, slug: DataTypes.STRING(120), purpose: DataTypes.TEXT, ...stamps },
+    {
+      id,
+      nosDocumentId: DataTypes.STRING(26),
+      level: DataTypes.INTEGER,
+      slug: DataTypes.STRING(120),
+      purpose: DataTypes.TEXT,
+      ...stamps,
+    },
     { tableName: 'qualification_levels' },
   );
   const Unit: ModelStatic<Unit> = sequelize.define<Unit>(

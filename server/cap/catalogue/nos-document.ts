@@ -44,7 +44,8 @@ export function nosDocumentProblems(doc: NosDocumentInput, at = 'body'): ErrorDe
     if (earlier !== undefined) problems.push({ field: place, issue: `repeats ${what} of ${earlier}` });
     else seen.set(key, place);
   };
-  if (doc.levels.length === 0) problems.push({ field: `${at}.levels`, issue: 'must hold at least one qualification level' });
+  if (doc.levels.length === 0)
+    problems.push({ field: `${at}.levels`, issue: 'must hold at least one qualification level' });
   const levels = new Map<number, string>();
   const references = new Map<string, string>();
   doc.levels.forEach((level, l) => {
@@ -52,14 +53,29 @@ export function nosDocumentProblems(doc: NosDocumentInput, at = 'body'): ErrorDe
     firstAt(levels, level.level, `${levelAt}.level`, `level ${level.level}`);
     level.units.forEach((unit, u) => {
       const unitAt = `${levelAt}.units[${u}]`;
-      firstAt(references, unit.referenceNumber.trim().toUpperCase(), `${unitAt}.referenceNumber`, `reference number ${unit.referenceNumber}`);
+      firstAt(
+        references,
+        unit.referenceNumber.trim().toUpperCase(),
+        `${unitAt}.referenceNumber`,
+        `reference number ${unit.referenceNumber}`,
+      );
       const outcomes = new Map<string, string>();
       const criteria = new Map<string, string>();
       unit.learningOutcomes.forEach((outcome, o) => {
         const outcomeAt = `${unitAt}.learningOutcomes[${o}]`;
-        firstAt(outcomes, outcome.reference.trim().toUpperCase(), `${outcomeAt}.reference`, `outcome ${outcome.reference}`);
+        firstAt(
+          outcomes,
+          outcome.reference.trim().toUpperCase(),
+          `${outcomeAt}.reference`,
+          `outcome ${outcome.reference}`,
+        );
         outcome.performanceCriteria.forEach((criterion, c) =>
-          firstAt(criteria, criterion.reference.trim().toUpperCase(), `${outcomeAt}.performanceCriteria[${c}].reference`, `criterion ${criterion.reference}`),
+          firstAt(
+            criteria,
+            criterion.reference.trim().toUpperCase(),
+            `${outcomeAt}.performanceCriteria[${c}].reference`,
+            `criterion ${criterion.reference}`,
+          ),
         );
       });
     });
@@ -108,7 +124,8 @@ export function nosDocumentFromCsv(title: string, text: string): { doc: NosDocum
   const missing = csvColumns.filter((column) => !names.includes(column));
   const unknown = names.filter((name) => !(csvColumns as readonly string[]).includes(name));
   if (missing.length) problems.push({ field: 'body.csv.row[1]', issue: `lacks the columns ${missing.join(', ')}` });
-  if (unknown.length) problems.push({ field: 'body.csv.row[1]', issue: `has columns this import does not know: ${unknown.join(', ')}` });
+  if (unknown.length)
+    problems.push({ field: 'body.csv.row[1]', issue: `has columns this import does not know: ${unknown.join(', ')}` });
   if (rows.length === 0) problems.push({ field: 'body.csv', issue: 'has no rows under its header' });
   if (problems.length) return { doc, problems };
 
@@ -122,11 +139,13 @@ export function nosDocumentFromCsv(title: string, text: string): { doc: NosDocum
     const problem = (column: Column, issue: string) => problems.push({ field: place(column), issue });
     const row = Object.fromEntries(csvColumns.map((column) => [column, cells[names.indexOf(column)] ?? ''])) as Row;
     // A blank level, unit or outcome key means "the same as the row above".
-    for (const key of ['level', 'unit_reference', 'outcome_reference'] as const) if (row[key] === '' && last[key]) row[key] = last[key]!;
+    for (const key of ['level', 'unit_reference', 'outcome_reference'] as const)
+      if (row[key] === '' && last[key]) row[key] = last[key]!;
     last = row;
 
     const levelNumber = Number(row.level);
-    if (!Number.isInteger(levelNumber) || levelNumber < 1 || levelNumber > 8) return problem('level', 'must be a whole number from 1 to 8');
+    if (!Number.isInteger(levelNumber) || levelNumber < 1 || levelNumber > 8)
+      return problem('level', 'must be a whole number from 1 to 8');
     let level = levels.get(row.level);
     if (!level) {
       if (!row.level_purpose) problem('level_purpose', `is required on the first row of level ${row.level}`);
@@ -147,10 +166,19 @@ export function nosDocumentFromCsv(title: string, text: string): { doc: NosDocum
         referenceNumber: row.unit_reference,
         title: row.unit_title,
         isMandatory: true,
-        creditValue: wholeNumber(row.unit_credit_value, () => problem('unit_credit_value', 'must be a whole number, 0 or more')),
-        guidedLearningHours: wholeNumber(row.unit_guided_learning_hours, () => problem('unit_guided_learning_hours', 'must be a whole number, 0 or more')),
+        creditValue: wholeNumber(row.unit_credit_value, () =>
+          problem('unit_credit_value', 'must be a whole number, 0 or more'),
+        ),
+        guidedLearningHours: wholeNumber(row.unit_guided_learning_hours, () =>
+          problem('unit_guided_learning_hours', 'must be a whole number, 0 or more'),
+        ),
         purpose: row.unit_purpose || null,
-        assessmentMethods: row.unit_assessment_methods ? row.unit_assessment_methods.split(';').map((m) => m.trim()).filter(Boolean) : [],
+        assessmentMethods: row.unit_assessment_methods
+          ? row.unit_assessment_methods
+              .split(';')
+              .map((m) => m.trim())
+              .filter(Boolean)
+          : [],
         learningOutcomes: [],
       };
       const mandatory = row.unit_mandatory.toLowerCase();
@@ -160,15 +188,18 @@ export function nosDocumentFromCsv(title: string, text: string): { doc: NosDocum
       units.set(unitKey, { unit, row: rowNumber });
       level.units.push(unit);
     } else {
-      if (!level.units.includes(unit)) problem('unit_reference', `unit ${row.unit_reference} is already under another level (row ${known!.row})`);
-      if (row.unit_title && row.unit_title !== unit.title) problem('unit_title', `differs from the title of unit ${row.unit_reference} above`);
+      if (!level.units.includes(unit))
+        problem('unit_reference', `unit ${row.unit_reference} is already under another level (row ${known!.row})`);
+      if (row.unit_title && row.unit_title !== unit.title)
+        problem('unit_title', `differs from the title of unit ${row.unit_reference} above`);
     }
 
     if (!row.outcome_reference) return problem('outcome_reference', 'is required');
     const outcomeKey = `${unitKey}\u0000${row.outcome_reference.toUpperCase()}`;
     let outcome = outcomes.get(outcomeKey);
     if (!outcome) {
-      if (!row.outcome_description) problem('outcome_description', `is required on the first row of outcome ${row.outcome_reference}`);
+      if (!row.outcome_description)
+        problem('outcome_description', `is required on the first row of outcome ${row.outcome_reference}`);
       outcome = { reference: row.outcome_reference, description: row.outcome_description, performanceCriteria: [] };
       outcomes.set(outcomeKey, outcome);
       unit.learningOutcomes.push(outcome);
@@ -178,10 +209,16 @@ export function nosDocumentFromCsv(title: string, text: string): { doc: NosDocum
 
     if (!row.criterion_reference) problem('criterion_reference', 'is required');
     if (!row.criterion_description) problem('criterion_description', 'is required');
-    else if (outcome.performanceCriteria.some((c) => c.reference.toUpperCase() === row.criterion_reference.toUpperCase())) {
-      problem('criterion_reference', `repeats criterion ${row.criterion_reference} of outcome ${row.outcome_reference}`);
+    else if (
+      outcome.performanceCriteria.some((c) => c.reference.toUpperCase() === row.criterion_reference.toUpperCase())
+    ) {
+      problem(
+        'criterion_reference',
+        `repeats criterion ${row.criterion_reference} of outcome ${row.outcome_reference}`,
+      );
     }
-    if (row.criterion_reference && row.criterion_description) outcome.performanceCriteria.push({ reference: row.criterion_reference, description: row.criterion_description });
+    if (row.criterion_reference && row.criterion_description)
+      outcome.performanceCriteria.push({ reference: row.criterion_reference, description: row.criterion_description });
   });
   if (problems.length === 0) problems.push(...nosDocumentProblems(doc, 'body.csv'));
   return { doc, problems };

@@ -11,11 +11,16 @@ export function createCatalogueReads(sequelize: Sequelize, models: CatalogueMode
 
   return {
     /** The sectors among `sectorIds`, by name. */
-    sectors: async (sectorIds: string[]) => (sectorIds.length ? Sector.findAll({ where: { id: ids(sectorIds) }, order: [['name', 'ASC']] }) : []),
+    sectors: async (sectorIds: string[]) =>
+      sectorIds.length ? Sector.findAll({ where: { id: ids(sectorIds) }, order: [['name', 'ASC']] }) : [],
 
     /** Which of `sectorIds` are sectors of the catalogue. */
     async knownSectorIds(sectorIds: string[], transaction?: Transaction): Promise<string[]> {
-      const rows = await sequelize.query<{ id: string }>(`SELECT id FROM cap.sectors WHERE id = ANY($1)`, { type: QueryTypes.SELECT, bind: [[...new Set(sectorIds)]], transaction });
+      const rows = await sequelize.query<{ id: string }>(`SELECT id FROM cap.sectors WHERE id = ANY($1)`, {
+        type: QueryTypes.SELECT,
+        bind: [[...new Set(sectorIds)]],
+        transaction,
+      });
       return rows.map((row) => row.id);
     },
 
@@ -32,7 +37,13 @@ export function createCatalogueReads(sequelize: Sequelize, models: CatalogueMode
     async nosContent(nosDocumentId: string) {
       const [levels, units] = await Promise.all([
         QualificationLevel.findAll({ where: { nosDocumentId }, order: [['level', 'ASC']] }),
-        Unit.findAll({ where: { nosDocumentId }, order: [['position', 'ASC'], ['id', 'ASC']] }),
+        Unit.findAll({
+          where: { nosDocumentId },
+          order: [
+            ['position', 'ASC'],
+            ['id', 'ASC'],
+          ],
+        }),
       ]);
       return { levels, units };
     },

@@ -7,7 +7,8 @@ import type { Catalogue } from './service.ts';
 /** The public catalogue (no bearer) and its editing by platform admins (openapi/cap/catalogue.yaml, admin-catalogue.yaml). */
 export function catalogueRoutes(auth: CapAuth, roles: PlatformRoles, catalogue: Catalogue): Handlers<operations> {
   const read = <In extends CallInput>(handler: Handler<In>) => roles.allowed(auth, 'platform.catalogue.read', handler);
-  const write = <In extends CallInput>(handler: Handler<In>) => roles.allowed(auth, 'platform.catalogue.write', handler);
+  const write = <In extends CallInput>(handler: Handler<In>) =>
+    roles.allowed(auth, 'platform.catalogue.write', handler);
   const page = ({ items, meta }: { items: unknown[]; meta: object }) => ok(items, { ...meta });
   return {
     listSectors: async () => ok(await catalogue.sectors()),

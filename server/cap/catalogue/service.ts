@@ -1,4 +1,13 @@
-import { Op, QueryTypes, UniqueConstraintError, col, fn, where as sqlWhere, type Sequelize, type Transaction } from 'sequelize';
+import {
+  Op,
+  QueryTypes,
+  UniqueConstraintError,
+  col,
+  fn,
+  where as sqlWhere,
+  type Sequelize,
+  type Transaction,
+} from 'sequelize';
 import { containing } from '../../platform/db/like.ts';
 import { conflict, notFound, unprocessable, type ErrorDetail } from '../../platform/http/errors.ts';
 import { Conditions, keysetInstances } from '../../platform/db/keyset.ts';
@@ -80,7 +89,8 @@ export function createCatalogue(sequelize: Sequelize) {
   const read = preparedReads(sequelize);
   const trades = lifecycleWriter(tradeLifecycle, {
     store: modelStore(Trade),
-    refuse: (_refusal, trade) => conflict(`catalogue.trade_${trade!.status}`, `The trade ${trade!.name} is already ${trade!.status}.`),
+    refuse: (_refusal, trade) =>
+      conflict(`catalogue.trade_${trade!.status}`, `The trade ${trade!.name} is already ${trade!.status}.`),
   });
   const nosVersions = lifecycleWriter(nosLifecycle, { store: modelStore(NosDocument) });
 
@@ -99,7 +109,13 @@ export function createCatalogue(sequelize: Sequelize) {
    * from the name gets a number when taken, also when a concurrent insert takes it first (each try
    * runs in a savepoint, so the surrounding transaction goes on).
    */
-  async function withFreeSlug<T>(model: typeof Sector | typeof Trade, name: string, given: string | undefined, transaction: Transaction, insert: (slug: string) => Promise<T>): Promise<T> {
+  async function withFreeSlug<T>(
+    model: typeof Sector | typeof Trade,
+    name: string,
+    given: string | undefined,
+    transaction: Transaction,
+    insert: (slug: string) => Promise<T>,
+  ): Promise<T> {
     const taken = (slug: string) => (model as typeof Sector).count({ where: { slug }, transaction }).then((n) => n > 0);
     const base = given ?? slugify(name);
     for (let n = 1; ; n++) {
@@ -129,7 +145,13 @@ export function createCatalogue(sequelize: Sequelize) {
     description: sector.description,
     tradeCount,
   });
-  const tradeOf = (trade: Trade) => ({ id: trade.id, sectorId: trade.sectorId, slug: trade.slug, name: trade.name, description: trade.description });
+  const tradeOf = (trade: Trade) => ({
+    id: trade.id,
+    sectorId: trade.sectorId,
+    slug: trade.slug,
+    name: trade.name,
+    description: trade.description,
+  });
 
   // ---- NOS documents ------------------------------------------------------------------------------
 
@@ -139,10 +161,28 @@ export function createCatalogue(sequelize: Sequelize) {
 
   /** A NOS document's levels, units and outcomes, read in three statements. */
   async function nosTree(doc: NosDocument, transaction?: Transaction) {
-    const levels = await QualificationLevel.findAll({ where: { nosDocumentId: doc.id }, order: [['level', 'ASC']], transaction });
-    const units = await Unit.findAll({ where: { nosDocumentId: doc.id }, order: [['position', 'ASC'], ['id', 'ASC']], transaction });
+    const levels = await QualificationLevel.findAll({
+      where: { nosDocumentId: doc.id },
+      order: [['level', 'ASC']],
+      transaction,
+    });
+    const units = await Unit.findAll({
+      where: { nosDocumentId: doc.id },
+      order: [
+        ['position', 'ASC'],
+        ['id', 'ASC'],
+      ],
+      transaction,
+    });
     const outcomes = units.length
-      ? await LearningOutcome.findAll({ where: { unitId: { [Op.in]: units.map((u) => u.id) } }, order: [['position', 'ASC'], ['id', 'ASC']], transaction })
+      ? await LearningOutcome.findAll({
+          where: { unitId: { [Op.in]: units.map((u) => u.id) } },
+          order: [
+            ['position', 'ASC'],
+            ['id', 'ASC'],
+          ],
+          transaction,
+        })
       : [];
     const outcomesOf = groupBy(outcomes, (o) => o.unitId);
     const unitsOf = groupBy(units, (u) => u.qualificationLevelId);
@@ -150,7 +190,12 @@ export function createCatalogue(sequelize: Sequelize) {
   }
   type NosTree = Awaited<ReturnType<typeof nosTree>>;
 
-  const outcomeOf = (o: LearningOutcome) => ({ id: o.id, reference: o.reference, description: o.description, performanceCriteria: o.performanceCriteria });
+  const outcomeOf = (o: LearningOutcome) => ({
+    id: o.id,
+    reference: o.reference,
+    description: o.description,
+    performanceCriteria: o.performanceCriteria,
+  });
   /** A unit as the client reads it (Unit); its learning outcomes are its structure. */
   const unitOf = (unit: Unit, level: number, outcomes: LearningOutcome[]) => ({
     id: unit.id,
@@ -193,23 +238,46 @@ export function createCatalogue(sequelize: Sequelize) {
         guidedLearningHours: unit.guidedLearningHours,
         purpose: unit.purpose,
         assessmentMethods: unit.assessmentMethods,
-        learningOutcomes: (outcomesOf.get(unit.id) ?? []).map(({ reference, description, performanceCriteria }) => ({ reference, description, performanceCriteria })),
+        learningOutcomes: (outcomesOf.get(unit.id) ?? []).map(({ reference, description, performanceCriteria }) => ({
+          reference,
+          description,
+          performanceCriteria,
+        })),
       })),
     })),
   });
 
   /** Writes a document's levels, units and outcomes under `doc`. */
-  async function writeNosContent(doc: NosDocument, input: NosDocumentInput, trade: Trade, transaction: Transaction): Promise<void> {
+  async function writeNosContent(
+    doc: NosDocument,
+    input: NosDocumentInput,
+    trade: Trade,
+    transaction: Transaction,
+  ): Promise<void> {
     for (const levelInput of input.levels) {
       const level = await QualificationLevel.create(
-        { nosDocumentId: doc.id, level: levelInput.level, slug: levelInput.slug || `${trade.slug}-level-${levelInput.level}`, purpose: levelInput.purpose },
+        {
+          nosDocumentId: doc.id,
+          level: levelInput.level,
+          slug: levelInput.slug || `${trade.slug}-level-${levelInput.level}`,
+          purpose: levelInput.purpose,
+        },
         { transaction },
       );
       for (const [position, unitInput] of levelInput.units.entries()) {
-        const unit = await Unit.create({ ...unitFields(unitInput), qualificationLevelId: level.id, nosDocumentId: doc.id, position }, { transaction });
+        const unit = await Unit.create(
+          { ...unitFields(unitInput), qualificationLevelId: level.id, nosDocumentId: doc.id, position },
+          { transaction },
+        );
         if (unitInput.learningOutcomes.length) {
           await LearningOutcome.bulkCreate(
-            unitInput.learningOutcomes.map((o, p) => ({ unitId: unit.id, reference: o.reference, description: o.description, performanceCriteria: o.performanceCriteria, position: p })),
+            unitInput.learningOutcomes.map((o, p) => ({
+              unitId: unit.id,
+              reference: o.reference,
+              description: o.description,
+              performanceCriteria: o.performanceCriteria,
+              position: p,
+            })),
             { transaction },
           );
         }
@@ -235,11 +303,19 @@ export function createCatalogue(sequelize: Sequelize) {
     return trade;
   }
   /** The trade whose active NOS `nosDocumentId` is, to be edited: it must be active and the document current. */
-  async function editableDocument(nosDocumentId: string, transaction: Transaction): Promise<{ doc: NosDocument; trade: Trade }> {
+  async function editableDocument(
+    nosDocumentId: string,
+    transaction: Transaction,
+  ): Promise<{ doc: NosDocument; trade: Trade }> {
     const doc = (await NosDocument.findByPk(nosDocumentId, { transaction }))!;
     const trade = await tradeById(doc.tradeId, transaction, { lock: true });
-    if (trade.status === 'archived') throw conflict('catalogue.trade_archived', `The trade ${trade.name} is archived: its NOS cannot change.`);
-    if (doc.status !== 'active') throw conflict('catalogue.nos_superseded', `Version ${doc.version} of this NOS was superseded: it is kept as it was for the applications that use it.`);
+    if (trade.status === 'archived')
+      throw conflict('catalogue.trade_archived', `The trade ${trade.name} is archived: its NOS cannot change.`);
+    if (doc.status !== 'active')
+      throw conflict(
+        'catalogue.nos_superseded',
+        `Version ${doc.version} of this NOS was superseded: it is kept as it was for the applications that use it.`,
+      );
     return { doc, trade };
   }
   async function levelById(id: string, transaction?: Transaction): Promise<QualificationLevel> {
@@ -278,8 +354,20 @@ export function createCatalogue(sequelize: Sequelize) {
 
   async function adminTrades(trades: Trade[]) {
     const ids = trades.map((t) => t.id);
-    const sectors = new Map((await Sector.findAll({ where: { id: { [Op.in]: [...new Set(trades.map((t) => t.sectorId))] } } })).map((s) => [s.id, s]));
-    const docs = await sequelize.query<{ trade_id: string; id: string; version: number; title: string; levels: number; units: number }>(
+    const sectors = new Map(
+      (await Sector.findAll({ where: { id: { [Op.in]: [...new Set(trades.map((t) => t.sectorId))] } } })).map((s) => [
+        s.id,
+        s,
+      ]),
+    );
+    const docs = await sequelize.query<{
+      trade_id: string;
+      id: string;
+      version: number;
+      title: string;
+      levels: number;
+      units: number;
+    }>(
       `SELECT d.trade_id, d.id, d.version, d.title,
               (SELECT count(*)::int FROM cap.qualification_levels l WHERE l.nos_document_id = d.id) AS levels,
               (SELECT count(*)::int FROM cap.units u WHERE u.nos_document_id = d.id) AS units
@@ -294,7 +382,9 @@ export function createCatalogue(sequelize: Sequelize) {
         sectorName: sectors.get(trade.sectorId)?.name ?? null,
         status: trade.status,
         evidenceTypes: trade.evidenceTypes,
-        activeNosDocument: doc ? { id: doc.id, version: doc.version, title: doc.title, levelCount: doc.levels, unitCount: doc.units } : null,
+        activeNosDocument: doc
+          ? { id: doc.id, version: doc.version, title: doc.title, levelCount: doc.levels, unitCount: doc.units }
+          : null,
         archivedAt: trade.archivedAt ? trade.archivedAt.toISOString() : null,
         createdAt: trade.createdAt.toISOString(),
         updatedAt: trade.updatedAt.toISOString(),
@@ -304,9 +394,21 @@ export function createCatalogue(sequelize: Sequelize) {
   const adminTrade = async (trade: Trade) => (await adminTrades([trade]))[0]!;
 
   async function adminLevels(levels: QualificationLevel[]) {
-    const docs = new Map((await NosDocument.findAll({ where: { id: { [Op.in]: [...new Set(levels.map((l) => l.nosDocumentId))] } } })).map((d) => [d.id, d]));
-    const trades = new Map((await Trade.findAll({ where: { id: { [Op.in]: [...new Set([...docs.values()].map((d) => d.tradeId))] } } })).map((t) => [t.id, t]));
-    const sectors = new Map((await Sector.findAll({ where: { id: { [Op.in]: [...new Set([...trades.values()].map((t) => t.sectorId))] } } })).map((s) => [s.id, s]));
+    const docs = new Map(
+      (await NosDocument.findAll({ where: { id: { [Op.in]: [...new Set(levels.map((l) => l.nosDocumentId))] } } })).map(
+        (d) => [d.id, d],
+      ),
+    );
+    const trades = new Map(
+      (await Trade.findAll({ where: { id: { [Op.in]: [...new Set([...docs.values()].map((d) => d.tradeId))] } } })).map(
+        (t) => [t.id, t],
+      ),
+    );
+    const sectors = new Map(
+      (
+        await Sector.findAll({ where: { id: { [Op.in]: [...new Set([...trades.values()].map((t) => t.sectorId))] } } })
+      ).map((s) => [s.id, s]),
+    );
     const unitCounts = await sequelize.query<{ id: string; n: number }>(
       `SELECT qualification_level_id AS id, count(*)::int AS n FROM cap.units WHERE qualification_level_id = ANY($1) GROUP BY qualification_level_id`,
       { type: QueryTypes.SELECT, bind: [levels.map((l) => l.id)] },
@@ -331,9 +433,21 @@ export function createCatalogue(sequelize: Sequelize) {
   const adminLevel = async (level: QualificationLevel) => (await adminLevels([level]))[0]!;
 
   async function adminUnits(units: Unit[]) {
-    const levels = new Map((await QualificationLevel.findAll({ where: { id: { [Op.in]: [...new Set(units.map((u) => u.qualificationLevelId))] } } })).map((l) => [l.id, l]));
+    const levels = new Map(
+      (
+        await QualificationLevel.findAll({
+          where: { id: { [Op.in]: [...new Set(units.map((u) => u.qualificationLevelId))] } },
+        })
+      ).map((l) => [l.id, l]),
+    );
     const outcomes = units.length
-      ? await LearningOutcome.findAll({ where: { unitId: { [Op.in]: units.map((u) => u.id) } }, order: [['position', 'ASC'], ['id', 'ASC']] })
+      ? await LearningOutcome.findAll({
+          where: { unitId: { [Op.in]: units.map((u) => u.id) } },
+          order: [
+            ['position', 'ASC'],
+            ['id', 'ASC'],
+          ],
+        })
       : [];
     const outcomesOf = groupBy(outcomes, (o) => o.unitId);
     return units.map((unit) => ({
@@ -352,14 +466,25 @@ export function createCatalogue(sequelize: Sequelize) {
 
     /** Every sector by name, each with its count of active trades. */
     async sectors() {
-      const sectors = await Sector.findAll({ order: [['name', 'ASC'], ['id', 'ASC']] });
+      const sectors = await Sector.findAll({
+        order: [
+          ['name', 'ASC'],
+          ['id', 'ASC'],
+        ],
+      });
       const counts = await activeTradeCounts();
       return sectors.map((sector) => sectorOf(sector, counts.get(sector.id) ?? 0));
     },
 
     async sectorTrades(sectorId: string) {
       await sectorById(sectorId);
-      const trades = await Trade.findAll({ where: { sectorId, status: 'active' }, order: [['name', 'ASC'], ['id', 'ASC']] });
+      const trades = await Trade.findAll({
+        where: { sectorId, status: 'active' },
+        order: [
+          ['name', 'ASC'],
+          ['id', 'ASC'],
+        ],
+      });
       return trades.map(tradeOf);
     },
 
@@ -377,7 +502,9 @@ export function createCatalogue(sequelize: Sequelize) {
       const tree = await nosTree(doc);
       return tree.levels
         .filter((l) => level === undefined || l.level === level)
-        .flatMap((l) => (tree.unitsOf.get(l.id) ?? []).map((unit) => unitOf(unit, l.level, tree.outcomesOf.get(unit.id) ?? [])));
+        .flatMap((l) =>
+          (tree.unitsOf.get(l.id) ?? []).map((unit) => unitOf(unit, l.level, tree.outcomesOf.get(unit.id) ?? [])),
+        );
     },
 
     async evidenceTypes(tradeId: string) {
@@ -390,7 +517,12 @@ export function createCatalogue(sequelize: Sequelize) {
       const where = new Conditions();
       if (query.q) where.add('(x.name ILIKE ? OR x.slug ILIKE ?)', containing(query.q));
       if (query.slug) where.add('x.slug = ?', query.slug);
-      const { items, meta } = await keysetInstances(read, pageRequest(query), Sector, { from: 'cap.sectors x', where, key: 'x.id', desc: true });
+      const { items, meta } = await keysetInstances(read, pageRequest(query), Sector, {
+        from: 'cap.sectors x',
+        where,
+        key: 'x.id',
+        desc: true,
+      });
       return { items: await adminSectors(items), meta };
     },
 
@@ -398,7 +530,9 @@ export function createCatalogue(sequelize: Sequelize) {
 
     async createSector(input: SectorInput) {
       const sector = await sequelize.transaction((transaction) =>
-        withFreeSlug(Sector, input.name, input.slug, transaction, (slug) => Sector.create({ slug, name: input.name.trim(), description: input.description ?? null }, { transaction })),
+        withFreeSlug(Sector, input.name, input.slug, transaction, (slug) =>
+          Sector.create({ slug, name: input.name.trim(), description: input.description ?? null }, { transaction }),
+        ),
       );
       return (await adminSectors([sector]))[0]!;
     },
@@ -420,7 +554,11 @@ export function createCatalogue(sequelize: Sequelize) {
         const sector = await Sector.findByPk(id, { transaction, lock: transaction.LOCK.UPDATE });
         if (!sector) throw notFound(`No sector has the id ${id}.`);
         const trades = await Trade.count({ where: { sectorId: id }, transaction });
-        if (trades > 0) throw conflict('catalogue.sector_not_empty', `The sector ${sector.name} still has ${trades} trade(s), archived ones included: move or remove them first.`);
+        if (trades > 0)
+          throw conflict(
+            'catalogue.sector_not_empty',
+            `The sector ${sector.name} still has ${trades} trade(s), archived ones included: move or remove them first.`,
+          );
         await sector.destroy({ transaction });
       });
       return { deleted: true as const };
@@ -434,7 +572,12 @@ export function createCatalogue(sequelize: Sequelize) {
       if (query.sectorId) where.add('x.sector_id = ?', query.sectorId);
       if (query.status) where.add('x.status = ?', query.status);
       if (query.slug) where.add('x.slug = ?', query.slug);
-      const { items, meta } = await keysetInstances(read, pageRequest(query), Trade, { from: 'cap.trades x', where, key: 'x.id', desc: true });
+      const { items, meta } = await keysetInstances(read, pageRequest(query), Trade, {
+        from: 'cap.trades x',
+        where,
+        key: 'x.id',
+        desc: true,
+      });
       return { items: await adminTrades(items), meta };
     },
 
@@ -446,7 +589,13 @@ export function createCatalogue(sequelize: Sequelize) {
       return {
         ...(await adminTrade(trade)),
         nos: doc ? { id: doc.id, version: doc.version, ...documentOf(await nosTree(doc)) } : null,
-        nosVersions: versions.map((v) => ({ id: v.id, version: v.version, title: v.title, status: v.status, createdAt: v.createdAt.toISOString() })),
+        nosVersions: versions.map((v) => ({
+          id: v.id,
+          version: v.version,
+          title: v.title,
+          status: v.status,
+          createdAt: v.createdAt.toISOString(),
+        })),
       };
     },
 
@@ -454,14 +603,41 @@ export function createCatalogue(sequelize: Sequelize) {
     async createTrade(input: TradeInput) {
       const trade = await sequelize.transaction(async (transaction) => {
         const sector = await Sector.findByPk(input.sectorId, { transaction });
-        if (!sector) throw unprocessable('validation.failed', 'The sector does not exist.', [{ field: 'body.sectorId', issue: `no sector has the id ${input.sectorId}` }]);
+        if (!sector)
+          throw unprocessable('validation.failed', 'The sector does not exist.', [
+            { field: 'body.sectorId', issue: `no sector has the id ${input.sectorId}` },
+          ]);
         const name = input.name.trim();
         const trade = (await withFreeSlug(Trade, input.name, input.slug, transaction, (slug) =>
-          trades.create(transaction, 'add', { sectorId: sector.id, slug, name, description: input.description ?? null, evidenceTypes: input.evidenceTypes ?? defaultEvidenceTypes }, { by: 'admin' }),
+          trades.create(
+            transaction,
+            'add',
+            {
+              sectorId: sector.id,
+              slug,
+              name,
+              description: input.description ?? null,
+              evidenceTypes: input.evidenceTypes ?? defaultEvidenceTypes,
+            },
+            { by: 'admin' },
+          ),
         ))!;
-        const doc = (await nosVersions.create(transaction, 'publish', { tradeId: trade.id, version: 1, title: `${name} (NOS)` }, { by: 'admin' }))!;
+        const doc = (await nosVersions.create(
+          transaction,
+          'publish',
+          { tradeId: trade.id, version: 1, title: `${name} (NOS)` },
+          { by: 'admin' },
+        ))!;
         const levels = [...new Set(input.levels ?? stubLevels)].sort((a, b) => a - b);
-        await writeNosContent(doc, { title: doc.title, levels: levels.map((level) => ({ level, purpose: `${name}, level ${level}`, units: [] })) }, trade, transaction);
+        await writeNosContent(
+          doc,
+          {
+            title: doc.title,
+            levels: levels.map((level) => ({ level, purpose: `${name}, level ${level}`, units: [] })),
+          },
+          trade,
+          transaction,
+        );
         return trade;
       });
       return adminTrade(trade);
@@ -470,13 +646,18 @@ export function createCatalogue(sequelize: Sequelize) {
     async updateTrade(id: string, patch: Partial<Omit<TradeInput, 'levels'>>) {
       const trade = await tradeById(id);
       if (patch.sectorId && !(await Sector.count({ where: { id: patch.sectorId } }))) {
-        throw unprocessable('validation.failed', 'The sector does not exist.', [{ field: 'body.sectorId', issue: `no sector has the id ${patch.sectorId}` }]);
+        throw unprocessable('validation.failed', 'The sector does not exist.', [
+          { field: 'body.sectorId', issue: `no sector has the id ${patch.sectorId}` },
+        ]);
       }
       if (patch.slug && patch.slug !== trade.slug && (await Trade.count({ where: { slug: patch.slug } }))) {
         throw conflict('catalogue.slug_taken', `The slug ${patch.slug} is already used.`);
       }
       await unique(`The slug ${patch.slug}`, () =>
-        trade.update({ ...pick(patch, ['sectorId', 'slug', 'description', 'evidenceTypes']), ...(patch.name ? { name: patch.name.trim() } : {}) }),
+        trade.update({
+          ...pick(patch, ['sectorId', 'slug', 'description', 'evidenceTypes']),
+          ...(patch.name ? { name: patch.name.trim() } : {}),
+        }),
       );
       return adminTrade(trade);
     },
@@ -485,7 +666,10 @@ export function createCatalogue(sequelize: Sequelize) {
     async setTradeStatus(id: string, status: TradeStatus) {
       const trade = await tradeById(id);
       await sequelize.transaction((transaction) =>
-        trades.move(transaction, trade, status === 'archived' ? 'archive' : 'restore', { by: 'admin', changes: { archivedAt: status === 'archived' ? new Date() : null } }),
+        trades.move(transaction, trade, status === 'archived' ? 'archive' : 'restore', {
+          by: 'admin',
+          changes: { archivedAt: status === 'archived' ? new Date() : null },
+        }),
       );
       return adminTrade(trade);
     },
@@ -507,28 +691,65 @@ export function createCatalogue(sequelize: Sequelize) {
       }
       const trade = await tradeById(tradeId);
       if (!doc.title.trim()) doc.title = `${trade.name} (NOS)`;
-      if (trade.status === 'archived') throw conflict('catalogue.trade_archived', `The trade ${trade.name} is archived: import a NOS after restoring it.`);
-      if (problems.length) throw unprocessable('catalogue.nos_invalid', `The NOS document has ${problems.length} problem(s); nothing was imported.`, problems);
+      if (trade.status === 'archived')
+        throw conflict(
+          'catalogue.trade_archived',
+          `The trade ${trade.name} is archived: import a NOS after restoring it.`,
+        );
+      if (problems.length)
+        throw unprocessable(
+          'catalogue.nos_invalid',
+          `The NOS document has ${problems.length} problem(s); nothing was imported.`,
+          problems,
+        );
       const counts = {
         levels: doc.levels.length,
         units: doc.levels.reduce((n, l) => n + l.units.length, 0),
-        learningOutcomes: doc.levels.reduce((n, l) => n + l.units.reduce((m, u) => m + u.learningOutcomes.length, 0), 0),
-        performanceCriteria: doc.levels.reduce((n, l) => n + l.units.reduce((m, u) => m + u.learningOutcomes.reduce((k, o) => k + o.performanceCriteria.length, 0), 0), 0),
+        learningOutcomes: doc.levels.reduce(
+          (n, l) => n + l.units.reduce((m, u) => m + u.learningOutcomes.length, 0),
+          0,
+        ),
+        performanceCriteria: doc.levels.reduce(
+          (n, l) =>
+            n +
+            l.units.reduce((m, u) => m + u.learningOutcomes.reduce((k, o) => k + o.performanceCriteria.length, 0), 0),
+          0,
+        ),
       };
       if (dryRun) {
         const current = await activeNos(trade.id);
-        return { dryRun: true, tradeId, version: (current?.version ?? 0) + 1, supersedes: current?.version ?? null, title: doc.title, counts };
+        return {
+          dryRun: true,
+          tradeId,
+          version: (current?.version ?? 0) + 1,
+          supersedes: current?.version ?? null,
+          title: doc.title,
+          counts,
+        };
       }
       const created = await sequelize.transaction(async (transaction) => {
         await tradeById(tradeId, transaction, { lock: true });
         const current = await activeNos(trade.id, transaction);
         const latest = ((await NosDocument.max('version', { where: { tradeId }, transaction })) as number | null) ?? 0;
         if (current) await nosVersions.move(transaction, current, 'supersede', { by: 'admin' });
-        const next = (await nosVersions.create(transaction, 'publish', { tradeId, version: latest + 1, title: doc.title.trim() }, { by: 'admin' }))!;
+        const next = (await nosVersions.create(
+          transaction,
+          'publish',
+          { tradeId, version: latest + 1, title: doc.title.trim() },
+          { by: 'admin' },
+        ))!;
         await writeNosContent(next, doc, trade, transaction);
         return { next, supersedes: current?.version ?? null };
       });
-      return { dryRun: false, tradeId, id: created.next.id, version: created.next.version, supersedes: created.supersedes, title: created.next.title, counts };
+      return {
+        dryRun: false,
+        tradeId,
+        id: created.next.id,
+        version: created.next.version,
+        supersedes: created.supersedes,
+        title: created.next.title,
+        counts,
+      };
     },
 
     // ---- admin: levels, units, learning outcomes on the active NOS ------------------------------
@@ -539,8 +760,14 @@ export function createCatalogue(sequelize: Sequelize) {
       if (query.tradeId) where.add('t.id = ?', query.tradeId);
       if (query.sectorId) where.add('t.sector_id = ?', query.sectorId);
       if (query.q) where.add('(t.name ILIKE ? OR t.slug ILIKE ?)', containing(query.q));
-      const from = 'cap.qualification_levels x JOIN cap.nos_documents d ON d.id = x.nos_document_id JOIN cap.trades t ON t.id = d.trade_id';
-      const { items, meta } = await keysetInstances(read, pageRequest(query), QualificationLevel, { from, where, key: 'x.id', desc: false });
+      const from =
+        'cap.qualification_levels x JOIN cap.nos_documents d ON d.id = x.nos_document_id JOIN cap.trades t ON t.id = d.trade_id';
+      const { items, meta } = await keysetInstances(read, pageRequest(query), QualificationLevel, {
+        from,
+        where,
+        key: 'x.id',
+        desc: false,
+      });
       return { items: await adminLevels(items), meta };
     },
 
@@ -553,7 +780,15 @@ export function createCatalogue(sequelize: Sequelize) {
         if (await QualificationLevel.count({ where: { nosDocumentId: doc.id, level: input.level }, transaction })) {
           throw conflict('catalogue.level_taken', `The NOS of ${trade.name} already has level ${input.level}.`);
         }
-        return QualificationLevel.create({ nosDocumentId: doc.id, level: input.level, slug: input.slug || `${trade.slug}-level-${input.level}`, purpose: input.purpose }, { transaction });
+        return QualificationLevel.create(
+          {
+            nosDocumentId: doc.id,
+            level: input.level,
+            slug: input.slug || `${trade.slug}-level-${input.level}`,
+            purpose: input.purpose,
+          },
+          { transaction },
+        );
       });
       return adminLevel(level);
     },
@@ -562,7 +797,14 @@ export function createCatalogue(sequelize: Sequelize) {
       const level = await sequelize.transaction(async (transaction) => {
         const level = await levelById(id, transaction);
         await editableDocument(level.nosDocumentId, transaction);
-        if (patch.level !== undefined && patch.level !== level.level && (await QualificationLevel.count({ where: { nosDocumentId: level.nosDocumentId, level: patch.level }, transaction }))) {
+        if (
+          patch.level !== undefined &&
+          patch.level !== level.level &&
+          (await QualificationLevel.count({
+            where: { nosDocumentId: level.nosDocumentId, level: patch.level },
+            transaction,
+          }))
+        ) {
           throw conflict('catalogue.level_taken', `This NOS already has level ${patch.level}.`);
         }
         return level.update(pick(patch, ['level', 'slug', 'purpose']), { transaction });
@@ -576,7 +818,11 @@ export function createCatalogue(sequelize: Sequelize) {
         const level = await levelById(id, transaction);
         await editableDocument(level.nosDocumentId, transaction);
         const units = await Unit.count({ where: { qualificationLevelId: id }, transaction });
-        if (units) throw conflict('catalogue.level_not_empty', `Level ${level.level} still has ${units} unit(s): remove them first.`);
+        if (units)
+          throw conflict(
+            'catalogue.level_not_empty',
+            `Level ${level.level} still has ${units} unit(s): remove them first.`,
+          );
         await level.destroy({ transaction });
       });
       return { deleted: true as const };
@@ -584,7 +830,15 @@ export function createCatalogue(sequelize: Sequelize) {
 
     async listUnits(levelId: string) {
       await levelById(levelId);
-      return adminUnits(await Unit.findAll({ where: { qualificationLevelId: levelId }, order: [['position', 'ASC'], ['id', 'ASC']] }));
+      return adminUnits(
+        await Unit.findAll({
+          where: { qualificationLevelId: levelId },
+          order: [
+            ['position', 'ASC'],
+            ['id', 'ASC'],
+          ],
+        }),
+      );
     },
 
     async createUnit(levelId: string, input: UnitFields) {
@@ -593,7 +847,10 @@ export function createCatalogue(sequelize: Sequelize) {
         await editableDocument(level.nosDocumentId, transaction);
         await referenceFree(level.nosDocumentId, input.referenceNumber, undefined, transaction);
         const position = await Unit.count({ where: { qualificationLevelId: levelId }, transaction });
-        return Unit.create({ ...unitFields(input), qualificationLevelId: levelId, nosDocumentId: level.nosDocumentId, position }, { transaction });
+        return Unit.create(
+          { ...unitFields(input), qualificationLevelId: levelId, nosDocumentId: level.nosDocumentId, position },
+          { transaction },
+        );
       });
       return adminUnit(unit);
     },
@@ -603,7 +860,18 @@ export function createCatalogue(sequelize: Sequelize) {
         const unit = await unitById(id, transaction);
         await editableDocument(unit.nosDocumentId, transaction);
         if (patch.referenceNumber) await referenceFree(unit.nosDocumentId, patch.referenceNumber, unit.id, transaction);
-        return unit.update(pick(patch, ['referenceNumber', 'title', 'isMandatory', 'creditValue', 'guidedLearningHours', 'purpose', 'assessmentMethods']), { transaction });
+        return unit.update(
+          pick(patch, [
+            'referenceNumber',
+            'title',
+            'isMandatory',
+            'creditValue',
+            'guidedLearningHours',
+            'purpose',
+            'assessmentMethods',
+          ]),
+          { transaction },
+        );
       });
       return adminUnit(unit);
     },
@@ -619,7 +887,15 @@ export function createCatalogue(sequelize: Sequelize) {
 
     async listOutcomes(unitId: string) {
       await unitById(unitId);
-      return (await LearningOutcome.findAll({ where: { unitId }, order: [['position', 'ASC'], ['id', 'ASC']] })).map(adminOutcome);
+      return (
+        await LearningOutcome.findAll({
+          where: { unitId },
+          order: [
+            ['position', 'ASC'],
+            ['id', 'ASC'],
+          ],
+        })
+      ).map(adminOutcome);
     },
 
     async createOutcome(unitId: string, input: OutcomeFields) {
@@ -628,7 +904,16 @@ export function createCatalogue(sequelize: Sequelize) {
         await editableDocument(unit.nosDocumentId, transaction);
         await outcomeReferenceFree(unitId, input.reference, undefined, transaction);
         const position = await LearningOutcome.count({ where: { unitId }, transaction });
-        return LearningOutcome.create({ unitId, reference: input.reference, description: input.description, performanceCriteria: input.performanceCriteria, position }, { transaction });
+        return LearningOutcome.create(
+          {
+            unitId,
+            reference: input.reference,
+            description: input.description,
+            performanceCriteria: input.performanceCriteria,
+            position,
+          },
+          { transaction },
+        );
       });
       return adminOutcome(outcome);
     },
@@ -655,13 +940,33 @@ export function createCatalogue(sequelize: Sequelize) {
     },
   };
 
-  async function referenceFree(nosDocumentId: string, referenceNumber: string, except: string | undefined, transaction: Transaction) {
-    const where = { nosDocumentId, [Op.and]: [sameText('reference_number', referenceNumber)], ...(except ? { id: { [Op.ne]: except } } : {}) };
-    if (await Unit.count({ where, transaction })) throw conflict('catalogue.reference_taken', `This NOS already has a unit ${referenceNumber}.`);
+  async function referenceFree(
+    nosDocumentId: string,
+    referenceNumber: string,
+    except: string | undefined,
+    transaction: Transaction,
+  ) {
+    const where = {
+      nosDocumentId,
+      [Op.and]: [sameText('reference_number', referenceNumber)],
+      ...(except ? { id: { [Op.ne]: except } } : {}),
+    };
+    if (await Unit.count({ where, transaction }))
+      throw conflict('catalogue.reference_taken', `This NOS already has a unit ${referenceNumber}.`);
   }
-  async function outcomeReferenceFree(unitId: string, reference: string, except: string | undefined, transaction: Transaction) {
-    const where = { unitId, [Op.and]: [sameText('reference', reference)], ...(except ? { id: { [Op.ne]: except } } : {}) };
-    if (await LearningOutcome.count({ where, transaction })) throw conflict('catalogue.reference_taken', `This unit already has an outcome ${reference}.`);
+  async function outcomeReferenceFree(
+    unitId: string,
+    reference: string,
+    except: string | undefined,
+    transaction: Transaction,
+  ) {
+    const where = {
+      unitId,
+      [Op.and]: [sameText('reference', reference)],
+      ...(except ? { id: { [Op.ne]: except } } : {}),
+    };
+    if (await LearningOutcome.count({ where, transaction }))
+      throw conflict('catalogue.reference_taken', `This unit already has an outcome ${reference}.`);
   }
 }
 

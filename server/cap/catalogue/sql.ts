@@ -22,5 +22,6 @@ export const catalogueSql = {
                 WHERE m.user_id = ${userId} ORDER BY m.created_at, m.id LIMIT 1)`,
 
   /** The caller's standing: whether any of their awarding body memberships is active. */
-  standingAwardingBodyActive: (userId: string) => `EXISTS (SELECT 1 FROM cap.awarding_body_members m WHERE m.user_id = ${userId} AND m.status = 'active')`,
+  standingAwardingBodyActive: (userId: string) =>
+    `EXISTS (SELECT 1 FROM cap.awarding_body_members m WHERE m.user_id = ${userId} AND m.status = 'active')`,
 };

@@ -72,7 +72,9 @@ export function createCentres(deps: CentresDeps, needs: CentresNeeds) {
   for (const type of policyEvents) {
     events.subscribe(type, 'cap.notify-centre', async (event, transaction) => {
       const data = event.data as { applicationId: string; centreId: string; type: string };
-      await notificationPolicies.announce(type, data, transaction, (t, request) => events.publish(t, 'notification.requested', request));
+      await notificationPolicies.announce(type, data, transaction, (t, request) =>
+        events.publish(t, 'notification.requested', request),
+      );
     });
   }
 

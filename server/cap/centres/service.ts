@@ -1,4 +1,12 @@
-import { Op, QueryTypes, UniqueConstraintError, type CreationAttributes, type InferAttributes, type Sequelize, type Transaction } from 'sequelize';
+import {
+  Op,
+  QueryTypes,
+  UniqueConstraintError,
+  type CreationAttributes,
+  type InferAttributes,
+  type Sequelize,
+  type Transaction,
+} from 'sequelize';
 import type { AssetUrls } from '../../contracts/orchestrator-client.ts';
 import { conflict } from '../../platform/http/errors.ts';
 import { Conditions, keysetInstances } from '../../platform/db/keyset.ts';
@@ -37,7 +45,8 @@ async function ownRegistrationNo<T>(write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (err) {
-    if (err instanceof UniqueConstraintError) throw conflict('centre.registration_taken', 'A centre with this registration number exists.');
+    if (err instanceof UniqueConstraintError)
+      throw conflict('centre.registration_taken', 'A centre with this registration number exists.');
     throw err;
   }
 }
@@ -64,8 +73,20 @@ export function createCentreService(sequelize: Sequelize, assetUrls: AssetUrls) 
      */
     async createForOwner(owner: { userId: string; email: string }, draft: JsonObject, transaction: Transaction) {
       const name = ['firstName', 'lastName'].map((field) => valueAt(draft, `owner.personalDetails.${field}`)).join(' ');
-      const centre = (await ownRegistrationNo(() => moderated.create(transaction, 'sign_up', { ...(centreFieldsOf(draft) as CentreFields), createdBy: owner.userId }, { by: 'owner' })))!;
-      await staff.create(transaction, 'admit', { centreId: centre.id, userId: owner.userId, name, email: owner.email.toLowerCase(), role: 'super_admin' }, { by: 'owner' });
+      const centre = (await ownRegistrationNo(() =>
+        moderated.create(
+          transaction,
+          'sign_up',
+          { ...(centreFieldsOf(draft) as CentreFields), createdBy: owner.userId },
+          { by: 'owner' },
+        ),
+      ))!;
+      await staff.create(
+        transaction,
+        'admit',
+        { centreId: centre.id, userId: owner.userId, name, email: owner.email.toLowerCase(), role: 'super_admin' },
+        { by: 'owner' },
+      );
       return centre;
     },
 
@@ -75,17 +96,35 @@ export function createCentreService(sequelize: Sequelize, assetUrls: AssetUrls) 
      */
     async followOwnerDraft(userId: string, draft: JsonObject, transaction: Transaction) {
       if (draft.variant === 'staff') return;
-      const centre = await Centre.findOne({ where: { createdBy: userId }, order: [['createdAt', 'ASC']], transaction, lock: transaction.LOCK.UPDATE });
+      const centre = await Centre.findOne({
+        where: { createdBy: userId },
+        order: [['createdAt', 'ASC']],
+        transaction,
+        lock: transaction.LOCK.UPDATE,
+      });
       if (centre) await ownRegistrationNo(() => centre.update(centreFieldsOf(draft), { transaction }));
     },
 
     /** Approved centres, oldest first, with their resolved logos (the public catalogue's `GET /centres`). */
     async approved(query: Record<string, unknown>) {
       const where = new Conditions().add(`x.status = 'approved'`);
-      const { items, meta } = await keysetInstances(read, pageRequest(query), Centre, { from: 'cap.centres x', where, key: 'x.id', desc: false });
+      const { items, meta } = await keysetInstances(read, pageRequest(query), Centre, {
+        from: 'cap.centres x',
+        where,
+        key: 'x.id',
+        desc: false,
+      });
       const urlOf = await assetUrls(items.map((c) => c.logoAssetId));
       return {
-        items: items.map((c) => ({ id: c.id, name: c.name, registrationNo: c.registrationNo, status: c.status, logoAssetId: c.logoAssetId, logo: urlOf(c.logoAssetId), address: c.address })),
+        items: items.map((c) => ({
+          id: c.id,
+          name: c.name,
+          registrationNo: c.registrationNo,
+          status: c.status,
+          logoAssetId: c.logoAssetId,
+          logo: urlOf(c.logoAssetId),
+          address: c.address,
+        })),
         meta,
       };
     },
@@ -97,13 +136,17 @@ export function createCentreService(sequelize: Sequelize, assetUrls: AssetUrls) 
     approvedCount: () => Centre.count({ where: { status: 'approved' } }),
 
     /** The centres among `centreIds`, by name. */
-    findAll: (centreIds: string[]) => Centre.findAll({ where: { id: { [Op.in]: [...new Set(centreIds)] } }, order: [['name', 'ASC']] }),
+    findAll: (centreIds: string[]) =>
+      Centre.findAll({ where: { id: { [Op.in]: [...new Set(centreIds)] } }, order: [['name', 'ASC']] }),
 
     /**
      * The centre's bank account, its row locked in the caller's transaction: money leaving the centre
      * (a withdrawal) is taken one at a time per centre.
      */
-    async lockedAccount(centreId: string, transaction: Transaction): Promise<{ bank?: string; accountNo?: string } | null> {
+    async lockedAccount(
+      centreId: string,
+      transaction: Transaction,
+    ): Promise<{ bank?: string; accountNo?: string } | null> {
       const [centre] = await sequelize.query<{ account_details: { bank?: string; accountNo?: string } | null }>(
         `SELECT account_details FROM cap.centres WHERE id = $1 FOR UPDATE`,
         { type: QueryTypes.SELECT, bind: [centreId], transaction },

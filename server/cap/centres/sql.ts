@@ -5,10 +5,12 @@
  */
 export const centresSql = {
   /** The centre whose id is the SQL expression `centreId` is approved. */
-  approved: (centreId: string) => `EXISTS (SELECT 1 FROM cap.centres c WHERE c.id = ${centreId} AND c.status = 'approved')`,
+  approved: (centreId: string) =>
+    `EXISTS (SELECT 1 FROM cap.centres c WHERE c.id = ${centreId} AND c.status = 'approved')`,
 
   /** The name the user `userId` has on the staff of the centre `centreId`, or null. */
-  staffName: (userId: string, centreId: string) => `(SELECT s.name FROM cap.centre_staff s WHERE s.user_id = ${userId} AND s.centre_id = ${centreId})`,
+  staffName: (userId: string, centreId: string) =>
+    `(SELECT s.name FROM cap.centre_staff s WHERE s.user_id = ${userId} AND s.centre_id = ${centreId})`,
 
   /** The caller's standing: their active and pending staff memberships, oldest first, with their centre's name and status (a JSON array). */
   standing: (userId: string) =>

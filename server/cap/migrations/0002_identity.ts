@@ -40,7 +40,10 @@ export async function up({ context }: { context: QueryInterface }): Promise<void
   });
   await oneOf(context, 'onboardings', 'persona', ['candidate', 'centre', 'assessor', 'awarding_body']);
   await oneOf(context, 'onboardings', 'status', ['draft', 'completed']);
-  await context.addIndex(table('onboardings'), ['user_id', 'persona'], { unique: true, name: 'onboardings_user_persona' });
+  await context.addIndex(table('onboardings'), ['user_id', 'persona'], {
+    unique: true,
+    name: 'onboardings_user_persona',
+  });
 
   await context.createTable(table('centres'), {
     id: { type: DataTypes.STRING(26), primaryKey: true },
@@ -66,7 +69,10 @@ export async function up({ context }: { context: QueryInterface }): Promise<void
   });
   await oneOf(context, 'centre_staff', 'role', ['super_admin', 'regular_admin', 'staff']);
   await oneOf(context, 'centre_staff', 'status', ['pending', 'active', 'inactive']);
-  await context.addIndex(table('centre_staff'), ['centre_id', 'user_id'], { unique: true, name: 'centre_staff_centre_user' });
+  await context.addIndex(table('centre_staff'), ['centre_id', 'user_id'], {
+    unique: true,
+    name: 'centre_staff_centre_user',
+  });
   await context.addIndex(table('centre_staff'), ['user_id'], { name: 'centre_staff_user' });
 }
 

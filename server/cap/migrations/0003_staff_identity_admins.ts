@@ -10,7 +10,10 @@ const table = (tableName: string) => ({ tableName, schema });
 export async function up({ context }: { context: QueryInterface }): Promise<void> {
   // The outcome of the identity check that verified the user; never the document number.
   await context.addColumn(table('users'), 'identity_provider', { type: DataTypes.STRING(32), allowNull: true });
-  await context.addColumn(table('users'), 'identity_provider_reference', { type: DataTypes.STRING(128), allowNull: true });
+  await context.addColumn(table('users'), 'identity_provider_reference', {
+    type: DataTypes.STRING(128),
+    allowNull: true,
+  });
   await context.addColumn(table('users'), 'identity_verified_at', { type: DataTypes.DATE, allowNull: true });
   // Null until the user's first authenticated CAP call: pending staff memberships wait for it.
   await context.addColumn(table('users'), 'first_seen_at', { type: DataTypes.DATE, allowNull: true });
@@ -18,14 +21,19 @@ export async function up({ context }: { context: QueryInterface }): Promise<void
   await context.addColumn(table('centre_staff'), 'name', { type: DataTypes.STRING(200), allowNull: true });
   await context.addColumn(table('centre_staff'), 'email', { type: DataTypes.STRING(320), allowNull: true });
   // Owners who joined through the centre onboarding before this migration.
-  await context.sequelize.query(`UPDATE cap.centre_staff s SET email = lower(u.email) FROM cap.users u WHERE u.user_id = s.user_id`);
+  await context.sequelize.query(
+    `UPDATE cap.centre_staff s SET email = lower(u.email) FROM cap.users u WHERE u.user_id = s.user_id`,
+  );
   await context.sequelize.query(`
     UPDATE cap.centre_staff s
     SET name = NULLIF(concat_ws(' ', o.data #>> '{owner,personalDetails,firstName}', o.data #>> '{owner,personalDetails,lastName}'), '')
     FROM cap.onboardings o
     WHERE o.user_id = s.user_id AND o.persona = 'centre'`);
   await context.changeColumn(table('centre_staff'), 'email', { type: DataTypes.STRING(320), allowNull: false });
-  await context.addIndex(table('centre_staff'), ['centre_id', 'email'], { unique: true, name: 'centre_staff_centre_email' });
+  await context.addIndex(table('centre_staff'), ['centre_id', 'email'], {
+    unique: true,
+    name: 'centre_staff_centre_email',
+  });
 
   await context.createTable(table('platform_role_grants'), {
     user_id: { type: DataTypes.STRING(26), primaryKey: true, references: { model: table('users'), key: 'user_id' } },

@@ -7,7 +7,11 @@ const table = { tableName: 'centre_staff', schema: 'cap' };
  * membership waits for them to accept it (a new account is let in by its first sign-in, as before).
  */
 export async function up({ context }: { context: QueryInterface }): Promise<void> {
-  await context.addColumn(table, 'requires_acceptance', { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false });
+  await context.addColumn(table, 'requires_acceptance', {
+    type: DataTypes.BOOLEAN,
+    allowNull: false,
+    defaultValue: false,
+  });
 }
 
 export async function down({ context }: { context: QueryInterface }): Promise<void> {

@@ -20,8 +20,17 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
   });
   await q.createTable(members, {
     id: { type: DataTypes.STRING(26), primaryKey: true, allowNull: false },
-    awarding_body_id: { type: DataTypes.STRING(26), allowNull: false, references: { model: bodies, key: 'id' }, onDelete: 'CASCADE' },
-    user_id: { type: DataTypes.STRING(26), allowNull: false, references: { model: { tableName: 'users', schema }, key: 'user_id' } },
+    awarding_body_id: {
+      type: DataTypes.STRING(26),
+      allowNull: false,
+      references: { model: bodies, key: 'id' },
+      onDelete: 'CASCADE',
+    },
+    user_id: {
+      type: DataTypes.STRING(26),
+      allowNull: false,
+      references: { model: { tableName: 'users', schema }, key: 'user_id' },
+    },
     name: { type: DataTypes.STRING(200), allowNull: true },
     email: { type: DataTypes.STRING(320), allowNull: false },
     role: { type: DataTypes.STRING(16), allowNull: false },

@@ -10,7 +10,12 @@ const profiles = { tableName: 'assessor_profiles', schema };
 export async function up({ context: q }: { context: QueryInterface }): Promise<void> {
   await q.createTable(profiles, {
     id: { type: DataTypes.STRING(26), primaryKey: true, allowNull: false },
-    user_id: { type: DataTypes.STRING(26), allowNull: false, unique: true, references: { model: { tableName: 'users', schema }, key: 'user_id' } },
+    user_id: {
+      type: DataTypes.STRING(26),
+      allowNull: false,
+      unique: true,
+      references: { model: { tableName: 'users', schema }, key: 'user_id' },
+    },
     status: { type: DataTypes.STRING(16), allowNull: false },
     created_at: { type: DataTypes.DATE, allowNull: false },
     updated_at: { type: DataTypes.DATE, allowNull: false },

@@ -22,7 +22,10 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
   await q.bulkInsert(configs, [
     {
       version: 1,
-      floors: JSON.stringify({ RPL: { amountMinorUnits: '2500000', currency: 'NGN' }, NSQ: { amountMinorUnits: '1500000', currency: 'NGN' } }),
+      floors: JSON.stringify({
+        RPL: { amountMinorUnits: '2500000', currency: 'NGN' },
+        NSQ: { amountMinorUnits: '1500000', currency: 'NGN' },
+      }),
       fee_basis_points: 1000,
       published_by: null,
       published_at: new Date(),

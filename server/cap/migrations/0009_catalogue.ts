@@ -3,8 +3,16 @@ import { DataTypes, type QueryInterface } from 'sequelize';
 const schema = 'cap';
 const table = (tableName: string) => ({ tableName, schema });
 const id = { type: DataTypes.STRING(26), primaryKey: true, allowNull: false };
-const ref = (tableName: string) => ({ type: DataTypes.STRING(26), allowNull: false, references: { model: table(tableName), key: 'id' }, onDelete: 'CASCADE' });
-const stamps = { created_at: { type: DataTypes.DATE, allowNull: false }, updated_at: { type: DataTypes.DATE, allowNull: false } };
+const ref = (tableName: string) => ({
+  type: DataTypes.STRING(26),
+  allowNull: false,
+  references: { model: table(tableName), key: 'id' },
+  onDelete: 'CASCADE',
+});
+const stamps = {
+  created_at: { type: DataTypes.DATE, allowNull: false },
+  updated_at: { type: DataTypes.DATE, allowNull: false },
+};
 
 /**
  * The catalogue: sectors, their trades, and each trade's National Occupational Standard (NOS) documents.
@@ -40,8 +48,13 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     status: { type: DataTypes.STRING(16), allowNull: false },
     ...stamps,
   });
-  await q.addIndex(table('nos_documents'), ['trade_id', 'version'], { name: 'nos_documents_trade_version', unique: true });
-  await q.sequelize.query(`CREATE UNIQUE INDEX nos_documents_one_active ON cap.nos_documents (trade_id) WHERE status = 'active'`);
+  await q.addIndex(table('nos_documents'), ['trade_id', 'version'], {
+    name: 'nos_documents_trade_version',
+    unique: true,
+  });
+  await q.sequelize.query(
+    `CREATE UNIQUE INDEX nos_documents_one_active ON cap.nos_documents (trade_id) WHERE status = 'active'`,
+  );
   await q.createTable(table('qualification_levels'), {
     id,
     nos_document_id: ref('nos_documents'),
@@ -50,7 +63,10 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     purpose: { type: DataTypes.TEXT, allowNull: false },
     ...stamps,
   });
-  await q.addIndex(table('qualification_levels'), ['nos_document_id', 'level'], { name: 'qualification_levels_document_level', unique: true });
+  await q.addIndex(table('qualification_levels'), ['nos_document_id', 'level'], {
+    name: 'qualification_levels_document_level',
+    unique: true,
+  });
   await q.createTable(table('units'), {
     id,
     qualification_level_id: ref('qualification_levels'),
@@ -66,7 +82,10 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     position: { type: DataTypes.INTEGER, allowNull: false },
     ...stamps,
   });
-  await q.addIndex(table('units'), ['nos_document_id', 'reference_number'], { name: 'units_document_reference', unique: true });
+  await q.addIndex(table('units'), ['nos_document_id', 'reference_number'], {
+    name: 'units_document_reference',
+    unique: true,
+  });
   await q.addIndex(table('units'), ['qualification_level_id', 'position'], { name: 'units_level_position' });
   await q.createTable(table('learning_outcomes'), {
     id,
@@ -78,12 +97,16 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     position: { type: DataTypes.INTEGER, allowNull: false },
     ...stamps,
   });
-  await q.addIndex(table('learning_outcomes'), ['unit_id', 'reference'], { name: 'learning_outcomes_unit_reference', unique: true });
+  await q.addIndex(table('learning_outcomes'), ['unit_id', 'reference'], {
+    name: 'learning_outcomes_unit_reference',
+    unique: true,
+  });
   // The public centre list reads approved centres by name.
   await q.addIndex(table('centres'), ['status', 'name', 'id'], { name: 'centres_status_name' });
 }
 
 export async function down({ context: q }: { context: QueryInterface }): Promise<void> {
   await q.removeIndex(table('centres'), 'centres_status_name');
-  for (const name of ['learning_outcomes', 'units', 'qualification_levels', 'nos_documents', 'trades', 'sectors']) await q.dropTable(table(name));
+  for (const name of ['learning_outcomes', 'units', 'qualification_levels', 'nos_documents', 'trades', 'sectors'])
+    await q.dropTable(table(name));
 }

@@ -3,7 +3,12 @@ import { DataTypes, type QueryInterface } from 'sequelize';
 const schema = 'cap';
 const table = (tableName: string) => ({ tableName, schema });
 const id = { type: DataTypes.STRING(26), primaryKey: true, allowNull: false };
-const application = { type: DataTypes.STRING(26), allowNull: false, references: { model: table('applications'), key: 'id' }, onDelete: 'CASCADE' };
+const application = {
+  type: DataTypes.STRING(26),
+  allowNull: false,
+  references: { model: table('applications'), key: 'id' },
+  onDelete: 'CASCADE',
+};
 
 /**
  * Applications (applications/lifecycle.ts): the application with its draft, where it is (stage and
@@ -13,14 +18,22 @@ const application = { type: DataTypes.STRING(26), allowNull: false, references: 
 export async function up({ context: q }: { context: QueryInterface }): Promise<void> {
   await q.createTable(table('applications'), {
     id,
-    candidate_user_id: { type: DataTypes.STRING(26), allowNull: false, references: { model: table('users'), key: 'user_id' } },
+    candidate_user_id: {
+      type: DataTypes.STRING(26),
+      allowNull: false,
+      references: { model: table('users'), key: 'user_id' },
+    },
     centre_id: { type: DataTypes.STRING(26), allowNull: false, references: { model: table('centres'), key: 'id' } },
     type: { type: DataTypes.STRING(8), allowNull: false },
     status: { type: DataTypes.STRING(16), allowNull: false },
     current_stage_key: { type: DataTypes.STRING(40), allowNull: false },
     sector_id: { type: DataTypes.STRING(26), allowNull: false, references: { model: table('sectors'), key: 'id' } },
     trade_id: { type: DataTypes.STRING(26), allowNull: false, references: { model: table('trades'), key: 'id' } },
-    nos_document_id: { type: DataTypes.STRING(26), allowNull: true, references: { model: table('nos_documents'), key: 'id' } },
+    nos_document_id: {
+      type: DataTypes.STRING(26),
+      allowNull: true,
+      references: { model: table('nos_documents'), key: 'id' },
+    },
     // {personalInformation, experienceAndTrade, assessmentDeclaration}, as the client sends it.
     draft: { type: DataTypes.JSONB, allowNull: false },
     submitted_at: { type: DataTypes.DATE, allowNull: true },
@@ -28,7 +41,9 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     updated_at: { type: DataTypes.DATE, allowNull: false },
   });
   // One open draft per candidate, centre and type: a second create is the client's "resume".
-  await q.sequelize.query(`CREATE UNIQUE INDEX applications_one_draft ON cap.applications (candidate_user_id, centre_id, type) WHERE status = 'draft'`);
+  await q.sequelize.query(
+    `CREATE UNIQUE INDEX applications_one_draft ON cap.applications (candidate_user_id, centre_id, type) WHERE status = 'draft'`,
+  );
   await q.addIndex(table('applications'), ['candidate_user_id', 'id'], { name: 'applications_candidate' });
   await q.addIndex(table('applications'), ['centre_id', 'id'], { name: 'applications_centre' });
   await q.createTable(table('application_stages'), {
@@ -60,9 +75,13 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     feedback: { type: DataTypes.TEXT, allowNull: true },
     created_at: { type: DataTypes.DATE, allowNull: false },
   });
-  await q.addIndex(table('application_versions'), ['application_id', 'version_no'], { name: 'application_versions_number', unique: true });
+  await q.addIndex(table('application_versions'), ['application_id', 'version_no'], {
+    name: 'application_versions_number',
+    unique: true,
+  });
 }
 
 export async function down({ context: q }: { context: QueryInterface }): Promise<void> {
-  for (const name of ['application_versions', 'application_moves', 'application_stages', 'applications']) await q.dropTable(table(name));
+  for (const name of ['application_versions', 'application_moves', 'application_stages', 'applications'])
+    await q.dropTable(table(name));
 }

@@ -20,10 +20,16 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     effective_from: { type: DataTypes.DATE, allowNull: false },
     set_by: { type: DataTypes.STRING(26), allowNull: false },
   });
-  await q.addIndex(table('centre_prices'), ['centre_id', 'application_type', 'effective_from'], { name: 'centre_prices_current' });
+  await q.addIndex(table('centre_prices'), ['centre_id', 'application_type', 'effective_from'], {
+    name: 'centre_prices_current',
+  });
   await q.createTable(table('application_payments'), {
     id,
-    application_id: { type: DataTypes.STRING(26), allowNull: false, references: { model: table('applications'), key: 'id' } },
+    application_id: {
+      type: DataTypes.STRING(26),
+      allowNull: false,
+      references: { model: table('applications'), key: 'id' },
+    },
     centre_id: centre,
     attempt: { type: DataTypes.INTEGER, allowNull: false },
     payment_id: { type: DataTypes.STRING(40), allowNull: false, unique: true },
@@ -38,8 +44,13 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     initiated_at: { type: DataTypes.DATE, allowNull: false },
     paid_at: { type: DataTypes.DATE, allowNull: true },
   });
-  await q.addIndex(table('application_payments'), ['application_id', 'attempt'], { name: 'application_payments_attempt', unique: true });
-  await q.addIndex(table('application_payments'), ['centre_id', 'initiated_at'], { name: 'application_payments_centre' });
+  await q.addIndex(table('application_payments'), ['application_id', 'attempt'], {
+    name: 'application_payments_attempt',
+    unique: true,
+  });
+  await q.addIndex(table('application_payments'), ['centre_id', 'initiated_at'], {
+    name: 'application_payments_centre',
+  });
   await q.createTable(table('wallet_entries'), {
     id,
     centre_id: centre,
@@ -54,7 +65,9 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
   });
   await q.addIndex(table('wallet_entries'), ['centre_id', 'created_at'], { name: 'wallet_entries_centre' });
   // A payment credits a wallet once, and its fee is taken once, whatever the redeliveries.
-  await q.sequelize.query(`CREATE UNIQUE INDEX wallet_entries_once ON cap.wallet_entries (payment_id, kind) WHERE payment_id IS NOT NULL`);
+  await q.sequelize.query(
+    `CREATE UNIQUE INDEX wallet_entries_once ON cap.wallet_entries (payment_id, kind) WHERE payment_id IS NOT NULL`,
+  );
 }
 
 export async function down({ context: q }: { context: QueryInterface }): Promise<void> {

@@ -44,7 +44,9 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
   await q.sequelize.query(
     `CREATE UNIQUE INDEX application_assessors_current ON cap.application_assessors (application_id, assessor_id, role) WHERE ended_at IS NULL`,
   );
-  await q.addIndex(table('application_assessors'), ['assessor_id', 'centre_id'], { name: 'application_assessors_assessor' });
+  await q.addIndex(table('application_assessors'), ['assessor_id', 'centre_id'], {
+    name: 'application_assessors_assessor',
+  });
 
   await q.createTable(table('assessor_sectors'), {
     assessor_id: { ...ref('assessor_profiles', 'id', 'CASCADE'), primaryKey: true },
@@ -59,7 +61,11 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     preferred_role: { type: DataTypes.STRING(24), allowNull: false },
     status: { type: DataTypes.STRING(16), allowNull: false },
     responded_at: { type: DataTypes.DATE, allowNull: true },
-    responded_by: { type: DataTypes.STRING(26), allowNull: true, references: { model: table('users'), key: 'user_id' } },
+    responded_by: {
+      type: DataTypes.STRING(26),
+      allowNull: true,
+      references: { model: table('users'), key: 'user_id' },
+    },
     ...timestamps,
   });
   await q.sequelize.query(
@@ -93,10 +99,22 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     decided_by: { type: DataTypes.STRING(26), allowNull: true, references: { model: table('users'), key: 'user_id' } },
     ...timestamps,
   });
-  await q.addIndex(table('job_posting_applications'), ['job_posting_id', 'assessor_id'], { name: 'job_posting_applications_once', unique: true });
-  await q.addIndex(table('job_posting_applications'), ['assessor_id', 'id'], { name: 'job_posting_applications_assessor' });
+  await q.addIndex(table('job_posting_applications'), ['job_posting_id', 'assessor_id'], {
+    name: 'job_posting_applications_once',
+    unique: true,
+  });
+  await q.addIndex(table('job_posting_applications'), ['assessor_id', 'id'], {
+    name: 'job_posting_applications_assessor',
+  });
 }
 
 export async function down({ context: q }: { context: QueryInterface }): Promise<void> {
-  for (const name of ['job_posting_applications', 'job_postings', 'retained_requests', 'assessor_sectors', 'application_assessors']) await q.dropTable(table(name));
+  for (const name of [
+    'job_posting_applications',
+    'job_postings',
+    'retained_requests',
+    'assessor_sectors',
+    'application_assessors',
+  ])
+    await q.dropTable(table(name));
 }

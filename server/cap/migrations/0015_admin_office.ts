@@ -25,7 +25,10 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     published_by: { type: DataTypes.STRING(26), allowNull: false },
     published_at: { type: DataTypes.DATE, allowNull: false },
   });
-  await q.addIndex(workflows, ['application_type', 'version'], { name: 'workflow_template_versions_number', unique: true });
+  await q.addIndex(workflows, ['application_type', 'version'], {
+    name: 'workflow_template_versions_number',
+    unique: true,
+  });
 }
 
 export async function down({ context: q }: { context: QueryInterface }): Promise<void> {

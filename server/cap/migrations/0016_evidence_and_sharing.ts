@@ -3,7 +3,12 @@ import { DataTypes, type QueryInterface } from 'sequelize';
 const schema = 'cap';
 const table = (tableName: string) => ({ tableName, schema });
 const id = { type: DataTypes.STRING(26), primaryKey: true, allowNull: false };
-const application = { type: DataTypes.STRING(26), allowNull: false, references: { model: table('applications'), key: 'id' }, onDelete: 'CASCADE' };
+const application = {
+  type: DataTypes.STRING(26),
+  allowNull: false,
+  references: { model: table('applications'), key: 'id' },
+  onDelete: 'CASCADE',
+};
 const at = (allowNull = false) => ({ type: DataTypes.DATE, allowNull });
 
 /**
@@ -26,7 +31,9 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     created_at: at(),
     updated_at: at(),
   });
-  await q.addIndex(table('application_evidence'), ['application_id', 'id'], { name: 'application_evidence_application' });
+  await q.addIndex(table('application_evidence'), ['application_id', 'id'], {
+    name: 'application_evidence_application',
+  });
   await q.createTable(table('self_assessments'), {
     id,
     application_id: { ...application, unique: true },
@@ -53,11 +60,14 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     created_at: at(),
     revoked_at: at(true),
   });
-  await q.sequelize.query(`CREATE UNIQUE INDEX application_share_tokens_live ON cap.application_share_tokens (application_id) WHERE revoked_at IS NULL`);
+  await q.sequelize.query(
+    `CREATE UNIQUE INDEX application_share_tokens_live ON cap.application_share_tokens (application_id) WHERE revoked_at IS NULL`,
+  );
   await q.addColumn(table('application_moves'), 'status', { type: DataTypes.STRING(16), allowNull: true });
 }
 
 export async function down({ context: q }: { context: QueryInterface }): Promise<void> {
   await q.removeColumn(table('application_moves'), 'status');
-  for (const name of ['application_share_tokens', 'third_party_reports', 'self_assessments', 'application_evidence']) await q.dropTable(table(name));
+  for (const name of ['application_share_tokens', 'third_party_reports', 'self_assessments', 'application_evidence'])
+    await q.dropTable(table(name));
 }

@@ -2,7 +2,11 @@ import { DataTypes, type QueryInterface } from 'sequelize';
 
 const schema = 'cap';
 const table = (tableName: string) => ({ tableName, schema });
-const awardingBody = { type: DataTypes.STRING(26), allowNull: true, references: { model: table('awarding_bodies'), key: 'id' } };
+const awardingBody = {
+  type: DataTypes.STRING(26),
+  allowNull: true,
+  references: { model: table('awarding_bodies'), key: 'id' },
+};
 
 /**
  * Verification and certificates (verification/service.ts). A trade names the awarding body that
@@ -18,7 +22,13 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
   await q.addIndex(table('applications'), ['awarding_body_id', 'id'], { name: 'applications_awarding_body' });
   await q.createTable(table('certificates'), {
     id: { type: DataTypes.STRING(26), primaryKey: true, allowNull: false },
-    application_id: { type: DataTypes.STRING(26), allowNull: false, unique: true, references: { model: table('applications'), key: 'id' }, onDelete: 'CASCADE' },
+    application_id: {
+      type: DataTypes.STRING(26),
+      allowNull: false,
+      unique: true,
+      references: { model: table('applications'), key: 'id' },
+      onDelete: 'CASCADE',
+    },
     awarding_body_id: { ...awardingBody, allowNull: false },
     certificate_asset_id: { type: DataTypes.STRING(26), allowNull: false },
     verification_code: { type: DataTypes.STRING(32), allowNull: false, unique: true },

@@ -3,7 +3,12 @@ import { DataTypes, type QueryInterface } from 'sequelize';
 const schema = 'cap';
 const table = (tableName: string) => ({ tableName, schema });
 const id = { type: DataTypes.STRING(26), primaryKey: true, allowNull: false };
-const ref = (to: string, onDelete = 'RESTRICT', allowNull = false) => ({ type: DataTypes.STRING(26), allowNull, references: { model: table(to), key: 'id' }, onDelete });
+const ref = (to: string, onDelete = 'RESTRICT', allowNull = false) => ({
+  type: DataTypes.STRING(26),
+  allowNull,
+  references: { model: table(to), key: 'id' },
+  onDelete,
+});
 const at = (allowNull = false) => ({ type: DataTypes.DATE, allowNull });
 const text = (length: number, allowNull = true) => ({ type: DataTypes.STRING(length), allowNull });
 const sitting = {
@@ -47,7 +52,9 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     created_at: at(),
     updated_at: at(),
   });
-  await q.addIndex(table('interview_templates'), ['centre_id', 'scheduled_at'], { name: 'interview_templates_centre_clock' });
+  await q.addIndex(table('interview_templates'), ['centre_id', 'scheduled_at'], {
+    name: 'interview_templates_centre_clock',
+  });
   await q.createTable(table('application_interviews'), {
     id,
     application_id: { ...ref('applications', 'CASCADE'), unique: true },
@@ -64,9 +71,15 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     created_at: at(),
     updated_at: at(),
   });
-  await q.addIndex(table('application_interviews'), ['centre_id', 'scheduled_at'], { name: 'application_interviews_diary' });
-  await q.sequelize.query(`ALTER TABLE cap.application_interviews ADD CONSTRAINT application_interviews_status CHECK (status IN ('scheduled', 'completed', 'cancelled'))`);
-  await q.sequelize.query(`ALTER TABLE cap.application_interviews ADD CONSTRAINT application_interviews_decision CHECK (decision IN ('competent', 'not_yet_competent'))`);
+  await q.addIndex(table('application_interviews'), ['centre_id', 'scheduled_at'], {
+    name: 'application_interviews_diary',
+  });
+  await q.sequelize.query(
+    `ALTER TABLE cap.application_interviews ADD CONSTRAINT application_interviews_status CHECK (status IN ('scheduled', 'completed', 'cancelled'))`,
+  );
+  await q.sequelize.query(
+    `ALTER TABLE cap.application_interviews ADD CONSTRAINT application_interviews_decision CHECK (decision IN ('competent', 'not_yet_competent'))`,
+  );
   await q.createTable(table('interview_forms'), {
     id,
     application_id: ref('applications', 'CASCADE'),
@@ -81,7 +94,10 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     created_at: at(),
     updated_at: at(),
   });
-  await q.addIndex(table('interview_forms'), ['application_id', 'form_type'], { name: 'interview_forms_one_per_type', unique: true });
+  await q.addIndex(table('interview_forms'), ['application_id', 'form_type'], {
+    name: 'interview_forms_one_per_type',
+    unique: true,
+  });
   await q.createTable(table('interview_evaluations'), {
     id,
     application_id: ref('applications', 'CASCADE'),
@@ -91,7 +107,10 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     signature_asset_id: text(64, false),
     created_at: at(),
   });
-  await q.addIndex(table('interview_evaluations'), ['application_id', 'round', 'assessor_id'], { name: 'interview_evaluations_once', unique: true });
+  await q.addIndex(table('interview_evaluations'), ['application_id', 'round', 'assessor_id'], {
+    name: 'interview_evaluations_once',
+    unique: true,
+  });
   await q.createTable(table('appeals'), {
     id,
     application_id: ref('applications', 'CASCADE'),
@@ -108,5 +127,13 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
 }
 
 export async function down({ context: q }: { context: QueryInterface }): Promise<void> {
-  for (const name of ['appeals', 'interview_evaluations', 'interview_forms', 'application_interviews', 'interview_templates', 'centre_panels']) await q.dropTable(table(name));
+  for (const name of [
+    'appeals',
+    'interview_evaluations',
+    'interview_forms',
+    'application_interviews',
+    'interview_templates',
+    'centre_panels',
+  ])
+    await q.dropTable(table(name));
 }

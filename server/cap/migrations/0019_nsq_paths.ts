@@ -2,7 +2,12 @@ import { DataTypes, type QueryInterface } from 'sequelize';
 
 const schema = 'cap';
 const table = (tableName: string) => ({ tableName, schema });
-const application = { type: DataTypes.STRING(26), allowNull: false, references: { model: table('applications'), key: 'id' }, onDelete: 'CASCADE' };
+const application = {
+  type: DataTypes.STRING(26),
+  allowNull: false,
+  references: { model: table('applications'), key: 'id' },
+  onDelete: 'CASCADE',
+};
 const unit = { type: DataTypes.STRING(26), allowNull: false, references: { model: table('units'), key: 'id' } };
 const text = (length: number, allowNull = true) => ({ type: DataTypes.STRING(length), allowNull });
 
@@ -38,12 +43,18 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     recorded_by: text(26, false),
     created_at: { type: DataTypes.DATE, allowNull: false },
   });
-  await q.sequelize.query(`ALTER TABLE cap.nsq_unit_records ADD CONSTRAINT nsq_unit_records_kind CHECK (kind IN ('evidence', 'observation'))`);
+  await q.sequelize.query(
+    `ALTER TABLE cap.nsq_unit_records ADD CONSTRAINT nsq_unit_records_kind CHECK (kind IN ('evidence', 'observation'))`,
+  );
   await q.addIndex(table('nsq_unit_records'), ['application_id', 'unit_id', 'id'], { name: 'nsq_unit_records_unit' });
   await q.createTable(table('nsq_unit_signoffs'), {
     application_id: { ...application, primaryKey: true },
     unit_id: { ...unit, primaryKey: true },
-    assessor_id: { type: DataTypes.STRING(26), allowNull: false, references: { model: table('assessor_profiles'), key: 'id' } },
+    assessor_id: {
+      type: DataTypes.STRING(26),
+      allowNull: false,
+      references: { model: table('assessor_profiles'), key: 'id' },
+    },
     signature_asset_id: text(64, false),
     signed_at: { type: DataTypes.DATE, allowNull: false },
   });

@@ -51,6 +51,7 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
 }
 
 export async function down({ context: q }: { context: QueryInterface }): Promise<void> {
-  for (const table of [...userTables, ...Object.keys(organisationTables)]) await q.sequelize.query(`DROP TRIGGER caller_changed ON cap.${table}`);
+  for (const table of [...userTables, ...Object.keys(organisationTables)])
+    await q.sequelize.query(`DROP TRIGGER caller_changed ON cap.${table}`);
   await q.sequelize.query('DROP FUNCTION cap.organisation_changed(), cap.user_row_changed(), cap.caller_changed(text)');
 }

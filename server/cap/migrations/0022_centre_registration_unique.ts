@@ -9,7 +9,9 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     { type: QueryTypes.SELECT },
   );
   if (taken.length) {
-    throw new Error(`several centres share the registration numbers ${taken.map((r) => r.registration_no).join(', ')}: give each its own, then start again`);
+    throw new Error(
+      `several centres share the registration numbers ${taken.map((r) => r.registration_no).join(', ')}: give each its own, then start again`,
+    );
   }
   await q.addIndex(centres, ['registration_no'], { unique: true, name: 'centres_registration_no_unique' });
 }

@@ -7,8 +7,16 @@ const payments = { tableName: 'application_payments', schema: 'cap' };
  * created_at / updated_at; a refunded payment says when the Orchestrator reported the refund.
  */
 export async function up({ context: q }: { context: QueryInterface }): Promise<void> {
-  await q.addColumn(payments, 'created_at', { type: DataTypes.DATE, allowNull: false, defaultValue: q.sequelize.fn('now') });
-  await q.addColumn(payments, 'updated_at', { type: DataTypes.DATE, allowNull: false, defaultValue: q.sequelize.fn('now') });
+  await q.addColumn(payments, 'created_at', {
+    type: DataTypes.DATE,
+    allowNull: false,
+    defaultValue: q.sequelize.fn('now'),
+  });
+  await q.addColumn(payments, 'updated_at', {
+    type: DataTypes.DATE,
+    allowNull: false,
+    defaultValue: q.sequelize.fn('now'),
+  });
   await q.addColumn(payments, 'refunded_at', { type: DataTypes.DATE, allowNull: true });
 }
 

@@ -14,16 +14,23 @@ export type { ProvisionAccountResponse };
 
 /** CAP's schema in a running platform's database, for an operator command; `close()` it when done. */
 export async function openCapSchema(databaseUrl: string, poolMax = 1) {
-  const [{ createSequelize }, people] = await Promise.all([import('../../platform/db/database.ts'), import('../people/index.ts')]);
+  const [{ createSequelize }, people] = await Promise.all([
+    import('../../platform/db/database.ts'),
+    import('../people/index.ts'),
+  ]);
   const sequelize = createSequelize(databaseUrl, 'cap', poolMax);
   return {
     /** Whether CAP's migrations have made its platform roles yet (a platform started on this database once). */
     async migrated(): Promise<boolean> {
-      const [[found]] = (await sequelize.query(`SELECT to_regclass('cap.platform_role_grants') AS grants`)) as [Array<{ grants: string | null }>, unknown];
+      const [[found]] = (await sequelize.query(`SELECT to_regclass('cap.platform_role_grants') AS grants`)) as [
+        Array<{ grants: string | null }>,
+        unknown,
+      ];
       return Boolean(found?.grants);
     },
     /** Grants a platform role, creating the CapUser when CAP has not met the user; granting a held role changes nothing. */
-    grantPlatformRole: (user: { userId: string; email: string }, role: PlatformRole) => people.grantPlatformRole(sequelize, user, role),
+    grantPlatformRole: (user: { userId: string; email: string }, role: PlatformRole) =>
+      people.grantPlatformRole(sequelize, user, role),
     close: () => sequelize.close(),
   };
 }
@@ -33,8 +40,15 @@ export async function openCapSchema(databaseUrl: string, poolMax = 1) {
  * at `grpcAddress` (get or create by email: a new account is mailed its password). A failed call
  * rejects with the kernel's GrpcCallError.
  */
-export async function provisionAccount(grpcAddress: string, serviceKey: string, person: { email: string; name?: string }): Promise<ProvisionAccountResponse> {
-  const [{ createIdentityClient }, { newId }] = await Promise.all([import('../../contracts/orchestrator-client.ts'), import('../../platform/ids.ts')]);
+export async function provisionAccount(
+  grpcAddress: string,
+  serviceKey: string,
+  person: { email: string; name?: string },
+): Promise<ProvisionAccountResponse> {
+  const [{ createIdentityClient }, { newId }] = await Promise.all([
+    import('../../contracts/orchestrator-client.ts'),
+    import('../../platform/ids.ts'),
+  ]);
   return createIdentityClient(() => grpcAddress, serviceKey).provisionAccount({
     email: person.email,
     intents: ['cap'],

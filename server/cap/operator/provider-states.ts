@@ -1,5 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { applyStates, loadStateDefinitions, substitute, type StateDefinition } from '../../platform/dev/provider-states.ts';
+import {
+  applyStates,
+  loadStateDefinitions,
+  substitute,
+  type StateDefinition,
+} from '../../platform/dev/provider-states.ts';
 import { platformCall } from '../../platform/dev/http.ts';
 import { onboard, verifiedUser, type VerifiedUser } from '../../contracts/dev-states.ts';
 import { notFound } from '../../platform/http/errors.ts';
@@ -66,8 +71,12 @@ export interface StateLevers {
  * user" state and everything else from CAP's public API, all over HTTP; what no API of a user does
  * (the platform_admin role, an admin's approval) goes through the modules' own functions (`levers`).
  */
-export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers'>, levers: StateLevers): Handlers<operations> {
-  const verified = (params: { email?: unknown; password?: unknown }, intents: string[]) => verifiedUser(deps.peers.url('ol'), params, intents);
+export function capProviderStateRoutes(
+  deps: Pick<ServiceDeps, 'config' | 'peers'>,
+  levers: StateLevers,
+): Handlers<operations> {
+  const verified = (params: { email?: unknown; password?: unknown }, intents: string[]) =>
+    verifiedUser(deps.peers.url('ol'), params, intents);
 
   /**
    * The user's access token, renewed by signing in again when it has under two minutes left: the people
@@ -76,23 +85,29 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
   async function liveToken(user: VerifiedUser): Promise<string> {
     const { exp } = JSON.parse(Buffer.from(user.accessToken.split('.')[1]!, 'base64url').toString()) as { exp: number };
     if (exp * 1000 - Date.now() > 120_000) return user.accessToken;
-    user.accessToken = (await platformCall(deps.peers.url('ol'), 'POST', '/auth/login', { body: { email: user.email, password: user.password } })).data.accessToken;
+    user.accessToken = (
+      await platformCall(deps.peers.url('ol'), 'POST', '/auth/login', {
+        body: { email: user.email, password: user.password },
+      })
+    ).data.accessToken;
     return user.accessToken;
   }
 
   /** CAP's API as this user. */
   const capAs =
-    (user: VerifiedUser) =>
-    async (method: Method, path: string, body?: unknown, headers?: Record<string, string>) =>
+    (user: VerifiedUser) => async (method: Method, path: string, body?: unknown, headers?: Record<string, string>) =>
       platformCall(deps.peers.url('cap'), method, path, { body, token: await liveToken(user), headers });
 
-  const onboardAt = (user: VerifiedUser, personas: string[], stage: string) => onboard('cap', deps.peers.url('cap'), user, personas, stage);
+  const onboardAt = (user: VerifiedUser, personas: string[], stage: string) =>
+    onboard('cap', deps.peers.url('cap'), user, personas, stage);
 
   /** The centre this super admin's submitted onboarding created, and their own staff record there. */
   async function ownCentre(user: VerifiedUser) {
     const cap = capAs(user);
     const centreId: string = (await cap('GET', '/me')).data.centres[0].centreId;
-    const staff: Array<{ id: string; email: string }> = (await cap('GET', '/centre/staff', undefined, centreHeaders(centreId))).data;
+    const staff: Array<{ id: string; email: string }> = (
+      await cap('GET', '/centre/staff', undefined, centreHeaders(centreId))
+    ).data;
     return { centreId, superAdminStaffId: staff.find((member) => member.email === user.email)!.id };
   }
 
@@ -121,12 +136,21 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
   }
 
   /** Adds someone who has an account (`member`, who accepts the invitation) or a new address (left pending). */
-  async function addStaff(owner: VerifiedUser, centreId: string, member: VerifiedUser | string, role: string, status: string): Promise<string> {
+  async function addStaff(
+    owner: VerifiedUser,
+    centreId: string,
+    member: VerifiedUser | string,
+    role: string,
+    status: string,
+  ): Promise<string> {
     const cap = capAs(owner);
     const email = typeof member === 'string' ? member : member.email;
-    const staffId: string = (await cap('POST', '/centre/staff', { name: 'Bola Ade', email, role }, centreHeaders(centreId))).data.id;
+    const staffId: string = (
+      await cap('POST', '/centre/staff', { name: 'Bola Ade', email, role }, centreHeaders(centreId))
+    ).data.id;
     if (typeof member !== 'string') await capAs(member)('POST', `/me/invitations/${staffId}/accept`);
-    if (status === 'inactive') await cap('PATCH', '/centre/staff', { ids: [staffId], status: 'inactive' }, centreHeaders(centreId));
+    if (status === 'inactive')
+      await cap('PATCH', '/centre/staff', { ids: [staffId], status: 'inactive' }, centreHeaders(centreId));
     return staffId;
   }
 
@@ -151,8 +175,14 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
   async function newTrade(): Promise<{ sectorId: string; tradeId: string }> {
     const admin = await sharedAdmin();
     const tag = newId().toLowerCase();
-    const sectorId: string = (await capAs(admin)('POST', '/admin/sectors', { name: `Pact sector ${tag}`, description: 'A sector for contract tests.' })).data.id;
-    const tradeId: string = (await capAs(admin)('POST', '/admin/trades', { sectorId, name: `Pact trade ${tag}` })).data.id;
+    const sectorId: string = (
+      await capAs(admin)('POST', '/admin/sectors', {
+        name: `Pact sector ${tag}`,
+        description: 'A sector for contract tests.',
+      })
+    ).data.id;
+    const tradeId: string = (await capAs(admin)('POST', '/admin/trades', { sectorId, name: `Pact trade ${tag}` })).data
+      .id;
     return { sectorId, tradeId };
   }
 
@@ -160,9 +190,16 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
    * The candidate's RPL application at the centre, for the trade (see newTrade), taken to a stage: draft,
    * complete (the form filled) or payment (submitted).
    */
-  async function applicationOf(candidate: VerifiedUser, centreId: string, stage: string, { sectorId, tradeId }: { sectorId: string; tradeId: string }) {
+  async function applicationOf(
+    candidate: VerifiedUser,
+    centreId: string,
+    stage: string,
+    { sectorId, tradeId }: { sectorId: string; tradeId: string },
+  ) {
     const cap = capAs(candidate);
-    const applicationId = (await cap('POST', '/applications', { type: 'RPL', sectorId, tradeId, unitIds: [], centreId }, asCandidate)).data.id;
+    const applicationId = (
+      await cap('POST', '/applications', { type: 'RPL', sectorId, tradeId, unitIds: [], centreId }, asCandidate)
+    ).data.id;
     if (stage !== 'draft') await cap('PATCH', `/applications/${applicationId}`, completeApplicationForm, asCandidate);
     if (stage === 'payment') await cap('POST', `/applications/${applicationId}/submit`, undefined, asCandidate);
     return { applicationId, sectorId, tradeId };
@@ -172,8 +209,16 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
   async function uploadedSignature(user: VerifiedUser): Promise<string> {
     const form = new FormData();
     form.set('purpose', 'signature');
-    form.set('file', new Blob([readFileSync(projectPath('fixtures', 'files', 'passport.png'))], { type: 'image/png' }), 'signature.png');
-    const res = await fetch(`${deps.peers.url('ol')}/storage/upload`, { method: 'POST', headers: { authorization: `Bearer ${user.accessToken}` }, body: form });
+    form.set(
+      'file',
+      new Blob([readFileSync(projectPath('fixtures', 'files', 'passport.png'))], { type: 'image/png' }),
+      'signature.png',
+    );
+    const res = await fetch(`${deps.peers.url('ol')}/storage/upload`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${user.accessToken}` },
+      body: form,
+    });
     const body = (await res.json()) as { data?: { assetId: string }; error?: { code: string } };
     if (!res.ok) throw new Error(`POST /storage/upload answered ${res.status} ${body.error?.code ?? ''}`);
     return body.data!.assetId;
@@ -184,10 +229,20 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
    * trade, an approved assessor for each panel role, and an approved centre (with its super admin) that
    * retains them, for the states whose user is not the centre.
    */
-  let panelPeople: Promise<{ trade: { sectorId: string; tradeId: string }; assessors: Record<string, { person: VerifiedUser; id: string }>; centre: { owner: VerifiedUser; centreId: string } }> | undefined;
+  let panelPeople:
+    | Promise<{
+        trade: { sectorId: string; tradeId: string };
+        assessors: Record<string, { person: VerifiedUser; id: string }>;
+        centre: { owner: VerifiedUser; centreId: string };
+      }>
+    | undefined;
   const sharedPanelPeople = () =>
     (panelPeople ??= (async () => {
-      const [trade, centre, ...assessors] = await Promise.all([newTrade(), newCentre(), ...panelRoles.map(() => approvedAssessorOf(undefined))]);
+      const [trade, centre, ...assessors] = await Promise.all([
+        newTrade(),
+        newCentre(),
+        ...panelRoles.map(() => approvedAssessorOf(undefined)),
+      ]);
       for (const { person } of assessors) await retain(person, centre.owner, centre.centreId, 'any');
       return { trade, centre, assessors: Object.fromEntries(panelRoles.map((role, i) => [role, assessors[i]!])) };
     })().catch((err) => {
@@ -236,27 +291,73 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
     await Promise.all(assessors.map(({ person }) => retain(person, owner, centreId, 'any')));
     const centre = capAs(owner);
     const assessorIds = assessors.map(({ id }) => id);
-    const members = [{ assessorId: assessorIds[0], isLead: true }, { assessorId: assessorIds[1], isObserver: true }, { assessorId: assessorIds[2] }];
+    const members = [
+      { assessorId: assessorIds[0], isLead: true },
+      { assessorId: assessorIds[1], isObserver: true },
+      { assessorId: assessorIds[2] },
+    ];
     const [{ panelId, templateId }, { applicationId }] = await Promise.all([
       (async () => {
-        const panelId = (await centre('POST', '/centre/panels', { name: 'Pact panel', members }, centreHeaders(centreId))).data.id;
-        const templateId = (await centre('POST', '/centre/interviews', { title: 'Pact sitting', panelId, scheduledAt: '2099-01-10T09:00:00.000Z', mode: 'online', link: 'https://meet.example.test/pact' }, centreHeaders(centreId))).data.id;
+        const panelId = (
+          await centre('POST', '/centre/panels', { name: 'Pact panel', members }, centreHeaders(centreId))
+        ).data.id;
+        const templateId = (
+          await centre(
+            'POST',
+            '/centre/interviews',
+            {
+              title: 'Pact sitting',
+              panelId,
+              scheduledAt: '2099-01-10T09:00:00.000Z',
+              mode: 'online',
+              link: 'https://meet.example.test/pact',
+            },
+            centreHeaders(centreId),
+          )
+        ).data.id;
         return { panelId, templateId };
       })(),
       applicationOf(candidate, centreId, 'payment', shared.trade),
     ]);
-    const paymentId = (await capAs(candidate)('POST', `/applications/${applicationId}/pay`, undefined, asCandidate)).data.paymentId;
-    await platformCall(deps.peers.url('ol'), 'POST', `/payments/sandbox/transactions/PAY-${paymentId}/pay`, { body: { cardNumber: '4084 0840 8408 4081', expiry: '12/30', cvv: '408' } });
-    for (let tries = 0; (await capAs(candidate)('GET', `/applications/${applicationId}`, undefined, asCandidate)).data.currentStageKey !== 'folder_arrangement'; tries++) {
+    const paymentId = (await capAs(candidate)('POST', `/applications/${applicationId}/pay`, undefined, asCandidate))
+      .data.paymentId;
+    await platformCall(deps.peers.url('ol'), 'POST', `/payments/sandbox/transactions/PAY-${paymentId}/pay`, {
+      body: { cardNumber: '4084 0840 8408 4081', expiry: '12/30', cvv: '408' },
+    });
+    for (
+      let tries = 0;
+      (await capAs(candidate)('GET', `/applications/${applicationId}`, undefined, asCandidate)).data.currentStageKey !==
+      'folder_arrangement';
+      tries++
+    ) {
       if (tries > 300) throw new Error('the paid application did not reach folder arrangement');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     if (stage === 'interview') {
       await centre('POST', `/applications/${applicationId}/interview/panel`, { members }, centreHeaders(centreId));
-      await centre('POST', `/applications/${applicationId}/interview/schedule`, { scheduledAt: '2099-01-10T09:00:00.000Z', mode: 'online', link: 'https://meet.example.test/pact' }, centreHeaders(centreId));
-      await centre('POST', `/applications/${applicationId}/review`, { decision: 'approve', stageKey: 'folder_arrangement' }, centreHeaders(centreId));
+      await centre(
+        'POST',
+        `/applications/${applicationId}/interview/schedule`,
+        { scheduledAt: '2099-01-10T09:00:00.000Z', mode: 'online', link: 'https://meet.example.test/pact' },
+        centreHeaders(centreId),
+      );
+      await centre(
+        'POST',
+        `/applications/${applicationId}/review`,
+        { decision: 'approve', stageKey: 'folder_arrangement' },
+        centreHeaders(centreId),
+      );
     }
-    return { applicationId, centreId, leadId: assessorIds[0], voterId: assessorIds[1], otherVoterId: assessorIds[2], panelId, templateId, signatureAssetId };
+    return {
+      applicationId,
+      centreId,
+      leadId: assessorIds[0],
+      voterId: assessorIds[1],
+      otherVoterId: assessorIds[2],
+      panelId,
+      templateId,
+      signatureAssetId,
+    };
   }
 
   async function setUp(definition: StateDefinition, params: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -269,7 +370,8 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
       values.onboardingId = await onboardAt(user, personas, String(substitute(creates.onboardings.stage, params)));
     }
     if (creates.identityVerified) {
-      const result = (await cap('POST', '/identity-verification', { type: 'nin', identificationNumber: verifyingNin })).data;
+      const result = (await cap('POST', '/identity-verification', { type: 'nin', identificationNumber: verifyingNin }))
+        .data;
       if (!result.verified) throw new Error('the sandbox did not verify the test NIN');
     }
     if (creates.platformAdmin) {
@@ -278,22 +380,32 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
     }
     if (creates.catalogueTrade) {
       const tag = newId().toLowerCase();
-      const sector = (await cap('POST', '/admin/sectors', { name: `Pact sector ${tag}`, description: 'A sector for contract tests.' })).data;
+      const sector = (
+        await cap('POST', '/admin/sectors', { name: `Pact sector ${tag}`, description: 'A sector for contract tests.' })
+      ).data;
       const trade = (await cap('POST', '/admin/trades', { sectorId: sector.id, name: `Pact trade ${tag}` })).data;
       await cap('POST', `/admin/trades/${trade.id}/nos`, catalogueDocument);
-      Object.assign(values, { sectorId: sector.id, tradeId: trade.id, tradeSlug: trade.slug, unusedSlug: `unused-${tag}` });
+      Object.assign(values, {
+        sectorId: sector.id,
+        tradeId: trade.id,
+        tradeSlug: trade.slug,
+        unusedSlug: `unused-${tag}`,
+      });
     }
     if (creates.application) {
       const stage = String(substitute(creates.application.stage, params));
-      if (!['draft', 'complete', 'payment'].includes(stage)) throw new Error('stage must be draft, complete or payment');
+      if (!['draft', 'complete', 'payment'].includes(stage))
+        throw new Error('stage must be draft, complete or payment');
       const [{ centreId }, trade] = await Promise.all([newCentre(), newTrade()]);
       Object.assign(values, await applicationOf(user, centreId, stage, trade), { centreId });
     }
     if (creates.interview) {
       const actor = String(substitute(creates.interview.actor, params));
       const stage = String(substitute(creates.interview.stage, params));
-      if (!['centre', 'lead', 'voter', 'candidate'].includes(actor)) throw new Error('actor must be centre, lead, voter or candidate');
-      if (!['folder_arrangement', 'interview'].includes(stage)) throw new Error('stage must be folder_arrangement or interview');
+      if (!['centre', 'lead', 'voter', 'candidate'].includes(actor))
+        throw new Error('actor must be centre, lead, voter or candidate');
+      if (!['folder_arrangement', 'interview'].includes(stage))
+        throw new Error('stage must be folder_arrangement or interview');
       Object.assign(values, await interviewOf(user, actor, stage));
     }
     if (creates.adminCentre) {
@@ -338,29 +450,56 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
         return person;
       };
       const [owner, assessor] = await Promise.all([onboarded('centre'), onboarded('assessor')]);
-      Object.assign(values, { pendingCentreId: (await ownCentre(owner)).centreId, pendingAssessorId: await levers.assessorIdOf(assessor.userId), unknownId: newId() });
+      Object.assign(values, {
+        pendingCentreId: (await ownCentre(owner)).centreId,
+        pendingAssessorId: await levers.assessorIdOf(assessor.userId),
+        unknownId: newId(),
+      });
     }
     if (creates.thirdPartyReportTemplate) {
       // The template must be the admin's own upload: the Orchestrator's state makes the user and the file.
-      const owner: VerifiedUser & { assetId: string } = await platformCall(deps.peers.url('ol'), 'POST', '/dev/provider-states', { body: { state: 'a confirmed asset' } });
+      const owner: VerifiedUser & { assetId: string } = await platformCall(
+        deps.peers.url('ol'),
+        'POST',
+        '/dev/provider-states',
+        { body: { state: 'a confirmed asset' } },
+      );
       await grantPlatformAdmin(owner);
-      await capAs(owner)('PUT', '/admin/templates', { templates: [{ key: 'third_party_report', assetId: owner.assetId }] });
+      await capAs(owner)('PUT', '/admin/templates', {
+        templates: [{ key: 'third_party_report', assetId: owner.assetId }],
+      });
       Object.assign(values, { assetId: owner.assetId });
     }
     if (creates.awardingBodyAdmin) {
       await cap('GET', '/me');
       const platformAdmin = await verified({}, ['cap']);
       await grantPlatformAdmin(platformAdmin);
-      const body = (await capAs(platformAdmin)('POST', '/admin/awarding-bodies', { name: 'Pact Awarding Body', registrationNo: `AB-${newId()}`, admin: { name: 'Chidi Okafor', email: user.email } })).data;
-      const invitation = ((await cap('GET', '/me/invitations')).data as Array<{ id: string; organisationId: string }>).find((i) => i.organisationId === body.id)!;
+      const body = (
+        await capAs(platformAdmin)('POST', '/admin/awarding-bodies', {
+          name: 'Pact Awarding Body',
+          registrationNo: `AB-${newId()}`,
+          admin: { name: 'Chidi Okafor', email: user.email },
+        })
+      ).data;
+      const invitation = (
+        (await cap('GET', '/me/invitations')).data as Array<{ id: string; organisationId: string }>
+      ).find((i) => i.organisationId === body.id)!;
       await cap('POST', `/me/invitations/${invitation.id}/accept`);
       Object.assign(values, { awardingBodyId: body.id, newStaffEmail: newAddress() });
     }
     const flag = (value: unknown) => String(substitute(value, params)) === 'true';
     if (creates.assessorMarket) {
       const [{ owner, centreId }, trade] = await Promise.all([newCentre(), newTrade()]);
-      const market = await assessorMarket(user, owner, centreId, trade, { requested: flag(creates.assessorMarket.requested), applied: flag(creates.assessorMarket.applied) });
-      Object.assign(values, { assessorId: market.assessorId, sectorId: market.sectorId, centreId, jobPostingId: market.jobPostingId });
+      const market = await assessorMarket(user, owner, centreId, trade, {
+        requested: flag(creates.assessorMarket.requested),
+        applied: flag(creates.assessorMarket.applied),
+      });
+      Object.assign(values, {
+        assessorId: market.assessorId,
+        sectorId: market.sectorId,
+        centreId,
+        jobPostingId: market.jobPostingId,
+      });
     }
     if (creates.retainedRequest) {
       const [assessor, trade] = await Promise.all([
@@ -372,11 +511,24 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
       ]);
       const centreId = String(values.centreId);
       const market = await assessorMarket(assessor, user, centreId, trade, { requested: true, applied: true });
-      if (flag(creates.retainedRequest.approved)) await cap('PATCH', `/centre/retained-requests/${market.retainedRequestId}/approve`, undefined, centreHeaders(centreId));
-      Object.assign(values, { assessorId: market.assessorId, retainedRequestId: market.retainedRequestId, tradeId: market.tradeId, jobPostingId: market.jobPostingId, jobApplicationId: market.jobApplicationId });
+      if (flag(creates.retainedRequest.approved))
+        await cap(
+          'PATCH',
+          `/centre/retained-requests/${market.retainedRequestId}/approve`,
+          undefined,
+          centreHeaders(centreId),
+        );
+      Object.assign(values, {
+        assessorId: market.assessorId,
+        retainedRequestId: market.retainedRequestId,
+        tradeId: market.tradeId,
+        jobPostingId: market.jobPostingId,
+        jobApplicationId: market.jobApplicationId,
+      });
     }
     if (creates.evidence) Object.assign(values, await evidenceToGive(user));
-    if (creates.verification) Object.assign(values, await verificationStep(user, String(substitute(creates.verification.step, params))));
+    if (creates.verification)
+      Object.assign(values, await verificationStep(user, String(substitute(creates.verification.step, params))));
     return values;
   }
 
@@ -399,14 +551,22 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
     await levers.approveAssessor(assessorId);
     await cap('PUT', '/assessor/profile/sectors', { sectorIds: [sectorId] }, asAssessor);
     const posting = {
-      title: 'Pact trade assessor', tradeId, slot: 2, deadline: new Date(Date.now() + 30 * 86_400_000).toISOString(),
-      description: 'Assess candidates of the trade.', requirements: ['QAA certificate'], duration: '3 Months',
+      title: 'Pact trade assessor',
+      tradeId,
+      slot: 2,
+      deadline: new Date(Date.now() + 30 * 86_400_000).toISOString(),
+      description: 'Assess candidates of the trade.',
+      requirements: ['QAA certificate'],
+      duration: '3 Months',
     };
-    const jobPostingId: string = (await capAs(owner)('POST', '/centre/job-postings', posting, centreHeaders(centreId))).data.id;
+    const jobPostingId: string = (await capAs(owner)('POST', '/centre/job-postings', posting, centreHeaders(centreId)))
+      .data.id;
     const retainedRequestId: string | undefined = wanted.requested
       ? (await cap('POST', '/assessor/retained-requests', { centreId, preferredRole: 'assessor' }, asAssessor)).data.id
       : undefined;
-    const jobApplicationId: string | undefined = wanted.applied ? (await cap('POST', `/assessor/job-postings/${jobPostingId}/apply`, undefined, asAssessor)).data.id : undefined;
+    const jobApplicationId: string | undefined = wanted.applied
+      ? (await cap('POST', `/assessor/job-postings/${jobPostingId}/apply`, undefined, asAssessor)).data.id
+      : undefined;
     return { assessorId, sectorId, tradeId, jobPostingId, retainedRequestId, jobApplicationId };
   }
 
@@ -418,12 +578,19 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
     const { admin } = await verificationPeople();
     const asAdmin = capAs(admin);
     const tag = newId().toLowerCase();
-    const sectorId = (await asAdmin('POST', '/admin/sectors', { name: `Pact sector ${tag}`, description: 'A sector for contract tests.' })).data.id;
+    const sectorId = (
+      await asAdmin('POST', '/admin/sectors', {
+        name: `Pact sector ${tag}`,
+        description: 'A sector for contract tests.',
+      })
+    ).data.id;
     const tradeId = (await asAdmin('POST', '/admin/trades', { sectorId, name: `Pact trade ${tag}` })).data.id;
     await asAdmin('POST', `/admin/trades/${tradeId}/nos`, catalogueDocument);
     const cap = capAs(candidate);
     const asCandidate = { 'x-cap-persona': 'candidate' };
-    const applicationId = (await cap('POST', '/applications', { type: 'RPL', sectorId, tradeId, unitIds: [], centreId }, asCandidate)).data.id;
+    const applicationId = (
+      await cap('POST', '/applications', { type: 'RPL', sectorId, tradeId, unitIds: [], centreId }, asCandidate)
+    ).data.id;
     await cap('PATCH', `/applications/${applicationId}`, completeApplicationForm, asCandidate);
     await cap('POST', `/applications/${applicationId}/submit`, undefined, asCandidate);
     return { admin, applicationId, sectorId, tradeId };
@@ -432,11 +599,21 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
   /** The candidate's application with a piece of general evidence, and an uploaded evidence file not used yet. */
   async function evidenceToGive(user: VerifiedUser) {
     const { centreId } = (await verificationPeople()).centre;
-    const [{ applicationId, tradeId }, assetId] = await Promise.all([submittedApplication(user, centreId), uploadedEvidence(user)]);
+    const [{ applicationId, tradeId }, assetId] = await Promise.all([
+      submittedApplication(user, centreId),
+      uploadedEvidence(user),
+    ]);
     const cap = capAs(user);
     const asCandidate = { 'x-cap-persona': 'candidate' };
     const [evidenceType] = (await cap('GET', `/trades/${tradeId}/evidence-types`)).data as string[];
-    const evidenceId = (await cap('POST', `/applications/${applicationId}/evidence`, { documentName: 'Work logbook', evidenceType, textValue: 'Week 1: block walls' }, asCandidate)).data.id;
+    const evidenceId = (
+      await cap(
+        'POST',
+        `/applications/${applicationId}/evidence`,
+        { documentName: 'Work logbook', evidenceType, textValue: 'Week 1: block walls' },
+        asCandidate,
+      )
+    ).data.id;
     const unitId = (await cap('GET', `/trades/${tradeId}/units`)).data[0].id;
     return { applicationId, evidenceId, evidenceType, unitId, assetId };
   }
@@ -445,8 +622,18 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
   async function uploadedEvidence(user: VerifiedUser): Promise<string> {
     const form = new FormData();
     form.append('purpose', 'evidence');
-    form.append('file', new Blob([new Uint8Array(await readFile(projectPath('fixtures', 'files', 'passport.png')))], { type: 'image/png' }), 'reference.png');
-    const uploaded = await fetch(`${deps.peers.url('ol')}/storage/upload`, { method: 'POST', body: form, headers: { authorization: `Bearer ${user.accessToken}` } });
+    form.append(
+      'file',
+      new Blob([new Uint8Array(await readFile(projectPath('fixtures', 'files', 'passport.png')))], {
+        type: 'image/png',
+      }),
+      'reference.png',
+    );
+    const uploaded = await fetch(`${deps.peers.url('ol')}/storage/upload`, {
+      method: 'POST',
+      body: form,
+      headers: { authorization: `Bearer ${user.accessToken}` },
+    });
     if (uploaded.status !== 201) throw new Error(`upload answered ${uploaded.status}`);
     return ((await uploaded.json()) as { data: { assetId: string } }).data.assetId;
   }
@@ -461,9 +648,21 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
   }
 
   /** The centre retains the assessor: their request, approved by the centre's super admin (once per centre). */
-  async function retain(assessor: VerifiedUser, owner: VerifiedUser, centreId: string, preferredRole = 'internal_verifier') {
+  async function retain(
+    assessor: VerifiedUser,
+    owner: VerifiedUser,
+    centreId: string,
+    preferredRole = 'internal_verifier',
+  ) {
     if (await levers.retains(centreId, assessor.userId)) return;
-    const requestId = (await capAs(assessor)('POST', '/assessor/retained-requests', { centreId, preferredRole }, { 'x-cap-persona': 'assessor' })).data.id;
+    const requestId = (
+      await capAs(assessor)(
+        'POST',
+        '/assessor/retained-requests',
+        { centreId, preferredRole },
+        { 'x-cap-persona': 'assessor' },
+      )
+    ).data.id;
     await capAs(owner)('PATCH', `/centre/retained-requests/${requestId}/approve`, undefined, centreHeaders(centreId));
   }
 
@@ -473,7 +672,12 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
    * centre with its super admin, where the states' candidates apply unless the user is the centre.
    */
   let people:
-    | Promise<{ admin: VerifiedUser; iv: { assessor: VerifiedUser; assessorId: string }; ev: { assessor: VerifiedUser; assessorId: string }; centre: { owner: VerifiedUser; centreId: string } }>
+    | Promise<{
+        admin: VerifiedUser;
+        iv: { assessor: VerifiedUser; assessorId: string };
+        ev: { assessor: VerifiedUser; assessorId: string };
+        centre: { owner: VerifiedUser; centreId: string };
+      }>
     | undefined;
   const verificationPeople = () =>
     (people ??= (async () => {
@@ -517,7 +721,13 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
     await retain(iv.assessor, owner, centreId);
     const memberEmail = atCentre ? newAddress() : user.email;
     if (!atCentre) await capAs(user)('GET', '/me');
-    const body = (await capAs(admin)('POST', '/admin/awarding-bodies', { name: 'National Board for Technical Education', registrationNo: `AB-${newId()}`, admin: { name: 'Aisha Bello', email: memberEmail } })).data;
+    const body = (
+      await capAs(admin)('POST', '/admin/awarding-bodies', {
+        name: 'National Board for Technical Education',
+        registrationNo: `AB-${newId()}`,
+        admin: { name: 'Aisha Bello', email: memberEmail },
+      })
+    ).data;
     if (!atCentre) await capAs(user)('POST', `/me/invitations/${body.admin.id}/accept`);
     await capAs(admin)('PUT', `/admin/trades/${tradeId}/awarding-body`, { awardingBodyId: body.id });
     if (step === 'assign_iv') return { applicationId, assessorId: iv.assessorId };
@@ -544,11 +754,24 @@ export function capProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
 /** An RPL form as the client sends it on the way to submit: all three sections, complete. */
 const completeApplicationForm = {
   personalInformation: {
-    personalDetails: { firstName: 'Ada', lastName: 'Obi', dob: '1990-04-12', gender: 'Female', nationality: 'Nigerian' },
-    contactInformation: { emailAddress: 'ada@example.test', phoneNumber: { countryCode: '+NG', number: '+2348031234567' } },
+    personalDetails: {
+      firstName: 'Ada',
+      lastName: 'Obi',
+      dob: '1990-04-12',
+      gender: 'Female',
+      nationality: 'Nigerian',
+    },
+    contactInformation: {
+      emailAddress: 'ada@example.test',
+      phoneNumber: { countryCode: '+NG', number: '+2348031234567' },
+    },
     residentialAddress: { country: 'Nigeria', state: 'Lagos', address: '12 Allen Avenue' },
   },
-  experienceAndTrade: { unitIds: [], currentOccupation: { occupation: 'Mason', yearsOfExperience: 6, employmentHistory: [] }, reasonForSeekingRPL: 'Certification' },
+  experienceAndTrade: {
+    unitIds: [],
+    currentOccupation: { occupation: 'Mason', yearsOfExperience: 6, employmentHistory: [] },
+    reasonForSeekingRPL: 'Certification',
+  },
   assessmentDeclaration: {
     infoProvidedIsAccurate: true,
     understandsDoesNotGuaranteeCertification: true,
@@ -569,7 +792,13 @@ const catalogueDocument = {
           referenceNumber: 'CAT/L1/01',
           title: 'Work safely',
           isMandatory: true,
-          learningOutcomes: [{ reference: 'LO1', description: 'Identify hazards', performanceCriteria: [{ reference: 'PC1.1', description: 'Name the hazards' }] }],
+          learningOutcomes: [
+            {
+              reference: 'LO1',
+              description: 'Identify hazards',
+              performanceCriteria: [{ reference: 'PC1.1', description: 'Name the hazards' }],
+            },
+          ],
         },
       ],
     },

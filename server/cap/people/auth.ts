@@ -11,7 +11,11 @@ import type { UserService } from './service.ts';
  * authenticated operations read the CapUser with `caller(call)`, what they hold with `standing(call)`
  * and the access token with `token(call)`.
  */
-export function createCapAuth(users: UserService, bearer: SecurityHandler, firstCall: (userId: string) => Promise<void>) {
+export function createCapAuth(
+  users: UserService,
+  bearer: SecurityHandler,
+  firstCall: (userId: string) => Promise<void>,
+) {
   const callers = new WeakMap<Call, Caller>();
   const callerOf = (call: Call): Caller => {
     const caller = callers.get(call);

@@ -29,7 +29,8 @@ export function createCallerCache(sequelize: Sequelize, logger: Logger, database
   const kept = new Map<string, Caller>();
   /** The users each session has changed in its open transaction (or `*`): not kept until it ends. */
   const changing = new Map<object, Set<string>>();
-  const beingChanged = (userId: string) => [...changing.values()].some((users) => users.has(userId) || users.has(everyone));
+  const beingChanged = (userId: string) =>
+    [...changing.values()].some((users) => users.has(userId) || users.has(everyone));
   /** The reads under way: a change to their user (or to everyone) spoils them for keeping. */
   const reads = new Set<{ userId: string; spoiled: boolean }>();
   let listener: pg.Client | undefined;
@@ -67,7 +68,11 @@ export function createCallerCache(sequelize: Sequelize, logger: Logger, database
     for (const back of marks.values()) back();
     if (closing) return;
     // An outage is logged once, by the watch.
-    if (!database?.report(err)) logger.warn({ err }, 'lost the connection that hears caller changes; callers are read on every call until it is back');
+    if (!database?.report(err))
+      logger.warn(
+        { err },
+        'lost the connection that hears caller changes; callers are read on every call until it is back',
+      );
     relisten();
   }
 
@@ -87,7 +92,14 @@ export function createCallerCache(sequelize: Sequelize, logger: Logger, database
 
   async function listen(): Promise<void> {
     const { host, port, username, password, database } = sequelize.config;
-    const client = new pg.Client({ host, port: Number(port), user: username, password: password ?? undefined, database, application_name: 'cap-callers' });
+    const client = new pg.Client({
+      host,
+      port: Number(port),
+      user: username,
+      password: password ?? undefined,
+      database,
+      application_name: 'cap-callers',
+    });
     client.on('notification', ({ payload }) => {
       if (!payload) return;
       const mark = marks.get(payload);

@@ -149,6 +149,10 @@ export type People = ReturnType<typeof createPeople>;
  * Grants a platform role straight in the CAP schema (`sequelize`), creating the CapUser when CAP has not
  * met them: what capctl's operator face does to make the first platform admin (no API grants a role).
  */
-export async function grantPlatformRole(sequelize: Sequelize, user: { userId: string; email: string }, role: PlatformRole) {
+export async function grantPlatformRole(
+  sequelize: Sequelize,
+  user: { userId: string; email: string },
+  role: PlatformRole,
+) {
   return createPlatformRoles(sequelize, createUserService(sequelize)).grant(user, role);
 }

@@ -1,4 +1,12 @@
-import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  type CreationOptional,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Model,
+  type ModelStatic,
+  type Sequelize,
+} from 'sequelize';
 import type { JsonObject } from '../../platform/http/merge-patch.ts';
 import { defineLifecycle } from '../../platform/lifecycle.ts';
 import type { Persona, UserStatus, OnboardingStatus, ModerationStatus } from './vocabulary.ts';
@@ -50,7 +58,13 @@ export type CapUserRecord = InferAttributes<CapUser>;
 export interface Standing {
   onboardings: Array<{ persona: Persona; status: OnboardingStatus }>;
   /** Active and pending staff memberships, oldest first, with their centre's name and status. */
-  centres: Array<{ centreId: string; name: string; role: CentreRole; status: CentreStaffStatus; centreStatus: CentreStatus }>;
+  centres: Array<{
+    centreId: string;
+    name: string;
+    role: CentreRole;
+    status: CentreStaffStatus;
+    centreStatus: CentreStatus;
+  }>;
   /** The oldest awarding body membership, whatever its status. */
   awardingBody: { awardingBodyId: string; name: string; role: 'admin' | 'staff'; status: 'pending' | 'active' } | null;
   /** Any active awarding body membership. */

@@ -44,15 +44,20 @@ export interface StandingSql {
  * operator work, no caller is read); `callers` keeps callers between requests (the server's); without
  * it every call reads its caller.
  */
-export function createUserService(sequelize: Sequelize, options: { standing?: StandingSql; callers?: CallerCache } = {}) {
+export function createUserService(
+  sequelize: Sequelize,
+  options: { standing?: StandingSql; callers?: CallerCache } = {},
+) {
   const { standing, callers } = options;
   const models = defineUserModels(sequelize);
   const { CapUser } = models;
   const accounts = lifecycleWriter(userLifecycle, { store: modelStore(CapUser) });
-  const inTransaction = <T,>(transaction: Transaction | undefined, work: (transaction: Transaction) => Promise<T>) =>
+  const inTransaction = <T>(transaction: Transaction | undefined, work: (transaction: Transaction) => Promise<T>) =>
     transaction ? work(transaction) : sequelize.transaction(work);
   const prepared = preparedReads(sequelize);
-  const callerSql = standing && `SELECT u.user_id AS "userId", u.email, u.status, u.identity_verified AS "identityVerified", u.identity_provider AS "identityProvider",
+  const callerSql =
+    standing &&
+    `SELECT u.user_id AS "userId", u.email, u.status, u.identity_verified AS "identityVerified", u.identity_provider AS "identityProvider",
               u.identity_provider_reference AS "identityProviderReference", u.identity_verified_at AS "identityVerifiedAt",
               u.first_seen_at AS "firstSeenAt", u.profile, u.created_at AS "createdAt", u.updated_at AS "updatedAt",
               (SELECT coalesce(json_agg(json_build_object('persona', o.persona, 'status', o.status)), '[]')
@@ -82,7 +87,14 @@ export function createUserService(sequelize: Sequelize, options: { standing?: St
    * get here at once: the primary key and ON CONFLICT DO NOTHING make the second insert a no-op.
    */
   async function provision(identity: UserIdentity, transaction?: Transaction): Promise<void> {
-    await inTransaction(transaction, (transaction) => accounts.create(transaction, 'provision', { userId: identity.userId, email: identity.email }, { by: 'orchestrator', ignoreDuplicates: true }));
+    await inTransaction(transaction, (transaction) =>
+      accounts.create(
+        transaction,
+        'provision',
+        { userId: identity.userId, email: identity.email },
+        { by: 'orchestrator', ignoreDuplicates: true },
+      ),
+    );
   }
 
   /**
@@ -91,7 +103,12 @@ export function createUserService(sequelize: Sequelize, options: { standing?: St
    */
   async function deactivate(identity: { userId: string; email?: string }, transaction?: Transaction): Promise<void> {
     await inTransaction(transaction, async (transaction) => {
-      await accounts.create(transaction, 'deactivate', { userId: identity.userId, email: identity.email ?? '' }, { by: 'orchestrator', ignoreDuplicates: true });
+      await accounts.create(
+        transaction,
+        'deactivate',
+        { userId: identity.userId, email: identity.email ?? '' },
+        { by: 'orchestrator', ignoreDuplicates: true },
+      );
       const user = (await CapUser.findByPk(identity.userId, { transaction, lock: transaction.LOCK.UPDATE }))!;
       await accounts.move(transaction, user, 'deactivate', { by: 'orchestrator' });
     });
@@ -119,7 +136,9 @@ export function createUserService(sequelize: Sequelize, options: { standing?: St
   }
 
   function profileOf(user: CapUserRecord) {
-    const sections = Object.fromEntries(profileSections.filter((s) => user.profile[s] !== undefined).map((s) => [s, user.profile[s]]));
+    const sections = Object.fromEntries(
+      profileSections.filter((s) => user.profile[s] !== undefined).map((s) => [s, user.profile[s]]),
+    );
     return { identityVerified: user.identityVerified, ...sections };
   }
 
@@ -150,7 +169,10 @@ export function createUserService(sequelize: Sequelize, options: { standing?: St
   async function recordIdentityCheck(userId: string, check: IdentityCheck): Promise<void> {
     const fields = { identityProvider: check.provider, identityProviderReference: check.providerReference };
     if (check.verifiedAt) {
-      await CapUser.update({ ...fields, identityVerified: true, identityVerifiedAt: check.verifiedAt }, { where: { userId } });
+      await CapUser.update(
+        { ...fields, identityVerified: true, identityVerifiedAt: check.verifiedAt },
+        { where: { userId } },
+      );
     } else {
       await CapUser.update(fields, { where: { userId, identityVerified: false } });
     }
@@ -161,7 +183,10 @@ export function createUserService(sequelize: Sequelize, options: { standing?: St
    * calls wait on the row lock and then find the mark already set.
    */
   async function markFirstSeen(userId: string, transaction: Transaction): Promise<boolean> {
-    const [marked] = await CapUser.update({ firstSeenAt: new Date() }, { where: { userId, firstSeenAt: null }, transaction });
+    const [marked] = await CapUser.update(
+      { firstSeenAt: new Date() },
+      { where: { userId, firstSeenAt: null }, transaction },
+    );
     return marked === 1;
   }
 
@@ -173,15 +198,33 @@ export function createUserService(sequelize: Sequelize, options: { standing?: St
 
   /** The signature the user keeps on their profile (a storage asset id), or null. */
   async function signatureOf(userId: string): Promise<string | null> {
-    const [row] = await sequelize.query<{ id: string | null }>(`SELECT signature_asset_id AS id FROM cap.users WHERE user_id = $1`, { type: QueryTypes.SELECT, bind: [userId] });
+    const [row] = await sequelize.query<{ id: string | null }>(
+      `SELECT signature_asset_id AS id FROM cap.users WHERE user_id = $1`,
+      { type: QueryTypes.SELECT, bind: [userId] },
+    );
     return row?.id ?? null;
   }
 
   async function setSignature(userId: string, assetId: string): Promise<void> {
-    await sequelize.query(`UPDATE cap.users SET signature_asset_id = $2 WHERE user_id = $1`, { bind: [userId, assetId] });
+    await sequelize.query(`UPDATE cap.users SET signature_asset_id = $2 WHERE user_id = $1`, {
+      bind: [userId, assetId],
+    });
   }
 
-  return { models, provision, deactivate, admit, profileOf, updateProfile, seedProfile, recordIdentityCheck, markFirstSeen, recordsOf, signatureOf, setSignature };
+  return {
+    models,
+    provision,
+    deactivate,
+    admit,
+    profileOf,
+    updateProfile,
+    seedProfile,
+    recordIdentityCheck,
+    markFirstSeen,
+    recordsOf,
+    signatureOf,
+    setSignature,
+  };
 }
 
 export type UserService = ReturnType<typeof createUserService>;

@@ -14,7 +14,8 @@ export const peopleSql = {
   LEFT JOIN cap.onboardings o ON o.user_id = ${userId} AND o.persona = '${persona}'`,
 
   /** The name on an onboarding row `o` (first and last name, '' without either). */
-  onboardingName: (o = 'o') => `concat_ws(' ', ${o}.data #>> '{personalDetails,firstName}', ${o}.data #>> '{personalDetails,lastName}')`,
+  onboardingName: (o = 'o') =>
+    `concat_ws(' ', ${o}.data #>> '{personalDetails,firstName}', ${o}.data #>> '{personalDetails,lastName}')`,
 
   /**
    * The name the user `userId` gave on their candidate or assessor onboarding (the assessor one first

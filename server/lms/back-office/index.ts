@@ -12,7 +12,15 @@ import { createStaff } from './staff/service.ts';
 export function createBackOffice(deps: ServiceDeps, people: People, catalogue: Catalogue, learning: Learning) {
   const { access, invites } = people;
   const staff = createStaff(deps.sequelize, learning.entitlements);
-  const learners = createLearners(deps.sequelize, deps.events, people.users, people.onboarding, learning.entitlements, people.identity, learning.levelOfferings);
+  const learners = createLearners(
+    deps.sequelize,
+    deps.events,
+    people.users,
+    people.onboarding,
+    learning.entitlements,
+    people.identity,
+    learning.levelOfferings,
+  );
   const module: ServiceModule = {
     handlers: {
       ...instructorRoutes(access, invites, catalogue.courseInstructors),

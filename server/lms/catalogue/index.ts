@@ -19,8 +19,13 @@ export function createCatalogue(deps: ServiceDeps, people: People, storage: Stor
   });
   const courses = createCourses(deps.sequelize, packages.attach);
   const courseInstructors = createCourseInstructors(deps.sequelize, people.access, courses);
-  const module: ServiceModule = { handlers: { ...catalogueRoutes(people.access, courses), ...authoringRoutes(people.access, courses) } };
-  const recommendations = recommendationsService({ sequelize: deps.sequelize, courseUrl: (courseId) => `${deps.peers.url('lms')}/courses/${courseId}` });
+  const module: ServiceModule = {
+    handlers: { ...catalogueRoutes(people.access, courses), ...authoringRoutes(people.access, courses) },
+  };
+  const recommendations = recommendationsService({
+    sequelize: deps.sequelize,
+    courseUrl: (courseId) => `${deps.peers.url('lms')}/courses/${courseId}`,
+  });
   return { module, packages, courseInstructors, recommendations };
 }
 

@@ -1,4 +1,9 @@
-import { applyStates, loadStateDefinitions, substitute, type StateDefinition } from '../../platform/dev/provider-states.ts';
+import {
+  applyStates,
+  loadStateDefinitions,
+  substitute,
+  type StateDefinition,
+} from '../../platform/dev/provider-states.ts';
 import { platformCall } from '../../platform/dev/http.ts';
 import { onboard, verifiedUser, type VerifiedUser } from '../../contracts/dev-states.ts';
 import { QueryTypes } from 'sequelize';
@@ -17,22 +22,32 @@ import type { StaffRole } from '../people/index.ts';
  * at a given stage, instructors and their courses, learners of a paid course, a completed course's event. Defined in fixtures/states/lms.yaml. The account comes from the Orchestrator's
  * own "a verified user" state and the onboardings from the LMS's public API, all over HTTP.
  */
-export function lmsProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers' | 'sequelize'>): Handlers<operations> {
+export function lmsProviderStateRoutes(
+  deps: Pick<ServiceDeps, 'config' | 'peers' | 'sequelize'>,
+): Handlers<operations> {
   /** An instructor: the invite is written as an operator would (only staff invite through the API), then onboarded. */
   async function instructor(user: VerifiedUser) {
     await createInvites(deps.sequelize).create('instructor', user.email, null);
     await onboard('lms', deps.peers.url('lms'), user, ['instructor'], 'submitted');
-    return (await platformCall(deps.peers.url('lms'), 'GET', '/me', { token: user.accessToken })).data.lmsUserId as string;
+    return (await platformCall(deps.peers.url('lms'), 'GET', '/me', { token: user.accessToken })).data
+      .lmsUserId as string;
   }
 
   /** A course of the instructor: `empty` (no modules), `complete` (a module with a lesson) or `published`. */
   async function course(user: VerifiedUser, stage: string, priceMinorUnits = '1500000') {
-    const as = (method: 'POST', path: string, body?: unknown) => platformCall(deps.peers.url('lms'), method, path, { body, token: user.accessToken });
+    const as = (method: 'POST', path: string, body?: unknown) =>
+      platformCall(deps.peers.url('lms'), method, path, { body, token: user.accessToken });
     const title = 'Floor tiling basics';
-    const { id } = (await as('POST', '/authoring/courses', { title, price: { amountMinorUnits: priceMinorUnits, currency: 'NGN' } })).data;
+    const { id } = (
+      await as('POST', '/authoring/courses', { title, price: { amountMinorUnits: priceMinorUnits, currency: 'NGN' } })
+    ).data;
     if (stage === 'empty') return { courseId: id as string, courseTitle: title, moduleId: null };
     const module = (await as('POST', `/authoring/courses/${id}/modules`, { title: 'Setting out' })).data;
-    await as('POST', `/authoring/courses/${id}/modules/${module.id}/items`, { type: 'native_lesson', title: 'Tools', body: { schemaVersion: 1, html: '<p>Trowels</p>' } });
+    await as('POST', `/authoring/courses/${id}/modules/${module.id}/items`, {
+      type: 'native_lesson',
+      title: 'Tools',
+      body: { schemaVersion: 1, html: '<p>Trowels</p>' },
+    });
     if (stage === 'published') await as('POST', `/authoring/courses/${id}/publish`);
     return { courseId: id as string, courseTitle: title, moduleId: module.id as string };
   }
@@ -41,10 +56,19 @@ export function lmsProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
   async function uploadSamplePackage(user: VerifiedUser): Promise<string> {
     const form = new FormData();
     form.append('purpose', 'scorm_package');
-    form.append('file', new Blob([new Uint8Array(await samplePackage())], { type: 'application/zip' }), 'workshop-safety.zip');
-    const res = await fetch(`${deps.peers.url('ol')}/storage/upload`, { method: 'POST', headers: { authorization: `Bearer ${user.accessToken}` }, body: form });
+    form.append(
+      'file',
+      new Blob([new Uint8Array(await samplePackage())], { type: 'application/zip' }),
+      'workshop-safety.zip',
+    );
+    const res = await fetch(`${deps.peers.url('ol')}/storage/upload`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${user.accessToken}` },
+      body: form,
+    });
     const body = (await res.json()) as { data?: { assetId?: string } };
-    if (res.status !== 201 || !body.data?.assetId) throw new Error(`uploading the sample package answered ${res.status}`);
+    if (res.status !== 201 || !body.data?.assetId)
+      throw new Error(`uploading the sample package answered ${res.status}`);
     return body.data.assetId;
   }
 
@@ -52,7 +76,8 @@ export function lmsProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
   async function staffMember(user: VerifiedUser, role: StaffRole) {
     await createInvites(deps.sequelize).create('staff', user.email, null, role);
     await onboard('lms', deps.peers.url('lms'), user, ['staff'], 'submitted');
-    return (await platformCall(deps.peers.url('lms'), 'GET', '/me', { token: user.accessToken })).data.lmsUserId as string;
+    return (await platformCall(deps.peers.url('lms'), 'GET', '/me', { token: user.accessToken })).data
+      .lmsUserId as string;
   }
 
   /** A learner and a paid course another account (an instructor) published; optionally the learner's pending enrollment in it. */
@@ -61,7 +86,8 @@ export function lmsProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
     await instructor(author);
     const { courseId } = await course(author, 'published');
     await onboard('lms', deps.peers.url('lms'), user, ['learner'], 'submitted');
-    const lms = (method: 'GET' | 'POST', path: string) => platformCall(deps.peers.url('lms'), method, path, { token: user.accessToken });
+    const lms = (method: 'GET' | 'POST', path: string) =>
+      platformCall(deps.peers.url('lms'), method, path, { token: user.accessToken });
     const lmsUserId = (await lms('GET', '/me')).data.lmsUserId as string;
     const enrollmentId = enrolled ? ((await lms('POST', `/courses/${courseId}/enrollments`)).data.id as string) : null;
     return { lmsUserId, courseId, enrollmentId };
@@ -73,17 +99,30 @@ export function lmsProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
     await instructor(author);
     const { courseId } = await course(author, 'published', '0');
     await onboard('lms', deps.peers.url('lms'), user, ['learner'], 'submitted');
-    const lms = (method: 'GET' | 'POST', path: string, body?: unknown) => platformCall(deps.peers.url('lms'), method, path, { body, token: user.accessToken });
+    const lms = (method: 'GET' | 'POST', path: string, body?: unknown) =>
+      platformCall(deps.peers.url('lms'), method, path, { body, token: user.accessToken });
     const lmsUserId = (await lms('GET', '/me')).data.lmsUserId as string;
     const enrollmentId = (await lms('POST', `/courses/${courseId}/enrollments`)).data.id as string;
     const lessonId = (await lms('GET', `/courses/${courseId}/outline`)).data.modules[0].items[0].id as string;
     await lms('POST', `/enrollments/${enrollmentId}/items/${lessonId}/progress`, { status: 'completed' });
-    const [row] = await deps.sequelize.query<{ id: string; type: string; occurred_at: Date; source: string; data: Record<string, unknown> }>(
+    const [row] = await deps.sequelize.query<{
+      id: string;
+      type: string;
+      occurred_at: Date;
+      source: string;
+      data: Record<string, unknown>;
+    }>(
       `SELECT id, type, occurred_at, source, data FROM lms.outbox WHERE type = 'lms.course.completed' AND data->>'enrollmentId' = $1`,
       { bind: [enrollmentId], type: QueryTypes.SELECT },
     );
     if (!row) throw new Error(`enrollment ${enrollmentId} was completed but published no lms.course.completed`);
-    const event = { id: row.id, type: row.type, occurredAt: row.occurred_at.toISOString(), source: row.source, data: row.data };
+    const event = {
+      id: row.id,
+      type: row.type,
+      occurredAt: row.occurred_at.toISOString(),
+      source: row.source,
+      data: row.data,
+    };
     return { lmsUserId, courseId, enrollmentId, event };
   }
 
@@ -92,24 +131,39 @@ export function lmsProviderStateRoutes(deps: Pick<ServiceDeps, 'config' | 'peers
     const user = await verifiedUser(deps.peers.url('ol'), params, intents);
     if (definition.creates.event === 'lms.course.completed') return { ...user, ...(await completedCourse(user)) };
     const learnerOf = definition.creates.learnerOf as { enrolled: unknown } | undefined;
-    if (learnerOf) return { ...user, ...(await learnerOfPaidCourse(user, String(substitute(learnerOf.enrolled, params)) === 'yes')) };
+    if (learnerOf)
+      return {
+        ...user,
+        ...(await learnerOfPaidCourse(user, String(substitute(learnerOf.enrolled, params)) === 'yes')),
+      };
     const staff = definition.creates.staff as { role: unknown } | undefined;
     if (staff) {
       // A fresh address each time: verifying the same pact twice against one platform invites anew.
       const inviteeEmail = `invitee+${newId().toLowerCase()}@example.test`;
-      return { ...user, lmsUserId: await staffMember(user, String(substitute(staff.role, params)) as StaffRole), inviteeEmail };
+      return {
+        ...user,
+        lmsUserId: await staffMember(user, String(substitute(staff.role, params)) as StaffRole),
+        inviteeEmail,
+      };
     }
     if (definition.creates.instructor) {
       const lmsUserId = await instructor(user);
       const wanted = definition.creates.course as { stage: unknown; scormPackage: unknown } | undefined;
       if (!wanted) return { ...user, lmsUserId };
-      const packageAssetId = String(substitute(wanted.scormPackage, params)) === 'yes' ? await uploadSamplePackage(user) : null;
+      const packageAssetId =
+        String(substitute(wanted.scormPackage, params)) === 'yes' ? await uploadSamplePackage(user) : null;
       return { ...user, lmsUserId, ...(await course(user, String(substitute(wanted.stage, params)))), packageAssetId };
     }
     const onboardings = definition.creates.onboardings as { personas: unknown; stage: unknown } | undefined;
     if (!onboardings) return { ...user };
     const personas = substitute(onboardings.personas, params) as string[];
-    const onboardingId = await onboard('lms', deps.peers.url('lms'), user, personas, String(substitute(onboardings.stage, params)));
+    const onboardingId = await onboard(
+      'lms',
+      deps.peers.url('lms'),
+      user,
+      personas,
+      String(substitute(onboardings.stage, params)),
+    );
     return { ...user, onboardingId };
   }
 

@@ -30,7 +30,10 @@ export function createLearning(deps: ServiceDeps, people: People, catalogue: Cat
     onCompleted: certificates.issue,
     certificateIssued: certificates.issued,
   });
-  const checkouts = createCheckouts(deps.sequelize, createPaymentsClient(() => deps.peers.olGrpcAddress(), deps.config.serviceApiKey));
+  const checkouts = createCheckouts(
+    deps.sequelize,
+    createPaymentsClient(() => deps.peers.olGrpcAddress(), deps.config.serviceApiKey),
+  );
   const enrollments = createEnrollments({ sequelize: deps.sequelize, entitlements, checkouts, player });
   const levelOfferings = createLevelOfferings({ sequelize: deps.sequelize, entitlements, checkouts });
   const paid = { course: enrollments.paid, level: levelOfferings.paid };
@@ -40,7 +43,10 @@ export function createLearning(deps: ServiceDeps, people: People, catalogue: Cat
     if (data.purpose !== 'lms_enrollment') return;
     const attempt = await checkouts.settle(data, transaction);
     if (!attempt) {
-      deps.logger.warn({ paymentId: data.paymentId }, 'payment.completed for an LMS payment this LMS did not start: ignored');
+      deps.logger.warn(
+        { paymentId: data.paymentId },
+        'payment.completed for an LMS payment this LMS did not start: ignored',
+      );
       return;
     }
     await paid[attempt.kind](attempt, data, transaction);

@@ -17,7 +17,12 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     status: { type: DataTypes.STRING(16), allowNull: false, defaultValue: 'active' },
     ...timestampColumns(),
   });
-  await q.addConstraint(users, { type: 'check', fields: ['status'], where: { status: ['active', 'deactivated'] }, name: 'lms_users_status_check' });
+  await q.addConstraint(users, {
+    type: 'check',
+    fields: ['status'],
+    where: { status: ['active', 'deactivated'] },
+    name: 'lms_users_status_check',
+  });
 
   await q.createTable(onboardings, {
     id: idColumn(),
@@ -28,9 +33,23 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     completed_at: { type: DataTypes.DATE, allowNull: true },
     ...timestampColumns(),
   });
-  await q.addConstraint(onboardings, { type: 'unique', fields: ['lms_user_id', 'persona'], name: 'lms_onboardings_user_persona_key' });
-  await q.addConstraint(onboardings, { type: 'check', fields: ['persona'], where: { persona: ['learner', 'instructor', 'staff'] }, name: 'lms_onboardings_persona_check' });
-  await q.addConstraint(onboardings, { type: 'check', fields: ['status'], where: { status: ['draft', 'completed'] }, name: 'lms_onboardings_status_check' });
+  await q.addConstraint(onboardings, {
+    type: 'unique',
+    fields: ['lms_user_id', 'persona'],
+    name: 'lms_onboardings_user_persona_key',
+  });
+  await q.addConstraint(onboardings, {
+    type: 'check',
+    fields: ['persona'],
+    where: { persona: ['learner', 'instructor', 'staff'] },
+    name: 'lms_onboardings_persona_check',
+  });
+  await q.addConstraint(onboardings, {
+    type: 'check',
+    fields: ['status'],
+    where: { status: ['draft', 'completed'] },
+    name: 'lms_onboardings_status_check',
+  });
 
   await q.createTable(profiles, {
     id: idColumn(),
@@ -38,7 +57,11 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     persona: { type: DataTypes.STRING(16), allowNull: false },
     ...timestampColumns(),
   });
-  await q.addConstraint(profiles, { type: 'unique', fields: ['lms_user_id', 'persona'], name: 'lms_profiles_user_persona_key' });
+  await q.addConstraint(profiles, {
+    type: 'unique',
+    fields: ['lms_user_id', 'persona'],
+    name: 'lms_profiles_user_persona_key',
+  });
 }
 
 export async function down({ context: q }: { context: QueryInterface }): Promise<void> {

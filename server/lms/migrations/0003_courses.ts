@@ -34,8 +34,18 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     created_by: foreignKey(users, { onDelete: 'RESTRICT' }),
     ...timestampColumns(),
   });
-  await q.addConstraint(courses, { type: 'check', fields: ['status'], where: { status: ['draft', 'published', 'archived'] }, name: 'lms_courses_status_check' });
-  await q.addConstraint(courses, { type: 'check', fields: ['price_minor_units'], where: { price_minor_units: { [Op.gte]: 0 } }, name: 'lms_courses_price_check' });
+  await q.addConstraint(courses, {
+    type: 'check',
+    fields: ['status'],
+    where: { status: ['draft', 'published', 'archived'] },
+    name: 'lms_courses_status_check',
+  });
+  await q.addConstraint(courses, {
+    type: 'check',
+    fields: ['price_minor_units'],
+    where: { price_minor_units: { [Op.gte]: 0 } },
+    name: 'lms_courses_price_check',
+  });
   await q.addIndex(courses, ['status', 'id'], { name: 'lms_courses_status_idx' });
 
   await q.createTable(courseInstructors, {
@@ -45,8 +55,17 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     role: { type: DataTypes.STRING(16), allowNull: false },
     ...timestampColumns(),
   });
-  await q.addConstraint(courseInstructors, { type: 'unique', fields: ['course_id', 'lms_user_id'], name: 'lms_course_instructors_course_user_key' });
-  await q.addConstraint(courseInstructors, { type: 'check', fields: ['role'], where: { role: ['owner', 'co_instructor'] }, name: 'lms_course_instructors_role_check' });
+  await q.addConstraint(courseInstructors, {
+    type: 'unique',
+    fields: ['course_id', 'lms_user_id'],
+    name: 'lms_course_instructors_course_user_key',
+  });
+  await q.addConstraint(courseInstructors, {
+    type: 'check',
+    fields: ['role'],
+    where: { role: ['owner', 'co_instructor'] },
+    name: 'lms_course_instructors_role_check',
+  });
   await q.addIndex(courseInstructors, ['lms_user_id'], { name: 'lms_course_instructors_user_idx' });
 
   await q.createTable(modules, {
@@ -102,14 +121,25 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
   });
   // One entitlement per learner and course: a second grant (a redelivered payment, a seat and a
   // purchase) finds the first instead of adding another.
-  await q.addConstraint(entitlements, { type: 'unique', fields: ['learner_lms_user_id', 'course_id'], name: 'lms_entitlements_learner_course_key' });
+  await q.addConstraint(entitlements, {
+    type: 'unique',
+    fields: ['learner_lms_user_id', 'course_id'],
+    name: 'lms_entitlements_learner_course_key',
+  });
   await q.addConstraint(entitlements, {
     type: 'check',
     fields: ['source'],
-    where: { source: ['self_pay', 'admin_grant', 'cap_recommendation', 'sponsor', 'level_offering', 'organization_seat'] },
+    where: {
+      source: ['self_pay', 'admin_grant', 'cap_recommendation', 'sponsor', 'level_offering', 'organization_seat'],
+    },
     name: 'lms_entitlements_source_check',
   });
-  await q.addConstraint(entitlements, { type: 'check', fields: ['status'], where: { status: ['pending', 'active', 'revoked', 'expired'] }, name: 'lms_entitlements_status_check' });
+  await q.addConstraint(entitlements, {
+    type: 'check',
+    fields: ['status'],
+    where: { status: ['pending', 'active', 'revoked', 'expired'] },
+    name: 'lms_entitlements_status_check',
+  });
   await q.addIndex(entitlements, ['course_id'], { name: 'lms_entitlements_course_idx' });
   await q.addIndex(entitlements, ['payment_id'], { name: 'lms_entitlements_payment_idx' });
 
@@ -123,14 +153,23 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     completed_at: { type: DataTypes.DATE, allowNull: true },
     ...timestampColumns(),
   });
-  await q.addConstraint(enrollments, { type: 'unique', fields: ['learner_lms_user_id', 'course_id'], name: 'lms_enrollments_learner_course_key' });
+  await q.addConstraint(enrollments, {
+    type: 'unique',
+    fields: ['learner_lms_user_id', 'course_id'],
+    name: 'lms_enrollments_learner_course_key',
+  });
   await q.addConstraint(enrollments, {
     type: 'check',
     fields: ['status'],
     where: { status: ['pending', 'active', 'completed', 'expired', 'withdrawn'] },
     name: 'lms_enrollments_status_check',
   });
-  await q.addConstraint(enrollments, { type: 'check', fields: ['percent_complete'], where: { percent_complete: { [Op.between]: [0, 100] } }, name: 'lms_enrollments_percent_check' });
+  await q.addConstraint(enrollments, {
+    type: 'check',
+    fields: ['percent_complete'],
+    where: { percent_complete: { [Op.between]: [0, 100] } },
+    name: 'lms_enrollments_percent_check',
+  });
   await q.addIndex(enrollments, ['course_id', 'status'], { name: 'lms_enrollments_course_idx' });
 }
 

@@ -36,8 +36,17 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     completed_at: { type: DataTypes.DATE, allowNull: true },
     ...timestampColumns(),
   });
-  await q.addConstraint(progress, { type: 'unique', fields: ['enrollment_id', 'item_id'], name: 'lms_item_progress_enrollment_item_key' });
-  await q.addConstraint(progress, { type: 'check', fields: ['status'], where: { status: ['not_started', 'in_progress', 'completed', 'failed'] }, name: 'lms_item_progress_status_check' });
+  await q.addConstraint(progress, {
+    type: 'unique',
+    fields: ['enrollment_id', 'item_id'],
+    name: 'lms_item_progress_enrollment_item_key',
+  });
+  await q.addConstraint(progress, {
+    type: 'check',
+    fields: ['status'],
+    where: { status: ['not_started', 'in_progress', 'completed', 'failed'] },
+    name: 'lms_item_progress_status_check',
+  });
 
   await q.createTable(sessions, {
     id: idColumn(),
@@ -63,10 +72,19 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     submitted_at: { type: DataTypes.DATE, allowNull: true },
     ...timestampColumns(),
   });
-  await q.addConstraint(attempts, { type: 'check', fields: ['status'], where: { status: ['in_progress', 'submitted'] }, name: 'lms_assessment_attempts_status_check' });
+  await q.addConstraint(attempts, {
+    type: 'check',
+    fields: ['status'],
+    where: { status: ['in_progress', 'submitted'] },
+    name: 'lms_assessment_attempts_status_check',
+  });
   await q.addIndex(attempts, ['enrollment_id', 'item_id'], { name: 'lms_assessment_attempts_enrollment_idx' });
   // One open attempt per learner and quiz: starting again while one is open answers the open one.
-  await q.addIndex(attempts, ['enrollment_id', 'item_id'], { unique: true, where: { status: 'in_progress' }, name: 'lms_assessment_attempts_one_open_key' });
+  await q.addIndex(attempts, ['enrollment_id', 'item_id'], {
+    unique: true,
+    where: { status: 'in_progress' },
+    name: 'lms_assessment_attempts_one_open_key',
+  });
 }
 
 export async function down({ context: q }: { context: QueryInterface }): Promise<void> {

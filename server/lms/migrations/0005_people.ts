@@ -19,7 +19,12 @@ const settings = { tableName: 'lms_settings', schema };
  */
 export async function up({ context: q }: { context: QueryInterface }): Promise<void> {
   await q.addColumn(users, 'learner_status', { type: DataTypes.STRING(16), allowNull: false, defaultValue: 'active' });
-  await q.addConstraint(users, { type: 'check', fields: ['learner_status'], where: { learner_status: ['active', 'suspended'] }, name: 'lms_users_learner_status_check' });
+  await q.addConstraint(users, {
+    type: 'check',
+    fields: ['learner_status'],
+    where: { learner_status: ['active', 'suspended'] },
+    name: 'lms_users_learner_status_check',
+  });
 
   await q.createTable(invites, {
     id: idColumn(),
@@ -32,10 +37,24 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     accepted_at: { type: DataTypes.DATE, allowNull: true },
     ...timestampColumns(),
   });
-  await q.addConstraint(invites, { type: 'check', fields: ['kind'], where: { kind: ['instructor', 'staff'] }, name: 'lms_invites_kind_check' });
-  await q.addConstraint(invites, { type: 'check', fields: ['status'], where: { status: ['pending', 'accepted', 'revoked', 'expired'] }, name: 'lms_invites_status_check' });
+  await q.addConstraint(invites, {
+    type: 'check',
+    fields: ['kind'],
+    where: { kind: ['instructor', 'staff'] },
+    name: 'lms_invites_kind_check',
+  });
+  await q.addConstraint(invites, {
+    type: 'check',
+    fields: ['status'],
+    where: { status: ['pending', 'accepted', 'revoked', 'expired'] },
+    name: 'lms_invites_status_check',
+  });
   // At most one pending invite per kind and address, also when two staff invite at once.
-  await q.addIndex(invites, ['kind', 'email'], { unique: true, where: { status: 'pending' }, name: 'lms_invites_pending_key' });
+  await q.addIndex(invites, ['kind', 'email'], {
+    unique: true,
+    where: { status: 'pending' },
+    name: 'lms_invites_pending_key',
+  });
 
   await q.createTable(staffMembers, {
     id: idColumn(),
@@ -44,8 +63,18 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     status: { type: DataTypes.STRING(16), allowNull: false },
     ...timestampColumns(),
   });
-  await q.addConstraint(staffMembers, { type: 'check', fields: ['role'], where: { role: ['admin', 'content_manager', 'support'] }, name: 'lms_staff_members_role_check' });
-  await q.addConstraint(staffMembers, { type: 'check', fields: ['status'], where: { status: ['active', 'suspended'] }, name: 'lms_staff_members_status_check' });
+  await q.addConstraint(staffMembers, {
+    type: 'check',
+    fields: ['role'],
+    where: { role: ['admin', 'content_manager', 'support'] },
+    name: 'lms_staff_members_role_check',
+  });
+  await q.addConstraint(staffMembers, {
+    type: 'check',
+    fields: ['status'],
+    where: { status: ['active', 'suspended'] },
+    name: 'lms_staff_members_status_check',
+  });
 
   await q.createTable(organizations, {
     id: idColumn(),
@@ -69,7 +98,11 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     course_id: { ...foreignKey(courses), onDelete: 'RESTRICT' },
     ...timestampColumns(),
   });
-  await q.addConstraint(seatAllocationCourses, { type: 'unique', fields: ['allocation_id', 'course_id'], name: 'lms_seat_allocation_courses_key' });
+  await q.addConstraint(seatAllocationCourses, {
+    type: 'unique',
+    fields: ['allocation_id', 'course_id'],
+    name: 'lms_seat_allocation_courses_key',
+  });
   await q.createTable(seats, {
     id: idColumn(),
     allocation_id: foreignKey(seatAllocations),
@@ -77,7 +110,11 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     ...timestampColumns(),
   });
   // A learner takes one seat of an allocation, however often they are listed.
-  await q.addConstraint(seats, { type: 'unique', fields: ['allocation_id', 'lms_user_id'], name: 'lms_seats_allocation_user_key' });
+  await q.addConstraint(seats, {
+    type: 'unique',
+    fields: ['allocation_id', 'lms_user_id'],
+    name: 'lms_seats_allocation_user_key',
+  });
 
   await q.createTable(settings, {
     id: { type: DataTypes.STRING(16), primaryKey: true },

@@ -30,9 +30,23 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     paid_at: { type: DataTypes.DATE, allowNull: true },
     ...timestampColumns(),
   });
-  await q.addConstraint(payments, { type: 'unique', fields: ['enrollment_id', 'attempt'], name: 'lms_payments_enrollment_attempt_key' });
-  await q.addConstraint(payments, { type: 'check', fields: ['status'], where: { status: ['pending', 'completed', 'failed'] }, name: 'lms_payments_status_check' });
-  await q.addConstraint(payments, { type: 'check', fields: ['kind'], where: { kind: ['course', 'level'] }, name: 'lms_payments_kind_check' });
+  await q.addConstraint(payments, {
+    type: 'unique',
+    fields: ['enrollment_id', 'attempt'],
+    name: 'lms_payments_enrollment_attempt_key',
+  });
+  await q.addConstraint(payments, {
+    type: 'check',
+    fields: ['status'],
+    where: { status: ['pending', 'completed', 'failed'] },
+    name: 'lms_payments_status_check',
+  });
+  await q.addConstraint(payments, {
+    type: 'check',
+    fields: ['kind'],
+    where: { kind: ['course', 'level'] },
+    name: 'lms_payments_kind_check',
+  });
 
   await q.createTable(certificates, {
     id: idColumn(),
@@ -46,7 +60,12 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     revoked_at: { type: DataTypes.DATE, allowNull: true },
     ...timestampColumns(),
   });
-  await q.addConstraint(certificates, { type: 'check', fields: ['status'], where: { status: ['issued', 'revoked'] }, name: 'lms_certificates_status_check' });
+  await q.addConstraint(certificates, {
+    type: 'check',
+    fields: ['status'],
+    where: { status: ['issued', 'revoked'] },
+    name: 'lms_certificates_status_check',
+  });
   await q.addIndex(certificates, ['learner_lms_user_id', 'id'], { name: 'lms_certificates_learner_idx' });
 }
 

@@ -30,8 +30,17 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     created_by: foreignKey(users, { onDelete: 'RESTRICT' }),
     ...timestampColumns(),
   });
-  await q.addConstraint(offerings, { type: 'check', fields: ['status'], where: { status: ['draft', 'published', 'archived'] }, name: 'lms_level_offerings_status_check' });
-  await q.addIndex(offerings, ['cap_qualification_level_id'], { unique: true, where: { status: 'published' }, name: 'lms_level_offerings_one_published_per_level' });
+  await q.addConstraint(offerings, {
+    type: 'check',
+    fields: ['status'],
+    where: { status: ['draft', 'published', 'archived'] },
+    name: 'lms_level_offerings_status_check',
+  });
+  await q.addIndex(offerings, ['cap_qualification_level_id'], {
+    unique: true,
+    where: { status: 'published' },
+    name: 'lms_level_offerings_one_published_per_level',
+  });
 
   await q.createTable(members, {
     offering_id: { ...foreignKey(offerings, { onDelete: 'RESTRICT' }), primaryKey: true, onDelete: 'CASCADE' },
@@ -51,15 +60,33 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     payment_id: { type: DataTypes.STRING(64), allowNull: true },
     ...timestampColumns(),
   });
-  await q.addConstraint(levelEnrollments, { type: 'check', fields: ['status'], where: { status: ['pending', 'active', 'expired', 'withdrawn'] }, name: 'lms_level_enrollments_status_check' });
+  await q.addConstraint(levelEnrollments, {
+    type: 'check',
+    fields: ['status'],
+    where: { status: ['pending', 'active', 'expired', 'withdrawn'] },
+    name: 'lms_level_enrollments_status_check',
+  });
   // One open (pending or active) level enrollment per learner and offering.
-  await q.addIndex(levelEnrollments, ['offering_id', 'learner_lms_user_id'], { unique: true, where: { status: ['pending', 'active'] }, name: 'lms_level_enrollments_open' });
+  await q.addIndex(levelEnrollments, ['offering_id', 'learner_lms_user_id'], {
+    unique: true,
+    where: { status: ['pending', 'active'] },
+    name: 'lms_level_enrollments_open',
+  });
   await q.addIndex(levelEnrollments, ['learner_lms_user_id', 'id'], { name: 'lms_level_enrollments_learner_idx' });
 
   // A checkout attempt pays for a course enrollment or a level enrollment, never both.
   await q.changeColumn(payments, 'enrollment_id', { type: DataTypes.STRING(26), allowNull: true });
-  await q.addColumn(payments, 'level_enrollment_id', { type: DataTypes.STRING(26), allowNull: true, references: { model: levelEnrollments, key: 'id' }, onDelete: 'RESTRICT' });
-  await q.addConstraint(payments, { type: 'unique', fields: ['level_enrollment_id', 'attempt'], name: 'lms_payments_level_enrollment_attempt_key' });
+  await q.addColumn(payments, 'level_enrollment_id', {
+    type: DataTypes.STRING(26),
+    allowNull: true,
+    references: { model: levelEnrollments, key: 'id' },
+    onDelete: 'RESTRICT',
+  });
+  await q.addConstraint(payments, {
+    type: 'unique',
+    fields: ['level_enrollment_id', 'attempt'],
+    name: 'lms_payments_level_enrollment_attempt_key',
+  });
   await q.sequelize.query(
     `ALTER TABLE lms.lms_payments ADD CONSTRAINT lms_payments_kind_reference_check CHECK (
        (kind = 'course' AND enrollment_id IS NOT NULL AND level_enrollment_id IS NULL)

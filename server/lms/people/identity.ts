@@ -8,7 +8,9 @@ import { serviceNames } from '../../platform/grpc/proto.ts';
 
 export function createIdentityClient(address: () => string, serviceKey: string) {
   return {
-    provisionAccount: (request: Pick<ProvisionAccountRequest, 'email' | 'intents'> & Partial<ProvisionAccountRequest>) =>
+    provisionAccount: (
+      request: Pick<ProvisionAccountRequest, 'email' | 'intents'> & Partial<ProvisionAccountRequest>,
+    ) =>
       callUnary<ProvisionAccountResponse>(address(), serviceKey, `${serviceNames.identity}.ProvisionAccount`, request),
   };
 }

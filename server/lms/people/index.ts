@@ -19,9 +19,15 @@ export function createPeople(deps: ServiceDeps) {
   const onboarding = createOnboarding(deps.sequelize, invites.accept);
   const access = createAccess(deps.sequelize, users, onboarding);
   const identity = createIdentityClient(() => deps.peers.olGrpcAddress(), deps.config.serviceApiKey);
-  deps.events.subscribe('user.created', 'lms.provision-user', (event, transaction) => users.provision(accountOf(event), transaction));
-  deps.events.subscribe('user.deleted', 'lms.deactivate-user', (event, transaction) => users.deactivate(accountOf(event).userId, transaction));
-  const module: ServiceModule = { handlers: { ...meRoutes(users, onboarding, access, invites), ...onboardingRoutes(users, onboarding) } };
+  deps.events.subscribe('user.created', 'lms.provision-user', (event, transaction) =>
+    users.provision(accountOf(event), transaction),
+  );
+  deps.events.subscribe('user.deleted', 'lms.deactivate-user', (event, transaction) =>
+    users.deactivate(accountOf(event).userId, transaction),
+  );
+  const module: ServiceModule = {
+    handlers: { ...meRoutes(users, onboarding, access, invites), ...onboardingRoutes(users, onboarding) },
+  };
   return { module, users, invites, onboarding, access, identity };
 }
 

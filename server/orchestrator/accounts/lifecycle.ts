@@ -15,7 +15,17 @@ export const accountLifecycle = defineLifecycle({
   moves: {
     register: { from: [null], to: 'pending_verification', by: ['holder'] },
     open: { from: [null], to: 'active', by: ['google', 'platform'], emits: 'user.created' },
-    verify: { from: ['pending_verification'], to: 'active', by: ['holder', 'google', 'platform'], emits: 'user.created' },
-    deactivate: { from: ['pending_verification', 'active', 'suspended'], to: 'deactivated', by: ['holder'], emits: 'user.deleted' },
+    verify: {
+      from: ['pending_verification'],
+      to: 'active',
+      by: ['holder', 'google', 'platform'],
+      emits: 'user.created',
+    },
+    deactivate: {
+      from: ['pending_verification', 'active', 'suspended'],
+      to: 'deactivated',
+      by: ['holder'],
+      emits: 'user.deleted',
+    },
   },
 });

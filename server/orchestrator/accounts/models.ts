@@ -1,4 +1,12 @@
-import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  type CreationOptional,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Model,
+  type ModelStatic,
+  type Sequelize,
+} from 'sequelize';
 import { id, reference, timestamps } from '../../platform/db/columns.ts';
 
 export const userStatuses = ['pending_verification', 'active', 'suspended', 'deactivated'] as const;
@@ -44,7 +52,10 @@ export interface OtpSendRow extends Model<InferAttributes<OtpSendRow>, InferCrea
 }
 
 /** A refresh token, stored as its SHA-256. Rotation marks it used and adds a child in the same family. */
-export interface RefreshTokenRow extends Model<InferAttributes<RefreshTokenRow>, InferCreationAttributes<RefreshTokenRow>> {
+export interface RefreshTokenRow extends Model<
+  InferAttributes<RefreshTokenRow>,
+  InferCreationAttributes<RefreshTokenRow>
+> {
   id: string;
   userId: string;
   familyId: string;

@@ -26,7 +26,10 @@ const argon2 = () => import('@node-rs/argon2');
  * 1 pass, 1 lane), still a real argon2id hash any argon2 library verifies, for development platforms
  * whose scenarios and tests would otherwise spend most of their time hashing.
  */
-export const passwordHashParameters: Record<PasswordHashCost, { memoryCost: number; timeCost: number; parallelism: number }> = {
+export const passwordHashParameters: Record<
+  PasswordHashCost,
+  { memoryCost: number; timeCost: number; parallelism: number }
+> = {
   production: { memoryCost: 19456, timeCost: 2, parallelism: 1 },
   minimum: { memoryCost: 8, timeCost: 1, parallelism: 1 },
 };

@@ -93,10 +93,15 @@ const otpRecipientStatus: Record<OtpPurpose, UserStatus> = {
   password_reset: 'active',
 };
 
-const emailTaken = () => new AppError(409, 'auth.email_taken', 'An account with this email already exists. Sign in, or reset the password.');
+const emailTaken = () =>
+  new AppError(409, 'auth.email_taken', 'An account with this email already exists. Sign in, or reset the password.');
 const invalidCredentials = () => unauthorized('auth.invalid_credentials', 'The email or password is not correct.');
 const refreshInvalid = () => unauthorized('auth.refresh_invalid', 'The session has ended. Sign in again.');
-const notVerified = () => forbidden('auth.account_not_verified', 'Verify your email address first: enter the code we sent you, or ask for a new one.');
+const notVerified = () =>
+  forbidden(
+    'auth.account_not_verified',
+    'Verify your email address first: enter the code we sent you, or ask for a new one.',
+  );
 const suspended = () => forbidden('auth.account_suspended', 'This account is suspended. Contact support.');
 
 /** Sign-in refusals by status, after the credentials were found correct. */
@@ -113,7 +118,11 @@ const googleRefusals: Partial<Record<UserStatus, () => AppError>> = {
 
 type OtpOutcome = 'ok' | 'invalid' | 'expired' | 'exhausted';
 const otpRefusals: Record<Exclude<OtpOutcome, 'ok'>, () => AppError> = {
-  invalid: () => unprocessable('auth.otp_invalid', 'The code is not correct. Check the latest email we sent, or ask for a new code.'),
+  invalid: () =>
+    unprocessable(
+      'auth.otp_invalid',
+      'The code is not correct. Check the latest email we sent, or ask for a new code.',
+    ),
   expired: () => unprocessable('auth.otp_invalid', 'The code has expired. Ask for a new one.'),
   exhausted: () => tooManyRequests('auth.otp_attempts_exceeded', 'Too many wrong codes. Ask for a new code.'),
 };
@@ -128,14 +137,17 @@ const otpHash = (otpId: string, code: string) => crypto.createHmac('sha256', otp
 /** Trimmed and lower-cased, as stored; 422 when it is not an address. */
 export function normaliseEmail(raw: string, field = 'email'): string {
   const email = raw.trim().toLowerCase();
-  if (email.length > 254 || !emailShape.test(email)) throw validationFailed([{ field, issue: 'must be a valid email address' }]);
+  if (email.length > 254 || !emailShape.test(email))
+    throw validationFailed([{ field, issue: 'must be a valid email address' }]);
   return email;
 }
 
 /** 20 random characters (about 116 bits), drawn again until the password rule's letter and digit are there. */
 function generatePassword(): string {
   for (;;) {
-    const password = Array.from({ length: 20 }, () => passwordAlphabet[crypto.randomInt(passwordAlphabet.length)]).join('');
+    const password = Array.from({ length: 20 }, () => passwordAlphabet[crypto.randomInt(passwordAlphabet.length)]).join(
+      '',
+    );
     if (/[A-Za-z]/.test(password) && /\d/.test(password)) return password;
   }
 }
@@ -166,7 +178,11 @@ export function createAccounts(deps: AccountsDeps) {
   const throttle = createThrottle(sequelize);
   const passwords = createPasswordHasher(config.passwordHashCost);
   const tooMany = (retryAfter: number, what: string) =>
-    tooManyRequests('auth.too_many_attempts', `Too many ${what}. Try again in ${Math.ceil(retryAfter / 60)} minute(s).`, retryAfter);
+    tooManyRequests(
+      'auth.too_many_attempts',
+      `Too many ${what}. Try again in ${Math.ceil(retryAfter / 60)} minute(s).`,
+      retryAfter,
+    );
 
   /** Commits even when the outcome is a refusal (a counted OTP attempt, a revoked family), then throws it. */
   async function commitThenThrow<T>(work: (transaction: Transaction) => Promise<T | AppError>): Promise<T> {
@@ -182,11 +198,25 @@ export function createAccounts(deps: AccountsDeps) {
     eventData: (type, user) =>
       type === 'user.deleted'
         ? { userId: user.id, email: user.email, deletedAt: user.deactivatedAt!.toISOString() }
-        : { userId: user.id, email: user.email, intents: user.intents, status: user.status, createdAt: user.createdAt.toISOString() },
+        : {
+            userId: user.id,
+            email: user.email,
+            intents: user.intents,
+            status: user.status,
+            createdAt: user.createdAt.toISOString(),
+          },
   });
 
-  const transition = (transaction: Transaction, user: UserRow, action: 'verify' | 'deactivate', by: MoverOf<typeof accountLifecycle>) =>
-    accounts.move(transaction, user, action, { by, changes: action === 'deactivate' ? { deactivatedAt: new Date() } : {} });
+  const transition = (
+    transaction: Transaction,
+    user: UserRow,
+    action: 'verify' | 'deactivate',
+    by: MoverOf<typeof accountLifecycle>,
+  ) =>
+    accounts.move(transaction, user, action, {
+      by,
+      changes: action === 'deactivate' ? { deactivatedAt: new Date() } : {},
+    });
 
   /** Inserts a user: `register` waits for its address to be proven, `open` is active (and announced) at once. */
   async function createUser(
@@ -195,21 +225,38 @@ export function createAccounts(deps: AccountsDeps) {
     by: MoverOf<typeof accountLifecycle>,
     fields: Pick<UserRow, 'email' | 'passwordHash' | 'authProvider' | 'googleSub' | 'intents' | 'mustChangePassword'>,
   ): Promise<UserRow> {
-    return (await accounts.create(transaction, action, { id: newId(), ...fields, intents: [...new Set(fields.intents)], deactivatedAt: null }, { by }))!;
+    return (await accounts.create(
+      transaction,
+      action,
+      { id: newId(), ...fields, intents: [...new Set(fields.intents)], deactivatedAt: null },
+      { by },
+    ))!;
   }
 
   /**
    * Counts a mail request to an address against the hourly limit (429 with Retry-After once it is
    * used up). Unknown addresses count too, so the answer never tells whether an account exists.
    */
-  async function reserveOtpSend(transaction: Transaction, email: string, purpose: OtpPurpose, enforceLimit = true): Promise<void> {
-    await sequelize.query('SELECT pg_advisory_xact_lock(hashtext(:key))', { replacements: { key: `otp-send:${email}` }, transaction });
+  async function reserveOtpSend(
+    transaction: Transaction,
+    email: string,
+    purpose: OtpPurpose,
+    enforceLimit = true,
+  ): Promise<void> {
+    await sequelize.query('SELECT pg_advisory_xact_lock(hashtext(:key))', {
+      replacements: { key: `otp-send:${email}` },
+      transaction,
+    });
     const windowStart = new Date(Date.now() - 3600_000);
     await OtpSend.destroy({ where: { createdAt: { [Op.lt]: windowStart } }, transaction });
     const recent = await OtpSend.findAll({ where: { email }, order: [['createdAt', 'ASC']], transaction });
     if (enforceLimit && recent.length >= config.otpSendsPerHour) {
       const retryAfter = Math.max(1, Math.ceil((recent[0]!.createdAt.getTime() + 3600_000 - Date.now()) / 1000));
-      throw tooManyRequests('auth.otp_rate_limited', 'Too many codes were requested for this address. Try again later.', retryAfter);
+      throw tooManyRequests(
+        'auth.otp_rate_limited',
+        'Too many codes were requested for this address. Try again later.',
+        retryAfter,
+      );
     }
     await OtpSend.create({ id: newId(), email, purpose, createdAt: new Date() }, { transaction });
   }
@@ -220,15 +267,29 @@ export function createAccounts(deps: AccountsDeps) {
     const id = newId();
     await Otp.destroy({ where: { userId: user.id, purpose }, transaction });
     await Otp.create(
-      { id, userId: user.id, purpose, codeHash: otpHash(id, code), expiresAt: new Date(Date.now() + config.otpTtlSeconds * 1000) },
+      {
+        id,
+        userId: user.id,
+        purpose,
+        codeHash: otpHash(id, code),
+        expiresAt: new Date(Date.now() + config.otpTtlSeconds * 1000),
+      },
       { transaction },
     );
-    await deps.requestMail(transaction, { to: user.email, userId: user.id, template: purpose, variables: { otp: code } });
+    await deps.requestMail(transaction, {
+      to: user.email,
+      userId: user.id,
+      template: purpose,
+      variables: { otp: code },
+    });
   }
 
   /** Counts a code try against the guessing budget before it is checked (throttle.ts): 429 while the account or the client address must wait. */
   async function reserveCodeTry(email: string, purpose: OtpPurpose, origin: Origin): Promise<Attempt> {
-    const attempt = await throttle.reserve(purpose, [[`account:${email}`, limits.codePerAccount], [`address:${origin.address}`, limits.codePerAddress]]);
+    const attempt = await throttle.reserve(purpose, [
+      [`account:${email}`, limits.codePerAccount],
+      [`address:${origin.address}`, limits.codePerAddress],
+    ]);
     if (attempt.retryAfter) throw tooMany(attempt.retryAfter, 'wrong codes');
     return attempt;
   }
@@ -237,21 +298,38 @@ export function createAccounts(deps: AccountsDeps) {
    * Checks the code of a counted try: a wrong code uses up an attempt and settles the try as a failure
    * (the caller commits it), and the owner is told by mail when the account's free tries are spent.
    */
-  async function consumeOtp(transaction: Transaction, email: string, user: UserRow | null, purpose: OtpPurpose, code: string, attempt: Attempt): Promise<OtpOutcome> {
+  async function consumeOtp(
+    transaction: Transaction,
+    email: string,
+    user: UserRow | null,
+    purpose: OtpPurpose,
+    code: string,
+    attempt: Attempt,
+  ): Promise<OtpOutcome> {
     const account = `account:${email}`;
     const outcome = await checkOtp(transaction, user, purpose, code);
     if (outcome === 'ok') await throttle.succeeded(purpose, attempt, account, transaction);
     else {
       await throttle.failed(attempt, transaction);
       if (user && (await throttle.retryAfter(purpose, [[account, limits.codePerAccount]], transaction))) {
-        await deps.requestMail(transaction, { to: user.email, userId: user.id, template: 'security_alert', variables: { what: purpose === 'password_reset' ? 'password reset' : 'account verification' } });
+        await deps.requestMail(transaction, {
+          to: user.email,
+          userId: user.id,
+          template: 'security_alert',
+          variables: { what: purpose === 'password_reset' ? 'password reset' : 'account verification' },
+        });
       }
     }
     return outcome;
   }
 
   /** Checks a code; a wrong one uses up an attempt, a right one is used up itself. */
-  async function checkOtp(transaction: Transaction, user: UserRow | null, purpose: OtpPurpose, code: string): Promise<OtpOutcome> {
+  async function checkOtp(
+    transaction: Transaction,
+    user: UserRow | null,
+    purpose: OtpPurpose,
+    code: string,
+  ): Promise<OtpOutcome> {
     if (!user || user.status !== otpRecipientStatus[purpose]) return 'invalid';
     const otp = await Otp.findOne({ where: { userId: user.id, purpose }, lock: transaction.LOCK.UPDATE, transaction });
     if (!otp) return 'invalid';
@@ -267,7 +345,12 @@ export function createAccounts(deps: AccountsDeps) {
   }
 
   /** A new refresh token in a family (a new family for a new sign-in) and an access token for that session. */
-  async function issueTokens(transaction: Transaction, user: UserRow, familyId = newId(), parentId: string | null = null): Promise<TokenPair> {
+  async function issueTokens(
+    transaction: Transaction,
+    user: UserRow,
+    familyId = newId(),
+    parentId: string | null = null,
+  ): Promise<TokenPair> {
     const refreshToken = crypto.randomBytes(32).toString('base64url');
     const now = Date.now();
     await RefreshToken.create(
@@ -285,7 +368,11 @@ export function createAccounts(deps: AccountsDeps) {
       { transaction },
     );
     const accessToken = await tokens.issue({
-      userId: user.id, email: user.email, intents: user.intents, sessionId: familyId, passwordChangeRequired: user.mustChangePassword,
+      userId: user.id,
+      email: user.email,
+      intents: user.intents,
+      sessionId: familyId,
+      passwordChangeRequired: user.mustChangePassword,
     });
     return { accessToken, refreshToken };
   }
@@ -312,7 +399,13 @@ export function createAccounts(deps: AccountsDeps) {
       const email = normaliseEmail(input.email);
       checkPasswordRule(input.password, 'password');
       const passwordHash = await passwords.hash(input.password);
-      const fields = { passwordHash, authProvider: 'password' as const, googleSub: null, intents: [...new Set(input.intents)], mustChangePassword: false };
+      const fields = {
+        passwordHash,
+        authProvider: 'password' as const,
+        googleSub: null,
+        intents: [...new Set(input.intents)],
+        mustChangePassword: false,
+      };
       try {
         const user = await sequelize.transaction(async (transaction) => {
           const pending = await findByEmail(email, transaction);
@@ -382,13 +475,20 @@ export function createAccounts(deps: AccountsDeps) {
       }
       // A hash made at a lower cost than the server's (a development platform's) is made again from the
       // proven password, and stored with the sign-in, unless the password changed meanwhile.
-      const upgrade = !loginRefusals[user.status] && (await passwords.weakerThanServer(user.passwordHash!)) ? await passwords.hash(input.password) : null;
+      const upgrade =
+        !loginRefusals[user.status] && (await passwords.weakerThanServer(user.passwordHash!))
+          ? await passwords.hash(input.password)
+          : null;
       return commitThenThrow(async (transaction) => {
         await throttle.succeeded('login', attempt, pair, transaction);
         const refusal = loginRefusals[user.status];
         if (refusal) return refusal();
         await throttle.remember(pair, transaction);
-        if (upgrade) await User.update({ passwordHash: upgrade }, { where: { id: user.id, passwordHash: user.passwordHash }, transaction });
+        if (upgrade)
+          await User.update(
+            { passwordHash: upgrade },
+            { where: { id: user.id, passwordHash: user.passwordHash }, transaction },
+          );
         return signIn(transaction, user);
       });
     },
@@ -399,10 +499,12 @@ export function createAccounts(deps: AccountsDeps) {
         identity = await deps.verifyGoogleIdToken(input.idToken);
       } catch (err) {
         if (!(err instanceof GoogleTokenError)) throw err;
-        if (err.reason === 'keys_unavailable') throw badGateway('auth.google_unavailable', 'Google sign-in is not reachable right now. Try again shortly.');
+        if (err.reason === 'keys_unavailable')
+          throw badGateway('auth.google_unavailable', 'Google sign-in is not reachable right now. Try again shortly.');
         throw unprocessable('auth.google_token_invalid', `Google sign-in failed: ${err.message}`);
       }
-      if (!identity.emailVerified) throw unprocessable('auth.google_token_invalid', 'Google has not verified this email address.');
+      if (!identity.emailVerified)
+        throw unprocessable('auth.google_token_invalid', 'Google has not verified this email address.');
       const email = normaliseEmail(identity.email);
       const attempt = () =>
         sequelize.transaction(async (transaction) => {
@@ -476,7 +578,10 @@ export function createAccounts(deps: AccountsDeps) {
         if (!token || token.revokedAt || token.expiresAt.getTime() <= Date.now()) return refreshInvalid();
         if (token.usedAt) {
           await revokeSessions(transaction, { familyId: token.familyId });
-          logger.warn({ userId: token.userId, familyId: token.familyId }, 'a rotated refresh token was presented again; its family is revoked');
+          logger.warn(
+            { userId: token.userId, familyId: token.familyId },
+            'a rotated refresh token was presented again; its family is revoked',
+          );
           return refreshInvalid();
         }
         if (user?.status !== 'active') return refreshInvalid();
@@ -500,7 +605,10 @@ export function createAccounts(deps: AccountsDeps) {
      * Ends every session, the caller's included (a stolen refresh token dies with the rest, and so do
      * the tokens it produced), and returns the pair of a new session for the caller.
      */
-    async changePassword(caller: SignedIn, input: { currentPassword: string; newPassword: string }): Promise<TokenPair> {
+    async changePassword(
+      caller: SignedIn,
+      input: { currentPassword: string; newPassword: string },
+    ): Promise<TokenPair> {
       checkPasswordRule(input.newPassword, 'newPassword');
       const user = await User.findByPk(caller.userId, { rejectOnEmpty: true });
       if (!(await passwords.matches(user.passwordHash, input.currentPassword))) {
@@ -522,14 +630,20 @@ export function createAccounts(deps: AccountsDeps) {
       const found = await User.findByPk(caller.userId, { rejectOnEmpty: true });
       if (found.passwordHash) {
         if (input.password === undefined) {
-          throw validationFailed([{ field: 'password', issue: 'is required to delete an account that has a password' }]);
+          throw validationFailed([
+            { field: 'password', issue: 'is required to delete an account that has a password' },
+          ]);
         }
         if (!(await passwords.matches(found.passwordHash, input.password))) {
           throw unprocessable('auth.current_password_wrong', 'The password is not correct.');
         }
       }
       await sequelize.transaction(async (transaction) => {
-        const user = await User.findByPk(caller.userId, { lock: transaction.LOCK.UPDATE, transaction, rejectOnEmpty: true });
+        const user = await User.findByPk(caller.userId, {
+          lock: transaction.LOCK.UPDATE,
+          transaction,
+          rejectOnEmpty: true,
+        });
         if (user.status === 'deactivated') return;
         user.passwordHash = null;
         user.googleSub = null;
@@ -585,7 +699,12 @@ export function createAccounts(deps: AccountsDeps) {
       if (existing && existing.status !== 'pending_verification') {
         if (input.notifyExisting && existing.status === 'active') {
           await sequelize.transaction((transaction) =>
-            deps.requestMail(transaction, { to: email, userId: existing.id, template: 'centre_invitation', variables: mailContext(input) }),
+            deps.requestMail(transaction, {
+              to: email,
+              userId: existing.id,
+              template: 'centre_invitation',
+              variables: mailContext(input),
+            }),
           );
         }
         return { userId: existing.id, isNew: false };
@@ -593,7 +712,12 @@ export function createAccounts(deps: AccountsDeps) {
 
       const password = generatePassword();
       const passwordHash = await passwords.hash(password);
-      const credentials = { passwordHash, authProvider: 'password' as const, googleSub: null, mustChangePassword: true };
+      const credentials = {
+        passwordHash,
+        authProvider: 'password' as const,
+        googleSub: null,
+        mustChangePassword: true,
+      };
       let user: UserRow;
       try {
         user = await sequelize.transaction(async (transaction) => {
@@ -613,15 +737,26 @@ export function createAccounts(deps: AccountsDeps) {
         return { userId: winner.id, isNew: false };
       }
       const isNew = !existing;
-      logger.info({ userId: user.id, correlationId: input.correlationId, isNew }, isNew ? 'account provisioned' : 'an unproven registration was provisioned afresh');
+      logger.info(
+        { userId: user.id, correlationId: input.correlationId, isNew },
+        isNew ? 'account provisioned' : 'an unproven registration was provisioned afresh',
+      );
 
       // After the commit, so that only the call that set the password mails it.
       try {
-        await deps.sendMailNow({ to: email, userId: user.id, template: 'provisioned_account', variables: { password, ...mailContext(input) } });
+        await deps.sendMailNow({
+          to: email,
+          userId: user.id,
+          template: 'provisioned_account',
+          variables: { password, ...mailContext(input) },
+        });
       } catch (err) {
         // The account stays: its owner can still set a password with forgot-password. The error
         // object is not logged because a database error carries its query parameters, the password among them.
-        logger.error({ userId: user.id, reason: err instanceof Error ? err.message : String(err) }, 'the password mail of a provisioned account failed');
+        logger.error(
+          { userId: user.id, reason: err instanceof Error ? err.message : String(err) },
+          'the password mail of a provisioned account failed',
+        );
       }
       return { userId: user.id, isNew };
     },

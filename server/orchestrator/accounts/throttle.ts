@@ -119,7 +119,9 @@ export function createThrottle(sequelize: Sequelize) {
         limit: 200,
         transaction,
       });
-      const failures = rows.filter((row) => !row.pending || now - row.createdAt.getTime() > pendingForMs).map((row) => row.createdAt);
+      const failures = rows
+        .filter((row) => !row.pending || now - row.createdAt.getTime() > pendingForMs)
+        .map((row) => row.createdAt);
       const pending = Array.from({ length: rows.length - failures.length }, () => new Date(now));
       failed = Math.max(failed, waitUntil(failures, limit, now));
       withPending = Math.max(withPending, waitUntil([...pending, ...failures], limit, now));
@@ -146,7 +148,11 @@ export function createThrottle(sequelize: Sequelize) {
 
   return {
     /** Seconds to wait before the next try, over every (subject, limit) pair; 0 when none applies. */
-    async retryAfter(kind: string, checks: Array<[subject: string, limit: Limit]>, transaction?: Transaction): Promise<number> {
+    async retryAfter(
+      kind: string,
+      checks: Array<[subject: string, limit: Limit]>,
+      transaction?: Transaction,
+    ): Promise<number> {
       const { failed } = await nextTry(kind, checks, transaction);
       return failed ? seconds(failed) : 0;
     },
@@ -163,7 +169,10 @@ export function createThrottle(sequelize: Sequelize) {
       const reserve = async (transaction: Transaction): Promise<Attempt | 'undecided'> => {
         // In one order everywhere, so that two tries never wait for each other's locks.
         for (const [subject] of [...checks].sort(([a], [b]) => (a < b ? -1 : 1))) {
-          await sequelize.query('SELECT pg_advisory_xact_lock(hashtext(:key))', { replacements: { key: `throttle:${kind}:${subject}` }, transaction });
+          await sequelize.query('SELECT pg_advisory_xact_lock(hashtext(:key))', {
+            replacements: { key: `throttle:${kind}:${subject}` },
+            transaction,
+          });
         }
         const { failed, withPending } = await nextTry(kind, checks, transaction);
         if (failed) return { retryAfter: seconds(failed), ids: [] };
@@ -198,13 +207,18 @@ export function createThrottle(sequelize: Sequelize) {
      * right); other tries still pending settle themselves.
      */
     async succeeded(kind: string, attempt: Attempt, subject: string, transaction?: Transaction): Promise<void> {
-      await Failure.destroy({ where: { [Op.or]: [{ id: attempt.ids }, { kind, subject, pending: false }] }, transaction });
+      await Failure.destroy({
+        where: { [Op.or]: [{ id: attempt.ids }, { kind, subject, pending: false }] },
+        transaction,
+      });
       settled(transaction);
     },
 
     /** Whether `subject` (an account at an address) signed in within `knownForMs`. */
     async known(subject: string): Promise<boolean> {
-      return (await Known.count({ where: { subject, signedInAt: { [Op.gt]: new Date(Date.now() - knownForMs) } } })) > 0;
+      return (
+        (await Known.count({ where: { subject, signedInAt: { [Op.gt]: new Date(Date.now() - knownForMs) } } })) > 0
+      );
     },
 
     async remember(subject: string, transaction?: Transaction): Promise<void> {

@@ -22,7 +22,10 @@ import { defineConversationModels, type Attachment, type ConversationRow, type M
 export interface ConversationsDeps extends Pick<ServiceDeps, 'config' | 'sequelize'> {
   userContact(userId: string): Promise<{ status: UserStatus; email: string } | null>;
   notify(transaction: Transaction, request: NotificationRequest): Promise<string>;
-  resolveAssets(caller: { kind: 'user'; userId: string } | { kind: 'service' }, assetIds: string[]): Promise<ResolvedAsset[]>;
+  resolveAssets(
+    caller: { kind: 'user'; userId: string } | { kind: 'service' },
+    assetIds: string[],
+  ): Promise<ResolvedAsset[]>;
 }
 
 export interface NewMessage {
@@ -36,9 +39,18 @@ export type Conversations = ReturnType<typeof createConversations>;
 const noThread = () => notFound('No such conversation.');
 
 /** The channels a conversation notice goes by: in_app always; email and SMS only if asked for and enabled. */
-export function clampChannels(config: Pick<PlatformConfig, 'conversationEmail' | 'conversationSms'>, asked: Channel[] = []): Channel[] {
-  const enabled: Record<Channel, boolean> = { in_app: true, email: config.conversationEmail, sms: config.conversationSms };
-  return ['in_app', ...asked.filter((c) => c !== 'in_app' && enabled[c])].filter((c, i, all) => all.indexOf(c) === i) as Channel[];
+export function clampChannels(
+  config: Pick<PlatformConfig, 'conversationEmail' | 'conversationSms'>,
+  asked: Channel[] = [],
+): Channel[] {
+  const enabled: Record<Channel, boolean> = {
+    in_app: true,
+    email: config.conversationEmail,
+    sms: config.conversationSms,
+  };
+  return ['in_app', ...asked.filter((c) => c !== 'in_app' && enabled[c])].filter(
+    (c, i, all) => all.indexOf(c) === i,
+  ) as Channel[];
 }
 
 export function createConversations(deps: ConversationsDeps) {
@@ -54,12 +66,16 @@ export function createConversations(deps: ConversationsDeps) {
   /** Attachments that name a storage asset must be the sender's own, ready asset. */
   async function checkAttachments(senderId: string, attachments: Attachment[] = []): Promise<Attachment[]> {
     const ids = attachments.flatMap((a) => (a.id ? [a.id] : []));
-    const own = new Set((ids.length ? await deps.resolveAssets({ kind: 'user', userId: senderId }, ids) : []).map((a) => a.assetId));
+    const own = new Set(
+      (ids.length ? await deps.resolveAssets({ kind: 'user', userId: senderId }, ids) : []).map((a) => a.assetId),
+    );
     const missing = attachments.findIndex((a) => (a.id ? !own.has(a.id) : !a.url));
     if (missing >= 0) {
-      throw unprocessable('conversation.attachment_invalid', 'An attachment must be one of your uploaded files (its asset id) or carry a url.', [
-        { field: `attachments[${missing}]`, issue: 'is not one of your uploaded files, and has no url' },
-      ]);
+      throw unprocessable(
+        'conversation.attachment_invalid',
+        'An attachment must be one of your uploaded files (its asset id) or carry a url.',
+        [{ field: `attachments[${missing}]`, issue: 'is not one of your uploaded files, and has no url' }],
+      );
     }
     // A stored asset's link is signed afresh on every read, so only its id is kept.
     return attachments.map(({ url, ...rest }) => (rest.id ? rest : { ...rest, url }));
@@ -71,18 +87,35 @@ export function createConversations(deps: ConversationsDeps) {
     return participant;
   }
 
-  async function addMessage(transaction: Transaction, conversation: ConversationRow, senderId: string, input: NewMessage, attachments: Attachment[]): Promise<MessageRow> {
-    const message = await Message.create({ id: newId(), conversationId: conversation.id, senderId, body: input.body, attachments }, { transaction });
+  async function addMessage(
+    transaction: Transaction,
+    conversation: ConversationRow,
+    senderId: string,
+    input: NewMessage,
+    attachments: Attachment[],
+  ): Promise<MessageRow> {
+    const message = await Message.create(
+      { id: newId(), conversationId: conversation.id, senderId, body: input.body, attachments },
+      { transaction },
+    );
     await conversation.update({ lastMessageId: message.id }, { transaction });
-    await Participant.update({ lastReadMessageId: message.id }, { where: { conversationId: conversation.id, userId: senderId }, transaction });
+    await Participant.update(
+      { lastReadMessageId: message.id },
+      { where: { conversationId: conversation.id, userId: senderId }, transaction },
+    );
     const sender = await deps.userContact(senderId);
-    const others = await Participant.findAll({ where: { conversationId: conversation.id, userId: { [Op.ne]: senderId } }, transaction });
+    const others = await Participant.findAll({
+      where: { conversationId: conversation.id, userId: { [Op.ne]: senderId } },
+      transaction,
+    });
     for (const other of others) {
       await deps.notify(transaction, {
         userId: other.userId,
         template: 'conversation.message',
         category: 'system',
-        title: conversation.subject ? `New message: ${conversation.subject}` : `New message from ${sender?.email ?? 'a user'}`,
+        title: conversation.subject
+          ? `New message: ${conversation.subject}`
+          : `New message from ${sender?.email ?? 'a user'}`,
         description: input.body.length > 140 ? `${input.body.slice(0, 139)}…` : input.body,
         link: `/messages?conversationId=${conversation.id}`,
         metadata: { conversationId: conversation.id, messageId: message.id, senderId },
@@ -92,9 +125,19 @@ export function createConversations(deps: ConversationsDeps) {
     return message;
   }
 
-  async function startThread(transaction: Transaction, senderId: string, recipientId: string, subject: string | null, input: NewMessage, attachments: Attachment[]) {
+  async function startThread(
+    transaction: Transaction,
+    senderId: string,
+    recipientId: string,
+    subject: string | null,
+    input: NewMessage,
+    attachments: Attachment[],
+  ) {
     const id = newId();
-    const conversation = await Conversation.create({ id, subject, createdBy: senderId, lastMessageId: id }, { transaction });
+    const conversation = await Conversation.create(
+      { id, subject, createdBy: senderId, lastMessageId: id },
+      { transaction },
+    );
     await Participant.bulkCreate(
       [senderId, recipientId].map((userId) => ({ conversationId: id, userId, lastReadMessageId: null })),
       { transaction },
@@ -106,9 +149,12 @@ export function createConversations(deps: ConversationsDeps) {
   /** MessageItems as one reader sees them, with fresh links for stored attachments. */
   async function messageViews(rows: MessageRow[], readerId: string, lastRead: string | null) {
     const assetIds = [...new Set(rows.flatMap((m) => m.attachments.flatMap((a) => (a.id ? [a.id] : []))))];
-    const links = new Map((assetIds.length ? await deps.resolveAssets({ kind: 'service' }, assetIds) : []).map((a) => [a.assetId, a.url]));
+    const links = new Map(
+      (assetIds.length ? await deps.resolveAssets({ kind: 'service' }, assetIds) : []).map((a) => [a.assetId, a.url]),
+    );
     const senders = new Map<string, string | undefined>();
-    for (const senderId of new Set(rows.map((m) => m.senderId))) senders.set(senderId, (await deps.userContact(senderId))?.email);
+    for (const senderId of new Set(rows.map((m) => m.senderId)))
+      senders.set(senderId, (await deps.userContact(senderId))?.email);
     return rows.map((m) => ({
       id: m.id,
       conversationId: m.conversationId,
@@ -116,7 +162,9 @@ export function createConversations(deps: ConversationsDeps) {
       ...(senders.get(m.senderId) ? { senderName: senders.get(m.senderId) } : {}),
       body: m.body,
       // An attachment whose asset was deleted since is gone.
-      attachments: m.attachments.flatMap((a) => (a.id ? (links.has(a.id) ? [{ ...a, url: links.get(a.id)! }] : []) : [a as Attachment & { url: string }])),
+      attachments: m.attachments.flatMap((a) =>
+        a.id ? (links.has(a.id) ? [{ ...a, url: links.get(a.id)! }] : []) : [a as Attachment & { url: string }],
+      ),
       read: m.senderId === readerId || (lastRead !== null && m.id <= lastRead),
       createdAt: m.createdAt.toISOString(),
     }));
@@ -167,22 +215,41 @@ export function createConversations(deps: ConversationsDeps) {
 
   return {
     async create(senderId: string, input: NewMessage & { recipientId: string; subject?: string }) {
-      if (input.recipientId === senderId) throw unprocessable('conversation.recipient_is_self', 'Start a conversation with someone else.', [{ field: 'recipientId', issue: 'is you' }]);
+      if (input.recipientId === senderId)
+        throw unprocessable('conversation.recipient_is_self', 'Start a conversation with someone else.', [
+          { field: 'recipientId', issue: 'is you' },
+        ]);
       if (!(await activeUser(input.recipientId))) {
-        throw unprocessable('conversation.recipient_unknown', 'There is no active user with this id.', [{ field: 'recipientId', issue: 'is not an active user' }]);
+        throw unprocessable('conversation.recipient_unknown', 'There is no active user with this id.', [
+          { field: 'recipientId', issue: 'is not an active user' },
+        ]);
       }
       const attachments = await checkAttachments(senderId, input.attachments);
-      const conversation = await sequelize.transaction((transaction) => startThread(transaction, senderId, input.recipientId, input.subject?.trim() || null, input, attachments));
+      const conversation = await sequelize.transaction((transaction) =>
+        startThread(transaction, senderId, input.recipientId, input.subject?.trim() || null, input, attachments),
+      );
       return (await conversationViews([conversation], senderId))[0]!;
     },
 
     /** The caller's threads, most recently active first; `q` matches the subject or any message. */
     async list(readerId: string, page: PageRequest, q?: string) {
-      const where = new Conditions().add('c.id IN (SELECT conversation_id FROM ol.conversation_participants WHERE user_id = ?)', readerId);
+      const where = new Conditions().add(
+        'c.id IN (SELECT conversation_id FROM ol.conversation_participants WHERE user_id = ?)',
+        readerId,
+      );
       if (q?.trim()) {
-        where.add('(c.subject ILIKE ? OR EXISTS (SELECT 1 FROM ol.conversation_messages m WHERE m.conversation_id = c.id AND m.body ILIKE ?))', containing(q));
+        where.add(
+          '(c.subject ILIKE ? OR EXISTS (SELECT 1 FROM ol.conversation_messages m WHERE m.conversation_id = c.id AND m.body ILIKE ?))',
+          containing(q),
+        );
       }
-      const { items, meta } = await keysetInstances(read, page, Conversation, { from: 'ol.conversations c', alias: 'c', where, key: 'c.last_message_id', desc: true });
+      const { items, meta } = await keysetInstances(read, page, Conversation, {
+        from: 'ol.conversations c',
+        alias: 'c',
+        where,
+        key: 'c.last_message_id',
+        desc: true,
+      });
       return { items: await conversationViews(items, readerId), meta };
     },
 
@@ -204,7 +271,11 @@ export function createConversations(deps: ConversationsDeps) {
         ...(since ? { createdAt: { [Op.gt]: new Date(since) } } : {}),
       };
       const forward = Boolean(page.cursor || since);
-      const fetched = await Message.findAll({ where, order: [['id', forward ? 'ASC' : 'DESC']], limit: page.limit + 1 });
+      const fetched = await Message.findAll({
+        where,
+        order: [['id', forward ? 'ASC' : 'DESC']],
+        limit: page.limit + 1,
+      });
       const hasMore = forward && fetched.length > page.limit;
       const rows = fetched.slice(0, page.limit);
       if (!forward) rows.reverse();
@@ -222,7 +293,10 @@ export function createConversations(deps: ConversationsDeps) {
       await participantOf(conversationId, senderId);
       const attachments = await checkAttachments(senderId, input.attachments);
       const message = await sequelize.transaction(async (transaction) => {
-        const conversation = await Conversation.findByPk(conversationId, { transaction, lock: transaction.LOCK.UPDATE });
+        const conversation = await Conversation.findByPk(conversationId, {
+          transaction,
+          lock: transaction.LOCK.UPDATE,
+        });
         return addMessage(transaction, conversation!, senderId, input, attachments);
       });
       return (await messageViews([message], senderId, message.id))[0]!;
@@ -232,21 +306,33 @@ export function createConversations(deps: ConversationsDeps) {
      * One thread per recipient, each with the same subject and first message, so replies stay private.
      * The recipients are user ids: groups (all candidates of a centre, ...) are CAP's to resolve.
      */
-    async broadcast(senderId: string, input: NewMessage & { recipientIds?: string[]; recipientGroup?: string; subject?: string }) {
+    async broadcast(
+      senderId: string,
+      input: NewMessage & { recipientIds?: string[]; recipientGroup?: string; subject?: string },
+    ) {
       if (!(await activeUser(senderId))) {
-        throw unprocessable('conversation.sender_unknown', 'The sender is not an active user.', [{ field: 'senderId', issue: 'is not an active user' }]);
+        throw unprocessable('conversation.sender_unknown', 'The sender is not an active user.', [
+          { field: 'senderId', issue: 'is not an active user' },
+        ]);
       }
       const ids = [...new Set(input.recipientIds ?? [])].filter((id) => id !== senderId);
       if (!ids.length) {
-        throw unprocessable('conversation.recipients_required', 'Name the recipients by user id: recipient groups are resolved by CAP (POST /v1/cap/centre/broadcast).', [
-          { field: 'recipientIds', issue: 'is required and must name someone other than you' },
-        ]);
+        throw unprocessable(
+          'conversation.recipients_required',
+          'Name the recipients by user id: recipient groups are resolved by CAP (POST /v1/cap/centre/broadcast).',
+          [{ field: 'recipientIds', issue: 'is required and must name someone other than you' }],
+        );
       }
-      const active = (await Promise.all(ids.map(async (id) => ((await activeUser(id)) ? id : null)))).filter((id): id is string => id !== null);
+      const active = (await Promise.all(ids.map(async (id) => ((await activeUser(id)) ? id : null)))).filter(
+        (id): id is string => id !== null,
+      );
       const attachments = await checkAttachments(senderId, input.attachments);
       const threads = await sequelize.transaction(async (transaction) => {
         const created = [];
-        for (const recipientId of active) created.push(await startThread(transaction, senderId, recipientId, input.subject?.trim() || null, input, attachments));
+        for (const recipientId of active)
+          created.push(
+            await startThread(transaction, senderId, recipientId, input.subject?.trim() || null, input, attachments),
+          );
         return created;
       });
       return {

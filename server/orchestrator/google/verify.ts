@@ -3,11 +3,15 @@ import type { PlatformConfig } from '../../platform/config.ts';
 import type { ServiceDeps } from '../../platform/service.ts';
 
 /** What was wrong with an ID token; `keys_unavailable` is the key server's fault, not the caller's. */
-export type GoogleTokenProblem = 'malformed' | 'signature' | 'issuer' | 'audience' | 'expired' | 'claims' | 'keys_unavailable';
+export type GoogleTokenProblem =
+  'malformed' | 'signature' | 'issuer' | 'audience' | 'expired' | 'claims' | 'keys_unavailable';
 
 export class GoogleTokenError extends Error {
   override name = 'GoogleTokenError';
-  constructor(readonly reason: GoogleTokenProblem, message: string) {
+  constructor(
+    readonly reason: GoogleTokenProblem,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -30,14 +34,21 @@ const googleIssuers = ['https://accounts.google.com', 'accounts.google.com'];
  * cached, refetched for an unknown `kid`), issuer, audience (our OAuth client id) and expiry.
  * Throws GoogleTokenError saying which check failed.
  */
-export function createGoogleVerifier(config: Pick<PlatformConfig, 'googleIssuer' | 'googleClientId'>, jwksUrl: () => string): GoogleVerifier {
+export function createGoogleVerifier(
+  config: Pick<PlatformConfig, 'googleIssuer' | 'googleClientId'>,
+  jwksUrl: () => string,
+): GoogleVerifier {
   const issuers = googleIssuers.includes(config.googleIssuer) ? googleIssuers : [config.googleIssuer];
   let keys: ReturnType<typeof createRemoteJWKSet> | undefined;
   return async (idToken) => {
     keys ??= createRemoteJWKSet(new URL(jwksUrl()));
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(idToken, keys, { issuer: issuers, audience: config.googleClientId, algorithms: ['RS256'] }));
+      ({ payload } = await jwtVerify(idToken, keys, {
+        issuer: issuers,
+        audience: config.googleClientId,
+        algorithms: ['RS256'],
+      }));
     } catch (err) {
       throw toTokenError(err);
     }
@@ -71,14 +82,24 @@ function toTokenError(err: unknown): unknown {
     if (err.claim === 'aud') return new GoogleTokenError('audience', 'The ID token was issued to another client.');
     return new GoogleTokenError('claims', `The ID token's ${err.claim} claim is not valid.`);
   }
-  if (err instanceof errors.JWSSignatureVerificationFailed || err instanceof errors.JWKSNoMatchingKey || err instanceof errors.JWKSMultipleMatchingKeys) {
+  if (
+    err instanceof errors.JWSSignatureVerificationFailed ||
+    err instanceof errors.JWKSNoMatchingKey ||
+    err instanceof errors.JWKSMultipleMatchingKeys
+  ) {
     return new GoogleTokenError('signature', 'The ID token is not signed by a Google key.');
   }
-  if (err instanceof errors.JWKSTimeout || err instanceof errors.JWKSInvalid || (err instanceof errors.JOSEError && err.code === 'ERR_JOSE_GENERIC')) {
+  if (
+    err instanceof errors.JWKSTimeout ||
+    err instanceof errors.JWKSInvalid ||
+    (err instanceof errors.JOSEError && err.code === 'ERR_JOSE_GENERIC')
+  ) {
     return new GoogleTokenError('keys_unavailable', "Google's signing keys could not be fetched.");
   }
-  if (err instanceof errors.JOSEError) return new GoogleTokenError('malformed', 'The ID token is not a valid signed JWT.');
+  if (err instanceof errors.JOSEError)
+    return new GoogleTokenError('malformed', 'The ID token is not a valid signed JWT.');
   // fetch() rejects with a TypeError when the key server cannot be reached.
-  if (err instanceof TypeError && err.cause) return new GoogleTokenError('keys_unavailable', "Google's signing keys could not be fetched.");
+  if (err instanceof TypeError && err.cause)
+    return new GoogleTokenError('keys_unavailable', "Google's signing keys could not be fetched.");
   return err;
 }

@@ -1,9 +1,19 @@
-import { DataTypes, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Model,
+  type ModelStatic,
+  type Sequelize,
+} from 'sequelize';
 import type { IdentityOutcome } from './provider.ts';
 import { id, reference } from '../../platform/db/columns.ts';
 
 /** One identity check of a user. Holds a keyed hash of the document number, never the number. */
-export interface IdentityCheckRow extends Model<InferAttributes<IdentityCheckRow>, InferCreationAttributes<IdentityCheckRow>> {
+export interface IdentityCheckRow extends Model<
+  InferAttributes<IdentityCheckRow>,
+  InferCreationAttributes<IdentityCheckRow>
+> {
   id: string;
   userId: string;
   documentType: string;

@@ -51,7 +51,8 @@ export function createIdentityVerification(deps: IdentityDeps) {
     async verify(input: IdentityCheckInput): Promise<IdentityCheckResult> {
       const status = await deps.userStatus(input.userId);
       if (!status) throw notFound('no user has this user_id');
-      if (status !== 'active') throw failedPrecondition(`the user is ${status}; only an active user can verify an identity`);
+      if (status !== 'active')
+        throw failedPrecondition(`the user is ${status}; only an active user can verify an identity`);
 
       const answer = await provider.verify({
         number: input.number,
@@ -72,7 +73,13 @@ export function createIdentityVerification(deps: IdentityDeps) {
         createdAt: new Date(),
       });
       logger.info({ userId: input.userId, provider: provider.name, outcome: answer.outcome }, 'identity checked');
-      return { verified: verifiedAt !== null, outcome: answer.outcome, provider: provider.name, providerReference: answer.reference, verifiedAt };
+      return {
+        verified: verifiedAt !== null,
+        outcome: answer.outcome,
+        provider: provider.name,
+        providerReference: answer.reference,
+        verifiedAt,
+      };
     },
   };
 }

@@ -45,7 +45,12 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
 
   await q.createTable(otps, {
     id,
-    user_id: { type: DataTypes.STRING(26), allowNull: false, references: { model: users, key: 'id' }, onDelete: 'CASCADE' },
+    user_id: {
+      type: DataTypes.STRING(26),
+      allowNull: false,
+      references: { model: users, key: 'id' },
+      onDelete: 'CASCADE',
+    },
     purpose: { type: DataTypes.STRING(32), allowNull: false },
     code_hash: { type: DataTypes.STRING(64), allowNull: false },
     expires_at: { type: DataTypes.DATE, allowNull: false },
@@ -67,7 +72,12 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
 
   await q.createTable(refreshTokens, {
     id,
-    user_id: { type: DataTypes.STRING(26), allowNull: false, references: { model: users, key: 'id' }, onDelete: 'CASCADE' },
+    user_id: {
+      type: DataTypes.STRING(26),
+      allowNull: false,
+      references: { model: users, key: 'id' },
+      onDelete: 'CASCADE',
+    },
     // Every token descending from one sign-in shares the family id; reuse of a rotated token revokes the family.
     family_id: { type: DataTypes.STRING(26), allowNull: false },
     parent_id: { type: DataTypes.STRING(26), allowNull: true },

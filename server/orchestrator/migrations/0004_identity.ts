@@ -6,7 +6,12 @@ const identityChecks = { tableName: 'identity_checks', schema: 'ol' };
 export async function up({ context: q }: { context: QueryInterface }): Promise<void> {
   await q.createTable(identityChecks, {
     id: { type: DataTypes.STRING(26), primaryKey: true, allowNull: false },
-    user_id: { type: DataTypes.STRING(26), allowNull: false, references: { model: { tableName: 'users', schema: 'ol' }, key: 'id' }, onDelete: 'CASCADE' },
+    user_id: {
+      type: DataTypes.STRING(26),
+      allowNull: false,
+      references: { model: { tableName: 'users', schema: 'ol' }, key: 'id' },
+      onDelete: 'CASCADE',
+    },
     document_type: { type: DataTypes.STRING(16), allowNull: false },
     // HMAC-SHA256 (hex) of `type:number` under IDENTITY_HMAC_KEY.
     number_hmac: { type: DataTypes.STRING(64), allowNull: false },

@@ -22,7 +22,11 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     // Chosen by the caller of InitiatePayment; the same key answers the same payment.
     idempotency_key: { type: DataTypes.STRING(200), allowNull: false },
     provider: { type: DataTypes.STRING(32), allowNull: false },
-    payer_user_id: { type: DataTypes.STRING(26), allowNull: false, references: { model: { tableName: 'users', schema }, key: 'id' } },
+    payer_user_id: {
+      type: DataTypes.STRING(26),
+      allowNull: false,
+      references: { model: { tableName: 'users', schema }, key: 'id' },
+    },
     purpose: { type: DataTypes.STRING(32), allowNull: false },
     purpose_reference_id: { type: DataTypes.STRING(100), allowNull: false },
     amount_minor: { type: DataTypes.BIGINT, allowNull: false },
@@ -47,12 +51,22 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     fields: ['status'],
     where: { status: ['initiated', 'pending', 'succeeded', 'failed', 'abandoned'] },
   });
-  await q.addConstraint(payments, { type: 'check', name: 'payments_purpose_check', fields: ['purpose'], where: { purpose: ['cap_application', 'lms_enrollment'] } });
+  await q.addConstraint(payments, {
+    type: 'check',
+    name: 'payments_purpose_check',
+    fields: ['purpose'],
+    where: { purpose: ['cap_application', 'lms_enrollment'] },
+  });
   await q.sequelize.query(`ALTER TABLE ol.payments ADD CONSTRAINT payments_amount_positive CHECK (amount_minor > 0)`);
 
   await q.createTable(statusChanges, {
     id,
-    payment_id: { type: DataTypes.STRING(26), allowNull: false, references: { model: payments, key: 'id' }, onDelete: 'CASCADE' },
+    payment_id: {
+      type: DataTypes.STRING(26),
+      allowNull: false,
+      references: { model: payments, key: 'id' },
+      onDelete: 'CASCADE',
+    },
     // Null for the row that records the payment's creation.
     from_status: { type: DataTypes.STRING(16), allowNull: true },
     to_status: { type: DataTypes.STRING(16), allowNull: false },
@@ -106,7 +120,12 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
   await q.createTable(sandboxWebhooks, {
     // The event id, repeated in the body: every attempt sends the same bytes.
     id,
-    reference: { type: DataTypes.STRING(64), allowNull: false, references: { model: sandboxTransactions, key: 'reference' }, onDelete: 'CASCADE' },
+    reference: {
+      type: DataTypes.STRING(64),
+      allowNull: false,
+      references: { model: sandboxTransactions, key: 'reference' },
+      onDelete: 'CASCADE',
+    },
     event: { type: DataTypes.STRING(64), allowNull: false },
     body: { type: DataTypes.TEXT, allowNull: false },
     // pending (to send, or being sent under a lease until next_attempt_at), delivered, failed (gave up)

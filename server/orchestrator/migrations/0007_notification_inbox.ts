@@ -25,7 +25,12 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     ...timestamps,
   });
   await q.addIndex(inbox, ['user_id', 'id'], { name: 'inbox_notifications_user' });
-  await q.addConstraint(inbox, { type: 'check', name: 'inbox_notifications_category_check', fields: ['category'], where: { category: ['application', 'assessment', 'system', 'security'] } });
+  await q.addConstraint(inbox, {
+    type: 'check',
+    name: 'inbox_notifications_category_check',
+    fields: ['category'],
+    where: { category: ['application', 'assessment', 'system', 'security'] },
+  });
 
   await q.createTable(preferences, {
     user_id: { type: DataTypes.STRING(26), primaryKey: true, allowNull: false },

@@ -20,7 +20,13 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
     ...timestamps,
   });
   await q.createTable(participants, {
-    conversation_id: { type: DataTypes.STRING(26), primaryKey: true, allowNull: false, references: { model: conversations, key: 'id' }, onDelete: 'CASCADE' },
+    conversation_id: {
+      type: DataTypes.STRING(26),
+      primaryKey: true,
+      allowNull: false,
+      references: { model: conversations, key: 'id' },
+      onDelete: 'CASCADE',
+    },
     user_id: { type: DataTypes.STRING(26), primaryKey: true, allowNull: false },
     last_read_message_id: { type: DataTypes.STRING(26), allowNull: true },
     ...timestamps,
@@ -28,7 +34,12 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
   await q.addIndex(participants, ['user_id'], { name: 'conversation_participants_user' });
   await q.createTable(messages, {
     id: { type: DataTypes.STRING(26), primaryKey: true, allowNull: false },
-    conversation_id: { type: DataTypes.STRING(26), allowNull: false, references: { model: conversations, key: 'id' }, onDelete: 'CASCADE' },
+    conversation_id: {
+      type: DataTypes.STRING(26),
+      allowNull: false,
+      references: { model: conversations, key: 'id' },
+      onDelete: 'CASCADE',
+    },
     sender_id: { type: DataTypes.STRING(26), allowNull: false },
     body: { type: DataTypes.TEXT, allowNull: false },
     attachments: { type: DataTypes.JSONB, allowNull: false },

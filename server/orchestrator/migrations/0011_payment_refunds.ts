@@ -5,15 +5,31 @@ const sandboxTransactions = { tableName: 'sandbox_transactions', schema: 'ol' };
 
 /** Statuses of the two lifecycles before and after refunds (payments/lifecycle.ts, sandbox/models.ts). */
 const statuses = {
-  payments: { before: ['initiated', 'pending', 'succeeded', 'failed', 'abandoned'], after: ['initiated', 'pending', 'succeeded', 'failed', 'abandoned', 'refunding', 'refunded'] },
-  sandbox: { before: ['pending', 'success', 'failed', 'abandoned'], after: ['pending', 'success', 'failed', 'abandoned', 'refunded'] },
+  payments: {
+    before: ['initiated', 'pending', 'succeeded', 'failed', 'abandoned'],
+    after: ['initiated', 'pending', 'succeeded', 'failed', 'abandoned', 'refunding', 'refunded'],
+  },
+  sandbox: {
+    before: ['pending', 'success', 'failed', 'abandoned'],
+    after: ['pending', 'success', 'failed', 'abandoned', 'refunded'],
+  },
 };
 
 async function checks(q: QueryInterface, which: 'before' | 'after'): Promise<void> {
   await q.removeConstraint(payments, 'payments_status_check');
-  await q.addConstraint(payments, { type: 'check', name: 'payments_status_check', fields: ['status'], where: { status: statuses.payments[which] } });
+  await q.addConstraint(payments, {
+    type: 'check',
+    name: 'payments_status_check',
+    fields: ['status'],
+    where: { status: statuses.payments[which] },
+  });
   await q.removeConstraint(sandboxTransactions, 'sandbox_transactions_status_check');
-  await q.addConstraint(sandboxTransactions, { type: 'check', name: 'sandbox_transactions_status_check', fields: ['status'], where: { status: statuses.sandbox[which] } });
+  await q.addConstraint(sandboxTransactions, {
+    type: 'check',
+    name: 'sandbox_transactions_status_check',
+    fields: ['status'],
+    where: { status: statuses.sandbox[which] },
+  });
 }
 
 /** Refunds are moves of the payment lifecycle (refunding, refunded); a refunded payment says when. */

@@ -1,4 +1,12 @@
-import { DataTypes, type InferAttributes, type InferCreationAttributes, type CreationOptional, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type CreationOptional,
+  type Model,
+  type ModelStatic,
+  type Sequelize,
+} from 'sequelize';
 import { defineLifecycle } from '../../platform/lifecycle.ts';
 import type { MailSecrets } from './templates.ts';
 import { id, reference, timestamps } from '../../platform/db/columns.ts';
@@ -27,7 +35,10 @@ export const deliveryLifecycle = defineLifecycle({
 });
 
 /** One channel delivery (email or sms): a mail is rendered when requested, delivered by the `ol.notifications` consumer. */
-export interface NotificationRow extends Model<InferAttributes<NotificationRow>, InferCreationAttributes<NotificationRow>> {
+export interface NotificationRow extends Model<
+  InferAttributes<NotificationRow>,
+  InferCreationAttributes<NotificationRow>
+> {
   id: string;
   userId: string | null;
   channel: 'email' | 'sms';
@@ -104,61 +115,81 @@ export interface NotificationModels {
 }
 
 export function defineNotificationModels(sequelize: Sequelize): NotificationModels {
-  const Notification = sequelize.define<NotificationRow>('Notification', {
-    id: id(),
-    userId: reference(true),
-    channel: { type: DataTypes.STRING(16), allowNull: false },
-    template: { type: DataTypes.STRING(64), allowNull: false },
-    toAddress: { type: DataTypes.STRING(320), allowNull: false },
-    subject: { type: DataTypes.TEXT, allowNull: false },
-    text: { type: DataTypes.TEXT, allowNull: true },
-    secrets: { type: DataTypes.JSONB, allowNull: true },
-    status: { type: DataTypes.STRING(16), allowNull: false },
-    sentAt: { type: DataTypes.DATE, allowNull: true },
-    ...timestamps(),
-  }, { tableName: 'notifications' });
+  const Notification = sequelize.define<NotificationRow>(
+    'Notification',
+    {
+      id: id(),
+      userId: reference(true),
+      channel: { type: DataTypes.STRING(16), allowNull: false },
+      template: { type: DataTypes.STRING(64), allowNull: false },
+      toAddress: { type: DataTypes.STRING(320), allowNull: false },
+      subject: { type: DataTypes.TEXT, allowNull: false },
+      text: { type: DataTypes.TEXT, allowNull: true },
+      secrets: { type: DataTypes.JSONB, allowNull: true },
+      status: { type: DataTypes.STRING(16), allowNull: false },
+      sentAt: { type: DataTypes.DATE, allowNull: true },
+      ...timestamps(),
+    },
+    { tableName: 'notifications' },
+  );
 
-  const DevMail = sequelize.define<DevMailRow>('DevMail', {
-    id: id(),
-    notificationId: reference(true),
-    toAddress: { type: DataTypes.STRING(320), allowNull: false },
-    template: { type: DataTypes.STRING(64), allowNull: false },
-    subject: { type: DataTypes.TEXT, allowNull: false },
-    text: { type: DataTypes.TEXT, allowNull: false },
-    otp: { type: DataTypes.STRING(16), allowNull: true },
-    password: { type: DataTypes.STRING(128), allowNull: true },
-    ...timestamps(),
-  }, { tableName: 'dev_mailbox' });
+  const DevMail = sequelize.define<DevMailRow>(
+    'DevMail',
+    {
+      id: id(),
+      notificationId: reference(true),
+      toAddress: { type: DataTypes.STRING(320), allowNull: false },
+      template: { type: DataTypes.STRING(64), allowNull: false },
+      subject: { type: DataTypes.TEXT, allowNull: false },
+      text: { type: DataTypes.TEXT, allowNull: false },
+      otp: { type: DataTypes.STRING(16), allowNull: true },
+      password: { type: DataTypes.STRING(128), allowNull: true },
+      ...timestamps(),
+    },
+    { tableName: 'dev_mailbox' },
+  );
 
-  const InboxItem = sequelize.define<InboxItemRow>('InboxItem', {
-    id: id(),
-    userId: reference(),
-    category: { type: DataTypes.STRING(16), allowNull: false },
-    type: { type: DataTypes.STRING(64), allowNull: false },
-    title: { type: DataTypes.TEXT, allowNull: false },
-    description: { type: DataTypes.TEXT, allowNull: false },
-    link: { type: DataTypes.TEXT, allowNull: true },
-    metadata: { type: DataTypes.JSONB, allowNull: true },
-    readAt: { type: DataTypes.DATE, allowNull: true },
-    ...timestamps(),
-  }, { tableName: 'inbox_notifications' });
+  const InboxItem = sequelize.define<InboxItemRow>(
+    'InboxItem',
+    {
+      id: id(),
+      userId: reference(),
+      category: { type: DataTypes.STRING(16), allowNull: false },
+      type: { type: DataTypes.STRING(64), allowNull: false },
+      title: { type: DataTypes.TEXT, allowNull: false },
+      description: { type: DataTypes.TEXT, allowNull: false },
+      link: { type: DataTypes.TEXT, allowNull: true },
+      metadata: { type: DataTypes.JSONB, allowNull: true },
+      readAt: { type: DataTypes.DATE, allowNull: true },
+      ...timestamps(),
+    },
+    { tableName: 'inbox_notifications' },
+  );
 
-  const Preference = sequelize.define<PreferenceRow>('NotificationPreference', {
-    userId: id(),
-    email: { type: DataTypes.BOOLEAN, allowNull: false },
-    sms: { type: DataTypes.BOOLEAN, allowNull: false },
-    inApp: { type: DataTypes.BOOLEAN, allowNull: false },
-    smsNumber: { type: DataTypes.STRING(20), allowNull: true },
-    ...timestamps(),
-  }, { tableName: 'notification_preferences' });
+  const Preference = sequelize.define<PreferenceRow>(
+    'NotificationPreference',
+    {
+      userId: id(),
+      email: { type: DataTypes.BOOLEAN, allowNull: false },
+      sms: { type: DataTypes.BOOLEAN, allowNull: false },
+      inApp: { type: DataTypes.BOOLEAN, allowNull: false },
+      smsNumber: { type: DataTypes.STRING(20), allowNull: true },
+      ...timestamps(),
+    },
+    { tableName: 'notification_preferences' },
+  );
 
-  const DevSms = sequelize.define<DevSmsRow>('DevSms', {
-    id: id(),
-    notificationId: reference(),
-    toNumber: { type: DataTypes.STRING(20), allowNull: false },
-    text: { type: DataTypes.TEXT, allowNull: false },
-    ...timestamps(),
-  }, { tableName: 'dev_sms' });
+  const DevSms = sequelize.define<DevSmsRow>(
+    'DevSms',
+    {
+      id: id(),
+      notificationId: reference(),
+      toNumber: { type: DataTypes.STRING(20), allowNull: false },
+      text: { type: DataTypes.TEXT, allowNull: false },
+      ...timestamps(),
+    },
+    { tableName: 'dev_sms' },
+  );
 
   return { Notification, DevMail, InboxItem, Preference, DevSms };
 }

@@ -8,7 +8,17 @@ import type { PageRequest } from '../../platform/http/pagination.ts';
 import { newId } from '../../platform/ids.ts';
 import { lifecycleWriter, modelStore } from '../../platform/lifecycle.ts';
 import type { ServiceDeps } from '../../platform/service.ts';
-import { categories, defineNotificationModels, deliveryLifecycle, type Category, type Channel, type DevMailRow, type InboxItemRow, type NotificationRow, type PreferenceRow } from './models.ts';
+import {
+  categories,
+  defineNotificationModels,
+  deliveryLifecycle,
+  type Category,
+  type Channel,
+  type DevMailRow,
+  type InboxItemRow,
+  type NotificationRow,
+  type PreferenceRow,
+} from './models.ts';
 import { renderMail, type RenderedMail, type TemplateName } from './templates.ts';
 
 export interface MailRequest {
@@ -104,12 +114,21 @@ export function createNotifications(deps: ServiceDeps & { userEmail?(userId: str
   const read = preparedReads(deps.sequelize);
   const deliveries = lifecycleWriter(deliveryLifecycle, { store: modelStore(Notification) });
   /** Records a delivery row in its first status (the one writer of a delivery's status). */
-  const recordDelivery = (transaction: Transaction, status: NotificationRow['status'], values: Omit<InferAttributes<NotificationRow>, 'status' | 'createdAt' | 'updatedAt'>) =>
-    deliveries.create(transaction, status, values, { by: 'orchestrator' });
+  const recordDelivery = (
+    transaction: Transaction,
+    status: NotificationRow['status'],
+    values: Omit<InferAttributes<NotificationRow>, 'status' | 'createdAt' | 'updatedAt'>,
+  ) => deliveries.create(transaction, status, values, { by: 'orchestrator' });
   // Loaded with the first mail sent over SMTP (development mode without MAIL_URL never loads it).
   let smtp: Promise<Transporter> | undefined;
 
-  async function deliver(to: string, template: string, mail: RenderedMail, notificationId: string, transaction?: Transaction) {
+  async function deliver(
+    to: string,
+    template: string,
+    mail: RenderedMail,
+    notificationId: string,
+    transaction?: Transaction,
+  ) {
     if (config.mailUrl) {
       smtp ??= import('nodemailer').then(({ default: nodemailer }) => {
         const transport = nodemailer.createTransport(config.mailUrl);
@@ -137,7 +156,12 @@ export function createNotifications(deps: ServiceDeps & { userEmail?(userId: str
   }
 
   /** SMS has only the development sink: with no SMS provider outside development mode it is undeliverable. */
-  async function deliverSms(to: string, text: string, notificationId: string, transaction: Transaction): Promise<boolean> {
+  async function deliverSms(
+    to: string,
+    text: string,
+    notificationId: string,
+    transaction: Transaction,
+  ): Promise<boolean> {
     if (!config.devMode) return false;
     await DevSms.create({ id: newId(), notificationId, toNumber: to, text }, { transaction });
     return true;
@@ -153,7 +177,11 @@ export function createNotifications(deps: ServiceDeps & { userEmail?(userId: str
     return toPreferences(row);
   }
 
-  async function publish(transaction: Transaction, notificationId: string, request: NotificationRequest): Promise<void> {
+  async function publish(
+    transaction: Transaction,
+    notificationId: string,
+    request: NotificationRequest,
+  ): Promise<void> {
     await events.publish(transaction, 'notification.requested', {
       notificationId,
       userId: request.userId ?? null,
@@ -183,11 +211,23 @@ export function createNotifications(deps: ServiceDeps & { userEmail?(userId: str
     const wanted = (channel: Channel) => requested.includes(channel) && (essential || preferences.channels[channel]);
 
     if (wanted('in_app') && userId) {
-      const category = (categories as readonly string[]).includes(data.category) ? data.category : (notice?.category ?? 'system');
+      const category = (categories as readonly string[]).includes(data.category)
+        ? data.category
+        : (notice?.category ?? 'system');
       await InboxItem.findOrCreate({
         where: { id: notificationId },
         // A prepared mail's body may carry a code: the inbox shows its subject only.
-        defaults: { id: notificationId, userId, category, type: data.template, title, description: data.description ?? title, link: data.link ?? null, metadata: data.metadata ?? null, readAt: null },
+        defaults: {
+          id: notificationId,
+          userId,
+          category,
+          type: data.template,
+          title,
+          description: data.description ?? title,
+          link: data.link ?? null,
+          metadata: data.metadata ?? null,
+          readAt: null,
+        },
         transaction,
       });
     }
@@ -197,19 +237,45 @@ export function createNotifications(deps: ServiceDeps & { userEmail?(userId: str
     if (prepared) {
       if (prepared.text === null) return void (await sms());
       if (wanted('email')) {
-        await deliver(prepared.toAddress, prepared.template, { subject: prepared.subject, text: prepared.text, secrets: prepared.secrets ?? {} }, prepared.id, transaction);
-        await deliveries.move(transaction, prepared, 'sent', { by: 'orchestrator', changes: { text: null, secrets: null, sentAt: new Date() } });
+        await deliver(
+          prepared.toAddress,
+          prepared.template,
+          { subject: prepared.subject, text: prepared.text, secrets: prepared.secrets ?? {} },
+          prepared.id,
+          transaction,
+        );
+        await deliveries.move(transaction, prepared, 'sent', {
+          by: 'orchestrator',
+          changes: { text: null, secrets: null, sentAt: new Date() },
+        });
         logger.info({ notificationId, template: prepared.template }, 'mail delivered');
       } else {
-        await deliveries.move(transaction, prepared, 'suppressed', { by: 'orchestrator', changes: { text: null, secrets: null } });
+        await deliveries.move(transaction, prepared, 'suppressed', {
+          by: 'orchestrator',
+          changes: { text: null, secrets: null },
+        });
         logger.info({ notificationId, template: prepared.template }, 'mail suppressed by preferences');
       }
     } else if (requested.includes('email') && !notice) {
       const to = data.to ?? (userId && deps.userEmail ? await deps.userEmail(userId) : null);
-      const mail = { subject: title, text: [data.description, ...(data.link ? ['', data.link] : [])].join('\n'), secrets: {} };
+      const mail = {
+        subject: title,
+        text: [data.description, ...(data.link ? ['', data.link] : [])].join('\n'),
+        secrets: {},
+      };
       const status = !to ? 'undeliverable' : wanted('email') ? 'sent' : 'suppressed';
       if (status === 'sent') await deliver(to!, data.template, mail, notificationId, transaction);
-      await recordDelivery(transaction, status, { id: notificationId, userId, channel: 'email', template: data.template, toAddress: to ?? '', subject: title, text: null, secrets: null, sentAt: status === 'sent' ? new Date() : null });
+      await recordDelivery(transaction, status, {
+        id: notificationId,
+        userId,
+        channel: 'email',
+        template: data.template,
+        toAddress: to ?? '',
+        subject: title,
+        text: null,
+        secrets: null,
+        sentAt: status === 'sent' ? new Date() : null,
+      });
       logger.info({ notificationId, template: data.template, status }, 'mail handled');
     }
     await sms();
@@ -217,15 +283,31 @@ export function createNotifications(deps: ServiceDeps & { userEmail?(userId: str
     async function sms() {
       if (!requested.includes('sms')) return;
       const to = preferences.smsNumber;
-      const sent = wanted('sms') && to ? await deliverSms(to, `${title}: ${data.description ?? ''}`.slice(0, 320), notificationId, transaction) : false;
+      const sent =
+        wanted('sms') && to
+          ? await deliverSms(to, `${title}: ${data.description ?? ''}`.slice(0, 320), notificationId, transaction)
+          : false;
       const status = !wanted('sms') ? 'suppressed' : sent ? 'sent' : 'undeliverable';
-      await recordDelivery(transaction, status, { id: newId(), userId, channel: 'sms', template: data.template, toAddress: to ?? '', subject: title, text: null, secrets: null, sentAt: sent ? new Date() : null });
+      await recordDelivery(transaction, status, {
+        id: newId(),
+        userId,
+        channel: 'sms',
+        template: data.template,
+        toAddress: to ?? '',
+        subject: title,
+        text: null,
+        secrets: null,
+        sentAt: sent ? new Date() : null,
+      });
     }
   }
 
   events.subscribe('notification.requested', 'ol.notifications', handle);
 
-  const inboxWhere = (userId: string, filter: { read?: boolean; category?: Category; status?: 'all' | 'read' | 'unread' }) => {
+  const inboxWhere = (
+    userId: string,
+    filter: { read?: boolean; category?: Category; status?: 'all' | 'read' | 'unread' },
+  ) => {
     const read = filter.status === 'read' ? true : filter.status === 'unread' ? false : filter.read;
     const where = new Conditions().add('x.user_id = ?', userId);
     if (filter.category) where.add('x.category = ?', filter.category);
@@ -264,7 +346,13 @@ export function createNotifications(deps: ServiceDeps & { userEmail?(userId: str
         sentAt: null,
       });
       // The mail form of the event: the consumer finds the rest in the delivery row and `mailNotices`.
-      await events.publish(transaction, 'notification.requested', { notificationId, userId: request.userId ?? null, channel: 'email', template: request.template, to });
+      await events.publish(transaction, 'notification.requested', {
+        notificationId,
+        userId: request.userId ?? null,
+        channel: 'email',
+        template: request.template,
+        to,
+      });
     },
 
     /**
@@ -272,7 +360,12 @@ export function createNotifications(deps: ServiceDeps & { userEmail?(userId: str
      * in the mail that carries them. Only the mail's metadata is recorded; the inbox notice that
      * follows goes the one send path and carries no password.
      */
-    async sendMailNow(request: { to: string; userId?: string; template: 'provisioned_account'; variables: Record<string, string> }): Promise<void> {
+    async sendMailNow(request: {
+      to: string;
+      userId?: string;
+      template: 'provisioned_account';
+      variables: Record<string, string>;
+    }): Promise<void> {
       const to = normaliseAddress(request.to);
       const mail = render(request, to);
       const notificationId = newId();
@@ -308,8 +401,17 @@ export function createNotifications(deps: ServiceDeps & { userEmail?(userId: str
       }
     },
 
-    async list(userId: string, page: PageRequest, filter: { read?: boolean; category?: Category; status?: 'all' | 'read' | 'unread' }) {
-      const { items, meta } = await keysetInstances(read, page, InboxItem, { from: 'ol.inbox_notifications x', where: inboxWhere(userId, filter), key: 'x.id', desc: true });
+    async list(
+      userId: string,
+      page: PageRequest,
+      filter: { read?: boolean; category?: Category; status?: 'all' | 'read' | 'unread' },
+    ) {
+      const { items, meta } = await keysetInstances(read, page, InboxItem, {
+        from: 'ol.inbox_notifications x',
+        where: inboxWhere(userId, filter),
+        key: 'x.id',
+        desc: true,
+      });
       return { items: items.map(toInboxItem), meta };
     },
 
@@ -335,7 +437,10 @@ export function createNotifications(deps: ServiceDeps & { userEmail?(userId: str
 
     preferences: (userId: string) => preferencesOf(userId),
 
-    async setPreferences(userId: string, input: { channels?: Partial<Record<Channel, boolean>>; smsNumber?: string | null }): Promise<Preferences> {
+    async setPreferences(
+      userId: string,
+      input: { channels?: Partial<Record<Channel, boolean>>; smsNumber?: string | null },
+    ): Promise<Preferences> {
       const current = await preferencesOf(userId);
       const next = { ...current.channels, ...input.channels };
       const smsNumber = input.smsNumber === undefined ? current.smsNumber : input.smsNumber;
@@ -346,7 +451,11 @@ export function createNotifications(deps: ServiceDeps & { userEmail?(userId: str
     /** The dev mailbox of one address, newest first. Off (404) outside development mode. */
     async devMailbox(address: string, limit: number): Promise<DevMail[]> {
       if (!config.devMode) throw notFound('The dev mailbox exists only in development mode.');
-      const rows = await DevMail.findAll({ where: { toAddress: normaliseAddress(address) }, order: [['id', 'DESC']], limit });
+      const rows = await DevMail.findAll({
+        where: { toAddress: normaliseAddress(address) },
+        order: [['id', 'DESC']],
+        limit,
+      });
       return rows.map(toDevMail);
     },
 

@@ -1,5 +1,11 @@
 /** The mails the Orchestrator sends. Subjects never carry a secret: they outlive delivery as metadata. */
-export const templateNames = ['account_verify', 'password_reset', 'provisioned_account', 'security_alert', 'centre_invitation'] as const;
+export const templateNames = [
+  'account_verify',
+  'password_reset',
+  'provisioned_account',
+  'security_alert',
+  'centre_invitation',
+] as const;
 export type TemplateName = (typeof templateNames)[number];
 
 /** The one-time code or generated password a mail carries, pulled out for the dev mailbox only. */
@@ -117,5 +123,8 @@ export function renderMail(name: TemplateName, variables: Record<string, string>
   const template = templates[name];
   const missing = template.required.filter((key) => !variables[key]);
   if (missing.length) throw new Error(`mail template ${name} needs ${missing.join(', ')}`);
-  return { ...template.render(variables, to), secrets: template.secret ? { [template.secret]: variables[template.secret] } : {} };
+  return {
+    ...template.render(variables, to),
+    secrets: template.secret ? { [template.secret]: variables[template.secret] } : {},
+  };
 }

@@ -1,6 +1,12 @@
 import { status } from '@grpc/grpc-js';
 import { GrpcError } from '../../platform/grpc/errors.ts';
-import { paymentPurposeNames, type InitiatePaymentRequest, type InitiatePaymentResponse, type RefundPaymentRequest, type RefundPaymentResponse } from '../../contracts/payment-messages.ts';
+import {
+  paymentPurposeNames,
+  type InitiatePaymentRequest,
+  type InitiatePaymentResponse,
+  type RefundPaymentRequest,
+  type RefundPaymentResponse,
+} from '../../contracts/payment-messages.ts';
 import { serviceDefinition, serviceNames } from '../../platform/grpc/proto.ts';
 import type { GrpcServiceEntry } from '../../platform/grpc/server.ts';
 import { AppError } from '../../platform/http/errors.ts';
@@ -11,7 +17,8 @@ import type { Payments } from './service.ts';
 
 const int64Max = 9223372036854775807n;
 
-const isPurpose = (value: unknown): value is (typeof paymentPurposeNames)[number] => (paymentPurposeNames as readonly unknown[]).includes(value);
+const isPurpose = (value: unknown): value is (typeof paymentPurposeNames)[number] =>
+  (paymentPurposeNames as readonly unknown[]).includes(value);
 
 function isHttpUrl(value: string): boolean {
   try {
@@ -25,21 +32,45 @@ function isHttpUrl(value: string): boolean {
 const initiateRules: Rule<InitiatePaymentRequest>[] = [
   { field: 'payer_user_id', valid: (r) => isUlid(r.payer_user_id), issue: 'must be an Orchestrator user id (a ULID)' },
   { field: 'purpose', valid: (r) => isPurpose(r.purpose), issue: `must be one of: ${paymentPurposeNames.join(', ')}` },
-  { field: 'purpose_reference_id', valid: (r) => present(r.purpose_reference_id) && within(r.purpose_reference_id, 100), issue: 'is required, at most 100 characters' },
+  {
+    field: 'purpose_reference_id',
+    valid: (r) => present(r.purpose_reference_id) && within(r.purpose_reference_id, 100),
+    issue: 'is required, at most 100 characters',
+  },
   {
     field: 'amount_minor',
     valid: (r) => /^[1-9][0-9]{0,18}$/.test(String(r.amount_minor)) && BigInt(r.amount_minor) <= int64Max,
     issue: 'must be a whole number of minor units greater than zero',
   },
-  { field: 'currency', valid: (r) => /^[A-Z]{3}$/.test(r.currency), issue: 'must be an ISO 4217 code in capitals, e.g. NGN' },
-  { field: 'beneficiary_centre_id', valid: (r) => within(r.beneficiary_centre_id, 100), issue: 'must be at most 100 characters' },
-  { field: 'idempotency_key', valid: (r) => /^[\x21-\x7e]{1,200}$/.test(r.idempotency_key), issue: 'is required: 1 to 200 visible ASCII characters, no spaces' },
-  { field: 'return_url', valid: (r) => r.return_url === '' || (within(r.return_url, 2000) && isHttpUrl(r.return_url)), issue: 'must be empty or an http(s) URL of at most 2000 characters' },
+  {
+    field: 'currency',
+    valid: (r) => /^[A-Z]{3}$/.test(r.currency),
+    issue: 'must be an ISO 4217 code in capitals, e.g. NGN',
+  },
+  {
+    field: 'beneficiary_centre_id',
+    valid: (r) => within(r.beneficiary_centre_id, 100),
+    issue: 'must be at most 100 characters',
+  },
+  {
+    field: 'idempotency_key',
+    valid: (r) => /^[\x21-\x7e]{1,200}$/.test(r.idempotency_key),
+    issue: 'is required: 1 to 200 visible ASCII characters, no spaces',
+  },
+  {
+    field: 'return_url',
+    valid: (r) => r.return_url === '' || (within(r.return_url, 2000) && isHttpUrl(r.return_url)),
+    issue: 'must be empty or an http(s) URL of at most 2000 characters',
+  },
 ];
 
 const refundRules: Rule<RefundPaymentRequest>[] = [
   { field: 'payment_id', valid: (r) => isUlid(r.payment_id), issue: 'must be an Orchestrator payment id (a ULID)' },
-  { field: 'reason', valid: (r) => present(r.reason) && within(r.reason, 500), issue: 'is required, at most 500 characters' },
+  {
+    field: 'reason',
+    valid: (r) => present(r.reason) && within(r.reason, 500),
+    issue: 'is required, at most 500 characters',
+  },
 ];
 
 /** The gRPC status of each use-case error InitiatePayment and RefundPayment can meet; the message goes to the caller as it is. */
@@ -54,7 +85,8 @@ const statusOf: Record<string, status> = {
 };
 
 function asGrpcError(err: unknown): unknown {
-  if (err instanceof AppError && statusOf[err.code] !== undefined) return new GrpcError(statusOf[err.code]!, err.message);
+  if (err instanceof AppError && statusOf[err.code] !== undefined)
+    return new GrpcError(statusOf[err.code]!, err.message);
   return err;
 }
 

@@ -19,7 +19,15 @@
 import type { EventType } from '../../platform/events/types.ts';
 import { checkMove, defineLifecycle, findMove, type Move } from '../../platform/lifecycle.ts';
 
-export const paymentStatuses = ['initiated', 'pending', 'succeeded', 'failed', 'abandoned', 'refunding', 'refunded'] as const;
+export const paymentStatuses = [
+  'initiated',
+  'pending',
+  'succeeded',
+  'failed',
+  'abandoned',
+  'refunding',
+  'refunded',
+] as const;
 export type PaymentStatus = (typeof paymentStatuses)[number];
 
 /** Statuses a charge outcome (paid, declined, abandoned) no longer moves. */
@@ -47,11 +55,23 @@ export const paymentLifecycle = defineLifecycle({
   moves: {
     initiated: { from: [null], to: 'initiated', by: ['orchestrator'], emits: [] },
     pending: { from: ['initiated'], to: 'pending', by: ['orchestrator'], emits: [] },
-    succeeded: { from: ['pending'], to: 'succeeded', by: ['provider'], guards: ['provider_amount_matches'], emits: ['payment.completed'] },
+    succeeded: {
+      from: ['pending'],
+      to: 'succeeded',
+      by: ['provider'],
+      guards: ['provider_amount_matches'],
+      emits: ['payment.completed'],
+    },
     failed: { from: ['pending'], to: 'failed', by: ['provider'], emits: ['payment.failed'] },
     abandoned: { from: ['pending'], to: 'abandoned', by: ['provider'], emits: ['payment.failed'] },
     refunding: { from: ['succeeded'], to: 'refunding', by: ['orchestrator'], emits: [] },
-    refunded: { from: ['refunding', 'succeeded'], to: 'refunded', by: ['provider'], guards: ['provider_amount_matches'], emits: ['payment.refunded'] },
+    refunded: {
+      from: ['refunding', 'succeeded'],
+      to: 'refunded',
+      by: ['provider'],
+      guards: ['provider_amount_matches'],
+      emits: ['payment.refunded'],
+    },
   },
   guards: {
     // A provider's success for another amount or currency is not this payment's success.
@@ -70,13 +90,20 @@ export interface PaymentTransition extends Move {
 }
 
 /** The moves between statuses (creation aside). */
-export const paymentTransitions = Object.values(paymentLifecycle.moves).filter((move) => !(move.from as readonly unknown[]).includes(null)) as readonly PaymentTransition[];
+export const paymentTransitions = Object.values(paymentLifecycle.moves).filter(
+  (move) => !(move.from as readonly unknown[]).includes(null),
+) as readonly PaymentTransition[];
 
 /** The transition from one status to another, if the table has it. */
-export const findTransition = (from: PaymentStatus, to: PaymentStatus) => findMove(paymentLifecycle, from, to) as PaymentTransition | undefined;
+export const findTransition = (from: PaymentStatus, to: PaymentStatus) =>
+  findMove(paymentLifecycle, from, to) as PaymentTransition | undefined;
 
 /** The table's codes for a refused move. */
-export const refusalCodes = { no_move: 'payment.transition_not_allowed', wrong_mover: 'payment.transition_not_allowed', guard_failed: 'payment.guard_failed' } as const;
+export const refusalCodes = {
+  no_move: 'payment.transition_not_allowed',
+  wrong_mover: 'payment.transition_not_allowed',
+  guard_failed: 'payment.guard_failed',
+} as const;
 
 /** Why a move is refused (no such transition, wrong actor, a guard fails), or undefined when it may happen. */
 export function refusal(

@@ -1,4 +1,12 @@
-import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  type CreationOptional,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Model,
+  type ModelStatic,
+  type Sequelize,
+} from 'sequelize';
 import type { PaymentActor, PaymentStatus } from './lifecycle.ts';
 import { id, reference } from '../../platform/db/columns.ts';
 
@@ -30,7 +38,10 @@ export interface PaymentRow extends Model<InferAttributes<PaymentRow>, InferCrea
 }
 
 /** One row per status a payment took, written by the lifecycle's transition in the same transaction. */
-export interface PaymentStatusChangeRow extends Model<InferAttributes<PaymentStatusChangeRow>, InferCreationAttributes<PaymentStatusChangeRow>> {
+export interface PaymentStatusChangeRow extends Model<
+  InferAttributes<PaymentStatusChangeRow>,
+  InferCreationAttributes<PaymentStatusChangeRow>
+> {
   id: string;
   paymentId: string;
   fromStatus: PaymentStatus | null;

@@ -14,7 +14,10 @@ import type { Payments } from './service.ts';
 export function webhookSignatureAuth(provider: PaymentProvider): SecurityHandler {
   return (call) => {
     if (!provider.verifyWebhook(call.req.headers, rawBody(call.req))) {
-      throw unauthorized('payment.webhook_signature_invalid', 'The webhook signature is missing or does not match the body.');
+      throw unauthorized(
+        'payment.webhook_signature_invalid',
+        'The webhook signature is missing or does not match the body.',
+      );
     }
     call.principal = { kind: 'service' };
   };
@@ -27,7 +30,10 @@ export function paymentRoutes(payments: Payments, provider: PaymentProvider): Ha
       try {
         notice = provider.readWebhook(call.body);
       } catch (err) {
-        throw validationFailed([{ field: 'body', issue: (err as Error).message }], 'The webhook body is not one the payment provider sends.');
+        throw validationFailed(
+          [{ field: 'body', issue: (err as Error).message }],
+          'The webhook body is not one the payment provider sends.',
+        );
       }
       const { duplicate } = await payments.receiveWebhook(notice);
       return ok({ received: true, duplicate });

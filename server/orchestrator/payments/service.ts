@@ -14,7 +14,14 @@ import { money, type Money } from '../../platform/money.ts';
 import type { ServiceDeps } from '../../platform/service.ts';
 import type { UserStatus } from '../accounts/models.ts';
 import { lifecycleWriter, modelStore } from '../../platform/lifecycle.ts';
-import { settledStatuses, paymentLifecycle, refusalCodes, type PaymentActor, type PaymentStatus, type ProviderReport } from './lifecycle.ts';
+import {
+  settledStatuses,
+  paymentLifecycle,
+  refusalCodes,
+  type PaymentActor,
+  type PaymentStatus,
+  type ProviderReport,
+} from './lifecycle.ts';
 import { definePaymentModels, type PaymentPurpose, type PaymentRow, type PaymentStatusChangeRow } from './models.ts';
 import type { PaymentProvider, ProviderOutcome } from './provider.ts';
 
@@ -64,7 +71,17 @@ export type WebhookEffect = 'applied' | 'no_change' | 'unknown_reference' | 'ign
 type Cause = PaymentStatusChangeRow['cause'];
 
 /** The fields of a request that must match when its idempotency key is used again. */
-const fingerprint: Array<{ field: string; of(p: { payerUserId: string; purpose: string; purposeReferenceId: string; amountMinor: string; currency: string; beneficiaryCentreId: string | null }): string }> = [
+const fingerprint: Array<{
+  field: string;
+  of(p: {
+    payerUserId: string;
+    purpose: string;
+    purposeReferenceId: string;
+    amountMinor: string;
+    currency: string;
+    beneficiaryCentreId: string | null;
+  }): string;
+}> = [
   { field: 'payer_user_id', of: (p) => p.payerUserId },
   { field: 'purpose', of: (p) => p.purpose },
   { field: 'purpose_reference_id', of: (p) => p.purposeReferenceId },
@@ -124,7 +141,11 @@ export function createPayments(deps: PaymentsDeps) {
   const { logger, sequelize, events, provider } = deps;
   const { Payment, PaymentStatusChange } = definePaymentModels(sequelize);
 
-  const payments = lifecycleWriter<typeof paymentLifecycle, PaymentRow, { cause: Cause; detail?: Record<string, unknown> }>(paymentLifecycle, {
+  const payments = lifecycleWriter<
+    typeof paymentLifecycle,
+    PaymentRow,
+    { cause: Cause; detail?: Record<string, unknown> }
+  >(paymentLifecycle, {
     store: modelStore(Payment),
     events,
     eventData: (type, payment) => {
@@ -134,10 +155,20 @@ export function createPayments(deps: PaymentsDeps) {
     },
     history: (transaction, { subject, from, to, by, note }) =>
       PaymentStatusChange.create(
-        { id: newId(), paymentId: subject.id, fromStatus: from, toStatus: to, actor: by, cause: note!.cause, detail: note!.detail ?? null, createdAt: new Date() },
+        {
+          id: newId(),
+          paymentId: subject.id,
+          fromStatus: from,
+          toStatus: to,
+          actor: by,
+          cause: note!.cause,
+          detail: note!.detail ?? null,
+          createdAt: new Date(),
+        },
         { transaction },
       ),
-    refuse: (refused, payment) => conflict(refusalCodes[refused.kind], `Payment ${payment!.reference}: ${refused.reason}.`),
+    refuse: (refused, payment) =>
+      conflict(refusalCodes[refused.kind], `Payment ${payment!.reference}: ${refused.reason}.`),
   });
 
   /**
@@ -149,16 +180,28 @@ export function createPayments(deps: PaymentsDeps) {
   async function transition(
     payment: PaymentRow,
     to: PaymentStatus,
-    context: { actor: PaymentActor; cause: Cause; report?: ProviderReport; changes?: Partial<PaymentRow>; detail?: Record<string, unknown> },
+    context: {
+      actor: PaymentActor;
+      cause: Cause;
+      report?: ProviderReport;
+      changes?: Partial<PaymentRow>;
+      detail?: Record<string, unknown>;
+    },
     transaction: Transaction,
   ): Promise<void> {
     const { from } = await payments.move(transaction, payment, to, {
       by: context.actor,
-      facts: { payment: { amountMinor: BigInt(payment.amountMinor), currency: payment.currency }, report: context.report },
+      facts: {
+        payment: { amountMinor: BigInt(payment.amountMinor), currency: payment.currency },
+        report: context.report,
+      },
       changes: context.changes,
       note: { cause: context.cause, detail: context.detail },
     });
-    logger.info({ paymentId: payment.id, reference: payment.reference, from, to, cause: context.cause }, 'payment status changed');
+    logger.info(
+      { paymentId: payment.id, reference: payment.reference, from, to, cause: context.cause },
+      'payment status changed',
+    );
   }
 
   /**
@@ -177,7 +220,10 @@ export function createPayments(deps: PaymentsDeps) {
     // A charge outcome moves a pending payment only; a refund a succeeded or refunding one.
     if (refund ? !['succeeded', 'refunding'].includes(payment.status) : settledStatuses.includes(payment.status)) {
       if (payment.status !== outcome.status) {
-        logger.warn({ paymentId: payment.id, status: payment.status, reported: outcome.status, cause }, 'provider reported another outcome for a final payment; kept');
+        logger.warn(
+          { paymentId: payment.id, status: payment.status, reported: outcome.status, cause },
+          'provider reported another outcome for a final payment; kept',
+        );
       }
       return 'no_change';
     }
@@ -207,7 +253,14 @@ export function createPayments(deps: PaymentsDeps) {
       return 'applied';
     } catch (err) {
       if (err instanceof AppError && err.code === 'payment.guard_failed') {
-        logger.error({ paymentId: payment.id, reported: { amountMinor: outcome.amountMinor.toString(), currency: outcome.currency }, cause }, 'provider outcome refused by the payment lifecycle');
+        logger.error(
+          {
+            paymentId: payment.id,
+            reported: { amountMinor: outcome.amountMinor.toString(), currency: outcome.currency },
+            cause,
+          },
+          'provider outcome refused by the payment lifecycle',
+        );
         return 'refused';
       }
       throw err;
@@ -267,7 +320,10 @@ export function createPayments(deps: PaymentsDeps) {
     const asked = { ...input, amountMinor: input.amountMinor.toString() };
     const differ = fingerprint.filter((f) => f.of(payment) !== f.of(asked)).map((f) => f.field);
     if (differ.length > 0) {
-      throw conflict('payment.idempotency_key_reused', `idempotency_key was already used for another payment (${differ.join(', ')} ${differ.length === 1 ? 'differs' : 'differ'}); use a new key for a new payment`);
+      throw conflict(
+        'payment.idempotency_key_reused',
+        `idempotency_key was already used for another payment (${differ.join(', ')} ${differ.length === 1 ? 'differs' : 'differ'}); use a new key for a new payment`,
+      );
     }
     return payment;
   }
@@ -287,7 +343,11 @@ export function createPayments(deps: PaymentsDeps) {
       });
     } catch (err) {
       logger.error({ err, paymentId: payment.id }, 'the payment provider did not open a checkout');
-      throw new AppError(502, 'payment.provider_unavailable', 'The payment provider could not open a checkout; call again with the same idempotency key.');
+      throw new AppError(
+        502,
+        'payment.provider_unavailable',
+        'The payment provider could not open a checkout; call again with the same idempotency key.',
+      );
     }
     return sequelize.transaction(async (transaction) => {
       const locked = (await Payment.findByPk(payment.id, { transaction, lock: transaction.LOCK.UPDATE }))!;
@@ -295,7 +355,11 @@ export function createPayments(deps: PaymentsDeps) {
       await transition(
         locked,
         'pending',
-        { actor: 'orchestrator', cause: 'checkout_created', changes: { checkoutUrl: checkout.checkoutUrl, providerTransactionId: checkout.providerTransactionId } },
+        {
+          actor: 'orchestrator',
+          cause: 'checkout_created',
+          changes: { checkoutUrl: checkout.checkoutUrl, providerTransactionId: checkout.providerTransactionId },
+        },
         transaction,
       );
       return locked;
@@ -307,9 +371,17 @@ export function createPayments(deps: PaymentsDeps) {
     async initiate(input: InitiateInput): Promise<InitiatedPayment> {
       const payer = await deps.payerAccount(input.payerUserId);
       if (!payer) throw new AppError(404, 'payment.payer_unknown', 'payer_user_id names no Orchestrator account');
-      if (payer.status !== 'active') throw conflict('payment.payer_inactive', `the payer's account is ${payer.status}; only an active account can pay`);
+      if (payer.status !== 'active')
+        throw conflict(
+          'payment.payer_inactive',
+          `the payer's account is ${payer.status}; only an active account can pay`,
+        );
       if (!provider.currencies.includes(input.currency)) {
-        throw new AppError(422, 'payment.currency_unsupported', `currency ${input.currency} is not taken by the payment provider (${provider.currencies.join(', ')})`);
+        throw new AppError(
+          422,
+          'payment.currency_unsupported',
+          `currency ${input.currency} is not taken by the payment provider (${provider.currencies.join(', ')})`,
+        );
       }
       let payment = await findOrCreate(input);
       if (payment.status === 'initiated') payment = await openCheckout(payment, payer.email);
@@ -327,18 +399,35 @@ export function createPayments(deps: PaymentsDeps) {
         const locked = await Payment.findByPk(paymentId, { transaction, lock: transaction.LOCK.UPDATE });
         if (!locked) throw new AppError(404, 'payment.not_found', 'payment_id names no payment');
         if (locked.status === 'succeeded') {
-          await transition(locked, 'refunding', { actor: 'orchestrator', cause: 'refund_requested', detail: { reason } }, transaction);
+          await transition(
+            locked,
+            'refunding',
+            { actor: 'orchestrator', cause: 'refund_requested', detail: { reason } },
+            transaction,
+          );
         } else if (locked.status !== 'refunding' && locked.status !== 'refunded') {
-          throw conflict('payment.not_refundable', `Payment ${locked.reference} is ${locked.status}: only a succeeded payment is refunded.`);
+          throw conflict(
+            'payment.not_refundable',
+            `Payment ${locked.reference} is ${locked.status}: only a succeeded payment is refunded.`,
+          );
         }
         return locked;
       });
       if (payment.status === 'refunding') {
         try {
-          await provider.refund({ reference: payment.reference, amountMinor: BigInt(payment.amountMinor), currency: payment.currency, reason });
+          await provider.refund({
+            reference: payment.reference,
+            amountMinor: BigInt(payment.amountMinor),
+            currency: payment.currency,
+            reason,
+          });
         } catch (err) {
           logger.error({ err, paymentId }, 'the payment provider did not take a refund');
-          throw new AppError(502, 'payment.provider_unavailable', 'The payment provider could not refund now; call again (the refund is asked for once).');
+          throw new AppError(
+            502,
+            'payment.provider_unavailable',
+            'The payment provider could not refund now; call again (the refund is asked for once).',
+          );
         }
       }
       return { paymentId: payment.id, status: payment.status };
@@ -348,27 +437,47 @@ export function createPayments(deps: PaymentsDeps) {
      * A signed webhook. Its event is recorded once (provider, event id): the first delivery settles the
      * payment, a redelivery or replay finds the record and changes nothing.
      */
-    async receiveWebhook(notice: ReturnType<PaymentProvider['readWebhook']>): Promise<{ duplicate: boolean; effect: WebhookEffect | 'duplicate' }> {
+    async receiveWebhook(
+      notice: ReturnType<PaymentProvider['readWebhook']>,
+    ): Promise<{ duplicate: boolean; effect: WebhookEffect | 'duplicate' }> {
       const result = await sequelize.transaction(async (transaction) => {
         const recorded = await sequelize.query(
           `INSERT INTO ol.payment_webhook_events (provider, event_id, event_type, reference, effect, received_at)
            VALUES ($1, $2, $3, $4, 'received', now()) ON CONFLICT DO NOTHING RETURNING event_id`,
-          { bind: [provider.name, notice.eventId, notice.eventType, notice.reference], type: QueryTypes.SELECT, transaction },
+          {
+            bind: [provider.name, notice.eventId, notice.eventType, notice.reference],
+            type: QueryTypes.SELECT,
+            transaction,
+          },
         );
         if (recorded.length === 0) return { duplicate: true, effect: 'duplicate' as const };
-        const payment = await Payment.findOne({ where: { reference: notice.reference }, transaction, lock: transaction.LOCK.UPDATE });
+        const payment = await Payment.findOne({
+          where: { reference: notice.reference },
+          transaction,
+          lock: transaction.LOCK.UPDATE,
+        });
         let effect: WebhookEffect;
         if (!payment) effect = 'unknown_reference';
         else if (!notice.outcome) effect = 'ignored';
         else effect = await settle(payment, notice.outcome, 'webhook', transaction, { eventId: notice.eventId });
-        await sequelize.query(`UPDATE ol.payment_webhook_events SET effect = $3 WHERE provider = $1 AND event_id = $2`, {
-          bind: [provider.name, notice.eventId, effect],
-          transaction,
-        });
+        await sequelize.query(
+          `UPDATE ol.payment_webhook_events SET effect = $3 WHERE provider = $1 AND event_id = $2`,
+          {
+            bind: [provider.name, notice.eventId, effect],
+            transaction,
+          },
+        );
         return { duplicate: false, effect };
       });
-      const fields = { provider: provider.name, eventId: notice.eventId, eventType: notice.eventType, reference: notice.reference, effect: result.effect };
-      if (result.effect === 'unknown_reference') logger.warn(fields, 'payment webhook for a reference the Orchestrator does not know');
+      const fields = {
+        provider: provider.name,
+        eventId: notice.eventId,
+        eventType: notice.eventType,
+        reference: notice.reference,
+        effect: result.effect,
+      };
+      if (result.effect === 'unknown_reference')
+        logger.warn(fields, 'payment webhook for a reference the Orchestrator does not know');
       else logger.info(fields, 'payment webhook received');
       return result;
     },

@@ -8,7 +8,24 @@ export interface BankAccountResolver {
   accountName(bankCode: string, accountNumber: string): Promise<string | null>;
 }
 
-const first = ['Adaeze', 'Babajide', 'Chinedu', 'Damilola', 'Emeka', 'Funmilayo', 'Halima', 'Ibrahim', 'Kemi', 'Musa', 'Ngozi', 'Olumide', 'Tobi', 'Uche', 'Yetunde', 'Zainab'];
+const first = [
+  'Adaeze',
+  'Babajide',
+  'Chinedu',
+  'Damilola',
+  'Emeka',
+  'Funmilayo',
+  'Halima',
+  'Ibrahim',
+  'Kemi',
+  'Musa',
+  'Ngozi',
+  'Olumide',
+  'Tobi',
+  'Uche',
+  'Yetunde',
+  'Zainab',
+];
 const last = ['Adeyemi', 'Bello', 'Chukwu', 'Eze', 'Okafor', 'Olawale', 'Onyeka', 'Suleiman', 'Usman', 'Yakubu'];
 
 /**
@@ -39,15 +56,23 @@ const cacheLimit = 10_000;
  */
 export function createReferenceData(resolver: BankAccountResolver, now: () => number = Date.now) {
   const banksByCountry = new Map([
-    ['NG', nigerianBanks.map((bank) => ({
-      id: `NG-${bank.code}`,
-      name: bank.name,
-      slug: bank.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, ''),
-      code: bank.code,
-      type: bank.type,
-      currency: 'NGN',
-      country: 'NG',
-    })).sort((a, b) => a.name.localeCompare(b.name))],
+    [
+      'NG',
+      nigerianBanks
+        .map((bank) => ({
+          id: `NG-${bank.code}`,
+          name: bank.name,
+          slug: bank.name
+            .toLowerCase()
+            .replace(/[^a-z0-9]+/g, '-')
+            .replace(/^-|-$/g, ''),
+          code: bank.code,
+          type: bank.type,
+          currency: 'NGN',
+          country: 'NG',
+        }))
+        .sort((a, b) => a.name.localeCompare(b.name)),
+    ],
   ]);
   const lookups = new Map<string, { name: string | null; until: number }>();
 
@@ -82,14 +107,26 @@ export function createReferenceData(resolver: BankAccountResolver, now: () => nu
     /** A country's banks (an empty list for a country with none held); a value naming no country is a 422. */
     async banks(named: string) {
       const code = await countryCode(named);
-      if (!code) throw unprocessable('validation.failed', 'That names no country.', [{ field: 'query.country', issue: `names no country: give an ISO 3166-1 code or an English country name (${named})` }]);
+      if (!code)
+        throw unprocessable('validation.failed', 'That names no country.', [
+          {
+            field: 'query.country',
+            issue: `names no country: give an ISO 3166-1 code or an English country name (${named})`,
+          },
+        ]);
       return banksByCountry.get(code) ?? [];
     },
 
     /** The registered name on an account; a second identical lookup within its time is not sent again. */
-    async resolveAccount(input: { accountNumber: string; bankCode: string }): Promise<{ result: object; cached: boolean }> {
+    async resolveAccount(input: {
+      accountNumber: string;
+      bankCode: string;
+    }): Promise<{ result: object; cached: boolean }> {
       const bank = banksByCountry.get('NG')!.find((b) => b.code === input.bankCode);
-      if (!bank) throw unprocessable('validation.failed', 'No bank has that code.', [{ field: 'body.bankCode', issue: `is not the code of a bank GET /banks lists (${input.bankCode})` }]);
+      if (!bank)
+        throw unprocessable('validation.failed', 'No bank has that code.', [
+          { field: 'body.bankCode', issue: `is not the code of a bank GET /banks lists (${input.bankCode})` },
+        ]);
       const key = `${bank.code}:${input.accountNumber}`;
       let entry = lookups.get(key);
       const cached = Boolean(entry && entry.until > now());
@@ -101,9 +138,19 @@ export function createReferenceData(resolver: BankAccountResolver, now: () => nu
         if (lookups.size > cacheLimit) lookups.delete(lookups.keys().next().value!);
       }
       if (!entry!.name) {
-        throw unprocessable('bank.account_not_found', `${bank.name} has no account ${input.accountNumber}.`, [{ field: 'body.accountNumber', issue: 'no such account at this bank' }]);
+        throw unprocessable('bank.account_not_found', `${bank.name} has no account ${input.accountNumber}.`, [
+          { field: 'body.accountNumber', issue: 'no such account at this bank' },
+        ]);
       }
-      return { result: { accountNumber: input.accountNumber, bankCode: bank.code, bankName: bank.name, accountName: entry!.name }, cached };
+      return {
+        result: {
+          accountNumber: input.accountNumber,
+          bankCode: bank.code,
+          bankName: bank.name,
+          accountName: entry!.name,
+        },
+        cached,
+      };
     },
 
     countries: countryList,
@@ -118,7 +165,8 @@ export function createReferenceData(resolver: BankAccountResolver, now: () => nu
     async lgas(countryCode: string, stateName: string) {
       const { code } = await country(countryCode);
       const data = await nigeria();
-      const state = code === 'NG' ? data.states().find((s) => s.toLowerCase() === stateName.trim().toLowerCase()) : undefined;
+      const state =
+        code === 'NG' ? data.states().find((s) => s.toLowerCase() === stateName.trim().toLowerCase()) : undefined;
       if (!state) throw notFound(`No state named ${stateName} is held for ${code}.`);
       return (data.lgas(state) ?? []).map((name) => ({ name }));
     },

@@ -53,14 +53,24 @@ async function createS3Backend(config: PlatformConfig): Promise<StorageBackend> 
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     ...(config.s3Endpoint ? { endpoint: config.s3Endpoint } : {}),
-    ...(config.s3AccessKeyId ? { credentials: { accessKeyId: config.s3AccessKeyId, secretAccessKey: config.s3SecretAccessKey } } : {}),
+    ...(config.s3AccessKeyId
+      ? { credentials: { accessKeyId: config.s3AccessKeyId, secretAccessKey: config.s3SecretAccessKey } }
+      : {}),
   });
   const Bucket = config.s3Bucket;
   return {
     name: 's3',
     async put(key, temp, size, contentType) {
       try {
-        await client.send(new s3.PutObjectCommand({ Bucket, Key: key, Body: fs.createReadStream(temp), ContentLength: size, ContentType: contentType }));
+        await client.send(
+          new s3.PutObjectCommand({
+            Bucket,
+            Key: key,
+            Body: fs.createReadStream(temp),
+            ContentLength: size,
+            ContentType: contentType,
+          }),
+        );
       } finally {
         await fsp.rm(temp, { force: true });
       }

@@ -43,7 +43,8 @@ export type Purpose = keyof typeof purposePolicies;
 export const purposes = Object.keys(purposePolicies) as Purpose[];
 export const defaultPurpose: Purpose = 'other';
 
-export const isPurpose = (value: unknown): value is Purpose => typeof value === 'string' && Object.hasOwn(purposePolicies, value);
+export const isPurpose = (value: unknown): value is Purpose =>
+  typeof value === 'string' && Object.hasOwn(purposePolicies, value);
 
 /** The policy of a purpose with the configured size limit applied. */
 export function policyOf(purpose: Purpose, overrides: Record<string, number>): PurposePolicy {
@@ -52,10 +53,12 @@ export function policyOf(purpose: Purpose, overrides: Record<string, number>): P
 }
 
 /** The largest upload any purpose accepts (a multipart file may arrive before its purpose field). */
-export const largestLimit = (overrides: Record<string, number>) => Math.max(...purposes.map((p) => policyOf(p, overrides).maxBytes));
+export const largestLimit = (overrides: Record<string, number>) =>
+  Math.max(...purposes.map((p) => policyOf(p, overrides).maxBytes));
 
 /** How a browser should treat a served file: shown in place (images, PDF) or saved. */
-export const disposition = (mimeType: string) => (mimeType.startsWith('image/') || mimeType === 'application/pdf' ? 'inline' : 'attachment');
+export const disposition = (mimeType: string) =>
+  mimeType.startsWith('image/') || mimeType === 'application/pdf' ? 'inline' : 'attachment';
 
 /**
  * The life of an asset, as data: stored `ready` at once (a multipart upload), or `pending` (an upload

@@ -20,10 +20,15 @@ export interface ReceivedFile {
 export const tooLarge = (limit: number) =>
   new AppError(413, 'storage.too_large', `The file is larger than the ${formatBytes(limit)} allowed for this purpose.`);
 
-const formatBytes = (n: number) => (n % (1024 * 1024) === 0 ? `${n / (1024 * 1024)} MB` : n % 1024 === 0 ? `${n / 1024} KB` : `${n} bytes`);
+const formatBytes = (n: number) =>
+  n % (1024 * 1024) === 0 ? `${n / (1024 * 1024)} MB` : n % 1024 === 0 ? `${n / 1024} KB` : `${n} bytes`;
 
 /** Copies a stream into a new temp file in `tmpDir` (which exists), refusing it past `limit` bytes; the file is removed if anything fails. */
-async function toTempFile(source: Readable, tmpDir: string, limit: number): Promise<{ tempPath: string; size: number }> {
+async function toTempFile(
+  source: Readable,
+  tmpDir: string,
+  limit: number,
+): Promise<{ tempPath: string; size: number }> {
   const tempPath = path.join(tmpDir, newId());
   let size = 0;
   try {
@@ -49,10 +54,18 @@ async function toTempFile(source: Readable, tmpDir: string, limit: number): Prom
   return { tempPath, size };
 }
 
-const invalidMultipart = () => badRequest('storage.multipart_invalid', 'The body is not valid multipart/form-data, or it ended before its closing boundary; nothing was stored.');
+const invalidMultipart = () =>
+  badRequest(
+    'storage.multipart_invalid',
+    'The body is not valid multipart/form-data, or it ended before its closing boundary; nothing was stored.',
+  );
 
 /** The raw body of a PUT to an upload URL. */
-export async function receiveBody(req: Request, tmpDir: string, limit: number): Promise<{ tempPath: string; size: number }> {
+export async function receiveBody(
+  req: Request,
+  tmpDir: string,
+  limit: number,
+): Promise<{ tempPath: string; size: number }> {
   if (Number(req.headers['content-length'] ?? 0) > limit) throw tooLarge(limit);
   await fsp.mkdir(tmpDir, { recursive: true });
   try {
@@ -69,11 +82,18 @@ export async function receiveBody(req: Request, tmpDir: string, limit: number): 
  * checked against its purpose by the caller. Answers only once the whole form is read and the file is
  * either complete or removed: a form that is malformed or cut short is 400 and leaves no file behind.
  */
-export async function receiveMultipart(req: Request, tmpDir: string, limit: number): Promise<{ file: ReceivedFile; fields: Record<string, string> }> {
+export async function receiveMultipart(
+  req: Request,
+  tmpDir: string,
+  limit: number,
+): Promise<{ file: ReceivedFile; fields: Record<string, string> }> {
   await fsp.mkdir(tmpDir, { recursive: true });
   let parser: busboy.Busboy;
   try {
-    parser = busboy({ headers: req.headers, limits: { files: 1, fileSize: limit, fields: 10, fieldSize: 1024, parts: 12 } });
+    parser = busboy({
+      headers: req.headers,
+      limits: { files: 1, fileSize: limit, fields: 10, fieldSize: 1024, parts: 12 },
+    });
   } catch {
     throw invalidMultipart();
   }
@@ -130,7 +150,10 @@ export async function receiveMultipart(req: Request, tmpDir: string, limit: numb
   const failure = fileFailure ? outcome!.err : formError ? invalidMultipart() : (refusal ?? outcome?.err);
   if (failure || !outcome?.file) {
     if (outcome?.file) await fsp.rm(outcome.file.tempPath, { force: true });
-    throw failure ?? unprocessable('storage.file_missing', 'The request has no file: send it in a multipart part named "file".');
+    throw (
+      failure ??
+      unprocessable('storage.file_missing', 'The request has no file: send it in a multipart part named "file".')
+    );
   }
   return { file: outcome.file, fields };
 }

@@ -23,7 +23,10 @@ export function serviceKeyAuth(serviceApiKey: string): SecurityHandler {
 }
 
 /** A user with their bearer token, or a service with the service key. */
-const callerOf = (call: Call) => (call.principal!.kind === 'service' ? { kind: 'service' as const } : { kind: 'user' as const, userId: call.principal!.userId! });
+const callerOf = (call: Call) =>
+  call.principal!.kind === 'service'
+    ? { kind: 'service' as const }
+    : { kind: 'user' as const, userId: call.principal!.userId! };
 
 export function storageRoutes(storage: Storage): Handlers<operations> {
   return {

@@ -14,7 +14,16 @@ import { checkMove, lifecycleWriter, modelStore } from '../../platform/lifecycle
 import type { ServiceDeps } from '../../platform/service.ts';
 import type { StorageBackend } from './backends.ts';
 import { defineStorageModels, type AssetRow } from './models.ts';
-import { assetLifecycle, defaultPurpose, disposition, isPurpose, largestLimit, policyOf, purposes, type Purpose } from './policy.ts';
+import {
+  assetLifecycle,
+  defaultPurpose,
+  disposition,
+  isPurpose,
+  largestLimit,
+  policyOf,
+  purposes,
+  type Purpose,
+} from './policy.ts';
 import { receiveBody, receiveMultipart, tooLarge } from './receive.ts';
 import type { Request } from 'express';
 
@@ -47,15 +56,23 @@ export type Storage = ReturnType<typeof createStorage>;
 const notYours = () => notFound('No such asset.');
 const linkRefused = () => forbidden('storage.url_invalid', 'This link is not valid or has expired: ask for a new one.');
 
-const alreadyConfirmed = () => conflict('storage.already_confirmed', 'This asset is confirmed: its bytes cannot be replaced.');
+const alreadyConfirmed = () =>
+  conflict('storage.already_confirmed', 'This asset is confirmed: its bytes cannot be replaced.');
 
-export function createStorage(deps: Pick<ServiceDeps, 'config' | 'sequelize' | 'peers' | 'logger'> & { backend: StorageBackend }) {
+export function createStorage(
+  deps: Pick<ServiceDeps, 'config' | 'sequelize' | 'peers' | 'logger'> & { backend: StorageBackend },
+) {
   const { config, backend, logger } = deps;
   const { Asset } = defineStorageModels(deps.sequelize);
   const assets = lifecycleWriter(assetLifecycle, {
     store: modelStore(Asset),
     refuse: (refusal) =>
-      refusal.action === 'receive' ? alreadyConfirmed() : conflict('storage.not_uploaded', 'Nothing was uploaded to this asset yet: PUT the file to its upload URL first.'),
+      refusal.action === 'receive'
+        ? alreadyConfirmed()
+        : conflict(
+            'storage.not_uploaded',
+            'Nothing was uploaded to this asset yet: PUT the file to its upload URL first.',
+          ),
   });
   const createAsset = (action: 'store' | 'offer_upload', by: 'owner' | 'service', values: Record<string, unknown>) =>
     deps.sequelize.transaction(async (transaction) => (await assets.create(transaction, action, values, { by }))!);
@@ -82,7 +99,13 @@ export function createStorage(deps: Pick<ServiceDeps, 'config' | 'sequelize' | '
   }
 
   const downloadUrl = (asset: AssetRow) =>
-    signedUrl('get', asset, policyOf(asset.purpose, config.storageMaxBytes).sensitive ? config.storageSensitiveUrlTtlSeconds : config.storageUrlTtlSeconds);
+    signedUrl(
+      'get',
+      asset,
+      policyOf(asset.purpose, config.storageMaxBytes).sensitive
+        ? config.storageSensitiveUrlTtlSeconds
+        : config.storageUrlTtlSeconds,
+    );
 
   function view(asset: AssetRow): AssetView {
     const { url, expiresAt } = downloadUrl(asset);
@@ -111,7 +134,11 @@ export function createStorage(deps: Pick<ServiceDeps, 'config' | 'sequelize' | '
       const mimeType = (await fileTypeFromFile(tempPath))?.mime;
       if (!mimeType || !policy.types.includes(mimeType)) {
         const what = mimeType ? `This file is ${mimeType}` : 'The type of this file could not be recognised';
-        throw new AppError(415, 'storage.type_not_allowed', `${what}; a ${purpose.replace('_', ' ')} must be one of ${policy.types.join(', ')}.`);
+        throw new AppError(
+          415,
+          'storage.type_not_allowed',
+          `${what}; a ${purpose.replace('_', ' ')} must be one of ${policy.types.join(', ')}.`,
+        );
       }
       return mimeType;
     } catch (err) {
@@ -137,8 +164,12 @@ export function createStorage(deps: Pick<ServiceDeps, 'config' | 'sequelize' | '
       const purpose = fields.purpose || defaultPurpose;
       const problems = [
         ...(isPurpose(purpose) ? [] : [{ field: 'purpose', issue: `must be one of: ${purposes.join(', ')}` }]),
-        ...(caller.kind === 'service' && !isUlid(fields.ownerUserId ?? '') ? [{ field: 'ownerUserId', issue: 'is required with the service key: the user id who owns the file' }] : []),
-        ...(caller.kind === 'user' && fields.ownerUserId !== undefined ? [{ field: 'ownerUserId', issue: 'goes only with the service key: your uploads are yours' }] : []),
+        ...(caller.kind === 'service' && !isUlid(fields.ownerUserId ?? '')
+          ? [{ field: 'ownerUserId', issue: 'is required with the service key: the user id who owns the file' }]
+          : []),
+        ...(caller.kind === 'user' && fields.ownerUserId !== undefined
+          ? [{ field: 'ownerUserId', issue: 'goes only with the service key: your uploads are yours' }]
+          : []),
       ];
       if (problems.length || !isPurpose(purpose)) {
         await fsp.rm(file.tempPath, { force: true });
@@ -197,14 +228,18 @@ export function createStorage(deps: Pick<ServiceDeps, 'config' | 'sequelize' | '
       const { tempPath, size } = await receiveBody(req, tmpDir, policy.maxBytes);
       const mimeType = await inspect(tempPath, size, asset.purpose);
       await backend.put(asset.objectKey, tempPath, size, mimeType);
-      await deps.sequelize.transaction((transaction) => assets.move(transaction, asset, 'receive', { by: 'owner', changes: { mimeType, sizeBytes: size } }));
+      await deps.sequelize.transaction((transaction) =>
+        assets.move(transaction, asset, 'receive', { by: 'owner', changes: { mimeType, sizeBytes: size } }),
+      );
       return { assetId, status: asset.status, size, mimeType };
     },
 
     /** `POST /storage/confirm`: the uploaded bytes become the asset. */
     async confirm(userId: string, assetId: string): Promise<AssetView> {
       const asset = await findOwn(assetId, { kind: 'user', userId });
-      await deps.sequelize.transaction((transaction) => assets.move(transaction, asset, 'confirm', { by: 'owner', changes: { uploadExpiresAt: null } }));
+      await deps.sequelize.transaction((transaction) =>
+        assets.move(transaction, asset, 'confirm', { by: 'owner', changes: { uploadExpiresAt: null } }),
+      );
       return view(asset);
     },
 
@@ -214,7 +249,11 @@ export function createStorage(deps: Pick<ServiceDeps, 'config' | 'sequelize' | '
      */
     async resolve(caller: Caller, assetIds: string[]): Promise<ResolvedAsset[]> {
       const rows = await Asset.findAll({
-        where: { id: { [Op.in]: assetIds }, status: 'ready', ...(caller.kind === 'user' ? { ownerUserId: caller.userId } : {}) },
+        where: {
+          id: { [Op.in]: assetIds },
+          status: 'ready',
+          ...(caller.kind === 'user' ? { ownerUserId: caller.userId } : {}),
+        },
       });
       const byId = new Map(rows.map((r) => [r.id, r]));
       return [...new Set(assetIds)].flatMap((id) => {
@@ -228,11 +267,16 @@ export function createStorage(deps: Pick<ServiceDeps, 'config' | 'sequelize' | '
     async remove(userId: string, assetId: string): Promise<void> {
       const asset = await findOwn(assetId, { kind: 'user', userId });
       await asset.destroy();
-      await backend.delete(asset.objectKey).catch((err) => logger.warn({ err, assetId }, 'stored bytes of a deleted asset were not removed'));
+      await backend
+        .delete(asset.objectKey)
+        .catch((err) => logger.warn({ err, assetId }, 'stored bytes of a deleted asset were not removed'));
     },
 
     /** A signed download URL: the bytes with their sniffed type. */
-    async download(assetId: string, query: Record<string, unknown>): Promise<{ body: Readable; mimeType: string; headers: Record<string, string> }> {
+    async download(
+      assetId: string,
+      query: Record<string, unknown>,
+    ): Promise<{ body: Readable; mimeType: string; headers: Record<string, string> }> {
       checkSignature('get', assetId, query.expires, query.signature);
       const asset = await Asset.findByPk(assetId);
       const body = asset?.status === 'ready' ? await backend.get(asset.objectKey) : null;
@@ -255,7 +299,11 @@ export function createStorage(deps: Pick<ServiceDeps, 'config' | 'sequelize' | '
 
 /** A file name as kept: its last path segment, without control characters, at most 255 characters. */
 function cleanFileName(name: string): string {
-  const base = name.split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  const base = name
+    .split(/[\\/]/)
+    .pop()!
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim();
   return (base || 'file').slice(0, 255);
 }
 

@@ -40,7 +40,12 @@ export function createAccessTokens(keys: SigningKeys, config: PlatformConfig): A
   return {
     async issue(subject) {
       const { signing } = await keys.current();
-      return new SignJWT({ email: subject.email, intents: subject.intents, sid: subject.sessionId, ...(subject.passwordChangeRequired ? { pcr: true } : {}) })
+      return new SignJWT({
+        email: subject.email,
+        intents: subject.intents,
+        sid: subject.sessionId,
+        ...(subject.passwordChangeRequired ? { pcr: true } : {}),
+      })
         .setProtectedHeader({ alg: signingAlgorithm, kid: signing.kid, typ: 'JWT' })
         .setSubject(subject.userId)
         .setIssuer(config.jwtIssuer)
@@ -60,7 +65,12 @@ export function createAccessTokens(keys: SigningKeys, config: PlatformConfig): A
         result = await jwtVerify(token, (await keys.reload()).keyFor, verifyOptions);
       }
       const claims = result.payload;
-      if (typeof claims.sub !== 'string' || typeof claims.email !== 'string' || typeof claims.sid !== 'string' || !Array.isArray(claims.intents)) {
+      if (
+        typeof claims.sub !== 'string' ||
+        typeof claims.email !== 'string' ||
+        typeof claims.sid !== 'string' ||
+        !Array.isArray(claims.intents)
+      ) {
         throw new Error('access token lacks sub, email, sid or intents');
       }
       return claims as unknown as AccessClaims;

@@ -11,8 +11,12 @@ const allowedBeforePasswordChange = new Set(['changePassword', 'logout']);
  * round trip), refused once the account is no longer active or the token's session has ended, and
  * confined to changing the password while the account still has a generated one.
  */
-export function createOlBearerAuth(tokens: AccessTokens, sessionLive: (userId: string, sessionId: string) => Promise<boolean>): SecurityHandler {
-  const refused = () => unauthorized('auth.unauthenticated', 'Sign in again: the access token is missing, expired or not valid.');
+export function createOlBearerAuth(
+  tokens: AccessTokens,
+  sessionLive: (userId: string, sessionId: string) => Promise<boolean>,
+): SecurityHandler {
+  const refused = () =>
+    unauthorized('auth.unauthenticated', 'Sign in again: the access token is missing, expired or not valid.');
   return async (call) => {
     const token = bearerToken(call.req.headers.authorization);
     if (!token) throw refused();
@@ -21,6 +25,12 @@ export function createOlBearerAuth(tokens: AccessTokens, sessionLive: (userId: s
     });
     if (!(await sessionLive(claims.sub, claims.sid))) throw refused();
     if (claims.pcr && !allowedBeforePasswordChange.has(call.operationId)) throw passwordChangeRequired();
-    call.principal = { kind: 'user', userId: claims.sub, email: claims.email, intents: claims.intents, claims: { ...claims } };
+    call.principal = {
+      kind: 'user',
+      userId: claims.sub,
+      email: claims.email,
+      intents: claims.intents,
+      claims: { ...claims },
+    };
   };
 }

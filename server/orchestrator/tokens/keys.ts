@@ -73,7 +73,8 @@ async function readKeyRing(SigningKey: ModelStatic<SigningKeyRow>, config: Platf
     order: [['createdAt', 'DESC']],
   });
   const active = rows.find((row) => row.active);
-  if (!active) throw new Error('no active signing key in ol.signing_keys (the Orchestrator creates one when it starts)');
+  if (!active)
+    throw new Error('no active signing key in ol.signing_keys (the Orchestrator creates one when it starts)');
   const jwks: JSONWebKeySet = { keys: rows.map((row) => row.publicJwk) };
   return {
     signing: { kid: active.kid, privateKey: await importPKCS8(active.privateKeyPem, signingAlgorithm) },
@@ -82,11 +83,19 @@ async function readKeyRing(SigningKey: ModelStatic<SigningKeyRow>, config: Platf
   };
 }
 
-async function generateSigningKey(): Promise<{ kid: string; privateKeyPem: string; publicJwk: SigningKeyRow['publicJwk'] }> {
+async function generateSigningKey(): Promise<{
+  kid: string;
+  privateKeyPem: string;
+  publicJwk: SigningKeyRow['publicJwk'];
+}> {
   const { publicKey, privateKey } = await generateKeyPair(signingAlgorithm, { modulusLength: 2048, extractable: true });
   const jwk = await exportJWK(publicKey);
   const kid = await calculateJwkThumbprint(jwk);
-  return { kid, privateKeyPem: await exportPKCS8(privateKey), publicJwk: { ...jwk, kid, alg: signingAlgorithm, use: 'sig' } };
+  return {
+    kid,
+    privateKeyPem: await exportPKCS8(privateKey),
+    publicJwk: { ...jwk, kid, alg: signingAlgorithm, use: 'sig' },
+  };
 }
 
 /** Creates the first signing key when there is no active one. Safe when several processes start at once. */
@@ -95,7 +104,9 @@ export async function ensureSigningKey(sequelize: Sequelize): Promise<void> {
   if ((await SigningKey.count({ where: { active: true } })) > 0) return;
   const key = await generateSigningKey();
   // The partial unique index on `active` turns a concurrent first start into a no-op here.
-  await SigningKey.bulkCreate([{ ...key, active: true, retiredAt: null, createdAt: new Date() }], { ignoreDuplicates: true });
+  await SigningKey.bulkCreate([{ ...key, active: true, retiredAt: null, createdAt: new Date() }], {
+    ignoreDuplicates: true,
+  });
 }
 
 /** Makes a new key the signing key; the previous one is retired but stays published (see `publishedAfter`). */

@@ -1,4 +1,12 @@
-import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  type CreationOptional,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Model,
+  type ModelStatic,
+  type Sequelize,
+} from 'sequelize';
 import type { JWK } from 'jose';
 
 /** A key pair that signs (active) or once signed (retired) access tokens; `kid` is the JWK thumbprint. */

@@ -117,10 +117,9 @@ export function createBearerAuth(options: BearerAuthOptions): SecurityHandler {
   const jwtOptions: StrategyOptionsWithRequest = {
     jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
     secretOrKeyProvider: (_req, rawJwt, done) => {
-      keys.key(headerKid(rawJwt)).then(
-        (key) => (key ? done(null, key as unknown as string) : done(new Error('unknown signing key'))),
-        done,
-      );
+      keys
+        .key(headerKid(rawJwt))
+        .then((key) => (key ? done(null, key as unknown as string) : done(new Error('unknown signing key'))), done);
     },
     issuer: options.issuer,
     audience: options.audience,
@@ -145,13 +144,19 @@ export function createBearerAuth(options: BearerAuthOptions): SecurityHandler {
     const known = token ? verifiedTokens.get(token, keys.holds) : undefined;
     if (known) return admit(call, known);
     const principal = await new Promise<Principal>((resolve, reject) => {
-      const authenticate = passport.authenticate(strategyName, { session: false }, (err: unknown, verified: Principal | false) => {
-        if (err || !verified || !verified.userId) {
-          reject(unauthorized('auth.unauthenticated', 'Sign in again: the access token is missing, expired or not valid.'));
-          return;
-        }
-        resolve(verified);
-      });
+      const authenticate = passport.authenticate(
+        strategyName,
+        { session: false },
+        (err: unknown, verified: Principal | false) => {
+          if (err || !verified || !verified.userId) {
+            reject(
+              unauthorized('auth.unauthenticated', 'Sign in again: the access token is missing, expired or not valid.'),
+            );
+            return;
+          }
+          resolve(verified);
+        },
+      );
       authenticate(call.req, {}, reject);
     });
     if (token) verifiedTokens.set(token, principal);
@@ -162,7 +167,9 @@ export function createBearerAuth(options: BearerAuthOptions): SecurityHandler {
 /** The `kid` of a compact JWS header, or undefined when there is none to read. */
 function headerKid(token: string): string | undefined {
   try {
-    const header = JSON.parse(Buffer.from(token.slice(0, token.indexOf('.')), 'base64url').toString('utf8')) as { kid?: unknown };
+    const header = JSON.parse(Buffer.from(token.slice(0, token.indexOf('.')), 'base64url').toString('utf8')) as {
+      kid?: unknown;
+    };
     return typeof header.kid === 'string' ? header.kid : undefined;
   } catch {
     return undefined;

@@ -24,7 +24,10 @@ export const timestampColumns = () => ({
   updated_at: { type: DataTypes.DATE, allowNull: false },
 });
 /** A ULID column referencing `table`'s id; an optional one is set to NULL when its row goes. */
-export const foreignKey = (table: { tableName: string; schema: string }, options: { onDelete?: 'CASCADE' | 'RESTRICT'; allowNull?: boolean } = {}) => ({
+export const foreignKey = (
+  table: { tableName: string; schema: string },
+  options: { onDelete?: 'CASCADE' | 'RESTRICT'; allowNull?: boolean } = {},
+) => ({
   type: DataTypes.STRING(26),
   allowNull: options.allowNull ?? false,
   references: { model: table, key: 'id' },

@@ -6,12 +6,26 @@
  * or shutting down) and 53300 (too many connections).
  */
 const lostStates = /^(08[0-9A-Z]{3}|57P0[123]|53300)$/;
-const lostSocketCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const lostSocketCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 /** node-postgres says these in words only (its errors for a connection that ended carry no code). */
-const lostMessages = /^(Connection terminated|Client has encountered a connection error|Client was closed and is not queryable|timeout exceeded when trying to connect)/;
+const lostMessages =
+  /^(Connection terminated|Client has encountered a connection error|Client was closed and is not queryable|timeout exceeded when trying to connect)/;
 /** Sequelize's names for a connection it could not open. */
 const lostSequelizeErrors = new Set([
-  'SequelizeConnectionError', 'SequelizeConnectionRefusedError', 'SequelizeHostNotFoundError', 'SequelizeHostNotReachableError', 'SequelizeConnectionTimedOutError',
+  'SequelizeConnectionError',
+  'SequelizeConnectionRefusedError',
+  'SequelizeHostNotFoundError',
+  'SequelizeHostNotReachableError',
+  'SequelizeConnectionTimedOutError',
 ]);
 
 /**

@@ -65,7 +65,11 @@ export interface EmbeddedOptions {
  * someone restarted with pg_ctl is stopped too. Should the process end without stopping it (an
  * uncaught error, process.exit), its exit stops PostgreSQL and removes a throwaway directory.
  */
-export async function startEmbeddedPostgres(dataDir: string, logger: Logger, options: EmbeddedOptions = {}): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  logger: Logger,
+  options: EmbeddedOptions = {},
+): Promise<EmbeddedDatabase> {
   fs.mkdirSync(dataDir, { recursive: true });
   const asRoot = process.getuid?.() === 0;
   // As root, PostgreSQL runs as a separate `postgres` user, which must be able to reach its folder.
@@ -146,7 +150,13 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger, opt
  * which only the owner can read and which is removed right after (and by the exit hook, should the
  * process end meanwhile).
  */
-async function initialiseCluster(pgDir: string, password: string, pwfile: string, logger: Logger, started: (child: ChildProcess) => void): Promise<void> {
+async function initialiseCluster(
+  pgDir: string,
+  password: string,
+  pwfile: string,
+  logger: Logger,
+  started: (child: ChildProcess) => void,
+): Promise<void> {
   const { initdb } = await postgresBinaries();
   const owner = process.getuid?.() === 0 ? postgresUser() : undefined;
   fs.mkdirSync(pgDir, { recursive: true, mode: 0o700 });
@@ -157,12 +167,16 @@ async function initialiseCluster(pgDir: string, password: string, pwfile: string
   }
   try {
     await new Promise<void>((resolve, reject) => {
-      const child = spawn(initdb, [`--pgdata=${pgDir}`, '--auth=password', `--username=${user}`, `--pwfile=${pwfile}`, '--lc-messages=C'], {
-        detached: true, // a group of its own, as the server's, so that it can be stopped as a whole
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...process.env, LC_MESSAGES: 'C' },
-        ...(owner ?? {}),
-      });
+      const child = spawn(
+        initdb,
+        [`--pgdata=${pgDir}`, '--auth=password', `--username=${user}`, `--pwfile=${pwfile}`, '--lc-messages=C'],
+        {
+          detached: true, // a group of its own, as the server's, so that it can be stopped as a whole
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: { ...process.env, LC_MESSAGES: 'C' },
+          ...(owner ?? {}),
+        },
+      );
       started(child);
       let output = '';
       const keep = (chunk: Buffer) => {
@@ -173,7 +187,9 @@ async function initialiseCluster(pgDir: string, password: string, pwfile: string
       child.stderr.on('data', keep);
       child.once('error', reject);
       child.once('close', (code, signal) =>
-        code === 0 ? resolve() : reject(new Error(`initdb failed (${code ?? signal}): ${output.trim().split('\n').slice(-3).join(' | ')}`)),
+        code === 0
+          ? resolve()
+          : reject(new Error(`initdb failed (${code ?? signal}): ${output.trim().split('\n').slice(-3).join(' | ')}`)),
       );
     });
   } finally {
@@ -200,7 +216,13 @@ function postgresUser(): { uid: number; gid: number } {
  * Runs `postgres` on the cluster in a process group of its own (as the cluster's owner: as root, the
  * `postgres` user) and resolves once it accepts connections.
  */
-async function runPostgres(pgDir: string, port: number, settings: Record<string, string>, logger: Logger, started: (child: ChildProcess) => void): Promise<void> {
+async function runPostgres(
+  pgDir: string,
+  port: number,
+  settings: Record<string, string>,
+  logger: Logger,
+  started: (child: ChildProcess) => void,
+): Promise<void> {
   const { postgres } = await postgresBinaries();
   const owner = fs.statSync(pgDir);
   const asRoot = process.getuid?.() === 0;
@@ -227,7 +249,11 @@ async function runPostgres(pgDir: string, port: number, settings: Record<string,
     };
     const onExit = (code: number | null) => {
       stderr.off('data', onData);
-      reject(new Error(`the embedded PostgreSQL exited (${code}) before it was ready: ${output.trim().split('\n').slice(-3).join(' | ')}`));
+      reject(
+        new Error(
+          `the embedded PostgreSQL exited (${code}) before it was ready: ${output.trim().split('\n').slice(-3).join(' | ')}`,
+        ),
+      );
     };
     stderr.on('data', onData);
     child.once('exit', onExit);
@@ -316,7 +342,8 @@ function clusterDir(dataDir: string, asRoot: boolean): string {
     throw unreachable(`${home} (CAPCTL_CLUSTER_HOME) cannot be created (${(err as NodeJS.ErrnoException).code})`);
   }
   const homeBlocked = unreachableAncestor(home);
-  if (homeBlocked) throw unreachable(`${homeBlocked} on the way to ${home} (CAPCTL_CLUSTER_HOME) has mode ${modeOf(homeBlocked)}`);
+  if (homeBlocked)
+    throw unreachable(`${homeBlocked} on the way to ${home} (CAPCTL_CLUSTER_HOME) has mode ${modeOf(homeBlocked)}`);
   const dir = path.join(home, crypto.createHash('sha256').update(fs.realpathSync(dataDir)).digest('hex').slice(0, 16));
   fs.writeFileSync(pointer, `${dir}\n`, { mode: 0o600 });
   return dir;
@@ -351,7 +378,9 @@ function acquireLock(dataDir: string): () => void {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const owner = Number(fs.readFileSync(lockFile, 'utf8'));
       if (isAlive(owner)) {
-        throw new DataDirBusyError(`data directory ${dataDir} is in use by another capctl (pid ${owner}); stop it or use --data-dir`);
+        throw new DataDirBusyError(
+          `data directory ${dataDir} is in use by another capctl (pid ${owner}); stop it or use --data-dir`,
+        );
       }
       fs.rmSync(lockFile, { force: true }); // left behind by a capctl that was killed
     }

@@ -61,17 +61,24 @@ export interface KeysetQuery {
  * is a 422. Statements are prepared, named after their text: a list's few shapes each cost one parse
  * per connection.
  */
-export async function keysetRows<T extends { id: string }>(read: PreparedRead, page: PageRequest, sql: KeysetQuery): Promise<{ items: T[]; meta: PageMeta }> {
+export async function keysetRows<T extends { id: string }>(
+  read: PreparedRead,
+  page: PageRequest,
+  sql: KeysetQuery,
+): Promise<{ items: T[]; meta: PageMeta }> {
   // The limit is written into the statement (below), so it is checked before any statement runs.
-  if (!Number.isSafeInteger(page.limit) || page.limit < 1) throw new Error(`a page limit must be a positive integer, not ${page.limit}`);
+  if (!Number.isSafeInteger(page.limit) || page.limit < 1)
+    throw new Error(`a page limit must be a positive integer, not ${page.limit}`);
   const x = sql.alias ?? 'x';
   const where = sql.where.copy();
-  const run = <R,>(text: string, values: unknown[]) => read<R>(statementName(text), text, values);
+  const run = <R>(text: string, values: unknown[]) => read<R>(statementName(text), text, values);
   if (page.cursor) {
     const cursor = where.bind(page.cursor);
     const [last] = await run(`SELECT 1 FROM ${sql.from} WHERE ${where.sql} AND ${x}.id = ${cursor}`, where.values);
     if (!last) throw validationFailed([{ field: 'query.cursor', issue: 'is not a cursor this API issued' }]);
-    where.add(`(${sql.key}, ${x}.id) ${sql.desc ? '<' : '>'} (SELECT ${sql.key}, ${x}.id FROM ${sql.from} WHERE ${x}.id = ${cursor})`);
+    where.add(
+      `(${sql.key}, ${x}.id) ${sql.desc ? '<' : '>'} (SELECT ${sql.key}, ${x}.id FROM ${sql.from} WHERE ${x}.id = ${cursor})`,
+    );
   }
   const direction = sql.desc ? 'DESC' : 'ASC';
   // The limit is written into the statement rather than bound. Bound, PostgreSQL's generic plan for
@@ -79,7 +86,10 @@ export async function keysetRows<T extends { id: string }>(read: PreparedRead, p
   // so every execution was planned anew (about a third of the database's time on a page of staff).
   // Written in, the generic plan is the custom one and is kept after five executions; each page size
   // a client uses is one more prepared statement.
-  const rows = await run<T>(`SELECT ${sql.select} FROM ${sql.from} WHERE ${where.sql} ORDER BY ${sql.key} ${direction}, ${x}.id ${direction} LIMIT ${page.limit + 1}`, where.values);
+  const rows = await run<T>(
+    `SELECT ${sql.select} FROM ${sql.from} WHERE ${where.sql} ORDER BY ${sql.key} ${direction}, ${x}.id ${direction} LIMIT ${page.limit + 1}`,
+    where.values,
+  );
   return pageOf(rows, page.limit);
 }
 
@@ -97,6 +107,8 @@ export async function keysetInstances<M extends Model & { id: string }>(
 ): Promise<{ items: M[]; meta: PageMeta }> {
   const { items, meta } = await keysetRows<{ id: string }>(read, page, { ...sql, select: `${sql.alias ?? 'x'}.id` });
   if (!items.length) return { items: [], meta };
-  const found = new Map((await model.findAll({ ...options, where: { id: items.map((row) => row.id) } as never })).map((m) => [m.id, m]));
+  const found = new Map(
+    (await model.findAll({ ...options, where: { id: items.map((row) => row.id) } as never })).map((m) => [m.id, m]),
+  );
   return { items: items.map((row) => found.get(row.id)).filter((m): m is M => m !== undefined), meta };
 }

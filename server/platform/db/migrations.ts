@@ -24,22 +24,31 @@ export interface Migrator {
 
 export function createMigrator(sequelize: Sequelize, schema: string, dir: string): Migrator {
   const files = () =>
-    fs.readdirSync(dir)
+    fs
+      .readdirSync(dir)
       .filter((f) => /\.(ts|js)$/.test(f) && !f.endsWith('.d.ts'))
       .sort()
       .map((f) => ({ name: path.basename(f, path.extname(f)), file: path.join(dir, f) }));
 
   async function applied(): Promise<Set<string>> {
-    const [[table]] = (await sequelize.query(`SELECT to_regclass('"${schema}".schema_migrations') AS name`)) as [Array<{ name: string | null }>, unknown];
+    const [[table]] = (await sequelize.query(`SELECT to_regclass('"${schema}".schema_migrations') AS name`)) as [
+      Array<{ name: string | null }>,
+      unknown,
+    ];
     if (!table?.name) return new Set();
-    const [rows] = (await sequelize.query(`SELECT name FROM "${schema}".schema_migrations`)) as [Array<{ name: string }>, unknown];
+    const [rows] = (await sequelize.query(`SELECT name FROM "${schema}".schema_migrations`)) as [
+      Array<{ name: string }>,
+      unknown,
+    ];
     return new Set(rows.map((r) => r.name));
   }
 
   return {
     async pending() {
       const done = await applied();
-      return files().filter((f) => !done.has(f.name)).map((f) => f.name);
+      return files()
+        .filter((f) => !done.has(f.name))
+        .map((f) => f.name);
     },
     async up(beforeEach) {
       const { Umzug, SequelizeStorage } = await import('umzug');
@@ -80,7 +89,11 @@ export async function migrate(sequelize: Sequelize, schema: string, migrator: Mi
   const onError = (err: Error) => void (lost ??= err);
   client.on('error', onError); // Sequelize's own listener drops the connection from its pool
   const holdingLock = () => {
-    if (lost) throw new Error(`the connection holding the migration lock of ${schema} was lost (${lost.message}); no further migration was started`, { cause: lost });
+    if (lost)
+      throw new Error(
+        `the connection holding the migration lock of ${schema} was lost (${lost.message}); no further migration was started`,
+        { cause: lost },
+      );
   };
   try {
     await client.query('SELECT pg_advisory_lock(hashtext($1))', [lockKey]);

@@ -17,7 +17,7 @@ interface PgClient {
  */
 export function preparedReads(sequelize: Sequelize): PreparedRead {
   const pool = sequelize.connectionManager;
-  return async <T,>(name: string, text: string, values: unknown[]) => {
+  return async <T>(name: string, text: string, values: unknown[]) => {
     const scope = requestScope();
     if (scope) scope.queries += 1;
     const client = (await pool.getConnection({ type: 'read' })) as unknown as PgClient;

@@ -41,7 +41,10 @@ export function createDatabaseWatch(url: string, logger: Logger, options: Databa
 
   const summary = (err: unknown) => {
     const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
-    return { code: typeof code === 'string' ? code : undefined, message: typeof message === 'string' ? message : String(err) };
+    return {
+      code: typeof code === 'string' ? code : undefined,
+      message: typeof message === 'string' ? message : String(err),
+    };
   };
 
   const becameUp = () => {
@@ -53,7 +56,11 @@ export function createDatabaseWatch(url: string, logger: Logger, options: Databa
 
   /** Answers the probe's failure, or undefined when the database answered. */
   async function probe(): Promise<unknown> {
-    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000, application_name: 'capctl-probe' });
+    const client = new pg.Client({
+      connectionString: url,
+      connectionTimeoutMillis: 3000,
+      application_name: 'capctl-probe',
+    });
     client.on('error', () => undefined); // the outcome of connect and query is what counts
     try {
       await client.connect();
@@ -75,7 +82,10 @@ export function createDatabaseWatch(url: string, logger: Logger, options: Databa
     }
     state = 'down';
     const downSince = Date.now();
-    logger.warn({ reason: summary(failure) }, 'database unreachable: requests answer 503 service.unavailable until it is back');
+    logger.warn(
+      { reason: summary(failure) },
+      'database unreachable: requests answer 503 service.unavailable until it is back',
+    );
     for (let pause = firstPause; failure; pause = Math.min(pause * 2, maxPause)) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, pause);

@@ -11,11 +11,17 @@ export async function platformCall(
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   const { request } = await import('undici'); // loaded when a state is first set up, not at start-up
-  const res = await request(`${baseUrl}${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  const res = await request(`${baseUrl}${path}`, {
+    method,
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
   const text = await res.body.text();
   const body = text ? JSON.parse(text) : undefined;
   if (res.statusCode < 200 || res.statusCode > 299) {
-    throw new Error(`${method} ${path} answered ${res.statusCode} ${body?.error?.code ?? ''}: ${body?.error?.message ?? text}`);
+    throw new Error(
+      `${method} ${path} answered ${res.statusCode} ${body?.error?.code ?? ''}: ${body?.error?.message ?? text}`,
+    );
   }
   return body;
 }

@@ -29,15 +29,31 @@ async function message(body: MessageRequest, serviceUrl: (service: StateService)
   const states = Array.isArray(body?.providerStates) ? body.providerStates : [];
   const names = states.map((state) => String(state?.name ?? ''));
   const description = JSON.stringify(String(body?.description ?? ''));
-  if (names.length === 0) throw invalid(`The message ${description} names no provider state: a message comes from a state that publishes an event.`);
+  if (names.length === 0)
+    throw invalid(
+      `The message ${description} names no provider state: a message comes from a state that publishes an event.`,
+    );
   // The service whose states these are, among those that publish an event.
-  const service = services.find((s) => names.every((name) => loadStateDefinitions(s).has(name)) && names.some((name) => 'event' in loadStateDefinitions(s).get(name)!.returns));
-  if (!service) throw invalid(`No service has provider states ${names.map((n) => JSON.stringify(n)).join(', ')} that publish an event (message ${description}).`);
+  const service = services.find(
+    (s) =>
+      names.every((name) => loadStateDefinitions(s).has(name)) &&
+      names.some((name) => 'event' in loadStateDefinitions(s).get(name)!.returns),
+  );
+  if (!service)
+    throw invalid(
+      `No service has provider states ${names.map((n) => JSON.stringify(n)).join(', ')} that publish an event (message ${description}).`,
+    );
   let values: { event?: unknown };
   try {
-    values = await platformCall(serviceUrl(service), 'POST', '/dev/provider-states', { body: { states: states.map((s) => ({ name: s.name, params: s.params ?? {} })), action: 'setup' } });
+    values = await platformCall(serviceUrl(service), 'POST', '/dev/provider-states', {
+      body: { states: states.map((s) => ({ name: s.name, params: s.params ?? {} })), action: 'setup' },
+    });
   } catch (err) {
-    throw new AppError(500, 'dev.provider_state_failed', `The message ${description} could not be produced: ${(err as Error).message}`);
+    throw new AppError(
+      500,
+      'dev.provider_state_failed',
+      `The message ${description} could not be produced: ${(err as Error).message}`,
+    );
   }
   return values.event;
 }

@@ -15,6 +15,14 @@ export function devEventsHandler(sequelize: Sequelize, schema: string, devMode: 
       `SELECT id, type, occurred_at, source, data FROM "${schema}".outbox WHERE ($1::text IS NULL OR type = $1) ORDER BY id DESC LIMIT $2`,
       { type: QueryTypes.SELECT, bind: [call.query.type ?? null, call.query.limit ?? 50] },
     );
-    return ok(rows.map((row) => ({ id: row.id, type: row.type, occurredAt: row.occurred_at.toISOString(), source: row.source, data: row.data })));
+    return ok(
+      rows.map((row) => ({
+        id: row.id,
+        type: row.type,
+        occurredAt: row.occurred_at.toISOString(),
+        source: row.source,
+        data: row.data,
+      })),
+    );
   };
 }

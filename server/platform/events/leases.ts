@@ -72,7 +72,9 @@ export class DeliveryLeases {
     await this.loop;
     await Promise.all(
       this.scopes.map((scope) =>
-        this.pool.query(`DELETE FROM "${scope.schema}".event_workers WHERE process_id = $1`, [this.processId]).catch(() => undefined),
+        this.pool
+          .query(`DELETE FROM "${scope.schema}".event_workers WHERE process_id = $1`, [this.processId])
+          .catch(() => undefined),
       ),
     );
   }
@@ -98,7 +100,8 @@ export class DeliveryLeases {
   private async renew(): Promise<void> {
     const now = Date.now();
     // A finished job stays listed for a lease more: pg-boss completes it after the handler returns.
-    for (const [id, finishedAt] of this.held) if (finishedAt !== undefined && now - finishedAt > this.times.leaseSeconds * 1000) this.held.delete(id);
+    for (const [id, finishedAt] of this.held)
+      if (finishedAt !== undefined && now - finishedAt > this.times.leaseSeconds * 1000) this.held.delete(id);
     const jobs = [...this.held.keys()];
     const recover = this.database.up && now - this.database.upSince >= this.times.leaseSeconds * 1000;
     const recovered = new Set<string>();
@@ -123,7 +126,11 @@ export class DeliveryLeases {
         [this.processId, jobs, queues, this.times.leaseSeconds, recover],
       );
       for (const row of rows) recovered.add(row.name);
-      if (rows.length > 0) this.logger.warn({ jobs: rows.length, queues: [...new Set(rows.map((row) => row.name))] }, 'deliveries no live process holds are due again');
+      if (rows.length > 0)
+        this.logger.warn(
+          { jobs: rows.length, queues: [...new Set(rows.map((row) => row.name))] },
+          'deliveries no live process holds are due again',
+        );
     }
     if (recovered.size > 0) this.onRecovered(recovered);
   }

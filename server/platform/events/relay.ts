@@ -111,7 +111,13 @@ export class Relay {
       );
       const jobs: PgBoss.JobInsert<DeliveryJob>[] = [];
       for (const row of rows) {
-        const event: PlatformEvent = { id: row.id, type: row.type, occurredAt: row.occurred_at.toISOString(), source: row.source, data: row.data };
+        const event: PlatformEvent = {
+          id: row.id,
+          type: row.type,
+          occurredAt: row.occurred_at.toISOString(),
+          source: row.source,
+          data: row.data,
+        };
         for (const { name } of subscriptions.rows.filter((s) => s.event === row.type)) {
           jobs.push({ name, data: { consumer: name, event } });
         }
@@ -119,7 +125,9 @@ export class Relay {
       if (jobs.length > 0) {
         await this.boss.insert(jobs, { db: { executeSql: (text, values) => client.query(text, values) } });
       }
-      await client.query(`UPDATE "${schema}".outbox SET dispatched_at = now() WHERE id = ANY($1)`, [rows.map((row) => row.id)]);
+      await client.query(`UPDATE "${schema}".outbox SET dispatched_at = now() WHERE id = ANY($1)`, [
+        rows.map((row) => row.id),
+      ]);
       await client.query('COMMIT');
       if (jobs.length > 0) this.onQueued(new Set(jobs.map((job) => job.name)));
       return rows.length;

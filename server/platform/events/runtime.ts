@@ -98,7 +98,11 @@ const defaults: Required<Omit<EventRuntimeOptions, 'database'>> = {
  * after its process first subscribed it; while that process is down its jobs wait in its queue. An
  * event relayed before any consumer of its type ever subscribed is delivered to nobody.
  */
-export function createEventRuntime(databaseUrl: string, logger: Logger, options: EventRuntimeOptions = {}): EventRuntime {
+export function createEventRuntime(
+  databaseUrl: string,
+  logger: Logger,
+  options: EventRuntimeOptions = {},
+): EventRuntime {
   const settings = { ...defaults, ...options };
   const ownWatch = options.database ? undefined : createDatabaseWatch(databaseUrl, logger);
   const database = options.database ?? ownWatch!;
@@ -162,9 +166,9 @@ export function createEventRuntime(databaseUrl: string, logger: Logger, options:
    * stored yet, read with one query from pg-boss's table (as the relay reads them).
    */
   async function declareQueues(started: PgBoss): Promise<void> {
-    const wanted: PgBoss.Queue[] = [
-      ...new Set([...consumers.values()].map((c) => deadLetterQueue(c.scope))),
-    ].map((name) => ({ name }));
+    const wanted: PgBoss.Queue[] = [...new Set([...consumers.values()].map((c) => deadLetterQueue(c.scope)))].map(
+      (name) => ({ name }),
+    );
     for (const consumer of consumers.values()) {
       wanted.push({
         name: consumer.name,
@@ -187,7 +191,9 @@ export function createEventRuntime(databaseUrl: string, logger: Logger, options:
           await started.updateQueue(queue.name, queue); // an existing queue takes the current settings
         }
       } finally {
-        await client.query(`SELECT pg_advisory_unlock(hashtext($1))`, [`${settings.bossSchema}:declare-queues`]).catch(() => undefined);
+        await client
+          .query(`SELECT pg_advisory_unlock(hashtext($1))`, [`${settings.bossSchema}:declare-queues`])
+          .catch(() => undefined);
         client.release();
       }
     }
@@ -198,7 +204,9 @@ export function createEventRuntime(databaseUrl: string, logger: Logger, options:
     const stored = new Set(subscribed.rows.map((row) => `${row.event} ${row.name}`));
     await Promise.all(
       [...consumers.values()].flatMap((consumer) =>
-        [...consumer.handlers.keys()].filter((type) => !stored.has(`${type} ${consumer.name}`)).map((type) => started.subscribe(type, consumer.name)),
+        [...consumer.handlers.keys()]
+          .filter((type) => !stored.has(`${type} ${consumer.name}`))
+          .map((type) => started.subscribe(type, consumer.name)),
       ),
     );
   }
@@ -217,7 +225,10 @@ export function createEventRuntime(databaseUrl: string, logger: Logger, options:
       settings.bossSchema,
       consumerScopes.map((scope) => ({
         schema: scope.schema,
-        queues: [deadLetterQueue(scope), ...[...consumers.values()].filter((c) => c.scope === scope).map((c) => c.name)],
+        queues: [
+          deadLetterQueue(scope),
+          ...[...consumers.values()].filter((c) => c.scope === scope).map((c) => c.name),
+        ],
       })),
       { renewMs: settings.leaseRenewMs, leaseSeconds: settings.leaseSeconds },
       database,
@@ -256,7 +267,16 @@ export function createEventRuntime(databaseUrl: string, logger: Logger, options:
     }
     // Started with the workers: what a process that died was delivering is found within seconds.
     leases.start();
-    relay = new Relay(pool!, started, settings.bossSchema, scopes.map((s) => s.schema), settings.relayIntervalMs, logger, database, wake);
+    relay = new Relay(
+      pool!,
+      started,
+      settings.bossSchema,
+      scopes.map((s) => s.schema),
+      settings.relayIntervalMs,
+      logger,
+      database,
+      wake,
+    );
     relay.start();
   }
 
@@ -277,7 +297,8 @@ export function createEventRuntime(databaseUrl: string, logger: Logger, options:
         subscribe(type, name, handler) {
           if (boss) throw new Error(`subscribe ${name} to ${type} before event delivery starts`);
           const consumer = consumers.get(name) ?? { name, scope, handlers: new Map() };
-          if (consumer.scope !== scope) throw new Error(`consumer name ${name} is already used by ${consumer.scope.service}`);
+          if (consumer.scope !== scope)
+            throw new Error(`consumer name ${name} is already used by ${consumer.scope.service}`);
           if (consumer.handlers.has(type)) throw new Error(`${name} already subscribes to ${type}`);
           consumer.handlers.set(type, handler);
           consumers.set(name, consumer);
@@ -292,7 +313,12 @@ export function createEventRuntime(databaseUrl: string, logger: Logger, options:
       boss = new PgBoss({ db: bossDb, schema: settings.bossSchema, schedule: false, maintenanceIntervalSeconds: 10 });
       // An unreachable database is logged once by the watch, not once per worker and connection.
       boss.on('error', (err) => database.report(err) || logger.error({ err }, 'event bus error'));
-      pool = new pg.Pool({ connectionString: databaseUrl, max: 2, application_name: 'capctl-relay', Client: guardedClient((err) => database.report(err)) });
+      pool = new pg.Pool({
+        connectionString: databaseUrl,
+        max: 2,
+        application_name: 'capctl-relay',
+        Client: guardedClient((err) => database.report(err)),
+      });
       pool.on('error', (err) => database.report(err) || logger.error({ err }, 'event relay connection error'));
       try {
         await startDelivery(boss);
@@ -320,11 +346,22 @@ export function createEventRuntime(databaseUrl: string, logger: Logger, options:
     async deadLetters() {
       const letters: DeadLetter[] = [];
       for (const scope of scopes) {
-        const rows = await scope.sequelize.query<{ consumer: string; event: PlatformEvent; error: string; dead_at: Date }>(
-          `SELECT consumer, event, error, dead_at FROM "${scope.schema}".dead_letters ORDER BY dead_at`,
-          { type: QueryTypes.SELECT },
+        const rows = await scope.sequelize.query<{
+          consumer: string;
+          event: PlatformEvent;
+          error: string;
+          dead_at: Date;
+        }>(`SELECT consumer, event, error, dead_at FROM "${scope.schema}".dead_letters ORDER BY dead_at`, {
+          type: QueryTypes.SELECT,
+        });
+        letters.push(
+          ...rows.map((row) => ({
+            consumer: row.consumer,
+            event: row.event,
+            error: row.error,
+            deadAt: row.dead_at.toISOString(),
+          })),
         );
-        letters.push(...rows.map((row) => ({ consumer: row.consumer, event: row.event, error: row.error, deadAt: row.dead_at.toISOString() })));
       }
       return letters.sort((a, b) => a.deadAt.localeCompare(b.deadAt));
     },
@@ -360,7 +397,12 @@ export interface BossDatabase extends PgBoss.Db {
  * recovered like those of a process that died, and completing or failing a job again changes nothing.
  */
 export function bossDatabase(databaseUrl: string, logger: Logger, database: DatabaseWatch): BossDatabase {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 4, application_name: 'capctl-events', Client: guardedClient((err) => database.report(err)) });
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: 4,
+    application_name: 'capctl-events',
+    Client: guardedClient((err) => database.report(err)),
+  });
   pool.on('error', (err) => database.report(err) || logger.error({ err }, 'event bus connection error'));
   const giveUp = new AbortController();
   setMaxListeners(Infinity, giveUp.signal); // every statement waiting for the database listens to it
@@ -382,7 +424,10 @@ export function bossDatabase(databaseUrl: string, logger: Logger, database: Data
               continue;
             }
             if (!recordsOutcome(text)) throw err;
-            logger.warn({ err }, 'the outcome of an event delivery was not recorded: the delivery will expire and be made again');
+            logger.warn(
+              { err },
+              'the outcome of an event delivery was not recorded: the delivery will expire and be made again',
+            );
             return nothingRecorded;
           }
         }

@@ -7,32 +7,41 @@ import type { Migration } from '../db/migrations.ts';
  * consumer gave up on after its retries).
  */
 export async function createEventTables(context: QueryInterface, schema: string): Promise<void> {
-  await context.createTable({ tableName: 'outbox', schema }, {
-    id: { type: DataTypes.STRING(26), primaryKey: true },
-    type: { type: DataTypes.STRING(100), allowNull: false },
-    occurred_at: { type: DataTypes.DATE, allowNull: false },
-    source: { type: DataTypes.STRING(20), allowNull: false },
-    data: { type: DataTypes.JSONB, allowNull: false },
-    dispatched_at: { type: DataTypes.DATE, allowNull: true },
-  });
+  await context.createTable(
+    { tableName: 'outbox', schema },
+    {
+      id: { type: DataTypes.STRING(26), primaryKey: true },
+      type: { type: DataTypes.STRING(100), allowNull: false },
+      occurred_at: { type: DataTypes.DATE, allowNull: false },
+      source: { type: DataTypes.STRING(20), allowNull: false },
+      data: { type: DataTypes.JSONB, allowNull: false },
+      dispatched_at: { type: DataTypes.DATE, allowNull: true },
+    },
+  );
   await context.addIndex({ tableName: 'outbox', schema }, ['id'], {
     name: 'outbox_undispatched',
     where: { dispatched_at: null },
   });
-  await context.createTable({ tableName: 'inbox', schema }, {
-    consumer: { type: DataTypes.STRING(200), primaryKey: true },
-    event_id: { type: DataTypes.STRING(26), primaryKey: true },
-    event_type: { type: DataTypes.STRING(100), allowNull: false },
-    processed_at: { type: DataTypes.DATE, allowNull: false },
-  });
-  await context.createTable({ tableName: 'dead_letters', schema }, {
-    consumer: { type: DataTypes.STRING(200), primaryKey: true },
-    event_id: { type: DataTypes.STRING(26), primaryKey: true },
-    event_type: { type: DataTypes.STRING(100), allowNull: false },
-    event: { type: DataTypes.JSONB, allowNull: false },
-    error: { type: DataTypes.TEXT, allowNull: false },
-    dead_at: { type: DataTypes.DATE, allowNull: false },
-  });
+  await context.createTable(
+    { tableName: 'inbox', schema },
+    {
+      consumer: { type: DataTypes.STRING(200), primaryKey: true },
+      event_id: { type: DataTypes.STRING(26), primaryKey: true },
+      event_type: { type: DataTypes.STRING(100), allowNull: false },
+      processed_at: { type: DataTypes.DATE, allowNull: false },
+    },
+  );
+  await context.createTable(
+    { tableName: 'dead_letters', schema },
+    {
+      consumer: { type: DataTypes.STRING(200), primaryKey: true },
+      event_id: { type: DataTypes.STRING(26), primaryKey: true },
+      event_type: { type: DataTypes.STRING(100), allowNull: false },
+      event: { type: DataTypes.JSONB, allowNull: false },
+      error: { type: DataTypes.TEXT, allowNull: false },
+      dead_at: { type: DataTypes.DATE, allowNull: false },
+    },
+  );
 }
 
 export async function dropEventTables(context: QueryInterface, schema: string): Promise<void> {
@@ -54,11 +63,14 @@ export function eventTablesMigration(schema: string): Migration {
  */
 export const eventWorkersMigration = (schema: string): Migration => ({
   up: async ({ context }) => {
-    await context.createTable({ tableName: 'event_workers', schema }, {
-      process_id: { type: DataTypes.STRING(26), primaryKey: true },
-      renewed_at: { type: DataTypes.DATE, allowNull: false },
-      jobs: { type: DataTypes.ARRAY(DataTypes.UUID), allowNull: false, defaultValue: [] },
-    });
+    await context.createTable(
+      { tableName: 'event_workers', schema },
+      {
+        process_id: { type: DataTypes.STRING(26), primaryKey: true },
+        renewed_at: { type: DataTypes.DATE, allowNull: false },
+        jobs: { type: DataTypes.ARRAY(DataTypes.UUID), allowNull: false, defaultValue: [] },
+      },
+    );
   },
   down: ({ context }) => context.dropTable({ tableName: 'event_workers', schema }),
 });

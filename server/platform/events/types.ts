@@ -36,7 +36,11 @@ export type EventHandler = (event: PlatformEvent, transaction: Transaction) => P
  * in the same transaction as the handler's work, so its effect happens exactly once.
  */
 export interface ServiceEvents {
-  publish<T extends Record<string, unknown>>(transaction: Transaction, type: EventType, data: T): Promise<PlatformEvent<T>>;
+  publish<T extends Record<string, unknown>>(
+    transaction: Transaction,
+    type: EventType,
+    data: T,
+  ): Promise<PlatformEvent<T>>;
   /** Register before the service starts; `name` identifies the consumer (its queue), e.g. `cap.provision-user`. */
   subscribe(type: EventType, name: string, handler: EventHandler): void;
 }

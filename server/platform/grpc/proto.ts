@@ -91,9 +91,7 @@ export function resolveMethod(name: string): ResolvedMethod {
   const split = normalised.lastIndexOf('.');
   const servicePart = split > 0 ? normalised.slice(0, split) : '';
   const methodPart = normalised.slice(split + 1);
-  const candidates = allServiceNames().filter(
-    (full) => full === servicePart || full.endsWith(`.${servicePart}`),
-  );
+  const candidates = allServiceNames().filter((full) => full === servicePart || full.endsWith(`.${servicePart}`));
   const matches = candidates.filter((full) => methodPart in serviceDefinition(full));
   if (matches.length !== 1) {
     const reason = matches.length > 1 ? 'is ambiguous' : 'is not a known method';

@@ -140,10 +140,17 @@ function bind(server: grpc.Server, host: string, port: number, label: string): P
     server.bindAsync(formatAddress(host, port), grpc.ServerCredentials.createInsecure(), (err, boundPort) => {
       if (!err) return resolve(boundPort);
       if (/EADDRINUSE|address already in use/i.test(err.message)) {
-        return reject(new PortInUseError(`gRPC port ${port} (${label}) is already in use on ${host}; choose another with its flag`, { cause: err }));
+        return reject(
+          new PortInUseError(
+            `gRPC port ${port} (${label}) is already in use on ${host}; choose another with its flag`,
+            { cause: err },
+          ),
+        );
       }
       if (/EACCES|permission denied/i.test(err.message)) {
-        return reject(new PortInUseError(`not allowed to listen on gRPC port ${port} (${label}) on ${host}`, { cause: err }));
+        return reject(
+          new PortInUseError(`not allowed to listen on gRPC port ${port} (${label}) on ${host}`, { cause: err }),
+        );
       }
       reject(new Error(`cannot bind gRPC server to ${host}:${port}: ${err.message}`, { cause: err }));
     });
@@ -177,7 +184,14 @@ export async function createGrpcServer(options: GrpcServerOptions): Promise<Grpc
       }
       if (typeof handler !== 'function') throw new Error(`${method.path}: no handler given`);
       passThrough[methodName] = { ...method, responseSerialize: (bytes: Buffer) => bytes };
-      handlers[methodName] = adaptUnary(method.path, handler, method.responseSerialize, expectedKeyDigest, logger, options.database);
+      handlers[methodName] = adaptUnary(
+        method.path,
+        handler,
+        method.responseSerialize,
+        expectedKeyDigest,
+        logger,
+        options.database,
+      );
     }
     const extra = Object.keys(implementation).filter((name) => !(name in definition));
     if (extra.length > 0) throw new Error(`${serviceName} has no RPC named ${extra.join(', ')}`);

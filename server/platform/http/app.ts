@@ -48,7 +48,11 @@ export function createHttpApp(mounts: Mount[], logger: Logger, options: HttpOpti
 
   // The access line names only the client, method, path, status, time and query count: nothing to redact.
   const accessLog = logger.child({}, { redact: [] });
-  app.use(options.countQueries ? (req, res, next) => withRequestScope(() => start(req, res, next)) : (req, res, next) => start(req, res, next));
+  app.use(
+    options.countQueries
+      ? (req, res, next) => withRequestScope(() => start(req, res, next))
+      : (req, res, next) => start(req, res, next),
+  );
   const start = (req: Request, res: Response, next: NextFunction) => {
     const incoming = req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && saneRequestId.test(incoming) ? incoming : newId();
@@ -60,16 +64,33 @@ export function createHttpApp(mounts: Mount[], logger: Logger, options: HttpOpti
     const client = clientAddress(req); // now: by the time the answer is sent, the socket may be gone
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      accessLog.info({ requestId, client, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10, queries: scope?.queries }, 'request');
+      accessLog.info(
+        {
+          requestId,
+          client,
+          method: req.method,
+          path,
+          status: res.statusCode,
+          ms: Math.round(ms * 10) / 10,
+          queries: scope?.queries,
+        },
+        'request',
+      );
     });
     next();
   };
   app.use(browserPolicy(options));
-  const json = express.json({ limit: options.bodyLimitBytes, type: ['application/json', 'application/*+json'], verify: keepRawBody });
+  const json = express.json({
+    limit: options.bodyLimitBytes,
+    type: ['application/json', 'application/*+json'],
+    verify: keepRawBody,
+  });
   app.use((req, res, next) =>
     req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined
       ? next()
-      : json(req, res, (err?: unknown) => next(err ?? (nestedDeeperThan(req.body, maxJsonDepth) ? tooDeep() : undefined))),
+      : json(req, res, (err?: unknown) =>
+          next(err ?? (nestedDeeperThan(req.body, maxJsonDepth) ? tooDeep() : undefined)),
+        ),
   );
   app.use(dispatch(mounts));
   app.use(() => {
@@ -86,11 +107,17 @@ export function createHttpApp(mounts: Mount[], logger: Logger, options: HttpOpti
  */
 export const maxJsonDepth = 64;
 
-const tooDeep = () => new AppError(400, 'http.json_too_deep', `The JSON body nests objects or arrays more than ${maxJsonDepth} levels deep.`);
+const tooDeep = () =>
+  new AppError(
+    400,
+    'http.json_too_deep',
+    `The JSON body nests objects or arrays more than ${maxJsonDepth} levels deep.`,
+  );
 
 /** Whether a parsed JSON value nests objects and arrays deeper than `max`, found with a stack of our own (never recursion). */
 function nestedDeeperThan(value: unknown, max: number): boolean {
-  const stack: Array<{ node: object; depth: number }> = value !== null && typeof value === 'object' ? [{ node: value, depth: 1 }] : [];
+  const stack: Array<{ node: object; depth: number }> =
+    value !== null && typeof value === 'object' ? [{ node: value, depth: 1 }] : [];
   while (stack.length > 0) {
     const { node, depth } = stack.pop()!;
     if (depth > max) return true;
@@ -152,7 +179,11 @@ function errorHandler(database: DatabaseWatch | undefined) {
       return;
     }
     for (const [name, value] of Object.entries(appError.headers ?? {})) res.setHeader(name, value);
-    const error = { code: appError.code, message: appError.message, ...(appError.details ? { details: appError.details } : {}) };
+    const error = {
+      code: appError.code,
+      message: appError.message,
+      ...(appError.details ? { details: appError.details } : {}),
+    };
     writeJson(res, appError.status, JSON.stringify({ success: false, error, requestId: res.locals.requestId }));
   };
 }
@@ -174,7 +205,11 @@ const databaseUnavailable = serviceUnavailable(
 function dispatch(mounts: Mount[]): RequestHandler {
   return (req, res, next) => {
     const url = req.url;
-    const mount = mounts.find(({ prefix }) => url.startsWith(prefix) && (url.length === prefix.length || url[prefix.length] === '/' || url[prefix.length] === '?'));
+    const mount = mounts.find(
+      ({ prefix }) =>
+        url.startsWith(prefix) &&
+        (url.length === prefix.length || url[prefix.length] === '/' || url[prefix.length] === '?'),
+    );
     if (!mount) return next();
     const baseUrl = req.baseUrl;
     req.url = url.slice(mount.prefix.length) || '/';
@@ -196,16 +231,28 @@ function toAppError(err: unknown): AppError {
     case 'entity.parse.failed':
       return new AppError(400, 'http.bad_json', 'The request body is not valid JSON.');
     case 'entity.too.large':
-      return new AppError(413, 'http.payload_too_large', `The request body is larger than the limit of ${e.limit} bytes.`);
+      return new AppError(
+        413,
+        'http.payload_too_large',
+        `The request body is larger than the limit of ${e.limit} bytes.`,
+      );
     case 'encoding.unsupported':
     case 'charset.unsupported':
-      return new AppError(415, 'http.unsupported_media_type', 'The request body uses an encoding the server does not accept.');
+      return new AppError(
+        415,
+        'http.unsupported_media_type',
+        'The request body uses an encoding the server does not accept.',
+      );
   }
   const status = e?.status ?? e?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return new AppError(400, 'http.bad_request', 'The request is malformed.');
   }
-  return new AppError(500, 'internal.error', 'Something went wrong on our side. The request id identifies it in the logs.');
+  return new AppError(
+    500,
+    'internal.error',
+    'Something went wrong on our side. The request id identifies it in the logs.',
+  );
 }
 
 export interface Listener {
@@ -227,9 +274,19 @@ export interface Listener {
  * looks idle may hold a request not read yet, and closing it would reset that request). It resolves
  * once every connection has closed; after 10 s the rest are cut.
  */
-export function listen(app: express.Express, host: string, port: number, label: string, keepAliveTimeoutSeconds = 65): Promise<Listener> {
+export function listen(
+  app: express.Express,
+  host: string,
+  port: number,
+  label: string,
+  keepAliveTimeoutSeconds = 65,
+): Promise<Listener> {
   const keepAliveMs = keepAliveTimeoutSeconds * 1000;
-  const server = http.createServer({ keepAliveTimeout: keepAliveMs, headersTimeout: keepAliveMs + 1000, requestTimeout: Math.max(300_000, keepAliveMs + 2000) });
+  const server = http.createServer({
+    keepAliveTimeout: keepAliveMs,
+    headersTimeout: keepAliveMs + 1000,
+    requestTimeout: Math.max(300_000, keepAliveMs + 2000),
+  });
   let draining = false;
   // Before the app, so the header is set before any reply is written.
   server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
@@ -240,8 +297,12 @@ export function listen(app: express.Express, host: string, port: number, label: 
   server.on('connection', () => void (connections += 1));
   return new Promise((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EADDRINUSE') reject(new PortInUseError(`port ${port} (${label}) is already in use on ${host}; choose another with its flag`));
-      else if (err.code === 'EACCES') reject(new PortInUseError(`not allowed to listen on port ${port} (${label}) on ${host}`));
+      if (err.code === 'EADDRINUSE')
+        reject(
+          new PortInUseError(`port ${port} (${label}) is already in use on ${host}; choose another with its flag`),
+        );
+      else if (err.code === 'EACCES')
+        reject(new PortInUseError(`not allowed to listen on port ${port} (${label}) on ${host}`));
       else reject(err);
     });
     server.listen(port, host, () => {
@@ -275,7 +336,9 @@ export function listen(app: express.Express, host: string, port: number, label: 
             const whenQuiet = () => {
               const before = connections;
               setImmediate(() =>
-                setImmediate(() => (connections === before || Date.now() > acceptingUntil ? stopAccepting() : whenQuiet())),
+                setImmediate(() =>
+                  connections === before || Date.now() > acceptingUntil ? stopAccepting() : whenQuiet(),
+                ),
               );
             };
             whenQuiet();

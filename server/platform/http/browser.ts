@@ -21,7 +21,8 @@ const exposedHeaders = ['X-Request-Id', 'Retry-After', 'Content-Disposition'];
 export function originAllowed(policy: BrowserPolicy): (origin: string) => boolean {
   const allowAll = policy.corsOrigins.includes('*');
   const listed = new Set(policy.corsOrigins);
-  return (origin) => allowAll || listed.has(origin) || (policy.devMode && policy.corsOrigins.length === 0 && localOrigin.test(origin));
+  return (origin) =>
+    allowAll || listed.has(origin) || (policy.devMode && policy.corsOrigins.length === 0 && localOrigin.test(origin));
 }
 
 /**
@@ -37,13 +38,13 @@ export function originAllowed(policy: BrowserPolicy): (origin: string) => boolea
 export function browserPolicy(policy: BrowserPolicy): RequestHandler {
   const allowed = originAllowed(policy);
   const corsCheck = cors({
-      origin: (origin, callback) => callback(null, origin !== undefined && allowed(origin) ? origin : false),
-      methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-      allowedHeaders,
-      exposedHeaders,
-      credentials: false,
-      maxAge: 600,
-      optionsSuccessStatus: 204,
+    origin: (origin, callback) => callback(null, origin !== undefined && allowed(origin) ? origin : false),
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    allowedHeaders,
+    exposedHeaders,
+    credentials: false,
+    maxAge: 600,
+    optionsSuccessStatus: 204,
   });
   const afterCors: RequestHandler = (req, res, next) => {
     // A preflight from an origin that is not allowed: answered, without permission.
@@ -83,7 +84,9 @@ const apiHeaders = new Map([
   ['Cache-Control', 'no-store'],
   ['Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'"],
   ['X-Frame-Options', 'DENY'],
-  ...(['Strict-Transport-Security', 'X-Content-Type-Options'] as const).map((name) => [name, documentHeaders.get(name)!] as const),
+  ...(['Strict-Transport-Security', 'X-Content-Type-Options'] as const).map(
+    (name) => [name, documentHeaders.get(name)!] as const,
+  ),
 ]);
 
 /**
@@ -97,7 +100,11 @@ function securityHeaders(): Map<string, string> {
     removeHeader: (name: string) => recorded.delete(name),
   };
   let done = false;
-  helmet({ crossOriginResourcePolicy: { policy: 'cross-origin' } })({} as never, recorder as never, () => (done = true));
+  helmet({ crossOriginResourcePolicy: { policy: 'cross-origin' } })(
+    {} as never,
+    recorder as never,
+    () => (done = true),
+  );
   if (!done || recorded.size === 0) throw new Error('helmet did not set its headers synchronously');
   return recorded;
 }

@@ -24,7 +24,8 @@ export const badRequest = (code: string, message: string) => new AppError(400, c
 export const unauthorized = (code: string, message: string) => new AppError(401, code, message);
 export const forbidden = (code: string, message: string) => new AppError(403, code, message);
 export const notFound = (message = 'No such resource.') => new AppError(404, 'http.not_found', message);
-export const conflict = (code: string, message: string, details?: ErrorDetail[]) => new AppError(409, code, message, details);
+export const conflict = (code: string, message: string, details?: ErrorDetail[]) =>
+  new AppError(409, code, message, details);
 /** A problem of one field: every detail of `validation.failed` names its field (the documents promise it). */
 export type FieldDetail = Required<ErrorDetail>;
 export const validationFailed = (details: FieldDetail[], message = 'The request is not valid.') =>
@@ -32,10 +33,25 @@ export const validationFailed = (details: FieldDetail[], message = 'The request 
 export const unprocessable = (code: string, message: string, details?: ErrorDetail[]) =>
   new AppError(422, code, message, details);
 export const tooManyRequests = (code: string, message: string, retryAfterSeconds?: number) =>
-  new AppError(429, code, message, undefined, retryAfterSeconds ? { 'Retry-After': String(retryAfterSeconds) } : undefined);
+  new AppError(
+    429,
+    code,
+    message,
+    undefined,
+    retryAfterSeconds ? { 'Retry-After': String(retryAfterSeconds) } : undefined,
+  );
 /** An account that still has its generated password may do nothing else before changing it. */
 export const passwordChangeRequired = () =>
-  forbidden('auth.password_change_required', 'Choose a new password first: this account still has the password that was mailed to it.');
+  forbidden(
+    'auth.password_change_required',
+    'Choose a new password first: this account still has the password that was mailed to it.',
+  );
 export const serviceUnavailable = (code: string, message: string, retryAfterSeconds?: number) =>
-  new AppError(503, code, message, undefined, retryAfterSeconds ? { 'Retry-After': String(retryAfterSeconds) } : undefined);
+  new AppError(
+    503,
+    code,
+    message,
+    undefined,
+    retryAfterSeconds ? { 'Retry-After': String(retryAfterSeconds) } : undefined,
+  );
 export const badGateway = (code: string, message: string) => new AppError(502, code, message);

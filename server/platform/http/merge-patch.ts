@@ -1,7 +1,8 @@
 /** A plain JSON object, as stored in JSONB columns (drafts, profiles, details). */
 export type JsonObject = Record<string, unknown>;
 
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * JSON merge patch (RFC 7396): objects merge key by key, `null` removes a key, arrays and scalars
@@ -27,7 +28,8 @@ export function valueAt(document: unknown, dottedPath: string): unknown {
   return node;
 }
 
-const isBlank = (value: unknown) => value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+const isBlank = (value: unknown) =>
+  value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
 
 /** The dotted paths whose value is missing or blank in `document` (a form's untouched field is ''). */
 export function missingPaths(document: unknown, paths: readonly string[]): string[] {

@@ -53,7 +53,10 @@ export async function loadApiDocument(serviceOrFile: string): Promise<ApiDocumen
   const service = path.basename(serviceOrFile, '.yaml');
   const file = serviceOrFile.endsWith('.yaml') ? serviceOrFile : path.join(openapiDir, `${service}.yaml`);
   // Only the sources (and the build) read YAML: the compiled build starts without these modules.
-  const [{ default: YAML }, { default: $RefParser }] = await Promise.all([import('yaml'), import('@apidevtools/json-schema-ref-parser')]);
+  const [{ default: YAML }, { default: $RefParser }] = await Promise.all([
+    import('yaml'),
+    import('@apidevtools/json-schema-ref-parser'),
+  ]);
   const bundled = bundle(file, YAML);
   const resolved = (await $RefParser.dereference(structuredClone(bundled))) as {
     paths: Record<string, Record<string, unknown>>;
@@ -65,7 +68,8 @@ export async function loadApiDocument(serviceOrFile: string): Promise<ApiDocumen
     for (const method of methods) {
       const op = item[method] as Record<string, unknown> | undefined;
       if (!op) continue;
-      if (typeof op.operationId !== 'string') throw new Error(`${service}.yaml: ${method.toUpperCase()} ${p} has no operationId`);
+      if (typeof op.operationId !== 'string')
+        throw new Error(`${service}.yaml: ${method.toUpperCase()} ${p} has no operationId`);
       const own = (op.parameters as Parameter[] | undefined) ?? [];
       operations.push({
         operationId: op.operationId,
@@ -90,10 +94,13 @@ function compiledDocumentIsCurrent(compiled: string): boolean {
   const built = fs.statSync(projectPath('dist', '.built'), { throwIfNoEntry: false })?.mtimeMs;
   if (built === undefined || !fs.existsSync(compiled)) return false;
   const newest = (dir: string): number =>
-    Math.max(0, ...fs.readdirSync(dir, { withFileTypes: true }).map((entry) => {
-      const file = path.join(dir, entry.name);
-      return entry.isDirectory() ? newest(file) : fs.statSync(file).mtimeMs;
-    }));
+    Math.max(
+      0,
+      ...fs.readdirSync(dir, { withFileTypes: true }).map((entry) => {
+        const file = path.join(dir, entry.name);
+        return entry.isDirectory() ? newest(file) : fs.statSync(file).mtimeMs;
+      }),
+    );
   return built >= Math.max(newest(openapiDir), fs.statSync(fileURLToPath(import.meta.url)).mtimeMs);
 }
 
@@ -117,7 +124,8 @@ const sharedFile = '_shared.yaml';
  */
 function bundle(file: string, YAML: typeof import('yaml')): Record<string, unknown> {
   const doc = YAML.parse(fs.readFileSync(file, 'utf8')) as Record<string, any>;
-  for (const area of areaFiles(file)) mergeArea(doc, YAML.parse(fs.readFileSync(area, 'utf8')) ?? {}, path.relative(openapiDir, area));
+  for (const area of areaFiles(file))
+    mergeArea(doc, YAML.parse(fs.readFileSync(area, 'utf8')) ?? {}, path.relative(openapiDir, area));
   const sharedPath = path.join(openapiDir, sharedFile);
   const shared = YAML.parse(fs.readFileSync(sharedPath, 'utf8')) as Record<string, any>;
   const components: Record<string, any> = (doc.components ??= {});
@@ -142,12 +150,17 @@ function bundle(file: string, YAML: typeof import('yaml')): Record<string, unkno
 function areaFiles(rootFile: string): string[] {
   const dir = rootFile.slice(0, -'.yaml'.length);
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort().map((f) => path.join(dir, f));
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()
+    .map((f) => path.join(dir, f));
 }
 
 function mergeArea(doc: Record<string, any>, area: Record<string, any>, name: string): void {
   const unknown = Object.keys(area).filter((k) => !['tags', 'paths', 'components'].includes(k));
-  if (unknown.length) throw new Error(`${name}: an area file holds only tags, paths and components, not ${unknown.join(', ')}`);
+  if (unknown.length)
+    throw new Error(`${name}: an area file holds only tags, paths and components, not ${unknown.join(', ')}`);
   doc.tags = [...(doc.tags ?? []), ...(area.tags ?? [])];
   const paths: Record<string, any> = (doc.paths ??= {});
   for (const [p, item] of Object.entries(area.paths ?? {})) {

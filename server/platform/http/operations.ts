@@ -104,7 +104,12 @@ export interface OperationRouter extends express.RequestHandler {
  * table lookup (a map for literal paths, then templated paths, most literal first), not a walk
  * through one route per operation: a service has hundreds.
  */
-export function bindOperations(service: string, doc: ApiDocument, handlers: Record<string, Handler | undefined>, options: BindOptions = {}): OperationRouter {
+export function bindOperations(
+  service: string,
+  doc: ApiDocument,
+  handlers: Record<string, Handler | undefined>,
+  options: BindOptions = {},
+): OperationRouter {
   const documented = new Set(doc.operations.map((o) => o.operationId));
   const unrouted = [...documented].filter((id) => !handlers[id]);
   const undocumented = Object.keys(handlers).filter((id) => !documented.has(id));
@@ -123,7 +128,10 @@ export function bindOperations(service: string, doc: ApiDocument, handlers: Reco
   }
   const literal = new Map([...byPath].filter(([p]) => !p.includes('{')).map(([p, e]) => [p, e]));
   // Literal segments before templated ones, so `/centre/staff/summary` wins over `/centre/staff/{id}`.
-  const templated = [...byPath].filter(([p]) => p.includes('{')).sort(([a], [b]) => specificity(b) - specificity(a)).map(([, e]) => e);
+  const templated = [...byPath]
+    .filter(([p]) => p.includes('{'))
+    .sort(([a], [b]) => specificity(b) - specificity(a))
+    .map(([, e]) => e);
 
   const router = ((req, res, next) => {
     const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
@@ -134,7 +142,9 @@ export function bindOperations(service: string, doc: ApiDocument, handlers: Reco
         const match = candidate.pattern.regex.exec(path);
         if (!match) continue;
         entry = candidate;
-        params = Object.fromEntries(candidate.pattern.names.map((name, i) => [name, decodeSegment(match[i + 1] ?? '')]));
+        params = Object.fromEntries(
+          candidate.pattern.names.map((name, i) => [name, decodeSegment(match[i + 1] ?? '')]),
+        );
         break;
       }
     }
@@ -142,7 +152,9 @@ export function bindOperations(service: string, doc: ApiDocument, handlers: Reco
     const handle = entry.methods.get(req.method) ?? (req.method === 'HEAD' ? entry.methods.get('GET') : undefined);
     if (!handle) {
       const allow = [...entry.methods.keys()].join(', ');
-      return next(new AppError(405, 'http.method_not_allowed', `This path allows ${allow}.`, undefined, { Allow: allow }));
+      return next(
+        new AppError(405, 'http.method_not_allowed', `This path allows ${allow}.`, undefined, { Allow: allow }),
+      );
     }
     req.params = params;
     handle(req, res).catch(next);
@@ -170,7 +182,11 @@ function pathPattern(openapiPath: string, parameters: Parameter[] = []): PathEnt
       const template = /^\{([^}]+)\}$/.exec(segment);
       if (!template) return (i > 0 ? '/' : '') + segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
       names.push(template[1]!);
-      const multi = i === segments.length - 1 && parameters.some((p) => p.in === 'path' && p.name === template[1] && (p as { 'x-multi-segment'?: boolean })['x-multi-segment']);
+      const multi =
+        i === segments.length - 1 &&
+        parameters.some(
+          (p) => p.in === 'path' && p.name === template[1] && (p as { 'x-multi-segment'?: boolean })['x-multi-segment'],
+        );
       return multi ? '(?:/(.*))?' : '/([^/]+)';
     })
     .join('');
@@ -190,7 +206,11 @@ function specificity(p: string): number {
   return p.split('/').reduce((score, segment) => score * 2 + (segment.startsWith('{') ? 0 : 1), 1);
 }
 
-function handlerFor(op: Operation, handler: Handler, options: BindOptions): (req: Request, res: Response) => Promise<void> {
+function handlerFor(
+  op: Operation,
+  handler: Handler,
+  options: BindOptions,
+): (req: Request, res: Response) => Promise<void> {
   // Compiled on the first request: compiling every schema up front costs start-up time
   // (test/platform/openapi-documents.test.ts compiles them all, so a broken schema still fails the tests).
   let validators: OperationValidators | undefined;
@@ -208,7 +228,11 @@ function handlerFor(op: Operation, handler: Handler, options: BindOptions): (req
       },
       req,
     };
-    const unsafe = [...unsafeText(call.params, 'path'), ...unsafeText(call.query, 'query'), ...unsafeText(call.body, '')];
+    const unsafe = [
+      ...unsafeText(call.params, 'path'),
+      ...unsafeText(call.query, 'query'),
+      ...unsafeText(call.body, ''),
+    ];
     if (unsafe.length) throw validationFailed(unsafe);
     if (!v.path(call.params)) throw validationFailed(toDetails(v.path.errors, 'path'));
     await authenticate(op, call, options.security ?? {});
@@ -277,23 +301,31 @@ async function authenticate(op: Operation, call: Call, schemes: Record<string, S
 
 function checkBody(op: Operation, v: OperationValidators, call: Call): void {
   if (!op.requestBody) return;
-  const hasBody = Number(call.req.headers['content-length'] ?? 0) > 0 || call.req.headers['transfer-encoding'] !== undefined;
+  const hasBody =
+    Number(call.req.headers['content-length'] ?? 0) > 0 || call.req.headers['transfer-encoding'] !== undefined;
   const types = Object.keys(op.requestBody.content);
   if (!types.includes('application/json')) {
     // A streamed body (a multipart upload, a file's bytes): the handler reads and checks it itself.
     if (hasBody && !types.some((type) => type === '*/*' || call.req.is(type))) {
       throw new AppError(415, 'http.unsupported_media_type', `Send the request body as ${types.join(' or ')}.`);
     }
-    if (!hasBody && v.bodyRequired) throw validationFailed([{ field: 'body', issue: 'is required' }], 'The request needs a body.');
+    if (!hasBody && v.bodyRequired)
+      throw validationFailed([{ field: 'body', issue: 'is required' }], 'The request needs a body.');
     return;
   }
   // A body that declares no type is no JSON body (some clients send an empty chunked body with a bare
   // POST): an optional body is then absent, a required one a 422 below.
-  if (hasBody && call.req.headers['content-type'] !== undefined && !call.req.is('application/json') && !call.req.is('application/*+json')) {
+  if (
+    hasBody &&
+    call.req.headers['content-type'] !== undefined &&
+    !call.req.is('application/json') &&
+    !call.req.is('application/*+json')
+  ) {
     throw new AppError(415, 'http.unsupported_media_type', 'Send the request body as application/json.');
   }
   if (call.body === undefined) {
-    if (v.bodyRequired) throw validationFailed([{ field: 'body', issue: 'is required' }], 'The request needs a JSON body.');
+    if (v.bodyRequired)
+      throw validationFailed([{ field: 'body', issue: 'is required' }], 'The request needs a JSON body.');
     return;
   }
   if (v.body && !v.body(call.body)) throw validationFailed(toDetails(v.body.errors, 'body'));
@@ -315,10 +347,15 @@ function send(res: Response, reply: Reply, op: Operation, v: OperationValidators
   const text = JSON.stringify(successBody(reply.data, reply.meta));
   if (checkResponses) {
     const check = v.reply(String(reply.status));
-    if (check === undefined) throw new Error(`${op.operationId} replied ${reply.status}, which its document does not describe`);
+    if (check === undefined)
+      throw new Error(`${op.operationId} replied ${reply.status}, which its document does not describe`);
     if (check && !check(JSON.parse(text))) {
       requestLog(res).error({ operationId: op.operationId, errors: check.errors }, 'reply does not match the document');
-      throw new AppError(500, 'internal.response_contract', `The server built a reply that breaks its own API document (${op.operationId}).`);
+      throw new AppError(
+        500,
+        'internal.response_contract',
+        `The server built a reply that breaks its own API document (${op.operationId}).`,
+      );
     }
   }
   writeJson(res, reply.status, text);

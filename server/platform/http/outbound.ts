@@ -24,7 +24,12 @@ export function outboundHttp(timeouts: { connectTimeout: number; headersTimeout:
      * POSTs one multipart form: each field as a text part, the file as the part named `file`. The form
      * is undici's own (undici does not stream the global FormData).
      */
-    async postFile(url: string, fields: Record<string, string>, file: OutgoingFile, headers: Record<string, string> = {}): Promise<Dispatcher.ResponseData<unknown>> {
+    async postFile(
+      url: string,
+      fields: Record<string, string>,
+      file: OutgoingFile,
+      headers: Record<string, string> = {},
+    ): Promise<Dispatcher.ResponseData<unknown>> {
       const form = new (await undici()).FormData();
       for (const [name, value] of Object.entries(fields)) form.append(name, value);
       form.append('file', new Blob([new Uint8Array(file.bytes)], { type: file.mimeType }), file.fileName);

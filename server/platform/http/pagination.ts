@@ -37,5 +37,8 @@ function decodeCursor(cursor: string): string {
 export function pageOf<T extends { id: string }>(rows: T[], limit: number): { items: T[]; meta: PageMeta } {
   const hasMore = rows.length > limit;
   const items = hasMore ? rows.slice(0, limit) : rows;
-  return { items, meta: { pagination: { nextCursor: hasMore ? encodeCursor(items[items.length - 1]!.id) : null, hasMore, limit } } };
+  return {
+    items,
+    meta: { pagination: { nextCursor: hasMore ? encodeCursor(items[items.length - 1]!.id) : null, hasMore, limit } },
+  };
 }

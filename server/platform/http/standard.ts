@@ -18,21 +18,29 @@ const assetTypes: Record<string, string> = {
 };
 
 /** The operations every service has: liveness, readiness, its API document and a browsable reference. */
-export function standardHandlers(service: string, doc: ApiDocument, sequelize: Sequelize, migrator: Migrator): Record<string, Handler> {
+export function standardHandlers(
+  service: string,
+  doc: ApiDocument,
+  sequelize: Sequelize,
+  migrator: Migrator,
+): Record<string, Handler> {
   const title = String((doc.bundled.info as { title?: string } | undefined)?.title ?? service);
   const page = referencePage(title);
   return {
     getHealthz: () => ok({ status: 'ok', service }),
     getReadyz: async () => {
-      if (!(await isReachable(sequelize))) throw serviceUnavailable('service.not_ready', `${service}: the database is not reachable.`);
-      if (!(await migrationsApplied(migrator))) throw serviceUnavailable('service.not_ready', `${service}: database migrations are not applied.`);
+      if (!(await isReachable(sequelize)))
+        throw serviceUnavailable('service.not_ready', `${service}: the database is not reachable.`);
+      if (!(await migrationsApplied(migrator)))
+        throw serviceUnavailable('service.not_ready', `${service}: database migrations are not applied.`);
       return ok({ status: 'ready', service });
     },
     getOpenApiDocument: () => raw(JSON.stringify(doc.bundled), 'application/json'),
     getApiReference: () => raw(page, 'text/html; charset=utf-8'),
     getApiReferenceAsset: (call) => {
       const file = String(call.params.asset);
-      if (file === 'reference.js') return raw(referenceScript, 'text/javascript', { 'Cache-Control': 'public, max-age=86400' });
+      if (file === 'reference.js')
+        return raw(referenceScript, 'text/javascript', { 'Cache-Control': 'public, max-age=86400' });
       const type = assetTypes[file];
       if (!type) throw notFound('No such asset.');
       return raw(fs.readFileSync(path.join(swaggerUiDir, file)), type, { 'Cache-Control': 'public, max-age=86400' });

@@ -4,7 +4,9 @@ import type { FieldDetail } from './errors.ts';
 import type { JsonSchema, Operation } from './openapi.ts';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => void;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv2020,
+) => void;
 
 /**
  * What each validator does: bodies are typed JSON and must match exactly; path, query and header
@@ -23,7 +25,8 @@ const uses = {
  * `javascript:`, `data:` and `vbscript:` included, is refused by the one check all fields share.
  */
 function isLink(value: string, allowHttp: boolean): boolean {
-  if (!(allowHttp ? /^https?:\/\//i : /^https:\/\//i).test(value) || /[\s\u0000-\u001f\u007f]/.test(value)) return false;
+  if (!(allowHttp ? /^https?:\/\//i : /^https:\/\//i).test(value) || /[\s\u0000-\u001f\u007f]/.test(value))
+    return false;
   try {
     return new URL(value).hostname !== '';
   } catch {
@@ -107,7 +110,10 @@ export function compileOperation(op: Operation, { devMode = false }: { devMode?:
 export function toDetails(errors: ErrorObject[] | null | undefined, location: Location): FieldDetail[] {
   const details: FieldDetail[] = [];
   for (const e of errors ?? []) {
-    const segments = e.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const segments = e.instancePath
+      .split('/')
+      .slice(1)
+      .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
     let issue = e.message ?? 'is not valid';
     if (e.keyword === 'required') {
       segments.push(String(e.params.missingProperty));
@@ -118,7 +124,8 @@ export function toDetails(errors: ErrorObject[] | null | undefined, location: Lo
     } else if (e.keyword === 'enum') {
       issue = `must be one of: ${(e.params.allowedValues as unknown[]).join(', ')}`;
     } else if (e.keyword === 'format') {
-      issue = e.params.format === 'uri' ? 'must be a web link (https://...)' : `must be a valid ${String(e.params.format)}`;
+      issue =
+        e.params.format === 'uri' ? 'must be a web link (https://...)' : `must be a valid ${String(e.params.format)}`;
     } else if (e.keyword === 'if' || e.keyword === 'oneOf' || e.keyword === 'anyOf') {
       continue; // the branch errors beside it say what is wrong
     }

@@ -39,7 +39,13 @@ function centred(page: PDFPage, text: string, y: number, font: PDFFont, size: nu
   // Long lines shrink to fit between the margins rather than run off the page.
   const maxWidth = page.getWidth() - 120;
   const fitted = Math.min(size, (size * maxWidth) / Math.max(font.widthOfTextAtSize(line, size), 1));
-  page.drawText(line, { x: (page.getWidth() - font.widthOfTextAtSize(line, fitted)) / 2, y, size: fitted, font, color });
+  page.drawText(line, {
+    x: (page.getWidth() - font.widthOfTextAtSize(line, fitted)) / 2,
+    y,
+    size: fitted,
+    font,
+    color,
+  });
 }
 
 /** The certificate as PDF bytes: A4 landscape, one page, with the text as text (searchable, copyable). */
@@ -84,7 +90,13 @@ export async function renderCertificatePdf(content: CertificateContent): Promise
   page.drawText(code, { x: width - 70 - bold.widthOfTextAtSize(code, 11), y: 96, size: 11, font: bold, color: ink });
   if (content.verifyAt) {
     const where = drawable(`Verify at ${content.verifyAt}`);
-    page.drawText(where, { x: width - 70 - regular.widthOfTextAtSize(where, 9), y: 78, size: 9, font: regular, color: muted });
+    page.drawText(where, {
+      x: width - 70 - regular.widthOfTextAtSize(where, 9),
+      y: 78,
+      size: 9,
+      font: regular,
+      color: muted,
+    });
   }
   return pdf.save();
 }

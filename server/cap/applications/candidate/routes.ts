@@ -6,7 +6,11 @@ import type { ActingContexts, CapAuth } from '../../people/index.ts';
 import type { CandidateArea } from './service.ts';
 
 /** `/candidate/*` and the application timeline (openapi/cap/candidate.yaml). */
-export function candidateRoutes(auth: CapAuth, contexts: ActingContexts, candidate: CandidateArea): Handlers<operations> {
+export function candidateRoutes(
+  auth: CapAuth,
+  contexts: ActingContexts,
+  candidate: CandidateArea,
+): Handlers<operations> {
   const userId = (call: Call) => auth.caller(call).userId;
   return {
     getCandidateProfile: contexts.as('candidate', async (call) => ok(await candidate.profile(userId(call)))),
@@ -19,7 +23,11 @@ export function candidateRoutes(auth: CapAuth, contexts: ActingContexts, candida
       return ok(items, meta);
     }),
     listApplicationEvents: contexts.bound(async (call, context) => {
-      const { items, meta } = await candidate.applicationEvents(viewerOf(context, userId(call)), call.params.id, call.query);
+      const { items, meta } = await candidate.applicationEvents(
+        viewerOf(context, userId(call)),
+        call.params.id,
+        call.query,
+      );
       return ok(items, meta);
     }),
   };

@@ -27,15 +27,34 @@ interface MoveRow {
 /** What each move of the lifecycle reads as in a candidate's timeline. */
 function eventOf(move: MoveRow) {
   const label = (stage: string) => stageLabels[stage as StageKey] ?? stage;
-  const who = ({ centre: 'The centre', internal_verifier: 'The internal verifier', awarding_body: 'The awarding body' } as Record<string, string>)[move.actor] ?? 'The platform';
+  const who =
+    (
+      {
+        centre: 'The centre',
+        internal_verifier: 'The internal verifier',
+        awarding_body: 'The awarding body',
+      } as Record<string, string>
+    )[move.actor] ?? 'The platform';
   const titles: Record<string, [string, string]> = {
     submit: ['Application submitted', 'The application was submitted and now waits for payment.'],
-    payment_completed: ['Payment received', `The payment was received; the application moved to ${label(move.to_stage).toLowerCase()}.`],
-    approve: [`${label(move.from_stage)} approved`, `${who} approved ${label(move.from_stage).toLowerCase()}; next: ${label(move.to_stage).toLowerCase()}.`],
+    payment_completed: [
+      'Payment received',
+      `The payment was received; the application moved to ${label(move.to_stage).toLowerCase()}.`,
+    ],
+    approve: [
+      `${label(move.from_stage)} approved`,
+      `${who} approved ${label(move.from_stage).toLowerCase()}; next: ${label(move.to_stage).toLowerCase()}.`,
+    ],
     reject: ['Application rejected', `${who} rejected the application at ${label(move.from_stage).toLowerCase()}.`],
-    forward: ['Forwarded to the awarding body', 'The centre forwarded the application to its awarding body for external verification.'],
+    forward: [
+      'Forwarded to the awarding body',
+      'The centre forwarded the application to its awarding body for external verification.',
+    ],
     certify: ['Certified', 'The awarding body issued the certificate: the application is certified.'],
-    certify_bypass: ['Certified', 'The centre certified the application without a certificate (CAP_CENTRE_CERTIFY_BYPASS).'],
+    certify_bypass: [
+      'Certified',
+      'The centre certified the application without a certificate (CAP_CENTRE_CERTIFY_BYPASS).',
+    ],
   };
   const [title, description] = titles[move.action] ?? [move.action, ''];
   return {
@@ -47,7 +66,12 @@ function eventOf(move: MoveRow) {
     actorRole: move.actor,
     ...(move.actor_name ? { actorName: move.actor_name } : {}),
     occurredAt: move.created_at.toISOString(),
-    metadata: { fromStage: move.from_stage, toStage: move.to_stage, ...(move.feedback ? { feedback: move.feedback } : {}), ...(move.status ? { outcome: move.status } : {}) },
+    metadata: {
+      fromStage: move.from_stage,
+      toStage: move.to_stage,
+      ...(move.feedback ? { feedback: move.feedback } : {}),
+      ...(move.status ? { outcome: move.status } : {}),
+    },
   };
 }
 
@@ -55,7 +79,13 @@ function eventOf(move: MoveRow) {
  * The candidate's own corner: their profile as CAP shows it, their signature (a storage asset), and the
  * timeline of their applications (one event per move of the lifecycle).
  */
-export function createCandidateArea(deps: { sequelize: Sequelize; people: Pick<People, 'users' | 'onboardings'>; applications: Applications; assetUrls: AssetUrls; ownsAsset: OrchestratorHttp['ownsAsset'] }) {
+export function createCandidateArea(deps: {
+  sequelize: Sequelize;
+  people: Pick<People, 'users' | 'onboardings'>;
+  applications: Applications;
+  assetUrls: AssetUrls;
+  ownsAsset: OrchestratorHttp['ownsAsset'];
+}) {
   const { sequelize, people } = deps;
   const read = preparedReads(sequelize);
 
@@ -81,7 +111,10 @@ export function createCandidateArea(deps: { sequelize: Sequelize; people: Pick<P
     async profile(userId: string) {
       const user = (await people.users.recordsOf([userId])).get(userId)!;
       const onboarding = await people.onboardings.dataOf(userId, 'candidate');
-      const name = ['firstName', 'lastName'].map((f) => valueAt(onboarding, `personalDetails.${f}`)).filter(Boolean).join(' ');
+      const name = ['firstName', 'lastName']
+        .map((f) => valueAt(onboarding, `personalDetails.${f}`))
+        .filter(Boolean)
+        .join(' ');
       return { name, identityVerified: user.identityVerified, createdAt: user.createdAt.toISOString() };
     },
 
@@ -94,9 +127,11 @@ export function createCandidateArea(deps: { sequelize: Sequelize; people: Pick<P
     /** Keeps a signature the candidate uploaded themselves (checked with their own token); anything else is 422. */
     async setSignature(userId: string, bearer: string, assetId: string) {
       if (!(await deps.ownsAsset(bearer, assetId))) {
-        throw unprocessable('candidate.signature_not_found', 'You have no uploaded file with that asset id: upload the signature first (POST /v1/ol/storage/upload, purpose signature).', [
-          { field: 'assetId', issue: 'is not a file you uploaded' },
-        ]);
+        throw unprocessable(
+          'candidate.signature_not_found',
+          'You have no uploaded file with that asset id: upload the signature first (POST /v1/ol/storage/upload, purpose signature).',
+          [{ field: 'assetId', issue: 'is not a file you uploaded' }],
+        );
       }
       await people.users.setSignature(userId, assetId);
       return { assetId, url: (await deps.assetUrls([assetId]))(assetId) };
@@ -109,7 +144,8 @@ export function createCandidateArea(deps: { sequelize: Sequelize; people: Pick<P
     },
 
     /** The timeline of all of the candidate's applications, newest first. */
-    candidateEvents: (userId: string, query: { cursor?: string; limit?: number }) => events(new Conditions().add('a.candidate_user_id = ?', userId), query),
+    candidateEvents: (userId: string, query: { cursor?: string; limit?: number }) =>
+      events(new Conditions().add('a.candidate_user_id = ?', userId), query),
   };
 }
 

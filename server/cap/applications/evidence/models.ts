@@ -1,9 +1,20 @@
-import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  type CreationOptional,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Model,
+  type ModelStatic,
+  type Sequelize,
+} from 'sequelize';
 import { newId } from '../../../platform/ids.ts';
 import type { JsonObject } from '../../../platform/http/merge-patch.ts';
 
 /** A piece of general evidence: typed by one of the trade's evidence types; a file, a form, a text, or some of them. */
-export interface GeneralEvidence extends Model<InferAttributes<GeneralEvidence>, InferCreationAttributes<GeneralEvidence>> {
+export interface GeneralEvidence extends Model<
+  InferAttributes<GeneralEvidence>,
+  InferCreationAttributes<GeneralEvidence>
+> {
   id: CreationOptional<string>;
   applicationId: string;
   documentName: string;
@@ -17,7 +28,10 @@ export interface GeneralEvidence extends Model<InferAttributes<GeneralEvidence>,
 }
 
 /** The candidate's self-assessment of an application: saved as often as they like, frozen on submit. */
-export interface SelfAssessment extends Model<InferAttributes<SelfAssessment>, InferCreationAttributes<SelfAssessment>> {
+export interface SelfAssessment extends Model<
+  InferAttributes<SelfAssessment>,
+  InferCreationAttributes<SelfAssessment>
+> {
   id: CreationOptional<string>;
   applicationId: string;
   competencies: JsonObject[];
@@ -31,7 +45,10 @@ export interface SelfAssessment extends Model<InferAttributes<SelfAssessment>, I
 }
 
 /** The report of a third party (an employer, a supervisor) on the candidate: one file per application. */
-export interface ThirdPartyReport extends Model<InferAttributes<ThirdPartyReport>, InferCreationAttributes<ThirdPartyReport>> {
+export interface ThirdPartyReport extends Model<
+  InferAttributes<ThirdPartyReport>,
+  InferCreationAttributes<ThirdPartyReport>
+> {
   id: CreationOptional<string>;
   applicationId: string;
   assetId: string;

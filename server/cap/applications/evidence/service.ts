@@ -56,24 +56,35 @@ export function createEvidence(deps: {
   /** Refuses a change once the application is finished or has reached internal verification. */
   function assertOpen(application: Application) {
     const stages = stagesOf[application.type];
-    const open = ['draft', 'in_progress'].includes(application.status) && stages.indexOf(application.currentStageKey) < stages.indexOf('internal_verification');
+    const open =
+      ['draft', 'in_progress'].includes(application.status) &&
+      stages.indexOf(application.currentStageKey) < stages.indexOf('internal_verification');
     if (!open) {
-      throw conflict('evidence.locked', `The evidence of an application that is ${application.status === 'in_progress' ? `at ${application.currentStageKey}` : application.status} no longer changes.`);
+      throw conflict(
+        'evidence.locked',
+        `The evidence of an application that is ${application.status === 'in_progress' ? `at ${application.currentStageKey}` : application.status} no longer changes.`,
+      );
     }
   }
 
   /** The candidate's own open application, locked for the change when a transaction is given. */
   async function writable(owner: Owner, applicationId: string, transaction?: Transaction) {
-    const application = await applications.visible({ persona: 'candidate', userId: owner.userId }, applicationId, transaction);
+    const application = await applications.visible(
+      { persona: 'candidate', userId: owner.userId },
+      applicationId,
+      transaction,
+    );
     assertOpen(application);
     return application;
   }
 
   async function assertOwnFile(owner: Owner, assetId: string, field: string) {
     if (!(await deps.ownsAsset(owner.bearer, assetId))) {
-      throw unprocessable('evidence.asset_not_found', 'You have no uploaded file with that asset id: upload it first (POST /v1/ol/storage/upload, purpose evidence).', [
-        { field, issue: 'is not a file you uploaded' },
-      ]);
+      throw unprocessable(
+        'evidence.asset_not_found',
+        'You have no uploaded file with that asset id: upload it first (POST /v1/ol/storage/upload, purpose evidence).',
+        [{ field, issue: 'is not a file you uploaded' }],
+      );
     }
   }
 
@@ -96,7 +107,11 @@ export function createEvidence(deps: {
   /** The personal information of the candidate's profile (their candidate onboarding). */
   async function personalInformation(userId: string): Promise<JsonObject> {
     const profile = (await deps.people.onboardings.dataOf(userId, 'candidate')) ?? {};
-    return Object.fromEntries(['personalDetails', 'contactInformation', 'residentialAddress'].filter((k) => profile[k]).map((k) => [k, profile[k]]));
+    return Object.fromEntries(
+      ['personalDetails', 'contactInformation', 'residentialAddress']
+        .filter((k) => profile[k])
+        .map((k) => [k, profile[k]]),
+    );
   }
 
   /** The units of the application's NOS document, with their level, in order. */
@@ -104,7 +119,12 @@ export function createEvidence(deps: {
     if (!application.nosDocumentId) return [];
     const { units, levels } = await catalogue.nosContent(application.nosDocumentId);
     const levelOf = new Map(levels.map((level) => [level.id, level.level]));
-    return units.map((unit) => ({ unitId: unit.id, referenceNumber: unit.referenceNumber, title: unit.title, level: levelOf.get(unit.qualificationLevelId) ?? null }));
+    return units.map((unit) => ({
+      unitId: unit.id,
+      referenceNumber: unit.referenceNumber,
+      title: unit.title,
+      level: levelOf.get(unit.qualificationLevelId) ?? null,
+    }));
   }
 
   async function selfAssessmentView(application: Application, row: SelfAssessment | null) {
@@ -126,7 +146,8 @@ export function createEvidence(deps: {
     const seen = new Set<unknown>();
     return competencies.flatMap((competency, i): ErrorDetail[] => {
       const unitId = competency.unitId;
-      if (typeof unitId !== 'string' || !units.has(unitId)) return [{ field: `competencies[${i}].unitId`, issue: 'is not a unit of the trade this application is for' }];
+      if (typeof unitId !== 'string' || !units.has(unitId))
+        return [{ field: `competencies[${i}].unitId`, issue: 'is not a unit of the trade this application is for' }];
       if (seen.has(unitId)) return [{ field: `competencies[${i}].unitId`, issue: 'appears twice' }];
       seen.add(unitId);
       return [];
@@ -136,7 +157,12 @@ export function createEvidence(deps: {
   const thirdPartyView = async (applicationId: string) => {
     const row = await ThirdPartyReport.findOne({ where: { applicationId } });
     const urlOf = await deps.assetUrls([row?.assetId]);
-    return { applicationId, assetId: row?.assetId ?? null, url: urlOf(row?.assetId), submittedAt: row ? row.submittedAt.toISOString() : null };
+    return {
+      applicationId,
+      assetId: row?.assetId ?? null,
+      url: urlOf(row?.assetId),
+      submittedAt: row ? row.submittedAt.toISOString() : null,
+    };
   };
 
   return {
@@ -146,21 +172,24 @@ export function createEvidence(deps: {
     async list(reader: Reader, applicationId: string, query: { cursor?: string; limit?: number }) {
       await applications.visible(reader, applicationId);
       // The three kinds of thing in one statement, paged together (the condition on the application reaches each part).
-      const { items, meta } = await keysetRows<{ id: string; kind: string; document_name: string | null; evidence_type: string | null; status: string | null; created_at: Date }>(
-        read,
-        pageRequest(query as Record<string, unknown>),
-        {
-          select: 'x.id, x.kind, x.document_name, x.evidence_type, x.status, x.created_at',
-          from: `(SELECT id, application_id, 'general' AS kind, document_name, evidence_type, NULL AS status, created_at FROM cap.application_evidence
+      const { items, meta } = await keysetRows<{
+        id: string;
+        kind: string;
+        document_name: string | null;
+        evidence_type: string | null;
+        status: string | null;
+        created_at: Date;
+      }>(read, pageRequest(query as Record<string, unknown>), {
+        select: 'x.id, x.kind, x.document_name, x.evidence_type, x.status, x.created_at',
+        from: `(SELECT id, application_id, 'general' AS kind, document_name, evidence_type, NULL AS status, created_at FROM cap.application_evidence
                   UNION ALL
                   SELECT id, application_id, 'self_assessment', 'Self-assessment', NULL, CASE WHEN submitted_at IS NULL THEN 'draft' ELSE 'submitted' END, created_at FROM cap.self_assessments
                   UNION ALL
                   SELECT id, application_id, 'third_party_report', 'Third-party report', NULL, 'submitted', submitted_at FROM cap.third_party_reports) x`,
-          where: new Conditions().add('x.application_id = ?', applicationId),
-          key: 'x.id',
-          desc: true,
-        },
-      );
+        where: new Conditions().add('x.application_id = ?', applicationId),
+        key: 'x.id',
+        desc: true,
+      });
       return {
         items: items.map((row) => ({
           id: row.id,
@@ -179,8 +208,13 @@ export function createEvidence(deps: {
       const application = await writable(owner, applicationId);
       const trade = (await catalogue.trades([application.tradeId]))[0]!;
       const problems: ErrorDetail[] = [];
-      if (!trade.evidenceTypes.includes(input.evidenceType)) problems.push({ field: 'evidenceType', issue: `must be one of the trade's evidence types: ${trade.evidenceTypes.join(', ')}` });
-      if (!input.assetId && !input.formData && !input.textValue?.trim()) problems.push({ field: 'assetId', issue: 'give a file (assetId), a form (formData) or a text (textValue)' });
+      if (!trade.evidenceTypes.includes(input.evidenceType))
+        problems.push({
+          field: 'evidenceType',
+          issue: `must be one of the trade's evidence types: ${trade.evidenceTypes.join(', ')}`,
+        });
+      if (!input.assetId && !input.formData && !input.textValue?.trim())
+        problems.push({ field: 'assetId', issue: 'give a file (assetId), a form (formData) or a text (textValue)' });
       if (problems.length) throw unprocessable('evidence.invalid', 'The evidence cannot be kept as it is.', problems);
       if (input.assetId) await assertOwnFile(owner, input.assetId, 'assetId');
       const row = await sequelize.transaction(async (transaction) => {
@@ -231,21 +265,44 @@ export function createEvidence(deps: {
       const application = await writable(owner, applicationId);
       if (input.competencies) {
         const problems = await competencyProblems(application, input.competencies);
-        if (problems.length) throw unprocessable('evidence.invalid', 'Some competencies are not units of this trade.', problems);
+        if (problems.length)
+          throw unprocessable('evidence.invalid', 'Some competencies are not units of this trade.', problems);
       }
       const frozen = input.submit ? await personalInformation(owner.userId) : null;
       const row = await sequelize.transaction(async (transaction) => {
         await writable(owner, applicationId, transaction);
-        const [row] = await SelfAssessment.findOrCreate({ where: { applicationId }, defaults: { applicationId, competencies: [], reflection: null, declaration: null, frozenPersonalInformation: null, submittedAt: null }, transaction });
-        if (row.submittedAt) throw conflict('evidence.self_assessment_submitted', 'The self-assessment was submitted: it no longer changes.');
+        const [row] = await SelfAssessment.findOrCreate({
+          where: { applicationId },
+          defaults: {
+            applicationId,
+            competencies: [],
+            reflection: null,
+            declaration: null,
+            frozenPersonalInformation: null,
+            submittedAt: null,
+          },
+          transaction,
+        });
+        if (row.submittedAt)
+          throw conflict(
+            'evidence.self_assessment_submitted',
+            'The self-assessment was submitted: it no longer changes.',
+          );
         if (input.competencies) row.competencies = input.competencies;
         if (input.reflection !== undefined) row.reflection = input.reflection;
         if (input.declaration !== undefined) row.declaration = input.declaration;
         if (input.submit) {
           const missing: ErrorDetail[] = [];
-          if (!row.competencies.length) missing.push({ field: 'competencies', issue: 'assess yourself on at least one unit' });
-          if (!row.declaration || !Object.keys(row.declaration).length) missing.push({ field: 'declaration', issue: 'is required to submit' });
-          if (missing.length) throw unprocessable('evidence.self_assessment_incomplete', 'The self-assessment cannot be submitted yet.', missing);
+          if (!row.competencies.length)
+            missing.push({ field: 'competencies', issue: 'assess yourself on at least one unit' });
+          if (!row.declaration || !Object.keys(row.declaration).length)
+            missing.push({ field: 'declaration', issue: 'is required to submit' });
+          if (missing.length)
+            throw unprocessable(
+              'evidence.self_assessment_incomplete',
+              'The self-assessment cannot be submitted yet.',
+              missing,
+            );
           row.frozenPersonalInformation = frozen;
           row.submittedAt = new Date();
         }
@@ -266,8 +323,13 @@ export function createEvidence(deps: {
       await sequelize.transaction(async (transaction) => {
         await writable(owner, applicationId, transaction);
         const existing = await ThirdPartyReport.findOne({ where: { applicationId }, transaction });
-        if (existing) await existing.update({ assetId, submittedBy: owner.userId, submittedAt: new Date() }, { transaction });
-        else await ThirdPartyReport.create({ applicationId, assetId, submittedBy: owner.userId, submittedAt: new Date() }, { transaction });
+        if (existing)
+          await existing.update({ assetId, submittedBy: owner.userId, submittedAt: new Date() }, { transaction });
+        else
+          await ThirdPartyReport.create(
+            { applicationId, assetId, submittedBy: owner.userId, submittedAt: new Date() },
+            { transaction },
+          );
       });
       return thirdPartyView(applicationId);
     },

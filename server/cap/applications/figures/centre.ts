@@ -17,13 +17,17 @@ const genderBucket = `CASE lower(coalesce(a.draft #>> '{personalInformation,pers
  * (the centres module's dashboard adds its staff and assessors); and the centre's applications summary.
  */
 export function createCentreFigures(sequelize: Sequelize) {
-  const select = <T extends object>(sql: string, bind: unknown[]) => sequelize.query<T>(sql, { type: QueryTypes.SELECT, bind });
+  const select = <T extends object>(sql: string, bind: unknown[]) =>
+    sequelize.query<T>(sql, { type: QueryTypes.SELECT, bind });
 
   return {
     async applications(centreId: string, year: number, type: ApplicationType | null) {
       const bind = [centreId, year, type];
       const submitted = `a.centre_id = $1 AND a.submitted_at IS NOT NULL AND extract(year FROM a.submitted_at AT TIME ZONE 'UTC') = $2 AND ($3::text IS NULL OR a.type = $3)`;
-      const [counts] = await select<{ applications: number }>(`SELECT count(*)::int AS applications FROM cap.applications a WHERE ${submitted}`, bind);
+      const [counts] = await select<{ applications: number }>(
+        `SELECT count(*)::int AS applications FROM cap.applications a WHERE ${submitted}`,
+        bind,
+      );
       const months = await select<{ month: number; total: string }>(
         `SELECT extract(month FROM p.paid_at AT TIME ZONE 'UTC')::int AS month, sum(p.amount_minor)::text AS total
            FROM cap.application_payments p JOIN cap.applications a ON a.id = p.application_id
@@ -32,7 +36,10 @@ export function createCentreFigures(sequelize: Sequelize) {
         bind,
       );
       const byMonth = new Map(months.map((m) => [m.month, BigInt(m.total)]));
-      const revenueByMonth = Array.from({ length: 12 }, (_, i) => ({ month: i + 1, amount: money(byMonth.get(i + 1) ?? 0n, 'NGN') }));
+      const revenueByMonth = Array.from({ length: 12 }, (_, i) => ({
+        month: i + 1,
+        amount: money(byMonth.get(i + 1) ?? 0n, 'NGN'),
+      }));
       const revenue = [...byMonth.values()].reduce((sum, value) => sum + value, 0n);
       // One statement with the catalogue's trade names: the trades are ordered by them.
       const trades = await select<{ id: string; name: string; count: number }>(
@@ -40,12 +47,20 @@ export function createCentreFigures(sequelize: Sequelize) {
           GROUP BY a.trade_id ORDER BY count DESC, name`,
         bind,
       );
-      const genderRows = await select<{ gender: string; count: number }>(`SELECT ${genderBucket} AS gender, count(*)::int AS count FROM cap.applications a WHERE ${submitted} GROUP BY 1`, bind);
+      const genderRows = await select<{ gender: string; count: number }>(
+        `SELECT ${genderBucket} AS gender, count(*)::int AS count FROM cap.applications a WHERE ${submitted} GROUP BY 1`,
+        bind,
+      );
       const stageRows = await select<{ stage: string; count: number }>(
         `SELECT a.current_stage_key AS stage, count(*)::int AS count FROM cap.applications a WHERE ${submitted} AND a.status = 'in_progress' GROUP BY 1`,
         bind,
       );
-      const stages: StageKey[] = type === 'NSQ' ? [...nsqStages] : type === 'RPL' ? [...rplStages] : [...new Set<StageKey>([...rplStages, ...nsqStages])];
+      const stages: StageKey[] =
+        type === 'NSQ'
+          ? [...nsqStages]
+          : type === 'RPL'
+            ? [...rplStages]
+            : [...new Set<StageKey>([...rplStages, ...nsqStages])];
       const centreMoves = await select<CentreMove>(
         `SELECT m.id, m.actor_user_id AS "actorUserId", m.action, m.created_at AS "createdAt", m.application_id AS "applicationId", m.from_stage AS "fromStage", m.to_stage AS "toStage"
            FROM cap.application_moves m JOIN cap.applications a ON a.id = m.application_id
@@ -57,15 +72,30 @@ export function createCentreFigures(sequelize: Sequelize) {
         revenue: money(revenue, 'NGN'),
         revenueByMonth,
         applicationsByTrade: trades,
-        genderDistribution: genders.map((gender) => ({ gender, count: genderRows.find((g) => g.gender === gender)?.count ?? 0 })),
-        candidatesByStage: stages.filter((s) => s !== 'application_form').map((stageKey) => ({ stageKey, label: stageLabels[stageKey], count: stageRows.find((r) => r.stage === stageKey)?.count ?? 0 })),
+        genderDistribution: genders.map((gender) => ({
+          gender,
+          count: genderRows.find((g) => g.gender === gender)?.count ?? 0,
+        })),
+        candidatesByStage: stages
+          .filter((s) => s !== 'application_form')
+          .map((stageKey) => ({
+            stageKey,
+            label: stageLabels[stageKey],
+            count: stageRows.find((r) => r.stage === stageKey)?.count ?? 0,
+          })),
         centreMoves,
       };
     },
 
     /** The centre's applications by where they are: drafts are the candidates' and do not count. */
     async applicationsSummary(context: CentreContext) {
-      const [row] = await select<{ total: number; pending: number; ongoing: number; completed: number; archived: number }>(
+      const [row] = await select<{
+        total: number;
+        pending: number;
+        ongoing: number;
+        completed: number;
+        archived: number;
+      }>(
         `SELECT count(*)::int AS total,
                 count(*) FILTER (WHERE status = 'in_progress' AND current_stage_key = 'payment')::int AS pending,
                 count(*) FILTER (WHERE status = 'in_progress' AND current_stage_key <> 'payment')::int AS ongoing,

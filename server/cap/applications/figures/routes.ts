@@ -5,8 +5,14 @@ import type { CapAuth, PlatformRoles } from '../../people/index.ts';
 import type { AdminDashboard } from './service.ts';
 
 /** `GET /admin/dashboard` (openapi/cap/admin-dashboard.yaml). */
-export function adminDashboardRoutes(auth: CapAuth, roles: PlatformRoles, dashboard: AdminDashboard): Handlers<operations> {
+export function adminDashboardRoutes(
+  auth: CapAuth,
+  roles: PlatformRoles,
+  dashboard: AdminDashboard,
+): Handlers<operations> {
   return {
-    getAdminDashboard: roles.allowed(auth, 'platform.dashboard.read', async (call) => ok(await dashboard.dashboard(call.query))),
+    getAdminDashboard: roles.allowed(auth, 'platform.dashboard.read', async (call) =>
+      ok(await dashboard.dashboard(call.query)),
+    ),
   };
 }

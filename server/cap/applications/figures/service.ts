@@ -19,7 +19,8 @@ export function createAdminDashboard(
   /** How many centres and assessors are approved now (the centres and assessors modules). */
   approved: { centres(): Promise<number>; assessors(): Promise<number> },
 ) {
-  const select = <T extends object>(sql: string, bind: unknown[]) => sequelize.query<T>(sql, { type: QueryTypes.SELECT, bind });
+  const select = <T extends object>(sql: string, bind: unknown[]) =>
+    sequelize.query<T>(sql, { type: QueryTypes.SELECT, bind });
 
   return {
     async dashboard(query: { year?: number; tradeId?: string }) {
@@ -28,7 +29,13 @@ export function createAdminDashboard(
       const bind = [year, tradeId];
       const inScope = `a.submitted_at IS NOT NULL AND extract(year FROM a.submitted_at AT TIME ZONE 'UTC') = $1 AND ($2::text IS NULL OR a.trade_id = $2)`;
       const inYear = (column: string) => `extract(year FROM ${column} AT TIME ZONE 'UTC') = $1`;
-      const [kpis] = await select<{ applications: number; candidates: number; certified: number; revenue: string; fees: string }>(
+      const [kpis] = await select<{
+        applications: number;
+        candidates: number;
+        certified: number;
+        revenue: string;
+        fees: string;
+      }>(
         `SELECT
            (SELECT count(*)::int FROM cap.applications a WHERE ${inScope}) AS applications,
            (SELECT count(DISTINCT a.candidate_user_id)::int FROM cap.applications a WHERE ${inScope}) AS candidates,
@@ -56,7 +63,10 @@ export function createAdminDashboard(
           GROUP BY a.trade_id ORDER BY count DESC, name, id`,
         bind,
       );
-      const types = await select<{ type: string; count: number }>(`SELECT a.type, count(*)::int AS count FROM cap.applications a WHERE ${inScope} GROUP BY 1`, bind);
+      const types = await select<{ type: string; count: number }>(
+        `SELECT a.type, count(*)::int AS count FROM cap.applications a WHERE ${inScope} GROUP BY 1`,
+        bind,
+      );
       const atStage = await select<{ stage: string; count: number }>(
         `SELECT a.current_stage_key AS stage, count(*)::int AS count FROM cap.applications a WHERE ${inScope} AND a.status = 'in_progress' GROUP BY 1`,
         bind,
@@ -65,7 +75,8 @@ export function createAdminDashboard(
         `SELECT m.to_stage AS stage, count(DISTINCT m.application_id)::int AS count FROM cap.application_moves m JOIN cap.applications a ON a.id = m.application_id WHERE ${inScope} GROUP BY 1`,
         bind,
       );
-      const countOf = (rows: Array<{ stage: string; count: number }>, stageKey: string) => rows.find((row) => row.stage === stageKey)?.count ?? 0;
+      const countOf = (rows: Array<{ stage: string; count: number }>, stageKey: string) =>
+        rows.find((row) => row.stage === stageKey)?.count ?? 0;
       const byMonth = (month: number) => months.find((m) => m.month === month)?.applications ?? 0;
       return {
         year,
@@ -80,12 +91,26 @@ export function createAdminDashboard(
           platformFees: money(kpis!.fees, 'NGN'),
         },
         applicationsByMonth: Array.from({ length: 12 }, (_, i) => ({ month: i + 1, count: byMonth(i + 1) })),
-        revenueByMonth: Array.from({ length: 12 }, (_, i) => ({ month: i + 1, amount: money(revenueMonths.find((m) => m.month === i + 1)?.total ?? '0', 'NGN') })),
+        revenueByMonth: Array.from({ length: 12 }, (_, i) => ({
+          month: i + 1,
+          amount: money(revenueMonths.find((m) => m.month === i + 1)?.total ?? '0', 'NGN'),
+        })),
         applicationsByTrade: trades,
-        applicationsByType: (['RPL', 'NSQ'] as const).map((type) => ({ type, count: types.find((row) => row.type === type)?.count ?? 0 })),
+        applicationsByType: (['RPL', 'NSQ'] as const).map((type) => ({
+          type,
+          count: types.find((row) => row.type === type)?.count ?? 0,
+        })),
         pipeline: {
-          atStage: pipelineStages.map((stageKey) => ({ stageKey, label: stageLabels[stageKey], count: countOf(atStage, stageKey) })),
-          reached: pipelineStages.map((stageKey) => ({ stageKey, label: stageLabels[stageKey], count: countOf(reached, stageKey) })),
+          atStage: pipelineStages.map((stageKey) => ({
+            stageKey,
+            label: stageLabels[stageKey],
+            count: countOf(atStage, stageKey),
+          })),
+          reached: pipelineStages.map((stageKey) => ({
+            stageKey,
+            label: stageLabels[stageKey],
+            count: countOf(reached, stageKey),
+          })),
         },
       };
     },

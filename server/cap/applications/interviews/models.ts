@@ -1,6 +1,21 @@
-import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  type CreationOptional,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Model,
+  type ModelStatic,
+  type Sequelize,
+} from 'sequelize';
 import { newId } from '../../../platform/ids.ts';
-import type { AppealStatus, InterviewDecision, InterviewFormType, InterviewMode, InterviewStatus, SignatureMode } from './rules.ts';
+import type {
+  AppealStatus,
+  InterviewDecision,
+  InterviewFormType,
+  InterviewMode,
+  InterviewStatus,
+  SignatureMode,
+} from './rules.ts';
 import type { JsonObject } from '../../../platform/http/merge-patch.ts';
 
 /** A seat of a panel as the client shows it. */
@@ -30,7 +45,8 @@ export interface CentrePanel extends Model<InferAttributes<CentrePanel>, InferCr
 }
 
 /** A centre's interview template: a panel, a clock and a place; its clock is the earliest a sitting made from it may be. */
-export interface InterviewTemplate extends Model<InferAttributes<InterviewTemplate>, InferCreationAttributes<InterviewTemplate>>, Sitting {
+export interface InterviewTemplate
+  extends Model<InferAttributes<InterviewTemplate>, InferCreationAttributes<InterviewTemplate>>, Sitting {
   id: CreationOptional<string>;
   centreId: string;
   panelId: string;
@@ -42,7 +58,8 @@ export interface InterviewTemplate extends Model<InferAttributes<InterviewTempla
 }
 
 /** The interview of one application: its sitting, the lead's decision, the round, gap training. */
-export interface ApplicationInterview extends Model<InferAttributes<ApplicationInterview>, InferCreationAttributes<ApplicationInterview>>, Sitting {
+export interface ApplicationInterview
+  extends Model<InferAttributes<ApplicationInterview>, InferCreationAttributes<ApplicationInterview>>, Sitting {
   id: CreationOptional<string>;
   applicationId: string;
   centreId: string;
@@ -76,7 +93,10 @@ export interface InterviewForm extends Model<InferAttributes<InterviewForm>, Inf
   updatedAt: CreationOptional<Date>;
 }
 
-export interface InterviewEvaluation extends Model<InferAttributes<InterviewEvaluation>, InferCreationAttributes<InterviewEvaluation>> {
+export interface InterviewEvaluation extends Model<
+  InferAttributes<InterviewEvaluation>,
+  InferCreationAttributes<InterviewEvaluation>
+> {
   id: CreationOptional<string>;
   applicationId: string;
   round: number;
@@ -110,12 +130,30 @@ const sitting = {
 export function defineInterviewModels(sequelize: Sequelize) {
   const CentrePanel: ModelStatic<CentrePanel> = sequelize.define<CentrePanel>(
     'CentrePanel',
-    { id, centreId: DataTypes.STRING(26), name: DataTypes.STRING(200), members: DataTypes.JSONB, createdBy: DataTypes.STRING(26), createdAt: DataTypes.DATE, updatedAt: DataTypes.DATE },
+    {
+      id,
+      centreId: DataTypes.STRING(26),
+      name: DataTypes.STRING(200),
+      members: DataTypes.JSONB,
+      createdBy: DataTypes.STRING(26),
+      createdAt: DataTypes.DATE,
+      updatedAt: DataTypes.DATE,
+    },
     { tableName: 'centre_panels' },
   );
   const InterviewTemplate: ModelStatic<InterviewTemplate> = sequelize.define<InterviewTemplate>(
     'InterviewTemplate',
-    { id, centreId: DataTypes.STRING(26), panelId: DataTypes.STRING(26), title: DataTypes.STRING(200), scheduledAt: DataTypes.DATE, ...sitting, createdBy: DataTypes.STRING(26), createdAt: DataTypes.DATE, updatedAt: DataTypes.DATE },
+    {
+      id,
+      centreId: DataTypes.STRING(26),
+      panelId: DataTypes.STRING(26),
+      title: DataTypes.STRING(200),
+      scheduledAt: DataTypes.DATE,
+      ...sitting,
+      createdBy: DataTypes.STRING(26),
+      createdAt: DataTypes.DATE,
+      updatedAt: DataTypes.DATE,
+    },
     { tableName: 'interview_templates' },
   );
   const ApplicationInterview: ModelStatic<ApplicationInterview> = sequelize.define<ApplicationInterview>(
@@ -159,7 +197,15 @@ export function defineInterviewModels(sequelize: Sequelize) {
   );
   const InterviewEvaluation: ModelStatic<InterviewEvaluation> = sequelize.define<InterviewEvaluation>(
     'InterviewEvaluation',
-    { id, applicationId: DataTypes.STRING(26), round: DataTypes.INTEGER, assessorId: DataTypes.STRING(26), feedback: DataTypes.TEXT, signatureAssetId: DataTypes.STRING(64), createdAt: DataTypes.DATE },
+    {
+      id,
+      applicationId: DataTypes.STRING(26),
+      round: DataTypes.INTEGER,
+      assessorId: DataTypes.STRING(26),
+      feedback: DataTypes.TEXT,
+      signatureAssetId: DataTypes.STRING(64),
+      createdAt: DataTypes.DATE,
+    },
     { tableName: 'interview_evaluations', updatedAt: false },
   );
   const Appeal: ModelStatic<Appeal> = sequelize.define<Appeal>(

@@ -2,7 +2,12 @@ import type { ErrorDetail } from '../../../platform/http/errors.ts';
 import { defineLifecycle, type StatusOf } from '../../../platform/lifecycle.ts';
 import type { PanelSeat } from './models.ts';
 
-export const interviewFormTypes = ['records', 'assessment_grid', 'practical_observation', 'skill_demonstration'] as const;
+export const interviewFormTypes = [
+  'records',
+  'assessment_grid',
+  'practical_observation',
+  'skill_demonstration',
+] as const;
 export type InterviewFormType = (typeof interviewFormTypes)[number];
 export const interviewModes = ['physical', 'online'] as const;
 export type InterviewMode = (typeof interviewModes)[number];
@@ -59,7 +64,10 @@ export type AppealStatus = StatusOf<typeof appealLifecycle>;
 export const schedulableStages = ['folder_arrangement', 'interview'];
 
 /** The outcome the lead may give with each decision. */
-export const outcomeOf: Record<InterviewDecision, InterviewOutcome> = { competent: 'approve', not_yet_competent: 'reject' };
+export const outcomeOf: Record<InterviewDecision, InterviewOutcome> = {
+  competent: 'approve',
+  not_yet_competent: 'reject',
+};
 
 /**
  * The panel's shape (Limits: "3 voters plus an IV observer"): exactly three voters, exactly one of them the
@@ -70,13 +78,21 @@ export const outcomeOf: Record<InterviewDecision, InterviewOutcome> = { competen
 export function panelProblems(members: PanelSeat[]): ErrorDetail[] {
   const problems: ErrorDetail[] = [];
   const ids = members.map((m) => m.assessorId);
-  if (new Set(ids).size !== ids.length) problems.push({ field: 'members', issue: 'names an assessor twice: an observer who also votes is one seat with isObserver true and isLead as it is' });
+  if (new Set(ids).size !== ids.length)
+    problems.push({
+      field: 'members',
+      issue: 'names an assessor twice: an observer who also votes is one seat with isObserver true and isLead as it is',
+    });
   const voters = members.filter((m) => !m.isObserver || isVotingObserver(m, members));
   const observers = members.filter((m) => m.isObserver);
-  if (voters.length !== 3) problems.push({ field: 'members', issue: `has ${voters.length} voter(s): a panel has exactly 3` });
-  if (voters.filter((m) => m.isLead).length !== 1) problems.push({ field: 'members', issue: 'needs exactly one lead among the voters' });
-  if (observers.length !== 1) problems.push({ field: 'members', issue: `has ${observers.length} IV observer(s): a panel has exactly 1` });
-  if (members.some((m) => m.isLead && m.isObserver && !isVotingObserver(m, members))) problems.push({ field: 'members', issue: 'the lead must be a voter' });
+  if (voters.length !== 3)
+    problems.push({ field: 'members', issue: `has ${voters.length} voter(s): a panel has exactly 3` });
+  if (voters.filter((m) => m.isLead).length !== 1)
+    problems.push({ field: 'members', issue: 'needs exactly one lead among the voters' });
+  if (observers.length !== 1)
+    problems.push({ field: 'members', issue: `has ${observers.length} IV observer(s): a panel has exactly 1` });
+  if (members.some((m) => m.isLead && m.isObserver && !isVotingObserver(m, members)))
+    problems.push({ field: 'members', issue: 'the lead must be a voter' });
   return problems;
 }
 

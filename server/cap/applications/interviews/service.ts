@@ -13,9 +13,28 @@ import type { Centres } from '../../centres/index.ts';
 import type { ActingContext, People } from '../../people/index.ts';
 import type { RecommendationsClient } from '../../../contracts/lms-client.ts';
 import type { OrchestratorHttp } from '../../../contracts/orchestrator-client.ts';
-import { defineInterviewModels, type Appeal, type ApplicationInterview, type InterviewForm, type InterviewTemplate, type PanelSeat } from './models.ts';
+import {
+  defineInterviewModels,
+  type Appeal,
+  type ApplicationInterview,
+  type InterviewForm,
+  type InterviewTemplate,
+  type PanelSeat,
+} from './models.ts';
 import { checkMove, lifecycleWriter, modelStore } from '../../../platform/lifecycle.ts';
-import { appealLifecycle, interviewFormLifecycle, interviewLifecycle, outcomeOf, panelProblems, schedulableStages, type InterviewDecision, type InterviewFormType, type InterviewMode, type InterviewOutcome, type SignatureMode } from './rules.ts';
+import {
+  appealLifecycle,
+  interviewFormLifecycle,
+  interviewLifecycle,
+  outcomeOf,
+  panelProblems,
+  schedulableStages,
+  type InterviewDecision,
+  type InterviewFormType,
+  type InterviewMode,
+  type InterviewOutcome,
+  type SignatureMode,
+} from './rules.ts';
 import type { JsonObject } from '../../../platform/http/merge-patch.ts';
 
 /** The schedule input of a sitting (`POST .../interview/schedule`, templates, the booking PATCH). */
@@ -66,7 +85,10 @@ export function createInterviews(deps: {
   const interviews = lifecycleWriter(interviewLifecycle, { store: modelStore(ApplicationInterview) });
   const interviewForms = lifecycleWriter(interviewFormLifecycle, { store: modelStore(InterviewForm) });
   const resolved = (appeal: Appeal) => conflict('appeal.resolved', `The appeal is ${appeal.status} already.`);
-  const appeals = lifecycleWriter(appealLifecycle, { store: modelStore(Appeal), refuse: (_refusal, appeal) => resolved(appeal!) });
+  const appeals = lifecycleWriter(appealLifecycle, {
+    store: modelStore(Appeal),
+    refuse: (_refusal, appeal) => resolved(appeal!),
+  });
 
   /** The caller's assessor profile id, or null when they have none. */
   async function profileIdOf(userId: string, transaction?: Transaction): Promise<string | null> {
@@ -77,27 +99,48 @@ export function createInterviews(deps: {
    * The application when the caller may read its interview: its candidate, its centre's staff, or an
    * assessor assigned to it now (403 `auth.out_of_scope` otherwise).
    */
-  async function readable(context: ActingContext, userId: string, applicationId: string, transaction?: Transaction): Promise<Application> {
+  async function readable(
+    context: ActingContext,
+    userId: string,
+    applicationId: string,
+    transaction?: Transaction,
+  ): Promise<Application> {
     if (context.persona === 'candidate' || context.persona === 'centre') {
-      return applications.visible(context.persona === 'centre' ? { persona: 'centre', userId, centreId: context.centreId } : { persona: 'candidate', userId }, applicationId, transaction);
+      return applications.visible(
+        context.persona === 'centre'
+          ? { persona: 'centre', userId, centreId: context.centreId }
+          : { persona: 'candidate', userId },
+        applicationId,
+        transaction,
+      );
     }
     const application = await applications.models.Application.findByPk(applicationId, { transaction });
     if (!application) throw notFound(`No application has the id ${applicationId}.`);
     const profileId = context.persona === 'assessor' ? await profileIdOf(userId, transaction) : null;
-    const assigned = profileId ? await assessors.assignments.activeAssignments({ applicationId, assessorId: profileId }, transaction) : [];
+    const assigned = profileId
+      ? await assessors.assignments.activeAssignments({ applicationId, assessorId: profileId }, transaction)
+      : [];
     if (!assigned.length) throw forbidden('auth.out_of_scope', 'You are not assigned to this application.');
     return application;
   }
 
   /** An RPL application of the centre, locked, at a stage that takes a sitting (folder arrangement or interview). */
-  async function schedulable(actor: CentreActor, applicationId: string, transaction: Transaction): Promise<Application> {
+  async function schedulable(
+    actor: CentreActor,
+    applicationId: string,
+    transaction: Transaction,
+  ): Promise<Application> {
     const application = await applications.visible({ persona: 'centre', ...actor }, applicationId, transaction);
     assertSchedulable(application);
     return application;
   }
 
   function assertSchedulable(application: Application) {
-    if (application.type !== 'RPL' || application.status !== 'in_progress' || !schedulableStages.includes(application.currentStageKey)) {
+    if (
+      application.type !== 'RPL' ||
+      application.status !== 'in_progress' ||
+      !schedulableStages.includes(application.currentStageKey)
+    ) {
       throw conflict(
         'application.not_in_stage',
         `Interviews are set up for RPL applications at folder arrangement or interview; this ${application.type} application is ${application.status} at ${application.currentStageKey}.`,
@@ -106,34 +149,68 @@ export function createInterviews(deps: {
   }
 
   /** Refuses assessors the centre does not retain (or that are not approved), naming each by field. */
-  async function assertRetained(centreId: string, assessorIds: string[], field: (index: number) => string, transaction?: Transaction) {
+  async function assertRetained(
+    centreId: string,
+    assessorIds: string[],
+    field: (index: number) => string,
+    transaction?: Transaction,
+  ) {
     const problems: ErrorDetail[] = [];
     for (const [index, assessorId] of assessorIds.entries()) {
-      if (!(await assessors.assignments.retainedBy(centreId, assessorId, transaction))) problems.push({ field: field(index), issue: 'is not an approved assessor retained by this centre' });
+      if (!(await assessors.assignments.retainedBy(centreId, assessorId, transaction)))
+        problems.push({ field: field(index), issue: 'is not an approved assessor retained by this centre' });
     }
-    if (problems.length) throw unprocessable('interview.assessor_not_retained', 'Only approved assessors the centre retains can be assigned.', problems);
+    if (problems.length)
+      throw unprocessable(
+        'interview.assessor_not_retained',
+        'Only approved assessors the centre retains can be assigned.',
+        problems,
+      );
   }
 
   function assertPanel(members: PanelSeat[]) {
     const problems = panelProblems(members);
-    if (problems.length) throw unprocessable('interview.panel_invalid', 'A panel is exactly 3 voters, one of them the lead, plus an IV observer who may be one of the three.', problems);
+    if (problems.length)
+      throw unprocessable(
+        'interview.panel_invalid',
+        'A panel is exactly 3 voters, one of them the lead, plus an IV observer who may be one of the three.',
+        problems,
+      );
   }
 
   /** The interview row of an application, made (without a sitting) when there is none yet. */
   async function interviewOf(application: Application, transaction: Transaction): Promise<ApplicationInterview> {
-    const found = await ApplicationInterview.findOne({ where: { applicationId: application.id }, transaction, lock: transaction.LOCK.UPDATE });
+    const found = await ApplicationInterview.findOne({
+      where: { applicationId: application.id },
+      transaction,
+      lock: transaction.LOCK.UPDATE,
+    });
     if (found) return found;
-    return (await interviews.create(transaction, 'open', { applicationId: application.id, centreId: application.centreId, mode: null, location: null, link: null }, { by: 'centre' }))!;
+    return (await interviews.create(
+      transaction,
+      'open',
+      { applicationId: application.id, centreId: application.centreId, mode: null, location: null, link: null },
+      { by: 'centre' },
+    ))!;
   }
 
   /** Seats the panel on the application: the current panel's assignments end, the new seats start. */
   async function seat(application: Application, members: PanelSeat[], assignedBy: string, transaction: Transaction) {
     const interview = await interviewOf(application, transaction);
-    const evaluated = await InterviewEvaluation.count({ where: { applicationId: application.id, round: interview.round }, transaction });
-    if (evaluated) throw conflict('interview.panel_locked', 'The panel has started evaluating this interview: it can no longer change.');
+    const evaluated = await InterviewEvaluation.count({
+      where: { applicationId: application.id, round: interview.round },
+      transaction,
+    });
+    if (evaluated)
+      throw conflict(
+        'interview.panel_locked',
+        'The panel has started evaluating this interview: it can no longer change.',
+      );
     await assessors.endRoles(application.id, panelRoles, transaction);
     const rows = members.flatMap((m) => [
-      ...(m.isObserver && members.length === 4 ? [] : [{ role: 'panel_voter' as const, lead: m.isLead, assessorId: m.assessorId }]),
+      ...(m.isObserver && members.length === 4
+        ? []
+        : [{ role: 'panel_voter' as const, lead: m.isLead, assessorId: m.assessorId }]),
       ...(m.isObserver ? [{ role: 'iv_observer' as const, lead: false, assessorId: m.assessorId }] : []),
     ]);
     await assessors.assign(
@@ -154,29 +231,46 @@ export function createInterviews(deps: {
       const address = (centre?.address ?? {}) as JsonObject;
       location = [address.address, address.lga, address.state, address.country].filter(Boolean).join(', ') || location;
     }
-    if (input.mode === 'physical' && !location) problems.push({ field: 'location', issue: 'is required for a physical sitting (or useCentreAddress: true)' });
-    if (input.mode === 'online' && !input.link) problems.push({ field: 'link', issue: 'is required for an online sitting' });
+    if (input.mode === 'physical' && !location)
+      problems.push({ field: 'location', issue: 'is required for a physical sitting (or useCentreAddress: true)' });
+    if (input.mode === 'online' && !input.link)
+      problems.push({ field: 'link', issue: 'is required for an online sitting' });
     if (problems.length) throw unprocessable('interview.schedule_invalid', 'The sitting is not complete.', problems);
-    return { scheduledAt, mode: input.mode, location, link: input.link ?? null, useCentreAddress: input.useCentreAddress ?? false };
+    return {
+      scheduledAt,
+      mode: input.mode,
+      location,
+      link: input.link ?? null,
+      useCentreAddress: input.useCentreAddress ?? false,
+    };
   }
 
   /** The spec's Limits: a sitting made from a template is no earlier than the template's clock. */
   function assertNotBeforeClock(template: InterviewTemplate | null, scheduledAt: Date, field = 'scheduledAt') {
     if (template && scheduledAt < template.scheduledAt) {
-      throw unprocessable('interview.before_template_clock', `The sitting cannot be earlier than its template's clock (${template.scheduledAt.toISOString()}).`, [
-        { field, issue: `is before ${template.scheduledAt.toISOString()}` },
-      ]);
+      throw unprocessable(
+        'interview.before_template_clock',
+        `The sitting cannot be earlier than its template's clock (${template.scheduledAt.toISOString()}).`,
+        [{ field, issue: `is before ${template.scheduledAt.toISOString()}` }],
+      );
     }
   }
 
   /** A sitting booked by hand is not in the past. */
   function assertFuture(scheduledAt: Date) {
-    if (scheduledAt.getTime() < Date.now()) throw unprocessable('interview.schedule_in_past', 'A sitting cannot be booked in the past.', [{ field: 'scheduledAt', issue: 'is in the past' }]);
+    if (scheduledAt.getTime() < Date.now())
+      throw unprocessable('interview.schedule_in_past', 'A sitting cannot be booked in the past.', [
+        { field: 'scheduledAt', issue: 'is in the past' },
+      ]);
   }
 
   async function seatsView(seats: PanelSeat[]) {
     const cards = await assessors.cards(seats.map((s) => s.assessorId));
-    return seats.map((s) => ({ ...s, name: cards.get(s.assessorId)?.name ?? '', sectors: cards.get(s.assessorId)?.sectors ?? [] }));
+    return seats.map((s) => ({
+      ...s,
+      name: cards.get(s.assessorId)?.name ?? '',
+      sectors: cards.get(s.assessorId)?.sectors ?? [],
+    }));
   }
 
   /** The seats of the application's current panel: voters first (lead first), then a non-voting observer. */
@@ -184,8 +278,11 @@ export function createInterviews(deps: {
     const rows = await assessors.assignments.activeAssignments({ applicationId, role: panelRoles }, transaction);
     const voters = rows.filter((r) => r.role === 'panel_voter');
     const observers = new Set(rows.filter((r) => r.role === 'iv_observer').map((r) => r.assessorId));
-    const seats = voters.map((v) => ({ assessorId: v.assessorId, isLead: v.lead, isObserver: observers.has(v.assessorId) })).sort((a, b) => Number(b.isLead) - Number(a.isLead));
-    for (const assessorId of observers) if (!voters.some((v) => v.assessorId === assessorId)) seats.push({ assessorId, isLead: false, isObserver: true });
+    const seats = voters
+      .map((v) => ({ assessorId: v.assessorId, isLead: v.lead, isObserver: observers.has(v.assessorId) }))
+      .sort((a, b) => Number(b.isLead) - Number(a.isLead));
+    for (const assessorId of observers)
+      if (!voters.some((v) => v.assessorId === assessorId)) seats.push({ assessorId, isLead: false, isObserver: true });
     return seats;
   }
 
@@ -208,12 +305,20 @@ export function createInterviews(deps: {
 
   async function panelOfCentre(actor: CentreActor, panelId: string, transaction?: Transaction) {
     const panel = await CentrePanel.findOne({ where: { id: panelId, centreId: actor.centreId }, transaction });
-    if (!panel) throw unprocessable('interview.panel_not_found', 'The centre has no panel with that id.', [{ field: 'panelId', issue: 'is not one of the centre\'s panels' }]);
+    if (!panel)
+      throw unprocessable('interview.panel_not_found', 'The centre has no panel with that id.', [
+        { field: 'panelId', issue: "is not one of the centre's panels" },
+      ]);
     return panel;
   }
 
   async function centrePanelView(panel: InstanceType<typeof CentrePanel>) {
-    return { id: panel.id, name: panel.name, members: await seatsView(panel.members), createdAt: panel.createdAt.toISOString() };
+    return {
+      id: panel.id,
+      name: panel.name,
+      members: await seatsView(panel.members),
+      createdAt: panel.createdAt.toISOString(),
+    };
   }
 
   function templateView(template: InterviewTemplate) {
@@ -231,19 +336,42 @@ export function createInterviews(deps: {
   }
 
   /** Bookings (sittings of the centre's applications that have a seated panel) with their candidate. */
-  async function bookings(centreId: string, filter: { from?: string; to?: string; applicationIds?: string[]; cursor?: string; limit: number }) {
+  async function bookings(
+    centreId: string,
+    filter: { from?: string; to?: string; applicationIds?: string[]; cursor?: string; limit: number },
+  ) {
     // One statement with the assessors' condition (a seated panel): the page is filtered by it.
-    const where = new Conditions().add('x.centre_id = ?', centreId).add('x.scheduled_at IS NOT NULL').add(assessorsSql.panelSeated('x.application_id'));
+    const where = new Conditions()
+      .add('x.centre_id = ?', centreId)
+      .add('x.scheduled_at IS NOT NULL')
+      .add(assessorsSql.panelSeated('x.application_id'));
     if (filter.from) where.add('x.scheduled_at >= ?', new Date(filter.from));
     if (filter.to) where.add('x.scheduled_at <= ?', new Date(filter.to));
     if (filter.applicationIds) where.add('x.application_id = ANY(?)', filter.applicationIds);
     const page = { cursor: filter.cursor, limit: filter.limit };
-    const { items: ordered, meta } = await keysetInstances(read, page, ApplicationInterview, { from: 'cap.application_interviews x', where, key: 'x.scheduled_at', desc: false });
-    const presented = await applications.present(await applications.models.Application.findAll({ where: { id: { [Op.in]: ordered.map((i) => i.applicationId) } } }));
+    const { items: ordered, meta } = await keysetInstances(read, page, ApplicationInterview, {
+      from: 'cap.application_interviews x',
+      where,
+      key: 'x.scheduled_at',
+      desc: false,
+    });
+    const presented = await applications.present(
+      await applications.models.Application.findAll({
+        where: { id: { [Op.in]: ordered.map((i) => i.applicationId) } },
+      }),
+    );
     const items = await Promise.all(
       ordered.map(async (interview) => {
         const app = presented.find((a) => a.id === interview.applicationId)!;
-        return { id: interview.id, applicationId: interview.applicationId, candidate: app.candidate, trade: app.trade, currentStageKey: app.currentStageKey, ...scheduleView(interview), members: await seatsView(await currentSeats(interview.applicationId)) };
+        return {
+          id: interview.id,
+          applicationId: interview.applicationId,
+          candidate: app.candidate,
+          trade: app.trade,
+          currentStageKey: app.currentStageKey,
+          ...scheduleView(interview),
+          members: await seatsView(await currentSeats(interview.applicationId)),
+        };
       }),
     );
     return { items, meta };
@@ -252,22 +380,39 @@ export function createInterviews(deps: {
   /** The caller as a voter on the application: their profile id and whether they lead (403 otherwise). */
   async function voter(userId: string, applicationId: string, transaction: Transaction) {
     const profileId = await profileIdOf(userId, transaction);
-    const assigned = profileId ? await assessors.assignments.activeAssignments({ applicationId, assessorId: profileId }, transaction) : [];
+    const assigned = profileId
+      ? await assessors.assignments.activeAssignments({ applicationId, assessorId: profileId }, transaction)
+      : [];
     if (!assigned.length) throw forbidden('auth.out_of_scope', 'You are not assigned to this application.');
     const seat = assigned.find((a) => a.role === 'panel_voter');
-    if (!seat) throw forbidden('interview.not_a_voter', 'Only the three voters of the panel evaluate; you observe or work on this application in another role.');
+    if (!seat)
+      throw forbidden(
+        'interview.not_a_voter',
+        'Only the three voters of the panel evaluate; you observe or work on this application in another role.',
+      );
     return { profileId: profileId!, lead: seat.lead };
   }
 
   /** The application at its interview stage with a sitting, locked. */
   async function atInterview(applicationId: string, transaction: Transaction) {
-    const application = await applications.models.Application.findByPk(applicationId, { transaction, lock: transaction.LOCK.UPDATE });
+    const application = await applications.models.Application.findByPk(applicationId, {
+      transaction,
+      lock: transaction.LOCK.UPDATE,
+    });
     if (!application) throw notFound(`No application has the id ${applicationId}.`);
     if (application.status !== 'in_progress' || application.currentStageKey !== 'interview') {
-      throw conflict('application.not_in_stage', `The application is ${application.status} at ${application.currentStageKey}, not at its interview.`);
+      throw conflict(
+        'application.not_in_stage',
+        `The application is ${application.status} at ${application.currentStageKey}, not at its interview.`,
+      );
     }
-    const interview = await ApplicationInterview.findOne({ where: { applicationId }, transaction, lock: transaction.LOCK.UPDATE });
-    if (!interview?.scheduledAt) throw conflict('interview.not_scheduled', 'The interview has no sitting yet: the centre schedules it first.');
+    const interview = await ApplicationInterview.findOne({
+      where: { applicationId },
+      transaction,
+      lock: transaction.LOCK.UPDATE,
+    });
+    if (!interview?.scheduledAt)
+      throw conflict('interview.not_scheduled', 'The interview has no sitting yet: the centre schedules it first.');
     return { application, interview };
   }
 
@@ -303,15 +448,28 @@ export function createInterviews(deps: {
    * The gap units the lead names: units of the application's NOS (each other id named in a 422), only
    * with a not-yet-competent decision, kept in the NOS's order without repeats.
    */
-  async function gapUnitsOf(application: Application, unitIds: string[], decision: InterviewDecision | null): Promise<string[]> {
+  async function gapUnitsOf(
+    application: Application,
+    unitIds: string[],
+    decision: InterviewDecision | null,
+  ): Promise<string[]> {
     if (decision !== 'not_yet_competent') {
-      throw unprocessable('interview.gap_units_invalid', 'Gap units go with a not_yet_competent decision.', [{ field: 'gapUnitIds', issue: 'needs decision not_yet_competent' }]);
+      throw unprocessable('interview.gap_units_invalid', 'Gap units go with a not_yet_competent decision.', [
+        { field: 'gapUnitIds', issue: 'needs decision not_yet_competent' },
+      ]);
     }
     const units = application.nosDocumentId ? (await deps.catalogue.nosContent(application.nosDocumentId)).units : [];
     const known = new Set(units.map((u) => u.id));
     const unknown = unitIds.map((id, i) => ({ id, i })).filter(({ id }) => !known.has(id));
     if (unknown.length) {
-      throw unprocessable('interview.gap_units_invalid', "A gap unit is not a unit of the application's NOS.", unknown.map(({ id, i }) => ({ field: `gapUnitIds[${i}]`, issue: `${id} is not a unit of the application's NOS` })));
+      throw unprocessable(
+        'interview.gap_units_invalid',
+        "A gap unit is not a unit of the application's NOS.",
+        unknown.map(({ id, i }) => ({
+          field: `gapUnitIds[${i}]`,
+          issue: `${id} is not a unit of the application's NOS`,
+        })),
+      );
     }
     return units.filter((u) => unitIds.includes(u.id)).map((u) => u.id);
   }
@@ -327,10 +485,25 @@ export function createInterviews(deps: {
     async assignFacilitator(actor: CentreActor, applicationId: string, assessorId: string) {
       const application = await sequelize.transaction(async (transaction) => {
         const application = await applications.visible({ persona: 'centre', ...actor }, applicationId, transaction);
-        if (application.status !== 'in_progress') throw conflict('application.not_in_stage', `A facilitator guides an application in progress; this one is ${application.status}.`);
+        if (application.status !== 'in_progress')
+          throw conflict(
+            'application.not_in_stage',
+            `A facilitator guides an application in progress; this one is ${application.status}.`,
+          );
         await assertRetained(actor.centreId, [assessorId], () => 'assessorId', transaction);
         await assessors.endRoles(applicationId, ['facilitator'], transaction);
-        await assessors.assign([{ applicationId, assessorId, centreId: application.centreId, role: 'facilitator', assignedBy: actor.userId }], transaction);
+        await assessors.assign(
+          [
+            {
+              applicationId,
+              assessorId,
+              centreId: application.centreId,
+              role: 'facilitator',
+              assignedBy: actor.userId,
+            },
+          ],
+          transaction,
+        );
         return application;
       });
       return (await applications.present([application]))[0]!;
@@ -348,7 +521,12 @@ export function createInterviews(deps: {
       assertPanel(members);
       const interview = await sequelize.transaction(async (transaction) => {
         const application = await schedulable(actor, applicationId, transaction);
-        await assertRetained(actor.centreId, members.map((m) => m.assessorId), (i) => `members[${i}].assessorId`, transaction);
+        await assertRetained(
+          actor.centreId,
+          members.map((m) => m.assessorId),
+          (i) => `members[${i}].assessorId`,
+          transaction,
+        );
         return seat(application, members, actor.userId, transaction);
       });
       return panelView(interview, applicationId);
@@ -367,7 +545,9 @@ export function createInterviews(deps: {
         const application = await schedulable(actor, applicationId, transaction);
         const sitting = await sittingOf(actor.centreId, input, transaction);
         const interview = await interviewOf(application, transaction);
-        const template = interview.templateId ? await InterviewTemplate.findByPk(interview.templateId, { transaction }) : null;
+        const template = interview.templateId
+          ? await InterviewTemplate.findByPk(interview.templateId, { transaction })
+          : null;
         if (template) assertNotBeforeClock(template, sitting.scheduledAt);
         else assertFuture(sitting.scheduledAt);
         await interviews.move(transaction, interview, 'schedule', { by: 'centre', changes: sitting });
@@ -377,24 +557,46 @@ export function createInterviews(deps: {
 
     async listCentrePanels(centreId: string, query: Record<string, unknown>) {
       const where = new Conditions().add('x.centre_id = ?', centreId);
-      const { items, meta } = await keysetInstances(read, pageRequest(query), CentrePanel, { from: 'cap.centre_panels x', where, key: 'x.id', desc: true });
+      const { items, meta } = await keysetInstances(read, pageRequest(query), CentrePanel, {
+        from: 'cap.centre_panels x',
+        where,
+        key: 'x.id',
+        desc: true,
+      });
       return { items: await Promise.all(items.map(centrePanelView)), meta };
     },
 
     async createCentrePanel(actor: CentreActor, input: { name: string; members: PanelSeat[] }) {
       assertPanel(input.members);
-      await assertRetained(actor.centreId, input.members.map((m) => m.assessorId), (i) => `members[${i}].assessorId`);
-      const panel = await CentrePanel.create({ centreId: actor.centreId, name: input.name, members: input.members.map(({ assessorId, isLead, isObserver }) => ({ assessorId, isLead, isObserver })), createdBy: actor.userId });
+      await assertRetained(
+        actor.centreId,
+        input.members.map((m) => m.assessorId),
+        (i) => `members[${i}].assessorId`,
+      );
+      const panel = await CentrePanel.create({
+        centreId: actor.centreId,
+        name: input.name,
+        members: input.members.map(({ assessorId, isLead, isObserver }) => ({ assessorId, isLead, isObserver })),
+        createdBy: actor.userId,
+      });
       return centrePanelView(panel);
     },
 
     /** The centre's interview templates by clock; `from`/`to` bound the clock, `scheduledAt` picks one exact clock. */
-    async listTemplates(centreId: string, query: { from?: string; to?: string; scheduledAt?: string; cursor?: string; limit?: number }) {
+    async listTemplates(
+      centreId: string,
+      query: { from?: string; to?: string; scheduledAt?: string; cursor?: string; limit?: number },
+    ) {
       const where = new Conditions().add('x.centre_id = ?', centreId);
       if (query.from) where.add('x.scheduled_at >= ?', new Date(query.from));
       if (query.to) where.add('x.scheduled_at <= ?', new Date(query.to));
       if (query.scheduledAt) where.add('x.scheduled_at = ?', new Date(query.scheduledAt));
-      const { items, meta } = await keysetInstances(read, pageRequest(query as Record<string, unknown>), InterviewTemplate, { from: 'cap.interview_templates x', where, key: 'x.id', desc: false });
+      const { items, meta } = await keysetInstances(
+        read,
+        pageRequest(query as Record<string, unknown>),
+        InterviewTemplate,
+        { from: 'cap.interview_templates x', where, key: 'x.id', desc: false },
+      );
       return { items: items.map(templateView), meta };
     },
 
@@ -402,7 +604,13 @@ export function createInterviews(deps: {
       await panelOfCentre(actor, input.panelId);
       const sitting = await sittingOf(actor.centreId, input);
       assertFuture(sitting.scheduledAt);
-      const template = await InterviewTemplate.create({ centreId: actor.centreId, panelId: input.panelId, title: input.title, ...sitting, createdBy: actor.userId });
+      const template = await InterviewTemplate.create({
+        centreId: actor.centreId,
+        panelId: input.panelId,
+        title: input.title,
+        ...sitting,
+        createdBy: actor.userId,
+      });
       return templateView(template);
     },
 
@@ -412,7 +620,11 @@ export function createInterviews(deps: {
      * The copy is frozen per application (later changes to one booking touch no other). `scheduledAt` moves
      * the sittings later than the template's clock, never earlier.
      */
-    async scheduleFromTemplate(actor: CentreActor, templateId: string, input: { applicationIds: string[]; scheduledAt?: string }) {
+    async scheduleFromTemplate(
+      actor: CentreActor,
+      templateId: string,
+      input: { applicationIds: string[]; scheduledAt?: string },
+    ) {
       const template = await InterviewTemplate.findOne({ where: { id: templateId, centreId: actor.centreId } });
       if (!template) throw notFound(`The centre has no interview template ${templateId}.`);
       const panel = await panelOfCentre(actor, template.panelId);
@@ -420,21 +632,47 @@ export function createInterviews(deps: {
       assertNotBeforeClock(template, scheduledAt);
       const ids = [...new Set(input.applicationIds)];
       await sequelize.transaction(async (transaction) => {
-        await assertRetained(actor.centreId, panel.members.map((m) => m.assessorId), (i) => `template.panel.members[${i}].assessorId`, transaction);
+        await assertRetained(
+          actor.centreId,
+          panel.members.map((m) => m.assessorId),
+          (i) => `template.panel.members[${i}].assessorId`,
+          transaction,
+        );
         const problems: ErrorDetail[] = [];
-        const found = await applications.models.Application.findAll({ where: { id: { [Op.in]: ids } }, order: [['id', 'ASC']], transaction, lock: transaction.LOCK.UPDATE });
+        const found = await applications.models.Application.findAll({
+          where: { id: { [Op.in]: ids } },
+          order: [['id', 'ASC']],
+          transaction,
+          lock: transaction.LOCK.UPDATE,
+        });
         for (const [index, id] of ids.entries()) {
           const application = found.find((a) => a.id === id);
-          if (!application || application.centreId !== actor.centreId) problems.push({ field: `applicationIds[${index}]`, issue: 'is not an application of this centre' });
-          else if (application.type !== 'RPL' || application.status !== 'in_progress' || !schedulableStages.includes(application.currentStageKey)) {
-            problems.push({ field: `applicationIds[${index}]`, issue: `is ${application.type} ${application.status} at ${application.currentStageKey}, not at folder arrangement or interview` });
+          if (!application || application.centreId !== actor.centreId)
+            problems.push({ field: `applicationIds[${index}]`, issue: 'is not an application of this centre' });
+          else if (
+            application.type !== 'RPL' ||
+            application.status !== 'in_progress' ||
+            !schedulableStages.includes(application.currentStageKey)
+          ) {
+            problems.push({
+              field: `applicationIds[${index}]`,
+              issue: `is ${application.type} ${application.status} at ${application.currentStageKey}, not at folder arrangement or interview`,
+            });
           }
         }
-        if (problems.length) throw unprocessable('interview.not_schedulable', 'Every application must be an RPL application of the centre at folder arrangement or interview; nothing was scheduled.', problems);
+        if (problems.length)
+          throw unprocessable(
+            'interview.not_schedulable',
+            'Every application must be an RPL application of the centre at folder arrangement or interview; nothing was scheduled.',
+            problems,
+          );
         for (const application of found) {
           const interview = await seat(application, panel.members, actor.userId, transaction);
           const { mode, location, link, useCentreAddress } = template;
-          await interviews.move(transaction, interview, 'schedule', { by: 'centre', changes: { templateId: template.id, scheduledAt, mode, location, link, useCentreAddress } });
+          await interviews.move(transaction, interview, 'schedule', {
+            by: 'centre',
+            changes: { templateId: template.id, scheduledAt, mode, location, link, useCentreAddress },
+          });
         }
       });
       return (await bookings(actor.centreId, { applicationIds: ids, limit: 100 })).items;
@@ -448,9 +686,16 @@ export function createInterviews(deps: {
     /** Reschedules one booking: only that application's sitting changes, never before its template's clock. */
     async reschedule(actor: CentreActor, bookingId: string, input: Partial<SittingInput>) {
       await sequelize.transaction(async (transaction) => {
-        const interview = await ApplicationInterview.findOne({ where: { id: bookingId, centreId: actor.centreId }, transaction, lock: transaction.LOCK.UPDATE });
+        const interview = await ApplicationInterview.findOne({
+          where: { id: bookingId, centreId: actor.centreId },
+          transaction,
+          lock: transaction.LOCK.UPDATE,
+        });
         if (!interview?.scheduledAt) throw notFound(`The centre has no booking ${bookingId}.`);
-        const application = await applications.models.Application.findByPk(interview.applicationId, { transaction, lock: transaction.LOCK.UPDATE });
+        const application = await applications.models.Application.findByPk(interview.applicationId, {
+          transaction,
+          lock: transaction.LOCK.UPDATE,
+        });
         assertSchedulable(application!);
         const sitting = await sittingOf(
           actor.centreId,
@@ -463,31 +708,60 @@ export function createInterviews(deps: {
           },
           transaction,
         );
-        const template = interview.templateId ? await InterviewTemplate.findByPk(interview.templateId, { transaction }) : null;
+        const template = interview.templateId
+          ? await InterviewTemplate.findByPk(interview.templateId, { transaction })
+          : null;
         if (template) assertNotBeforeClock(template, sitting.scheduledAt);
         else if (input.scheduledAt) assertFuture(sitting.scheduledAt);
         await interview.update(sitting, { transaction });
       });
-      return (await bookings(actor.centreId, { applicationIds: [(await ApplicationInterview.findByPk(bookingId))!.applicationId], limit: 1 })).items[0]!;
+      return (
+        await bookings(actor.centreId, {
+          applicationIds: [(await ApplicationInterview.findByPk(bookingId))!.applicationId],
+          limit: 1,
+        })
+      ).items[0]!;
     },
 
     async forms(context: ActingContext, userId: string, applicationId: string) {
       await readable(context, userId, applicationId);
-      const rows = await InterviewForm.findAll({ where: { applicationId }, order: [['createdAt', 'ASC'], ['id', 'ASC']] });
+      const rows = await InterviewForm.findAll({
+        where: { applicationId },
+        order: [
+          ['createdAt', 'ASC'],
+          ['id', 'ASC'],
+        ],
+      });
       return rows.map(formView);
     },
 
     /** The panel's lead writes a form (403 `interview.lead_only` for anyone else); a signed form no longer changes. */
-    async putForm(userId: string, applicationId: string, formType: InterviewFormType, input: { data: JsonObject; status?: 'draft' | 'completed' }) {
+    async putForm(
+      userId: string,
+      applicationId: string,
+      formType: InterviewFormType,
+      input: { data: JsonObject; status?: 'draft' | 'completed' },
+    ) {
       const form = await sequelize.transaction(async (transaction) => {
         const { profileId, lead } = await voter(userId, applicationId, transaction);
-        if (!lead) throw forbidden('interview.lead_only', 'Only the panel\'s lead writes the interview forms.');
+        if (!lead) throw forbidden('interview.lead_only', "Only the panel's lead writes the interview forms.");
         await atInterview(applicationId, transaction);
-        const existing = await InterviewForm.findOne({ where: { applicationId, formType }, transaction, lock: transaction.LOCK.UPDATE });
-        if (existing?.candidateSignedAt) throw conflict('interview.form_signed', 'The candidate has signed this form: it no longer changes.');
+        const existing = await InterviewForm.findOne({
+          where: { applicationId, formType },
+          transaction,
+          lock: transaction.LOCK.UPDATE,
+        });
+        if (existing?.candidateSignedAt)
+          throw conflict('interview.form_signed', 'The candidate has signed this form: it no longer changes.');
         const values = { data: input.data, populatedBy: profileId };
         const action = input.status === 'completed' ? 'complete' : 'draft';
-        if (!existing) return (await interviewForms.create(transaction, action, { applicationId, formType, ...values }, { by: 'lead' }))!;
+        if (!existing)
+          return (await interviewForms.create(
+            transaction,
+            action,
+            { applicationId, formType, ...values },
+            { by: 'lead' },
+          ))!;
         await interviewForms.move(transaction, existing, action, { by: 'lead', changes: values });
         return existing;
       });
@@ -498,26 +772,54 @@ export function createInterviews(deps: {
      * The candidate signs a completed form: with a file they uploaded (`upload`), their stored profile
      * signature (`default`), or their typed name (`typed`). Once.
      */
-    async signoff(caller: Caller, applicationId: string, formType: InterviewFormType, input: { signatureMode: SignatureMode; signatureAssetId?: string; typedName?: string }) {
+    async signoff(
+      caller: Caller,
+      applicationId: string,
+      formType: InterviewFormType,
+      input: { signatureMode: SignatureMode; signatureAssetId?: string; typedName?: string },
+    ) {
       let assetId: string | null = null;
       if (input.signatureMode === 'upload') {
-        if (!input.signatureAssetId) throw unprocessable('interview.signature_invalid', 'An uploaded signature names its asset.', [{ field: 'signatureAssetId', issue: 'is required with signatureMode upload' }]);
-        if (!(await deps.ownsAsset(caller.bearer, input.signatureAssetId))) throw unprocessable('interview.signature_not_found', 'You have no uploaded file with that asset id.', [{ field: 'signatureAssetId', issue: 'is not a file you uploaded' }]);
+        if (!input.signatureAssetId)
+          throw unprocessable('interview.signature_invalid', 'An uploaded signature names its asset.', [
+            { field: 'signatureAssetId', issue: 'is required with signatureMode upload' },
+          ]);
+        if (!(await deps.ownsAsset(caller.bearer, input.signatureAssetId)))
+          throw unprocessable('interview.signature_not_found', 'You have no uploaded file with that asset id.', [
+            { field: 'signatureAssetId', issue: 'is not a file you uploaded' },
+          ]);
         assetId = input.signatureAssetId;
       } else if (input.signatureMode === 'default') {
         const signature = await deps.people.users.signatureOf(caller.userId);
-        if (!signature) throw unprocessable('interview.signature_invalid', 'You have no stored signature: set one (PUT /candidate/profile/signature) or sign another way.', [{ field: 'signatureMode', issue: 'default needs a stored signature' }]);
+        if (!signature)
+          throw unprocessable(
+            'interview.signature_invalid',
+            'You have no stored signature: set one (PUT /candidate/profile/signature) or sign another way.',
+            [{ field: 'signatureMode', issue: 'default needs a stored signature' }],
+          );
         assetId = signature;
       } else if (!input.typedName?.trim()) {
-        throw unprocessable('interview.signature_invalid', 'A typed signature is your name.', [{ field: 'typedName', issue: 'is required with signatureMode typed' }]);
+        throw unprocessable('interview.signature_invalid', 'A typed signature is your name.', [
+          { field: 'typedName', issue: 'is required with signatureMode typed' },
+        ]);
       }
       const form = await sequelize.transaction(async (transaction) => {
         await applications.visible({ persona: 'candidate', userId: caller.userId }, applicationId, transaction);
-        const form = await InterviewForm.findOne({ where: { applicationId, formType }, transaction, lock: transaction.LOCK.UPDATE });
-        if (!form || form.status !== 'completed') throw conflict('interview.form_not_ready', 'The panel\'s lead has not completed this form yet.');
+        const form = await InterviewForm.findOne({
+          where: { applicationId, formType },
+          transaction,
+          lock: transaction.LOCK.UPDATE,
+        });
+        if (!form || form.status !== 'completed')
+          throw conflict('interview.form_not_ready', "The panel's lead has not completed this form yet.");
         if (form.candidateSignedAt) throw conflict('interview.form_signed', 'You have signed this form already.');
         return form.update(
-          { signatureMode: input.signatureMode, candidateSignatureAssetId: assetId, typedSignatureName: input.signatureMode === 'typed' ? input.typedName!.trim() : null, candidateSignedAt: new Date() },
+          {
+            signatureMode: input.signatureMode,
+            candidateSignatureAssetId: assetId,
+            typedSignatureName: input.signatureMode === 'typed' ? input.typedName!.trim() : null,
+            candidateSignedAt: new Date(),
+          },
           { transaction },
         );
       });
@@ -529,30 +831,99 @@ export function createInterviews(deps: {
      * Only the lead gives the decision and the outcome (403 `interview.lead_only`); the outcome waits for
      * all three evaluations, must agree with the decision, and moves the application through `move`.
      */
-    async evaluate(caller: Caller, applicationId: string, input: { feedback: string; signatureAssetId: string; decision?: InterviewDecision; outcome?: InterviewOutcome; gapUnitIds?: string[] }) {
+    async evaluate(
+      caller: Caller,
+      applicationId: string,
+      input: {
+        feedback: string;
+        signatureAssetId: string;
+        decision?: InterviewDecision;
+        outcome?: InterviewOutcome;
+        gapUnitIds?: string[];
+      },
+    ) {
       const result = await sequelize.transaction(async (transaction) => {
         const { profileId, lead } = await voter(caller.userId, applicationId, transaction);
-        if ((input.decision || input.outcome || input.gapUnitIds) && !lead) throw forbidden('interview.lead_only', 'Only the panel\'s lead gives the decision, the gap units and the outcome; send your feedback and signature alone.');
+        if ((input.decision || input.outcome || input.gapUnitIds) && !lead)
+          throw forbidden(
+            'interview.lead_only',
+            "Only the panel's lead gives the decision, the gap units and the outcome; send your feedback and signature alone.",
+          );
         const { application, interview } = await atInterview(applicationId, transaction);
-        const gapUnitIds = input.gapUnitIds ? await gapUnitsOf(application, input.gapUnitIds, input.decision ?? (interview.decision as InterviewDecision | null)) : undefined;
-        if (!(await deps.ownsAsset(caller.bearer, input.signatureAssetId))) throw unprocessable('interview.signature_not_found', 'You have no uploaded file with that asset id: upload your signature first.', [{ field: 'signatureAssetId', issue: 'is not a file you uploaded' }]);
-        const mine = await InterviewEvaluation.findOne({ where: { applicationId, round: interview.round, assessorId: profileId }, transaction });
-        if (mine) await mine.update({ feedback: input.feedback, signatureAssetId: input.signatureAssetId }, { transaction });
-        else await InterviewEvaluation.create({ applicationId, round: interview.round, assessorId: profileId, feedback: input.feedback, signatureAssetId: input.signatureAssetId }, { transaction });
-        if (input.decision) await interview.update({ decision: input.decision, decidedBy: profileId, decidedAt: new Date(), gapUnitIds: input.decision === 'competent' ? null : (gapUnitIds ?? interview.gapUnitIds) }, { transaction });
+        const gapUnitIds = input.gapUnitIds
+          ? await gapUnitsOf(
+              application,
+              input.gapUnitIds,
+              input.decision ?? (interview.decision as InterviewDecision | null),
+            )
+          : undefined;
+        if (!(await deps.ownsAsset(caller.bearer, input.signatureAssetId)))
+          throw unprocessable(
+            'interview.signature_not_found',
+            'You have no uploaded file with that asset id: upload your signature first.',
+            [{ field: 'signatureAssetId', issue: 'is not a file you uploaded' }],
+          );
+        const mine = await InterviewEvaluation.findOne({
+          where: { applicationId, round: interview.round, assessorId: profileId },
+          transaction,
+        });
+        if (mine)
+          await mine.update({ feedback: input.feedback, signatureAssetId: input.signatureAssetId }, { transaction });
+        else
+          await InterviewEvaluation.create(
+            {
+              applicationId,
+              round: interview.round,
+              assessorId: profileId,
+              feedback: input.feedback,
+              signatureAssetId: input.signatureAssetId,
+            },
+            { transaction },
+          );
+        if (input.decision)
+          await interview.update(
+            {
+              decision: input.decision,
+              decidedBy: profileId,
+              decidedAt: new Date(),
+              gapUnitIds: input.decision === 'competent' ? null : (gapUnitIds ?? interview.gapUnitIds),
+            },
+            { transaction },
+          );
         else if (gapUnitIds) await interview.update({ gapUnitIds }, { transaction });
-        const evaluations = await InterviewEvaluation.count({ where: { applicationId, round: interview.round }, transaction });
+        const evaluations = await InterviewEvaluation.count({
+          where: { applicationId, round: interview.round },
+          transaction,
+        });
         if (input.outcome) {
           const decision = interview.decision as InterviewDecision | null;
-          if (!decision) throw unprocessable('interview.outcome_mismatch', 'Give the decision with (or before) the outcome.', [{ field: 'decision', issue: 'is required for an outcome' }]);
+          if (!decision)
+            throw unprocessable('interview.outcome_mismatch', 'Give the decision with (or before) the outcome.', [
+              { field: 'decision', issue: 'is required for an outcome' },
+            ]);
           if (outcomeOf[decision] !== input.outcome) {
-            throw unprocessable('interview.outcome_mismatch', `A ${decision} decision has the outcome ${outcomeOf[decision]}.`, [{ field: 'outcome', issue: `must be ${outcomeOf[decision]}` }]);
+            throw unprocessable(
+              'interview.outcome_mismatch',
+              `A ${decision} decision has the outcome ${outcomeOf[decision]}.`,
+              [{ field: 'outcome', issue: `must be ${outcomeOf[decision]}` }],
+            );
           }
-          if (evaluations < 3) throw conflict('interview.evaluations_pending', `Every voter evaluates before the outcome: ${evaluations} of 3 have.`);
+          if (evaluations < 3)
+            throw conflict(
+              'interview.evaluations_pending',
+              `Every voter evaluates before the outcome: ${evaluations} of 3 have.`,
+            );
           await interviews.move(transaction, interview, 'complete', { by: 'lead' });
           await applications.move(application, input.outcome, 'panel', caller.userId, transaction, input.feedback);
         }
-        return { applicationId, round: interview.round, evaluations, decision: interview.decision, status: application.status, currentStageKey: application.currentStageKey };
+        return {
+          applicationId,
+          round: interview.round,
+          evaluations,
+          decision: interview.decision,
+          status: application.status,
+          currentStageKey: application.currentStageKey,
+        };
       });
       return result;
     },
@@ -562,33 +933,72 @@ export function createInterviews(deps: {
       try {
         const appeal = await sequelize.transaction(async (transaction) => {
           const application = await applications.visible({ persona: 'candidate', userId }, applicationId, transaction);
-          if (application.status !== 'rejected') throw conflict('appeal.not_allowed', `Only a rejected application is appealed; this one is ${application.status}.`);
+          if (application.status !== 'rejected')
+            throw conflict(
+              'appeal.not_allowed',
+              `Only a rejected application is appealed; this one is ${application.status}.`,
+            );
           const interview = await ApplicationInterview.findOne({ where: { applicationId }, transaction });
-          if (interview?.gapTrainingClosedAt) throw conflict('appeal.not_allowed', 'You closed this application for gap training: it can no longer be appealed.');
-          return (await appeals.create(transaction, 'raise', { applicationId, stageKey: application.currentStageKey, comment, raisedBy: userId }, { by: 'candidate' }))!;
+          if (interview?.gapTrainingClosedAt)
+            throw conflict(
+              'appeal.not_allowed',
+              'You closed this application for gap training: it can no longer be appealed.',
+            );
+          return (await appeals.create(
+            transaction,
+            'raise',
+            { applicationId, stageKey: application.currentStageKey, comment, raisedBy: userId },
+            { by: 'candidate' },
+          ))!;
         });
         return appealView(appeal);
       } catch (err) {
-        if (err instanceof UniqueConstraintError) throw conflict('appeal.already_open', 'This application has an open appeal already.');
+        if (err instanceof UniqueConstraintError)
+          throw conflict('appeal.already_open', 'This application has an open appeal already.');
         throw err;
       }
     },
 
     /** The centre resolves an open appeal: `reopen` puts the application back at the stage that rejected it (a new interview round), `dismiss` keeps the rejection. */
-    async resolveAppeal(actor: CentreActor, applicationId: string, appealId: string, input: { decision: 'reopen' | 'dismiss'; comment?: string }) {
+    async resolveAppeal(
+      actor: CentreActor,
+      applicationId: string,
+      appealId: string,
+      input: { decision: 'reopen' | 'dismiss'; comment?: string },
+    ) {
       const appeal = await sequelize.transaction(async (transaction) => {
         const application = await applications.visible({ persona: 'centre', ...actor }, applicationId, transaction);
-        const appeal = await Appeal.findOne({ where: { id: appealId, applicationId }, transaction, lock: transaction.LOCK.UPDATE });
+        const appeal = await Appeal.findOne({
+          where: { id: appealId, applicationId },
+          transaction,
+          lock: transaction.LOCK.UPDATE,
+        });
         if (!appeal) throw notFound(`The application has no appeal ${appealId}.`);
         if (!checkMove(appealLifecycle, appeal.status, input.decision, 'centre').ok) throw resolved(appeal);
         if (input.decision === 'reopen') {
           await applications.move(application, 'reopen', 'centre', actor.userId, transaction, input.comment ?? null);
-          const interview = await ApplicationInterview.findOne({ where: { applicationId }, transaction, lock: transaction.LOCK.UPDATE });
+          const interview = await ApplicationInterview.findOne({
+            where: { applicationId },
+            transaction,
+            lock: transaction.LOCK.UPDATE,
+          });
           if (interview && application.currentStageKey === 'interview') {
-            await interviews.move(transaction, interview, 'reopen', { by: 'centre', changes: { round: interview.round + 1, decision: null, decidedBy: null, decidedAt: null, gapUnitIds: null } });
+            await interviews.move(transaction, interview, 'reopen', {
+              by: 'centre',
+              changes: {
+                round: interview.round + 1,
+                decision: null,
+                decidedBy: null,
+                decidedAt: null,
+                gapUnitIds: null,
+              },
+            });
           }
         }
-        await appeals.move(transaction, appeal, input.decision, { by: 'centre', changes: { resolutionComment: input.comment ?? null, resolvedBy: actor.userId, resolvedAt: new Date() } });
+        await appeals.move(transaction, appeal, input.decision, {
+          by: 'centre',
+          changes: { resolutionComment: input.comment ?? null, resolvedBy: actor.userId, resolvedAt: new Date() },
+        });
         return appeal;
       });
       return appealView(appeal);
@@ -624,10 +1034,22 @@ export function createInterviews(deps: {
           gapUnits,
           aiProvider: answer.provider,
           lmsMode: 'grpc',
-          courses: answer.courses.map((c) => ({ id: c.id, title: c.title, description: c.description, rank: c.rank, explanation: c.explanation, tradeId: c.trade_id, sectorId: c.sector_id, url: c.url })),
+          courses: answer.courses.map((c) => ({
+            id: c.id,
+            title: c.title,
+            description: c.description,
+            rank: c.rank,
+            explanation: c.explanation,
+            tradeId: c.trade_id,
+            sectorId: c.sector_id,
+            url: c.url,
+          })),
         };
       } catch (err) {
-        deps.logger.warn({ err: err instanceof GrpcCallError ? { code: err.code, details: err.details } : String(err) }, 'the LMS recommendations could not be had');
+        deps.logger.warn(
+          { err: err instanceof GrpcCallError ? { code: err.code, details: err.details } : String(err) },
+          'the LMS recommendations could not be had',
+        );
         return { ...base, gapUnits, aiProvider: 'none', lmsMode: 'unavailable', courses: [] };
       }
     },
@@ -636,12 +1058,27 @@ export function createInterviews(deps: {
     async closeRecommendations(viewer: Viewer, applicationId: string) {
       return sequelize.transaction(async (transaction) => {
         const application = await applications.visible(viewer, applicationId, transaction);
-        const interview = await ApplicationInterview.findOne({ where: { applicationId }, transaction, lock: transaction.LOCK.UPDATE });
-        if (!gapTraining(application, interview)) throw conflict('recommendations.not_applicable', 'Gap training follows a not-yet-competent interview outcome; this application has none.');
+        const interview = await ApplicationInterview.findOne({
+          where: { applicationId },
+          transaction,
+          lock: transaction.LOCK.UPDATE,
+        });
+        if (!gapTraining(application, interview))
+          throw conflict(
+            'recommendations.not_applicable',
+            'Gap training follows a not-yet-competent interview outcome; this application has none.',
+          );
         const open = await Appeal.count({ where: { applicationId, status: 'open' }, transaction });
-        if (open) throw conflict('recommendations.appeal_open', 'The application has an open appeal: it is resolved first.');
-        if (!interview!.gapTrainingClosedAt) await interview!.update({ gapTrainingClosedAt: new Date() }, { transaction });
-        return { applicationId, closeReason: 'GAP_TRAINING', closed: true, closedAt: interview!.gapTrainingClosedAt!.toISOString() };
+        if (open)
+          throw conflict('recommendations.appeal_open', 'The application has an open appeal: it is resolved first.');
+        if (!interview!.gapTrainingClosedAt)
+          await interview!.update({ gapTrainingClosedAt: new Date() }, { transaction });
+        return {
+          applicationId,
+          closeReason: 'GAP_TRAINING',
+          closed: true,
+          closedAt: interview!.gapTrainingClosedAt!.toISOString(),
+        };
       });
     },
   };

@@ -24,7 +24,8 @@ export interface PriceInput {
 }
 
 const onlyRoles = (context: CentreContext, roles: CentreRole[], what: string) => {
-  if (!roles.includes(context.role)) throw forbidden('centre.role_forbidden', `Only ${roles.join(' or ')} of the centre can ${what}.`);
+  if (!roles.includes(context.role))
+    throw forbidden('centre.role_forbidden', `Only ${roles.join(' or ')} of the centre can ${what}.`);
 };
 
 interface PaymentRow {
@@ -69,7 +70,9 @@ export function createCapPayments(deps: {
   const select = <T extends object>(sql: string, bind: unknown[], transaction?: Transaction) =>
     sequelize.query<T>(sql, { type: QueryTypes.SELECT, bind, transaction });
   /** The one writer of an attempt's status (lifecycle.ts). */
-  const attemptWriter = lifecycleWriter(capPaymentLifecycle, { store: tableStore<PaymentRow>(sequelize, 'cap.application_payments') });
+  const attemptWriter = lifecycleWriter(capPaymentLifecycle, {
+    store: tableStore<PaymentRow>(sequelize, 'cap.application_payments'),
+  });
 
   /** Ledger lines of one payment, each kind once however often it is written (the unique index on payment and kind). */
   async function ledger(transaction: Transaction, row: PaymentRow, currency: string, lines: Array<[string, string]>) {
@@ -93,28 +96,46 @@ export function createCapPayments(deps: {
       [centreId],
       transaction,
     );
-    if (rows.length > 1) deps.logger.error({ centreId, currencies: rows.map((row) => row.currency) }, 'a wallet ledger holds more than one currency: its newest is reported');
+    if (rows.length > 1)
+      deps.logger.error(
+        { centreId, currencies: rows.map((row) => row.currency) },
+        'a wallet ledger holds more than one currency: its newest is reported',
+      );
     return money(rows[0]?.balance ?? '0', rows[0]?.currency ?? 'NGN');
   }
 
   /** The centre's current price of each type that has one. */
   async function currentPrices(centreId: string, transaction?: Transaction) {
-    const rows = await select<{ application_type: ApplicationType; amount_minor: string; currency: string; effective_from: Date }>(
+    const rows = await select<{
+      application_type: ApplicationType;
+      amount_minor: string;
+      currency: string;
+      effective_from: Date;
+    }>(
       `SELECT DISTINCT ON (application_type) application_type, amount_minor, currency, effective_from FROM cap.centre_prices
         WHERE centre_id = $1 AND effective_from <= now() ORDER BY application_type, effective_from DESC, id DESC`,
       [centreId],
       transaction,
     );
-    return rows.map((row) => ({ applicationType: row.application_type, price: money(row.amount_minor, row.currency), effectiveFrom: row.effective_from.toISOString() }));
+    return rows.map((row) => ({
+      applicationType: row.application_type,
+      price: money(row.amount_minor, row.currency),
+      effectiveFrom: row.effective_from.toISOString(),
+    }));
   }
 
   /** The amount an application pays: the centre's price, or the platform floor when it has none or it is lower. */
   async function quoteFor(centreId: string, type: ApplicationType, transaction?: Transaction) {
     const floor = (await platformConfig.current()).floors[type];
     const price = (await currentPrices(centreId, transaction)).find((p) => p.applicationType === type)?.price;
-    const useCentre = price && price.currency === floor.currency && BigInt(price.amountMinorUnits) >= BigInt(floor.amountMinorUnits);
+    const useCentre =
+      price && price.currency === floor.currency && BigInt(price.amountMinorUnits) >= BigInt(floor.amountMinorUnits);
     const amount = useCentre ? price : floor;
-    return { amountMinorUnits: amount.amountMinorUnits, currency: amount.currency, source: useCentre ? ('centre' as const) : ('platform_floor' as const) };
+    return {
+      amountMinorUnits: amount.amountMinorUnits,
+      currency: amount.currency,
+      source: useCentre ? ('centre' as const) : ('platform_floor' as const),
+    };
   }
 
   async function setPrices(context: CentreContext, userId: string, items: PriceInput[]) {
@@ -122,18 +143,35 @@ export function createCapPayments(deps: {
     const { floors } = await platformConfig.current();
     const problems = items.flatMap((item, i) => {
       const floor = floors[item.applicationType];
-      if (item.price.currency !== floor.currency) return [{ field: `items[${i}].price.currency`, issue: `must be ${floor.currency}` }];
+      if (item.price.currency !== floor.currency)
+        return [{ field: `items[${i}].price.currency`, issue: `must be ${floor.currency}` }];
       if (BigInt(item.price.amountMinorUnits) < BigInt(floor.amountMinorUnits)) {
-        return [{ field: `items[${i}].price.amountMinorUnits`, issue: `must be at least the platform floor for ${item.applicationType}, ${floor.amountMinorUnits}` }];
+        return [
+          {
+            field: `items[${i}].price.amountMinorUnits`,
+            issue: `must be at least the platform floor for ${item.applicationType}, ${floor.amountMinorUnits}`,
+          },
+        ];
       }
       return [];
     });
-    if (problems.length) throw unprocessable('pricing.below_floor', 'A price is below the platform floor; nothing was changed.', problems);
+    if (problems.length)
+      throw unprocessable('pricing.below_floor', 'A price is below the platform floor; nothing was changed.', problems);
     await sequelize.transaction(async (transaction) => {
       for (const item of items) {
         await sequelize.query(
           `INSERT INTO cap.centre_prices (id, centre_id, application_type, amount_minor, currency, effective_from, set_by) VALUES ($1, $2, $3, $4, $5, now(), $6)`,
-          { bind: [newId(), context.centreId, item.applicationType, item.price.amountMinorUnits, item.price.currency, userId], transaction },
+          {
+            bind: [
+              newId(),
+              context.centreId,
+              item.applicationType,
+              item.price.amountMinorUnits,
+              item.price.currency,
+              userId,
+            ],
+            transaction,
+          },
         );
       }
     });
@@ -146,7 +184,8 @@ export function createCapPayments(deps: {
    * origin), else the application's page of the configured web app, else nowhere ('').
    */
   function returnUrlOf(applicationId: string, asked: string | undefined): string {
-    if (asked === undefined) return deps.webUrl ? `${deps.webUrl}/dashboard/applications/${encodeURIComponent(applicationId)}` : '';
+    if (asked === undefined)
+      return deps.webUrl ? `${deps.webUrl}/dashboard/applications/${encodeURIComponent(applicationId)}` : '';
     let url: URL | undefined;
     try {
       url = new URL(asked);
@@ -154,9 +193,11 @@ export function createCapPayments(deps: {
       // refused below
     }
     if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !deps.originAllowed(url.origin)) {
-      throw unprocessable('payment.return_url_not_allowed', 'returnUrl must be an http(s) URL on an origin the platform allows (CORS_ORIGINS).', [
-        { field: 'body.returnUrl', issue: url ? `origin ${url.origin} is not an allowed origin` : 'is not a URL' },
-      ]);
+      throw unprocessable(
+        'payment.return_url_not_allowed',
+        'returnUrl must be an http(s) URL on an origin the platform allows (CORS_ORIGINS).',
+        [{ field: 'body.returnUrl', issue: url ? `origin ${url.origin} is not an allowed origin` : 'is not a URL' }],
+      );
     }
     return url.toString();
   }
@@ -177,7 +218,11 @@ export function createCapPayments(deps: {
     let assetId = row.receipt_asset_id;
     if (row.paid_at && !assetId) {
       assetId = await sequelize.transaction(async (transaction) => {
-        const [locked] = await select<PaymentRow>(`SELECT * FROM cap.application_payments WHERE id = $1 FOR UPDATE`, [row.id], transaction);
+        const [locked] = await select<PaymentRow>(
+          `SELECT * FROM cap.application_payments WHERE id = $1 FOR UPDATE`,
+          [row.id],
+          transaction,
+        );
         if (locked!.receipt_asset_id) return locked!.receipt_asset_id;
         const [centre] = await deps.centres.findAll([row.centre_id]);
         const amount = money(row.amount_minor, row.currency);
@@ -189,15 +234,27 @@ export function createCapPayments(deps: {
             { label: 'Amount', value: formatMoney(amount, 'en-NG', 'code') },
             { label: 'For', value: `${application.type} application fee` },
             { label: 'Assessment centre', value: centre?.name ?? row.centre_id },
-            { label: 'Paid on', value: `${row.paid_at!.toISOString().slice(0, 16).replace('T', ' ')} UTC, through ${row.provider ?? 'sandbox'}` },
+            {
+              label: 'Paid on',
+              value: `${row.paid_at!.toISOString().slice(0, 16).replace('T', ' ')} UTC, through ${row.provider ?? 'sandbox'}`,
+            },
           ],
           issuedOn: row.paid_at!,
           verificationCode: row.reference,
           codeLabel: 'Payment reference',
           issuer: 'CAP Platform',
         });
-        const stored = await deps.files.storeFile({ ownerUserId: application.candidateUserId, bytes: pdf, fileName: `receipt-${row.reference}.pdf`, mimeType: 'application/pdf', purpose: 'receipt' });
-        await sequelize.query(`UPDATE cap.application_payments SET receipt_asset_id = $2 WHERE id = $1`, { bind: [row.id, stored], transaction });
+        const stored = await deps.files.storeFile({
+          ownerUserId: application.candidateUserId,
+          bytes: pdf,
+          fileName: `receipt-${row.reference}.pdf`,
+          mimeType: 'application/pdf',
+          purpose: 'receipt',
+        });
+        await sequelize.query(`UPDATE cap.application_payments SET receipt_asset_id = $2 WHERE id = $1`, {
+          bind: [row.id, stored],
+          transaction,
+        });
         return stored;
       });
     }
@@ -230,7 +287,9 @@ export function createCapPayments(deps: {
     const items = rows.slice(0, page.limit);
     // The centres' names from the centres module: a second statement for the page read.
     const [presented, centres] = await Promise.all([
-      applications.present(await applications.models.Application.findAll({ where: { id: items.map((row) => row.application_id) } })),
+      applications.present(
+        await applications.models.Application.findAll({ where: { id: items.map((row) => row.application_id) } }),
+      ),
       deps.centres.findAll(items.map((row) => row.centre_id)),
     ]);
     const names = new Map(presented.map((a) => [a.id, a.candidate.name]));
@@ -253,7 +312,8 @@ export function createCapPayments(deps: {
 
   return {
     prices: (context: CentreContext) => currentPrices(context.centreId),
-    setPrice: async (context: CentreContext, userId: string, item: PriceInput) => (await setPrices(context, userId, [item]))[0]!,
+    setPrice: async (context: CentreContext, userId: string, item: PriceInput) =>
+      (await setPrices(context, userId, [item]))[0]!,
     setPrices,
 
     async quote(viewer: Viewer, applicationId: string) {
@@ -270,9 +330,15 @@ export function createCapPayments(deps: {
       const returnUrl = returnUrlOf(applicationId, asked.returnUrl);
       const application = await applications.visible({ persona: 'candidate', userId }, applicationId);
       if (application.status !== 'in_progress' || application.currentStageKey !== 'payment') {
-        throw conflict('application.not_in_stage', `The application is at stage ${application.currentStageKey} (${application.status}): only an application at the payment stage is paid.`);
+        throw conflict(
+          'application.not_in_stage',
+          `The application is at stage ${application.currentStageKey} (${application.status}): only an application at the payment stage is paid.`,
+        );
       }
-      const attempts = await select<PaymentRow>(`SELECT * FROM cap.application_payments WHERE application_id = $1 ORDER BY attempt DESC`, [applicationId]);
+      const attempts = await select<PaymentRow>(
+        `SELECT * FROM cap.application_payments WHERE application_id = $1 ORDER BY attempt DESC`,
+        [applicationId],
+      );
       const pending = attempts.find((row) => row.status === 'pending');
       if (pending) return { paymentId: pending.payment_id, checkoutUrl: pending.checkout_url };
       const attempt = (attempts[0]?.attempt ?? 0) + 1;
@@ -290,7 +356,11 @@ export function createCapPayments(deps: {
           return_url: returnUrl,
         });
       } catch (err) {
-        upstreamFailure(err, { unavailable: 'payment.unavailable', failed: 'payment.upstream_error' }, 'The payment service');
+        upstreamFailure(
+          err,
+          { unavailable: 'payment.unavailable', failed: 'payment.upstream_error' },
+          'The payment service',
+        );
       }
       // A concurrent pay of the same attempt got the same payment (same idempotency key): the first row stays.
       await sequelize.transaction((transaction) =>
@@ -298,8 +368,17 @@ export function createCapPayments(deps: {
           transaction,
           'start',
           {
-            id: newId(), application_id: applicationId, centre_id: application.centreId, attempt, payment_id: started.payment_id, reference: started.reference,
-            checkout_url: started.checkout_url, amount_minor: quote.amountMinorUnits, currency: quote.currency, price_source: quote.source, initiated_at: new Date(),
+            id: newId(),
+            application_id: applicationId,
+            centre_id: application.centreId,
+            attempt,
+            payment_id: started.payment_id,
+            reference: started.reference,
+            checkout_url: started.checkout_url,
+            amount_minor: quote.amountMinorUnits,
+            currency: quote.currency,
+            price_source: quote.source,
+            initiated_at: new Date(),
           },
           { by: 'candidate', ignoreDuplicates: true },
         ),
@@ -313,14 +392,26 @@ export function createCapPayments(deps: {
      * wallet gets the gross and the platform fee as two ledger lines.
      */
     async completed(data: PaymentCompletedData, transaction: Transaction) {
-      const [row] = await select<PaymentRow>(`SELECT * FROM cap.application_payments WHERE payment_id = $1 FOR UPDATE`, [data.paymentId], transaction);
+      const [row] = await select<PaymentRow>(
+        `SELECT * FROM cap.application_payments WHERE payment_id = $1 FOR UPDATE`,
+        [data.paymentId],
+        transaction,
+      );
       if (!row) {
-        deps.logger.warn({ paymentId: data.paymentId }, 'payment.completed for an application payment CAP did not start: ignored');
+        deps.logger.warn(
+          { paymentId: data.paymentId },
+          'payment.completed for an application payment CAP did not start: ignored',
+        );
         return;
       }
       if (row.status !== 'pending') return;
-      await attemptWriter.move(transaction, row, 'completed', { by: 'orchestrator', changes: { paid_at: new Date(data.completedAt), provider: data.provider } });
-      const application = await applications.visible({ persona: 'candidate', userId: data.payerUserId }, row.application_id, transaction).catch(() => undefined);
+      await attemptWriter.move(transaction, row, 'completed', {
+        by: 'orchestrator',
+        changes: { paid_at: new Date(data.completedAt), provider: data.provider },
+      });
+      const application = await applications
+        .visible({ persona: 'candidate', userId: data.payerUserId }, row.application_id, transaction)
+        .catch(() => undefined);
       if (application && application.currentStageKey === 'payment' && application.status === 'in_progress') {
         await applications.move(application, 'payment_completed', 'platform', null, transaction);
       }
@@ -333,7 +424,11 @@ export function createCapPayments(deps: {
 
     /** `payment.failed`: the attempt is over, so the next pay starts a new one. */
     async failed(paymentId: string, transaction: Transaction) {
-      const [row] = await select<PaymentRow>(`SELECT * FROM cap.application_payments WHERE payment_id = $1 FOR UPDATE`, [paymentId], transaction);
+      const [row] = await select<PaymentRow>(
+        `SELECT * FROM cap.application_payments WHERE payment_id = $1 FOR UPDATE`,
+        [paymentId],
+        transaction,
+      );
       if (row?.status === 'pending') await attemptWriter.move(transaction, row, 'failed', { by: 'orchestrator' });
     },
 
@@ -344,18 +439,35 @@ export function createCapPayments(deps: {
      * wallet is as it was before the payment, to the minor unit.
      */
     async refunded(data: PaymentRefundedData, transaction: Transaction) {
-      const [row] = await select<PaymentRow>(`SELECT * FROM cap.application_payments WHERE payment_id = $1 FOR UPDATE`, [data.paymentId], transaction);
+      const [row] = await select<PaymentRow>(
+        `SELECT * FROM cap.application_payments WHERE payment_id = $1 FOR UPDATE`,
+        [data.paymentId],
+        transaction,
+      );
       if (!row) {
-        deps.logger.warn({ paymentId: data.paymentId }, 'payment.refunded for an application payment CAP did not start: ignored');
+        deps.logger.warn(
+          { paymentId: data.paymentId },
+          'payment.refunded for an application payment CAP did not start: ignored',
+        );
         return;
       }
       if (row.status !== 'completed' && row.status !== 'refunding' && row.status !== 'refunded') {
-        deps.logger.warn({ paymentId: data.paymentId, status: row.status }, 'payment.refunded for a payment CAP has not seen completed: ignored');
+        deps.logger.warn(
+          { paymentId: data.paymentId, status: row.status },
+          'payment.refunded for a payment CAP has not seen completed: ignored',
+        );
         return;
       }
-      const applied = await attemptWriter.move(transaction, row, 'refunded', { by: 'orchestrator', changes: { refunded_at: new Date(data.refundedAt) } });
+      const applied = await attemptWriter.move(transaction, row, 'refunded', {
+        by: 'orchestrator',
+        changes: { refunded_at: new Date(data.refundedAt) },
+      });
       if (!applied.changed) return;
-      const [fee] = await select<{ amount_minor: string }>(`SELECT amount_minor::text FROM cap.wallet_entries WHERE payment_id = $1 AND kind = 'platform_fee'`, [row.payment_id], transaction);
+      const [fee] = await select<{ amount_minor: string }>(
+        `SELECT amount_minor::text FROM cap.wallet_entries WHERE payment_id = $1 AND kind = 'platform_fee'`,
+        [row.payment_id],
+        transaction,
+      );
       await ledger(transaction, row, data.amount.currency, [
         ['refund', `-${data.amount.amountMinorUnits}`],
         ...(fee ? [['platform_fee_refund', fee.amount_minor.replace(/^-/, '')] as [string, string]] : []),
@@ -373,28 +485,50 @@ export function createCapPayments(deps: {
     async withdrawApplication(userId: string, applicationId: string, reason: string | undefined) {
       return sequelize.transaction(async (transaction) => {
         const application = await applications.visible({ persona: 'candidate', userId }, applicationId, transaction);
-        const [paid] = await select<PaymentRow>(`SELECT * FROM cap.application_payments WHERE application_id = $1 AND status = 'completed' FOR UPDATE`, [applicationId], transaction);
-        const refundable = paid && application.status === 'in_progress' && application.currentStageKey === stagesOf[application.type][2];
+        const [paid] = await select<PaymentRow>(
+          `SELECT * FROM cap.application_payments WHERE application_id = $1 AND status = 'completed' FOR UPDATE`,
+          [applicationId],
+          transaction,
+        );
+        const refundable =
+          paid && application.status === 'in_progress' && application.currentStageKey === stagesOf[application.type][2];
         await applications.move(application, 'withdraw', 'candidate', userId, transaction, reason ?? null);
         if (refundable) {
           await attemptWriter.move(transaction, paid, 'refund', { by: 'candidate' });
           try {
-            await deps.payments.refundPayment({ payment_id: paid.payment_id, reason: `Application ${applicationId} withdrawn by the candidate${reason ? `: ${reason}` : ''}`.slice(0, 500) });
+            await deps.payments.refundPayment({
+              payment_id: paid.payment_id,
+              reason: `Application ${applicationId} withdrawn by the candidate${reason ? `: ${reason}` : ''}`.slice(
+                0,
+                500,
+              ),
+            });
           } catch (err) {
-            upstreamFailure(err, { unavailable: 'payment.unavailable', failed: 'payment.upstream_error' }, 'The payment service');
+            upstreamFailure(
+              err,
+              { unavailable: 'payment.unavailable', failed: 'payment.upstream_error' },
+              'The payment service',
+            );
           }
         }
         return {
           id: application.id,
           status: application.status,
           currentStageKey: application.currentStageKey,
-          refund: refundable ? { paymentId: paid.payment_id, status: 'refunding' as const, amount: money(paid.amount_minor, paid.currency) } : null,
+          refund: refundable
+            ? {
+                paymentId: paid.payment_id,
+                status: 'refunding' as const,
+                amount: money(paid.amount_minor, paid.currency),
+              }
+            : null,
         };
       });
     },
 
     /** The newest completed payment of the application, else its newest attempt (404 before any), for its candidate or centre. */
-    receipt: async (viewer: Viewer, applicationId: string) => receiptOf(await applications.visible(viewer, applicationId)),
+    receipt: async (viewer: Viewer, applicationId: string) =>
+      receiptOf(await applications.visible(viewer, applicationId)),
 
     /** The same receipt, for platform staff. */
     async adminReceipt(applicationId: string) {
@@ -416,16 +550,24 @@ export function createCapPayments(deps: {
         const account = await deps.centres.lockedAccount(context.centreId, transaction);
         const held = await balanceOf(context.centreId, transaction);
         if (amount.currency !== held.currency) {
-          throw conflict('wallet.currency_mismatch', `The wallet holds ${held.currency}: a withdrawal is in ${held.currency} too. Nothing was paid out.`, [
-            { field: 'amount.currency', issue: `must be ${held.currency}, the wallet's currency` },
-          ]);
+          throw conflict(
+            'wallet.currency_mismatch',
+            `The wallet holds ${held.currency}: a withdrawal is in ${held.currency} too. Nothing was paid out.`,
+            [{ field: 'amount.currency', issue: `must be ${held.currency}, the wallet's currency` }],
+          );
         }
         if (!account?.bank || !account.accountNo) {
-          throw conflict('wallet.no_bank_account', 'The centre has no bank account to pay out to: add one to its profile first.');
+          throw conflict(
+            'wallet.no_bank_account',
+            'The centre has no bank account to pay out to: add one to its profile first.',
+          );
         }
         const balance = BigInt(held.amountMinorUnits);
         if (BigInt(amount.amountMinorUnits) > balance) {
-          throw conflict('wallet.insufficient_funds', `The wallet holds ${balance} minor units: a withdrawal cannot exceed it.`);
+          throw conflict(
+            'wallet.insufficient_funds',
+            `The wallet holds ${balance} minor units: a withdrawal cannot exceed it.`,
+          );
         }
         await sequelize.query(
           `INSERT INTO cap.wallet_entries (id, centre_id, kind, amount_minor, currency, created_by, created_at) VALUES ($1, $2, 'withdrawal', $3, $4, $5, now())`,
@@ -446,7 +588,11 @@ export function createCapPayments(deps: {
            FROM cap.application_payments WHERE centre_id = $1`,
         [context.centreId],
       );
-      return { totalRevenue: money(row?.revenue ?? '0', 'NGN'), completedCount: row?.completed ?? 0, pendingCount: row?.pending ?? 0 };
+      return {
+        totalRevenue: money(row?.revenue ?? '0', 'NGN'),
+        completedCount: row?.completed ?? 0,
+        pendingCount: row?.pending ?? 0,
+      };
     },
 
     /** The centre's payments, newest first (super admins only). */
@@ -466,7 +612,11 @@ export function createCapPayments(deps: {
                 (SELECT sum(amount_minor) FROM cap.application_payments WHERE status = 'pending')::text AS pending`,
         [],
       );
-      return { platformFees: money(row?.fees ?? '0', 'NGN'), walletDeposits: money(row?.deposits ?? '0', 'NGN'), pendingGross: money(row?.pending ?? '0', 'NGN') };
+      return {
+        platformFees: money(row?.fees ?? '0', 'NGN'),
+        walletDeposits: money(row?.deposits ?? '0', 'NGN'),
+        pendingGross: money(row?.pending ?? '0', 'NGN'),
+      };
     },
   };
 }

@@ -7,8 +7,12 @@ import type { Sharing } from './service.ts';
 /** Share tokens (the candidate) and the public shared view with its file proxy (openapi/cap/sharing.yaml). */
 export function sharingRoutes(auth: CapAuth, contexts: ActingContexts, sharing: Sharing): Handlers<operations> {
   return {
-    createShareToken: contexts.as('candidate', async (call) => created(await sharing.create(auth.caller(call).userId, call.params.id))),
-    revokeShareToken: contexts.as('candidate', async (call) => ok(await sharing.revoke(auth.caller(call).userId, call.params.id))),
+    createShareToken: contexts.as('candidate', async (call) =>
+      created(await sharing.create(auth.caller(call).userId, call.params.id)),
+    ),
+    revokeShareToken: contexts.as('candidate', async (call) =>
+      ok(await sharing.revoke(auth.caller(call).userId, call.params.id)),
+    ),
     getSharedApplication: async (call) => ok(await sharing.view(call.params.token)),
     getSharedApplicationAsset: async (call) => {
       const file = await sharing.asset(call.params.token, call.params.assetId);

@@ -1,5 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  type CreationOptional,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Model,
+  type ModelStatic,
+  type Sequelize,
+} from 'sequelize';
 import { conflict, notFound } from '../../../platform/http/errors.ts';
 import { newId } from '../../../platform/ids.ts';
 import { stageLabels } from '../lifecycle.ts';
@@ -20,7 +28,9 @@ interface ShareToken extends Model<InferAttributes<ShareToken>, InferCreationAtt
 const digest = (token: string) => createHash('sha256').update(token).digest('hex');
 
 /** What else a shared application shows, from areas that come later in the lifecycle (the certificate). */
-export type SharedExtras = (applicationId: string) => Promise<{ certificate: { assetId: string | null; [key: string]: unknown } | null }>;
+export type SharedExtras = (
+  applicationId: string,
+) => Promise<{ certificate: { assetId: string | null; [key: string]: unknown } | null }>;
 
 /**
  * Sharing an application after internal verification approved it: the candidate makes a link (a random
@@ -28,7 +38,14 @@ export type SharedExtras = (applicationId: string) => Promise<{ certificate: { a
  * evidence files through CAP's proxy, and the candidate revokes it (404 at once). One live token per
  * application: a new one replaces the old.
  */
-export function createSharing(deps: { sequelize: Sequelize; applications: Applications; evidence: Evidence; readAsset: OrchestratorHttp['readAsset']; baseUrl: () => string; extras?: SharedExtras }) {
+export function createSharing(deps: {
+  sequelize: Sequelize;
+  applications: Applications;
+  evidence: Evidence;
+  readAsset: OrchestratorHttp['readAsset'];
+  baseUrl: () => string;
+  extras?: SharedExtras;
+}) {
   const { sequelize, applications, evidence } = deps;
   const ShareToken: ModelStatic<ShareToken> = sequelize.define<ShareToken>(
     'ShareToken',
@@ -59,17 +76,26 @@ export function createSharing(deps: { sequelize: Sequelize; applications: Applic
       const row = await sequelize.transaction(async (transaction) => {
         await applications.visible({ persona: 'candidate', userId }, applicationId, transaction);
         if (!(await applications.ivApproved(applicationId, transaction))) {
-          throw conflict('share.not_available', 'An application can be shared once its internal verification is approved.');
+          throw conflict(
+            'share.not_available',
+            'An application can be shared once its internal verification is approved.',
+          );
         }
         await ShareToken.update({ revokedAt: new Date() }, { where: { applicationId, revokedAt: null }, transaction });
-        return ShareToken.create({ applicationId, tokenHash: digest(token), createdBy: userId, revokedAt: null }, { transaction });
+        return ShareToken.create(
+          { applicationId, tokenHash: digest(token), createdBy: userId, revokedAt: null },
+          { transaction },
+        );
       });
       return { applicationId, token, url: sharedUrl(token), createdAt: row.createdAt.toISOString() };
     },
 
     async revoke(userId: string, applicationId: string) {
       await applications.visible({ persona: 'candidate', userId }, applicationId);
-      const [revoked] = await ShareToken.update({ revokedAt: new Date() }, { where: { applicationId, revokedAt: null } });
+      const [revoked] = await ShareToken.update(
+        { revokedAt: new Date() },
+        { where: { applicationId, revokedAt: null } },
+      );
       return { applicationId, revoked: revoked > 0 };
     },
 
@@ -88,13 +114,46 @@ export function createSharing(deps: { sequelize: Sequelize; applications: Applic
       const fileUrl = (assetId: string | null) => (assetId ? `${sharedUrl(token)}/assets/${assetId}` : null);
       const { candidate, centre, sector, trade } = summary!;
       return {
-        application: { id: application.id, type: application.type, status: application.status, currentStageKey: application.currentStageKey, submittedAt: summary!.submittedAt, candidate: { name: candidate.name }, centre, sector, trade },
-        stages: stages.map((row) => ({ stageKey: row.stageKey, label: stageLabels[row.stageKey], status: row.status, enteredAt: row.enteredAt ? row.enteredAt.toISOString() : null })),
-        evidence: general.map((row) => ({ id: row.id, documentName: row.documentName, evidenceType: row.evidenceType, fileUrl: fileUrl(row.assetId), formData: row.formData, textValue: row.textValue, createdAt: row.createdAt.toISOString() })),
+        application: {
+          id: application.id,
+          type: application.type,
+          status: application.status,
+          currentStageKey: application.currentStageKey,
+          submittedAt: summary!.submittedAt,
+          candidate: { name: candidate.name },
+          centre,
+          sector,
+          trade,
+        },
+        stages: stages.map((row) => ({
+          stageKey: row.stageKey,
+          label: stageLabels[row.stageKey],
+          status: row.status,
+          enteredAt: row.enteredAt ? row.enteredAt.toISOString() : null,
+        })),
+        evidence: general.map((row) => ({
+          id: row.id,
+          documentName: row.documentName,
+          evidenceType: row.evidenceType,
+          fileUrl: fileUrl(row.assetId),
+          formData: row.formData,
+          textValue: row.textValue,
+          createdAt: row.createdAt.toISOString(),
+        })),
         // Only a submitted self-assessment is the candidate's word; the personal information stays private.
-        selfAssessment: selfAssessment?.submittedAt ? { competencies: selfAssessment.competencies, reflection: selfAssessment.reflection, submittedAt: selfAssessment.submittedAt.toISOString() } : null,
-        thirdPartyReport: report ? { fileUrl: fileUrl(report.assetId), submittedAt: report.submittedAt.toISOString() } : null,
-        certificate: extras.certificate ? { ...extras.certificate, fileUrl: fileUrl(extras.certificate.assetId) } : null,
+        selfAssessment: selfAssessment?.submittedAt
+          ? {
+              competencies: selfAssessment.competencies,
+              reflection: selfAssessment.reflection,
+              submittedAt: selfAssessment.submittedAt.toISOString(),
+            }
+          : null,
+        thirdPartyReport: report
+          ? { fileUrl: fileUrl(report.assetId), submittedAt: report.submittedAt.toISOString() }
+          : null,
+        certificate: extras.certificate
+          ? { ...extras.certificate, fileUrl: fileUrl(extras.certificate.assetId) }
+          : null,
       };
     },
 
@@ -102,7 +161,10 @@ export function createSharing(deps: { sequelize: Sequelize; applications: Applic
     async asset(token: string, assetId: string) {
       const application = await sharedApplication(token);
       const extras = (await deps.extras?.(application.id)) ?? { certificate: null };
-      const shared = new Set([...(await evidence.assetIds(application.id)), ...(extras.certificate?.assetId ? [extras.certificate.assetId] : [])]);
+      const shared = new Set([
+        ...(await evidence.assetIds(application.id)),
+        ...(extras.certificate?.assetId ? [extras.certificate.assetId] : []),
+      ]);
       if (!shared.has(assetId)) throw notFound('This application has no such file.');
       const file = await deps.readAsset(assetId);
       if (!file) throw notFound('This file is no longer stored.');

@@ -1,6 +1,21 @@
 import { randomBytes } from 'node:crypto';
-import { DataTypes, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize, type Transaction } from 'sequelize';
-import { AppError, conflict, forbidden, notFound, unprocessable, type ErrorDetail } from '../../../platform/http/errors.ts';
+import {
+  DataTypes,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Model,
+  type ModelStatic,
+  type Sequelize,
+  type Transaction,
+} from 'sequelize';
+import {
+  AppError,
+  conflict,
+  forbidden,
+  notFound,
+  unprocessable,
+  type ErrorDetail,
+} from '../../../platform/http/errors.ts';
 import { newId } from '../../../platform/ids.ts';
 import { Conditions, keysetInstances } from '../../../platform/db/keyset.ts';
 import { preparedReads } from '../../../platform/db/prepared.ts';
@@ -74,24 +89,42 @@ export function createVerification(deps: {
     { tableName: 'certificates', timestamps: false },
   );
 
-  const centreViewer = (context: CentreContext, userId: string) => ({ persona: 'centre' as const, userId, centreId: context.centreId });
+  const centreViewer = (context: CentreContext, userId: string) => ({
+    persona: 'centre' as const,
+    userId,
+    centreId: context.centreId,
+  });
   const presentOne = async (row: Application) => (await applications.present([row]))[0]!;
 
   /** An approved assessor profile by id, or 422 naming `assessorId`. */
   async function approvedAssessor(assessorId: string, transaction: Transaction) {
     if (!(await assessors.isApproved(assessorId, transaction))) {
-      throw unprocessable('verification.assessor_not_eligible', 'Assign an assessor whose profile a platform admin approved.', [{ field: 'assessorId', issue: 'is not an approved assessor' }]);
+      throw unprocessable(
+        'verification.assessor_not_eligible',
+        'Assign an assessor whose profile a platform admin approved.',
+        [{ field: 'assessorId', issue: 'is not an approved assessor' }],
+      );
     }
   }
 
   /** Ends the application's current assignment in the role and makes the assessor its holder. */
-  async function reassign(application: Application, role: AssignmentRole, assessorId: string, assignedBy: string, transaction: Transaction) {
+  async function reassign(
+    application: Application,
+    role: AssignmentRole,
+    assessorId: string,
+    assignedBy: string,
+    transaction: Transaction,
+  ) {
     await assessors.endRoles(application.id, [role], transaction);
-    await assessors.assign([{ applicationId: application.id, assessorId, centreId: application.centreId, role, assignedBy }], transaction);
+    await assessors.assign(
+      [{ applicationId: application.id, assessorId, centreId: application.centreId, role, assignedBy }],
+      transaction,
+    );
   }
 
   /** The application as an active member of its awarding body sees it (404, 403 otherwise), locked. */
-  const forAwardingBody = (userId: string, id: string, transaction: Transaction) => applications.visible({ persona: 'awarding_body', userId }, id, transaction);
+  const forAwardingBody = (userId: string, id: string, transaction: Transaction) =>
+    applications.visible({ persona: 'awarding_body', userId }, id, transaction);
 
   const certificateView = async (row: Certificate) => {
     const urlOf = await deps.orchestrator.assetUrls([row.certificateAssetId]);
@@ -110,10 +143,14 @@ export function createVerification(deps: {
   /** What the certificate says: the candidate, trade, level, centre, awarding body. */
   async function certificateFacts(application: Application) {
     const [summary] = await applications.present([application]);
-    const bodyName = application.awardingBodyId ? await catalogue.awardingBodies.nameOf(application.awardingBodyId) : null;
+    const bodyName = application.awardingBodyId
+      ? await catalogue.awardingBodies.nameOf(application.awardingBodyId)
+      : null;
     // The level: the highest level among the units of the submitted self-assessment, else the NOS's only level.
     const assessed = await deps.evidence.models.SelfAssessment.findOne({ where: { applicationId: application.id } });
-    const unitIds = (assessed?.submittedAt ? assessed.competencies : []).map((c) => c.unitId).filter((id): id is string => typeof id === 'string');
+    const unitIds = (assessed?.submittedAt ? assessed.competencies : [])
+      .map((c) => c.unitId)
+      .filter((id): id is string => typeof id === 'string');
     const level = await catalogue.certifiedLevel(application.nosDocumentId, unitIds);
     return {
       holderName: summary!.candidate.name,
@@ -133,12 +170,22 @@ export function createVerification(deps: {
       const application = await sequelize.transaction(async (transaction) => {
         const application = await applications.visible(centreViewer(context, userId), id, transaction);
         const stages = stagesOf[application.type];
-        if (application.status !== 'in_progress' || stages.indexOf(application.currentStageKey) > stages.indexOf('internal_verification')) {
-          throw conflict('application.not_in_stage', `An internal verifier is assigned to an application in progress up to internal verification, not one ${application.status === 'in_progress' ? `at ${application.currentStageKey}` : application.status}.`);
+        if (
+          application.status !== 'in_progress' ||
+          stages.indexOf(application.currentStageKey) > stages.indexOf('internal_verification')
+        ) {
+          throw conflict(
+            'application.not_in_stage',
+            `An internal verifier is assigned to an application in progress up to internal verification, not one ${application.status === 'in_progress' ? `at ${application.currentStageKey}` : application.status}.`,
+          );
         }
         await approvedAssessor(assessorId, transaction);
         if (!(await assignments.retainedBy(application.centreId, assessorId, transaction))) {
-          throw unprocessable('verification.assessor_not_retained', 'The internal verifier must be an assessor your centre retains.', [{ field: 'assessorId', issue: 'is not retained by this centre' }]);
+          throw unprocessable(
+            'verification.assessor_not_retained',
+            'The internal verifier must be an assessor your centre retains.',
+            [{ field: 'assessorId', issue: 'is not retained by this centre' }],
+          );
         }
         await reassign(application, 'iv', assessorId, userId, transaction);
         return application;
@@ -147,13 +194,35 @@ export function createVerification(deps: {
     },
 
     /** The assigned internal verifier approves internal verification (the APPROVED entry) or rejects the application. */
-    async reviewInternalVerification(userId: string, id: string, body: { decision: 'approve' | 'reject'; feedback?: string }) {
+    async reviewInternalVerification(
+      userId: string,
+      id: string,
+      body: { decision: 'approve' | 'reject'; feedback?: string },
+    ) {
       const application = await sequelize.transaction(async (transaction) => {
-        const application = await applications.visible({ persona: 'assessor', userId }, id, transaction).catch((err) => {
-          throw err.code === 'auth.out_of_scope' ? forbidden('verification.not_internal_verifier', 'Only the internal verifier assigned to this application reviews it.') : err;
-        });
-        if (!(await assessors.isAssigned(id, userId, transaction, 'iv'))) throw forbidden('verification.not_internal_verifier', 'Only the internal verifier assigned to this application reviews it.');
-        return applications.move(application, body.decision, 'internal_verifier', userId, transaction, body.feedback ?? null);
+        const application = await applications
+          .visible({ persona: 'assessor', userId }, id, transaction)
+          .catch((err) => {
+            throw err.code === 'auth.out_of_scope'
+              ? forbidden(
+                  'verification.not_internal_verifier',
+                  'Only the internal verifier assigned to this application reviews it.',
+                )
+              : err;
+          });
+        if (!(await assessors.isAssigned(id, userId, transaction, 'iv')))
+          throw forbidden(
+            'verification.not_internal_verifier',
+            'Only the internal verifier assigned to this application reviews it.',
+          );
+        return applications.move(
+          application,
+          body.decision,
+          'internal_verifier',
+          userId,
+          transaction,
+          body.feedback ?? null,
+        );
       });
       return presentOne(application);
     },
@@ -168,7 +237,10 @@ export function createVerification(deps: {
         const awardingBodyId = await catalogue.awardingBodies.ofTrade(application.tradeId, transaction);
         await applications.move(application, 'forward', 'centre', userId, transaction);
         if (!awardingBodyId) {
-          throw conflict('application.no_awarding_body', 'The trade has no awarding body yet: a platform admin sets it (PUT /admin/trades/{id}/awarding-body).');
+          throw conflict(
+            'application.no_awarding_body',
+            'The trade has no awarding body yet: a platform admin sets it (PUT /admin/trades/{id}/awarding-body).',
+          );
         }
         application.awardingBodyId = awardingBodyId;
         application.forwardedAt = new Date();
@@ -182,7 +254,12 @@ export function createVerification(deps: {
       const bodies = await catalogue.awardingBodies.activeBodiesOf(userId);
       const where = new Conditions().add('x.awarding_body_id = ANY(?)', bodies);
       if (query.status) where.add('x.status = ?', query.status);
-      const { items, meta } = await keysetInstances(read, pageRequest(query as Record<string, unknown>), Application, { from: 'cap.applications x', where, key: 'x.id', desc: true });
+      const { items, meta } = await keysetInstances(read, pageRequest(query as Record<string, unknown>), Application, {
+        from: 'cap.applications x',
+        where,
+        key: 'x.id',
+        desc: true,
+      });
       return { items: await applications.present(items), meta };
     },
 
@@ -191,11 +268,18 @@ export function createVerification(deps: {
       const application = await sequelize.transaction(async (transaction) => {
         const application = await forAwardingBody(userId, id, transaction);
         if (application.status !== 'in_progress' || application.currentStageKey !== 'external_verification') {
-          throw conflict('application.not_in_stage', 'An external verifier is assigned to an application in progress at external verification.');
+          throw conflict(
+            'application.not_in_stage',
+            'An external verifier is assigned to an application in progress at external verification.',
+          );
         }
         await approvedAssessor(assessorId, transaction);
         if ((await assignments.activeAssignments({ applicationId: id, assessorId, role: 'iv' }, transaction)).length) {
-          throw unprocessable('verification.ev_is_iv', 'The external verifier must be someone other than the internal verifier.', [{ field: 'assessorId', issue: 'is the internal verifier of this application' }]);
+          throw unprocessable(
+            'verification.ev_is_iv',
+            'The external verifier must be someone other than the internal verifier.',
+            [{ field: 'assessorId', issue: 'is the internal verifier of this application' }],
+          );
         }
         await reassign(application, 'ev', assessorId, userId, transaction);
         return application;
@@ -204,10 +288,21 @@ export function createVerification(deps: {
     },
 
     /** The awarding body records the external review: approve into certification, or reject. */
-    async reviewExternalVerification(userId: string, id: string, body: { decision: 'approve' | 'reject'; feedback?: string }) {
+    async reviewExternalVerification(
+      userId: string,
+      id: string,
+      body: { decision: 'approve' | 'reject'; feedback?: string },
+    ) {
       const application = await sequelize.transaction(async (transaction) => {
         const application = await forAwardingBody(userId, id, transaction);
-        return applications.move(application, body.decision, 'awarding_body', userId, transaction, body.feedback ?? null);
+        return applications.move(
+          application,
+          body.decision,
+          'awarding_body',
+          userId,
+          transaction,
+          body.feedback ?? null,
+        );
       });
       return presentOne(application);
     },
@@ -220,20 +315,30 @@ export function createVerification(deps: {
     async issueCertificate(actor: AwardingBodyActor, id: string, certificateAssetId?: string) {
       const application = await sequelize.transaction((transaction) => forAwardingBody(actor.userId, id, transaction));
       if (application.status !== 'in_progress' || application.currentStageKey !== 'certification') {
-        throw conflict('application.not_in_stage', `A certificate is issued at certification; the application is ${application.status === 'in_progress' ? `at ${application.currentStageKey}` : application.status}.`);
+        throw conflict(
+          'application.not_in_stage',
+          `A certificate is issued at certification; the application is ${application.status === 'in_progress' ? `at ${application.currentStageKey}` : application.status}.`,
+        );
       }
       const code = verificationCode();
       const issuedAt = new Date();
       let assetId = certificateAssetId;
       if (assetId) {
         if (!(await deps.orchestrator.ownsAsset(actor.bearer, assetId))) {
-          throw unprocessable('certificate.asset_not_found', 'You have no uploaded file with that asset id: upload the certificate first (purpose certificate).', [{ field: 'certificateAssetId', issue: 'is not a file you uploaded' }]);
+          throw unprocessable(
+            'certificate.asset_not_found',
+            'You have no uploaded file with that asset id: upload the certificate first (purpose certificate).',
+            [{ field: 'certificateAssetId', issue: 'is not a file you uploaded' }],
+          );
         }
       } else {
         const facts = await certificateFacts(application);
         const pdf = await renderCertificatePdf({
           title: application.type === 'RPL' ? 'Certificate of Competence' : 'National Skills Qualification',
-          preamble: application.type === 'RPL' ? 'This certifies, through the recognition of prior learning, that' : 'This certifies that',
+          preamble:
+            application.type === 'RPL'
+              ? 'This certifies, through the recognition of prior learning, that'
+              : 'This certifies that',
           holderName: facts.holderName,
           facts: [
             { label: 'Trade', value: facts.sector ? `${facts.trade} (${facts.sector})` : facts.trade },
@@ -246,12 +351,29 @@ export function createVerification(deps: {
           issuer: facts.awardingBody,
           verifyAt: `${deps.baseUrl()}/certificates/verify/${code}`,
         });
-        assetId = await deps.orchestrator.storeFile({ ownerUserId: application.candidateUserId, bytes: pdf, fileName: `certificate-${code}.pdf`, mimeType: 'application/pdf', purpose: 'certificate' });
+        assetId = await deps.orchestrator.storeFile({
+          ownerUserId: application.candidateUserId,
+          bytes: pdf,
+          fileName: `certificate-${code}.pdf`,
+          mimeType: 'application/pdf',
+          purpose: 'certificate',
+        });
       }
       const row = await sequelize.transaction(async (transaction) => {
         const locked = await forAwardingBody(actor.userId, id, transaction);
         await applications.move(locked, 'certify', 'awarding_body', actor.userId, transaction);
-        return Certificate.create({ id: newId(), applicationId: id, awardingBodyId: locked.awardingBodyId!, certificateAssetId: assetId!, verificationCode: code, issuedBy: actor.userId, issuedAt }, { transaction });
+        return Certificate.create(
+          {
+            id: newId(),
+            applicationId: id,
+            awardingBodyId: locked.awardingBodyId!,
+            certificateAssetId: assetId!,
+            verificationCode: code,
+            issuedBy: actor.userId,
+            issuedAt,
+          },
+          { transaction },
+        );
       });
       return certificateView(row);
     },
@@ -270,13 +392,27 @@ export function createVerification(deps: {
       if (!row) throw notFound('No certificate has this verification code.');
       const application = (await Application.findByPk(row.applicationId))!;
       const facts = await certificateFacts(application);
-      return { verificationCode: row.verificationCode, valid: true, issuedAt: row.issuedAt.toISOString(), applicationType: application.type, ...facts };
+      return {
+        verificationCode: row.verificationCode,
+        valid: true,
+        issuedAt: row.issuedAt.toISOString(),
+        applicationType: application.type,
+        ...facts,
+      };
     },
 
     /** For the shared view: the certificate's file and code once issued. */
     async sharedCertificate(applicationId: string) {
       const row = await Certificate.findOne({ where: { applicationId } });
-      return { certificate: row ? { assetId: row.certificateAssetId, verificationCode: row.verificationCode, issuedAt: row.issuedAt.toISOString() } : null };
+      return {
+        certificate: row
+          ? {
+              assetId: row.certificateAssetId,
+              verificationCode: row.verificationCode,
+              issuedAt: row.issuedAt.toISOString(),
+            }
+          : null,
+      };
     },
 
     /**
@@ -298,7 +434,13 @@ export function createVerification(deps: {
             problems.push({ field: `ids[${i}]`, issue: `${id}: ${err.code}` });
           }
         }
-        if (problems.length) throw new AppError(409, 'application.bulk_refused', `${problems.length} of the ${ids.length} applications cannot be certified; nothing was changed.`, problems);
+        if (problems.length)
+          throw new AppError(
+            409,
+            'application.bulk_refused',
+            `${problems.length} of the ${ids.length} applications cannot be certified; nothing was changed.`,
+            problems,
+          );
         return { action: body.action, updated: ids.length, ids };
       });
     },

@@ -1,5 +1,13 @@
 import { memberAttributes } from '../../people/index.ts';
-import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  type CreationOptional,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Model,
+  type ModelStatic,
+  type Sequelize,
+} from 'sequelize';
 
 export interface AwardingBody extends Model<InferAttributes<AwardingBody>, InferCreationAttributes<AwardingBody>> {
   id: string;
@@ -15,7 +23,10 @@ export interface AwardingBody extends Model<InferAttributes<AwardingBody>, Infer
 export type AwardingBodyRole = 'admin' | 'staff';
 
 /** A person of an awarding body: pending until let in (a new account) or until they accept (an invitation). */
-export interface AwardingBodyMember extends Model<InferAttributes<AwardingBodyMember>, InferCreationAttributes<AwardingBodyMember>> {
+export interface AwardingBodyMember extends Model<
+  InferAttributes<AwardingBodyMember>,
+  InferCreationAttributes<AwardingBodyMember>
+> {
   id: string;
   awardingBodyId: string;
   userId: string;

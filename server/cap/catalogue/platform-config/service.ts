@@ -1,4 +1,11 @@
-import { DataTypes, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Model,
+  type ModelStatic,
+  type Sequelize,
+} from 'sequelize';
 import { notFound } from '../../../platform/http/errors.ts';
 import { newId } from '../../../platform/ids.ts';
 import type { Money } from '../../../platform/money.ts';
@@ -92,15 +99,24 @@ export function createPlatformConfig(sequelize: Sequelize) {
     current: async () => configOf(await latest()),
 
     /** Publishes a new version when the change changes something; `published` says whether it did. */
-    async update(adminId: string, change: { floors?: Partial<Record<ApplicationType, Money>>; feeBasisPoints?: number }) {
+    async update(
+      adminId: string,
+      change: { floors?: Partial<Record<ApplicationType, Money>>; feeBasisPoints?: number },
+    ) {
       return sequelize.transaction(async (transaction) => {
         await sequelize.query(`LOCK TABLE cap.platform_config_versions IN SHARE ROW EXCLUSIVE MODE`, { transaction });
         const now = (await Config.findOne({ order: [['version', 'DESC']], transaction }))!;
-        const next = { floors: { ...now.floors, ...change.floors }, feeBasisPoints: change.feeBasisPoints ?? now.feeBasisPoints };
+        const next = {
+          floors: { ...now.floors, ...change.floors },
+          feeBasisPoints: change.feeBasisPoints ?? now.feeBasisPoints,
+        };
         if (JSON.stringify(next) === JSON.stringify({ floors: now.floors, feeBasisPoints: now.feeBasisPoints })) {
           return { ...configOf(now), published: false };
         }
-        const row = await Config.create({ version: now.version + 1, ...next, publishedBy: adminId, publishedAt: new Date() }, { transaction });
+        const row = await Config.create(
+          { version: now.version + 1, ...next, publishedBy: adminId, publishedAt: new Date() },
+          { transaction },
+        );
         return { ...configOf(row), published: true };
       });
     },
@@ -110,13 +126,25 @@ export function createPlatformConfig(sequelize: Sequelize) {
     async publishPolicy(adminId: string, kind: PolicyKind, document: { title: string; body: string }) {
       return sequelize.transaction(async (transaction) => {
         await sequelize.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, { bind: [`policy:${kind}`], transaction });
-        const version = ((await Policy.max('version', { where: { kind }, transaction })) as number | null ?? 0) + 1;
-        const row = await Policy.create({ id: newId(), kind, version, title: document.title.trim(), body: document.body, publishedBy: adminId, publishedAt: new Date() }, { transaction });
+        const version = (((await Policy.max('version', { where: { kind }, transaction })) as number | null) ?? 0) + 1;
+        const row = await Policy.create(
+          {
+            id: newId(),
+            kind,
+            version,
+            title: document.title.trim(),
+            body: document.body,
+            publishedBy: adminId,
+            publishedAt: new Date(),
+          },
+          { transaction },
+        );
         return policyOf(row);
       });
     },
 
-    policyVersions: async (kind: PolicyKind) => (await Policy.findAll({ where: { kind }, order: [['version', 'DESC']] })).map(policyOf),
+    policyVersions: async (kind: PolicyKind) =>
+      (await Policy.findAll({ where: { kind }, order: [['version', 'DESC']] })).map(policyOf),
 
     /** The newest published version of a document, or 404 when none was published. */
     async currentPolicy(kind: PolicyKind) {

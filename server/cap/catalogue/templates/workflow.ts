@@ -33,17 +33,29 @@ export interface WorkflowTemplate {
 export const defaultWorkflow = (lifecycle: StagesOfLifecycle, type: ApplicationType): WorkflowTemplate => ({
   applicationType: type,
   version: 0,
-  stages: lifecycle.stagesOf[type].map((stageKey) => ({ stageKey, label: lifecycle.stageLabels[stageKey], durationDays: null, guidance: null })),
+  stages: lifecycle.stagesOf[type].map((stageKey) => ({
+    stageKey,
+    label: lifecycle.stageLabels[stageKey],
+    durationDays: null,
+    guidance: null,
+  })),
   publishedAt: null,
 });
 
 /** The template in force for an application type. */
-export async function workflowInForce(sequelize: Sequelize, lifecycle: StagesOfLifecycle, type: ApplicationType, transaction?: Transaction): Promise<WorkflowTemplate> {
+export async function workflowInForce(
+  sequelize: Sequelize,
+  lifecycle: StagesOfLifecycle,
+  type: ApplicationType,
+  transaction?: Transaction,
+): Promise<WorkflowTemplate> {
   const [row] = await sequelize.query<{ version: number; stages: StageTemplate[]; published_at: Date }>(
     `SELECT version, stages, published_at FROM cap.workflow_template_versions WHERE application_type = $1 ORDER BY version DESC LIMIT 1`,
     { type: QueryTypes.SELECT, bind: [type], transaction },
   );
-  return row ? { applicationType: type, version: row.version, stages: row.stages, publishedAt: row.published_at.toISOString() } : defaultWorkflow(lifecycle, type);
+  return row
+    ? { applicationType: type, version: row.version, stages: row.stages, publishedAt: row.published_at.toISOString() }
+    : defaultWorkflow(lifecycle, type);
 }
 
 /** A stage's deadline: its entry plus the template's days, when both are known. */

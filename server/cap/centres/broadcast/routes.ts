@@ -6,6 +6,8 @@ import type { Broadcasts } from './service.ts';
 
 export function broadcastRoutes(auth: CapAuth, contexts: ActingContexts, broadcasts: Broadcasts): Handlers<operations> {
   return {
-    broadcastToCentreGroup: contexts.centre(async (call, context) => ok(await broadcasts.send(context, auth.caller(call).userId, call.body))),
+    broadcastToCentreGroup: contexts.centre(async (call, context) =>
+      ok(await broadcasts.send(context, auth.caller(call).userId, call.body)),
+    ),
   };
 }

@@ -26,10 +26,19 @@ export interface BroadcastAudiences {
   assessorsOf(centreId: string, senderId: string): Promise<string[]>;
 }
 
-export function createBroadcasts(centres: CentreService, send: OrchestratorHttp['broadcast'], audiences: BroadcastAudiences) {
+export function createBroadcasts(
+  centres: CentreService,
+  send: OrchestratorHttp['broadcast'],
+  audiences: BroadcastAudiences,
+) {
   const { CentreStaff } = centres.models;
 
-  async function recipientsOf(context: CentreContext, senderId: string, group: RecipientGroup, tradeId?: string): Promise<string[]> {
+  async function recipientsOf(
+    context: CentreContext,
+    senderId: string,
+    group: RecipientGroup,
+    tradeId?: string,
+  ): Promise<string[]> {
     if (group === 'all_staff') {
       const rows = await CentreStaff.findAll({
         where: { centreId: context.centreId, status: 'active', userId: { [Op.ne]: senderId } },
@@ -44,17 +53,27 @@ export function createBroadcasts(centres: CentreService, send: OrchestratorHttp[
 
   return {
     async send(context: CentreContext, senderId: string, input: BroadcastInput) {
-      if (context.role === 'staff') throw forbidden('centre.role_forbidden', 'Only super admins and regular admins of the centre can broadcast.');
+      if (context.role === 'staff')
+        throw forbidden('centre.role_forbidden', 'Only super admins and regular admins of the centre can broadcast.');
       if (input.recipientGroup === 'trade_group' && !input.tradeId) {
-        throw unprocessable('validation.failed', 'A trade group broadcast names its trade.', [{ field: 'tradeId', issue: 'is required with recipientGroup trade_group' }]);
+        throw unprocessable('validation.failed', 'A trade group broadcast names its trade.', [
+          { field: 'tradeId', issue: 'is required with recipientGroup trade_group' },
+        ]);
       }
       const recipientIds = await recipientsOf(context, senderId, input.recipientGroup, input.tradeId);
       if (!recipientIds.length) {
-        throw unprocessable('centre.broadcast_no_recipients', `Nobody at this centre is in the group ${input.recipientGroup}: nothing was sent.`, [
-          { field: 'recipientGroup', issue: 'has no one in it' },
-        ]);
+        throw unprocessable(
+          'centre.broadcast_no_recipients',
+          `Nobody at this centre is in the group ${input.recipientGroup}: nothing was sent.`,
+          [{ field: 'recipientGroup', issue: 'has no one in it' }],
+        );
       }
-      const sent = await send({ senderId, recipientIds, message: input.message, ...(input.subject ? { subject: input.subject } : {}) });
+      const sent = await send({
+        senderId,
+        recipientIds,
+        message: input.message,
+        ...(input.subject ? { subject: input.subject } : {}),
+      });
       return { message: sent.message, recipients: sent.recipientCount };
     },
   };

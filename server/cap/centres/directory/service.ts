@@ -15,7 +15,11 @@ export interface DirectoryQuery {
   limit?: number;
 }
 
-const roleLabels: Record<string, string> = { super_admin: 'Super admin', regular_admin: 'Regular admin', staff: 'Staff' };
+const roleLabels: Record<string, string> = {
+  super_admin: 'Super admin',
+  regular_admin: 'Regular admin',
+  staff: 'Staff',
+};
 const kindLabels: Record<DirectoryKind, string> = { staff: 'Staff', candidate: 'Candidate', assessor: 'Assessor' };
 
 /**
@@ -59,7 +63,14 @@ export function createDirectory(sequelize: Sequelize, sql: DirectorySql) {
       const everyone = people(sql, where.bind(context.centreId));
       where.add('x.kind = ANY(?)', kinds);
       if (query.q) where.add('(x."displayName" ILIKE ? OR x.email ILIKE ?)', containing(query.q));
-      const { items, meta } = await keysetRows<{ id: string; kind: DirectoryKind; displayName: string; email: string; userId: string; role: string | null }>(read, pageRequest(query as Record<string, unknown>), {
+      const { items, meta } = await keysetRows<{
+        id: string;
+        kind: DirectoryKind;
+        displayName: string;
+        email: string;
+        userId: string;
+        role: string | null;
+      }>(read, pageRequest(query as Record<string, unknown>), {
         select: 'x.id, x.kind, x."displayName", x.email, x."userId", x.role',
         from: `(SELECT people.*, lower(people."displayName") || E'\\x01' || people.kind AS "sortKey" FROM (${everyone}) people) x`,
         where,

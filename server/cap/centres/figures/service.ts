@@ -17,7 +17,11 @@ export interface CentreMove {
 
 /** The centre's figures the modules above keep: its applications' (applications) and the assessors it retains (assessors). */
 export interface FiguresOfCentre {
-  applications(centreId: string, year: number, type: ApplicationType | null): Promise<{
+  applications(
+    centreId: string,
+    year: number,
+    type: ApplicationType | null,
+  ): Promise<{
     applications: number;
     revenue: Money;
     revenueByMonth: Array<{ month: number; amount: Money }>;
@@ -43,29 +47,37 @@ export function createCentreDashboard(sequelize: Sequelize, models: CentreModels
       const type = query.applicationType ?? null;
       const [figures, [counts], assessors] = await Promise.all([
         of.applications(context.centreId, year, type),
-        sequelize.query<{ staff: number }>(`SELECT count(*)::int AS staff FROM cap.centre_staff WHERE centre_id = $1 AND status = 'active'`, {
-          type: QueryTypes.SELECT,
-          bind: [context.centreId],
-        }),
+        sequelize.query<{ staff: number }>(
+          `SELECT count(*)::int AS staff FROM cap.centre_staff WHERE centre_id = $1 AND status = 'active'`,
+          {
+            type: QueryTypes.SELECT,
+            bind: [context.centreId],
+          },
+        ),
         of.retainedCount(context.centreId),
       ]);
       // Who made each move, as the centre's staff: two statements, as this is no page read on every visit
       // (a move for the centre is made by its staff, who stay on its staff list).
       const actors = await CentreStaff.findAll({
-        where: { centreId: context.centreId, userId: { [Op.in]: [...new Set(figures.centreMoves.map((move) => move.actorUserId))] } },
+        where: {
+          centreId: context.centreId,
+          userId: { [Op.in]: [...new Set(figures.centreMoves.map((move) => move.actorUserId))] },
+        },
         attributes: ['userId', 'name', 'email', 'role'],
       });
       const staffActivity = figures.centreMoves.flatMap((move) => {
         const actor = actors.find((row) => row.userId === move.actorUserId);
         if (!actor) return [];
-        return [{
-          id: move.id,
-          actorName: actor.name ?? actor.email,
-          role: actor.role,
-          action: move.action,
-          occurredAt: move.createdAt.toISOString(),
-          metadata: { applicationId: move.applicationId, fromStage: move.fromStage, toStage: move.toStage },
-        }];
+        return [
+          {
+            id: move.id,
+            actorName: actor.name ?? actor.email,
+            role: actor.role,
+            action: move.action,
+            occurredAt: move.createdAt.toISOString(),
+            metadata: { applicationId: move.applicationId, fromStage: move.fromStage, toStage: move.toStage },
+          },
+        ];
       });
       return {
         year,

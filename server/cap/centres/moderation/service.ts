@@ -50,7 +50,13 @@ export interface CentreDealings {
   retainedAssessorsOf(centreId: string): Promise<object[]>;
 }
 
-export function createAdminCentres(centres: CentreService, staff: StaffService, assetUrls: AssetUrls, photos: PassportPhotos, dealings: CentreDealings) {
+export function createAdminCentres(
+  centres: CentreService,
+  staff: StaffService,
+  assetUrls: AssetUrls,
+  photos: PassportPhotos,
+  dealings: CentreDealings,
+) {
   const { Centre, CentreStaff } = centres.models;
   const read = preparedReads(Centre.sequelize!);
 
@@ -58,7 +64,10 @@ export function createAdminCentres(centres: CentreService, staff: StaffService, 
   async function foundersOf(centreIds: string[], transaction?: Transaction): Promise<Map<string, CentreStaff>> {
     const rows = await CentreStaff.findAll({
       where: { centreId: { [Op.in]: centreIds }, role: 'super_admin' },
-      order: [['createdAt', 'ASC'], ['id', 'ASC']],
+      order: [
+        ['createdAt', 'ASC'],
+        ['id', 'ASC'],
+      ],
       transaction,
     });
     const founders = new Map<string, CentreStaff>();
@@ -76,10 +85,15 @@ export function createAdminCentres(centres: CentreService, staff: StaffService, 
     label: (centre) => centre.name,
     // Anyone but its super admins on its staff, or anything the other modules keep of it.
     async usedBy(centre, transaction) {
-      const members = await CentreStaff.count({ where: { centreId: centre.id, role: { [Op.ne]: 'super_admin' } }, transaction });
+      const members = await CentreStaff.count({
+        where: { centreId: centre.id, role: { [Op.ne]: 'super_admin' } },
+        transaction,
+      });
       if (members > 0) return `it has ${members} staff member(s) besides its super admins`;
       // Applications (drafts included), the money around them, and its dealings with assessors stay with their centre.
-      return (await dealings.inUse(centre.id, transaction)) ? 'it has applications, prices, wallet entries, retained requests, job postings or assignments' : undefined;
+      return (await dealings.inUse(centre.id, transaction))
+        ? 'it has applications, prices, wallet entries, retained requests, job postings or assignments'
+        : undefined;
     },
     async remove(centre, transaction) {
       await CentreStaff.destroy({ where: { centreId: centre.id }, transaction });
@@ -88,7 +102,13 @@ export function createAdminCentres(centres: CentreService, staff: StaffService, 
   });
 
   async function presentAll(rows: Centre[], transaction?: Transaction) {
-    const [founders, urlOf] = await Promise.all([foundersOf(rows.map((centre) => centre.id), transaction), assetUrls(rows.map((centre) => centre.logoAssetId))]);
+    const [founders, urlOf] = await Promise.all([
+      foundersOf(
+        rows.map((centre) => centre.id),
+        transaction,
+      ),
+      assetUrls(rows.map((centre) => centre.logoAssetId)),
+    ]);
     const photoOf = await photos.ofUsers([...founders.values()].map((founder) => founder.userId));
     return rows.map((centre) => {
       const founder = founders.get(centre.id);
@@ -105,7 +125,10 @@ export function createAdminCentres(centres: CentreService, staff: StaffService, 
       const id = newId();
       const name = input.name.trim();
       await staff.enrol({ id, name }, { ...input.superAdmin, role: 'super_admin' }, (transaction) =>
-        centres.register({ id, name, registrationNo: input.registrationNo.trim(), address: input.address ?? null, createdBy: adminId }, transaction),
+        centres.register(
+          { id, name, registrationNo: input.registrationNo.trim(), address: input.address ?? null, createdBy: adminId },
+          transaction,
+        ),
       );
       return present((await Centre.findByPk(id))!);
     },
@@ -114,7 +137,12 @@ export function createAdminCentres(centres: CentreService, staff: StaffService, 
       const where = new Conditions();
       if (query.q) where.add('(x.name ILIKE ? OR x.registration_no ILIKE ?)', containing(query.q));
       if (query.status) where.add('x.status = ?', query.status);
-      const { items, meta } = await keysetInstances(read, pageRequest(query as Record<string, unknown>), Centre, { from: 'cap.centres x', where, key: 'x.id', desc: true });
+      const { items, meta } = await keysetInstances(read, pageRequest(query as Record<string, unknown>), Centre, {
+        from: 'cap.centres x',
+        where,
+        key: 'x.id',
+        desc: true,
+      });
       return { items: await presentAll(items), meta };
     },
 
@@ -124,8 +152,17 @@ export function createAdminCentres(centres: CentreService, staff: StaffService, 
     async detail(id: string) {
       const centre = await Centre.findByPk(id);
       if (!centre) throw notFound(`No centre has the id ${id}.`);
-      const members = await CentreStaff.findAll({ where: { centreId: id }, order: [['createdAt', 'ASC'], ['id', 'ASC']] });
-      const [applications, assessors] = await Promise.all([dealings.applicationsOf(id), dealings.retainedAssessorsOf(id)]);
+      const members = await CentreStaff.findAll({
+        where: { centreId: id },
+        order: [
+          ['createdAt', 'ASC'],
+          ['id', 'ASC'],
+        ],
+      });
+      const [applications, assessors] = await Promise.all([
+        dealings.applicationsOf(id),
+        dealings.retainedAssessorsOf(id),
+      ]);
       return {
         ...(await present(centre)),
         staff: members.map(staffOf),

@@ -1,4 +1,13 @@
-import { DataTypes, Op, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize, type Transaction } from 'sequelize';
+import {
+  DataTypes,
+  Op,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Model,
+  type ModelStatic,
+  type Sequelize,
+  type Transaction,
+} from 'sequelize';
 import { forbidden, unprocessable, type ErrorDetail } from '../../../platform/http/errors.ts';
 import type { CentreService } from '../service.ts';
 import type { CentreContext } from '../../people/index.ts';
@@ -20,7 +29,11 @@ interface PolicyRow extends Model<InferAttributes<PolicyRow>, InferCreationAttri
 }
 
 /** Until a super admin says otherwise, the centre's admins hear of each event. */
-const byDefault = (event: PolicyEvent): Required<EventRecipients> => ({ event, recipientCapUserIds: [], recipientRoles: ['super_admin', 'regular_admin'] });
+const byDefault = (event: PolicyEvent): Required<EventRecipients> => ({
+  event,
+  recipientCapUserIds: [],
+  recipientRoles: ['super_admin', 'regular_admin'],
+});
 
 const normalised = (entry: EventRecipients): Required<EventRecipients> => ({
   event: entry.event,
@@ -55,30 +68,49 @@ export function createNotificationPolicies(sequelize: Sequelize, centres: Centre
   async function check(centreId: string, entries: EventRecipients[], transaction: Transaction): Promise<void> {
     const details: ErrorDetail[] = [];
     entries.forEach((entry, i) => {
-      if (entries.findIndex((other) => other.event === entry.event) < i) details.push({ field: `events[${i}].event`, issue: 'is listed twice' });
+      if (entries.findIndex((other) => other.event === entry.event) < i)
+        details.push({ field: `events[${i}].event`, issue: 'is listed twice' });
     });
     if (details.length) throw unprocessable('validation.failed', 'List each event once.', details);
     const named = [...new Set(entries.flatMap((entry) => entry.recipientCapUserIds ?? []))];
     const staff = new Set(
-      (await CentreStaff.findAll({ where: { centreId, status: 'active', userId: { [Op.in]: named } }, attributes: ['userId'], transaction })).map((row) => row.userId),
+      (
+        await CentreStaff.findAll({
+          where: { centreId, status: 'active', userId: { [Op.in]: named } },
+          attributes: ['userId'],
+          transaction,
+        })
+      ).map((row) => row.userId),
     );
     entries.forEach((entry, i) =>
       (entry.recipientCapUserIds ?? []).forEach((userId, j) => {
-        if (!staff.has(userId)) details.push({ field: `events[${i}].recipientCapUserIds[${j}]`, issue: 'is not active staff of this centre' });
+        if (!staff.has(userId))
+          details.push({
+            field: `events[${i}].recipientCapUserIds[${j}]`,
+            issue: 'is not active staff of this centre',
+          });
       }),
     );
-    if (details.length) throw unprocessable('centre.policy_recipient_not_staff', 'Notification recipients must be active staff of this centre.', details);
+    if (details.length)
+      throw unprocessable(
+        'centre.policy_recipient_not_staff',
+        'Notification recipients must be active staff of this centre.',
+        details,
+      );
   }
 
   /** Writes the events listed, one change per centre at a time (staff changes lock the centre row too). */
   async function write(context: CentreContext, userId: string, entries: EventRecipients[], keepUnlisted: boolean) {
-    if (context.role !== 'super_admin') throw forbidden('centre.role_forbidden', 'Only a super admin of the centre can change its notification policy.');
+    if (context.role !== 'super_admin')
+      throw forbidden('centre.role_forbidden', 'Only a super admin of the centre can change its notification policy.');
     return sequelize.transaction(async (transaction) => {
       await Centre.findByPk(context.centreId, { transaction, lock: transaction.LOCK.UPDATE });
       await check(context.centreId, entries, transaction);
       const row = await Policy.findByPk(context.centreId, { transaction });
       const listed = entries.map(normalised);
-      const kept = keepUnlisted ? (row?.events ?? []).filter((entry) => !listed.some((l) => l.event === entry.event)) : [];
+      const kept = keepUnlisted
+        ? (row?.events ?? []).filter((entry) => !listed.some((l) => l.event === entry.event))
+        : [];
       const events = [...kept, ...listed];
       await Policy.upsert({ centreId: context.centreId, events, updatedBy: userId }, { transaction });
       return policyOf(events);
@@ -87,9 +119,15 @@ export function createNotificationPolicies(sequelize: Sequelize, centres: Centre
 
   /** The centre's active staff the policy names for an event, by user id or by role, each once. */
   async function recipientsOf(centreId: string, event: PolicyEvent, transaction: Transaction): Promise<string[]> {
-    const entry = policyOf((await Policy.findByPk(centreId, { transaction }))?.events ?? []).events.find((e) => e.event === event)!;
+    const entry = policyOf((await Policy.findByPk(centreId, { transaction }))?.events ?? []).events.find(
+      (e) => e.event === event,
+    )!;
     const rows = await CentreStaff.findAll({
-      where: { centreId, status: 'active', [Op.or]: [{ role: { [Op.in]: entry.recipientRoles } }, { userId: { [Op.in]: entry.recipientCapUserIds } }] },
+      where: {
+        centreId,
+        status: 'active',
+        [Op.or]: [{ role: { [Op.in]: entry.recipientRoles } }, { userId: { [Op.in]: entry.recipientCapUserIds } }],
+      },
       attributes: ['userId'],
       order: [['id', 'ASC']],
       transaction,
@@ -99,8 +137,14 @@ export function createNotificationPolicies(sequelize: Sequelize, centres: Centre
 
   /** What the centre's people are told of each event. */
   const notices: Record<PolicyEvent, (type: string) => { title: string; description: string }> = {
-    'application.submitted': (type) => ({ title: `New ${type} application`, description: `A candidate submitted an ${type} application to your centre. Review it in the applications list.` }),
-    'application.paid': (type) => ({ title: `${type} application paid`, description: `A candidate paid the fee of an ${type} application to your centre; it is in your wallet and the application moves on.` }),
+    'application.submitted': (type) => ({
+      title: `New ${type} application`,
+      description: `A candidate submitted an ${type} application to your centre. Review it in the applications list.`,
+    }),
+    'application.paid': (type) => ({
+      title: `${type} application paid`,
+      description: `A candidate paid the fee of an ${type} application to your centre; it is in your wallet and the application moves on.`,
+    }),
   };
 
   /**
@@ -132,8 +176,10 @@ export function createNotificationPolicies(sequelize: Sequelize, centres: Centre
     async read(context: CentreContext) {
       return policyOf((await Policy.findByPk(context.centreId))?.events ?? []);
     },
-    replace: (context: CentreContext, userId: string, body: { events: EventRecipients[] }) => write(context, userId, body.events, false),
-    update: (context: CentreContext, userId: string, body: { events?: EventRecipients[] }) => write(context, userId, body.events ?? [], true),
+    replace: (context: CentreContext, userId: string, body: { events: EventRecipients[] }) =>
+      write(context, userId, body.events, false),
+    update: (context: CentreContext, userId: string, body: { events?: EventRecipients[] }) =>
+      write(context, userId, body.events ?? [], true),
   };
 }
 

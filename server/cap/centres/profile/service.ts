@@ -8,7 +8,9 @@ import type { AssetUrls } from '../../../contracts/orchestrator-client.ts';
 /** One line for an address: its street, LGA, state and country, as given. */
 function formatAddress(address: JsonObject | null): string | null {
   if (!address) return null;
-  const parts = ['address', 'lga', 'state', 'country'].map((key) => address[key]).filter((part) => typeof part === 'string' && part.trim());
+  const parts = ['address', 'lga', 'state', 'country']
+    .map((key) => address[key])
+    .filter((part) => typeof part === 'string' && part.trim());
   return parts.length ? parts.join(', ') : null;
 }
 
@@ -18,7 +20,12 @@ function formatAddress(address: JsonObject | null): string | null {
  * centre are one record seen two ways: a profile change is written into the draft too, and a save
  * of the draft (the web client sends both in one click) reaches the centre (centres/service.ts).
  */
-export function createCentreProfiles(sequelize: Sequelize, centres: CentreService, people: Pick<People, 'users' | 'onboardings'>, assetUrls: AssetUrls) {
+export function createCentreProfiles(
+  sequelize: Sequelize,
+  centres: CentreService,
+  people: Pick<People, 'users' | 'onboardings'>,
+  assetUrls: AssetUrls,
+) {
   const { Centre } = centres.models;
 
   async function read(centreId: string) {
@@ -53,14 +60,18 @@ export function createCentreProfiles(sequelize: Sequelize, centres: CentreServic
 
     /** Super admins only. Objects merge (null removes a field); the owner's draft takes the same change. */
     async update(context: CentreContext, patch: Partial<CentreFields>) {
-      if (context.role !== 'super_admin') throw forbidden('centre.role_forbidden', 'Only a super admin of the centre can change its profile.');
+      if (context.role !== 'super_admin')
+        throw forbidden('centre.role_forbidden', 'Only a super admin of the centre can change its profile.');
       await sequelize.transaction(async (transaction) => {
         const centre = (await Centre.findByPk(context.centreId, { transaction, lock: transaction.LOCK.UPDATE }))!;
         const changes: Record<string, unknown> = {};
         const draftPatch: JsonObject = {};
         for (const [field, value] of Object.entries(patch) as Array<[keyof CentreFields, unknown]>) {
           const current = centre.get(field);
-          changes[field] = value && typeof value === 'object' ? mergePatch((current as JsonObject | null) ?? {}, value as JsonObject) : value;
+          changes[field] =
+            value && typeof value === 'object'
+              ? mergePatch((current as JsonObject | null) ?? {}, value as JsonObject)
+              : value;
           const path = centreDraftPaths[field].split('.');
           let node = draftPatch;
           for (const key of path.slice(0, -1)) node = (node[key] ??= {}) as JsonObject;
@@ -68,7 +79,9 @@ export function createCentreProfiles(sequelize: Sequelize, centres: CentreServic
         }
         await centre.update(changes, { transaction });
         if (centre.createdBy) {
-          await people.onboardings.patch(transaction, centre.createdBy, 'centre', (data) => (valueAt(data, 'variant') !== 'staff' ? { centre: draftPatch } : null));
+          await people.onboardings.patch(transaction, centre.createdBy, 'centre', (data) =>
+            valueAt(data, 'variant') !== 'staff' ? { centre: draftPatch } : null,
+          );
         }
       });
       return read(context.centreId);

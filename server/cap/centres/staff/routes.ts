@@ -13,6 +13,8 @@ export function staffRoutes(auth: CapAuth, contexts: ActingContexts, staff: Staf
     }),
     getCentreStaffSummary: contexts.centre(async (_call, context) => ok(await staff.summary(context))),
     getCentreStaff: contexts.centre(async (call, context) => ok(await staff.get(context, call.params.id))),
-    updateCentreStaffStatus: contexts.centre(async (call, context) => ok(await staff.setStatus(context, auth.caller(call).userId, call.body))),
+    updateCentreStaffStatus: contexts.centre(async (call, context) =>
+      ok(await staff.setStatus(context, auth.caller(call).userId, call.body)),
+    ),
   };
 }

@@ -70,11 +70,20 @@ export function createStaffService(
 
   async function mustManage(context: CentreContext, transaction?: Transaction): Promise<Centre> {
     if (!managesStaff[context.role]) {
-      throw forbidden('centre.role_forbidden', 'Only a super admin of the centre can add staff or change their status.');
+      throw forbidden(
+        'centre.role_forbidden',
+        'Only a super admin of the centre can add staff or change their status.',
+      );
     }
-    const centre = (await Centre.findByPk(context.centreId, { transaction, ...(transaction ? { lock: transaction.LOCK.UPDATE } : {}) }))!;
+    const centre = (await Centre.findByPk(context.centreId, {
+      transaction,
+      ...(transaction ? { lock: transaction.LOCK.UPDATE } : {}),
+    }))!;
     if (centre.status !== 'approved') {
-      throw forbidden('centre.not_approved', 'The centre is not approved yet: staff can be added once a platform admin approves it.');
+      throw forbidden(
+        'centre.not_approved',
+        'The centre is not approved yet: staff can be added once a platform admin approves it.',
+      );
     }
     return centre;
   }
@@ -82,7 +91,8 @@ export function createStaffService(
   /** A staff row of the caller's centre: 404 when there is none, 403 when it is another centre's. */
   function inCentre<T extends CentreStaff | null>(row: T, id: string, context: CentreContext): NonNullable<T> {
     if (!row) throw notFound(`No staff member has the id ${id}.`);
-    if (row.centreId !== context.centreId) throw forbidden('auth.out_of_scope', `Staff member ${id} belongs to another centre.`);
+    if (row.centreId !== context.centreId)
+      throw forbidden('auth.out_of_scope', `Staff member ${id} belongs to another centre.`);
     return row;
   }
 
@@ -92,7 +102,11 @@ export function createStaffService(
    * Orchestrator account (get or create by email: a new one is mailed its password, an existing one an
    * invitation), their CapUser and the pending staff row. A failed provisioning rolls everything back.
    */
-  async function enrol(centre: { id: string; name: string }, person: NewStaff, prepare?: (transaction: Transaction) => Promise<unknown>) {
+  async function enrol(
+    centre: { id: string; name: string },
+    person: NewStaff,
+    prepare?: (transaction: Transaction) => Promise<unknown>,
+  ) {
     const email = person.email.trim().toLowerCase();
     const id = newId();
     try {
@@ -103,7 +117,15 @@ export function createStaffService(
         const row = (await centres.staff.create(
           transaction,
           member.letIn ? 'admit' : 'invite',
-          { id, centreId: centre.id, userId: member.userId, name: person.name.trim(), email, role: person.role, requiresAcceptance: member.invited },
+          {
+            id,
+            centreId: centre.id,
+            userId: member.userId,
+            name: person.name.trim(),
+            email,
+            role: person.role,
+            requiresAcceptance: member.invited,
+          },
           { by: 'admin' },
         ))!;
         if (member.letIn) await onboarding.completeAsStaff(member.userId, centre.id, transaction);
@@ -156,7 +178,6 @@ export function createStaffService(
       return { items: items.map(staffOf), meta };
     },
 
-
     async get(context: CentreContext, id: string) {
       const row = inCentre(await CentreStaff.findByPk(id), id, context);
       return { ...staffOf(row), workload: await workloadOf(context.centreId, row.userId) };
@@ -185,27 +206,64 @@ export function createStaffService(
      * keeps an active super admin: changes to one centre's staff run one at a time (the centre row is
      * locked), so two super admins deactivating each other at once cannot both succeed.
      */
-    async setStatus(context: CentreContext, callerId: string, change: { ids: string[]; status: 'active' | 'inactive' }) {
+    async setStatus(
+      context: CentreContext,
+      callerId: string,
+      change: { ids: string[]; status: 'active' | 'inactive' },
+    ) {
       const ids = [...new Set(change.ids)];
       return sequelize.transaction(async (transaction) => {
         await mustManage(context, transaction);
         const found = await CentreStaff.findAll({ where: { id: { [Op.in]: ids } }, transaction });
         // Every bad id is named: another centre's make it 403, else unknown ones 404.
-        const unknown = ids.flatMap((id, i) => (found.some((row) => row.id === id) ? [] : [{ field: `ids[${i}]`, issue: `no staff member has the id ${id}` }]));
-        const foreign = ids.flatMap((id, i) => (found.some((row) => row.id === id && row.centreId !== context.centreId) ? [{ field: `ids[${i}]`, issue: `staff member ${id} belongs to another centre` }] : []));
-        if (foreign.length) throw new AppError(403, 'auth.out_of_scope', `Nothing was changed: ${foreign.length} of them belong to another centre.`, [...foreign, ...unknown]);
-        if (unknown.length) throw new AppError(404, 'http.not_found', `Nothing was changed: ${unknown.length} of them are no staff member.`, unknown);
+        const unknown = ids.flatMap((id, i) =>
+          found.some((row) => row.id === id) ? [] : [{ field: `ids[${i}]`, issue: `no staff member has the id ${id}` }],
+        );
+        const foreign = ids.flatMap((id, i) =>
+          found.some((row) => row.id === id && row.centreId !== context.centreId)
+            ? [{ field: `ids[${i}]`, issue: `staff member ${id} belongs to another centre` }]
+            : [],
+        );
+        if (foreign.length)
+          throw new AppError(
+            403,
+            'auth.out_of_scope',
+            `Nothing was changed: ${foreign.length} of them belong to another centre.`,
+            [...foreign, ...unknown],
+          );
+        if (unknown.length)
+          throw new AppError(
+            404,
+            'http.not_found',
+            `Nothing was changed: ${unknown.length} of them are no staff member.`,
+            unknown,
+          );
         const rows = ids.map((id) => found.find((row) => row.id === id)!);
         if (change.status === 'inactive' && rows.some((row) => row.userId === callerId)) {
-          throw conflict('centre.self_deactivation', 'You cannot deactivate yourself: ask another super admin of the centre.');
+          throw conflict(
+            'centre.self_deactivation',
+            'You cannot deactivate yourself: ask another super admin of the centre.',
+          );
         }
         for (const row of rows) {
-          const { changed } = await centres.staff.move(transaction, row, change.status === 'active' ? 'activate' : 'deactivate', { by: 'admin', facts: row });
-          if (changed && change.status === 'active') await onboarding.completeAsStaff(row.userId, row.centreId, transaction);
+          const { changed } = await centres.staff.move(
+            transaction,
+            row,
+            change.status === 'active' ? 'activate' : 'deactivate',
+            { by: 'admin', facts: row },
+          );
+          if (changed && change.status === 'active')
+            await onboarding.completeAsStaff(row.userId, row.centreId, transaction);
         }
-        const superAdmins = await CentreStaff.count({ where: { centreId: context.centreId, role: 'super_admin', status: 'active' }, transaction });
+        const superAdmins = await CentreStaff.count({
+          where: { centreId: context.centreId, role: 'super_admin', status: 'active' },
+          transaction,
+        });
         if (superAdmins === 0) {
-          throw conflict('centre.last_super_admin', 'The centre would be left without an active super admin: keep at least one.');
+          throw conflict(
+            'centre.last_super_admin',
+            'The centre would be left without an active super admin: keep at least one.',
+          );
         }
         return rows.map(staffOf);
       });

@@ -18,13 +18,16 @@ export interface Memberships {
 
 /** The memberships a standing (read with the caller) gives. */
 export function membershipsOf(standing: Standing): Memberships {
-  const completed = (persona: Persona) => standing.onboardings.some((o) => o.persona === persona && o.status === 'completed');
+  const completed = (persona: Persona) =>
+    standing.onboardings.some((o) => o.persona === persona && o.status === 'completed');
   return {
     candidate: completed('candidate'),
     assessor: completed('assessor'),
     assessorStatus: standing.assessorStatus,
     awardingBody: standing.awardingBodyActive,
-    centres: standing.centres.filter((c) => c.status === 'active').map(({ centreId, role, centreStatus }) => ({ centreId, role, centreStatus })),
+    centres: standing.centres
+      .filter((c) => c.status === 'active')
+      .map(({ centreId, role, centreStatus }) => ({ centreId, role, centreStatus })),
   };
 }
 
@@ -35,8 +38,7 @@ export interface ContextHeaders {
 }
 
 export type ActingContext =
-  | { persona: Exclude<Persona, 'centre'> }
-  | { persona: 'centre'; centreId: string; role: CentreRole };
+  { persona: Exclude<Persona, 'centre'> } | { persona: 'centre'; centreId: string; role: CentreRole };
 
 export interface ContextError {
   status: 400 | 403;
@@ -65,25 +67,51 @@ interface ChoiceRule {
 export const contextRules: { persona: ChoiceRule; centre: ChoiceRule & { notAllowed: ContextError } } = {
   persona: {
     notHeld: { status: 403, code: 'auth.persona_not_held', message: 'X-CAP-PERSONA names a persona you do not hold.' },
-    none: { status: 403, code: 'auth.persona_required', message: 'This needs a persona: complete an onboarding or join a centre first.' },
-    ambiguous: { status: 400, code: 'auth.persona_ambiguous', message: 'You hold more than one persona: choose one with X-CAP-PERSONA.' },
+    none: {
+      status: 403,
+      code: 'auth.persona_required',
+      message: 'This needs a persona: complete an onboarding or join a centre first.',
+    },
+    ambiguous: {
+      status: 400,
+      code: 'auth.persona_ambiguous',
+      message: 'You hold more than one persona: choose one with X-CAP-PERSONA.',
+    },
   },
   centre: {
-    notHeld: { status: 403, code: 'auth.centre_not_held', message: 'X-CAP-CENTRE-ID names a centre where you are not active staff.' },
+    notHeld: {
+      status: 403,
+      code: 'auth.centre_not_held',
+      message: 'X-CAP-CENTRE-ID names a centre where you are not active staff.',
+    },
     none: { status: 403, code: 'auth.centre_not_held', message: 'You are not active staff of any centre.' },
-    ambiguous: { status: 400, code: 'auth.centre_ambiguous', message: 'You belong to more than one centre: choose one with X-CAP-CENTRE-ID.' },
-    notAllowed: { status: 400, code: 'auth.centre_header_not_allowed', message: 'X-CAP-CENTRE-ID goes only with the centre persona.' },
+    ambiguous: {
+      status: 400,
+      code: 'auth.centre_ambiguous',
+      message: 'You belong to more than one centre: choose one with X-CAP-CENTRE-ID.',
+    },
+    notAllowed: {
+      status: 400,
+      code: 'auth.centre_header_not_allowed',
+      message: 'X-CAP-CENTRE-ID goes only with the centre persona.',
+    },
   },
 };
 
 /** A named option must be held; an omitted one defaults only when exactly one is held. */
-function choose<T>(options: T[], requested: string | undefined, key: (option: T) => string, rule: ChoiceRule): T | ContextError {
+function choose<T>(
+  options: T[],
+  requested: string | undefined,
+  key: (option: T) => string,
+  rule: ChoiceRule,
+): T | ContextError {
   if (requested !== undefined) return options.find((option) => key(option) === requested) ?? rule.notHeld;
   if (options.length === 1) return options[0]!;
   return options.length === 0 ? rule.none : rule.ambiguous;
 }
 
-const isError = (value: unknown): value is ContextError => typeof value === 'object' && value !== null && 'code' in value;
+const isError = (value: unknown): value is ContextError =>
+  typeof value === 'object' && value !== null && 'code' in value;
 
 /** The acting context of a call: which hat the caller wears, and for a centre which centre and role. Pure. */
 export function resolveActingContext(memberships: Memberships, headers: ContextHeaders): Resolution {
@@ -103,6 +131,12 @@ export function resolveActingContext(memberships: Memberships, headers: ContextH
  * Paths that never take the persona headers (DESIGN.md section 6): onboarding, account, identity,
  * public catalogue; and the admin back office, which platform permissions authorise, not a persona.
  */
-export const exemptPaths = [/^\/onboarding(\/|$)/, /^\/me(\/|$)/, /^\/identity-verification(\/|$)/, /^\/(sectors|trades|centres)(\/|$)/, /^\/admin(\/|$)/];
+export const exemptPaths = [
+  /^\/onboarding(\/|$)/,
+  /^\/me(\/|$)/,
+  /^\/identity-verification(\/|$)/,
+  /^\/(sectors|trades|centres)(\/|$)/,
+  /^\/admin(\/|$)/,
+];
 
 export const isExempt = (path: string) => exemptPaths.some((pattern) => pattern.test(path));

@@ -6,9 +6,15 @@ import type { Standing } from '../models.ts';
 import { membershipsOf, resolveActingContext, type ActingContext } from './resolve.ts';
 import type { Persona } from '../vocabulary.ts';
 
-export type ContextHandler<In extends CallInput = any> = (call: Call<In>, context: ActingContext) => Promise<Reply> | Reply;
+export type ContextHandler<In extends CallInput = any> = (
+  call: Call<In>,
+  context: ActingContext,
+) => Promise<Reply> | Reply;
 export type CentreContext = Extract<ActingContext, { persona: 'centre' }>;
-export type CentreHandler<In extends CallInput = any> = (call: Call<In>, context: CentreContext) => Promise<Reply> | Reply;
+export type CentreHandler<In extends CallInput = any> = (
+  call: Call<In>,
+  context: CentreContext,
+) => Promise<Reply> | Reply;
 
 /**
  * The acting context of authenticated, non-exempt operations: takes the caller's memberships from the
@@ -27,10 +33,18 @@ export function createActingContexts(standingOf: (call: Call) => Standing) {
     // The persona holds, but nobody acts for a suspended or rejected centre, or as such an assessor.
     if (context.persona === 'centre') {
       const status = memberships.centres.find((c) => c.centreId === context.centreId)!.centreStatus;
-      if (!operableStatuses.includes(status)) throw forbidden(`centre.${status}`, `The centre is ${status}: nobody can act for it.`);
+      if (!operableStatuses.includes(status))
+        throw forbidden(`centre.${status}`, `The centre is ${status}: nobody can act for it.`);
     }
-    if (context.persona === 'assessor' && memberships.assessorStatus && !operableStatuses.includes(memberships.assessorStatus)) {
-      throw forbidden(`assessor.${memberships.assessorStatus}`, `Your assessor profile is ${memberships.assessorStatus}: you cannot act as an assessor.`);
+    if (
+      context.persona === 'assessor' &&
+      memberships.assessorStatus &&
+      !operableStatuses.includes(memberships.assessorStatus)
+    ) {
+      throw forbidden(
+        `assessor.${memberships.assessorStatus}`,
+        `Your assessor profile is ${memberships.assessorStatus}: you cannot act as an assessor.`,
+      );
     }
     return context;
   }
@@ -39,23 +53,36 @@ export function createActingContexts(standingOf: (call: Call) => Standing) {
     resolve,
     // Generic in the call's inputs: a wrapped handler keeps the typed inputs of its operation (Handlers<operations>).
     /** A handler that runs in the caller's acting context (resolved, or the call fails with the table's error). */
-    bound: <In extends CallInput>(handler: ContextHandler<In>): Handler<In> => async (call) => handler(call, await resolve(call)),
+    bound:
+      <In extends CallInput>(handler: ContextHandler<In>): Handler<In> =>
+      async (call) =>
+        handler(call, await resolve(call)),
     /** A handler of an operation for one persona: the context must be that persona. */
-    as: <In extends CallInput>(persona: Exclude<Persona, 'centre'>, handler: ContextHandler<In>): Handler<In> => async (call) => {
-      const context = await resolve(call);
-      if (context.persona !== persona) {
-        throw forbidden(`auth.${persona}_persona_required`, `This acts as ${persona}, and you are acting as ${context.persona}: send X-CAP-PERSONA: ${persona}.`);
-      }
-      return handler(call, context);
-    },
+    as:
+      <In extends CallInput>(persona: Exclude<Persona, 'centre'>, handler: ContextHandler<In>): Handler<In> =>
+      async (call) => {
+        const context = await resolve(call);
+        if (context.persona !== persona) {
+          throw forbidden(
+            `auth.${persona}_persona_required`,
+            `This acts as ${persona}, and you are acting as ${context.persona}: send X-CAP-PERSONA: ${persona}.`,
+          );
+        }
+        return handler(call, context);
+      },
     /** A handler of a centre operation: the context must be the centre persona, which gives the centre and role. */
-    centre: <In extends CallInput>(handler: CentreHandler<In>): Handler<In> => async (call) => {
-      const context = await resolve(call);
-      if (context.persona !== 'centre') {
-        throw forbidden('auth.centre_persona_required', `This acts for a centre, and you are acting as ${context.persona}: send X-CAP-PERSONA: centre.`);
-      }
-      return handler(call, context);
-    },
+    centre:
+      <In extends CallInput>(handler: CentreHandler<In>): Handler<In> =>
+      async (call) => {
+        const context = await resolve(call);
+        if (context.persona !== 'centre') {
+          throw forbidden(
+            'auth.centre_persona_required',
+            `This acts for a centre, and you are acting as ${context.persona}: send X-CAP-PERSONA: centre.`,
+          );
+        }
+        return handler(call, context);
+      },
   };
 }
 

@@ -4,7 +4,11 @@ import { unprocessable } from '../../../platform/http/errors.ts';
 import { valueAt, type JsonObject } from '../../../platform/http/merge-patch.ts';
 import type { OnboardingService } from '../onboarding/service.ts';
 import { personSection } from '../onboarding/rules.ts';
-import { upstreamFailure, type IdentityClient, type VerifyIdentityResponse } from '../../../contracts/orchestrator-client.ts';
+import {
+  upstreamFailure,
+  type IdentityClient,
+  type VerifyIdentityResponse,
+} from '../../../contracts/orchestrator-client.ts';
 import type { CapUserRecord } from '../models.ts';
 import type { UserService } from '../service.ts';
 
@@ -29,11 +33,16 @@ export function createIdentityService(users: UserService, onboarding: Onboarding
    */
   async function personOf(user: CapUserRecord): Promise<Person> {
     const places: Array<JsonObject | undefined> = [user.profile.personalDetails as JsonObject | undefined];
-    const drafts = await onboarding.models.Onboarding.findAll({ where: { userId: user.userId }, order: [['updatedAt', 'DESC']] });
+    const drafts = await onboarding.models.Onboarding.findAll({
+      where: { userId: user.userId },
+      order: [['updatedAt', 'DESC']],
+    });
     for (const draft of drafts) {
       const section = personSection[draft.persona];
       if (section === null) continue;
-      places.push(valueAt(draft.data, section ? `${section}.personalDetails` : 'personalDetails') as JsonObject | undefined);
+      places.push(
+        valueAt(draft.data, section ? `${section}.personalDetails` : 'personalDetails') as JsonObject | undefined,
+      );
     }
     const complete = places.find((details) => needed.every((field) => filled(details, field)));
     if (complete) return Object.fromEntries(needed.map((field) => [field, String(complete[field]).trim()])) as Person;
@@ -63,12 +72,23 @@ export function createIdentityService(users: UserService, onboarding: Onboarding
       } catch (err) {
         // Retrying cannot help when the details themselves are refused (a name too long, a birth date in the future).
         if (err instanceof GrpcCallError && err.code === status.INVALID_ARGUMENT) {
-          throw unprocessable('identity.details_invalid', `The identity service refused your details (${err.details}): correct your profile and try again.`);
+          throw unprocessable(
+            'identity.details_invalid',
+            `The identity service refused your details (${err.details}): correct your profile and try again.`,
+          );
         }
-        upstreamFailure(err, { unavailable: 'identity.provider_unavailable', failed: 'identity.upstream_error' }, 'Identity verification');
+        upstreamFailure(
+          err,
+          { unavailable: 'identity.provider_unavailable', failed: 'identity.upstream_error' },
+          'Identity verification',
+        );
       }
       const verifiedAt = answer.verified && answer.verified_at ? new Date(answer.verified_at) : null;
-      await users.recordIdentityCheck(user.userId, { provider: answer.provider, providerReference: answer.provider_reference, verifiedAt });
+      await users.recordIdentityCheck(user.userId, {
+        provider: answer.provider,
+        providerReference: answer.provider_reference,
+        verifiedAt,
+      });
       // The web client decides by the HTTP status alone, so a check that did not verify is an error.
       if (!verifiedAt) throw notVerified(answer.outcome);
       return { verified: true, verifiedAt: verifiedAt.toISOString(), provider: answer.provider };
@@ -80,7 +100,11 @@ export function createIdentityService(users: UserService, onboarding: Onboarding
 function notVerified(outcome: string) {
   const detail = [{ field: 'identificationNumber', issue: outcome }];
   if (outcome === 'not_found') {
-    return unprocessable('identity.not_found', 'The identity register does not know this number: check it and try again.', detail);
+    return unprocessable(
+      'identity.not_found',
+      'The identity register does not know this number: check it and try again.',
+      detail,
+    );
   }
   const what = { name_mismatch: 'name', dob_mismatch: 'date of birth' }[outcome] ?? 'name or date of birth';
   return unprocessable(

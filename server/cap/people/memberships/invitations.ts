@@ -1,4 +1,11 @@
-import { DataTypes, type Model, type ModelAttributes, type ModelStatic, type Sequelize, type Transaction } from 'sequelize';
+import {
+  DataTypes,
+  type Model,
+  type ModelAttributes,
+  type ModelStatic,
+  type Sequelize,
+  type Transaction,
+} from 'sequelize';
 import { notFound } from '../../../platform/http/errors.ts';
 import { newId } from '../../../platform/ids.ts';
 import type { UserService } from '../service.ts';
@@ -51,20 +58,34 @@ export function createInvitations(sequelize: Sequelize, users: UserService, memb
 
   async function present(kind: MembershipKind, row: MemberRow, transaction?: Transaction) {
     const organisation = await kind.organisationOf(row, transaction);
-    return { id: row.id, kind: kind.kind, organisationId: organisation.id, organisationName: organisation.name, role: row.role, invitedAt: row.createdAt.toISOString() };
+    return {
+      id: row.id,
+      kind: kind.kind,
+      organisationId: organisation.id,
+      organisationName: organisation.name,
+      role: row.role,
+      invitedAt: row.createdAt.toISOString(),
+    };
   }
 
   /** The caller's invitation with this id, of whichever kind, locked; 404 when there is none. */
   async function invitationOf(userId: string, id: string, transaction: Transaction) {
     for (const kind of memberships()) {
-      const row = await kind.Model.findOne({ where: { id, userId, ...waiting }, transaction, lock: transaction.LOCK.UPDATE });
+      const row = await kind.Model.findOne({
+        where: { id, userId, ...waiting },
+        transaction,
+        lock: transaction.LOCK.UPDATE,
+      });
       if (row) return { kind, row };
     }
     throw notFound(`You have no pending invitation with the id ${id}.`);
   }
 
   async function activate(kind: MembershipKind, row: MemberRow, transaction: Transaction) {
-    await membershipWriter(kind.Model).move(transaction, row, 'accept', { by: 'member', changes: { requiresAcceptance: false } });
+    await membershipWriter(kind.Model).move(transaction, row, 'accept', {
+      by: 'member',
+      changes: { requiresAcceptance: false },
+    });
     await kind.onActive?.(row, transaction);
   }
 
@@ -74,7 +95,11 @@ export function createInvitations(sequelize: Sequelize, users: UserService, memb
       await sequelize.transaction(async (transaction) => {
         if (!(await users.markFirstSeen(userId, transaction))) return;
         for (const kind of memberships()) {
-          const pending = await kind.Model.findAll({ where: { userId, status: 'pending', requiresAcceptance: false }, order: [['createdAt', 'ASC']], transaction });
+          const pending = await kind.Model.findAll({
+            where: { userId, status: 'pending', requiresAcceptance: false },
+            order: [['createdAt', 'ASC']],
+            transaction,
+          });
           for (const row of pending) await activate(kind, row, transaction);
         }
       });
@@ -83,7 +108,13 @@ export function createInvitations(sequelize: Sequelize, users: UserService, memb
     async list(userId: string) {
       const all = [];
       for (const kind of memberships()) {
-        const rows = await kind.Model.findAll({ where: { userId, ...waiting }, order: [['createdAt', 'ASC'], ['id', 'ASC']] });
+        const rows = await kind.Model.findAll({
+          where: { userId, ...waiting },
+          order: [
+            ['createdAt', 'ASC'],
+            ['id', 'ASC'],
+          ],
+        });
         for (const row of rows) all.push(await present(kind, row));
       }
       return all.sort((a, b) => a.invitedAt.localeCompare(b.invitedAt));
@@ -99,7 +130,9 @@ export function createInvitations(sequelize: Sequelize, users: UserService, memb
 
     /** Declining removes the membership: the organisation may invite the person again later. */
     async decline(userId: string, id: string) {
-      await sequelize.transaction(async (transaction) => (await invitationOf(userId, id, transaction)).row.destroy({ transaction }));
+      await sequelize.transaction(async (transaction) =>
+        (await invitationOf(userId, id, transaction)).row.destroy({ transaction }),
+      );
       return { declined: true as const };
     },
   };

@@ -22,7 +22,8 @@ export const membershipLifecycle = defineLifecycle({
     deactivate: { from: ['pending', 'active'], to: 'inactive', by: ['admin'] },
   },
   guards: {
-    accepted: (member: { requiresAcceptance: boolean }) => (member.requiresAcceptance ? { reason: 'the person has not accepted the invitation yet' } : undefined),
+    accepted: (member: { requiresAcceptance: boolean }) =>
+      member.requiresAcceptance ? { reason: 'the person has not accepted the invitation yet' } : undefined,
   },
   idempotent: true,
 });
@@ -37,7 +38,11 @@ export const membershipWriter = <M extends Member>(model: ModelStatic<M>) =>
   lifecycleWriter(membershipLifecycle, {
     store: modelStore(model),
     refuse: (refusal, member) => {
-      if (refusal.kind === 'guard_failed') return conflict('centre.invitation_pending', `${member!.email} has not accepted the centre's invitation yet: only they can.`);
+      if (refusal.kind === 'guard_failed')
+        return conflict(
+          'centre.invitation_pending',
+          `${member!.email} has not accepted the centre's invitation yet: only they can.`,
+        );
       return new Error(`the membership lifecycle refused ${refusal.action}: ${refusal.reason}`);
     },
   });

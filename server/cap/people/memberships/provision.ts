@@ -1,5 +1,9 @@
 import type { Transaction } from 'sequelize';
-import { upstreamFailure, type IdentityClient, type ProvisionAccountResponse } from '../../../contracts/orchestrator-client.ts';
+import {
+  upstreamFailure,
+  type IdentityClient,
+  type ProvisionAccountResponse,
+} from '../../../contracts/orchestrator-client.ts';
 import type { UserService } from '../service.ts';
 
 /** Someone an organisation (a centre, an awarding body) takes on, as its form gives them. */
@@ -36,7 +40,11 @@ export function createMemberProvisioning(users: UserService, orchestrator: Ident
         role: person.role,
       });
     } catch (err) {
-      upstreamFailure(err, { unavailable: 'accounts.unavailable', failed: 'accounts.upstream_error' }, 'Creating the account');
+      upstreamFailure(
+        err,
+        { unavailable: 'accounts.unavailable', failed: 'accounts.upstream_error' },
+        'Creating the account',
+      );
     }
     await users.provision({ userId: account.user_id, email }, transaction);
     const user = (await CapUser.findByPk(account.user_id, { transaction, lock: transaction.LOCK.UPDATE }))!;

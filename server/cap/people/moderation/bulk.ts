@@ -36,7 +36,11 @@ export function createModeration<Row extends Moderated>(kind: ModeratedKind<Row>
   async function all(ids: string[], action: BulkAction): Promise<Row[]> {
     const unique = [...new Set(ids)];
     return sequelize.transaction(async (transaction) => {
-      const found = await kind.Model.findAll({ where: { id: { [Op.in]: unique } } as never, transaction, lock: transaction.LOCK.UPDATE });
+      const found = await kind.Model.findAll({
+        where: { id: { [Op.in]: unique } } as never,
+        transaction,
+        lock: transaction.LOCK.UPDATE,
+      });
       const problems: Array<{ field: string; issue: string }> = [];
       const plan: Row[] = [];
       for (const [i, id] of unique.entries()) {
@@ -48,12 +52,20 @@ export function createModeration<Row extends Moderated>(kind: ModeratedKind<Row>
           if (reason) problems.push({ field: `ids[${i}]`, issue: `${kind.label(row)} cannot be deleted: ${reason}` });
           else plan.push(row);
         } else if (!checkMove(moderationLifecycle, row.status, action, 'admin').ok) {
-          problems.push({ field: `ids[${i}]`, issue: `${kind.label(row)} is ${row.status} and cannot be ${pastTense[action]}` });
+          problems.push({
+            field: `ids[${i}]`,
+            issue: `${kind.label(row)} is ${row.status} and cannot be ${pastTense[action]}`,
+          });
         } else plan.push(row);
       }
       if (problems.length) {
         const done = action === 'delete' ? 'deleted' : pastTense[action];
-        throw new AppError(409, 'admin.bulk_refused', `Nothing was changed: ${problems.length} of them cannot be ${done}.`, problems);
+        throw new AppError(
+          409,
+          'admin.bulk_refused',
+          `Nothing was changed: ${problems.length} of them cannot be ${done}.`,
+          problems,
+        );
       }
       for (const row of plan) {
         if (action === 'delete') await kind.remove(row, transaction);
@@ -70,7 +82,10 @@ export function createModeration<Row extends Moderated>(kind: ModeratedKind<Row>
       if (!(err instanceof AppError) || err.code !== 'admin.bulk_refused') throw err;
       const issue = err.details![0]!.issue;
       if (issue.startsWith(`no ${kind.noun}`)) throw notFound(`No ${kind.noun} has the id ${id}.`);
-      throw conflict(`${kind.noun}.${action === 'delete' ? 'in_use' : 'transition_not_allowed'}`, `${issue[0]!.toUpperCase()}${issue.slice(1)}.`);
+      throw conflict(
+        `${kind.noun}.${action === 'delete' ? 'in_use' : 'transition_not_allowed'}`,
+        `${issue[0]!.toUpperCase()}${issue.slice(1)}.`,
+      );
     }
   }
 

@@ -27,10 +27,15 @@ export const moderationLifecycle = defineLifecycle({
 export type ModerationAction = Exclude<ActionOf<typeof moderationLifecycle>, 'sign_up' | 'register'>;
 
 /** The one writer of a moderated table's status (centres, assessor profiles). */
-export const moderationWriter = <M extends Model>(model: ModelStatic<M>) => lifecycleWriter(moderationLifecycle, { store: modelStore(model) });
+export const moderationWriter = <M extends Model>(model: ModelStatic<M>) =>
+  lifecycleWriter(moderationLifecycle, { store: modelStore(model) });
 export type ModerationWriter<M extends Model> = ReturnType<typeof moderationWriter<M>>;
 
-export const pastTense: Record<ModerationAction, string> = { approve: 'approved', reject: 'rejected', suspend: 'suspended' };
+export const pastTense: Record<ModerationAction, string> = {
+  approve: 'approved',
+  reject: 'rejected',
+  suspend: 'suspended',
+};
 
 /** Statuses in which people may act in the role (pending may prepare; what needs approval checks for it). */
 export const operableStatuses: readonly ModerationStatus[] = ['pending', 'approved'];

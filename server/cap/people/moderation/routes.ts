@@ -30,7 +30,10 @@ export function moderationRoutes(
     [`getAdmin${noun}sSummary`]: read(async () => ok(await service.summary())),
     [`getAdmin${noun}`]: read(async (call) => ok(await service.detail(call.params.id))),
     ...Object.fromEntries(
-      (['approve', 'reject', 'suspend'] as const).map((action) => [`${action}Admin${noun}`, write(async (call) => ok(await service.act(call.params.id, action)))]),
+      (['approve', 'reject', 'suspend'] as const).map((action) => [
+        `${action}Admin${noun}`,
+        write(async (call) => ok(await service.act(call.params.id, action))),
+      ]),
     ),
     [`deleteAdmin${noun}`]: write(async (call) => ok(await service.delete(call.params.id))),
     [`bulkAdmin${noun}s`]: write(async (call) => ok(await service.bulk(call.body.ids, call.body.action))),

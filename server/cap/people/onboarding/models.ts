@@ -1,4 +1,12 @@
-import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  type CreationOptional,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Model,
+  type ModelStatic,
+  type Sequelize,
+} from 'sequelize';
 import { newId } from '../../../platform/ids.ts';
 import type { JsonObject } from '../../../platform/http/merge-patch.ts';
 import { defineLifecycle } from '../../../platform/lifecycle.ts';
@@ -20,7 +28,10 @@ export const onboardingLifecycle = defineLifecycle({
     submit: { from: ['draft'], to: 'completed', by: ['user'], guards: ['filled_in'] },
   },
   guards: {
-    filled_in: (missing: string[]) => (missing.length ? { reason: 'required fields are missing', details: missing.map((field) => ({ field, issue: 'is required' })) } : undefined),
+    filled_in: (missing: string[]) =>
+      missing.length
+        ? { reason: 'required fields are missing', details: missing.map((field) => ({ field, issue: 'is required' })) }
+        : undefined,
   },
 });
 

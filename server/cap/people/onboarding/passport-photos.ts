@@ -11,7 +11,11 @@ type Record = { data: JsonObject };
  * reads `passportAssetId` and `passportUrl` back from the draft; CAP resolves the URL on every read, so
  * the draft never holds one. Admin lists and the directory show the same photo as `photo`.
  */
-export function createPassportPhotos(deps: { sequelize: Sequelize; assetUrls: AssetUrls; ownsAsset: OrchestratorHttp['ownsAsset'] }) {
+export function createPassportPhotos(deps: {
+  sequelize: Sequelize;
+  assetUrls: AssetUrls;
+  ownsAsset: OrchestratorHttp['ownsAsset'];
+}) {
   return {
     /**
      * The patch to store: a `passportAssetId` the caller did not upload is 422 (checked with their own
@@ -21,16 +25,21 @@ export function createPassportPhotos(deps: { sequelize: Sequelize; assetUrls: As
       const { passportUrl: _readOnly, ...rest } = patch;
       const assetId = rest.passportAssetId;
       if (typeof assetId === 'string' && assetId !== '' && !(await deps.ownsAsset(bearer, assetId))) {
-        throw unprocessable('onboarding.photo_not_found', 'You have no uploaded file with that asset id: upload the photo first (POST /v1/ol/storage/upload, purpose passport).', [
-          { field: 'passportAssetId', issue: 'is not a file you uploaded' },
-        ]);
+        throw unprocessable(
+          'onboarding.photo_not_found',
+          'You have no uploaded file with that asset id: upload the photo first (POST /v1/ol/storage/upload, purpose passport).',
+          [{ field: 'passportAssetId', issue: 'is not a file you uploaded' }],
+        );
       }
       return rest;
     },
 
     /** The record with `passportUrl` beside its `passportAssetId` (null when there is none or it cannot be resolved). */
     async withUrl<R extends Record>(record: R): Promise<R> {
-      const assetId = typeof record.data.passportAssetId === 'string' && record.data.passportAssetId !== '' ? record.data.passportAssetId : null;
+      const assetId =
+        typeof record.data.passportAssetId === 'string' && record.data.passportAssetId !== ''
+          ? record.data.passportAssetId
+          : null;
       if (!assetId) return record;
       const urlOf = await deps.assetUrls([assetId]);
       return { ...record, data: { ...record.data, passportUrl: urlOf(assetId) } };

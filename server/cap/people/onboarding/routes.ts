@@ -5,10 +5,18 @@ import type { CapAuth } from '../auth.ts';
 import type { PassportPhotos } from './passport-photos.ts';
 import type { OnboardingService } from './service.ts';
 
-export function onboardingRoutes(auth: CapAuth, onboarding: OnboardingService, photos: PassportPhotos): Handlers<operations> {
+export function onboardingRoutes(
+  auth: CapAuth,
+  onboarding: OnboardingService,
+  photos: PassportPhotos,
+): Handlers<operations> {
   const userId = (call: Call) => auth.caller(call).userId;
   const save = (persona: 'candidate' | 'centre' | 'assessor') => async (call: Call) =>
-    ok(await photos.withUrl(await onboarding.save(userId(call), persona, await photos.checkedPatch(auth.token(call), call.body))));
+    ok(
+      await photos.withUrl(
+        await onboarding.save(userId(call), persona, await photos.checkedPatch(auth.token(call), call.body)),
+      ),
+    );
   return {
     startOnboarding: async (call) => created(await onboarding.start(userId(call), call.body.persona)),
     listMyOnboardings: async (call) => ok(await onboarding.mine(userId(call))),

@@ -40,9 +40,14 @@ export function createOnboardingService(sequelize: Sequelize, users: UserService
   const onboardings = lifecycleWriter(onboardingLifecycle, {
     store: modelStore(Onboarding),
     refuse: (refusal, onboarding) => {
-      if (refusal.kind !== 'guard_failed') return conflict('onboarding.already_completed', `Your ${onboarding!.persona} onboarding is already complete.`);
+      if (refusal.kind !== 'guard_failed')
+        return conflict('onboarding.already_completed', `Your ${onboarding!.persona} onboarding is already complete.`);
       const missing = refusal.details!.length;
-      return unprocessable('onboarding.incomplete', `Fill in the ${missing === 1 ? 'missing field' : `${missing} missing fields`} before submitting.`, refusal.details);
+      return unprocessable(
+        'onboarding.incomplete',
+        `Fill in the ${missing === 1 ? 'missing field' : `${missing} missing fields`} before submitting.`,
+        refusal.details,
+      );
     },
   });
 
@@ -54,17 +59,30 @@ export function createOnboardingService(sequelize: Sequelize, users: UserService
         throw forbidden('onboarding.invite_required', `The ${persona} onboarding is by invitation only.`);
       }
       try {
-        return summaryOf((await sequelize.transaction((transaction) => onboardings.create(transaction, 'start', { userId, persona }, { by: 'user' })))!);
+        return summaryOf(
+          (await sequelize.transaction((transaction) =>
+            onboardings.create(transaction, 'start', { userId, persona }, { by: 'user' }),
+          ))!,
+        );
       } catch (err) {
         if (err instanceof UniqueConstraintError) {
-          throw conflict('onboarding.already_started', `You have already started the ${persona} onboarding: continue where you left off.`);
+          throw conflict(
+            'onboarding.already_started',
+            `You have already started the ${persona} onboarding: continue where you left off.`,
+          );
         }
         throw err;
       }
     },
 
     async mine(userId: string) {
-      const onboardings = await Onboarding.findAll({ where: { userId }, order: [['createdAt', 'ASC'], ['id', 'ASC']] });
+      const onboardings = await Onboarding.findAll({
+        where: { userId },
+        order: [
+          ['createdAt', 'ASC'],
+          ['id', 'ASC'],
+        ],
+      });
       return { onboardings: onboardings.map(summaryOf) };
     },
 
@@ -77,13 +95,18 @@ export function createOnboardingService(sequelize: Sequelize, users: UserService
     /** Merges a partial draft (null removes a field). Settings screens keep saving after completion; the status stays. */
     async save(userId: string, persona: Persona, patch: JsonObject) {
       return sequelize.transaction(async (transaction) => {
-        const onboarding = await Onboarding.findOne({ where: { userId, persona }, transaction, lock: transaction.LOCK.UPDATE });
+        const onboarding = await Onboarding.findOne({
+          where: { userId, persona },
+          transaction,
+          lock: transaction.LOCK.UPDATE,
+        });
         if (!onboarding) throw notStarted(persona);
         onboarding.data = mergePatch(onboarding.data, patch) as JsonObject;
         onboarding.changed('data', true); // an empty save still counts as a save (lastUpdatedAt moves)
         await onboarding.save({ transaction });
         const saved = hooks.savedAfterCompletion[persona];
-        if (saved && onboarding.status === 'completed') await saved((await users.models.CapUser.findByPk(userId, { transaction }))!, onboarding.data, transaction);
+        if (saved && onboarding.status === 'completed')
+          await saved((await users.models.CapUser.findByPk(userId, { transaction }))!, onboarding.data, transaction);
         return recordOf(onboarding);
       });
     },
@@ -95,12 +118,21 @@ export function createOnboardingService(sequelize: Sequelize, users: UserService
      */
     async submit(userId: string, persona: Persona) {
       return sequelize.transaction(async (transaction) => {
-        const onboarding = await Onboarding.findOne({ where: { userId, persona }, transaction, lock: transaction.LOCK.UPDATE });
+        const onboarding = await Onboarding.findOne({
+          where: { userId, persona },
+          transaction,
+          lock: transaction.LOCK.UPDATE,
+        });
         if (!onboarding) throw notStarted(persona);
         const missing = missingPaths(onboarding.data, requiredOnSubmit[persona]);
-        await onboardings.move(transaction, onboarding, 'submit', { by: 'user', facts: missing, changes: { completedAt: new Date() } });
+        await onboardings.move(transaction, onboarding, 'submit', {
+          by: 'user',
+          facts: missing,
+          changes: { completedAt: new Date() },
+        });
         const create = hooks.submitted[persona];
-        if (create) await create((await users.models.CapUser.findByPk(userId, { transaction }))!, onboarding.data, transaction);
+        if (create)
+          await create((await users.models.CapUser.findByPk(userId, { transaction }))!, onboarding.data, transaction);
         const section = personSection[persona];
         if (section !== null) {
           const details = (section ? valueAt(onboarding.data, section) : onboarding.data) as JsonObject | undefined;
@@ -116,7 +148,12 @@ export function createOnboardingService(sequelize: Sequelize, users: UserService
      * their own centre, or a completed one) is never touched.
      */
     async completeAsStaff(userId: string, centreId: string, transaction: Transaction) {
-      await onboardings.create(transaction, 'join_as_staff', { id: newId(), userId, persona: 'centre', completedAt: new Date(), data: { variant: 'staff', centreId } }, { by: 'membership', ignoreDuplicates: true });
+      await onboardings.create(
+        transaction,
+        'join_as_staff',
+        { id: newId(), userId, persona: 'centre', completedAt: new Date(), data: { variant: 'staff', centreId } },
+        { by: 'membership', ignoreDuplicates: true },
+      );
     },
 
     /** The draft of the user's onboarding of `persona`, or null when they have none. */
@@ -126,7 +163,12 @@ export function createOnboardingService(sequelize: Sequelize, users: UserService
 
     /** The drafts of the users' onboardings of `persona`, by user id (those who have one). */
     async dataOfUsers(userIds: string[], persona: Persona): Promise<Map<string, JsonObject>> {
-      const rows = userIds.length ? await Onboarding.findAll({ where: { userId: [...new Set(userIds)], persona }, attributes: ['userId', 'data'] }) : [];
+      const rows = userIds.length
+        ? await Onboarding.findAll({
+            where: { userId: [...new Set(userIds)], persona },
+            attributes: ['userId', 'data'],
+          })
+        : [];
       return new Map(rows.map((row) => [row.userId, row.data]));
     },
 
@@ -136,8 +178,17 @@ export function createOnboardingService(sequelize: Sequelize, users: UserService
      * profile, an assessor's). `change` may look at the draft first and answer null to leave it. No
      * onboarding hook runs. False when the user has no such onboarding.
      */
-    async patch(transaction: Transaction, userId: string, persona: Persona, change: JsonObject | ((data: JsonObject) => JsonObject | null)): Promise<boolean> {
-      const onboarding = await Onboarding.findOne({ where: { userId, persona }, transaction, lock: transaction.LOCK.UPDATE });
+    async patch(
+      transaction: Transaction,
+      userId: string,
+      persona: Persona,
+      change: JsonObject | ((data: JsonObject) => JsonObject | null),
+    ): Promise<boolean> {
+      const onboarding = await Onboarding.findOne({
+        where: { userId, persona },
+        transaction,
+        lock: transaction.LOCK.UPDATE,
+      });
       if (!onboarding) return false;
       const patch = typeof change === 'function' ? change(onboarding.data) : change;
       if (!patch) return true;

@@ -1,7 +1,18 @@
-import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  type CreationOptional,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Model,
+  type ModelStatic,
+  type Sequelize,
+} from 'sequelize';
 
 /** One platform role held by one user (platform admins are CAP users with grants, not a persona). */
-export interface PlatformRoleGrant extends Model<InferAttributes<PlatformRoleGrant>, InferCreationAttributes<PlatformRoleGrant>> {
+export interface PlatformRoleGrant extends Model<
+  InferAttributes<PlatformRoleGrant>,
+  InferCreationAttributes<PlatformRoleGrant>
+> {
   userId: string;
   role: string;
   createdAt: CreationOptional<Date>;

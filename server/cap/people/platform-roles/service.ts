@@ -12,7 +12,9 @@ export function createPlatformRoles(sequelize: Sequelize, users: Pick<UserServic
 
   async function permissionsOf(userId: string): Promise<Set<Permission>> {
     const grants = await PlatformRoleGrant.findAll({ where: { userId } });
-    return new Set(grants.flatMap((grant) => (platformRoles as Record<string, readonly Permission[]>)[grant.role] ?? []));
+    return new Set(
+      grants.flatMap((grant) => (platformRoles as Record<string, readonly Permission[]>)[grant.role] ?? []),
+    );
   }
 
   return {
@@ -31,7 +33,10 @@ export function createPlatformRoles(sequelize: Sequelize, users: Pick<UserServic
     allowed<In extends CallInput>(auth: CapAuth, permission: Permission, handler: Handler<In>): Handler<In> {
       return async (call) => {
         if (!(await permissionsOf(auth.caller(call).userId)).has(permission)) {
-          throw forbidden('auth.permission_denied', `This needs the platform permission ${permission}, which none of your roles gives.`);
+          throw forbidden(
+            'auth.permission_denied',
+            `This needs the platform permission ${permission}, which none of your roles gives.`,
+          );
         }
         return handler(call);
       };

@@ -1,5 +1,13 @@
 import { defineLifecycle } from '../../../platform/lifecycle.ts';
-import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  type CreationOptional,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Model,
+  type ModelStatic,
+  type Sequelize,
+} from 'sequelize';
 import { id, reference, timestamps } from '../../../platform/db/columns.ts';
 
 /** An organisation, as data: registered `active` by staff. Archiving is not offered yet. */
@@ -22,7 +30,10 @@ export interface Organization extends Model<InferAttributes<Organization>, Infer
 }
 
 /** Seats an organisation pays for; learners placed on them get the allocation's courses. */
-export interface SeatAllocation extends Model<InferAttributes<SeatAllocation>, InferCreationAttributes<SeatAllocation>> {
+export interface SeatAllocation extends Model<
+  InferAttributes<SeatAllocation>,
+  InferCreationAttributes<SeatAllocation>
+> {
   id: string;
   organizationId: string;
   totalSlots: number;
@@ -31,7 +42,10 @@ export interface SeatAllocation extends Model<InferAttributes<SeatAllocation>, I
   updatedAt: CreationOptional<Date>;
 }
 
-export interface SeatAllocationCourse extends Model<InferAttributes<SeatAllocationCourse>, InferCreationAttributes<SeatAllocationCourse>> {
+export interface SeatAllocationCourse extends Model<
+  InferAttributes<SeatAllocationCourse>,
+  InferCreationAttributes<SeatAllocationCourse>
+> {
   id: string;
   allocationId: string;
   courseId: string;
@@ -71,7 +85,13 @@ function define(sequelize: Sequelize) {
   );
   const SeatAllocation = sequelize.define<SeatAllocation>(
     'LmsSeatAllocation',
-    { id: id(), organizationId: reference(), totalSlots: { type: DataTypes.INTEGER, allowNull: false }, createdBy: reference(true), ...timestamps() },
+    {
+      id: id(),
+      organizationId: reference(),
+      totalSlots: { type: DataTypes.INTEGER, allowNull: false },
+      createdBy: reference(true),
+      ...timestamps(),
+    },
     { tableName: 'lms_seat_allocations' },
   );
   const SeatAllocationCourse = sequelize.define<SeatAllocationCourse>(
@@ -79,7 +99,11 @@ function define(sequelize: Sequelize) {
     { id: id(), allocationId: reference(), courseId: reference(), ...timestamps() },
     { tableName: 'lms_seat_allocation_courses' },
   );
-  const Seat = sequelize.define<Seat>('LmsSeat', { id: id(), allocationId: reference(), lmsUserId: reference(), ...timestamps() }, { tableName: 'lms_seats' });
+  const Seat = sequelize.define<Seat>(
+    'LmsSeat',
+    { id: id(), allocationId: reference(), lmsUserId: reference(), ...timestamps() },
+    { tableName: 'lms_seats' },
+  );
   return {
     Organization: Organization as ModelStatic<Organization>,
     SeatAllocation: SeatAllocation as ModelStatic<SeatAllocation>,

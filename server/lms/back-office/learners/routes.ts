@@ -21,7 +21,9 @@ export function learnerRoutes(access: Access, learners: Learners): Handlers<oper
     getAdminLearnersExport: async (call) => {
       await manager(call);
       const { email, ...filters } = call.query;
-      return raw(await learners.exportCsv(filters, email), 'text/csv; charset=utf-8', { 'Content-Disposition': 'attachment; filename="learners.csv"' });
+      return raw(await learners.exportCsv(filters, email), 'text/csv; charset=utf-8', {
+        'Content-Disposition': 'attachment; filename="learners.csv"',
+      });
     },
     postAdminLearnerInvites: async (call) => {
       await manager(call);
@@ -31,7 +33,8 @@ export function learnerRoutes(access: Access, learners: Learners): Handlers<oper
       await manager(call);
       return ok(await learners.setStatus(call.params.lmsUserId, call.body.status));
     },
-    postAdminLearnerEnrollments: async (call) => ok(await learners.enroll(await manager(call), call.params.lmsUserId, call.body)),
+    postAdminLearnerEnrollments: async (call) =>
+      ok(await learners.enroll(await manager(call), call.params.lmsUserId, call.body)),
     getAdminOrganizations: async (call) => {
       await manager(call);
       const page = await learners.organizations(pageRequest(call.query), call.query.q);
@@ -49,12 +52,15 @@ export function learnerRoutes(access: Access, learners: Learners): Handlers<oper
     postAdminSeatAllocations: async (call) => created(await learners.createAllocation(await manager(call), call.body)),
     getAdminSeatAllocationsImportTemplate: async (call) => {
       await manager(call);
-      return raw('email,name\r\n', 'text/csv; charset=utf-8', { 'Content-Disposition': 'attachment; filename="seat-allocation-template.csv"' });
+      return raw('email,name\r\n', 'text/csv; charset=utf-8', {
+        'Content-Disposition': 'attachment; filename="seat-allocation-template.csv"',
+      });
     },
     getAdminSeatAllocation: async (call) => {
       await manager(call);
       return ok(await learners.allocation(call.params.allocationId));
     },
-    postAdminSeatAllocationSeats: async (call) => ok(await learners.addSeats(await manager(call), call.params.allocationId, call.body)),
+    postAdminSeatAllocationSeats: async (call) =>
+      ok(await learners.addSeats(await manager(call), call.params.allocationId, call.body)),
   };
 }

@@ -54,7 +54,13 @@ interface LearnerRow {
 }
 
 // A learner without an address sorts as an empty one (a keyset compares keys, and NULL compares as nothing).
-const sortKeys = { createdAt: 'x.joined_at', name: 'lower(x.name)', email: "coalesce(lower(x.email), '')", coursesTaken: 'x.courses_taken', completionRate: 'x.completion_rate' } as const;
+const sortKeys = {
+  createdAt: 'x.joined_at',
+  name: 'lower(x.name)',
+  email: "coalesce(lower(x.email), '')",
+  coursesTaken: 'x.courses_taken',
+  completionRate: 'x.completion_rate',
+} as const;
 
 /** A learner is an LMS user with a learner onboarding (started or completed: an invited learner has one started for them), an enrollment or a seat. */
 const learnersSql = `SELECT u.id, u.email, u.learner_status AS status, u.created_at AS joined_at,
@@ -76,14 +82,35 @@ export type Learners = ReturnType<typeof createLearners>;
  * Staff looking after learners: the directory, its CSV export, invites, LMS-only suspension, grants,
  * sponsoring organisations and their seat allocations.
  */
-export function createLearners(sequelize: Sequelize, events: ServiceEvents, users: Users, onboarding: Onboarding, entitlements: Entitlements, identity: IdentityClient, levelOfferings: LevelOfferings) {
+export function createLearners(
+  sequelize: Sequelize,
+  events: ServiceEvents,
+  users: Users,
+  onboarding: Onboarding,
+  entitlements: Entitlements,
+  identity: IdentityClient,
+  levelOfferings: LevelOfferings,
+) {
   const { Organization, SeatAllocation, SeatAllocationCourse, Seat } = defineLearnerModels(sequelize);
   const { Course } = defineCourseModels(sequelize);
   const read = preparedReads(sequelize);
   const organizationsWriter = lifecycleWriter(organizationLifecycle, { store: modelStore(Organization) });
   /** A new sponsoring organisation, registered active. */
-  const registerOrganization = async (transaction: Transaction, write: { name: string; email: string; description?: string }) =>
-    (await organizationsWriter.create(transaction, 'register', { id: newId(), name: write.name.trim(), email: write.email.trim().toLowerCase(), description: write.description ?? null }, { by: 'staff' }))!;
+  const registerOrganization = async (
+    transaction: Transaction,
+    write: { name: string; email: string; description?: string },
+  ) =>
+    (await organizationsWriter.create(
+      transaction,
+      'register',
+      {
+        id: newId(),
+        name: write.name.trim(),
+        email: write.email.trim().toLowerCase(),
+        description: write.description ?? null,
+      },
+      { by: 'staff' },
+    ))!;
 
   // ---- the directory -----------------------------------------------------------------------------
 
@@ -94,18 +121,30 @@ export function createLearners(sequelize: Sequelize, events: ServiceEvents, user
     if (filters.q?.trim()) where.add('(x.name ILIKE ? OR x.email ILIKE ?)', containing(filters.q));
     if (filters.status) where.add('x.status = ?', filters.status);
     if (filters.organizationId) {
-      where.add('x.id IN (SELECT s.lms_user_id FROM lms.lms_seats s JOIN lms.lms_seat_allocations a ON a.id = s.allocation_id WHERE a.organization_id = ?)', filters.organizationId);
+      where.add(
+        'x.id IN (SELECT s.lms_user_id FROM lms.lms_seats s JOIN lms.lms_seat_allocations a ON a.id = s.allocation_id WHERE a.organization_id = ?)',
+        filters.organizationId,
+      );
     }
-    return { select: 'x.*', from: `(${learnersSql}) x`, where, key: sortKeys[filters.sort ?? 'createdAt'], desc: filters.order !== 'asc' };
+    return {
+      select: 'x.*',
+      from: `(${learnersSql}) x`,
+      where,
+      key: sortKeys[filters.sort ?? 'createdAt'],
+      desc: filters.order !== 'asc',
+    };
   }
   /** Every learner matching the filters, sorted (for the export). */
   async function everyLearner(filters: LearnerFilters, id?: string): Promise<LearnerRow[]> {
     const sql = directory(filters, id);
     const direction = sql.desc ? 'DESC' : 'ASC';
-    return sequelize.query<LearnerRow>(`SELECT ${sql.select} FROM ${sql.from} WHERE ${sql.where.sql} ORDER BY ${sql.key} ${direction}, x.id ${direction}`, {
-      bind: sql.where.values,
-      type: QueryTypes.SELECT,
-    });
+    return sequelize.query<LearnerRow>(
+      `SELECT ${sql.select} FROM ${sql.from} WHERE ${sql.where.sql} ORDER BY ${sql.key} ${direction}, x.id ${direction}`,
+      {
+        bind: sql.where.values,
+        type: QueryTypes.SELECT,
+      },
+    );
   }
 
   const rowView = (row: LearnerRow) => ({
@@ -132,15 +171,22 @@ export function createLearners(sequelize: Sequelize, events: ServiceEvents, user
    */
   async function exportCsv(filters: LearnerFilters, mailTo?: string): Promise<string> {
     const header = ['lmsUserId', 'name', 'email', 'coursesTaken', 'completionRate', 'joinedAt', 'status'];
-    const lines = (await everyLearner(filters)).map(rowView).map((r) => [r.lmsUserId, r.name, r.email ?? '', r.coursesTaken, r.completionRate, r.joinedAt, r.status].map(csvField).join(','));
+    const lines = (await everyLearner(filters))
+      .map(rowView)
+      .map((r) =>
+        [r.lmsUserId, r.name, r.email ?? '', r.coursesTaken, r.completionRate, r.joinedAt, r.status]
+          .map(csvField)
+          .join(','),
+      );
     const csv = [header.join(','), ...lines].join('\r\n') + '\r\n';
     if (mailTo) {
       const to = mailTo.trim().toLowerCase();
-      const [staff] = await sequelize.query(
+      const [staff] = (await sequelize.query(
         `SELECT 1 FROM "lms"."lms_staff_members" s JOIN "lms"."lms_users" u ON u.id = s.lms_user_id WHERE lower(u.email) = :to AND s.status = 'active' AND u.status = 'active'`,
         { replacements: { to }, type: QueryTypes.SELECT },
-      ) as unknown[];
-      if (!staff) throw validationFailed([{ field: 'query.email', issue: 'must be the address of an active LMS staff member' }]);
+      )) as unknown[];
+      if (!staff)
+        throw validationFailed([{ field: 'query.email', issue: 'must be the address of an active LMS staff member' }]);
       await sequelize.transaction((transaction) =>
         events.publish(transaction, 'notification.requested', {
           to,
@@ -172,11 +218,22 @@ export function createLearners(sequelize: Sequelize, events: ServiceEvents, user
   /** The LMS user of an address: its Orchestrator account is provisioned (a new one gets its password by mail). */
   async function provisioned(input: LearnerInput): Promise<{ user: LmsUser; isNew: boolean }> {
     const email = input.email.trim().toLowerCase();
-    const account = await identity.provisionAccount({ email, intents: ['lms'], correlation_id: newId(), display_name: input.name?.trim() ?? '', notify_kind: 'new_account' });
+    const account = await identity.provisionAccount({
+      email,
+      intents: ['lms'],
+      correlation_id: newId(),
+      display_name: input.name?.trim() ?? '',
+      notify_kind: 'new_account',
+    });
     return { user: await users.ensure({ userId: account.user_id, email }), isNew: account.is_new };
   }
 
-  const failure = (err: unknown) => (err instanceof GrpcCallError ? `the Orchestrator refused the address: ${err.details}` : err instanceof Error ? err.message : String(err));
+  const failure = (err: unknown) =>
+    err instanceof GrpcCallError
+      ? `the Orchestrator refused the address: ${err.details}`
+      : err instanceof Error
+        ? err.message
+        : String(err);
 
   async function invite(inputs: LearnerInput[]) {
     const results = [];
@@ -185,7 +242,11 @@ export function createLearners(sequelize: Sequelize, events: ServiceEvents, user
         const { user } = await provisioned(input);
         const existing = (await onboarding.mine(user)).some((o) => o.persona === 'learner');
         if (!existing) await onboarding.start(user, 'learner', 'staff');
-        results.push({ email: input.email, status: existing ? ('skipped' as const) : ('invited' as const), lmsUserId: user.id });
+        results.push({
+          email: input.email,
+          status: existing ? ('skipped' as const) : ('invited' as const),
+          lmsUserId: user.id,
+        });
       } catch (err) {
         results.push({ email: input.email, status: 'failed' as const, error: failure(err) });
       }
@@ -193,11 +254,21 @@ export function createLearners(sequelize: Sequelize, events: ServiceEvents, user
     return results;
   }
 
-  async function enroll(actor: Actor, lmsUserId: string, body: { enrollmentType: 'unsponsored' | 'sponsored'; courseIds?: string[]; levelOfferingIds?: string[]; organizationId?: string }) {
+  async function enroll(
+    actor: Actor,
+    lmsUserId: string,
+    body: {
+      enrollmentType: 'unsponsored' | 'sponsored';
+      courseIds?: string[];
+      levelOfferingIds?: string[];
+      organizationId?: string;
+    },
+  ) {
     await learnerRow(lmsUserId);
     let organization: Organization | null = null;
     if (body.enrollmentType === 'sponsored') {
-      if (!body.organizationId) throw validationFailed([{ field: 'body.organizationId', issue: 'is required for a sponsored enrollment' }]);
+      if (!body.organizationId)
+        throw validationFailed([{ field: 'body.organizationId', issue: 'is required for a sponsored enrollment' }]);
       organization = await Organization.findByPk(body.organizationId);
       if (!organization) throw notFound('No such organization.');
     }
@@ -212,22 +283,46 @@ export function createLearners(sequelize: Sequelize, events: ServiceEvents, user
     for (const courseId of [...new Set(body.courseIds ?? [])]) {
       const course = await Course.findOne({ where: { id: courseId, status: 'published' } });
       if (!course) {
-        results.push({ kind: 'course' as const, id: courseId, status: 'failed' as const, error: 'no such published course' });
+        results.push({
+          kind: 'course' as const,
+          id: courseId,
+          status: 'failed' as const,
+          error: 'no such published course',
+        });
         continue;
       }
-      const outcome = await sequelize.transaction((transaction) => entitlements.grant(transaction, { courseId, learnerLmsUserId: lmsUserId, ...grantedBy(course) }));
-      results.push({ kind: 'course' as const, id: courseId, status: outcome.granted ? ('granted' as const) : ('skipped' as const) });
+      const outcome = await sequelize.transaction((transaction) =>
+        entitlements.grant(transaction, { courseId, learnerLmsUserId: lmsUserId, ...grantedBy(course) }),
+      );
+      results.push({
+        kind: 'course' as const,
+        id: courseId,
+        status: outcome.granted ? ('granted' as const) : ('skipped' as const),
+      });
     }
     for (const id of [...new Set(body.levelOfferingIds ?? [])]) {
       const members = await levelOfferings.publishedMembers(id);
       if (!members) {
-        results.push({ kind: 'level_offering' as const, id, status: 'failed' as const, error: 'no such published level offering' });
+        results.push({
+          kind: 'level_offering' as const,
+          id,
+          status: 'failed' as const,
+          error: 'no such published level offering',
+        });
         continue;
       }
       const outcomes = await sequelize.transaction((transaction) =>
-        Promise.all(members.map((course) => entitlements.grant(transaction, { courseId: course.id, learnerLmsUserId: lmsUserId, ...grantedBy(course) }))),
+        Promise.all(
+          members.map((course) =>
+            entitlements.grant(transaction, { courseId: course.id, learnerLmsUserId: lmsUserId, ...grantedBy(course) }),
+          ),
+        ),
       );
-      results.push({ kind: 'level_offering' as const, id, status: outcomes.some((o) => o.granted) ? ('granted' as const) : ('skipped' as const) });
+      results.push({
+        kind: 'level_offering' as const,
+        id,
+        status: outcomes.some((o) => o.granted) ? ('granted' as const) : ('skipped' as const),
+      });
     }
     return { learnerLmsUserId: lmsUserId, results };
   }
@@ -247,14 +342,21 @@ export function createLearners(sequelize: Sequelize, events: ServiceEvents, user
   async function organizations(page: PageRequest, q?: string) {
     const where = new Conditions();
     if (q?.trim()) where.add('(x.name ILIKE ? OR x.email ILIKE ?)', containing(q));
-    const { items, meta } = await keysetInstances(read, page, Organization, { from: 'lms.lms_organizations x', where, key: 'x.id', desc: true });
+    const { items, meta } = await keysetInstances(read, page, Organization, {
+      from: 'lms.lms_organizations x',
+      where,
+      key: 'x.id',
+      desc: true,
+    });
     return { data: items.map(organizationView), meta };
   }
 
   async function createOrganization(write: { name: string; email: string; description?: string }) {
     const name = write.name.trim();
     if (!name) throw validationFailed([{ field: 'body.name', issue: 'cannot be blank' }]);
-    const organization = await sequelize.transaction((transaction) => registerOrganization(transaction, { ...write, name }));
+    const organization = await sequelize.transaction((transaction) =>
+      registerOrganization(transaction, { ...write, name }),
+    );
     return organizationView(organization);
   }
 
@@ -263,7 +365,13 @@ export function createLearners(sequelize: Sequelize, events: ServiceEvents, user
   async function allocationView(allocation: SeatAllocation) {
     const [organization, links, seated] = await Promise.all([
       Organization.findByPk(allocation.organizationId),
-      SeatAllocationCourse.findAll({ where: { allocationId: allocation.id }, order: [['createdAt', 'ASC'], ['id', 'ASC']] }),
+      SeatAllocationCourse.findAll({
+        where: { allocationId: allocation.id },
+        order: [
+          ['createdAt', 'ASC'],
+          ['id', 'ASC'],
+        ],
+      }),
       Seat.count({ where: { allocationId: allocation.id } }),
     ]);
     const courses = await Course.findAll({ where: { id: links.map((l) => l.courseId) }, attributes: ['id', 'title'] });
@@ -284,8 +392,17 @@ export function createLearners(sequelize: Sequelize, events: ServiceEvents, user
 
   async function allocations(page: PageRequest, filters: { q?: string; order?: 'asc' | 'desc' }) {
     const where = new Conditions();
-    if (filters.q?.trim()) where.add('x.organization_id IN (SELECT id FROM lms.lms_organizations WHERE name ILIKE ?)', containing(filters.q));
-    const { items, meta } = await keysetInstances(read, page, SeatAllocation, { from: 'lms.lms_seat_allocations x', where, key: 'x.id', desc: filters.order !== 'asc' });
+    if (filters.q?.trim())
+      where.add(
+        'x.organization_id IN (SELECT id FROM lms.lms_organizations WHERE name ILIKE ?)',
+        containing(filters.q),
+      );
+    const { items, meta } = await keysetInstances(read, page, SeatAllocation, {
+      from: 'lms.lms_seat_allocations x',
+      where,
+      key: 'x.id',
+      desc: filters.order !== 'asc',
+    });
     return { data: await Promise.all(items.map(allocationView)), meta };
   }
 
@@ -300,7 +417,10 @@ export function createLearners(sequelize: Sequelize, events: ServiceEvents, user
     const ids = [...new Set(inputs.map((c) => c.courseId))];
     const found = await Course.findAll({ where: { id: ids, status: 'published' }, attributes: ['id', 'currency'] });
     const missing = ids.filter((id) => !found.some((c) => c.id === id));
-    if (missing.length) throw validationFailed(missing.map((id) => ({ field: 'body.courses', issue: `${id} is not a published course` })));
+    if (missing.length)
+      throw validationFailed(
+        missing.map((id) => ({ field: 'body.courses', issue: `${id} is not a published course` })),
+      );
     return found;
   }
 
@@ -311,12 +431,16 @@ export function createLearners(sequelize: Sequelize, events: ServiceEvents, user
     const wanted = placements(write, levels);
     let organizationId = write.organizationId;
     if (organizationId && !(await Organization.findByPk(organizationId))) throw notFound('No such organization.');
-    if (!organizationId && !write.organization) throw validationFailed([{ field: 'body.organizationId', issue: 'give organizationId or a new organization' }]);
+    if (!organizationId && !write.organization)
+      throw validationFailed([{ field: 'body.organizationId', issue: 'give organizationId or a new organization' }]);
     const created = await sequelize.transaction(async (transaction) => {
       if (!organizationId) {
         organizationId = (await registerOrganization(transaction, write.organization!)).id;
       }
-      const allocation = await SeatAllocation.create({ id: newId(), organizationId, totalSlots: write.totalSlots!, createdBy: actor.user.id }, { transaction });
+      const allocation = await SeatAllocation.create(
+        { id: newId(), organizationId, totalSlots: write.totalSlots!, createdBy: actor.user.id },
+        { transaction },
+      );
       await linkCourses(allocation.id, courses, levels, transaction);
       return allocation;
     });
@@ -340,15 +464,32 @@ export function createLearners(sequelize: Sequelize, events: ServiceEvents, user
     const problems: Array<{ field: string; issue: string }> = [];
     for (const [i, level] of (write.levelOfferings ?? []).entries()) {
       const courses = await levelOfferings.publishedMembers(level.levelOfferingId);
-      if (courses) members.set(level.levelOfferingId, courses.map((c) => c.id));
-      else problems.push({ field: `body.levelOfferings[${i}].levelOfferingId`, issue: `${level.levelOfferingId} is not a published level offering` });
+      if (courses)
+        members.set(
+          level.levelOfferingId,
+          courses.map((c) => c.id),
+        );
+      else
+        problems.push({
+          field: `body.levelOfferings[${i}].levelOfferingId`,
+          issue: `${level.levelOfferingId} is not a published level offering`,
+        });
     }
     if (problems.length) throw validationFailed(problems);
     return members;
   }
 
-  async function linkCourses(allocationId: string, courses: SeatCourseInput[], levels: Map<string, string[]>, transaction: import('sequelize').Transaction) {
-    const rows = [...new Set(courses.map((c) => c.courseId))].map((courseId) => ({ id: newId(), allocationId, courseId }));
+  async function linkCourses(
+    allocationId: string,
+    courses: SeatCourseInput[],
+    levels: Map<string, string[]>,
+    transaction: import('sequelize').Transaction,
+  ) {
+    const rows = [...new Set(courses.map((c) => c.courseId))].map((courseId) => ({
+      id: newId(),
+      allocationId,
+      courseId,
+    }));
     await SeatAllocationCourse.bulkCreate(rows, { ignoreDuplicates: true, transaction });
     for (const offeringId of levels.keys()) {
       await sequelize.query(
@@ -363,9 +504,18 @@ export function createLearners(sequelize: Sequelize, events: ServiceEvents, user
    * they were listed for. The allocation row is locked while a seat is taken, so concurrent placements
    * never seat more learners than it has slots.
    */
-  async function placeLearners(actor: Actor, allocation: SeatAllocation, wanted: Map<string, { input: LearnerInput; courseIds: Set<string> }>) {
+  async function placeLearners(
+    actor: Actor,
+    allocation: SeatAllocation,
+    wanted: Map<string, { input: LearnerInput; courseIds: Set<string> }>,
+  ) {
     const organization = (await Organization.findByPk(allocation.organizationId))!;
-    const results: Array<{ email: string; status: 'provisioned' | 'enrolled' | 'skipped' | 'failed'; lmsUserId?: string; error?: string }> = [];
+    const results: Array<{
+      email: string;
+      status: 'provisioned' | 'enrolled' | 'skipped' | 'failed';
+      lmsUserId?: string;
+      error?: string;
+    }> = [];
     for (const { input, courseIds } of wanted.values()) {
       let person: { user: LmsUser; isNew: boolean };
       try {
@@ -376,9 +526,13 @@ export function createLearners(sequelize: Sequelize, events: ServiceEvents, user
       }
       const outcome = await sequelize.transaction(async (transaction) => {
         await SeatAllocation.findByPk(allocation.id, { transaction, lock: transaction.LOCK.UPDATE });
-        const seated = await Seat.findOne({ where: { allocationId: allocation.id, lmsUserId: person.user.id }, transaction });
+        const seated = await Seat.findOne({
+          where: { allocationId: allocation.id, lmsUserId: person.user.id },
+          transaction,
+        });
         if (!seated) {
-          if ((await Seat.count({ where: { allocationId: allocation.id }, transaction })) >= allocation.totalSlots) return 'full' as const;
+          if ((await Seat.count({ where: { allocationId: allocation.id }, transaction })) >= allocation.totalSlots)
+            return 'full' as const;
           await Seat.create({ id: newId(), allocationId: allocation.id, lmsUserId: person.user.id }, { transaction });
         }
         let granted = false;
@@ -396,13 +550,36 @@ export function createLearners(sequelize: Sequelize, events: ServiceEvents, user
         }
         return granted ? ('granted' as const) : ('nothing' as const);
       });
-      if (outcome === 'full') results.push({ email: input.email, status: 'failed', lmsUserId: person.user.id, error: 'no seats left on this allocation' });
-      else results.push({ email: input.email, status: outcome === 'nothing' ? 'skipped' : person.isNew ? 'provisioned' : 'enrolled', lmsUserId: person.user.id });
+      if (outcome === 'full')
+        results.push({
+          email: input.email,
+          status: 'failed',
+          lmsUserId: person.user.id,
+          error: 'no seats left on this allocation',
+        });
+      else
+        results.push({
+          email: input.email,
+          status: outcome === 'nothing' ? 'skipped' : person.isNew ? 'provisioned' : 'enrolled',
+          lmsUserId: person.user.id,
+        });
     }
     return { allocation: await allocationView((await SeatAllocation.findByPk(allocation.id))!), results };
   }
 
-  return { list, exportCsv, setStatus, invite, enroll, organizations, createOrganization, allocations, allocation, createAllocation, addSeats };
+  return {
+    list,
+    exportCsv,
+    setStatus,
+    invite,
+    enroll,
+    organizations,
+    createOrganization,
+    allocations,
+    allocation,
+    createAllocation,
+    addSeats,
+  };
 }
 
 /** Each learner once (by address), with every course they were listed for, directly or through a level offering's members. */
@@ -415,7 +592,8 @@ function placements(write: SeatAllocationWrite, levelMembers: Map<string, string
     wanted.set(key, entry);
   };
   for (const course of write.courses ?? []) for (const input of learnersOf(course)) place(input, [course.courseId]);
-  for (const level of write.levelOfferings ?? []) for (const input of learnersOf(level)) place(input, levelMembers.get(level.levelOfferingId) ?? []);
+  for (const level of write.levelOfferings ?? [])
+    for (const input of learnersOf(level)) place(input, levelMembers.get(level.levelOfferingId) ?? []);
   return wanted;
 }
 
@@ -425,13 +603,21 @@ function learnersOf(input: { csv?: string; learners?: LearnerInput[] }): Learner
   if (input.csv?.trim()) {
     let records: Array<Record<string, string>>;
     try {
-      records = parse(input.csv, { columns: (header: string[]) => header.map((h) => h.trim().toLowerCase()), skip_empty_lines: true, trim: true });
+      records = parse(input.csv, {
+        columns: (header: string[]) => header.map((h) => h.trim().toLowerCase()),
+        skip_empty_lines: true,
+        trim: true,
+      });
     } catch (err) {
       throw unprocessable('lms.seats.csv_invalid', `The CSV could not be read: ${(err as Error).message}`);
     }
     records.forEach((record, i) => {
       if (!record.email || !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(record.email)) {
-        throw unprocessable('lms.seats.csv_invalid', 'Every CSV line needs an email address under the header `email`.', [{ field: `csv line ${i + 2}`, issue: 'has no valid email' }]);
+        throw unprocessable(
+          'lms.seats.csv_invalid',
+          'Every CSV line needs an email address under the header `email`.',
+          [{ field: `csv line ${i + 2}`, issue: 'has no valid email' }],
+        );
       }
       fromCsv.push({ email: record.email, ...(record.name ? { name: record.name } : {}) });
     });

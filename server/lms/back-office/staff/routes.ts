@@ -7,7 +7,11 @@ import type { CourseInstructors } from '../../catalogue/index.ts';
 import type { Invites } from '../../people/index.ts';
 import type { Staff } from './service.ts';
 
-export function instructorRoutes(access: Access, invites: Invites, courseInstructors: CourseInstructors): Handlers<operations> {
+export function instructorRoutes(
+  access: Access,
+  invites: Invites,
+  courseInstructors: CourseInstructors,
+): Handlers<operations> {
   const inviter = async (call: Call) => {
     const actor = await access.actor(call.principal!);
     access.requireCapability(actor, 'instructor.invite');
@@ -24,11 +28,16 @@ export function instructorRoutes(access: Access, invites: Invites, courseInstruc
       const page = await invites.list('instructor', pageRequest(call.query));
       return ok(page.data, { ...page.meta });
     },
-    postInstructorInvites: async (call) => created(await invites.create('instructor', call.body.email, (await inviter(call)).user.id)),
-    getAuthoringCourseInstructors: async (call) => ok(await courseInstructors.list(await author(call), call.params.courseId)),
+    postInstructorInvites: async (call) =>
+      created(await invites.create('instructor', call.body.email, (await inviter(call)).user.id)),
+    getAuthoringCourseInstructors: async (call) =>
+      ok(await courseInstructors.list(await author(call), call.params.courseId)),
     postAuthoringCourseInstructors: async (call) =>
-      created(await courseInstructors.add(await author(call), call.params.courseId, call.body.lmsUserId, call.body.role)),
-    deleteAuthoringCourseInstructor: async (call) => ok(await courseInstructors.remove(await author(call), call.params.courseId, call.params.lmsUserId)),
+      created(
+        await courseInstructors.add(await author(call), call.params.courseId, call.body.lmsUserId, call.body.role),
+      ),
+    deleteAuthoringCourseInstructor: async (call) =>
+      ok(await courseInstructors.remove(await author(call), call.params.courseId, call.params.lmsUserId)),
   };
 }
 
@@ -48,7 +57,8 @@ export function staffRoutes(access: Access, invites: Invites, staff: Staff): Han
       const page = await invites.list('staff', pageRequest(call.query));
       return ok(page.data, { ...page.meta });
     },
-    postStaffInvites: async (call) => created(await invites.create('staff', call.body.email, (await manager(call)).user.id, call.body.role)),
+    postStaffInvites: async (call) =>
+      created(await invites.create('staff', call.body.email, (await manager(call)).user.id, call.body.role)),
     getStaff: async (call) => {
       await manager(call);
       const page = await staff.listStaff(pageRequest(call.query));

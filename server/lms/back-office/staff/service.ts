@@ -9,7 +9,12 @@ import { money } from '../../../platform/money.ts';
 import type { Actor } from '../../people/index.ts';
 import { defineCourseModels } from '../../catalogue/index.ts';
 import type { Entitlements, GrantRequest } from '../../learning/index.ts';
-import { defineEnrollmentModels, type Enrollment, type Entitlement, type EnrollmentStatus } from '../../learning/index.ts';
+import {
+  defineEnrollmentModels,
+  type Enrollment,
+  type Entitlement,
+  type EnrollmentStatus,
+} from '../../learning/index.ts';
 import { defineUserModels, type LmsUser } from '../../people/index.ts';
 import { defineStaffModels, membershipLifecycle, type StaffMember, type StaffRole } from '../../people/index.ts';
 
@@ -25,9 +30,19 @@ export interface EntitlementGrantBody {
 
 /** The settings of a platform that never saved any. */
 const emptyDocument = { mode: 'text' as const, content: null, documentAssetId: null };
-const emptySettings = { contact: { email: null, phone: null }, terms: emptyDocument, privacy: emptyDocument, refund: emptyDocument };
+const emptySettings = {
+  contact: { email: null, phone: null },
+  terms: emptyDocument,
+  privacy: emptyDocument,
+  refund: emptyDocument,
+};
 type LegalDocument = { mode: 'text' | 'pdf'; content: string | null; documentAssetId: string | null };
-type Settings = { contact: { email: string | null; phone: { countryCode: string; number: string } | null }; terms: LegalDocument; privacy: LegalDocument; refund: LegalDocument };
+type Settings = {
+  contact: { email: string | null; phone: { countryCode: string; number: string } | null };
+  terms: LegalDocument;
+  privacy: LegalDocument;
+  refund: LegalDocument;
+};
 const legalSections = ['terms', 'privacy', 'refund'] as const;
 const genders = ['female', 'male', 'other', 'unspecified'] as const;
 
@@ -84,19 +99,31 @@ export function createStaff(sequelize: Sequelize, entitlements: Entitlements) {
   /** Names as people see them: first and last name from an onboarding, else the display name, else the address's local part. */
   async function displayNames(ids: string[]): Promise<Map<string, string>> {
     if (ids.length === 0) return new Map();
-    const rows = await sequelize.query<{ id: string; name: string }>(`SELECT u.id, ${learnerNameSql('u')} AS name FROM "lms"."lms_users" u WHERE u.id IN (:ids)`, {
-      replacements: { ids },
-      type: QueryTypes.SELECT,
-    });
+    const rows = await sequelize.query<{ id: string; name: string }>(
+      `SELECT u.id, ${learnerNameSql('u')} AS name FROM "lms"."lms_users" u WHERE u.id IN (:ids)`,
+      {
+        replacements: { ids },
+        type: QueryTypes.SELECT,
+      },
+    );
     return new Map(rows.filter((r) => r.name).map((r) => [r.id, r.name]));
   }
 
   async function listStaff(page: PageRequest) {
-    const { items, meta } = await keysetInstances(read, page, StaffMember, { from: 'lms.lms_staff_members x', where: new Conditions(), key: 'x.id', desc: true });
+    const { items, meta } = await keysetInstances(read, page, StaffMember, {
+      from: 'lms.lms_staff_members x',
+      where: new Conditions(),
+      key: 'x.id',
+      desc: true,
+    });
     return { data: await Promise.all(items.map((m) => membershipView(m))), meta };
   }
 
-  async function updateMember(actor: Actor, lmsUserId: string, patch: { role?: StaffRole; status?: 'active' | 'suspended' }) {
+  async function updateMember(
+    actor: Actor,
+    lmsUserId: string,
+    patch: { role?: StaffRole; status?: 'active' | 'suspended' },
+  ) {
     const member = await StaffMember.findOne({ where: { lmsUserId } });
     if (!member) throw notFound('That user is not staff.');
     // An admin cannot take away their own admin rights: someone must always be left to manage staff.
@@ -105,7 +132,10 @@ export function createStaff(sequelize: Sequelize, entitlements: Entitlements) {
     }
     await sequelize.transaction(async (transaction) => {
       if (patch.role) await member.update({ role: patch.role }, { transaction });
-      if (patch.status) await memberships.move(transaction, member, patch.status === 'suspended' ? 'suspend' : 'reinstate', { by: 'staff' });
+      if (patch.status)
+        await memberships.move(transaction, member, patch.status === 'suspended' ? 'suspend' : 'reinstate', {
+          by: 'staff',
+        });
     });
     return membershipView(member);
   }
@@ -113,11 +143,15 @@ export function createStaff(sequelize: Sequelize, entitlements: Entitlements) {
   // ---- access grants and enrollments -------------------------------------------------------------
 
   async function grant(actor: Actor, body: EntitlementGrantBody) {
-    const [course, learner] = await Promise.all([Course.findByPk(body.courseId), LmsUser.findByPk(body.learnerLmsUserId)]);
+    const [course, learner] = await Promise.all([
+      Course.findByPk(body.courseId),
+      LmsUser.findByPk(body.learnerLmsUserId),
+    ]);
     if (!course) throw notFound('No such course.');
     if (!learner) throw notFound('No such learner.');
     const validUntil = body.validUntil ? new Date(body.validUntil) : null;
-    if (validUntil && validUntil.getTime() <= Date.now()) throw validationFailed([{ field: 'body.validUntil', issue: 'must be in the future' }]);
+    if (validUntil && validUntil.getTime() <= Date.now())
+      throw validationFailed([{ field: 'body.validUntil', issue: 'must be in the future' }]);
     const request: GrantRequest = {
       courseId: course.id,
       learnerLmsUserId: learner.id,
@@ -129,25 +163,41 @@ export function createStaff(sequelize: Sequelize, entitlements: Entitlements) {
       validUntil,
     };
     const outcome = await sequelize.transaction((transaction) => entitlements.grant(transaction, request));
-    if (!outcome.granted) throw conflict('lms.entitlement.exists', 'The learner already holds an active entitlement to this course.');
+    if (!outcome.granted)
+      throw conflict('lms.entitlement.exists', 'The learner already holds an active entitlement to this course.');
     return entitlementView(outcome.entitlement);
   }
 
   /** Staff see every enrollment; an instructor only those of the courses they teach. */
-  async function enrollments(actor: Actor, page: PageRequest, filters: { courseId?: string; learnerLmsUserId?: string; status?: EnrollmentStatus }) {
+  async function enrollments(
+    actor: Actor,
+    page: PageRequest,
+    filters: { courseId?: string; learnerLmsUserId?: string; status?: EnrollmentStatus },
+  ) {
     const where = new Conditions();
     if (filters.courseId) where.add('x.course_id = ?', filters.courseId);
     if (filters.learnerLmsUserId) where.add('x.learner_lms_user_id = ?', filters.learnerLmsUserId);
     if (filters.status) where.add('x.status = ?', filters.status);
-    if (!actor.staffRole) where.add('x.course_id IN (SELECT course_id FROM lms.lms_course_instructors WHERE lms_user_id = ?)', actor.user.id);
-    const { items, meta } = await keysetInstances(read, page, Enrollment, { from: 'lms.lms_enrollments x', where, key: 'x.id', desc: true });
+    if (!actor.staffRole)
+      where.add(
+        'x.course_id IN (SELECT course_id FROM lms.lms_course_instructors WHERE lms_user_id = ?)',
+        actor.user.id,
+      );
+    const { items, meta } = await keysetInstances(read, page, Enrollment, {
+      from: 'lms.lms_enrollments x',
+      where,
+      key: 'x.id',
+      desc: true,
+    });
     return { data: await enrollmentViews(items), meta };
   }
 
   async function enrollmentViews(items: Enrollment[]) {
     const [courses, grants] = await Promise.all([
       Course.findAll({ where: { id: [...new Set(items.map((e) => e.courseId))] }, attributes: ['id', 'title'] }),
-      Entitlement.findAll({ where: { id: items.map((e) => e.entitlementId).filter((id): id is string => Boolean(id)) } }),
+      Entitlement.findAll({
+        where: { id: items.map((e) => e.entitlementId).filter((id): id is string => Boolean(id)) },
+      }),
     ]);
     return items.map((e) => {
       const entitlement = grants.find((g) => g.id === e.entitlementId);
@@ -193,11 +243,18 @@ export function createStaff(sequelize: Sequelize, entitlements: Entitlements) {
               count(*) FILTER (WHERE status = 'completed')::int AS completed, min(currency) AS currency FROM lms.lms_payments`,
       { type: QueryTypes.SELECT },
     );
-    return { totalRevenue: money(row!.total, row!.currency ?? 'NGN'), pendingCount: row!.pending, completedCount: row!.completed };
+    return {
+      totalRevenue: money(row!.total, row!.currency ?? 'NGN'),
+      pendingCount: row!.pending,
+      completedCount: row!.completed,
+    };
   }
 
   /** One row per checkout attempt; `q` searches the learner's name; newest started first unless sorted by payment. */
-  async function payments(page: PageRequest, filters: { q?: string; status?: PaymentRow['status']; sort?: 'paidAt' | 'initiatedAt'; order?: 'asc' | 'desc' }) {
+  async function payments(
+    page: PageRequest,
+    filters: { q?: string; status?: PaymentRow['status']; sort?: 'paidAt' | 'initiatedAt'; order?: 'asc' | 'desc' },
+  ) {
     const where = new Conditions();
     if (filters.status) where.add('p.status = ?', filters.status);
     if (filters.q?.trim()) where.add(`${learnerNameSql('u')} ILIKE ?`, containing(filters.q));
@@ -235,12 +292,18 @@ export function createStaff(sequelize: Sequelize, entitlements: Entitlements) {
       `SELECT count(*) AS n FROM "lms"."lms_onboardings" WHERE persona = 'learner' AND status = 'completed' AND completed_at >= :from AND completed_at < :to`,
       window,
     );
-    const [courses] = await sequelize.query<{ n: string }>(`SELECT count(*) AS n FROM "lms"."lms_courses" WHERE status = 'published' AND published_at < :to`, window);
+    const [courses] = await sequelize.query<{ n: string }>(
+      `SELECT count(*) AS n FROM "lms"."lms_courses" WHERE status = 'published' AND published_at < :to`,
+      window,
+    );
     const [certified] = await sequelize.query<{ n: string }>(
       `SELECT count(DISTINCT learner_lms_user_id) AS n FROM "lms"."lms_enrollments" WHERE status = 'completed' AND completed_at >= :from AND completed_at < :to`,
       window,
     );
-    const [active] = await sequelize.query<{ n: string }>(`SELECT count(*) AS n FROM "lms"."lms_enrollments" WHERE status = 'active' AND created_at < :to`, window);
+    const [active] = await sequelize.query<{ n: string }>(
+      `SELECT count(*) AS n FROM "lms"."lms_enrollments" WHERE status = 'active' AND created_at < :to`,
+      window,
+    );
     const revenue = await sequelize.query<{ month: number; total: string; currency: string }>(
       `SELECT extract(month FROM created_at)::int AS month, sum(amount_minor_units)::text AS total, min(currency) AS currency
          FROM "lms"."lms_entitlements" WHERE source = 'self_pay' AND payment_id IS NOT NULL AND created_at >= :from AND created_at < :to GROUP BY 1`,
@@ -256,30 +319,51 @@ export function createStaff(sequelize: Sequelize, entitlements: Entitlements) {
         WHERE persona = 'learner' AND status = 'completed' AND completed_at >= :from AND completed_at < :to GROUP BY 1`,
       window,
     );
-    const bucketOf = (g: string | null) => ((genders as readonly string[]).includes(g ?? '') && g !== 'unspecified' ? g! : g ? 'other' : 'unspecified');
+    const bucketOf = (g: string | null) =>
+      (genders as readonly string[]).includes(g ?? '') && g !== 'unspecified' ? g! : g ? 'other' : 'unspecified';
     return {
       year,
-      kpis: { totalLearners: Number(learners!.n), totalCourses: Number(courses!.n), certifiedLearners: Number(certified!.n), activeEnrollments: Number(active!.n) },
+      kpis: {
+        totalLearners: Number(learners!.n),
+        totalCourses: Number(courses!.n),
+        certifiedLearners: Number(certified!.n),
+        activeEnrollments: Number(active!.n),
+      },
       revenueByMonth: Array.from({ length: 12 }, (_, i) => {
         const row = revenue.find((r) => r.month === i + 1);
         return { month: i + 1, amount: money(row?.total ?? 0, row?.currency ?? 'NGN') };
       }),
       topCourses: top.map((c) => ({ id: c.id, title: c.title, unitId: c.unit_id, enrollmentCount: Number(c.n) })),
       topLevels: [],
-      genderDistribution: genders.map((g) => ({ gender: g, count: gender.filter((r) => bucketOf(r.gender) === g).reduce((n, r) => n + Number(r.n), 0) })),
+      genderDistribution: genders.map((g) => ({
+        gender: g,
+        count: gender.filter((r) => bucketOf(r.gender) === g).reduce((n, r) => n + Number(r.n), 0),
+      })),
     };
   }
 
   // ---- settings ----------------------------------------------------------------------------------
 
   async function readSettings(): Promise<{ data: Settings; updatedAt: Date }> {
-    const [row] = await sequelize.query<{ data: Settings; updated_at: Date }>(`SELECT data, updated_at FROM "lms"."lms_settings" WHERE id = 'platform'`, { type: QueryTypes.SELECT });
+    const [row] = await sequelize.query<{ data: Settings; updated_at: Date }>(
+      `SELECT data, updated_at FROM "lms"."lms_settings" WHERE id = 'platform'`,
+      { type: QueryTypes.SELECT },
+    );
     return row ? { data: row.data, updatedAt: row.updated_at } : { data: emptySettings, updatedAt: new Date(0) };
   }
 
   function settingsView({ data, updatedAt }: { data: Settings; updatedAt: Date }) {
-    const document = (d: LegalDocument) => ({ ...d, document: d.documentAssetId ? { assetId: d.documentAssetId, url: null } : null });
-    return { contact: data.contact, terms: document(data.terms), privacy: document(data.privacy), refund: document(data.refund), updatedAt: updatedAt.toISOString() };
+    const document = (d: LegalDocument) => ({
+      ...d,
+      document: d.documentAssetId ? { assetId: d.documentAssetId, url: null } : null,
+    });
+    return {
+      contact: data.contact,
+      terms: document(data.terms),
+      privacy: document(data.privacy),
+      refund: document(data.refund),
+      updatedAt: updatedAt.toISOString(),
+    };
   }
 
   const settings = async () => settingsView(await readSettings());
@@ -292,31 +376,58 @@ export function createStaff(sequelize: Sequelize, entitlements: Entitlements) {
     refund?: Partial<LegalDocument>;
   }) {
     const both = legalSections.filter((s) => patch[s]?.content && patch[s]?.documentAssetId);
-    if (both.length) throw validationFailed(both.map((s) => ({ field: `body.${s}`, issue: 'is either content or documentAssetId, not both' })));
+    if (both.length)
+      throw validationFailed(
+        both.map((s) => ({ field: `body.${s}`, issue: 'is either content or documentAssetId, not both' })),
+      );
     return sequelize.transaction(async (transaction) => {
-      await sequelize.query(`INSERT INTO "lms"."lms_settings" (id, data, created_at, updated_at) VALUES ('platform', :data, now(), now()) ON CONFLICT DO NOTHING`, {
-        replacements: { data: JSON.stringify(emptySettings) },
-        transaction,
-      });
-      const [row] = await sequelize.query<{ data: Settings }>(`SELECT data FROM "lms"."lms_settings" WHERE id = 'platform' FOR UPDATE`, { type: QueryTypes.SELECT, transaction });
+      await sequelize.query(
+        `INSERT INTO "lms"."lms_settings" (id, data, created_at, updated_at) VALUES ('platform', :data, now(), now()) ON CONFLICT DO NOTHING`,
+        {
+          replacements: { data: JSON.stringify(emptySettings) },
+          transaction,
+        },
+      );
+      const [row] = await sequelize.query<{ data: Settings }>(
+        `SELECT data FROM "lms"."lms_settings" WHERE id = 'platform' FOR UPDATE`,
+        { type: QueryTypes.SELECT, transaction },
+      );
       const data = row!.data;
       if (patch.contact) data.contact = { ...data.contact, ...patch.contact };
       for (const section of legalSections) {
         const change = patch[section];
         if (!change) continue;
-        if (change.documentAssetId) data[section] = { mode: 'pdf', content: null, documentAssetId: change.documentAssetId };
-        else if (change.content !== undefined || change.documentAssetId === null) data[section] = { mode: 'text', content: change.content ?? null, documentAssetId: null };
+        if (change.documentAssetId)
+          data[section] = { mode: 'pdf', content: null, documentAssetId: change.documentAssetId };
+        else if (change.content !== undefined || change.documentAssetId === null)
+          data[section] = { mode: 'text', content: change.content ?? null, documentAssetId: null };
       }
-      const [saved] = await sequelize.query<{ updated_at: Date }>(`UPDATE "lms"."lms_settings" SET data = :data, updated_at = now() WHERE id = 'platform' RETURNING updated_at`, {
-        replacements: { data: JSON.stringify(data) },
-        type: QueryTypes.SELECT,
-        transaction,
-      });
+      const [saved] = await sequelize.query<{ updated_at: Date }>(
+        `UPDATE "lms"."lms_settings" SET data = :data, updated_at = now() WHERE id = 'platform' RETURNING updated_at`,
+        {
+          replacements: { data: JSON.stringify(data) },
+          type: QueryTypes.SELECT,
+          transaction,
+        },
+      );
       return settingsView({ data, updatedAt: saved!.updated_at });
     });
   }
 
-  return { listStaff, updateMember, grant, enrollments, enrollmentViews, paymentsSummary, payments, receipt, dashboard, settings, updateSettings, displayNames };
+  return {
+    listStaff,
+    updateMember,
+    grant,
+    enrollments,
+    enrollmentViews,
+    paymentsSummary,
+    payments,
+    receipt,
+    dashboard,
+    settings,
+    updateSettings,
+    displayNames,
+  };
 }
 
 export function entitlementView(e: Entitlement) {

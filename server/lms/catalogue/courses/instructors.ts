@@ -16,7 +16,13 @@ export function createCourseInstructors(sequelize: Sequelize, access: Access, co
 
   async function list(actor: Actor, courseId: string) {
     await courses.editable(actor, courseId);
-    const assignments = await CourseInstructor.findAll({ where: { courseId }, order: [['createdAt', 'ASC'], ['id', 'ASC']] });
+    const assignments = await CourseInstructor.findAll({
+      where: { courseId },
+      order: [
+        ['createdAt', 'ASC'],
+        ['id', 'ASC'],
+      ],
+    });
     const people = await LmsUser.findAll({ where: { id: assignments.map((a) => a.lmsUserId) } });
     return assignments.map((a) => instructorView(a, people.find((p) => p.id === a.lmsUserId)?.displayName ?? null));
   }
@@ -40,7 +46,10 @@ export function createCourseInstructors(sequelize: Sequelize, access: Access, co
         // One owner per course: a new owner takes over, the previous one stays as a co-instructor.
         await CourseInstructor.update({ role: 'co_instructor' }, { where: { courseId, role: 'owner' }, transaction });
       }
-      const [assignment] = await CourseInstructor.bulkCreate([{ id: newId(), courseId, lmsUserId, role }], { ignoreDuplicates: true, transaction });
+      const [assignment] = await CourseInstructor.bulkCreate([{ id: newId(), courseId, lmsUserId, role }], {
+        ignoreDuplicates: true,
+        transaction,
+      });
       if (!(await CourseInstructor.findByPk(assignment!.id, { transaction }))) {
         throw conflict('lms.instructor.conflict', 'That user is already an instructor of this course.');
       }
@@ -52,7 +61,11 @@ export function createCourseInstructors(sequelize: Sequelize, access: Access, co
     await managed(actor, courseId);
     const assignment = await CourseInstructor.findOne({ where: { courseId, lmsUserId } });
     if (!assignment) throw notFound('That user is not an instructor of this course.');
-    if (assignment.role === 'owner') throw conflict('lms.instructor.sole_owner', 'The owner of a course cannot be removed; make someone else the owner first.');
+    if (assignment.role === 'owner')
+      throw conflict(
+        'lms.instructor.sole_owner',
+        'The owner of a course cannot be removed; make someone else the owner first.',
+      );
     await assignment.destroy();
     return { message: 'The co-instructor was removed from the course.' };
   }

@@ -1,6 +1,14 @@
 import type { FieldDetail } from '../../../platform/http/errors.ts';
 import { defineLifecycle } from '../../../platform/lifecycle.ts';
-import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  type CreationOptional,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Model,
+  type ModelStatic,
+  type Sequelize,
+} from 'sequelize';
 import { id, reference, timestamps } from '../../../platform/db/columns.ts';
 
 export const courseStatuses = ['draft', 'published', 'archived'] as const;
@@ -21,7 +29,10 @@ export const courseLifecycle = defineLifecycle({
     unpublish: { from: ['published', 'archived'], to: 'draft', by: ['author'] },
   },
   guards: {
-    publishable: (problems: FieldDetail[]) => (problems.length ? { reason: 'The course is not ready to publish; details name each problem.', details: problems } : undefined),
+    publishable: (problems: FieldDetail[]) =>
+      problems.length
+        ? { reason: 'The course is not ready to publish; details name each problem.', details: problems }
+        : undefined,
   },
   idempotent: true,
 });
@@ -75,7 +86,10 @@ export interface Course extends Model<InferAttributes<Course>, InferCreationAttr
   updatedAt: CreationOptional<Date>;
 }
 
-export interface CourseInstructor extends Model<InferAttributes<CourseInstructor>, InferCreationAttributes<CourseInstructor>> {
+export interface CourseInstructor extends Model<
+  InferAttributes<CourseInstructor>,
+  InferCreationAttributes<CourseInstructor>
+> {
   id: string;
   courseId: string;
   lmsUserId: string;
@@ -151,7 +165,13 @@ function define(sequelize: Sequelize) {
   );
   const CourseInstructor = sequelize.define<CourseInstructor>(
     'LmsCourseInstructor',
-    { id: id(), courseId: reference(), lmsUserId: reference(), role: { type: DataTypes.STRING(16), allowNull: false }, ...timestamps() },
+    {
+      id: id(),
+      courseId: reference(),
+      lmsUserId: reference(),
+      role: { type: DataTypes.STRING(16), allowNull: false },
+      ...timestamps(),
+    },
     { tableName: 'lms_course_instructors' },
   );
   const CourseModule = sequelize.define<CourseModule>(

@@ -14,7 +14,9 @@ export const itemContentRules: Record<ItemType, (item: CourseItem) => string | u
     const questions = item.quiz?.questions ?? [];
     if (questions.length === 0) return 'is a quiz without questions';
     const unanswerable = questions.filter((q) => !q.choices.some((c) => c.correct));
-    return unanswerable.length ? `is a quiz whose question ${unanswerable.map((q) => q.id).join(', ')} has no correct choice` : undefined;
+    return unanswerable.length
+      ? `is a quiz whose question ${unanswerable.map((q) => q.id).join(', ')} has no correct choice`
+      : undefined;
   },
 };
 
@@ -27,7 +29,8 @@ export function publishProblems(course: Course, modules: CourseModule[], items: 
   if (isBlank(course.title)) problems.push({ field: 'title', issue: 'the course has no title' });
   if (modules.length === 0) problems.push({ field: 'modules', issue: 'the course has no modules' });
   for (const module of modules) {
-    if (!items.some((item) => item.moduleId === module.id)) problems.push({ field: `modules.${module.id}`, issue: `module "${module.title}" has no items` });
+    if (!items.some((item) => item.moduleId === module.id))
+      problems.push({ field: `modules.${module.id}`, issue: `module "${module.title}" has no items` });
   }
   for (const item of items) {
     const issue = itemContentRules[item.type](item);

@@ -13,8 +13,10 @@ export function catalogueRoutes(access: Access, courses: Courses): Handlers<oper
       const page = await courses.catalogue(pageRequest(call.query), call.query);
       return ok(page.data, { ...page.meta });
     },
-    getCourse: async (call) => ok(await courses.publishedCourse(await access.actor(call.principal!), call.params.courseId)),
-    getCourseOutline: async (call) => ok(await courses.outline(await access.actor(call.principal!), call.params.courseId)),
+    getCourse: async (call) =>
+      ok(await courses.publishedCourse(await access.actor(call.principal!), call.params.courseId)),
+    getCourseOutline: async (call) =>
+      ok(await courses.outline(await access.actor(call.principal!), call.params.courseId)),
   };
 }
 
@@ -38,13 +40,37 @@ export function authoringRoutes(access: Access, courses: Courses): Handlers<oper
     patchAuthoringCourse: async (call) => ok(await courses.update(await author(call), call.params.courseId, call.body)),
     postAuthoringCoursePublish: async (call) => ok(await courses.publish(await author(call), call.params.courseId)),
     postAuthoringCourseUnpublish: async (call) => ok(await courses.unpublish(await author(call), call.params.courseId)),
-    postAuthoringCourseModules: async (call) => created(await courses.addModule(await author(call), call.params.courseId, call.body)),
-    patchAuthoringCourseModule: async (call) => ok(await courses.updateModule(await author(call), call.params.courseId, call.params.moduleId, call.body)),
-    deleteAuthoringCourseModule: async (call) => ok(await courses.removeModule(await author(call), call.params.courseId, call.params.moduleId)),
-    postAuthoringCourseItems: async (call) => created(await courses.addItem(await author(call), call.params.courseId, call.params.moduleId, call.body, bearerOf(call))),
-    getAuthoringCourseItem: async (call) => ok(await courses.item(await author(call), call.params.courseId, call.params.itemId)),
-    patchAuthoringCourseItem: async (call) => ok(await courses.updateItem(await author(call), call.params.courseId, call.params.itemId, call.body, bearerOf(call))),
-    deleteAuthoringCourseItem: async (call) => ok(await courses.removeItem(await author(call), call.params.courseId, call.params.itemId)),
-    putAuthoringCourseSequencing: async (call) => ok(await courses.replaceSequencing(await author(call), call.params.courseId, call.body)),
+    postAuthoringCourseModules: async (call) =>
+      created(await courses.addModule(await author(call), call.params.courseId, call.body)),
+    patchAuthoringCourseModule: async (call) =>
+      ok(await courses.updateModule(await author(call), call.params.courseId, call.params.moduleId, call.body)),
+    deleteAuthoringCourseModule: async (call) =>
+      ok(await courses.removeModule(await author(call), call.params.courseId, call.params.moduleId)),
+    postAuthoringCourseItems: async (call) =>
+      created(
+        await courses.addItem(
+          await author(call),
+          call.params.courseId,
+          call.params.moduleId,
+          call.body,
+          bearerOf(call),
+        ),
+      ),
+    getAuthoringCourseItem: async (call) =>
+      ok(await courses.item(await author(call), call.params.courseId, call.params.itemId)),
+    patchAuthoringCourseItem: async (call) =>
+      ok(
+        await courses.updateItem(
+          await author(call),
+          call.params.courseId,
+          call.params.itemId,
+          call.body,
+          bearerOf(call),
+        ),
+      ),
+    deleteAuthoringCourseItem: async (call) =>
+      ok(await courses.removeItem(await author(call), call.params.courseId, call.params.itemId)),
+    putAuthoringCourseSequencing: async (call) =>
+      ok(await courses.replaceSequencing(await author(call), call.params.courseId, call.body)),
   };
 }

@@ -9,7 +9,17 @@ import { lifecycleWriter, modelStore } from '../../../platform/lifecycle.ts';
 import { MoneyError, parseMoney, type Money } from '../../../platform/money.ts';
 import type { Actor } from '../../people/index.ts';
 import { defineUserModels } from '../../people/index.ts';
-import { courseLifecycle, defineCourseModels, type CompletionPolicy, type Course, type CourseItem, type CourseModule, type ItemType, type Quiz, type Sequencing } from './models.ts';
+import {
+  courseLifecycle,
+  defineCourseModels,
+  type CompletionPolicy,
+  type Course,
+  type CourseItem,
+  type CourseModule,
+  type ItemType,
+  type Quiz,
+  type Sequencing,
+} from './models.ts';
 import { publishProblems } from './publishing.ts';
 import { courseDetail, courseSummary, instructorView, itemView, moduleView, outlineView } from './views.ts';
 
@@ -52,7 +62,11 @@ export interface CourseFilters {
 }
 
 /** A new course's completion policy: every required item done, every quiz passed. */
-export const defaultCompletionPolicy: CompletionPolicy = { minPercent: 100, requireAllRequiredItems: true, requirePassedAssessments: true };
+export const defaultCompletionPolicy: CompletionPolicy = {
+  minPercent: 100,
+  requireAllRequiredItems: true,
+  requirePassedAssessments: true,
+};
 const defaultPassPercent = 70;
 
 export type Courses = ReturnType<typeof createCourses>;
@@ -71,7 +85,12 @@ export function createCourses(sequelize: Sequelize, attachPackage?: AttachPackag
   const { LmsUser } = defineUserModels(sequelize);
   const lifecycle = lifecycleWriter(courseLifecycle, {
     store: modelStore(Course),
-    refuse: (refusal) => conflict('lms.course.not_publishable', refusal.reason, refusal.kind === 'guard_failed' ? refusal.details : undefined),
+    refuse: (refusal) =>
+      conflict(
+        'lms.course.not_publishable',
+        refusal.reason,
+        refusal.kind === 'guard_failed' ? refusal.details : undefined,
+      ),
   });
 
   // ---- scope -------------------------------------------------------------------------------------
@@ -82,16 +101,21 @@ export function createCourses(sequelize: Sequelize, attachPackage?: AttachPackag
 
   /** The course, when the caller may edit it (an instructor of it, or staff); 404 when there is none. */
   async function editable(actor: Actor, courseId: string, transaction?: Transaction): Promise<Course> {
-    const course = await Course.findByPk(courseId, { transaction, lock: transaction ? transaction.LOCK.UPDATE : undefined });
+    const course = await Course.findByPk(courseId, {
+      transaction,
+      lock: transaction ? transaction.LOCK.UPDATE : undefined,
+    });
     if (!course) throw notFound('No such course.');
-    if (!actor.staffRole && !(await roleOn(actor, courseId))) throw outOfScope('The caller is not an instructor of this course.');
+    if (!actor.staffRole && !(await roleOn(actor, courseId)))
+      throw outOfScope('The caller is not an instructor of this course.');
     return course;
   }
 
   /** Publishing and unpublishing are for the course's owner and staff, not co-instructors. */
   async function ownedOrStaff(actor: Actor, courseId: string, transaction: Transaction): Promise<Course> {
     const course = await editable(actor, courseId, transaction);
-    if (!actor.staffRole && (await roleOn(actor, courseId)) !== 'owner') throw outOfScope('Only the course owner or staff may publish or unpublish it.');
+    if (!actor.staffRole && (await roleOn(actor, courseId)) !== 'owner')
+      throw outOfScope('Only the course owner or staff may publish or unpublish it.');
     return course;
   }
 
@@ -99,14 +123,23 @@ export function createCourses(sequelize: Sequelize, attachPackage?: AttachPackag
 
   // ---- catalogue ---------------------------------------------------------------------------------
 
-  const filterColumns = { status: 'status', sectorId: 'sector_id', tradeId: 'trade_id', qualificationLevelId: 'qualification_level_id', unitId: 'unit_id' } as const;
+  const filterColumns = {
+    status: 'status',
+    sectorId: 'sector_id',
+    tradeId: 'trade_id',
+    qualificationLevelId: 'qualification_level_id',
+    unitId: 'unit_id',
+  } as const;
   function filtersWhere(filters: CourseFilters): Conditions {
     const where = new Conditions();
-    for (const [key, column] of Object.entries(filterColumns)) if (filters[key as keyof typeof filterColumns]) where.add(`x.${column} = ?`, filters[key as keyof typeof filterColumns]);
+    for (const [key, column] of Object.entries(filterColumns))
+      if (filters[key as keyof typeof filterColumns])
+        where.add(`x.${column} = ?`, filters[key as keyof typeof filterColumns]);
     if (filters.q?.trim()) where.add('(x.title ILIKE ? OR x.description ILIKE ?)', containing(filters.q));
     return where;
   }
-  const courseList = (page: PageRequest, where: Conditions) => keysetInstances(read, page, Course, { from: 'lms.lms_courses x', where, key: 'x.id', desc: true });
+  const courseList = (page: PageRequest, where: Conditions) =>
+    keysetInstances(read, page, Course, { from: 'lms.lms_courses x', where, key: 'x.id', desc: true });
 
   async function catalogue(page: PageRequest, filters: CourseFilters) {
     const { items, meta } = await courseList(page, filtersWhere({ ...filters, status: 'published' }));
@@ -117,7 +150,8 @@ export function createCourses(sequelize: Sequelize, attachPackage?: AttachPackag
   async function visible(actor: Actor, courseId: string): Promise<Course> {
     const course = await Course.findByPk(courseId);
     if (!course) throw notFound('No such course.');
-    if (course.status !== 'published' && !actor.staffRole && !(await roleOn(actor, courseId))) throw notFound('No such course.');
+    if (course.status !== 'published' && !actor.staffRole && !(await roleOn(actor, courseId)))
+      throw notFound('No such course.');
     return course;
   }
 
@@ -132,13 +166,17 @@ export function createCourses(sequelize: Sequelize, attachPackage?: AttachPackag
   }
 
   const contentOf = (courseId: string, transaction?: Transaction) =>
-    Promise.all([CourseModule.findAll({ where: { courseId }, transaction }), CourseItem.findAll({ where: { courseId }, transaction })]);
+    Promise.all([
+      CourseModule.findAll({ where: { courseId }, transaction }),
+      CourseItem.findAll({ where: { courseId }, transaction }),
+    ]);
 
   // ---- authoring: courses ------------------------------------------------------------------------
 
   async function authored(actor: Actor, page: PageRequest, filters: CourseFilters) {
     const where = filtersWhere(filters);
-    if (!actor.staffRole) where.add('x.id IN (SELECT course_id FROM lms.lms_course_instructors WHERE lms_user_id = ?)', actor.user.id);
+    if (!actor.staffRole)
+      where.add('x.id IN (SELECT course_id FROM lms.lms_course_instructors WHERE lms_user_id = ?)', actor.user.id);
     const { items, meta } = await courseList(page, where);
     return { data: items.map(courseDetail), meta };
   }
@@ -169,20 +207,28 @@ export function createCourses(sequelize: Sequelize, attachPackage?: AttachPackag
         },
         { by: 'author' },
       );
-      await CourseInstructor.create({ id: newId(), courseId: id, lmsUserId: actor.user.id, role: 'owner' }, { transaction });
+      await CourseInstructor.create(
+        { id: newId(), courseId: id, lmsUserId: actor.user.id, role: 'owner' },
+        { transaction },
+      );
     });
     return courseDetail((await Course.findByPk(id))!);
   }
 
   async function authoringView(course: Course) {
     const [modules, items] = await contentOf(course.id);
-    const assignments = await CourseInstructor.findAll({ where: { courseId: course.id }, order: [['createdAt', 'ASC']] });
+    const assignments = await CourseInstructor.findAll({
+      where: { courseId: course.id },
+      order: [['createdAt', 'ASC']],
+    });
     const people = await LmsUser.findAll({ where: { id: assignments.map((a) => a.lmsUserId) } });
     return {
       ...courseDetail(course),
       outline: outlineView(course, modules, items),
       sequencing: course.sequencing,
-      instructors: assignments.map((a) => instructorView(a, people.find((p) => p.id === a.lmsUserId)?.displayName ?? null)),
+      instructors: assignments.map((a) =>
+        instructorView(a, people.find((p) => p.id === a.lmsUserId)?.displayName ?? null),
+      ),
     };
   }
 
@@ -191,7 +237,8 @@ export function createCourses(sequelize: Sequelize, attachPackage?: AttachPackag
   }
 
   async function update(actor: Actor, courseId: string, write: CourseWrite) {
-    if (write.title !== undefined && !write.title.trim()) throw validationFailed([{ field: 'body.title', issue: 'cannot be blank' }]);
+    if (write.title !== undefined && !write.title.trim())
+      throw validationFailed([{ field: 'body.title', issue: 'cannot be blank' }]);
     const course = await sequelize.transaction(async (transaction) => {
       const course = await editable(actor, courseId, transaction);
       course.set(courseFields(write));
@@ -205,7 +252,11 @@ export function createCourses(sequelize: Sequelize, attachPackage?: AttachPackag
     return sequelize.transaction(async (transaction) => {
       const course = await ownedOrStaff(actor, courseId, transaction);
       const [modules, items] = await contentOf(courseId, transaction);
-      await lifecycle.move(transaction, course, 'publish', { by: 'author', facts: publishProblems(course, modules, items), changes: { publishedAt: new Date() } });
+      await lifecycle.move(transaction, course, 'publish', {
+        by: 'author',
+        facts: publishProblems(course, modules, items),
+        changes: { publishedAt: new Date() },
+      });
       return courseDetail(course);
     });
   }
@@ -220,15 +271,24 @@ export function createCourses(sequelize: Sequelize, attachPackage?: AttachPackag
 
   // ---- authoring: modules and items --------------------------------------------------------------
 
-  const nextPosition = async (model: typeof CourseModule | typeof CourseItem, where: Record<string, string>, transaction: Transaction) =>
-    (((await (model as typeof CourseModule).max('position', { where, transaction })) as number | null) ?? 0) + 1;
+  const nextPosition = async (
+    model: typeof CourseModule | typeof CourseItem,
+    where: Record<string, string>,
+    transaction: Transaction,
+  ) => (((await (model as typeof CourseModule).max('position', { where, transaction })) as number | null) ?? 0) + 1;
 
   async function addModule(actor: Actor, courseId: string, write: ModuleWrite) {
     if (!write.title?.trim()) throw validationFailed([{ field: 'body.title', issue: 'is required for a new module' }]);
     return sequelize.transaction(async (transaction) => {
       await editable(actor, courseId, transaction);
       const module = await CourseModule.create(
-        { id: newId(), courseId, title: write.title!.trim(), position: write.order ?? (await nextPosition(CourseModule, { courseId }, transaction)), optional: write.optional ?? false },
+        {
+          id: newId(),
+          courseId,
+          title: write.title!.trim(),
+          position: write.order ?? (await nextPosition(CourseModule, { courseId }, transaction)),
+          optional: write.optional ?? false,
+        },
         { transaction },
       );
       return moduleView(module);
@@ -242,7 +302,8 @@ export function createCourses(sequelize: Sequelize, attachPackage?: AttachPackag
   }
 
   async function updateModule(actor: Actor, courseId: string, moduleId: string, write: ModuleWrite) {
-    if (write.title !== undefined && !write.title.trim()) throw validationFailed([{ field: 'body.title', issue: 'cannot be blank' }]);
+    if (write.title !== undefined && !write.title.trim())
+      throw validationFailed([{ field: 'body.title', issue: 'cannot be blank' }]);
     return sequelize.transaction(async (transaction) => {
       await editable(actor, courseId, transaction);
       const module = await moduleOf(courseId, moduleId, transaction);
@@ -260,7 +321,9 @@ export function createCourses(sequelize: Sequelize, attachPackage?: AttachPackag
     return sequelize.transaction(async (transaction) => {
       const course = await editable(actor, courseId, transaction);
       const module = await moduleOf(courseId, moduleId, transaction);
-      const itemIds = (await CourseItem.findAll({ where: { moduleId }, attributes: ['id'], transaction })).map((i) => i.id);
+      const itemIds = (await CourseItem.findAll({ where: { moduleId }, attributes: ['id'], transaction })).map(
+        (i) => i.id,
+      );
       await module.destroy({ transaction }); // its items go with it (ON DELETE CASCADE)
       await forgetInSequencing(course, [moduleId, ...itemIds], transaction);
       return { message: `Module "${module.title}" and its ${itemIds.length} item(s) were removed.` };
@@ -268,13 +331,20 @@ export function createCourses(sequelize: Sequelize, attachPackage?: AttachPackag
   }
 
   /** The launch file of a SCORM item's package, checked and extracted before the item keeps it. */
-  async function launchFileOf(type: ItemType | undefined, packageAssetId: string | null | undefined, bearer: string | undefined) {
-    return type === 'scorm_package' && packageAssetId && attachPackage ? (await attachPackage(packageAssetId, bearer)).scoHref : null;
+  async function launchFileOf(
+    type: ItemType | undefined,
+    packageAssetId: string | null | undefined,
+    bearer: string | undefined,
+  ) {
+    return type === 'scorm_package' && packageAssetId && attachPackage
+      ? (await attachPackage(packageAssetId, bearer)).scoHref
+      : null;
   }
 
   async function addItem(actor: Actor, courseId: string, moduleId: string, write: ItemWrite, bearer?: string) {
     const missing = [!write.type && 'type', !write.title?.trim() && 'title'].filter(Boolean) as string[];
-    if (missing.length) throw validationFailed(missing.map((field) => ({ field: `body.${field}`, issue: 'is required for a new item' })));
+    if (missing.length)
+      throw validationFailed(missing.map((field) => ({ field: `body.${field}`, issue: 'is required for a new item' })));
     const scoHref = await launchFileOf(write.type, write.packageAssetId, bearer);
     return sequelize.transaction(async (transaction) => {
       await editable(actor, courseId, transaction);
@@ -301,7 +371,11 @@ export function createCourses(sequelize: Sequelize, attachPackage?: AttachPackag
   }
 
   async function itemOf(courseId: string, itemId: string, transaction: Transaction): Promise<CourseItem> {
-    const item = await CourseItem.findOne({ where: { id: itemId, courseId }, transaction, lock: transaction.LOCK.UPDATE });
+    const item = await CourseItem.findOne({
+      where: { id: itemId, courseId },
+      transaction,
+      lock: transaction.LOCK.UPDATE,
+    });
     if (!item) throw notFound('No such item in this course.');
     return item;
   }
@@ -315,11 +389,13 @@ export function createCourses(sequelize: Sequelize, attachPackage?: AttachPackag
   }
 
   async function updateItem(actor: Actor, courseId: string, itemId: string, write: ItemWrite, bearer?: string) {
-    if (write.title !== undefined && !write.title.trim()) throw validationFailed([{ field: 'body.title', issue: 'cannot be blank' }]);
+    if (write.title !== undefined && !write.title.trim())
+      throw validationFailed([{ field: 'body.title', issue: 'cannot be blank' }]);
     const current = await CourseItem.findOne({ where: { id: itemId, courseId } });
     const type = write.type ?? current?.type;
     const packageAssetId = write.packageAssetId !== undefined ? write.packageAssetId : current?.packageAssetId;
-    const packageChanged = type === 'scorm_package' && packageAssetId && (packageAssetId !== current?.packageAssetId || !current?.scoHref);
+    const packageChanged =
+      type === 'scorm_package' && packageAssetId && (packageAssetId !== current?.packageAssetId || !current?.scoHref);
     const scoHref = packageChanged ? await launchFileOf(type, packageAssetId, bearer) : undefined;
     return sequelize.transaction(async (transaction) => {
       await editable(actor, courseId, transaction);
@@ -359,7 +435,12 @@ export function createCourses(sequelize: Sequelize, attachPackage?: AttachPackag
       const [modules, items] = await contentOf(courseId, transaction);
       const problems = sequencingProblems(sequencing, new Set([...modules, ...items].map((x) => x.id)));
       if (problems.length) throw validationFailed(problems, 'The sequencing graph is not valid for this course.');
-      course.sequencing = { prerequisites: sequencing.prerequisites.map(({ targetId, requires }) => ({ targetId, requires: [...new Set(requires)] })) };
+      course.sequencing = {
+        prerequisites: sequencing.prerequisites.map(({ targetId, requires }) => ({
+          targetId,
+          requires: [...new Set(requires)],
+        })),
+      };
       course.changed('sequencing', true);
       await course.save({ transaction });
       return course.sequencing;
@@ -409,7 +490,10 @@ export function priceAsWritten(price: Money): { minor: bigint; currency: string 
     if (parsed.minor < 0n) throw new MoneyError('negative');
     return parsed;
   } catch (err) {
-    if (err instanceof MoneyError) throw validationFailed([{ field: 'body.price', issue: 'must be a whole, non-negative number of minor units with a currency code' }]);
+    if (err instanceof MoneyError)
+      throw validationFailed([
+        { field: 'body.price', issue: 'must be a whole, non-negative number of minor units with a currency code' },
+      ]);
     throw err;
   }
 }
@@ -432,7 +516,11 @@ function courseFields(write: CourseWrite): Partial<Course> {
 }
 
 function quizOf(write: Partial<Quiz>): Quiz {
-  return { passPercent: write.passPercent ?? defaultPassPercent, maxAttempts: write.maxAttempts ?? null, questions: write.questions ?? [] };
+  return {
+    passPercent: write.passPercent ?? defaultPassPercent,
+    maxAttempts: write.maxAttempts ?? null,
+    questions: write.questions ?? [],
+  };
 }
 
 /** Every id of the graph must be a module or item of the course; no target requires itself, directly or not. */
@@ -440,10 +528,20 @@ export function sequencingProblems(sequencing: Sequencing, known: ReadonlySet<st
   const problems: FieldDetail[] = [];
   const targets = new Set<string>();
   sequencing.prerequisites.forEach((p, i) => {
-    if (targets.has(p.targetId)) problems.push({ field: `body.prerequisites[${i}].targetId`, issue: `${p.targetId} is listed more than once` });
+    if (targets.has(p.targetId))
+      problems.push({ field: `body.prerequisites[${i}].targetId`, issue: `${p.targetId} is listed more than once` });
     targets.add(p.targetId);
-    if (!known.has(p.targetId)) problems.push({ field: `body.prerequisites[${i}].targetId`, issue: `${p.targetId} is not a module or item of this course` });
-    for (const id of p.requires) if (!known.has(id)) problems.push({ field: `body.prerequisites[${i}].requires`, issue: `${id} is not a module or item of this course` });
+    if (!known.has(p.targetId))
+      problems.push({
+        field: `body.prerequisites[${i}].targetId`,
+        issue: `${p.targetId} is not a module or item of this course`,
+      });
+    for (const id of p.requires)
+      if (!known.has(id))
+        problems.push({
+          field: `body.prerequisites[${i}].requires`,
+          issue: `${id} is not a module or item of this course`,
+        });
   });
   const edges = new Map(sequencing.prerequisites.map((p) => [p.targetId, p.requires]));
   const state = new Map<string, 'visiting' | 'done'>();

@@ -29,7 +29,13 @@ export function courseDetail(course: Course) {
 }
 
 export function moduleView(module: CourseModule) {
-  return { id: module.id, courseId: module.courseId, title: module.title, order: module.position, optional: module.optional };
+  return {
+    id: module.id,
+    courseId: module.courseId,
+    title: module.title,
+    order: module.position,
+    optional: module.optional,
+  };
 }
 
 /** An item as its authors see it: everything, quiz answers included. */
@@ -49,7 +55,8 @@ export function itemView(item: CourseItem) {
   };
 }
 
-const byPosition = <T extends { position: number; id: string }>(a: T, b: T) => a.position - b.position || a.id.localeCompare(b.id);
+const byPosition = <T extends { position: number; id: string }>(a: T, b: T) =>
+  a.position - b.position || a.id.localeCompare(b.id);
 
 /** Modules and items in order, with titles and types but no content (what the catalogue shows). */
 export function outlineView(course: Course, modules: CourseModule[], items: CourseItem[]) {
@@ -63,7 +70,13 @@ export function outlineView(course: Course, modules: CourseModule[], items: Cour
       items: items
         .filter((item) => item.moduleId === module.id)
         .sort(byPosition)
-        .map((item) => ({ id: item.id, type: item.type, title: item.title, order: item.position, required: item.required })),
+        .map((item) => ({
+          id: item.id,
+          type: item.type,
+          title: item.title,
+          order: item.position,
+          required: item.required,
+        })),
     })),
     sequencing: course.sequencing as Sequencing,
   };

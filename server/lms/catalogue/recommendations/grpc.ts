@@ -32,7 +32,9 @@ const maxLimit = 50;
  */
 export function fitOf(course: CourseRow, request: RecommendCoursesRequest): { score: number; explanation: string } {
   const unit = request.gap_units.find(
-    (gap) => (gap.unit_id && gap.unit_id === course.unit_id) || (gap.label.trim() && course.title.toLowerCase().includes(gap.label.trim().toLowerCase())),
+    (gap) =>
+      (gap.unit_id && gap.unit_id === course.unit_id) ||
+      (gap.label.trim() && course.title.toLowerCase().includes(gap.label.trim().toLowerCase())),
   );
   const trade = Boolean(request.trade_id) && course.trade_id === request.trade_id;
   const sector = Boolean(request.sector_id) && course.sector_id === request.sector_id;
@@ -45,13 +47,19 @@ export function fitOf(course: CourseRow, request: RecommendCoursesRequest): { sc
   return { score, explanation };
 }
 
-export function recommendationsService(deps: { sequelize: Sequelize; courseUrl: (courseId: string) => string }): GrpcServiceEntry {
+export function recommendationsService(deps: {
+  sequelize: Sequelize;
+  courseUrl: (courseId: string) => string;
+}): GrpcServiceEntry {
   return {
     definition: serviceDefinition(serviceNames.recommendations),
     implementation: {
       async RecommendCourses(request: RecommendCoursesRequest) {
         const problems = [
-          !request.trade_id.trim() && !request.sector_id.trim() && request.gap_units.length === 0 && 'trade_id, sector_id or gap_units is required',
+          !request.trade_id.trim() &&
+            !request.sector_id.trim() &&
+            request.gap_units.length === 0 &&
+            'trade_id, sector_id or gap_units is required',
           (request.limit < 0 || request.limit > maxLimit) && `limit must be from 0 to ${maxLimit}`,
           request.gap_units.length > 500 && 'gap_units must hold at most 500 units',
         ].filter(Boolean);
@@ -66,7 +74,12 @@ export function recommendationsService(deps: { sequelize: Sequelize; courseUrl: 
         const ranked = rows
           .map((course) => ({ course, ...fitOf(course, request) }))
           .filter((entry) => entry.score > 0)
-          .sort((a, b) => b.score - a.score || a.course.title.localeCompare(b.course.title) || a.course.id.localeCompare(b.course.id))
+          .sort(
+            (a, b) =>
+              b.score - a.score ||
+              a.course.title.localeCompare(b.course.title) ||
+              a.course.id.localeCompare(b.course.id),
+          )
           .slice(0, request.limit || defaultLimit);
         return {
           provider: 'lms-catalogue',

@@ -33,23 +33,30 @@ const localName = (name: string) => name.slice(name.indexOf(':') + 1).toLowerCas
 export function parseXml(xml: string): XmlElement {
   const root: XmlElement = { name: '#document', attributes: {}, children: [], text: '' };
   const open: XmlElement[] = [root];
-  const tag = /<!--[\s\S]*?-->|<!\[CDATA\[([\s\S]*?)\]\]>|<\?[\s\S]*?\?>|<!DOCTYPE(?:[^\[>]|\[[\s\S]*?\])*>|<\/\s*([^\s>]+)\s*>|<([^\s/>!?]+)((?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*(\/?)>/gi;
+  const tag =
+    /<!--[\s\S]*?-->|<!\[CDATA\[([\s\S]*?)\]\]>|<\?[\s\S]*?\?>|<!DOCTYPE(?:[^\[>]|\[[\s\S]*?\])*>|<\/\s*([^\s>]+)\s*>|<([^\s/>!?]+)((?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*(\/?)>/gi;
   let at = 0;
   for (let match = tag.exec(xml); match; match = tag.exec(xml)) {
     const between = xml.slice(at, match.index);
-    if (between.includes('<')) throw new ManifestError(`the manifest is not well-formed XML near "${between.slice(between.indexOf('<'), between.indexOf('<') + 40)}"`);
+    if (between.includes('<'))
+      throw new ManifestError(
+        `the manifest is not well-formed XML near "${between.slice(between.indexOf('<'), between.indexOf('<') + 40)}"`,
+      );
     open.at(-1)!.text += decode(between);
     at = tag.lastIndex;
     const [whole, cdata, closing, opening, attributeText, selfClosing] = match;
     if (cdata !== undefined) open.at(-1)!.text += cdata;
     else if (closing) {
       const element = open.pop();
-      if (!element || open.length === 0 || element.name !== localName(closing)) throw new ManifestError(`the manifest closes <${closing}> where it is not open`);
+      if (!element || open.length === 0 || element.name !== localName(closing))
+        throw new ManifestError(`the manifest closes <${closing}> where it is not open`);
     } else if (opening) {
       const attributes: Record<string, string> = {};
       for (const attribute of (attributeText ?? '').matchAll(/([^\s=]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g)) {
         const name = attribute[1]!;
-        attributes[name.startsWith('xml:') ? name.toLowerCase() : localName(name)] = decode(attribute[2] ?? attribute[3] ?? '');
+        attributes[name.startsWith('xml:') ? name.toLowerCase() : localName(name)] = decode(
+          attribute[2] ?? attribute[3] ?? '',
+        );
       }
       const element: XmlElement = { name: localName(opening), attributes, children: [], text: '' };
       open.at(-1)!.children.push(element);
@@ -82,8 +89,10 @@ export interface PackageLaunch {
  */
 export function readManifest(xml: string): PackageLaunch {
   const manifest = parseXml(xml);
-  if (manifest.name !== 'manifest') throw new ManifestError(`the manifest's root element is <${manifest.name}>, not <manifest>`);
-  const schemaVersion = childNamed(manifest, 'metadata') && childNamed(childNamed(manifest, 'metadata')!, 'schemaversion')?.text.trim();
+  if (manifest.name !== 'manifest')
+    throw new ManifestError(`the manifest's root element is <${manifest.name}>, not <manifest>`);
+  const schemaVersion =
+    childNamed(manifest, 'metadata') && childNamed(childNamed(manifest, 'metadata')!, 'schemaversion')?.text.trim();
   const scormVersion = schemaVersion && /2004|cam 1\.3/i.test(schemaVersion) ? '2004' : '1.2';
 
   const organizations = childNamed(manifest, 'organizations');
@@ -104,9 +113,16 @@ export function readManifest(xml: string): PackageLaunch {
   const resource = item
     ? resources.find((r) => r.attributes.identifier === item.attributes.identifierref)
     : resources.find((r) => r.attributes.href && (r.attributes.scormtype ?? 'sco').toLowerCase() === 'sco');
-  if (item && !resource) throw new ManifestError(`the item "${item.attributes.identifier ?? ''}" points at a resource "${item.attributes.identifierref}" the manifest does not have`);
-  if (!resource?.attributes.href) throw new ManifestError('the manifest names no launchable resource (a resource with an href)');
+  if (item && !resource)
+    throw new ManifestError(
+      `the item "${item.attributes.identifier ?? ''}" points at a resource "${item.attributes.identifierref}" the manifest does not have`,
+    );
+  if (!resource?.attributes.href)
+    throw new ManifestError('the manifest names no launchable resource (a resource with an href)');
   const base = (resourcesElement?.attributes['xml:base'] ?? '') + (resource.attributes['xml:base'] ?? '');
-  const title = (item && childNamed(item, 'title')?.text.trim()) || (organization && childNamed(organization, 'title')?.text.trim()) || null;
+  const title =
+    (item && childNamed(item, 'title')?.text.trim()) ||
+    (organization && childNamed(organization, 'title')?.text.trim()) ||
+    null;
   return { scormVersion, title, scoHref: base + resource.attributes.href };
 }

@@ -25,7 +25,8 @@ export interface ExtractedPackage extends PackageLaunch {
 const manifestName = 'imsmanifest.xml';
 const maxManifestBytes = 1024 * 1024;
 
-const invalid = (message: string, details?: ErrorDetail[]) => unprocessable('lms.scorm.invalid_package', message, details);
+const invalid = (message: string, details?: ErrorDetail[]) =>
+  unprocessable('lms.scorm.invalid_package', message, details);
 
 /**
  * Why an entry name may not be extracted, or null when it is a plain relative path: an absolute path
@@ -48,8 +49,10 @@ async function openZip(file: string): Promise<yauzl.ZipFile> {
     // Names come raw (decodeStrings: false) so that an unsafe one is reported by its name here
     // (unsafeEntryName) rather than as yauzl's bare error; yauzl still checks while extracting that
     // each entry's bytes match its declared sizes.
-    yauzl.open(file, { lazyEntries: true, autoClose: false, validateEntrySizes: true, decodeStrings: false }, (err, zip) =>
-      err ? reject(err) : resolve(zip),
+    yauzl.open(
+      file,
+      { lazyEntries: true, autoClose: false, validateEntrySizes: true, decodeStrings: false },
+      (err, zip) => (err ? reject(err) : resolve(zip)),
     ),
   );
 }
@@ -72,13 +75,17 @@ async function listEntries(zip: yauzl.ZipFile): Promise<yauzl.Entry[]> {
 }
 
 function readStream(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<NodeJS.ReadableStream> {
-  return new Promise((resolve, reject) => zip.openReadStream(entry, (err, stream) => (err ? reject(err) : resolve(stream))));
+  return new Promise((resolve, reject) =>
+    zip.openReadStream(entry, (err, stream) => (err ? reject(err) : resolve(stream))),
+  );
 }
 
 async function readText(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of (await readStream(zip, entry)) as AsyncIterable<Buffer>) chunks.push(chunk);
-  return Buffer.concat(chunks).toString('utf8').replace(/^\uFEFF/, '');
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/^\uFEFF/, '');
 }
 
 const safeDecode = (href: string) => {
@@ -97,7 +104,11 @@ const isDirectory = (entry: yauzl.Entry) => entry.fileName.endsWith('/');
  * the files, into a staging folder beside `destination` that becomes it by one rename. A package that
  * fails any check is refused with 422 `lms.scorm.invalid_package` and leaves nothing behind.
  */
-export async function extractPackage(zipFile: string, destination: string, limits: PackageLimits): Promise<ExtractedPackage> {
+export async function extractPackage(
+  zipFile: string,
+  destination: string,
+  limits: PackageLimits,
+): Promise<ExtractedPackage> {
   let zip: yauzl.ZipFile;
   try {
     zip = await openZip(zipFile);
@@ -112,22 +123,30 @@ export async function extractPackage(zipFile: string, destination: string, limit
     } catch (err) {
       throw invalid(`The package's zip directory cannot be read (${(err as Error).message}).`);
     }
-    if (entries.length > limits.maxEntries) throw invalid(`The package holds ${entries.length} entries; at most ${limits.maxEntries} are accepted.`);
+    if (entries.length > limits.maxEntries)
+      throw invalid(`The package holds ${entries.length} entries; at most ${limits.maxEntries} are accepted.`);
     const unsafe = entries.flatMap((entry) => {
       const issue = unsafeEntryName(entry.fileName);
       return issue ? [{ field: entry.fileName, issue }] : [];
     });
-    if (unsafe.length) throw invalid('The package has entries whose paths would land outside its folder; nothing was extracted.', unsafe);
+    if (unsafe.length)
+      throw invalid(
+        'The package has entries whose paths would land outside its folder; nothing was extracted.',
+        unsafe,
+      );
     const declared = entries.reduce((sum, entry) => sum + entry.uncompressedSize, 0);
     if (declared > limits.maxUncompressedBytes) {
-      throw invalid(`The package declares ${declared} bytes uncompressed; at most ${limits.maxUncompressedBytes} are accepted.`);
+      throw invalid(
+        `The package declares ${declared} bytes uncompressed; at most ${limits.maxUncompressedBytes} are accepted.`,
+      );
     }
 
     const files = entries.filter((entry) => !isDirectory(entry));
     const names = new Set(files.map((entry) => entry.fileName));
     const manifestEntry = files.find((entry) => entry.fileName === manifestName);
     if (!manifestEntry) throw invalid(`The package has no ${manifestName} at its top level.`);
-    if (manifestEntry.uncompressedSize > maxManifestBytes) throw invalid(`The package's ${manifestName} is over ${maxManifestBytes} bytes.`);
+    if (manifestEntry.uncompressedSize > maxManifestBytes)
+      throw invalid(`The package's ${manifestName} is over ${maxManifestBytes} bytes.`);
     let launch: PackageLaunch;
     try {
       launch = readManifest(await readText(zip, manifestEntry));
@@ -137,18 +156,23 @@ export async function extractPackage(zipFile: string, destination: string, limit
     }
     if (launch.scormVersion !== '1.2') {
       // The player provides the SCORM 1.2 API only (the LMS description asks for no other version).
-      throw invalid(`The package is SCORM ${launch.scormVersion}; this LMS plays SCORM 1.2 packages.`, [{ field: manifestName, issue: `schemaversion is SCORM ${launch.scormVersion}` }]);
+      throw invalid(`The package is SCORM ${launch.scormVersion}; this LMS plays SCORM 1.2 packages.`, [
+        { field: manifestName, issue: `schemaversion is SCORM ${launch.scormVersion}` },
+      ]);
     }
     const launchFile = safeDecode(launch.scoHref.split(/[?#]/)[0]!);
     if (unsafeEntryName(launchFile) || !names.has(launchFile)) {
-      throw invalid(`The manifest launches ${launch.scoHref}, which is not a file in the package.`, [{ field: manifestName, issue: `launch file ${launch.scoHref} is missing` }]);
+      throw invalid(`The manifest launches ${launch.scoHref}, which is not a file in the package.`, [
+        { field: manifestName, issue: `launch file ${launch.scoHref} is missing` },
+      ]);
     }
 
     await fs.mkdir(staging, { recursive: true });
     for (const entry of files) {
       const target = path.resolve(staging, entry.fileName);
       // The names were checked above; this keeps the promise even if that check were ever loosened.
-      if (!target.startsWith(staging + path.sep)) throw invalid(`The entry ${entry.fileName} would land outside the package folder.`);
+      if (!target.startsWith(staging + path.sep))
+        throw invalid(`The entry ${entry.fileName} would land outside the package folder.`);
       await fs.mkdir(path.dirname(target), { recursive: true });
       try {
         const source = await readStream(zip, entry);

@@ -22,20 +22,41 @@ export type PackageStore = ReturnType<typeof createPackageStore>;
  * Attaching the same asset again reuses the extraction; a folder lost from disk is extracted again
  * on the next launch.
  */
-export function createPackageStore(deps: { sequelize: Sequelize; storage: StorageClient; root: string; limits: PackageLimits }) {
+export function createPackageStore(deps: {
+  sequelize: Sequelize;
+  storage: StorageClient;
+  root: string;
+  limits: PackageLimits;
+}) {
   const { sequelize, storage, root, limits } = deps;
 
   const folderOf = (packageAssetId: string) => path.join(root, packageAssetId);
 
   async function recorded(packageAssetId: string): Promise<StoredPackage | undefined> {
-    const [row] = await sequelize.query<{ package_asset_id: string; scorm_version: '1.2' | '2004'; sco_href: string; title: string | null }>(
+    const [row] = await sequelize.query<{
+      package_asset_id: string;
+      scorm_version: '1.2' | '2004';
+      sco_href: string;
+      title: string | null;
+    }>(
       'SELECT package_asset_id, scorm_version, sco_href, title FROM lms.lms_scorm_packages WHERE package_asset_id = $1',
       { type: QueryTypes.SELECT, bind: [packageAssetId] },
     );
-    return row && { packageAssetId: row.package_asset_id, scormVersion: row.scorm_version, scoHref: row.sco_href, title: row.title };
+    return (
+      row && {
+        packageAssetId: row.package_asset_id,
+        scormVersion: row.scorm_version,
+        scoHref: row.sco_href,
+        title: row.title,
+      }
+    );
   }
 
-  const extracted = (packageAssetId: string) => fs.access(path.join(folderOf(packageAssetId), 'imsmanifest.xml')).then(() => true, () => false);
+  const extracted = (packageAssetId: string) =>
+    fs.access(path.join(folderOf(packageAssetId), 'imsmanifest.xml')).then(
+      () => true,
+      () => false,
+    );
 
   /**
    * Fetches, checks and extracts the asset (422 `lms.scorm.invalid_package` when it is no usable
@@ -44,7 +65,10 @@ export function createPackageStore(deps: { sequelize: Sequelize; storage: Storag
    */
   function extract(packageAssetId: string): Promise<StoredPackage> {
     return sequelize.transaction(async (transaction) => {
-      await sequelize.query(`SELECT pg_advisory_xact_lock(hashtext('lms.scorm:' || $1))`, { bind: [packageAssetId], transaction });
+      await sequelize.query(`SELECT pg_advisory_xact_lock(hashtext('lms.scorm:' || $1))`, {
+        bind: [packageAssetId],
+        transaction,
+      });
       const known = await recorded(packageAssetId);
       if (known && (await extracted(packageAssetId))) return known;
       await fs.mkdir(root, { recursive: true });
@@ -61,7 +85,17 @@ export function createPackageStore(deps: { sequelize: Sequelize; storage: Storag
            VALUES ($1, $2, $3, $4, $5, $6, now(), now())
            ON CONFLICT (package_asset_id) DO UPDATE SET scorm_version = EXCLUDED.scorm_version, sco_href = EXCLUDED.sco_href, title = EXCLUDED.title,
              file_count = EXCLUDED.file_count, uncompressed_bytes = EXCLUDED.uncompressed_bytes, updated_at = now()`,
-          { bind: [packageAssetId, launch.scormVersion, launch.scoHref, launch.title?.slice(0, 500) ?? null, launch.fileCount, launch.uncompressedBytes], transaction },
+          {
+            bind: [
+              packageAssetId,
+              launch.scormVersion,
+              launch.scoHref,
+              launch.title?.slice(0, 500) ?? null,
+              launch.fileCount,
+              launch.uncompressedBytes,
+            ],
+            transaction,
+          },
         );
         return { packageAssetId, scormVersion: launch.scormVersion, scoHref: launch.scoHref, title: launch.title };
       } finally {
@@ -79,9 +113,14 @@ export function createPackageStore(deps: { sequelize: Sequelize; storage: Storag
      * the asset is the author's own upload.
      */
     async attach(packageAssetId: string, ownerBearer?: string): Promise<StoredPackage> {
-      if (!isUlid(packageAssetId)) throw unprocessable('lms.scorm.invalid_package', 'packageAssetId is not an asset id.', [{ field: 'packageAssetId', issue: 'is not an asset id' }]);
+      if (!isUlid(packageAssetId))
+        throw unprocessable('lms.scorm.invalid_package', 'packageAssetId is not an asset id.', [
+          { field: 'packageAssetId', issue: 'is not an asset id' },
+        ]);
       if (ownerBearer && !(await storage.ownsAsset(ownerBearer, packageAssetId))) {
-        throw unprocessable('lms.scorm.invalid_package', 'The package is not one of your confirmed uploads.', [{ field: 'packageAssetId', issue: 'is not a confirmed asset of yours' }]);
+        throw unprocessable('lms.scorm.invalid_package', 'The package is not one of your confirmed uploads.', [
+          { field: 'packageAssetId', issue: 'is not a confirmed asset of yours' },
+        ]);
       }
       const known = await recorded(packageAssetId);
       if (known && (await extracted(packageAssetId))) return known;

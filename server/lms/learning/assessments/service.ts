@@ -54,12 +54,22 @@ export type Assessments = ReturnType<typeof createAssessments>;
  */
 export function createAssessments(deps: { sequelize: Sequelize; player: Player }) {
   const { sequelize, player } = deps;
-  const select = <T extends object>(sql: string, bind: unknown[], transaction?: Transaction) => sequelize.query<T>(sql, { type: QueryTypes.SELECT, bind, transaction });
-  const alreadySubmitted = () => conflict('lms.assessment.already_submitted', 'This attempt was submitted already: start a new one.');
-  const attempts = lifecycleWriter(attemptLifecycle, { store: tableStore<AttemptRow>(sequelize, 'lms.lms_assessment_attempts'), refuse: alreadySubmitted });
+  const select = <T extends object>(sql: string, bind: unknown[], transaction?: Transaction) =>
+    sequelize.query<T>(sql, { type: QueryTypes.SELECT, bind, transaction });
+  const alreadySubmitted = () =>
+    conflict('lms.assessment.already_submitted', 'This attempt was submitted already: start a new one.');
+  const attempts = lifecycleWriter(attemptLifecycle, {
+    store: tableStore<AttemptRow>(sequelize, 'lms.lms_assessment_attempts'),
+    refuse: alreadySubmitted,
+  });
 
   /** The learner's enrollment and the quiz item, checked: own enrollment, entitled, a quiz, unlocked. */
-  async function quizFor(learnerLmsUserId: string, enrollmentId: string, itemId: string, transaction?: Transaction): Promise<{ enrollment: Enrollment; item: CourseItem; quiz: Quiz }> {
+  async function quizFor(
+    learnerLmsUserId: string,
+    enrollmentId: string,
+    itemId: string,
+    transaction?: Transaction,
+  ): Promise<{ enrollment: Enrollment; item: CourseItem; quiz: Quiz }> {
     const enrollment = await player.ownEnrollment(learnerLmsUserId, enrollmentId, transaction, Boolean(transaction));
     const loaded = await player.rulesOf(enrollment.courseId, transaction);
     const item = loaded.items.find((i) => i.id === itemId);
@@ -70,9 +80,21 @@ export function createAssessments(deps: { sequelize: Sequelize; player: Player }
   }
 
   const attemptsUsed = async (enrollmentId: string, itemId: string, transaction?: Transaction) =>
-    (await select<{ n: number }>('SELECT count(*)::int AS n FROM lms.lms_assessment_attempts WHERE enrollment_id = $1 AND item_id = $2', [enrollmentId, itemId], transaction))[0]!.n;
+    (
+      await select<{ n: number }>(
+        'SELECT count(*)::int AS n FROM lms.lms_assessment_attempts WHERE enrollment_id = $1 AND item_id = $2',
+        [enrollmentId, itemId],
+        transaction,
+      )
+    )[0]!.n;
 
-  async function attemptOf(enrollmentId: string, itemId: string, attemptId: string, transaction?: Transaction, lock = false): Promise<AttemptRow> {
+  async function attemptOf(
+    enrollmentId: string,
+    itemId: string,
+    attemptId: string,
+    transaction?: Transaction,
+    lock = false,
+  ): Promise<AttemptRow> {
     const [row] = await select<AttemptRow>(
       `SELECT id, item_id, status, score_percent, passed, started_at, submitted_at FROM lms.lms_assessment_attempts WHERE id = $1 AND enrollment_id = $2 AND item_id = $3${lock ? ' FOR UPDATE' : ''}`,
       [attemptId, enrollmentId, itemId],
@@ -91,7 +113,11 @@ export function createAssessments(deps: { sequelize: Sequelize; player: Player }
         maxAttempts: quiz.maxAttempts ?? null,
         attemptsUsed: await attemptsUsed(enrollmentId, itemId),
         // The learner's paper: which choice is correct stays with the LMS.
-        questions: quiz.questions.map((q) => ({ id: q.id, prompt: q.prompt, choices: q.choices.map((c) => ({ id: c.id, text: c.text })) })),
+        questions: quiz.questions.map((q) => ({
+          id: q.id,
+          prompt: q.prompt,
+          choices: q.choices.map((c) => ({ id: c.id, text: c.text })),
+        })),
       };
     },
 
@@ -107,13 +133,25 @@ export function createAssessments(deps: { sequelize: Sequelize; player: Player }
         if (open) return attemptView(open);
         const used = await attemptsUsed(enrollmentId, itemId, transaction);
         if (quiz.maxAttempts && used >= quiz.maxAttempts) {
-          throw conflict('lms.assessment.attempts_exhausted', `All ${quiz.maxAttempts} attempts at this quiz are used.`);
+          throw conflict(
+            'lms.assessment.attempts_exhausted',
+            `All ${quiz.maxAttempts} attempts at this quiz are used.`,
+          );
         }
         const id = newId();
         try {
-          await attempts.create(transaction, 'start', { id, enrollment_id: enrollmentId, item_id: itemId, started_at: new Date() }, { by: 'learner' });
+          await attempts.create(
+            transaction,
+            'start',
+            { id, enrollment_id: enrollmentId, item_id: itemId, started_at: new Date() },
+            { by: 'learner' },
+          );
         } catch (err) {
-          if (err instanceof UniqueConstraintError) throw conflict('lms.assessment.attempt_open', 'An attempt at this quiz is being started already: fetch it again.');
+          if (err instanceof UniqueConstraintError)
+            throw conflict(
+              'lms.assessment.attempt_open',
+              'An attempt at this quiz is being started already: fetch it again.',
+            );
           throw err;
         }
         return attemptView(await attemptOf(enrollmentId, itemId, id, transaction));
@@ -126,7 +164,13 @@ export function createAssessments(deps: { sequelize: Sequelize; player: Player }
     },
 
     /** Scores the answers, closes the attempt and records the outcome as the item's progress. */
-    async submit(learnerLmsUserId: string, enrollmentId: string, itemId: string, attemptId: string, answers: Array<{ questionId: string; choiceId: string }>) {
+    async submit(
+      learnerLmsUserId: string,
+      enrollmentId: string,
+      itemId: string,
+      attemptId: string,
+      answers: Array<{ questionId: string; choiceId: string }>,
+    ) {
       return sequelize.transaction(async (transaction) => {
         const { enrollment, quiz } = await quizFor(learnerLmsUserId, enrollmentId, itemId, transaction);
         const attempt = await attemptOf(enrollmentId, itemId, attemptId, transaction, true);
@@ -135,17 +179,26 @@ export function createAssessments(deps: { sequelize: Sequelize; player: Player }
         const problems = answers.flatMap((answer, i) => {
           const question = questions.get(answer.questionId);
           if (!question) return [{ field: `body.answers[${i}].questionId`, issue: 'is not a question of this quiz' }];
-          if (!question.choices.some((c) => c.id === answer.choiceId)) return [{ field: `body.answers[${i}].choiceId`, issue: 'is not a choice of this question' }];
+          if (!question.choices.some((c) => c.id === answer.choiceId))
+            return [{ field: `body.answers[${i}].choiceId`, issue: 'is not a choice of this question' }];
           return [];
         });
-        if (problems.length) throw validationFailed(problems, 'Some answers do not belong to this quiz; nothing was submitted.');
+        if (problems.length)
+          throw validationFailed(problems, 'Some answers do not belong to this quiz; nothing was submitted.');
         const scorePercent = scoreOf(quiz, answers);
         const passed = scorePercent >= quiz.passPercent;
         await attempts.move(transaction, attempt, 'submit', {
           by: 'learner',
           changes: { answers: JSON.stringify(answers), score_percent: scorePercent, passed, submitted_at: new Date() },
         });
-        const progress = enrollment.status === 'active' ? await player.recordAssessment(transaction, enrollment, itemId, { scorePercent, passed }) : await player.snapshotOf(enrollment, (await player.rulesOf(enrollment.courseId, transaction)).rules, transaction);
+        const progress =
+          enrollment.status === 'active'
+            ? await player.recordAssessment(transaction, enrollment, itemId, { scorePercent, passed })
+            : await player.snapshotOf(
+                enrollment,
+                (await player.rulesOf(enrollment.courseId, transaction)).rules,
+                transaction,
+              );
         return { attempt: attemptView(await attemptOf(enrollmentId, itemId, attemptId, transaction)), progress };
       });
     },

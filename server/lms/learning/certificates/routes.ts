@@ -13,6 +13,7 @@ export function certificateRoutes(access: Access, certificates: Certificates): H
       return ok(page.data, { ...page.meta });
     },
     getCertificate: async (call) => ok(await certificates.get(await actor(call), call.params.certificateId)),
-    getEnrollmentCertificate: async (call) => ok(await certificates.forEnrollment(await actor(call), call.params.enrollmentId)),
+    getEnrollmentCertificate: async (call) =>
+      ok(await certificates.forEnrollment(await actor(call), call.params.enrollmentId)),
   };
 }

@@ -64,31 +64,52 @@ export type Certificates = ReturnType<typeof createCertificates>;
  */
 export function createCertificates(deps: { sequelize: Sequelize; storage: StorageClient; logger: Logger }) {
   const { sequelize } = deps;
-  const select = <T extends object>(sql: string, bind: unknown[], transaction?: Transaction) => sequelize.query<T>(sql, { type: QueryTypes.SELECT, bind, transaction });
+  const select = <T extends object>(sql: string, bind: unknown[], transaction?: Transaction) =>
+    sequelize.query<T>(sql, { type: QueryTypes.SELECT, bind, transaction });
   const read = preparedReads(sequelize);
   const certificates = lifecycleWriter(certificateLifecycle, { store: tableStore(sequelize, 'lms.lms_certificates') });
 
   async function visible(actor: Actor, row: CertificateRow | undefined): Promise<CertificateRow> {
     if (!row) throw notFound('No such certificate.');
-    if (row.learner_lms_user_id !== actor.user.id && !actor.staffRole) throw forbidden('auth.out_of_scope', 'This certificate is another learner\'s.');
+    if (row.learner_lms_user_id !== actor.user.id && !actor.staffRole)
+      throw forbidden('auth.out_of_scope', "This certificate is another learner's.");
     return row;
   }
 
   return {
     /** Issues the enrollment's certificate (once); answers what `lms.course.completed` carries about it. */
     async issue(enrollment: Enrollment, course: Course, transaction: Transaction) {
-      const values = { id: newId(), enrollment_id: enrollment.id, course_id: course.id, learner_lms_user_id: enrollment.learnerLmsUserId, verification_code: verificationCode(), issued_at: new Date() };
+      const values = {
+        id: newId(),
+        enrollment_id: enrollment.id,
+        course_id: course.id,
+        learner_lms_user_id: enrollment.learnerLmsUserId,
+        verification_code: verificationCode(),
+        issued_at: new Date(),
+      };
       await certificates.create(transaction, 'issue', values, { by: 'lms', ignoreDuplicates: true });
-      const [row] = await select<CertificateRow>(`${selectCertificate} WHERE c.enrollment_id = $1`, [enrollment.id], transaction);
+      const [row] = await select<CertificateRow>(
+        `${selectCertificate} WHERE c.enrollment_id = $1`,
+        [enrollment.id],
+        transaction,
+      );
       return { certificateId: row!.id };
     },
 
     issued: async (enrollmentId: string, transaction?: Transaction) =>
-      (await select(`SELECT 1 FROM lms.lms_certificates WHERE enrollment_id = $1 AND status = 'issued'`, [enrollmentId], transaction)).length > 0,
+      (
+        await select(
+          `SELECT 1 FROM lms.lms_certificates WHERE enrollment_id = $1 AND status = 'issued'`,
+          [enrollmentId],
+          transaction,
+        )
+      ).length > 0,
 
     /** Renders the certificate's PDF and stores it as the learner's asset, unless it has one already. */
     async document(certificateId: string): Promise<void> {
-      const [row] = await select<CertificateRow & { display_name: string | null; email: string | null; user_id: string }>(
+      const [row] = await select<
+        CertificateRow & { display_name: string | null; email: string | null; user_id: string }
+      >(
         `${selectCertificate.replace('SELECT c.*', 'SELECT c.*, u.display_name, u.email, u.user_id')} JOIN lms.lms_users u ON u.id = c.learner_lms_user_id WHERE c.id = $1`,
         [certificateId],
       );
@@ -105,8 +126,17 @@ export function createCertificates(deps: { sequelize: Sequelize; storage: Storag
         verificationCode: row.verification_code,
         issuer: 'CAP Platform LMS',
       });
-      const assetId = await deps.storage.storeFile({ ownerUserId: row.user_id, bytes: pdf, fileName: `certificate-${row.verification_code}.pdf`, mimeType: 'application/pdf', purpose: 'certificate' });
-      await sequelize.query('UPDATE lms.lms_certificates SET asset_id = $2, updated_at = now() WHERE id = $1 AND asset_id IS NULL', { bind: [certificateId, assetId] });
+      const assetId = await deps.storage.storeFile({
+        ownerUserId: row.user_id,
+        bytes: pdf,
+        fileName: `certificate-${row.verification_code}.pdf`,
+        mimeType: 'application/pdf',
+        purpose: 'certificate',
+      });
+      await sequelize.query(
+        'UPDATE lms.lms_certificates SET asset_id = $2, updated_at = now() WHERE id = $1 AND asset_id IS NULL',
+        { bind: [certificateId, assetId] },
+      );
     },
 
     async mine(actor: Actor, page: PageRequest) {
@@ -121,12 +151,22 @@ export function createCertificates(deps: { sequelize: Sequelize; storage: Storag
       return { data: items.map(view), meta };
     },
 
-    get: async (actor: Actor, certificateId: string) => view(await visible(actor, (await select<CertificateRow>(`${selectCertificate} WHERE c.id = $1`, [certificateId]))[0])),
+    get: async (actor: Actor, certificateId: string) =>
+      view(
+        await visible(
+          actor,
+          (await select<CertificateRow>(`${selectCertificate} WHERE c.id = $1`, [certificateId]))[0],
+        ),
+      ),
 
     async forEnrollment(actor: Actor, enrollmentId: string) {
-      const [enrollment] = await select<{ learner_lms_user_id: string }>('SELECT learner_lms_user_id FROM lms.lms_enrollments WHERE id = $1', [enrollmentId]);
+      const [enrollment] = await select<{ learner_lms_user_id: string }>(
+        'SELECT learner_lms_user_id FROM lms.lms_enrollments WHERE id = $1',
+        [enrollmentId],
+      );
       if (!enrollment) throw notFound('No such enrollment.');
-      if (enrollment.learner_lms_user_id !== actor.user.id && !actor.staffRole) throw forbidden('auth.out_of_scope', 'This enrollment is another learner\'s.');
+      if (enrollment.learner_lms_user_id !== actor.user.id && !actor.staffRole)
+        throw forbidden('auth.out_of_scope', "This enrollment is another learner's.");
       const [row] = await select<CertificateRow>(`${selectCertificate} WHERE c.enrollment_id = $1`, [enrollmentId]);
       if (!row) throw notFound('This enrollment has no certificate (yet): it is issued when the course is completed.');
       return view(row);

@@ -54,19 +54,38 @@ export type Checkouts = ReturnType<typeof createCheckouts>;
  * twice; after a failure the next checkout is a new attempt with a new idempotency key.
  */
 export function createCheckouts(sequelize: Sequelize, payments: PaymentsClient) {
-  const select = <T extends object>(sql: string, bind: unknown[], transaction?: Transaction) => sequelize.query<T>(sql, { type: QueryTypes.SELECT, bind, transaction });
-  const attempts = lifecycleWriter(checkoutLifecycle, { store: tableStore<CheckoutAttempt>(sequelize, 'lms.lms_payments') });
+  const select = <T extends object>(sql: string, bind: unknown[], transaction?: Transaction) =>
+    sequelize.query<T>(sql, { type: QueryTypes.SELECT, bind, transaction });
+  const attempts = lifecycleWriter(checkoutLifecycle, {
+    store: tableStore<CheckoutAttempt>(sequelize, 'lms.lms_payments'),
+  });
   const attemptColumns = `id, kind, coalesce(enrollment_id, level_enrollment_id) AS "targetId", learner_lms_user_id AS "learnerLmsUserId", payment_id AS "paymentId", status`;
 
   return {
-    async start(kind: CheckoutKind, target: { id: string; learnerLmsUserId: string; payerUserId: string }, amount: Money): Promise<CheckoutResult> {
+    async start(
+      kind: CheckoutKind,
+      target: { id: string; learnerLmsUserId: string; payerUserId: string },
+      amount: Money,
+    ): Promise<CheckoutResult> {
       const column = targetColumn[kind];
-      const earlier = await select<{ attempt: number; status: string; payment_id: string; checkout_url: string; amount_minor_units: string; currency: string }>(
+      const earlier = await select<{
+        attempt: number;
+        status: string;
+        payment_id: string;
+        checkout_url: string;
+        amount_minor_units: string;
+        currency: string;
+      }>(
         `SELECT attempt, status, payment_id, checkout_url, amount_minor_units, currency FROM lms.lms_payments WHERE ${column} = $1 ORDER BY attempt DESC`,
         [target.id],
       );
       const pending = earlier.find((row) => row.status === 'pending');
-      if (pending) return { paymentId: pending.payment_id, checkoutUrl: pending.checkout_url, amount: money(pending.amount_minor_units, pending.currency) };
+      if (pending)
+        return {
+          paymentId: pending.payment_id,
+          checkoutUrl: pending.checkout_url,
+          amount: money(pending.amount_minor_units, pending.currency),
+        };
       const attempt = (earlier[0]?.attempt ?? 0) + 1;
       let started;
       try {
@@ -113,14 +132,26 @@ export function createCheckouts(sequelize: Sequelize, payments: PaymentsClient) 
 
     /** `payment.completed`: the attempt it pays, marked completed (locked for the delivery's transaction), or undefined when the LMS did not start it. */
     async settle(data: PaymentCompletedData, transaction: Transaction): Promise<CheckoutAttempt | undefined> {
-      const [row] = await select<CheckoutAttempt>(`SELECT ${attemptColumns} FROM lms.lms_payments WHERE payment_id = $1 FOR UPDATE`, [data.paymentId], transaction);
-      if (row && row.status !== 'completed') await attempts.move(transaction, row, 'complete', { by: 'orchestrator', changes: { paid_at: new Date(data.completedAt) } });
+      const [row] = await select<CheckoutAttempt>(
+        `SELECT ${attemptColumns} FROM lms.lms_payments WHERE payment_id = $1 FOR UPDATE`,
+        [data.paymentId],
+        transaction,
+      );
+      if (row && row.status !== 'completed')
+        await attempts.move(transaction, row, 'complete', {
+          by: 'orchestrator',
+          changes: { paid_at: new Date(data.completedAt) },
+        });
       return row;
     },
 
     /** `payment.failed`: the attempt is closed, so the next checkout starts a new payment. */
     async fail(paymentId: string, transaction: Transaction): Promise<void> {
-      const [row] = await select<CheckoutAttempt>(`SELECT ${attemptColumns} FROM lms.lms_payments WHERE payment_id = $1 FOR UPDATE`, [paymentId], transaction);
+      const [row] = await select<CheckoutAttempt>(
+        `SELECT ${attemptColumns} FROM lms.lms_payments WHERE payment_id = $1 FOR UPDATE`,
+        [paymentId],
+        transaction,
+      );
       if (row?.status === 'pending') await attempts.move(transaction, row, 'fail', { by: 'orchestrator' });
     },
   };

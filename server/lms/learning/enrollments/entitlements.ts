@@ -44,7 +44,13 @@ export function createEntitlements(sequelize: Sequelize, events: ServiceEvents) 
   const enrollments = lifecycleWriter(enrollmentLifecycle, {
     store: modelStore(Enrollment),
     events,
-    eventData: (_type, enrollment, { from, to }) => ({ enrollmentId: enrollment.id, courseId: enrollment.courseId, learnerLmsUserId: enrollment.learnerLmsUserId, from, to }),
+    eventData: (_type, enrollment, { from, to }) => ({
+      enrollmentId: enrollment.id,
+      courseId: enrollment.courseId,
+      learnerLmsUserId: enrollment.learnerLmsUserId,
+      from,
+      to,
+    }),
   });
 
   /**
@@ -56,10 +62,24 @@ export function createEntitlements(sequelize: Sequelize, events: ServiceEvents) 
   async function grant(transaction: Transaction, request: GrantRequest): Promise<GrantOutcome> {
     const { courseId, learnerLmsUserId } = request;
     const now = new Date();
-    await entitlements.create(transaction, 'open', { id: newId(), courseId, learnerLmsUserId, ...entitlementFields(request, now) }, { by: 'lms', ignoreDuplicates: true });
-    const entitlement = await Entitlement.findOne({ where: { courseId, learnerLmsUserId }, transaction, lock: transaction.LOCK.UPDATE, rejectOnEmpty: true });
+    await entitlements.create(
+      transaction,
+      'open',
+      { id: newId(), courseId, learnerLmsUserId, ...entitlementFields(request, now) },
+      { by: 'lms', ignoreDuplicates: true },
+    );
+    const entitlement = await Entitlement.findOne({
+      where: { courseId, learnerLmsUserId },
+      transaction,
+      lock: transaction.LOCK.UPDATE,
+      rejectOnEmpty: true,
+    });
     const granted = entitlement.status !== 'active';
-    if (granted) await entitlements.move(transaction, entitlement, 'grant', { by: 'lms', changes: entitlementFields(request, now) });
+    if (granted)
+      await entitlements.move(transaction, entitlement, 'grant', {
+        by: 'lms',
+        changes: entitlementFields(request, now),
+      });
 
     await enrollments.create(
       transaction,
@@ -67,23 +87,47 @@ export function createEntitlements(sequelize: Sequelize, events: ServiceEvents) 
       { id: newId(), courseId, learnerLmsUserId, percentComplete: 0, entitlementId: entitlement.id, completedAt: null },
       { by: 'lms', ignoreDuplicates: true },
     );
-    const enrollment = await Enrollment.findOne({ where: { courseId, learnerLmsUserId }, transaction, lock: transaction.LOCK.UPDATE, rejectOnEmpty: true });
+    const enrollment = await Enrollment.findOne({
+      where: { courseId, learnerLmsUserId },
+      transaction,
+      lock: transaction.LOCK.UPDATE,
+      rejectOnEmpty: true,
+    });
     if (enrollment.entitlementId !== entitlement.id) {
       enrollment.entitlementId = entitlement.id;
       await enrollment.save({ transaction });
     }
-    if (findMove(enrollmentLifecycle, enrollment.status, 'activate')) await move(transaction, enrollment, 'activate', 'lms', { entitlementId: entitlement.id, source: entitlement.source });
+    if (findMove(enrollmentLifecycle, enrollment.status, 'activate'))
+      await move(transaction, enrollment, 'activate', 'lms', {
+        entitlementId: entitlement.id,
+        source: entitlement.source,
+      });
     return { entitlement, enrollment, granted };
   }
 
   /** Applies one move of the enrollment lifecycle and publishes what it emits (with `eventData`), in `transaction`. */
-  async function move(transaction: Transaction, enrollment: Enrollment, name: EnrollmentMove, by: MoverOf<typeof enrollmentLifecycle>, eventData: Record<string, unknown> = {}): Promise<void> {
-    await enrollments.move(transaction, enrollment, name, { by, changes: name === 'complete' ? { completedAt: new Date() } : undefined, event: eventData });
+  async function move(
+    transaction: Transaction,
+    enrollment: Enrollment,
+    name: EnrollmentMove,
+    by: MoverOf<typeof enrollmentLifecycle>,
+    eventData: Record<string, unknown> = {},
+  ): Promise<void> {
+    await enrollments.move(transaction, enrollment, name, {
+      by,
+      changes: name === 'complete' ? { completedAt: new Date() } : undefined,
+      event: eventData,
+    });
   }
 
   /** A pending enrollment of the learner in the course, waiting for its entitlement (checkout). */
   async function enroll(transaction: Transaction, courseId: string, learnerLmsUserId: string): Promise<Enrollment> {
-    return (await enrollments.create(transaction, 'enroll', { id: newId(), courseId, learnerLmsUserId, percentComplete: 0, entitlementId: null, completedAt: null }, { by: 'learner' }))!;
+    return (await enrollments.create(
+      transaction,
+      'enroll',
+      { id: newId(), courseId, learnerLmsUserId, percentComplete: 0, entitlementId: null, completedAt: null },
+      { by: 'learner' },
+    ))!;
   }
 
   return { grant, move, enroll };

@@ -14,7 +14,12 @@ export const enrollmentLifecycle = defineLifecycle({
   movers: ['learner', 'lms'],
   moves: {
     enroll: { from: [null], to: 'pending', by: ['learner', 'lms'] },
-    activate: { from: ['pending', 'expired', 'withdrawn'], to: 'active', by: ['lms'], emits: 'lms.enrollment.activated' },
+    activate: {
+      from: ['pending', 'expired', 'withdrawn'],
+      to: 'active',
+      by: ['lms'],
+      emits: 'lms.enrollment.activated',
+    },
     complete: { from: ['active'], to: 'completed', by: ['learner'], emits: 'lms.course.completed' },
     expire: { from: ['active'], to: 'expired', by: ['lms'], emits: null },
     withdraw: { from: ['pending', 'active'], to: 'withdrawn', by: ['learner'], emits: null },

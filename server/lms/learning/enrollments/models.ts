@@ -1,7 +1,22 @@
-import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  type CreationOptional,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Model,
+  type ModelStatic,
+  type Sequelize,
+} from 'sequelize';
 import { id, optionalText, reference, timestamps } from '../../../platform/db/columns.ts';
 
-export const entitlementSources = ['self_pay', 'admin_grant', 'cap_recommendation', 'sponsor', 'level_offering', 'organization_seat'] as const;
+export const entitlementSources = [
+  'self_pay',
+  'admin_grant',
+  'cap_recommendation',
+  'sponsor',
+  'level_offering',
+  'organization_seat',
+] as const;
 export type EntitlementSource = (typeof entitlementSources)[number];
 export const entitlementStatuses = ['pending', 'active', 'revoked', 'expired'] as const;
 export type EntitlementStatus = (typeof entitlementStatuses)[number];

@@ -38,19 +38,27 @@ export type Enrollments = ReturnType<typeof createEnrollments>;
  * activation goes through the entitlements' `grant`, so however often a payment is reported, one
  * entitlement results.
  */
-export function createEnrollments(deps: { sequelize: Sequelize; entitlements: Entitlements; checkouts: Checkouts; player: Player }) {
+export function createEnrollments(deps: {
+  sequelize: Sequelize;
+  entitlements: Entitlements;
+  checkouts: Checkouts;
+  player: Player;
+}) {
   const { sequelize, entitlements } = deps;
   const { Course, CourseInstructor } = defineCourseModels(sequelize);
   const { Enrollment, Entitlement } = defineEnrollmentModels(sequelize);
   const read = preparedReads(sequelize);
 
   function requireLearner(actor: Actor): void {
-    if (!actor.personas.has('learner')) throw forbidden('lms.onboarding.incomplete', 'Complete the learner onboarding first.');
+    if (!actor.personas.has('learner'))
+      throw forbidden('lms.onboarding.incomplete', 'Complete the learner onboarding first.');
   }
 
   async function views(enrollments: Enrollment[]) {
     const courseIds = [...new Set(enrollments.map((e) => e.courseId))];
-    const titles = new Map((await Course.findAll({ where: { id: courseIds }, attributes: ['id', 'title'] })).map((c) => [c.id, c.title]));
+    const titles = new Map(
+      (await Course.findAll({ where: { id: courseIds }, attributes: ['id', 'title'] })).map((c) => [c.id, c.title]),
+    );
     const entitlementIds = enrollments.map((e) => e.entitlementId).filter((id): id is string => Boolean(id));
     const held = new Map((await Entitlement.findAll({ where: { id: entitlementIds } })).map((e) => [e.id, e]));
     return enrollments.map((enrollment) => {
@@ -74,7 +82,8 @@ export function createEnrollments(deps: { sequelize: Sequelize; entitlements: En
   async function ownEnrollment(actor: Actor, enrollmentId: string): Promise<Enrollment> {
     const enrollment = await Enrollment.findByPk(enrollmentId);
     if (!enrollment) throw notFound('No such enrollment.');
-    if (enrollment.learnerLmsUserId !== actor.user.id) throw forbidden('auth.out_of_scope', 'This enrollment is another learner\'s.');
+    if (enrollment.learnerLmsUserId !== actor.user.id)
+      throw forbidden('auth.out_of_scope', "This enrollment is another learner's.");
     return enrollment;
   }
 
@@ -83,7 +92,12 @@ export function createEnrollments(deps: { sequelize: Sequelize; entitlements: En
       requireLearner(actor);
       const where = new Conditions().add('x.learner_lms_user_id = ?', actor.user.id);
       if (status) where.add('x.status = ?', status);
-      const { items, meta } = await keysetInstances(read, page, Enrollment, { from: 'lms.lms_enrollments x', where, key: 'x.id', desc: true });
+      const { items, meta } = await keysetInstances(read, page, Enrollment, {
+        from: 'lms.lms_enrollments x',
+        where,
+        key: 'x.id',
+        desc: true,
+      });
       return { data: await views(items), meta };
     },
 
@@ -95,7 +109,7 @@ export function createEnrollments(deps: { sequelize: Sequelize; entitlements: En
         enrollment.learnerLmsUserId === actor.user.id ||
         actor.staffRole !== null ||
         (await CourseInstructor.count({ where: { courseId: enrollment.courseId, lmsUserId: actor.user.id } })) > 0;
-      if (!allowed) throw forbidden('auth.out_of_scope', 'This enrollment is another learner\'s.');
+      if (!allowed) throw forbidden('auth.out_of_scope', "This enrollment is another learner's.");
       const { rules } = await deps.player.rulesOf(enrollment.courseId);
       return { ...(await view(enrollment)), progress: await deps.player.snapshotOf(enrollment, rules) };
     },
@@ -110,11 +124,18 @@ export function createEnrollments(deps: { sequelize: Sequelize; entitlements: En
       const course = await Course.findOne({ where: { id: courseId, status: 'published' } });
       if (!course) throw notFound('No such course in the catalogue.');
       const enrollment = await sequelize.transaction(async (transaction) => {
-        const existing = await Enrollment.findOne({ where: { courseId, learnerLmsUserId: actor.user.id }, transaction, lock: transaction.LOCK.UPDATE });
+        const existing = await Enrollment.findOne({
+          where: { courseId, learnerLmsUserId: actor.user.id },
+          transaction,
+          lock: transaction.LOCK.UPDATE,
+        });
         if (existing && (existing.status === 'active' || existing.status === 'completed')) {
           throw conflict('lms.enrollment.exists', `You are already enrolled in this course (${existing.status}).`);
         }
-        const held = await Entitlement.findOne({ where: { courseId, learnerLmsUserId: actor.user.id, status: 'active' }, transaction });
+        const held = await Entitlement.findOne({
+          where: { courseId, learnerLmsUserId: actor.user.id, status: 'active' },
+          transaction,
+        });
         if (held || BigInt(course.priceMinorUnits) === 0n) {
           const granted = await entitlements.grant(transaction, {
             courseId,
@@ -137,10 +158,19 @@ export function createEnrollments(deps: { sequelize: Sequelize; entitlements: En
      */
     async checkout(actor: Actor, enrollmentId: string) {
       const enrollment = await ownEnrollment(actor, enrollmentId);
-      if (enrollment.status === 'active' || enrollment.status === 'completed') throw conflict('lms.checkout.already_paid', 'This enrollment is already active: there is nothing to pay.');
+      if (enrollment.status === 'active' || enrollment.status === 'completed')
+        throw conflict('lms.checkout.already_paid', 'This enrollment is already active: there is nothing to pay.');
       const course = await Course.findByPk(enrollment.courseId, { rejectOnEmpty: true });
-      if (BigInt(course.priceMinorUnits) === 0n) throw conflict('lms.checkout.zero_price', 'This course is free: enrolling activates it, there is nothing to pay.');
-      return deps.checkouts.start('course', { id: enrollment.id, learnerLmsUserId: actor.user.id, payerUserId: actor.user.userId }, money(course.priceMinorUnits, course.currency));
+      if (BigInt(course.priceMinorUnits) === 0n)
+        throw conflict(
+          'lms.checkout.zero_price',
+          'This course is free: enrolling activates it, there is nothing to pay.',
+        );
+      return deps.checkouts.start(
+        'course',
+        { id: enrollment.id, learnerLmsUserId: actor.user.id, payerUserId: actor.user.userId },
+        money(course.priceMinorUnits, course.currency),
+      );
     },
 
     /** A paid course checkout, in the delivery's transaction: the course is granted (once). */

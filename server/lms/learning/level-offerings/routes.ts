@@ -14,14 +14,22 @@ export function levelOfferingRoutes(access: Access, offerings: LevelOfferings): 
       return listed(await offerings.catalogue(pageRequest(call.query), call.query.qualificationLevelId));
     },
     getLevelOffering: async (call) => ok(await offerings.published(await actor(call), call.params.offeringId)),
-    getAuthoringLevelOfferings: async (call) => listed(await offerings.authored(await actor(call), pageRequest(call.query), call.query)),
+    getAuthoringLevelOfferings: async (call) =>
+      listed(await offerings.authored(await actor(call), pageRequest(call.query), call.query)),
     postAuthoringLevelOfferings: async (call) => created(await offerings.create(await actor(call), call.body)),
-    getAuthoringLevelOffering: async (call) => ok(await offerings.authoredOne(await actor(call), call.params.offeringId)),
-    patchAuthoringLevelOffering: async (call) => ok(await offerings.update(await actor(call), call.params.offeringId, call.body)),
-    postAuthoringLevelOfferingPublish: async (call) => ok(await offerings.publish(await actor(call), call.params.offeringId)),
-    postAuthoringLevelOfferingUnpublish: async (call) => ok(await offerings.unpublish(await actor(call), call.params.offeringId)),
-    postLevelOfferingEnrollments: async (call) => created(await offerings.enroll(await actor(call), call.params.offeringId)),
-    postLevelEnrollmentCheckout: async (call) => ok(await offerings.checkout(await actor(call), call.params.levelEnrollmentId)),
-    getLevelEnrollmentsMine: async (call) => listed(await offerings.mine(await actor(call), pageRequest(call.query), call.query.status)),
+    getAuthoringLevelOffering: async (call) =>
+      ok(await offerings.authoredOne(await actor(call), call.params.offeringId)),
+    patchAuthoringLevelOffering: async (call) =>
+      ok(await offerings.update(await actor(call), call.params.offeringId, call.body)),
+    postAuthoringLevelOfferingPublish: async (call) =>
+      ok(await offerings.publish(await actor(call), call.params.offeringId)),
+    postAuthoringLevelOfferingUnpublish: async (call) =>
+      ok(await offerings.unpublish(await actor(call), call.params.offeringId)),
+    postLevelOfferingEnrollments: async (call) =>
+      created(await offerings.enroll(await actor(call), call.params.offeringId)),
+    postLevelEnrollmentCheckout: async (call) =>
+      ok(await offerings.checkout(await actor(call), call.params.levelEnrollmentId)),
+    getLevelEnrollmentsMine: async (call) =>
+      listed(await offerings.mine(await actor(call), pageRequest(call.query), call.query.status)),
   };
 }

@@ -28,7 +28,8 @@ export const levelOfferingLifecycle = defineLifecycle({
     unpublish: { from: ['published', 'archived'], to: 'draft', by: ['staff'] },
   },
   guards: {
-    publishable: (problems: Array<{ field: string; issue: string }>) => (problems.length ? { reason: 'This offering cannot be published yet.', details: problems } : undefined),
+    publishable: (problems: Array<{ field: string; issue: string }>) =>
+      problems.length ? { reason: 'This offering cannot be published yet.', details: problems } : undefined,
   },
   idempotent: true,
 });
@@ -102,22 +103,39 @@ export function createLevelOfferings(deps: { sequelize: Sequelize; entitlements:
   const read = preparedReads(sequelize);
   const offerings = lifecycleWriter(levelOfferingLifecycle, {
     store: tableStore<OfferingRow>(sequelize, 'lms.lms_level_offerings'),
-    refuse: (refusal) => conflict('lms.level_offering.not_publishable', refusal.reason, refusal.kind === 'guard_failed' ? refusal.details : undefined),
+    refuse: (refusal) =>
+      conflict(
+        'lms.level_offering.not_publishable',
+        refusal.reason,
+        refusal.kind === 'guard_failed' ? refusal.details : undefined,
+      ),
   });
-  const levelEnrollments = lifecycleWriter(levelEnrollmentLifecycle, { store: tableStore<LevelEnrollmentRow>(sequelize, 'lms.lms_level_enrollments') });
-  const select = <T extends object>(sql: string, bind: unknown[], transaction?: Transaction) => sequelize.query<T>(sql, { type: QueryTypes.SELECT, bind, transaction });
+  const levelEnrollments = lifecycleWriter(levelEnrollmentLifecycle, {
+    store: tableStore<LevelEnrollmentRow>(sequelize, 'lms.lms_level_enrollments'),
+  });
+  const select = <T extends object>(sql: string, bind: unknown[], transaction?: Transaction) =>
+    sequelize.query<T>(sql, { type: QueryTypes.SELECT, bind, transaction });
 
   function requireStaff(actor: Actor): void {
     if (!actor.staffRole) throw forbidden('auth.out_of_scope', 'Level offerings are authored by active LMS staff.');
   }
 
   function requireLearner(actor: Actor): void {
-    if (!actor.personas.has('learner')) throw forbidden('lms.onboarding.incomplete', 'Complete the learner onboarding first.');
+    if (!actor.personas.has('learner'))
+      throw forbidden('lms.onboarding.incomplete', 'Complete the learner onboarding first.');
   }
 
   /** The offering; `lock` takes its row for a change (`update`) or keeps it from changing meanwhile (`share`). */
-  async function offeringRow(id: string, transaction?: Transaction, lock?: 'update' | 'share'): Promise<OfferingRow | undefined> {
-    const [row] = await select<OfferingRow>(`SELECT ${offeringColumns} FROM lms.lms_level_offerings o WHERE o.id = $1${lock ? ` FOR ${lock.toUpperCase()}` : ''}`, [id], transaction);
+  async function offeringRow(
+    id: string,
+    transaction?: Transaction,
+    lock?: 'update' | 'share',
+  ): Promise<OfferingRow | undefined> {
+    const [row] = await select<OfferingRow>(
+      `SELECT ${offeringColumns} FROM lms.lms_level_offerings o WHERE o.id = $1${lock ? ` FOR ${lock.toUpperCase()}` : ''}`,
+      [id],
+      transaction,
+    );
     return row;
   }
 
@@ -138,15 +156,27 @@ export function createLevelOfferings(deps: { sequelize: Sequelize; entitlements:
       [offeringIds],
       transaction,
     );
-    const courses = new Map((await Course.findAll({ where: { id: [...new Set(links.map((l) => l.courseId))] }, transaction })).map((c) => [c.id, c]));
-    return new Map(offeringIds.map((id) => [id, links.filter((l) => l.offeringId === id).map((l) => courses.get(l.courseId)!)]));
+    const courses = new Map(
+      (await Course.findAll({ where: { id: [...new Set(links.map((l) => l.courseId))] }, transaction })).map((c) => [
+        c.id,
+        c,
+      ]),
+    );
+    return new Map(
+      offeringIds.map((id) => [id, links.filter((l) => l.offeringId === id).map((l) => courses.get(l.courseId)!)]),
+    );
   }
 
   /** The member courses of an offering, in their order. */
-  const membersOf = async (offeringId: string, transaction?: Transaction): Promise<Course[]> => (await membersOfEach([offeringId], transaction)).get(offeringId)!;
+  const membersOf = async (offeringId: string, transaction?: Transaction): Promise<Course[]> =>
+    (await membersOfEach([offeringId], transaction)).get(offeringId)!;
 
   /** Course ids among `courseIds` that the learner holds an active entitlement to. */
-  async function heldCourses(learnerLmsUserId: string, courseIds: string[], transaction?: Transaction): Promise<Set<string>> {
+  async function heldCourses(
+    learnerLmsUserId: string,
+    courseIds: string[],
+    transaction?: Transaction,
+  ): Promise<Set<string>> {
     if (courseIds.length === 0) return new Set();
     const rows = await select<{ courseId: string }>(
       `SELECT course_id AS "courseId" FROM lms.lms_entitlements WHERE learner_lms_user_id = $1 AND course_id = ANY($2) AND status = 'active'`,
@@ -157,7 +187,9 @@ export function createLevelOfferings(deps: { sequelize: Sequelize; entitlements:
   }
 
   const priceOf = (offering: OfferingRow, members: Course[]): bigint =>
-    offering.priceMinorUnits !== null ? BigInt(offering.priceMinorUnits) : members.reduce((sum, c) => sum + BigInt(c.priceMinorUnits), 0n);
+    offering.priceMinorUnits !== null
+      ? BigInt(offering.priceMinorUnits)
+      : members.reduce((sum, c) => sum + BigInt(c.priceMinorUnits), 0n);
 
   const summary = (offering: OfferingRow, members: Course[]) => ({
     id: offering.id,
@@ -171,34 +203,69 @@ export function createLevelOfferings(deps: { sequelize: Sequelize; entitlements:
 
   async function detailView(offering: OfferingRow, viewer?: Actor) {
     const members = await membersOf(offering.id);
-    const owned = viewer ? await heldCourses(viewer.user.id, members.map((c) => c.id)) : new Set<string>();
+    const owned = viewer
+      ? await heldCourses(
+          viewer.user.id,
+          members.map((c) => c.id),
+        )
+      : new Set<string>();
     return {
       ...summary(offering, members),
-      items: members.map((c) => ({ courseId: c.id, courseTitle: c.title, unitId: c.unitId ?? '', price: money(c.priceMinorUnits, c.currency) })),
+      items: members.map((c) => ({
+        courseId: c.id,
+        courseTitle: c.title,
+        unitId: c.unitId ?? '',
+        price: money(c.priceMinorUnits, c.currency),
+      })),
       alreadyOwned: members.filter((c) => owned.has(c.id)).map((c) => c.id),
     };
   }
 
   async function page(page: PageRequest, where: Conditions) {
-    const { items, meta } = await keysetRows<OfferingRow>(read, page, { select: offeringColumns, from: 'lms.lms_level_offerings o', alias: 'o', where, key: 'o.id', desc: true });
+    const { items, meta } = await keysetRows<OfferingRow>(read, page, {
+      select: offeringColumns,
+      from: 'lms.lms_level_offerings o',
+      alias: 'o',
+      where,
+      key: 'o.id',
+      desc: true,
+    });
     const members = await membersOfEach(items.map((o) => o.id));
     return { data: items.map((o) => summary(o, members.get(o.id)!)), meta };
   }
 
   /** Replaces the members with `items` (each an existing course, once, in the order given); 422 naming any unknown course. */
-  async function setMembers(offeringId: string, items: Array<{ courseId: string }>, transaction: Transaction): Promise<void> {
+  async function setMembers(
+    offeringId: string,
+    items: Array<{ courseId: string }>,
+    transaction: Transaction,
+  ): Promise<void> {
     const ids = [...new Set(items.map((i) => i.courseId))];
     const found = await Course.findAll({ where: { id: ids }, attributes: ['id'], transaction });
-    const unknown = items.map((item, i) => ({ item, i })).filter(({ item }) => !found.some((c) => c.id === item.courseId));
-    if (unknown.length) throw validationFailed(unknown.map(({ i }) => ({ field: `body.items[${i}].courseId`, issue: 'is not a course of this LMS' })));
-    await sequelize.query('DELETE FROM lms.lms_level_offering_courses WHERE offering_id = $1', { bind: [offeringId], transaction });
+    const unknown = items
+      .map((item, i) => ({ item, i }))
+      .filter(({ item }) => !found.some((c) => c.id === item.courseId));
+    if (unknown.length)
+      throw validationFailed(
+        unknown.map(({ i }) => ({ field: `body.items[${i}].courseId`, issue: 'is not a course of this LMS' })),
+      );
+    await sequelize.query('DELETE FROM lms.lms_level_offering_courses WHERE offering_id = $1', {
+      bind: [offeringId],
+      transaction,
+    });
     for (const [position, courseId] of ids.entries()) {
-      await sequelize.query('INSERT INTO lms.lms_level_offering_courses (offering_id, course_id, position) VALUES ($1, $2, $3)', { bind: [offeringId, courseId, position], transaction });
+      await sequelize.query(
+        'INSERT INTO lms.lms_level_offering_courses (offering_id, course_id, position) VALUES ($1, $2, $3)',
+        { bind: [offeringId, courseId, position], transaction },
+      );
     }
   }
 
   /** Why an offering cannot be published, every reason; empty when it can. */
-  async function publishingProblems(offering: OfferingRow, transaction: Transaction): Promise<Array<{ field: string; issue: string }>> {
+  async function publishingProblems(
+    offering: OfferingRow,
+    transaction: Transaction,
+  ): Promise<Array<{ field: string; issue: string }>> {
     const members = await membersOf(offering.id, transaction);
     const problems: Array<{ field: string; issue: string }> = [];
     if (members.length === 0) problems.push({ field: 'items', issue: 'an offering needs at least one member course' });
@@ -206,15 +273,27 @@ export function createLevelOfferings(deps: { sequelize: Sequelize; entitlements:
       const field = `items[${i}]`;
       if (course.status !== 'published') problems.push({ field, issue: `${course.title} is not published` });
       if (!course.unitId) problems.push({ field, issue: `${course.title} is not mapped to a CAP unit` });
-      if (course.qualificationLevelId !== offering.capQualificationLevelId) problems.push({ field, issue: `${course.title} is not a course of qualification level ${offering.capQualificationLevelId}` });
-      if (offering.priceMinorUnits === null && course.currency !== offering.currency) problems.push({ field, issue: `${course.title} is priced in ${course.currency}, the offering in ${offering.currency}` });
+      if (course.qualificationLevelId !== offering.capQualificationLevelId)
+        problems.push({
+          field,
+          issue: `${course.title} is not a course of qualification level ${offering.capQualificationLevelId}`,
+        });
+      if (offering.priceMinorUnits === null && course.currency !== offering.currency)
+        problems.push({
+          field,
+          issue: `${course.title} is priced in ${course.currency}, the offering in ${offering.currency}`,
+        });
     }
     const [other] = await select<{ id: string }>(
       `SELECT id FROM lms.lms_level_offerings WHERE cap_qualification_level_id = $1 AND status = 'published' AND id <> $2`,
       [offering.capQualificationLevelId, offering.id],
       transaction,
     );
-    if (other) problems.push({ field: 'capQualificationLevelId', issue: `offering ${other.id} is already published for this level` });
+    if (other)
+      problems.push({
+        field: 'capQualificationLevelId',
+        issue: `offering ${other.id} is already published for this level`,
+      });
     return problems;
   }
 
@@ -230,7 +309,11 @@ export function createLevelOfferings(deps: { sequelize: Sequelize; entitlements:
     createdAt: row.createdAt.toISOString(),
   });
 
-  async function levelEnrollmentRow(id: string, transaction?: Transaction, lock = false): Promise<LevelEnrollmentRow | undefined> {
+  async function levelEnrollmentRow(
+    id: string,
+    transaction?: Transaction,
+    lock = false,
+  ): Promise<LevelEnrollmentRow | undefined> {
     const [row] = await select<LevelEnrollmentRow>(
       `SELECT ${levelEnrollmentColumns} FROM lms.lms_level_enrollments x JOIN lms.lms_level_offerings o ON o.id = x.offering_id WHERE x.id = $1${lock ? ' FOR UPDATE OF x' : ''}`,
       [id],
@@ -241,9 +324,19 @@ export function createLevelOfferings(deps: { sequelize: Sequelize; entitlements:
 
   /** Activates a level enrollment and grants each of its courses (source `level_offering`), in `transaction`. Safe to repeat. */
   async function activate(row: LevelEnrollmentRow, transaction: Transaction, paymentId: string | null): Promise<void> {
-    if (row.status !== 'active') await levelEnrollments.move(transaction, row, 'activate', { by: 'lms', changes: paymentId ? { payment_id: paymentId } : {} });
+    if (row.status !== 'active')
+      await levelEnrollments.move(transaction, row, 'activate', {
+        by: 'lms',
+        changes: paymentId ? { payment_id: paymentId } : {},
+      });
     for (const courseId of row.courseIds) {
-      await entitlements.grant(transaction, { courseId, learnerLmsUserId: row.learnerLmsUserId, source: 'level_offering', paymentId, currency: row.currency });
+      await entitlements.grant(transaction, {
+        courseId,
+        learnerLmsUserId: row.learnerLmsUserId,
+        source: 'level_offering',
+        paymentId,
+        currency: row.currency,
+      });
     }
   }
 
@@ -262,7 +355,11 @@ export function createLevelOfferings(deps: { sequelize: Sequelize; entitlements:
     },
 
     // ---- authoring (staff) ------------------------------------------------------------------------
-    authored(actor: Actor, pageRequest: PageRequest, filters: { status?: LevelOfferingStatus; qualificationLevelId?: string }) {
+    authored(
+      actor: Actor,
+      pageRequest: PageRequest,
+      filters: { status?: LevelOfferingStatus; qualificationLevelId?: string },
+    ) {
       requireStaff(actor);
       const where = new Conditions();
       if (filters.status) where.add('o.status = ?', filters.status);
@@ -277,7 +374,10 @@ export function createLevelOfferings(deps: { sequelize: Sequelize; entitlements:
       return detailView(offering);
     },
 
-    async create(actor: Actor, write: Required<Pick<OfferingWrite, 'capQualificationLevelId' | 'title'>> & OfferingWrite) {
+    async create(
+      actor: Actor,
+      write: Required<Pick<OfferingWrite, 'capQualificationLevelId' | 'title'>> & OfferingWrite,
+    ) {
       requireStaff(actor);
       const title = write.title.trim();
       if (!title) throw validationFailed([{ field: 'body.title', issue: 'cannot be blank' }]);
@@ -310,7 +410,10 @@ export function createLevelOfferings(deps: { sequelize: Sequelize; entitlements:
         const offering = await offeringRow(id, transaction, 'update');
         if (!offering) throw notFound('No such level offering.');
         if (write.items !== undefined && offering.status !== 'draft') {
-          throw conflict('lms.level_offering.published', 'Members change only while the offering is a draft: unpublish it first.');
+          throw conflict(
+            'lms.level_offering.published',
+            'Members change only while the offering is a draft: unpublish it first.',
+          );
         }
         const title = write.title?.trim();
         if (title === '') throw validationFailed([{ field: 'body.title', issue: 'cannot be blank' }]);
@@ -319,7 +422,17 @@ export function createLevelOfferings(deps: { sequelize: Sequelize; entitlements:
           `UPDATE lms.lms_level_offerings SET title = coalesce($2, title), description = coalesce($3, description),
              price_minor_units = CASE WHEN $4::boolean THEN $5::bigint ELSE price_minor_units END,
              currency = coalesce($6, currency), updated_at = now() WHERE id = $1`,
-          { bind: [id, title ?? null, write.description ?? null, price !== undefined, price?.minor.toString() ?? null, price?.currency ?? null], transaction },
+          {
+            bind: [
+              id,
+              title ?? null,
+              write.description ?? null,
+              price !== undefined,
+              price?.minor.toString() ?? null,
+              price?.currency ?? null,
+            ],
+            transaction,
+          },
         );
         if (write.items !== undefined) await setMembers(id, write.items, transaction);
       });
@@ -334,12 +447,18 @@ export function createLevelOfferings(deps: { sequelize: Sequelize; entitlements:
           if (!offering) throw notFound('No such level offering.');
           // A published offering is not checked again: publishing it changes nothing.
           const problems = offering.status === 'published' ? [] : await publishingProblems(offering, transaction);
-          await offerings.move(transaction, offering, 'publish', { by: 'staff', facts: problems, changes: { published_at: new Date() } });
+          await offerings.move(transaction, offering, 'publish', {
+            by: 'staff',
+            facts: problems,
+            changes: { published_at: new Date() },
+          });
         });
       } catch (err) {
         // Another offering of the level was published at the same moment: the unique index kept one.
         if (err instanceof UniqueConstraintError) {
-          throw conflict('lms.level_offering.not_publishable', 'This offering cannot be published yet.', [{ field: 'capQualificationLevelId', issue: 'another offering was just published for this level' }]);
+          throw conflict('lms.level_offering.not_publishable', 'This offering cannot be published yet.', [
+            { field: 'capQualificationLevelId', issue: 'another offering was just published for this level' },
+          ]);
         }
         throw err;
       }
@@ -370,13 +489,21 @@ export function createLevelOfferings(deps: { sequelize: Sequelize; entitlements:
           const offering = await offeringRow(offeringId, transaction, 'share');
           if (!offering || offering.status !== 'published') throw notFound('No such level offering in the catalogue.');
           const open = await openEnrollment(offeringId, actor.user.id, transaction);
-          if (open?.status === 'active') throw conflict('lms.level_enrollment.exists', 'You are already enrolled in this level offering.');
+          if (open?.status === 'active')
+            throw conflict('lms.level_enrollment.exists', 'You are already enrolled in this level offering.');
           if (open) return open.id;
           const members = await membersOf(offeringId, transaction);
-          const held = await heldCourses(actor.user.id, members.map((c) => c.id), transaction);
+          const held = await heldCourses(
+            actor.user.id,
+            members.map((c) => c.id),
+            transaction,
+          );
           const remaining = members.filter((c) => !held.has(c.id));
-          if (remaining.length === 0) throw conflict('lms.level_enrollment.nothing_left', 'You already hold every course of this offering.');
-          const heldValue = members.filter((c) => held.has(c.id)).reduce((sum, c) => sum + BigInt(c.priceMinorUnits), 0n);
+          if (remaining.length === 0)
+            throw conflict('lms.level_enrollment.nothing_left', 'You already hold every course of this offering.');
+          const heldValue = members
+            .filter((c) => held.has(c.id))
+            .reduce((sum, c) => sum + BigInt(c.priceMinorUnits), 0n);
           const due = priceOf(offering, members) - heldValue;
           const amount = due > 0n ? due : 0n;
           const levelEnrollmentId = newId();
@@ -394,7 +521,8 @@ export function createLevelOfferings(deps: { sequelize: Sequelize; entitlements:
             },
             { by: 'learner' },
           );
-          if (amount === 0n) await activate((await levelEnrollmentRow(levelEnrollmentId, transaction))!, transaction, null);
+          if (amount === 0n)
+            await activate((await levelEnrollmentRow(levelEnrollmentId, transaction))!, transaction, null);
           return levelEnrollmentId;
         });
       let id: string;
@@ -411,9 +539,15 @@ export function createLevelOfferings(deps: { sequelize: Sequelize; entitlements:
     async checkout(actor: Actor, levelEnrollmentId: string) {
       const row = await levelEnrollmentRow(levelEnrollmentId);
       if (!row) throw notFound('No such level enrollment.');
-      if (row.learnerLmsUserId !== actor.user.id) throw forbidden('auth.out_of_scope', "This level enrollment is another learner's.");
-      if (row.status !== 'pending') throw conflict('lms.checkout.already_paid', `This level enrollment is ${row.status}: there is nothing to pay.`);
-      return deps.checkouts.start('level', { id: row.id, learnerLmsUserId: row.learnerLmsUserId, payerUserId: actor.user.userId }, money(row.amountMinorUnits, row.currency));
+      if (row.learnerLmsUserId !== actor.user.id)
+        throw forbidden('auth.out_of_scope', "This level enrollment is another learner's.");
+      if (row.status !== 'pending')
+        throw conflict('lms.checkout.already_paid', `This level enrollment is ${row.status}: there is nothing to pay.`);
+      return deps.checkouts.start(
+        'level',
+        { id: row.id, learnerLmsUserId: row.learnerLmsUserId, payerUserId: actor.user.userId },
+        money(row.amountMinorUnits, row.currency),
+      );
     },
 
     async mine(actor: Actor, pageRequest: PageRequest, status?: LevelEnrollmentStatus) {
@@ -432,7 +566,8 @@ export function createLevelOfferings(deps: { sequelize: Sequelize; entitlements:
     /** A paid level checkout, in the delivery's transaction: the level enrollment is active and its courses granted (once). */
     async paid(attempt: CheckoutAttempt, data: PaymentCompletedData, transaction: Transaction) {
       const row = await levelEnrollmentRow(attempt.targetId, transaction, true);
-      if (!row) throw new Error(`payment ${data.paymentId} pays level enrollment ${attempt.targetId}, which does not exist`);
+      if (!row)
+        throw new Error(`payment ${data.paymentId} pays level enrollment ${attempt.targetId}, which does not exist`);
       await activate(row, transaction, data.paymentId);
     },
 

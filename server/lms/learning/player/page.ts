@@ -29,10 +29,15 @@ export interface PlayerPageInput {
 
 let runtime: string | undefined;
 /** scorm-again's browser build of the SCORM 1.2 API, read once. */
-const scormAgain = () => (runtime ??= fs.readFileSync(createRequire(import.meta.url).resolve('scorm-again/scorm12/min'), 'utf8'));
+const scormAgain = () =>
+  (runtime ??= fs.readFileSync(createRequire(import.meta.url).resolve('scorm-again/scorm12/min'), 'utf8'));
 
 /** JSON that can sit inside a <script> element: no `</script>` or `<!--` can be formed. */
-const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+const scriptJson = (value: unknown) =>
+  JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 // Runs in the browser. Seeds the API from the last commit (resume), then turns each commit of the
@@ -89,7 +94,13 @@ const bootstrap = `(function () {
 /** The player page and the Content-Security-Policy nonce its scripts carry. */
 export function playerPage(input: PlayerPageInput): { html: string; nonce: string } {
   const nonce = randomBytes(16).toString('base64');
-  const session = { scoUrl: input.scoUrl, commitUrl: input.commitUrl, contentToken: input.contentToken, learner: input.learner, cmi: input.cmi ?? null };
+  const session = {
+    scoUrl: input.scoUrl,
+    commitUrl: input.commitUrl,
+    contentToken: input.contentToken,
+    learner: input.learner,
+    cmi: input.cmi ?? null,
+  };
   const html = `<!DOCTYPE html>
 <html lang="en">
 <head>

@@ -63,14 +63,19 @@ export function countedItems(rules: CourseRules): OutlineItem[] {
 
 export function rollup(rules: CourseRules, records: Map<string, ItemRecord>): Rollup {
   const done = (itemId: string) => records.get(itemId)?.status === 'completed';
-  const moduleDone = (moduleId: string) => rules.items.filter((i) => i.moduleId === moduleId && i.required).every((i) => done(i.id));
+  const moduleDone = (moduleId: string) =>
+    rules.items.filter((i) => i.moduleId === moduleId && i.required).every((i) => done(i.id));
   const itemIds = new Set(rules.items.map((i) => i.id));
   const satisfied = (id: string) => (itemIds.has(id) ? done(id) : moduleDone(id));
   const locked = (item: OutlineItem) =>
-    rules.sequencing.prerequisites.some((rule) => (rule.targetId === item.id || rule.targetId === item.moduleId) && !rule.requires.every(satisfied));
+    rules.sequencing.prerequisites.some(
+      (rule) => (rule.targetId === item.id || rule.targetId === item.moduleId) && !rule.requires.every(satisfied),
+    );
 
   const counted = countedItems(rules);
-  const percentComplete = counted.length ? Math.floor((100 * counted.filter((i) => done(i.id)).length) / counted.length) : 0;
+  const percentComplete = counted.length
+    ? Math.floor((100 * counted.filter((i) => done(i.id)).length) / counted.length)
+    : 0;
   const policy = rules.completionPolicy;
   const quizzes = counted.filter((i) => i.type === 'quiz');
   const complete =
@@ -86,13 +91,21 @@ export function rollup(rules: CourseRules, records: Map<string, ItemRecord>): Ro
       const record = records.get(item.id);
       const isLocked = locked(item);
       const status = record?.status ?? 'not_started';
-      return { itemId: item.id, status: isLocked && status === 'not_started' ? 'locked' : status, scorePercent: record?.scorePercent ?? null, locked: isLocked };
+      return {
+        itemId: item.id,
+        status: isLocked && status === 'not_started' ? 'locked' : status,
+        scorePercent: record?.scorePercent ?? null,
+        locked: isLocked,
+      };
     }),
   };
 }
 
 /** The item state a SCORM lesson status means; a completed item stays completed. */
-export function stateOfLessonStatus(lessonStatus: 'incomplete' | 'completed' | 'passed' | 'failed', before: ItemState | undefined): ItemState {
+export function stateOfLessonStatus(
+  lessonStatus: 'incomplete' | 'completed' | 'passed' | 'failed',
+  before: ItemState | undefined,
+): ItemState {
   if (before === 'completed') return 'completed';
   if (lessonStatus === 'passed' || lessonStatus === 'completed') return 'completed';
   if (lessonStatus === 'failed') return 'failed';

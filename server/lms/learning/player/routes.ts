@@ -23,7 +23,10 @@ function cookie(req: Request, name: string): string | undefined {
 
 /** The content token a request presents: `ct` in the query, the cookie, or the header. */
 const presentedToken = (call: Call): string | undefined =>
-  (typeof call.query.ct === 'string' && call.query.ct) || cookie(call.req, tokenCookie) || (call.req.get(tokenHeader) ?? undefined) || undefined;
+  (typeof call.query.ct === 'string' && call.query.ct) ||
+  cookie(call.req, tokenCookie) ||
+  (call.req.get(tokenHeader) ?? undefined) ||
+  undefined;
 
 /** The `scormContentToken` security scheme: a valid content token opens its own session only. */
 export function scormContentTokenAuth(player: Player): SecurityHandler {
@@ -55,15 +58,18 @@ export function playerRoutes(player: Player, users: Users, config: PlatformConfi
 
   return {
     getEnrollmentProgress: async (call) => ok(await player.progress(await learnerId(call), call.params.enrollmentId)),
-    postItemLaunch: async (call) => ok(await player.launch(await learnerId(call), call.params.enrollmentId, call.params.itemId, baseUrlOf(call.req))),
-    postItemProgress: async (call) => ok(await player.reportProgress(await learnerId(call), call.params.enrollmentId, call.params.itemId, call.body)),
+    postItemLaunch: async (call) =>
+      ok(await player.launch(await learnerId(call), call.params.enrollmentId, call.params.itemId, baseUrlOf(call.req))),
+    postItemProgress: async (call) =>
+      ok(await player.reportProgress(await learnerId(call), call.params.enrollmentId, call.params.itemId, call.body)),
 
     getScormSession: async (call) => {
       const session = await player.allowedSession(await caller(call), call.params.sessionId);
       return ok(await player.scormSession(session, baseUrlOf(call.req)));
     },
 
-    postScormCmi: async (call) => ok(await player.commit(await player.allowedSession(await caller(call), call.params.sessionId), call.body)),
+    postScormCmi: async (call) =>
+      ok(await player.commit(await player.allowedSession(await caller(call), call.params.sessionId), call.body)),
 
     getScormPlayer: async (call): Promise<Reply> => {
       const who = await caller(call);
@@ -89,7 +95,13 @@ export function playerRoutes(player: Player, users: Users, config: PlatformConfi
       const session = await player.allowedSession(await caller(call), call.params.sessionId);
       const relative = String(call.params.path ?? '');
       if (relative === '') {
-        return { kind: 'raw', status: 302, body: '', contentType: 'text/plain', headers: { Location: `${call.req.baseUrl}/player/scorm/${session.id}/content/${session.sco_href}` } };
+        return {
+          kind: 'raw',
+          status: 302,
+          body: '',
+          contentType: 'text/plain',
+          headers: { Location: `${call.req.baseUrl}/player/scorm/${session.id}/content/${session.sco_href}` },
+        };
       }
       const file = await player.contentFile(session, relative);
       // Packages are authored elsewhere and often need inline and evaluated scripts; they run in

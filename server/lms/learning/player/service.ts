@@ -12,7 +12,15 @@ import { defineEnrollmentModels, type Enrollment } from '../enrollments/models.t
 import type { StorageClient } from '../../orchestrator.ts';
 import type { PackageStore } from '../../catalogue/index.ts';
 import type { CmiSnapshot } from './page.ts';
-import { itemProgressLifecycle, rollup, scorePercent, stateOfLessonStatus, type CourseRules, type ItemRecord, type ItemState } from './progress.ts';
+import {
+  itemProgressLifecycle,
+  rollup,
+  scorePercent,
+  stateOfLessonStatus,
+  type CourseRules,
+  type ItemRecord,
+  type ItemState,
+} from './progress.ts';
 
 /** How long a SCORM session's content token opens its player, files and commits. */
 const contentTokenTtlMs = 4 * 3600 * 1000;
@@ -38,7 +46,11 @@ interface SessionRow {
 }
 
 /** What happens when an enrollment completes, inside its transaction (the certificate). */
-export type OnCompleted = (enrollment: Enrollment, course: Course, transaction: Transaction) => Promise<Record<string, unknown>>;
+export type OnCompleted = (
+  enrollment: Enrollment,
+  course: Course,
+  transaction: Transaction,
+) => Promise<Record<string, unknown>>;
 
 export type Player = ReturnType<typeof createPlayer>;
 
@@ -59,19 +71,40 @@ export function createPlayer(deps: {
   const { sequelize, packages } = deps;
   const { Course, CourseModule, CourseItem } = defineCourseModels(sequelize);
   const { Enrollment, Entitlement } = defineEnrollmentModels(sequelize);
-  const progress = lifecycleWriter(itemProgressLifecycle, { store: tableStore<{ id: string; status: ItemState }>(sequelize, 'lms.lms_item_progress') });
+  const progress = lifecycleWriter(itemProgressLifecycle, {
+    store: tableStore<{ id: string; status: ItemState }>(sequelize, 'lms.lms_item_progress'),
+  });
 
   /** The enrollment if it is the learner's: 404 when there is none, 403 when it is someone else's. */
-  async function ownEnrollment(learnerLmsUserId: string, enrollmentId: string, transaction?: Transaction, lock = false): Promise<Enrollment> {
-    const enrollment = await Enrollment.findByPk(enrollmentId, { transaction, lock: lock && transaction ? transaction.LOCK.UPDATE : undefined });
+  async function ownEnrollment(
+    learnerLmsUserId: string,
+    enrollmentId: string,
+    transaction?: Transaction,
+    lock = false,
+  ): Promise<Enrollment> {
+    const enrollment = await Enrollment.findByPk(enrollmentId, {
+      transaction,
+      lock: lock && transaction ? transaction.LOCK.UPDATE : undefined,
+    });
     if (!enrollment) throw notFound('No such enrollment.');
-    if (enrollment.learnerLmsUserId !== learnerLmsUserId) throw forbidden('auth.out_of_scope', 'This enrollment is another learner\'s.');
+    if (enrollment.learnerLmsUserId !== learnerLmsUserId)
+      throw forbidden('auth.out_of_scope', "This enrollment is another learner's.");
     return enrollment;
   }
 
-  async function rulesOf(courseId: string, transaction?: Transaction): Promise<{ course: Course; rules: CourseRules; items: CourseItem[] }> {
+  async function rulesOf(
+    courseId: string,
+    transaction?: Transaction,
+  ): Promise<{ course: Course; rules: CourseRules; items: CourseItem[] }> {
     const course = await Course.findByPk(courseId, { transaction, rejectOnEmpty: true });
-    const modules = await CourseModule.findAll({ where: { courseId }, order: [['position', 'ASC'], ['id', 'ASC']], transaction });
+    const modules = await CourseModule.findAll({
+      where: { courseId },
+      order: [
+        ['position', 'ASC'],
+        ['id', 'ASC'],
+      ],
+      transaction,
+    });
     const order = new Map(modules.map((m, i) => [m.id, i]));
     const items = (await CourseItem.findAll({ where: { courseId }, transaction })).sort(
       (a, b) => order.get(a.moduleId)! - order.get(b.moduleId)! || a.position - b.position || a.id.localeCompare(b.id),
@@ -96,11 +129,18 @@ export function createPlayer(deps: {
     return new Map(rows.map((row) => [row.item_id, { status: row.status, scorePercent: row.score_percent }]));
   }
 
-  async function snapshotOf(enrollment: Enrollment, rules: CourseRules, transaction?: Transaction): Promise<ProgressSnapshot> {
+  async function snapshotOf(
+    enrollment: Enrollment,
+    rules: CourseRules,
+    transaction?: Transaction,
+  ): Promise<ProgressSnapshot> {
     const result = rollup(rules, await records(enrollment.id, transaction));
     return {
       enrollmentId: enrollment.id,
-      percentComplete: enrollment.status === 'completed' ? Math.max(result.percentComplete, enrollment.percentComplete) : result.percentComplete,
+      percentComplete:
+        enrollment.status === 'completed'
+          ? Math.max(result.percentComplete, enrollment.percentComplete)
+          : result.percentComplete,
       enrollmentStatus: enrollment.status,
       certificateIssued: await deps.certificateIssued(enrollment.id, transaction),
       items: result.items,
@@ -109,16 +149,24 @@ export function createPlayer(deps: {
 
   /** Whether the learner may take the course now: an active (or completed) enrollment on an active, unexpired entitlement. */
   async function requireEntitlement(enrollment: Enrollment, transaction?: Transaction): Promise<void> {
-    const entitlement = enrollment.entitlementId ? await Entitlement.findByPk(enrollment.entitlementId, { transaction }) : null;
+    const entitlement = enrollment.entitlementId
+      ? await Entitlement.findByPk(enrollment.entitlementId, { transaction })
+      : null;
     const valid = entitlement?.status === 'active' && (!entitlement.validUntil || entitlement.validUntil > new Date());
     if (!valid || (enrollment.status !== 'active' && enrollment.status !== 'completed')) {
-      throw forbidden('lms.entitlement.required', 'This course is not open to you yet: it needs an active entitlement (pay for it, or be granted it).');
+      throw forbidden(
+        'lms.entitlement.required',
+        'This course is not open to you yet: it needs an active entitlement (pay for it, or be granted it).',
+      );
     }
   }
 
   function requireUnlocked(snapshot: ProgressSnapshot, itemId: string): void {
     if (snapshot.items.find((i) => i.itemId === itemId)?.locked) {
-      throw conflict('lms.sequencing.locked', 'This item opens once the items the course puts before it are completed.');
+      throw conflict(
+        'lms.sequencing.locked',
+        'This item opens once the items the course puts before it are completed.',
+      );
     }
   }
 
@@ -131,14 +179,32 @@ export function createPlayer(deps: {
     enrollment: Enrollment,
     loaded: { course: Course; rules: CourseRules },
     itemId: string,
-    change: (before: { status: ItemState; scorePercent: number | null } | undefined) => { status: ItemState; percent?: number; scorePercent?: number | null; cmi?: CmiSnapshot },
+    change: (before: { status: ItemState; scorePercent: number | null } | undefined) => {
+      status: ItemState;
+      percent?: number;
+      scorePercent?: number | null;
+      cmi?: CmiSnapshot;
+    },
   ): Promise<ProgressSnapshot> {
-    await progress.create(transaction, 'not_started', { id: newId(), enrollment_id: enrollment.id, item_id: itemId, percent: 0 }, { by: 'learner', ignoreDuplicates: true });
-    const [before] = await sequelize.query<{ id: string; status: ItemState; score_percent: number | null; percent: number; completed_at: Date | null }>(
+    await progress.create(
+      transaction,
+      'not_started',
+      { id: newId(), enrollment_id: enrollment.id, item_id: itemId, percent: 0 },
+      { by: 'learner', ignoreDuplicates: true },
+    );
+    const [before] = await sequelize.query<{
+      id: string;
+      status: ItemState;
+      score_percent: number | null;
+      percent: number;
+      completed_at: Date | null;
+    }>(
       'SELECT id, status, score_percent, percent, completed_at FROM lms.lms_item_progress WHERE enrollment_id = $1 AND item_id = $2 FOR UPDATE',
       { type: QueryTypes.SELECT, bind: [enrollment.id, itemId], transaction },
     );
-    const next = change(before!.status === 'not_started' ? undefined : { status: before!.status, scorePercent: before!.score_percent });
+    const next = change(
+      before!.status === 'not_started' ? undefined : { status: before!.status, scorePercent: before!.score_percent },
+    );
     await progress.move(transaction, before!, next.status, {
       by: 'learner',
       changes: {
@@ -154,7 +220,10 @@ export function createPlayer(deps: {
       await enrollment.save({ transaction });
       if (result.complete) {
         const extra = await deps.onCompleted(enrollment, loaded.course, transaction);
-        await deps.entitlements.move(transaction, enrollment, 'complete', 'learner', { courseTitle: loaded.course.title, ...extra });
+        await deps.entitlements.move(transaction, enrollment, 'complete', 'learner', {
+          courseTitle: loaded.course.title,
+          ...extra,
+        });
       }
     }
     return snapshotOf(enrollment, loaded.rules, transaction);
@@ -170,19 +239,25 @@ export function createPlayer(deps: {
   }
 
   async function lastCmi(enrollmentId: string, itemId: string): Promise<CmiSnapshot | undefined> {
-    const [row] = await sequelize.query<{ cmi: CmiSnapshot | null }>('SELECT cmi FROM lms.lms_item_progress WHERE enrollment_id = $1 AND item_id = $2', {
-      type: QueryTypes.SELECT,
-      bind: [enrollmentId, itemId],
-    });
+    const [row] = await sequelize.query<{ cmi: CmiSnapshot | null }>(
+      'SELECT cmi FROM lms.lms_item_progress WHERE enrollment_id = $1 AND item_id = $2',
+      {
+        type: QueryTypes.SELECT,
+        bind: [enrollmentId, itemId],
+      },
+    );
     return row?.cmi ?? undefined;
   }
 
   /** A fresh content token replacing the session's (only its hash is kept), for a player opened with a bearer token. */
   async function issueToken(sessionId: string): Promise<string> {
     const token = newToken();
-    await sequelize.query('UPDATE lms.lms_scorm_sessions SET token_hash = $2, token_expires_at = $3, updated_at = now() WHERE id = $1', {
-      bind: [sessionId, hashToken(token), new Date(Date.now() + contentTokenTtlMs)],
-    });
+    await sequelize.query(
+      'UPDATE lms.lms_scorm_sessions SET token_hash = $2, token_expires_at = $3, updated_at = now() WHERE id = $1',
+      {
+        bind: [sessionId, hashToken(token), new Date(Date.now() + contentTokenTtlMs)],
+      },
+    );
     return token;
   }
 
@@ -215,15 +290,39 @@ export function createPlayer(deps: {
           await sequelize.query(
             `INSERT INTO lms.lms_scorm_sessions (id, enrollment_id, item_id, package_asset_id, sco_href, token_hash, token_expires_at, created_at, updated_at)
              VALUES ($1, $2, $3, $4, $5, $6, $7, now(), now())`,
-            { bind: [sessionId, enrollment.id, item.id, stored.packageAssetId, stored.scoHref, hashToken(token), new Date(Date.now() + contentTokenTtlMs)], transaction },
+            {
+              bind: [
+                sessionId,
+                enrollment.id,
+                item.id,
+                stored.packageAssetId,
+                stored.scoHref,
+                hashToken(token),
+                new Date(Date.now() + contentTokenTtlMs),
+              ],
+              transaction,
+            },
           );
-          if (enrollment.status === 'active') await record(transaction, await ownEnrollment(learnerLmsUserId, enrollmentId, transaction, true), loaded, item.id, (before) => before ?? { status: 'in_progress' });
+          if (enrollment.status === 'active')
+            await record(
+              transaction,
+              await ownEnrollment(learnerLmsUserId, enrollmentId, transaction, true),
+              loaded,
+              item.id,
+              (before) => before ?? { status: 'in_progress' },
+            );
         });
         return { itemId: item.id, type: item.type, sessionId, ...urls(base, sessionId, token) };
       }
       if (item.type !== 'quiz' && enrollment.status === 'active') {
         await sequelize.transaction(async (transaction) =>
-          record(transaction, await ownEnrollment(learnerLmsUserId, enrollmentId, transaction, true), loaded, item.id, (before) => before ?? { status: 'in_progress' }),
+          record(
+            transaction,
+            await ownEnrollment(learnerLmsUserId, enrollmentId, transaction, true),
+            loaded,
+            item.id,
+            (before) => before ?? { status: 'in_progress' },
+          ),
         );
       }
       const media = item.mediaAssetId ? await deps.storage.assetUrl(item.mediaAssetId) : undefined;
@@ -231,16 +330,30 @@ export function createPlayer(deps: {
     },
 
     /** Progress the learner reports on a lesson, video or assignment. */
-    async reportProgress(learnerLmsUserId: string, enrollmentId: string, itemId: string, input: { status: 'in_progress' | 'completed'; percent?: number }) {
+    async reportProgress(
+      learnerLmsUserId: string,
+      enrollmentId: string,
+      itemId: string,
+      input: { status: 'in_progress' | 'completed'; percent?: number },
+    ) {
       return sequelize.transaction(async (transaction) => {
         const enrollment = await ownEnrollment(learnerLmsUserId, enrollmentId, transaction, true);
         const loaded = await rulesOf(enrollment.courseId, transaction);
         const item = loaded.items.find((i) => i.id === itemId);
         if (!item) throw notFound('The course has no such item.');
         if (item.type === 'scorm_package' || item.type === 'quiz') {
-          throw conflict('lms.item.progress_not_manual', item.type === 'quiz' ? 'A quiz progresses through its attempts.' : 'A SCORM item progresses through its CMI commits.');
+          throw conflict(
+            'lms.item.progress_not_manual',
+            item.type === 'quiz'
+              ? 'A quiz progresses through its attempts.'
+              : 'A SCORM item progresses through its CMI commits.',
+          );
         }
-        if (enrollment.status !== 'active') throw conflict('lms.enrollment.not_active', `The enrollment is ${enrollment.status}: progress is recorded on an active enrollment only.`);
+        if (enrollment.status !== 'active')
+          throw conflict(
+            'lms.enrollment.not_active',
+            `The enrollment is ${enrollment.status}: progress is recorded on an active enrollment only.`,
+          );
         requireUnlocked(await snapshotOf(enrollment, loaded.rules, transaction), itemId);
         return record(transaction, enrollment, loaded, itemId, (before) => ({
           status: before?.status === 'completed' ? 'completed' : input.status,
@@ -250,7 +363,12 @@ export function createPlayer(deps: {
     },
 
     /** Records a quiz's outcome (Assessments): passed completes the item, otherwise it is failed. */
-    async recordAssessment(transaction: Transaction, enrollment: Enrollment, itemId: string, outcome: { scorePercent: number; passed: boolean }) {
+    async recordAssessment(
+      transaction: Transaction,
+      enrollment: Enrollment,
+      itemId: string,
+      outcome: { scorePercent: number; passed: boolean },
+    ) {
       const loaded = await rulesOf(enrollment.courseId, transaction);
       return record(transaction, enrollment, loaded, itemId, (before) => ({
         status: before?.status === 'completed' || outcome.passed ? 'completed' : 'failed',
@@ -268,10 +386,14 @@ export function createPlayer(deps: {
      * The session the caller may use: with a content token, only the token's own session; with a
      * bearer token, the learner's own sessions.
      */
-    async allowedSession(caller: { scormSessionId?: string; learnerLmsUserId?: string }, sessionId: string): Promise<SessionRow> {
+    async allowedSession(
+      caller: { scormSessionId?: string; learnerLmsUserId?: string },
+      sessionId: string,
+    ): Promise<SessionRow> {
       const session = await sessionOf(sessionId);
       if (caller.scormSessionId !== undefined) {
-        if (caller.scormSessionId !== sessionId) throw forbidden('auth.out_of_scope', 'This content token is for another SCORM session.');
+        if (caller.scormSessionId !== sessionId)
+          throw forbidden('auth.out_of_scope', 'This content token is for another SCORM session.');
       } else {
         await ownEnrollment(caller.learnerLmsUserId!, session.enrollment_id);
       }
@@ -304,7 +426,12 @@ export function createPlayer(deps: {
 
     /** What the player page needs: the item's title, the last commit, the learner, and a content token (the caller's, or a new one for a bearer caller). */
     async playerFor(session: SessionRow, presentedToken: string | undefined) {
-      const [row] = await sequelize.query<{ title: string; lms_user_id: string; display_name: string | null; email: string | null }>(
+      const [row] = await sequelize.query<{
+        title: string;
+        lms_user_id: string;
+        display_name: string | null;
+        email: string | null;
+      }>(
         `SELECT i.title, u.id AS lms_user_id, u.display_name, u.email FROM lms.lms_items i, lms.lms_enrollments e JOIN lms.lms_users u ON u.id = e.learner_lms_user_id
           WHERE i.id = $1 AND e.id = $2`,
         { type: QueryTypes.SELECT, bind: [session.item_id, session.enrollment_id] },
@@ -320,7 +447,11 @@ export function createPlayer(deps: {
     /** A CMI commit: kept for resuming, and turned into the item's progress. */
     async commit(session: SessionRow, cmi: CmiSnapshot): Promise<ProgressSnapshot> {
       return sequelize.transaction(async (transaction) => {
-        const enrollment = await Enrollment.findByPk(session.enrollment_id, { transaction, lock: transaction.LOCK.UPDATE, rejectOnEmpty: true });
+        const enrollment = await Enrollment.findByPk(session.enrollment_id, {
+          transaction,
+          lock: transaction.LOCK.UPDATE,
+          rejectOnEmpty: true,
+        });
         await requireEntitlement(enrollment, transaction);
         const loaded = await rulesOf(enrollment.courseId, transaction);
         const stored: CmiSnapshot = {
@@ -346,10 +477,14 @@ export function createPlayer(deps: {
      * A file of the session's package: a path inside the package's folder only (`..`, absolute paths
      * and anything resolving outside are 404), as a stream with its type.
      */
-    async contentFile(session: SessionRow, relative: string): Promise<{ body: Readable; contentType: string; size: number }> {
+    async contentFile(
+      session: SessionRow,
+      relative: string,
+    ): Promise<{ body: Readable; contentType: string; size: number }> {
       const folder = packages.folderOf(session.package_asset_id);
       const target = path.resolve(folder, relative);
-      if (!target.startsWith(folder + path.sep) || relative.includes('\0')) throw notFound('No such file in the package.');
+      if (!target.startsWith(folder + path.sep) || relative.includes('\0'))
+        throw notFound('No such file in the package.');
       let stat = await fs.promises.stat(target).catch(() => undefined);
       if (!stat) {
         // The package's folder may be gone (a fresh data directory): extracted again from its asset.
@@ -360,7 +495,8 @@ export function createPlayer(deps: {
       return { body: fs.createReadStream(target), contentType: contentTypeOf(target), size: stat.size };
     },
 
-    unauthenticated: () => unauthorized('auth.unauthenticated', 'Send a bearer token, or the content token of this SCORM session.'),
+    unauthenticated: () =>
+      unauthorized('auth.unauthenticated', 'Send a bearer token, or the content token of this SCORM session.'),
   };
 }
 
@@ -393,4 +529,5 @@ const contentTypes: Record<string, string> = {
   '.swf': 'application/x-shockwave-flash',
 };
 
-export const contentTypeOf = (file: string) => contentTypes[path.extname(file).toLowerCase()] ?? 'application/octet-stream';
+export const contentTypeOf = (file: string) =>
+  contentTypes[path.extname(file).toLowerCase()] ?? 'application/octet-stream';

@@ -12,7 +12,16 @@ import type { Users } from '../users/service.ts';
  * course). A suspended staff member has none of them.
  */
 export const staffRoleCapabilities: Record<StaffRole, readonly string[]> = {
-  admin: ['staff.manage', 'instructor.invite', 'entitlement.grant', 'learners.manage', 'payments.read', 'analytics.read', 'settings.read', 'settings.write'],
+  admin: [
+    'staff.manage',
+    'instructor.invite',
+    'entitlement.grant',
+    'learners.manage',
+    'payments.read',
+    'analytics.read',
+    'settings.read',
+    'settings.write',
+  ],
   content_manager: ['instructor.invite', 'learners.manage'],
   support: ['entitlement.grant', 'learners.manage', 'payments.read', 'settings.read'],
 };
@@ -33,11 +42,15 @@ export function createAccess(sequelize: Sequelize, users: Users, onboarding: Onb
   const { StaffMember } = defineStaffModels(sequelize);
 
   async function actorOf(user: LmsUser): Promise<Actor> {
-    const [statuses, membership] = await Promise.all([onboarding.personaStatuses(user), StaffMember.findOne({ where: { lmsUserId: user.id } })]);
+    const [statuses, membership] = await Promise.all([
+      onboarding.personaStatuses(user),
+      StaffMember.findOne({ where: { lmsUserId: user.id } }),
+    ]);
     const personas = new Set(statuses.filter((s) => s.onboardingStatus === 'completed').map((s) => s.persona));
     const staffRole = personas.has('staff') && membership?.status === 'active' ? membership.role : null;
     // A suspended learner (staff suspend learners in the LMS only) keeps the persona but may not enrol.
-    const open = (p: LmsPersona) => (p === 'staff' ? Boolean(staffRole) : p === 'learner' ? user.learnerStatus !== 'suspended' : true);
+    const open = (p: LmsPersona) =>
+      p === 'staff' ? Boolean(staffRole) : p === 'learner' ? user.learnerStatus !== 'suspended' : true;
     const capabilities = new Set([...personas].filter(open).flatMap((p) => capabilitiesOf[p]));
     if (staffRole) for (const capability of staffRoleCapabilities[staffRole]) capabilities.add(capability);
     return { user, personas, staffRole, capabilities };
@@ -54,7 +67,8 @@ export function createAccess(sequelize: Sequelize, users: Users, onboarding: Onb
   }
 
   function requireCapability(actor: Actor, capability: string): void {
-    if (!actor.capabilities.has(capability)) throw forbidden('auth.out_of_scope', `This needs the ${capability} capability, which the caller does not have.`);
+    if (!actor.capabilities.has(capability))
+      throw forbidden('auth.out_of_scope', `This needs the ${capability} capability, which the caller does not have.`);
   }
 
   return { actor, actorOf, requireAuthor, requireCapability };

@@ -6,7 +6,11 @@ import type { Invites } from '../staff/invites.ts';
 export async function describeMe(actor: Actor, onboarding: Onboarding, invites: Invites) {
   const { user } = actor;
   const personas = await onboarding.personaStatuses(user);
-  const instructorStatus = actor.personas.has('instructor') ? 'active' : (await invites.instructorInvited(user)) ? 'invited' : null;
+  const instructorStatus = actor.personas.has('instructor')
+    ? 'active'
+    : (await invites.instructorInvited(user))
+      ? 'invited'
+      : null;
   return {
     lmsUserId: user.id,
     userId: user.userId,

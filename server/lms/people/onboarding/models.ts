@@ -1,4 +1,12 @@
-import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  type CreationOptional,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Model,
+  type ModelStatic,
+  type Sequelize,
+} from 'sequelize';
 import type { LmsPersona, OnboardingData, OnboardingStatus } from './rules.ts';
 import { id, reference, timestamps } from '../../../platform/db/columns.ts';
 
@@ -47,5 +55,8 @@ export function defineOnboardingModels(sequelize: Sequelize) {
     },
     { tableName: 'lms_profiles' },
   );
-  return { LmsOnboarding: LmsOnboarding as ModelStatic<LmsOnboarding>, LmsProfile: LmsProfile as ModelStatic<LmsProfile> };
+  return {
+    LmsOnboarding: LmsOnboarding as ModelStatic<LmsOnboarding>,
+    LmsProfile: LmsProfile as ModelStatic<LmsProfile>,
+  };
 }

@@ -21,7 +21,12 @@ export const onboardingLifecycle = defineLifecycle({
   },
   guards: {
     filled_in: (missing: string[]) =>
-      missing.length ? { reason: 'Fill in every required field before submitting.', details: missing.map((field) => ({ field, issue: 'is required' })) } : undefined,
+      missing.length
+        ? {
+            reason: 'Fill in every required field before submitting.',
+            details: missing.map((field) => ({ field, issue: 'is required' })),
+          }
+        : undefined,
   },
 });
 export type OnboardingStatus = (typeof onboardingLifecycle.statuses)[number];
@@ -74,7 +79,12 @@ export function missingFields(persona: LmsPersona, data: OnboardingData): string
 }
 
 function valueAt(data: unknown, path: string): unknown {
-  return path.split('.').reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), data);
+  return path
+    .split('.')
+    .reduce<unknown>(
+      (node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined),
+      data,
+    );
 }
 
 function isFilled(value: unknown): boolean {

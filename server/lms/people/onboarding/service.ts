@@ -4,7 +4,16 @@ import { newId } from '../../../platform/ids.ts';
 import { lifecycleWriter, modelStore, type MoverOf } from '../../../platform/lifecycle.ts';
 import type { LmsUser } from '../users/models.ts';
 import { defineOnboardingModels, type LmsOnboarding } from './models.ts';
-import { currentSchemaVersion, formSections, missingFields, onboardingLifecycle, openToAll, requiredOnSubmit, type LmsPersona, type OnboardingData } from './rules.ts';
+import {
+  currentSchemaVersion,
+  formSections,
+  missingFields,
+  onboardingLifecycle,
+  openToAll,
+  requiredOnSubmit,
+  type LmsPersona,
+  type OnboardingData,
+} from './rules.ts';
 
 export type Onboarding = ReturnType<typeof createOnboarding>;
 
@@ -15,15 +24,20 @@ export type InviteAcceptor = (user: LmsUser, persona: LmsPersona, transaction: T
 export function createOnboarding(sequelize: Sequelize, acceptInvite: InviteAcceptor = async () => false) {
   const { LmsOnboarding, LmsProfile } = defineOnboardingModels(sequelize);
 
-  const find = (user: LmsUser, persona: LmsPersona) => LmsOnboarding.findOne({ where: { lmsUserId: user.id, persona } });
+  const find = (user: LmsUser, persona: LmsPersona) =>
+    LmsOnboarding.findOne({ where: { lmsUserId: user.id, persona } });
   const alreadyCompleted = (persona: LmsPersona) =>
     conflict('lms.onboarding.already_completed', `The ${persona} onboarding of this account is already completed.`);
-  const notStarted = (persona: LmsPersona) => notFound(`The ${persona} onboarding of this account has not been started.`);
+  const notStarted = (persona: LmsPersona) =>
+    notFound(`The ${persona} onboarding of this account has not been started.`);
   const onboardings = lifecycleWriter(onboardingLifecycle, {
     store: modelStore(LmsOnboarding),
     refuse: (refusal, record) =>
       refusal.kind === 'guard_failed'
-        ? validationFailed(refusal.details!, `Fill in every required field of the ${record!.persona} onboarding before submitting it.`)
+        ? validationFailed(
+            refusal.details!,
+            `Fill in every required field of the ${record!.persona} onboarding before submitting it.`,
+          )
         : alreadyCompleted(record!.persona),
   });
 
@@ -37,16 +51,31 @@ export function createOnboarding(sequelize: Sequelize, acceptInvite: InviteAccep
     if (existing) return summary(existing);
     await sequelize.transaction(async (transaction) => {
       if (!openToAll[persona] && !(await acceptInvite(user, persona, transaction))) {
-        throw forbidden('lms.invite.required', `A ${persona} onboarding can only be started from an accepted ${persona} invite.`);
+        throw forbidden(
+          'lms.invite.required',
+          `A ${persona} onboarding can only be started from an accepted ${persona} invite.`,
+        );
       }
-      const draft = { id: newId(), lmsUserId: user.id, persona, data: { schemaVersion: currentSchemaVersion }, completedAt: null };
+      const draft = {
+        id: newId(),
+        lmsUserId: user.id,
+        persona,
+        data: { schemaVersion: currentSchemaVersion },
+        completedAt: null,
+      };
       await onboardings.create(transaction, 'start', draft, { by, ignoreDuplicates: true });
     });
     return summary((await find(user, persona))!);
   }
 
   async function mine(user: LmsUser) {
-    const records = await LmsOnboarding.findAll({ where: { lmsUserId: user.id }, order: [['createdAt', 'ASC'], ['id', 'ASC']] });
+    const records = await LmsOnboarding.findAll({
+      where: { lmsUserId: user.id },
+      order: [
+        ['createdAt', 'ASC'],
+        ['id', 'ASC'],
+      ],
+    });
     return records.map(summary);
   }
 
@@ -59,14 +88,21 @@ export function createOnboarding(sequelize: Sequelize, acceptInvite: InviteAccep
   /** Merges the patch into the draft; the row is locked so concurrent saves do not lose each other's fields. */
   async function save(user: LmsUser, persona: LmsPersona, patch: Record<string, unknown>) {
     const foreign = Object.keys(patch).filter((field) => !formSections[persona].includes(field));
-    if (foreign.length) throw validationFailed(foreign.map((field) => ({ field, issue: `is not part of the ${persona} onboarding` })));
+    if (foreign.length)
+      throw validationFailed(foreign.map((field) => ({ field, issue: `is not part of the ${persona} onboarding` })));
     return sequelize.transaction(async (transaction) => {
-      const record = await LmsOnboarding.findOne({ where: { lmsUserId: user.id, persona }, transaction, lock: transaction.LOCK.UPDATE });
+      const record = await LmsOnboarding.findOne({
+        where: { lmsUserId: user.id, persona },
+        transaction,
+        lock: transaction.LOCK.UPDATE,
+      });
       if (!record) throw notStarted(persona);
       if (record.status === 'completed') throw alreadyCompleted(persona);
       const data = mergePatch(record.data, patch) as OnboardingData;
       if (!requiredOnSubmit[data.schemaVersion]) {
-        throw validationFailed([{ field: 'schemaVersion', issue: `must be one of: ${Object.keys(requiredOnSubmit).join(', ')}` }]);
+        throw validationFailed([
+          { field: 'schemaVersion', issue: `must be one of: ${Object.keys(requiredOnSubmit).join(', ')}` },
+        ]);
       }
       record.data = data;
       record.changed('data', true);
@@ -78,10 +114,21 @@ export function createOnboarding(sequelize: Sequelize, acceptInvite: InviteAccep
   /** Completes the onboarding when every required field is filled in, and creates the persona's profile. */
   async function submit(user: LmsUser, persona: LmsPersona) {
     return sequelize.transaction(async (transaction) => {
-      const record = await LmsOnboarding.findOne({ where: { lmsUserId: user.id, persona }, transaction, lock: transaction.LOCK.UPDATE });
+      const record = await LmsOnboarding.findOne({
+        where: { lmsUserId: user.id, persona },
+        transaction,
+        lock: transaction.LOCK.UPDATE,
+      });
       if (!record) throw notStarted(persona);
-      await onboardings.move(transaction, record, 'submit', { by: 'user', facts: missingFields(persona, record.data), changes: { completedAt: new Date() } });
-      await LmsProfile.bulkCreate([{ id: newId(), lmsUserId: user.id, persona }], { ignoreDuplicates: true, transaction });
+      await onboardings.move(transaction, record, 'submit', {
+        by: 'user',
+        facts: missingFields(persona, record.data),
+        changes: { completedAt: new Date() },
+      });
+      await LmsProfile.bulkCreate([{ id: newId(), lmsUserId: user.id, persona }], {
+        ignoreDuplicates: true,
+        transaction,
+      });
       return summary(record);
     });
   }
@@ -89,7 +136,13 @@ export function createOnboarding(sequelize: Sequelize, acceptInvite: InviteAccep
   /** Each started persona with its onboarding state and, once completed, its profile id. */
   async function personaStatuses(user: LmsUser) {
     const [records, profiles] = await Promise.all([
-      LmsOnboarding.findAll({ where: { lmsUserId: user.id }, order: [['createdAt', 'ASC'], ['id', 'ASC']] }),
+      LmsOnboarding.findAll({
+        where: { lmsUserId: user.id },
+        order: [
+          ['createdAt', 'ASC'],
+          ['id', 'ASC'],
+        ],
+      }),
       LmsProfile.findAll({ where: { lmsUserId: user.id } }),
     ]);
     return records.map((r) => ({

@@ -8,11 +8,22 @@ import { newId } from '../../../platform/ids.ts';
 import { lifecycleWriter, modelStore } from '../../../platform/lifecycle.ts';
 import type { LmsPersona } from '../onboarding/rules.ts';
 import type { LmsUser } from '../users/models.ts';
-import { defineStaffModels, inviteLifecycle, membershipLifecycle, type Invite, type InviteKind, type StaffRole } from './models.ts';
+import {
+  defineStaffModels,
+  inviteLifecycle,
+  membershipLifecycle,
+  type Invite,
+  type InviteKind,
+  type StaffRole,
+} from './models.ts';
 
 export type Invites = ReturnType<typeof createInvites>;
 
-const roleNames: Record<StaffRole, string> = { admin: 'an admin', content_manager: 'a content manager', support: 'a support' };
+const roleNames: Record<StaffRole, string> = {
+  admin: 'an admin',
+  content_manager: 'a content manager',
+  support: 'a support',
+};
 
 /**
  * Instructor and staff invites. Only staff invite (the routes check the capability); the invited
@@ -44,13 +55,24 @@ export function createInvites(sequelize: Sequelize, events?: ServiceEvents) {
     return rows.length > 0;
   }
 
-  async function create(kind: InviteKind, rawEmail: string, invitedBy: string | null, staffRole: StaffRole | null = null) {
+  async function create(
+    kind: InviteKind,
+    rawEmail: string,
+    invitedBy: string | null,
+    staffRole: StaffRole | null = null,
+  ) {
     const email = rawEmail.trim().toLowerCase();
-    const duplicate = () => conflict('lms.invite.duplicate', `There is already a pending ${kind} invite or a ${kind} for ${email}.`);
+    const duplicate = () =>
+      conflict('lms.invite.duplicate', `There is already a pending ${kind} invite or a ${kind} for ${email}.`);
     return sequelize.transaction(async (transaction) => {
       if (await alreadyIs(kind, email, transaction)) throw duplicate();
       const id = newId();
-      await invites.create(transaction, 'send', { id, kind, email, staffRole, invitedBy, acceptedBy: null, acceptedAt: null }, { by: invitedBy ? 'staff' : 'operator', ignoreDuplicates: true });
+      await invites.create(
+        transaction,
+        'send',
+        { id, kind, email, staffRole, invitedBy, acceptedBy: null, acceptedAt: null },
+        { by: invitedBy ? 'staff' : 'operator', ignoreDuplicates: true },
+      );
       // The partial unique index keeps one pending invite per kind and address; a lost race inserts nothing.
       const stored = await Invite.findByPk(id, { transaction });
       if (!stored) throw duplicate();
@@ -69,7 +91,12 @@ export function createInvites(sequelize: Sequelize, events?: ServiceEvents) {
   }
 
   async function list(kind: InviteKind, page: PageRequest) {
-    const { items, meta } = await keysetInstances(read, page, Invite, { from: 'lms.lms_invites x', where: new Conditions().add('x.kind = ?', kind), key: 'x.id', desc: true });
+    const { items, meta } = await keysetInstances(read, page, Invite, {
+      from: 'lms.lms_invites x',
+      where: new Conditions().add('x.kind = ?', kind),
+      key: 'x.id',
+      desc: true,
+    });
     return { data: items.map(view), meta };
   }
 
@@ -82,12 +109,24 @@ export function createInvites(sequelize: Sequelize, events?: ServiceEvents) {
       lock: transaction.LOCK.UPDATE,
     });
     if (!invite) return false;
-    await invites.move(transaction, invite, 'accept', { by: 'invitee', changes: { acceptedBy: user.id, acceptedAt: new Date() } });
+    await invites.move(transaction, invite, 'accept', {
+      by: 'invitee',
+      changes: { acceptedBy: user.id, acceptedAt: new Date() },
+    });
     if (persona === 'staff') {
       // A membership of an earlier invite takes this invite's role and is active again.
       const role = invite.staffRole ?? 'support';
-      await memberships.create(transaction, 'join', { id: newId(), lmsUserId: user.id, role }, { by: 'invitee', ignoreDuplicates: true });
-      const member = (await StaffMember.findOne({ where: { lmsUserId: user.id }, transaction, lock: transaction.LOCK.UPDATE }))!;
+      await memberships.create(
+        transaction,
+        'join',
+        { id: newId(), lmsUserId: user.id, role },
+        { by: 'invitee', ignoreDuplicates: true },
+      );
+      const member = (await StaffMember.findOne({
+        where: { lmsUserId: user.id },
+        transaction,
+        lock: transaction.LOCK.UPDATE,
+      }))!;
       if (member.role !== role) await member.update({ role }, { transaction });
       await memberships.move(transaction, member, 'reinstate', { by: 'invitee' });
     }
@@ -97,7 +136,9 @@ export function createInvites(sequelize: Sequelize, events?: ServiceEvents) {
   /** `invited` while an instructor invite is pending or accepted and the onboarding is not completed. */
   async function instructorInvited(user: LmsUser): Promise<boolean> {
     if (!user.email) return false;
-    const invite = await Invite.findOne({ where: { kind: 'instructor', email: user.email.toLowerCase(), status: ['pending', 'accepted'] } });
+    const invite = await Invite.findOne({
+      where: { kind: 'instructor', email: user.email.toLowerCase(), status: ['pending', 'accepted'] },
+    });
     return Boolean(invite);
   }
 

@@ -1,5 +1,13 @@
 import { defineLifecycle } from '../../../platform/lifecycle.ts';
-import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  type CreationOptional,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Model,
+  type ModelStatic,
+  type Sequelize,
+} from 'sequelize';
 import { id, reference, timestamps } from '../../../platform/db/columns.ts';
 
 export const staffRoles = ['admin', 'content_manager', 'support'] as const;

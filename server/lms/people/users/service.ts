@@ -22,21 +22,39 @@ export type Users = ReturnType<typeof createUsers>;
 export function createUsers(sequelize: Sequelize) {
   const { LmsUser } = defineUserModels(sequelize);
   const accounts = lifecycleWriter(lmsUserLifecycle, { store: modelStore(LmsUser) });
-  const standings = lifecycleWriter(learnerStandingLifecycle, { store: modelStore(LmsUser), statusField: 'learnerStatus' });
+  const standings = lifecycleWriter(learnerStandingLifecycle, {
+    store: modelStore(LmsUser),
+    statusField: 'learnerStatus',
+  });
 
-  const newUser = (account: Account) => ({ id: newId(), userId: account.userId, email: account.email, displayName: null, photoAssetId: null });
+  const newUser = (account: Account) => ({
+    id: newId(),
+    userId: account.userId,
+    email: account.email,
+    displayName: null,
+    photoAssetId: null,
+  });
 
   /** Creates the account's LMS user unless it exists: safe to repeat and to race (unique user_id). */
   async function provision(account: Account, transaction?: Transaction): Promise<void> {
-    const create = (t: Transaction) => accounts.create(t, 'provision', newUser(account), { by: 'orchestrator', ignoreDuplicates: true });
+    const create = (t: Transaction) =>
+      accounts.create(t, 'provision', newUser(account), { by: 'orchestrator', ignoreDuplicates: true });
     await (transaction ? create(transaction) : sequelize.transaction(create));
   }
 
   /** Deactivates the account's LMS user, creating it deactivated if it never arrived, so it cannot come back active. */
   async function deactivate(userId: string, transaction?: Transaction): Promise<void> {
     const work = async (t: Transaction) => {
-      await accounts.create(t, 'deactivate', newUser({ userId, email: null }), { by: 'orchestrator', ignoreDuplicates: true });
-      const user = await LmsUser.findOne({ where: { userId }, transaction: t, lock: t.LOCK.UPDATE, rejectOnEmpty: true });
+      await accounts.create(t, 'deactivate', newUser({ userId, email: null }), {
+        by: 'orchestrator',
+        ignoreDuplicates: true,
+      });
+      const user = await LmsUser.findOne({
+        where: { userId },
+        transaction: t,
+        lock: t.LOCK.UPDATE,
+        rejectOnEmpty: true,
+      });
       await accounts.move(t, user, 'deactivate', { by: 'orchestrator' });
     };
     await (transaction ? work(transaction) : sequelize.transaction(work));
@@ -45,7 +63,11 @@ export function createUsers(sequelize: Sequelize) {
   /** Staff suspend a learner in the LMS only, or reinstate them; a repeat changes nothing. */
   async function setLearnerStanding(lmsUserId: string, standing: 'active' | 'suspended'): Promise<void> {
     await sequelize.transaction(async (transaction) => {
-      const user = await LmsUser.findByPk(lmsUserId, { transaction, lock: transaction.LOCK.UPDATE, rejectOnEmpty: true });
+      const user = await LmsUser.findByPk(lmsUserId, {
+        transaction,
+        lock: transaction.LOCK.UPDATE,
+        rejectOnEmpty: true,
+      });
       await standings.move(transaction, user, standing === 'suspended' ? 'suspend' : 'reinstate', { by: 'staff' });
     });
   }
@@ -58,7 +80,8 @@ export function createUsers(sequelize: Sequelize) {
       await provision({ userId, email: principal.email ?? null });
       user = await LmsUser.findOne({ where: { userId }, rejectOnEmpty: true });
     }
-    if (user.status === 'deactivated') throw forbidden('auth.account_deactivated', 'This account was deleted and can no longer use the LMS.');
+    if (user.status === 'deactivated')
+      throw forbidden('auth.account_deactivated', 'This account was deleted and can no longer use the LMS.');
     return user;
   }
 

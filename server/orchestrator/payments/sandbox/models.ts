@@ -1,5 +1,12 @@
 import { defineLifecycle } from '../../../platform/lifecycle.ts';
-import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type Sequelize } from 'sequelize';
+import {
+  DataTypes,
+  type CreationOptional,
+  type InferAttributes,
+  type InferCreationAttributes,
+  type Model,
+  type Sequelize,
+} from 'sequelize';
 import { id, reference } from '../../../platform/db/columns.ts';
 
 export const sandboxStatuses = ['pending', 'success', 'failed', 'abandoned', 'refunded'] as const;
@@ -43,7 +50,10 @@ export const webhookDeliveryLifecycle = defineLifecycle({
 });
 
 /** A transaction on the sandbox processor, keyed by the merchant's reference. `amountMinor` is BIGINT, read as a string. */
-export interface SandboxTransactionRow extends Model<InferAttributes<SandboxTransactionRow>, InferCreationAttributes<SandboxTransactionRow>> {
+export interface SandboxTransactionRow extends Model<
+  InferAttributes<SandboxTransactionRow>,
+  InferCreationAttributes<SandboxTransactionRow>
+> {
   reference: string;
   id: string;
   amountMinor: string;
@@ -62,7 +72,10 @@ export interface SandboxTransactionRow extends Model<InferAttributes<SandboxTran
 }
 
 /** A webhook the sandbox owes the merchant; the worker in webhooks.ts sends it until it is acknowledged. */
-export interface SandboxWebhookRow extends Model<InferAttributes<SandboxWebhookRow>, InferCreationAttributes<SandboxWebhookRow>> {
+export interface SandboxWebhookRow extends Model<
+  InferAttributes<SandboxWebhookRow>,
+  InferCreationAttributes<SandboxWebhookRow>
+> {
   id: string;
   reference: string;
   event: string;

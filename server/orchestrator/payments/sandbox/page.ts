@@ -11,7 +11,10 @@ import type { SandboxTransactionView } from './service.ts';
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** What the payer reads once a transaction is closed. */
-export function outcomeText(tx: Pick<SandboxTransactionView, 'status' | 'gatewayResponse'>): { title: string; detail: string } {
+export function outcomeText(tx: Pick<SandboxTransactionView, 'status' | 'gatewayResponse'>): {
+  title: string;
+  detail: string;
+} {
   switch (tx.status) {
     case 'success':
       return { title: 'Payment successful', detail: 'Your payment was approved. The merchant has been notified.' };

@@ -8,7 +8,8 @@ import type { SandboxPayments } from './service.ts';
 const html = 'text/html; charset=utf-8';
 // The page loads only its own script, style sheet and API; it may not be framed.
 const pageHeaders = {
-  'Content-Security-Policy': "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'Content-Security-Policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'Cache-Control': 'no-store',
   'Referrer-Policy': 'no-referrer',
 };

@@ -19,7 +19,14 @@ import type { Peers } from '../../../platform/service.ts';
 import type { Sequelize, Transaction } from 'sequelize';
 import type { Checkout, CheckoutRequest, PaymentProvider, ProviderOutcome, WebhookNotice } from '../provider.ts';
 import { declineMessage, defaultCard, expiryValid, normaliseCardNumber, passesLuhn, testCards } from './cards.ts';
-import { defineSandboxModels, sandboxTransactionLifecycle, webhookDeliveryLifecycle, type SandboxStatus, type SandboxTransactionRow, type SandboxWebhookRow } from './models.ts';
+import {
+  defineSandboxModels,
+  sandboxTransactionLifecycle,
+  webhookDeliveryLifecycle,
+  type SandboxStatus,
+  type SandboxTransactionRow,
+  type SandboxWebhookRow,
+} from './models.ts';
 import { signatureHeader, signatureMatches } from './signature.ts';
 import { createWebhookSender } from './webhooks.ts';
 
@@ -51,7 +58,12 @@ export interface SandboxTransactionView {
   /** Where the checkout sends the payer now that the transaction is closed (the return URL with `reference` and `status`), else null. */
   redirectUrl: string | null;
   /** The webhook this transaction's outcome owes the merchant, once there is one. */
-  webhook: { status: 'pending' | 'delivered' | 'failed'; attempts: number; lastStatusCode: number | null; deliveredAt: string | null } | null;
+  webhook: {
+    status: 'pending' | 'delivered' | 'failed';
+    attempts: number;
+    lastStatusCode: number | null;
+    deliveredAt: string | null;
+  } | null;
 }
 
 /** The body of a sandbox webhook (exact bytes are signed; `amount` is minor units in a string). */
@@ -89,14 +101,22 @@ export function createSandboxPayments(deps: SandboxDeps) {
   const { SandboxTransaction, SandboxWebhook } = defineSandboxModels(sequelize);
   const transactions = lifecycleWriter(sandboxTransactionLifecycle, {
     store: modelStore(SandboxTransaction),
-    refuse: (_refusal, row) => conflict('payment.sandbox_transaction_closed', `This transaction is already closed (${row!.status}); start a new payment to pay again.`),
+    refuse: (_refusal, row) =>
+      conflict(
+        'payment.sandbox_transaction_closed',
+        `This transaction is already closed (${row!.status}); start a new payment to pay again.`,
+      ),
   });
   const webhooks = lifecycleWriter(webhookDeliveryLifecycle, { store: modelStore(SandboxWebhook) });
   const enabled = config.paymentProvider === 'sandbox';
   const olUrl = () => deps.peers.url('ol');
   const webhookUrl = () => config.paymentWebhookUrl || `${olUrl()}/payments/webhook`;
   const sender = createWebhookSender({
-    sequelize, logger: logger.child({ component: 'sandbox-webhooks' }), secretKey: config.paymentSecretKey, url: webhookUrl, database: deps.database,
+    sequelize,
+    logger: logger.child({ component: 'sandbox-webhooks' }),
+    secretKey: config.paymentSecretKey,
+    url: webhookUrl,
+    database: deps.database,
   });
 
   function requireEnabled(): void {
@@ -133,7 +153,12 @@ export function createSandboxPayments(deps: SandboxDeps) {
       createdAt: row.createdAt.toISOString(),
       redirectUrl: redirectUrl(row),
       webhook: webhook
-        ? { status: webhook.status, attempts: webhook.attempts, lastStatusCode: webhook.lastStatusCode, deliveredAt: webhook.deliveredAt?.toISOString() ?? null }
+        ? {
+            status: webhook.status,
+            attempts: webhook.attempts,
+            lastStatusCode: webhook.lastStatusCode,
+            deliveredAt: webhook.deliveredAt?.toISOString() ?? null,
+          }
         : null,
     };
   }
@@ -142,7 +167,8 @@ export function createSandboxPayments(deps: SandboxDeps) {
     return view(row, await SandboxWebhook.findOne({ where: { reference: row.reference }, order: [['id', 'DESC']] }));
   }
 
-  const eventOf = (status: SandboxStatus): SandboxWebhookBody['event'] => (status === 'success' ? 'charge.success' : status === 'refunded' ? 'refund.processed' : 'charge.failed');
+  const eventOf = (status: SandboxStatus): SandboxWebhookBody['event'] =>
+    status === 'success' ? 'charge.success' : status === 'refunded' ? 'refund.processed' : 'charge.failed';
 
   function webhookBody(row: SandboxTransactionRow, eventId: string): string {
     const body: SandboxWebhookBody = {
@@ -180,7 +206,12 @@ export function createSandboxPayments(deps: SandboxDeps) {
       const now = new Date();
       await transactions.move(transaction, locked, outcome.status, {
         by: 'payer',
-        changes: { gatewayResponse: outcome.message, cardBrand: outcome.card?.brand ?? null, cardLast4: outcome.card?.last4 ?? null, paidAt: outcome.status === 'success' ? now : null },
+        changes: {
+          gatewayResponse: outcome.message,
+          cardBrand: outcome.card?.brand ?? null,
+          cardLast4: outcome.card?.last4 ?? null,
+          paidAt: outcome.status === 'success' ? now : null,
+        },
       });
       if (outcome.status !== 'abandoned') await owe(transaction, locked);
       return locked;
@@ -195,7 +226,16 @@ export function createSandboxPayments(deps: SandboxDeps) {
     await webhooks.create(
       transaction,
       'pending',
-      { id, reference: row.reference, event: eventOf(row.status), body: webhookBody(row, id), nextAttemptAt: new Date(), lastStatusCode: null, lastError: null, deliveredAt: null },
+      {
+        id,
+        reference: row.reference,
+        event: eventOf(row.status),
+        body: webhookBody(row, id),
+        nextAttemptAt: new Date(),
+        lastStatusCode: null,
+        lastError: null,
+        deliveredAt: null,
+      },
       { by: 'sandbox' },
     );
     transaction.afterCommit(() => sender.wake());
@@ -237,20 +277,29 @@ export function createSandboxPayments(deps: SandboxDeps) {
       if (row.amountMinor !== terms.amountMinor || row.currency !== terms.currency) {
         throw new Error(`sandbox: reference ${request.reference} is already used for another amount`);
       }
-      return { checkoutUrl: `${olUrl()}/payments/sandbox/checkout/${encodeURIComponent(row.reference)}`, providerTransactionId: row.id };
+      return {
+        checkoutUrl: `${olUrl()}/payments/sandbox/checkout/${encodeURIComponent(row.reference)}`,
+        providerTransactionId: row.id,
+      };
     },
 
     /** A full refund, settled at once: the transaction is refunded and its `refund.processed` webhook queued. */
     async refund(request) {
       requireEnabled();
       await sequelize.transaction(async (transaction) => {
-        const row = await SandboxTransaction.findByPk(request.reference, { transaction, lock: transaction.LOCK.UPDATE });
+        const row = await SandboxTransaction.findByPk(request.reference, {
+          transaction,
+          lock: transaction.LOCK.UPDATE,
+        });
         if (!row) throw new Error(`sandbox: no transaction has the reference ${request.reference}`);
         if (row.status === 'refunded') return;
         if (row.amountMinor !== request.amountMinor.toString() || row.currency !== request.currency) {
           throw new Error(`sandbox: a refund of ${request.reference} must be of its whole amount`);
         }
-        await transactions.move(transaction, row, 'refunded', { by: 'merchant', changes: { gatewayResponse: `Refunded: ${request.reason}`.slice(0, 200) } });
+        await transactions.move(transaction, row, 'refunded', {
+          by: 'merchant',
+          changes: { gatewayResponse: `Refunded: ${request.reason}`.slice(0, 200) },
+        });
         await owe(transaction, row);
       });
       logger.info({ reference: request.reference }, 'sandbox transaction refunded');
@@ -277,12 +326,26 @@ export function createSandboxPayments(deps: SandboxDeps) {
     readWebhook(body: unknown): WebhookNotice {
       const b = body as Partial<SandboxWebhookBody> | undefined;
       const data = b?.data;
-      if (!b || typeof b.id !== 'string' || typeof b.event !== 'string' || !data || typeof data.reference !== 'string') {
+      if (
+        !b ||
+        typeof b.id !== 'string' ||
+        typeof b.event !== 'string' ||
+        !data ||
+        typeof data.reference !== 'string'
+      ) {
         throw new Error('not a sandbox webhook: id, event and data.reference are required');
       }
       const settles = b.event === 'charge.success' || b.event === 'charge.failed' || b.event === 'refund.processed';
-      if (settles && (typeof data.amount !== 'string' || !/^\d+$/.test(data.amount) || typeof data.currency !== 'string' || typeof data.id !== 'string')) {
-        throw new Error('not a sandbox charge webhook: data.id, data.amount (minor units in a string) and data.currency are required');
+      if (
+        settles &&
+        (typeof data.amount !== 'string' ||
+          !/^\d+$/.test(data.amount) ||
+          typeof data.currency !== 'string' ||
+          typeof data.id !== 'string')
+      ) {
+        throw new Error(
+          'not a sandbox charge webhook: data.id, data.amount (minor units in a string) and data.currency are required',
+        );
       }
       return {
         eventId: b.id,
@@ -290,7 +353,8 @@ export function createSandboxPayments(deps: SandboxDeps) {
         reference: data.reference,
         outcome: settles
           ? {
-              status: b.event === 'charge.success' ? 'succeeded' : b.event === 'refund.processed' ? 'refunded' : 'failed',
+              status:
+                b.event === 'charge.success' ? 'succeeded' : b.event === 'refund.processed' ? 'refunded' : 'failed',
               amountMinor: BigInt(data.amount!),
               currency: data.currency!,
               providerTransactionId: data.id!,
@@ -316,18 +380,28 @@ export function createSandboxPayments(deps: SandboxDeps) {
       await find(reference);
       const digits = normaliseCardNumber(input.cardNumber ?? defaultCard.number);
       if (!/^\d{12,19}$/.test(digits) || !passesLuhn(digits)) {
-        throw unprocessable('payment.sandbox_card_invalid', 'This is not a valid card number.', [{ field: 'cardNumber', issue: 'is not a valid card number' }]);
+        throw unprocessable('payment.sandbox_card_invalid', 'This is not a valid card number.', [
+          { field: 'cardNumber', issue: 'is not a valid card number' },
+        ]);
       }
       const card = testCards.find((c) => c.number === digits);
       if (!card) {
-        throw unprocessable('payment.sandbox_card_invalid', `The sandbox takes only its test cards: ${testCards.map((c) => c.number).join(', ')}.`, [
-          { field: 'cardNumber', issue: 'is not one of the sandbox test cards' },
-        ]);
+        throw unprocessable(
+          'payment.sandbox_card_invalid',
+          `The sandbox takes only its test cards: ${testCards.map((c) => c.number).join(', ')}.`,
+          [{ field: 'cardNumber', issue: 'is not one of the sandbox test cards' }],
+        );
       }
       if (input.expiry !== undefined && !expiryValid(input.expiry)) {
-        throw unprocessable('payment.sandbox_card_invalid', 'The expiry date is not valid or has passed.', [{ field: 'expiry', issue: 'must be MM/YY and not in the past' }]);
+        throw unprocessable('payment.sandbox_card_invalid', 'The expiry date is not valid or has passed.', [
+          { field: 'expiry', issue: 'must be MM/YY and not in the past' },
+        ]);
       }
-      return close(reference, { status: card.outcome, message: card.message, card: { brand: card.brand, last4: digits.slice(-4) } });
+      return close(reference, {
+        status: card.outcome,
+        message: card.message,
+        card: { brand: card.brand, last4: digits.slice(-4) },
+      });
     },
 
     /** The payer's bank declines the charge. */
@@ -348,4 +422,3 @@ export function createSandboxPayments(deps: SandboxDeps) {
     },
   };
 }
-

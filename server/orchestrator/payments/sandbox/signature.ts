@@ -14,7 +14,11 @@ const hexSha512 = /^[0-9a-f]{128}$/i;
  * Whether `given` is the signature of `rawBody`: recomputed over the raw bytes and compared in
  * constant time. A missing header, a missing body or a value of the wrong shape is simply false.
  */
-export function signatureMatches(secretKey: string, given: string | string[] | undefined, rawBody: Buffer | undefined): boolean {
+export function signatureMatches(
+  secretKey: string,
+  given: string | string[] | undefined,
+  rawBody: Buffer | undefined,
+): boolean {
   if (typeof given !== 'string' || !hexSha512.test(given.trim()) || rawBody === undefined) return false;
   const expected = createHmac('sha512', secretKey).update(rawBody).digest();
   return timingSafeEqual(Buffer.from(given.trim(), 'hex'), expected);

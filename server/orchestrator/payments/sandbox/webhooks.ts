@@ -64,7 +64,9 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
   let loop: Promise<void> | undefined;
   let woken = false;
   let interrupt: (() => void) | undefined;
-  const deliveries = lifecycleWriter(webhookDeliveryLifecycle, { store: tableStore<{ id: string; status: string }>(sequelize, 'ol.sandbox_webhook_deliveries') });
+  const deliveries = lifecycleWriter(webhookDeliveryLifecycle, {
+    store: tableStore<{ id: string; status: string }>(sequelize, 'ol.sandbox_webhook_deliveries'),
+  });
 
   async function claim(): Promise<Claimed[]> {
     return sequelize.query<Claimed>(
@@ -95,14 +97,30 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
           last_status_code: outcome.statusCode,
           last_error: outcome.error,
           delivered_at: delivered ? new Date() : null,
-          ...(next === 'pending' ? { next_attempt_at: new Date(Date.now() + retryDelaySeconds(row.attempts) * 1000) } : {}),
+          ...(next === 'pending'
+            ? { next_attempt_at: new Date(Date.now() + retryDelaySeconds(row.attempts) * 1000) }
+            : {}),
         },
       });
     });
-    const fields = { reference: row.reference, event: row.event, webhookId: row.id, attempt: row.attempts, statusCode: outcome.statusCode };
+    const fields = {
+      reference: row.reference,
+      event: row.event,
+      webhookId: row.id,
+      attempt: row.attempts,
+      statusCode: outcome.statusCode,
+    };
     if (delivered) logger.info(fields, 'sandbox webhook delivered');
-    else if (gaveUp) logger.error({ ...fields, error: outcome.error }, 'sandbox webhook not acknowledged after every retry; giving up');
-    else logger.warn({ ...fields, error: outcome.error, retryInSeconds: retryDelaySeconds(row.attempts) }, 'sandbox webhook not acknowledged; will retry');
+    else if (gaveUp)
+      logger.error(
+        { ...fields, error: outcome.error },
+        'sandbox webhook not acknowledged after every retry; giving up',
+      );
+    else
+      logger.warn(
+        { ...fields, error: outcome.error, retryInSeconds: retryDelaySeconds(row.attempts) },
+        'sandbox webhook not acknowledged; will retry',
+      );
   }
 
   async function send(url: string, row: Claimed): Promise<void> {
