@@ -81,6 +81,7 @@ test('every link-like request field of the three documents is format uri (checke
     'broadcastConversation body.attachments[].url',
     'createConversation body.attachments[].url',
     'createInterviewTemplate body.link',
+    'payApplication body.returnUrl',
     'postConversationMessage body.attachments[].url',
     'rescheduleInterviewBooking body.link',
     'setInterviewSchedule body.link',

@@ -8721,7 +8721,10 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @description Where to send the payer back, e.g. https://app.example.org/dashboard/applications/01H... */
+                    /**
+                     * Format: uri
+                     * @description Where to send the payer back, on an allowed origin: https:// (http:// too in development mode), e.g. https://app.example.org/dashboard/applications/01H...
+                     */
                     returnUrl?: string;
                 };
             };

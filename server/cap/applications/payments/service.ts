@@ -196,7 +196,7 @@ export function createCapPayments(deps: {
       throw unprocessable(
         'payment.return_url_not_allowed',
         'returnUrl must be an http(s) URL on an origin the platform allows (CORS_ORIGINS).',
-        [{ field: 'body.returnUrl', issue: url ? `origin ${url.origin} is not an allowed origin` : 'is not a URL' }],
+        [{ field: 'returnUrl', issue: url ? `origin ${url.origin} is not an allowed origin` : 'is not a URL' }],
       );
     }
     return url.toString();
