@@ -27,13 +27,12 @@ export interface PaymentCompletedData {
 const text = (value: unknown) => typeof value === 'string' && value !== '';
 
 /**
- * Reads `payment.completed` data as a consumer must before acting on it. Throws an Error naming each
- * field that breaks the contract (an event that fails here is a producer bug: the bus retries it and
- * then dead-letters it).
+ * The fields of a payment event's data (`payment.completed`, `payment.refunded`) that break the
+ * contract; `at` names the event's own time field.
  */
-export function readPaymentCompleted(data: Record<string, unknown>): PaymentCompletedData {
+export function paymentEventProblems(data: Record<string, unknown>, at: 'completedAt' | 'refundedAt'): string[] {
   const amount = data.amount as Partial<Money> | undefined;
-  const problems = [
+  return [
     !text(data.paymentId) && 'paymentId',
     !text(data.reference) && 'reference',
     !(paymentCompletedPurposes as readonly unknown[]).includes(data.purpose) && 'purpose',
@@ -44,8 +43,17 @@ export function readPaymentCompleted(data: Record<string, unknown>): PaymentComp
     !(amount && typeof amount.currency === 'string' && /^[A-Z]{3}$/.test(amount.currency)) && 'amount.currency',
     !(data.beneficiaryCentreId === null || text(data.beneficiaryCentreId)) && 'beneficiaryCentreId',
     !text(data.provider) && 'provider',
-    !(typeof data.completedAt === 'string' && !Number.isNaN(Date.parse(data.completedAt))) && 'completedAt',
+    !(typeof data[at] === 'string' && !Number.isNaN(Date.parse(data[at] as string))) && at,
   ].filter((problem): problem is string => typeof problem === 'string');
+}
+
+/**
+ * Reads `payment.completed` data as a consumer must before acting on it. Throws an Error naming each
+ * field that breaks the contract (an event that fails here is a producer bug: the bus retries it and
+ * then dead-letters it).
+ */
+export function readPaymentCompleted(data: Record<string, unknown>): PaymentCompletedData {
+  const problems = paymentEventProblems(data, 'completedAt');
   if (problems.length > 0) throw new Error(`payment.completed data is not valid: ${problems.join(', ')}`);
   return data as unknown as PaymentCompletedData;
 }
