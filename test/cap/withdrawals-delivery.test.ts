@@ -149,3 +149,88 @@ test('100 paid applications withdrawn, each refund webhook delivered three times
     `100 withdrawals refunded, 300 refund webhook deliveries (all 200, 100 applied), 400 ledger lines over 2 centres; ${Date.now() - started} ms from the first withdrawal to the last debit`,
   );
 });
+
+test('a payment completed after its application was withdrawn is refunded by CAP, once: its webhook three times at once, one refund, the wallet exact', async (t) => {
+  const { owner, centreId, sectorId, tradeId } = await applicationTargets(platform, {
+    sector: 'Late payment sector',
+    trade: 'Late payment trade',
+  });
+  const candidate = await signUp(platform);
+  await onboard(platform, candidate, 'candidate');
+  const before = await walletOf(owner, centreId);
+  const id = (
+    await cap(platform, candidate, 'POST', '/applications', {
+      headers: asCandidate,
+      json: { type: 'RPL', sectorId, tradeId, unitIds: [], centreId },
+    })
+  ).body.data.id;
+  await sql(
+    platform,
+    `UPDATE cap.applications SET status = 'in_progress', current_stage_key = 'payment' WHERE id = $1`,
+    [id],
+  );
+  const paymentId = (await cap(platform, candidate, 'POST', `/applications/${id}/pay`, { headers: asCandidate })).body
+    .data.paymentId as string;
+  // The checkout stays open while the candidate withdraws: nothing is paid yet, so nothing is refunded.
+  const withdrawn = await cap(platform, candidate, 'POST', `/applications/${id}/withdraw`, { headers: asCandidate });
+  t.like(withdrawn.body.data, { status: 'withdrawn', currentStageKey: 'payment', refund: null });
+
+  await payCheckout(platform, `PAY-${paymentId}`);
+  const charge = (await sandboxWebhooks(platform, `PAY-${paymentId}`))[0]!.body;
+  const charged = await Promise.all([1, 2, 3].map(() => postWebhook(platform, charge)));
+  t.deepEqual(
+    charged.map((a) => a.status),
+    [200, 200, 200],
+  );
+  const refundWebhook = async () =>
+    (await sandboxWebhooks(platform, `PAY-${paymentId}`)).find((w) => JSON.parse(w.body).event === 'refund.processed');
+  await eventually('CAP asks for the refund', async () => Boolean(await refundWebhook()), 30_000);
+  const refund = (await refundWebhook())!.body;
+  const refunded = await Promise.all([1, 2, 3].map(() => postWebhook(platform, refund)));
+  t.is(refunded.filter((a) => a.status === 200 && a.body.data.duplicate === false).length, 1);
+  await eventually(
+    'the refund reaches CAP',
+    async () =>
+      (
+        await sql(platform, `SELECT 1 FROM cap.application_payments WHERE payment_id = $1 AND status = 'refunded'`, [
+          paymentId,
+        ])
+      ).length === 1,
+    30_000,
+  );
+  await new Promise((resolve) => setTimeout(resolve, 1000)); // late duplicates would land now
+
+  const history = await sql<{ move: string }>(
+    platform,
+    `SELECT coalesce(from_status, 'new') || '>' || to_status AS move FROM ol.payment_status_changes WHERE payment_id = $1 ORDER BY created_at, id`,
+    [paymentId],
+  );
+  t.deepEqual(
+    history.map((h) => h.move),
+    ['new>initiated', 'initiated>pending', 'pending>succeeded', 'succeeded>refunding', 'refunding>refunded'],
+  );
+  t.is(
+    (
+      await sql(platform, `SELECT 1 FROM ol.outbox WHERE type = 'payment.refunded' AND data->>'paymentId' = $1`, [
+        paymentId,
+      ])
+    ).length,
+    1,
+  );
+  const ledger = await sql<{ kind: string; amount_minor: string }>(
+    platform,
+    'SELECT kind, amount_minor::text FROM cap.wallet_entries WHERE payment_id = $1 ORDER BY kind',
+    [paymentId],
+  );
+  t.deepEqual(ledger, [
+    { kind: 'application_payment', amount_minor: '2500000' },
+    { kind: 'platform_fee', amount_minor: '-250000' },
+    { kind: 'platform_fee_refund', amount_minor: '250000' },
+    { kind: 'refund', amount_minor: '-2500000' },
+  ]);
+  t.deepEqual(await walletOf(owner, centreId), before, 'the wallet is as before the payment');
+  t.like((await cap(platform, candidate, 'GET', `/applications/${id}`, { headers: asCandidate })).body.data, {
+    status: 'withdrawn',
+    currentStageKey: 'payment',
+  });
+});

@@ -200,3 +200,48 @@ test.serial('a paid application withdrawn once its assessment started is withdra
   });
   t.deepEqual(await walletOf(owner, centreId), before);
 });
+
+test.serial(
+  'a refund owed after the wallet was paid out takes the balance below zero; no withdrawal until payments cover it',
+  async (t) => {
+    const { owner, centreId, sectorId, tradeId } = await applicationTargets(platform, {
+      sector: 'Construction',
+      trade: 'Tiling',
+    });
+    const targets = { centreId, sectorId, tradeId };
+    const { user, applicationId } = await paidApplication(targets);
+    const net = (await walletOf(owner, centreId)).amountMinorUnits;
+    t.is(net, '2250000');
+    await sql(
+      platform,
+      `UPDATE cap.centres SET account_details = '{"bank":"Access Bank","accountNo":"0123456789"}' WHERE id = $1`,
+      [centreId],
+    );
+    const payout = await cap(platform, owner, 'POST', '/centre/wallet/withdraw', {
+      headers: asCentre(centreId),
+      json: { amount: { amountMinorUnits: net, currency: 'NGN' } },
+    });
+    t.is(payout.status, 200, payout.text);
+    t.is((await walletOf(owner, centreId)).amountMinorUnits, '0');
+
+    const withdrawn = await cap(platform, user, 'POST', `/applications/${applicationId}/withdraw`, {
+      headers: asCandidate,
+    });
+    t.like(withdrawn.body.data.refund, { status: 'refunding' });
+    await eventually('the refund reaches CAP', async () => (await walletOf(owner, centreId)).amountMinorUnits !== '0');
+    t.deepEqual(await walletOf(owner, centreId), { amountMinorUnits: '-2250000', currency: 'NGN' });
+    const refused = await cap(platform, owner, 'POST', '/centre/wallet/withdraw', {
+      headers: asCentre(centreId),
+      json: { amount: { amountMinorUnits: '1', currency: 'NGN' } },
+    });
+    t.is(refused.status, 409);
+    t.is(refused.body.error.code, 'wallet.insufficient_funds');
+
+    await paidApplication(targets);
+    t.deepEqual(
+      await walletOf(owner, centreId),
+      { amountMinorUnits: '0', currency: 'NGN' },
+      'the next payment covers it',
+    );
+  },
+);

@@ -2863,7 +2863,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The wallet's balance (the sum of its ledger) */
+        /** The wallet's balance (the sum of its ledger; below zero while refunds owe more than it holds) */
         get: operations["getCentreWallet"];
         put?: never;
         post?: never;

@@ -5,6 +5,7 @@
  *   pending   --(orchestrator: payment.completed)-------------> completed
  *   pending   --(orchestrator: payment.failed)----------------> failed
  *   completed --(candidate: withdraws before assessment)------> refunding
+ *   completed --(platform: paid after the withdrawal)----------> refunding
  *   refunding --(orchestrator: payment.refunded)--------------> refunded
  *   completed --(orchestrator: payment.refunded)--------------> refunded   (a refund made at the provider)
  *
@@ -19,13 +20,13 @@ export type CapPaymentStatus = (typeof capPaymentStatuses)[number];
 export const capPaymentLifecycle = defineLifecycle({
   subject: 'application payment',
   statuses: capPaymentStatuses,
-  movers: ['candidate', 'orchestrator'],
+  movers: ['candidate', 'orchestrator', 'platform'],
   idempotent: true,
   moves: {
     start: { from: [null], to: 'pending', by: ['candidate'] },
     completed: { from: ['pending'], to: 'completed', by: ['orchestrator'] },
     failed: { from: ['pending'], to: 'failed', by: ['orchestrator'] },
-    refund: { from: ['completed'], to: 'refunding', by: ['candidate'] },
+    refund: { from: ['completed'], to: 'refunding', by: ['candidate', 'platform'] },
     refunded: { from: ['completed', 'refunding'], to: 'refunded', by: ['orchestrator'] },
   },
 });

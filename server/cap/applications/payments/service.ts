@@ -74,6 +74,19 @@ export function createCapPayments(deps: {
     store: tableStore<PaymentRow>(sequelize, 'cap.application_payments'),
   });
 
+  /** The Orchestrator's RefundPayment (gRPC); a failure is 503/502, so the caller's transaction writes nothing. */
+  async function requestRefund(paymentId: string, reason: string) {
+    try {
+      await deps.payments.refundPayment({ payment_id: paymentId, reason: reason.slice(0, 500) });
+    } catch (err) {
+      upstreamFailure(
+        err,
+        { unavailable: 'payment.unavailable', failed: 'payment.upstream_error' },
+        'The payment service',
+      );
+    }
+  }
+
   /** Ledger lines of one payment, each kind once however often it is written (the unique index on payment and kind). */
   async function ledger(transaction: Transaction, row: PaymentRow, currency: string, lines: Array<[string, string]>) {
     for (const [kind, amount] of lines) {
@@ -420,6 +433,20 @@ export function createCapPayments(deps: {
         ['application_payment', data.amount.amountMinorUnits],
         ['platform_fee', `-${fee.amountMinorUnits}`],
       ]);
+      // Paid after the candidate withdrew (a checkout left open): CAP gives the money back. Asked in the
+      // delivery's transaction, so a failed call is retried with the event and the refund is asked once.
+      if (application?.status === 'withdrawn') {
+        const [paid] = await select<PaymentRow>(
+          `SELECT * FROM cap.application_payments WHERE id = $1`,
+          [row.id],
+          transaction,
+        );
+        await attemptWriter.move(transaction, paid!, 'refund', { by: 'platform' });
+        await requestRefund(
+          row.payment_id,
+          `Application ${row.application_id} was withdrawn before its payment completed`,
+        );
+      }
     },
 
     /** `payment.failed`: the attempt is over, so the next pay starts a new one. */
@@ -495,21 +522,10 @@ export function createCapPayments(deps: {
         await applications.move(application, 'withdraw', 'candidate', userId, transaction, reason ?? null);
         if (refundable) {
           await attemptWriter.move(transaction, paid, 'refund', { by: 'candidate' });
-          try {
-            await deps.payments.refundPayment({
-              payment_id: paid.payment_id,
-              reason: `Application ${applicationId} withdrawn by the candidate${reason ? `: ${reason}` : ''}`.slice(
-                0,
-                500,
-              ),
-            });
-          } catch (err) {
-            upstreamFailure(
-              err,
-              { unavailable: 'payment.unavailable', failed: 'payment.upstream_error' },
-              'The payment service',
-            );
-          }
+          await requestRefund(
+            paid.payment_id,
+            `Application ${applicationId} withdrawn by the candidate${reason ? `: ${reason}` : ''}`,
+          );
         }
         return {
           id: application.id,
