@@ -2,29 +2,19 @@ import { status } from '@grpc/grpc-js';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { writeFileFrom } from '../platform/files.ts';
-import { callUnary } from '../platform/grpc/client.ts';
 import { GrpcCallError } from '../platform/grpc/errors.ts';
-import type { InitiatePaymentRequest, InitiatePaymentResponse } from '../contracts/payment-messages.ts';
-import { serviceNames } from '../platform/grpc/proto.ts';
 import { AppError, unprocessable } from '../platform/http/errors.ts';
 import { outboundHttp, type OutgoingFile } from '../platform/http/outbound.ts';
 import { isUlid } from '../platform/ids.ts';
 import type { Logger } from '../platform/logger.ts';
 
-// The LMS's clients of the Orchestrator: payments over gRPC (orchestrator.v1.PaymentsService) and
-// storage over HTTP with the service key. Addresses are read per call: in one process the
-// Orchestrator's listeners are known only once they are up.
+// The LMS's clients of the Orchestrator: payments over gRPC (orchestrator.v1.PaymentsService, the client
+// CAP uses too, from server/contracts) and storage over HTTP with the service key. Addresses are read per
+// call: in one process the Orchestrator's listeners are known only once they are up.
 
-export function createPaymentsClient(address: () => string, serviceKey: string) {
-  return {
-    initiatePayment: (input: InitiatePaymentRequest) =>
-      callUnary<InitiatePaymentResponse>(address(), serviceKey, `${serviceNames.payments}.InitiatePayment`, input),
-  };
-}
+export { createPaymentsClient, type PaymentsClient } from '../contracts/orchestrator-client.ts';
 
-export type PaymentsClient = ReturnType<typeof createPaymentsClient>;
-
-/** A failed payments call as an HTTP error: 503 when the Orchestrator could not be reached in time, 502 otherwise. Nothing was charged either way. */
+/** A failed payments call as an HTTP error: 503 when the Orchestrator could not be reached in time, 502 otherwise. Nothing was charged (or refunded) either way. */
 export function paymentFailure(err: unknown): never {
   if (!(err instanceof GrpcCallError)) throw err;
   if (err.code === status.UNAVAILABLE || err.code === status.DEADLINE_EXCEEDED) {

@@ -202,6 +202,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/payments/{id}/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refund a completed checkout in full (payments.refund; an extension of ours)
+         * @description `id` is a row of the payments list. The checkout becomes `refunding` and the Orchestrator's payment
+         *     provider is asked to give the whole amount back (gRPC `RefundPayment`); when the provider reports
+         *     the refund (`payment.refunded`) the checkout is `refunded`, and what it bought is taken back: the
+         *     entitlement of the course (or of each member of a level offering) that this payment granted is
+         *     `revoked` and its enrollment, while active, `withdrawn`, so the learner can no longer open its
+         *     items. A completed enrollment stays completed with its certificate. Asking again while it is
+         *     refunding, or once refunded, changes nothing. If the Orchestrator cannot be reached nothing
+         *     changes (503/502): try again. The reply is the checkout's row as the list shows it.
+         */
+        post: operations["postAdminPaymentRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/payments/summary": {
         parameters: {
             query?: never;
@@ -1559,8 +1586,11 @@ export interface components {
         };
         /** @enum {string} */
         CertificateStatus: "issued" | "revoked";
-        /** @enum {string} */
-        CheckoutPaymentStatus: "pending" | "completed" | "failed";
+        /**
+         * @description `refunding` and `refunded` are ours: a refunded checkout (postAdminPaymentRefund) no longer counts as revenue.
+         * @enum {string}
+         */
+        CheckoutPaymentStatus: "pending" | "completed" | "failed" | "refunding" | "refunded";
         CheckoutResult: {
             amount: components["schemas"]["Money"];
             /** Format: uri */
@@ -2809,6 +2839,68 @@ export interface operations {
             403: components["responses"]["OutOfScope"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationError"];
+        };
+    };
+    postAdminPaymentRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["PaymentRowIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why the money is given back; sent to the payment provider. */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The checkout, `refunding` (or `refunded` once the provider reported it). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuccessEnvelope"] & {
+                        data?: components["schemas"]["AdminPaymentListItem"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OutOfScope"];
+            404: components["responses"]["NotFound"];
+            /** @description The checkout is pending or failed (`lms.payment.not_refundable`); nothing changed. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            422: components["responses"]["ValidationError"];
+            /** @description The Orchestrator failed (`payment.upstream_error`); nothing changed. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Orchestrator could not be reached (`payment.unavailable`); nothing changed. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     getAdminPaymentsSummary: {

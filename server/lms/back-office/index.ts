@@ -24,7 +24,7 @@ export function createBackOffice(deps: ServiceDeps, people: People, catalogue: C
   const module: ServiceModule = {
     handlers: {
       ...instructorRoutes(access, invites, catalogue.courseInstructors),
-      ...staffRoutes(access, invites, staff),
+      ...staffRoutes(access, invites, staff, learning.checkouts),
       ...learnerRoutes(access, learners),
     },
   };

@@ -1,4 +1,5 @@
 import { readPaymentCompleted } from '../../contracts/payment-completed.ts';
+import { readPaymentRefunded } from '../../contracts/payment-refunded.ts';
 import type { ServiceModule } from '../../platform/modules.ts';
 import type { ServiceDeps } from '../../platform/service.ts';
 import type { Catalogue } from '../catalogue/index.ts';
@@ -51,6 +52,23 @@ export function createLearning(deps: ServiceDeps, people: People, catalogue: Cat
     }
     await paid[attempt.kind](attempt, data, transaction);
   });
+  // A refunded checkout takes back what it bought, once however often (and however concurrently) the
+  // event arrives: the attempt's row is locked and a refunded attempt changes nothing.
+  deps.events.subscribe('payment.refunded', 'lms.enrollment-refunded', async (event, transaction) => {
+    const data = readPaymentRefunded(event.data);
+    if (data.purpose !== 'lms_enrollment') return;
+    const refunded = await checkouts.refunded(data, transaction);
+    if (!refunded) {
+      deps.logger.warn(
+        { paymentId: data.paymentId },
+        'payment.refunded for an LMS payment this LMS did not take: ignored',
+      );
+      return;
+    }
+    if (!refunded.changed) return;
+    await entitlements.revokePaid(transaction, data.paymentId);
+    if (refunded.attempt.kind === 'level') await levelOfferings.refunded(refunded.attempt, transaction);
+  });
   // The certificate's PDF is made after the completion is committed; the bus retries it if storage fails.
   deps.events.subscribe('lms.course.completed', 'lms.certificate-document', async (event) => {
     const { certificateId } = event.data as { certificateId?: unknown };
@@ -71,12 +89,13 @@ export function createLearning(deps: ServiceDeps, people: People, catalogue: Cat
       ...assessmentRoutes(createAssessments({ sequelize: deps.sequelize, player }), users),
     },
   };
-  return { module, entitlements, levelOfferings, player };
+  return { module, entitlements, levelOfferings, player, checkouts };
 }
 
 export type Learning = ReturnType<typeof createLearning>;
 
 // What other modules use of this one's inner files.
+export type { Checkouts } from './enrollments/checkout.ts';
 export type { Entitlements, GrantRequest } from './enrollments/entitlements.ts';
 export { defineEnrollmentModels } from './enrollments/models.ts';
 export type { Enrollment, EnrollmentStatus, Entitlement } from './enrollments/models.ts';

@@ -5,6 +5,7 @@ import { created, ok } from '../../../platform/http/reply.ts';
 import type { Access } from '../../people/index.ts';
 import type { CourseInstructors } from '../../catalogue/index.ts';
 import type { Invites } from '../../people/index.ts';
+import type { Checkouts } from '../../learning/index.ts';
 import type { Staff } from './service.ts';
 
 export function instructorRoutes(
@@ -41,7 +42,12 @@ export function instructorRoutes(
   };
 }
 
-export function staffRoutes(access: Access, invites: Invites, staff: Staff): Handlers<operations> {
+export function staffRoutes(
+  access: Access,
+  invites: Invites,
+  staff: Staff,
+  checkouts: Pick<Checkouts, 'refund'>,
+): Handlers<operations> {
   /** The caller, when they hold `capability`. */
   const holding = (capability: string) => async (call: Call) => {
     const actor = await access.actor(call.principal!);
@@ -81,6 +87,11 @@ export function staffRoutes(access: Access, invites: Invites, staff: Staff): Han
       await payments(call);
       const page = await staff.payments(pageRequest(call.query), call.query);
       return ok(page.data, { ...page.meta });
+    },
+    postAdminPaymentRefund: async (call) => {
+      await holding('payments.refund')(call);
+      await checkouts.refund(call.params.id, call.body.reason);
+      return ok(await staff.payment(call.params.id));
     },
     getAdminPaymentReceipt: async (call) => {
       await payments(call);

@@ -52,7 +52,7 @@ export type Staff = ReturnType<typeof createStaff>;
 interface PaymentRow {
   id: string;
   kind: 'course' | 'level';
-  status: 'pending' | 'completed' | 'failed';
+  status: 'pending' | 'completed' | 'failed' | 'refunding' | 'refunded';
   amountMinorUnits: string;
   currency: string;
   paymentId: string;
@@ -236,7 +236,14 @@ export function createStaff(sequelize: Sequelize, entitlements: Entitlements) {
     initiatedAt: row.initiatedAt.toISOString(),
   });
 
-  /** Revenue is what completed checkouts took; failed ones count nowhere; grants are not checkouts. */
+  /** A paid checkout keeps its receipt when it is refunded (the receipt says so). */
+  const paidStatuses = `('completed', 'refunding', 'refunded')`;
+  const listItem = (row: PaymentRow) => ({
+    ...paymentView(row),
+    receiptAvailable: ['completed', 'refunding', 'refunded'].includes(row.status),
+  });
+
+  /** Revenue is what completed checkouts took (a refunded one no longer counts); failed ones count nowhere; grants are not checkouts. */
   async function paymentsSummary() {
     const [row] = await sequelize.query<{ total: string; pending: number; completed: number; currency: string | null }>(
       `SELECT coalesce(sum(amount_minor_units) FILTER (WHERE status = 'completed'), 0) AS total, count(*) FILTER (WHERE status = 'pending')::int AS pending,
@@ -267,14 +274,25 @@ export function createStaff(sequelize: Sequelize, entitlements: Entitlements) {
       key: filters.sort === 'paidAt' ? `coalesce(p.paid_at, '-infinity'::timestamptz)` : 'p.initiated_at',
       desc: filters.order !== 'asc',
     });
-    return { data: items.map((row) => ({ ...paymentView(row), receiptAvailable: row.status === 'completed' })), meta };
+    return { data: items.map(listItem), meta };
+  }
+
+  /** One row of the payments list, by its id (404 none). */
+  async function payment(id: string) {
+    const [row] = await read<PaymentRow>(
+      'lms.staff.payment',
+      `SELECT ${paymentColumns} FROM ${paymentRows} WHERE p.id = $1`,
+      [id],
+    );
+    if (!row) throw notFound('No checkout has this id.');
+    return listItem(row);
   }
 
   /** A completed checkout's receipt, by its row id, its course entitlement's id or its level enrollment's id. */
   async function receipt(id: string) {
     const [row] = await read<PaymentRow>(
       'lms.staff.receipt',
-      `SELECT ${paymentColumns} FROM ${paymentRows} WHERE p.status = 'completed'
+      `SELECT ${paymentColumns} FROM ${paymentRows} WHERE p.status IN ${paidStatuses}
          AND (p.id = $1 OR p.level_enrollment_id = $1 OR p.payment_id = (SELECT payment_id FROM lms.lms_entitlements WHERE id = $1 AND source = 'self_pay'))`,
       [id],
     );
@@ -306,7 +324,7 @@ export function createStaff(sequelize: Sequelize, entitlements: Entitlements) {
     );
     const revenue = await sequelize.query<{ month: number; total: string; currency: string }>(
       `SELECT extract(month FROM created_at)::int AS month, sum(amount_minor_units)::text AS total, min(currency) AS currency
-         FROM "lms"."lms_entitlements" WHERE source = 'self_pay' AND payment_id IS NOT NULL AND created_at >= :from AND created_at < :to GROUP BY 1`,
+         FROM "lms"."lms_entitlements" WHERE source = 'self_pay' AND payment_id IS NOT NULL AND status <> 'revoked' AND created_at >= :from AND created_at < :to GROUP BY 1`,
       window,
     );
     const top = await sequelize.query<{ id: string; title: string; unit_id: string | null; n: string }>(
@@ -422,6 +440,7 @@ export function createStaff(sequelize: Sequelize, entitlements: Entitlements) {
     enrollmentViews,
     paymentsSummary,
     payments,
+    payment,
     receipt,
     dashboard,
     settings,

@@ -1,5 +1,7 @@
 import { QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 import type { PaymentCompletedData } from '../../../contracts/payment-completed.ts';
+import type { PaymentRefundedData } from '../../../contracts/payment-refunded.ts';
+import { conflict, notFound } from '../../../platform/http/errors.ts';
 import { newId } from '../../../platform/ids.ts';
 import { defineLifecycle, lifecycleWriter, tableStore } from '../../../platform/lifecycle.ts';
 import { money, type Money } from '../../../platform/money.ts';
@@ -16,7 +18,7 @@ export interface CheckoutAttempt {
   targetId: string;
   learnerLmsUserId: string;
   paymentId: string;
-  status: 'pending' | 'completed' | 'failed';
+  status: (typeof checkoutLifecycle.statuses)[number];
 }
 
 export interface CheckoutResult {
@@ -27,17 +29,21 @@ export interface CheckoutResult {
 
 /**
  * A checkout attempt, as data: `pending` once the Orchestrator opened its payment, then `completed` by
- * `payment.completed` or `failed` by `payment.failed` (the next checkout is a new attempt). A repeated
+ * `payment.completed` or `failed` by `payment.failed` (the next checkout is a new attempt). Staff refund
+ * a completed one (`refunding` while the Orchestrator's provider gives the money back), and
+ * `payment.refunded` makes it `refunded`, also for a refund made at the Orchestrator itself. A repeated
  * outcome changes nothing.
  */
 export const checkoutLifecycle = defineLifecycle({
   subject: 'checkout attempt',
-  statuses: ['pending', 'completed', 'failed'],
-  movers: ['learner', 'orchestrator'],
+  statuses: ['pending', 'completed', 'failed', 'refunding', 'refunded'],
+  movers: ['learner', 'staff', 'orchestrator'],
   moves: {
     start: { from: [null], to: 'pending', by: ['learner'] },
     complete: { from: ['pending', 'failed'], to: 'completed', by: ['orchestrator'] },
     fail: { from: ['pending'], to: 'failed', by: ['orchestrator'] },
+    refund: { from: ['completed'], to: 'refunding', by: ['staff'] },
+    refunded: { from: ['completed', 'refunding'], to: 'refunded', by: ['orchestrator'] },
   },
   idempotent: true,
 });
@@ -143,6 +149,57 @@ export function createCheckouts(sequelize: Sequelize, payments: PaymentsClient) 
           changes: { paid_at: new Date(data.completedAt) },
         });
       return row;
+    },
+
+    /**
+     * Staff refund a completed checkout in full: the attempt becomes `refunding` and the Orchestrator's
+     * RefundPayment is asked in the same transaction, so when it cannot be reached nothing changes
+     * (503/502). Asking again while it is refunding asks the Orchestrator again (it refunds once);
+     * a refunded one is answered as it is. Pending and failed checkouts took no money: 409.
+     */
+    async refund(attemptId: string, reason: string): Promise<void> {
+      await sequelize.transaction(async (transaction) => {
+        const [row] = await select<CheckoutAttempt>(
+          `SELECT ${attemptColumns} FROM lms.lms_payments WHERE id = $1 FOR UPDATE`,
+          [attemptId],
+          transaction,
+        );
+        if (!row) throw notFound('No checkout has this id.');
+        if (row.status === 'refunded') return;
+        if (row.status !== 'completed' && row.status !== 'refunding')
+          throw conflict(
+            'lms.payment.not_refundable',
+            `This checkout is ${row.status}: only a completed checkout took money to give back.`,
+          );
+        await attempts.move(transaction, row, 'refund', { by: 'staff' });
+        try {
+          await payments.refundPayment({ payment_id: row.paymentId, reason });
+        } catch (err) {
+          paymentFailure(err);
+        }
+      });
+    },
+
+    /**
+     * `payment.refunded`: the attempt it refunds, marked refunded (locked for the delivery's transaction),
+     * with `changed` false when it already was; undefined when the LMS did not take that payment.
+     */
+    async refunded(
+      data: PaymentRefundedData,
+      transaction: Transaction,
+    ): Promise<{ attempt: CheckoutAttempt; changed: boolean } | undefined> {
+      const [row] = await select<CheckoutAttempt>(
+        `SELECT ${attemptColumns} FROM lms.lms_payments WHERE payment_id = $1 FOR UPDATE`,
+        [data.paymentId],
+        transaction,
+      );
+      if (!row || (row.status !== 'completed' && row.status !== 'refunding' && row.status !== 'refunded'))
+        return undefined;
+      const applied = await attempts.move(transaction, row, 'refunded', {
+        by: 'orchestrator',
+        changes: { refunded_at: new Date(data.refundedAt) },
+      });
+      return { attempt: row, changed: applied.changed };
     },
 
     /** `payment.failed`: the attempt is closed, so the next checkout starts a new payment. */

@@ -105,6 +105,31 @@ export function createEntitlements(sequelize: Sequelize, events: ServiceEvents) 
     return { entitlement, enrollment, granted };
   }
 
+  /**
+   * The refund of a payment, in `transaction`: every entitlement that payment granted and still holds
+   * (a course, or each member of a level offering) is revoked, and its enrollment, while active, is
+   * ended, so the learner loses access. One the learner holds by a later grant carries that grant's
+   * payment, not this one, and stays. Safe to repeat: a revoked entitlement is no longer active.
+   */
+  async function revokePaid(transaction: Transaction, paymentId: string): Promise<void> {
+    const paid = await Entitlement.findAll({
+      where: { paymentId, status: 'active' },
+      transaction,
+      lock: transaction.LOCK.UPDATE,
+      order: [['id', 'ASC']],
+    });
+    for (const entitlement of paid) {
+      await entitlements.move(transaction, entitlement, 'revoke', { by: 'lms' });
+      const enrollment = await Enrollment.findOne({
+        where: { entitlementId: entitlement.id },
+        transaction,
+        lock: transaction.LOCK.UPDATE,
+      });
+      if (enrollment && findMove(enrollmentLifecycle, enrollment.status, 'refunded'))
+        await move(transaction, enrollment, 'refunded', 'lms');
+    }
+  }
+
   /** Applies one move of the enrollment lifecycle and publishes what it emits (with `eventData`), in `transaction`. */
   async function move(
     transaction: Transaction,
@@ -130,7 +155,7 @@ export function createEntitlements(sequelize: Sequelize, events: ServiceEvents) 
     ))!;
   }
 
-  return { grant, move, enroll };
+  return { grant, move, enroll, revokePaid };
 }
 
 function entitlementFields(request: GrantRequest, now: Date) {

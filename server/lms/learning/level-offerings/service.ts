@@ -37,7 +37,8 @@ export type LevelOfferingStatus = (typeof levelOfferingLifecycle.statuses)[numbe
 
 /**
  * A level enrollment, as data: `pending` until paid (or at once when nothing is due), then `active`
- * with its courses granted. `expired` and `withdrawn` are in the vocabulary; nothing leads there yet.
+ * with its courses granted; the refund of its payment ends it (`withdrawn`). `expired` is in the
+ * vocabulary; nothing leads there yet.
  */
 export const levelEnrollmentLifecycle = defineLifecycle({
   subject: 'level enrollment',
@@ -46,6 +47,7 @@ export const levelEnrollmentLifecycle = defineLifecycle({
   moves: {
     enroll: { from: [null], to: 'pending', by: ['learner'] },
     activate: { from: ['pending'], to: 'active', by: ['lms'] },
+    refunded: { from: ['active'], to: 'withdrawn', by: ['lms'] },
   },
   idempotent: true,
 });
@@ -569,6 +571,12 @@ export function createLevelOfferings(deps: { sequelize: Sequelize; entitlements:
       if (!row)
         throw new Error(`payment ${data.paymentId} pays level enrollment ${attempt.targetId}, which does not exist`);
       await activate(row, transaction, data.paymentId);
+    },
+
+    /** The refund of a level checkout, in the delivery's transaction: its level enrollment ends (the members' entitlements are revoked by the entitlements). */
+    async refunded(attempt: CheckoutAttempt, transaction: Transaction) {
+      const row = await levelEnrollmentRow(attempt.targetId, transaction, true);
+      if (row?.status === 'active') await levelEnrollments.move(transaction, row, 'refunded', { by: 'lms' });
     },
 
     /** The published member courses of a published offering (a learner enrolled by staff or a seat gets these); undefined when it is none. */

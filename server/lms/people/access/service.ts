@@ -18,6 +18,7 @@ export const staffRoleCapabilities: Record<StaffRole, readonly string[]> = {
     'entitlement.grant',
     'learners.manage',
     'payments.read',
+    'payments.refund',
     'analytics.read',
     'settings.read',
     'settings.write',
