@@ -140,15 +140,16 @@ export async function paymentRow(platform: TestPlatform, paymentId: string): Pro
 }
 
 /**
- * Publishes `payment.completed` for an LMS checkout three times, as three events (an inbox only dedupes
- * one event id), the way a provider that reports a payment again and again would make the Orchestrator
- * do; waits until the LMS consumed all three.
+ * Publishes `payment.completed` (or `payment.refunded`) for an LMS checkout three times at once, as three
+ * events (an inbox only dedupes one event id), the way a provider that reports a payment again and again
+ * would make the Orchestrator do; waits until the LMS consumed all three.
  */
 export async function completedThreeTimes(
   platform: TestPlatform,
   paymentId: string,
   purposeReferenceId: string,
   amountMinorUnits: string,
+  type: 'payment.completed' | 'payment.refunded' = 'payment.completed',
 ): Promise<void> {
   const row = await paymentRow(platform, paymentId);
   const data = {
@@ -160,14 +161,12 @@ export async function completedThreeTimes(
     amount: { amountMinorUnits, currency: 'NGN' },
     beneficiaryCentreId: null,
     provider: 'sandbox',
-    completedAt: new Date().toISOString(),
+    [type === 'payment.completed' ? 'completedAt' : 'refundedAt']: new Date().toISOString(),
   };
   const sequelize = createSequelize(platform.databaseUrl, 'ol', 1);
   try {
     const ol = createEventRuntime(platform.databaseUrl, captureLogs().logger).forService('ol', 'ol', sequelize);
-    const events = await Promise.all(
-      [1, 2, 3].map(() => sequelize.transaction((tx) => ol.publish(tx, 'payment.completed', data))),
-    );
+    const events = await Promise.all([1, 2, 3].map(() => sequelize.transaction((tx) => ol.publish(tx, type, data))));
     const ids = events.map((event) => event.id);
     await eventually(
       'all three deliveries are consumed',

@@ -377,6 +377,45 @@ test('payment.completed delivered three times activates the level enrollment onc
   t.is(activations.length, courses.length);
 });
 
+test('staff refund a paid level checkout: the level enrollment is withdrawn and each member it granted is revoked, its enrollment withdrawn', async (t) => {
+  const { courses, offering } = await publishedOffering();
+  const learner = await lmsLearner(platform);
+  const levelEnrollmentId = (await lms(platform, learner, 'POST', `/level-offerings/${offering.id}/enrollments`)).body
+    .data.id;
+  const checkout = (await lms(platform, learner, 'POST', `/level-enrollments/${levelEnrollmentId}/checkout`)).body.data;
+  await payLevelCheckout(checkout.paymentId);
+  await eventually(
+    'the level enrollment is active',
+    async () =>
+      (await sql(platform, 'SELECT status FROM lms.lms_level_enrollments WHERE id = $1', [levelEnrollmentId]))[0]!
+        .status === 'active',
+  );
+  const [{ id: rowId }] = (await sql<{ id: string }>(
+    platform,
+    'SELECT id FROM lms.lms_payments WHERE payment_id = $1',
+    [checkout.paymentId],
+  )) as [{ id: string }];
+  const refund = await lms(platform, staff, 'POST', `/admin/payments/${rowId}/refund`, { reason: 'Course cancelled' });
+  t.is(refund.status, 200, refund.text);
+  t.like(refund.body.data, { kind: 'level', levelOffering: { id: offering.id } });
+  await eventually(
+    'the refund reaches the LMS',
+    async () =>
+      (await sql(platform, 'SELECT status FROM lms.lms_level_enrollments WHERE id = $1', [levelEnrollmentId]))[0]!
+        .status === 'withdrawn',
+  );
+  const members = await sql<{ course_id: string; entitlement: string; enrollment: string }>(
+    platform,
+    `SELECT x.course_id, x.status AS entitlement, e.status AS enrollment FROM lms.lms_entitlements x
+       JOIN lms.lms_enrollments e ON e.entitlement_id = x.id WHERE x.learner_lms_user_id = $1 ORDER BY x.course_id`,
+    [learner.lmsUserId],
+  );
+  t.deepEqual(
+    members,
+    [...courses].sort().map((course_id) => ({ course_id, entitlement: 'revoked', enrollment: 'withdrawn' })),
+  );
+});
+
 test("another learner's level enrollment cannot be checked out (403); enrolling needs the learner onboarding (403 lms.onboarding.incomplete)", async (t) => {
   const { offering } = await publishedOffering();
   const learner = await lmsLearner(platform);
