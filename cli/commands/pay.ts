@@ -1,7 +1,9 @@
 /**
  * `capctl pay <target>`: completes a sandbox checkout without a browser, through the same calls the
  * checkout page's buttons make (so the sandbox signs and delivers the webhook exactly as it does for a
- * person), then waits until the Orchestrator has acknowledged the webhook. Only light modules load at
+ * person), then waits until the Orchestrator has acknowledged the webhook. `capctl pay <reference>
+ * --refund`: an operator refunds a succeeded payment through the Orchestrator's gRPC RefundPayment (the
+ * path CAP and the LMS refund by), then waits for the provider's refund. Only light modules load at
  * start-up; the rest is imported when the command runs.
  */
 import type { Command } from 'commander';
@@ -11,7 +13,7 @@ import type { Api, Session } from '../session.ts';
 /** A sandbox transaction as `GET /v1/ol/payments/sandbox/transactions/{reference}` answers it. */
 interface SandboxTransaction {
   reference: string;
-  status: 'pending' | 'success' | 'failed' | 'abandoned';
+  status: 'pending' | 'success' | 'failed' | 'abandoned' | 'refunded';
   amount: { amountMinorUnits: string; currency: string };
   description: string;
   gatewayResponse: string | null;
@@ -28,6 +30,9 @@ interface SandboxTransaction {
 interface PayOptions {
   decline?: boolean;
   cancel?: boolean;
+  refund?: boolean;
+  reason: string;
+  serviceKey?: string;
   card?: string;
   expiry?: string;
   cvv?: string;
@@ -101,13 +106,106 @@ export const payTargets: PayTarget[] = [
   },
 ];
 
-async function waitForWebhook(api: Api, reference: string, timeoutMs: number): Promise<SandboxTransaction> {
+/** Until the transaction's newest webhook is answered (or given up on), or `done` holds, or the time is up. */
+async function waitForWebhook(
+  api: Api,
+  reference: string,
+  timeoutMs: number,
+  done: (tx: SandboxTransaction) => boolean = () => true,
+): Promise<SandboxTransaction> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const tx = await api.call<SandboxTransaction>('GET', transactionPath(reference));
-    if (!tx.webhook || tx.webhook.status !== 'pending' || Date.now() > deadline) return tx;
+    if ((done(tx) && (!tx.webhook || tx.webhook.status !== 'pending')) || Date.now() > deadline) return tx;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+}
+
+/** The payment reference a refund names: `PAY-...`, the payment id, or its checkout URL. */
+function refundReference(target: string): string | undefined {
+  const fromUrl = /^https?:\/\/.+\/payments\/sandbox\/checkout\/([^/?#]+)/.exec(target)?.[1];
+  if (fromUrl) return decodeURIComponent(fromUrl);
+  if (/^PAY-[0-9A-HJKMNP-TV-Z]{26}$/.test(target)) return target;
+  if (/^[0-9A-HJKMNP-TV-Z]{26}$/.test(target)) return `PAY-${target}`;
+  return undefined;
+}
+
+/**
+ * Refunds a payment in full by gRPC RefundPayment with the service key (an operator's credential, as
+ * `capctl admin create` uses), then waits until the provider has refunded it and the Orchestrator has
+ * acknowledged its refund webhook, so `payment.refunded` is on its way to CAP and the LMS.
+ */
+async function refund(api: Api, baseUrl: string, target: string, options: PayOptions): Promise<void> {
+  const { CommandFailed } = await import('../session.ts');
+  const reference = refundReference(target);
+  if (!reference)
+    throw new CommandFailed(
+      `"${target}" names no payment: give its reference (PAY-...), its payment id or its checkout URL`,
+    );
+  const [{ status }, { callUnary, closeGrpcClients }, { GrpcCallError }, { devServiceKey, grpcAddresses }] =
+    await Promise.all([
+      import('@grpc/grpc-js'),
+      import('../../server/platform/grpc/client.ts'),
+      import('../../server/platform/grpc/errors.ts'),
+      import('../grpc-address.ts'),
+    ]);
+  const { UnreachableError } = await import('../output.ts');
+  const address = (await grpcAddresses(process.env.CAPCTL_GRPC_ADDRESS, baseUrl)).addressFor(
+    'orchestrator.v1.PaymentsService',
+  );
+  let answer: { payment_id: string; status: string };
+  try {
+    answer = await callUnary(
+      address,
+      options.serviceKey ?? process.env.ORCHESTRATOR_SERVICE_API_KEY ?? devServiceKey,
+      'orchestrator.v1.PaymentsService.RefundPayment',
+      { payment_id: reference.slice('PAY-'.length), reason: options.reason },
+    );
+  } catch (err) {
+    if (!(err instanceof GrpcCallError)) throw err;
+    if (err.code === status.NOT_FOUND) throw new CommandFailed(`no payment has the reference ${reference}`);
+    if (err.code === status.FAILED_PRECONDITION)
+      throw new CommandFailed(`${reference} cannot be refunded: ${err.details}`);
+    if (err.code === status.UNAUTHENTICATED)
+      throw new CommandFailed(
+        'the Orchestrator refused the service key (give it with --service-key or ORCHESTRATOR_SERVICE_API_KEY)',
+      );
+    if (err.code === status.UNAVAILABLE && /connect|No connection/i.test(err.details))
+      throw new UnreachableError(`the Orchestrator's gRPC listener at ${address} cannot be reached`);
+    throw new CommandFailed(
+      `the refund of ${reference} failed: ${err.details} (nothing was refunded twice: try again)`,
+    );
+  } finally {
+    closeGrpcClients();
+  }
+  const { formatMoney } = await import('../../server/platform/money.ts');
+  const { ApiError } = await import('../session.ts');
+  let tx: SandboxTransaction | undefined;
+  try {
+    tx = options.wait
+      ? await waitForWebhook(api, reference, Number(options.timeout) * 1000, (t) => t.status === 'refunded')
+      : await api.call<SandboxTransaction>('GET', transactionPath(reference));
+  } catch (err) {
+    // Another provider than the sandbox: the Orchestrator's answer is all there is to show.
+    if (!(err instanceof ApiError && err.status === 404)) throw err;
+  }
+  const refunded = tx?.status === 'refunded' && tx.webhook?.status === 'delivered';
+  const result = {
+    paymentId: answer.payment_id,
+    reference,
+    status: refunded ? 'refunded' : answer.status,
+    ...(tx ? { amount: tx.amount, description: tx.description, webhook: tx.webhook } : {}),
+  };
+  print(result, Boolean(options.json), () =>
+    [
+      `${result.status} ${tx ? `${formatMoney(tx.amount)} (${tx.description})` : answer.payment_id}`,
+      `reference ${reference}`,
+      refunded
+        ? `refund webhook acknowledged by the Orchestrator (attempt ${tx!.webhook!.attempts}): payment.refunded is published`
+        : 'the provider has not reported the refund yet; payment.refunded follows when it does',
+    ].join('\n'),
+  );
+  if (options.wait && !refunded) process.exitCode = exitCodes.failed;
 }
 
 function describe(
@@ -148,6 +246,15 @@ export function registerPay(program: Command): void {
     .option('--card <number>', 'a sandbox test card (default 4084 0840 8408 4081, approved)')
     .option('--expiry <MM/YY>', 'card expiry')
     .option('--cvv <digits>', 'card CVV')
+    .option(
+      '--refund',
+      'refund the succeeded payment <target> in full (an operator: gRPC RefundPayment with the service key)',
+    )
+    .option('--reason <text>', 'why it is refunded (with --refund)', 'Refunded by an operator')
+    .option(
+      '--service-key <key>',
+      'service key for --refund (env ORCHESTRATOR_SERVICE_API_KEY, else the development key)',
+    )
     .option('--no-wait', 'do not wait for the Orchestrator to acknowledge the webhook')
     .option('--timeout <seconds>', 'how long to wait for the acknowledgement', '30')
     .option('--base-url <url>', "platform URL (env CAPCTL_BASE_URL, else the profile's)")
@@ -162,9 +269,13 @@ export function registerPay(program: Command): void {
       '\nTest cards: 4084 0840 8408 4081, 5399 8383 8383 8381, 5060 6666 6666 6666 666 approve;' +
         '\n4000 0000 0000 0002 (issuer), 4000 0000 0000 9995 (insufficient funds), 4000 0000 0000 0069 (expired) decline.' +
         '\nExit codes: 0 done (paid, declined or cancelled as asked) and the webhook acknowledged; 1 refused, already' +
-        '\nclosed, unknown target or webhook not acknowledged in time; 2 usage error; 3 platform unreachable.',
+        '\nclosed, unknown target or webhook not acknowledged in time; 2 usage error; 3 platform unreachable.' +
+        '\nWith --refund: 0 refunded and its webhook acknowledged; 1 unknown payment, not refundable (not succeeded),' +
+        '\nthe service key refused, or the refund not reported in time.',
     )
     .action(async (target: string, options: PayOptions) => {
+      if (options.refund && (options.decline || options.cancel || options.card || options.expiry || options.cvv))
+        throw new UsageError('--refund refunds a payment: it takes no --decline, --cancel or card options');
       if (options.decline && options.cancel) throw new UsageError('--decline and --cancel exclude each other');
       if ((options.decline || options.cancel) && (options.card || options.expiry || options.cvv))
         throw new UsageError('card options go with paying, not with --decline or --cancel');
@@ -177,6 +288,8 @@ export function registerPay(program: Command): void {
       const json = Boolean(options.json);
       await runCommand(json, () =>
         withApi(resolveBaseUrl(options.baseUrl, loadProfile(options.profile)), async (api) => {
+          if (options.refund)
+            return refund(api, resolveBaseUrl(options.baseUrl, loadProfile(options.profile)), target.trim(), options);
           const profile = loadProfile(options.profile);
           const session = profile && new Session(api, options.profile, profile);
           let reference: string | undefined;

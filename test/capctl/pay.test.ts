@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { applicationTargets, cap, onboard } from '../helpers/cap.ts';
 import { runCapctl } from '../helpers/cli.ts';
-import { eventually, startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import { eventually, sql, startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 import { completedEvents, feeRequest, initiatePayment, paymentRow, sandboxTransaction } from '../helpers/payments.ts';
 import { signUp, testPassword, type SignedUpUser } from '../helpers/users.ts';
 
@@ -163,4 +163,57 @@ test('capctl application create|fill|submit|list|show|withdraw, capctl pay <appl
   const again = await asCandidate('application', 'withdraw', id);
   t.is(again.code, 1);
   t.regex(again.stderr, /application\.not_in_stage/);
+});
+
+test('capctl pay <reference> --refund refunds a paid payment through RefundPayment and prints it once the refund webhook is acknowledged', async (t) => {
+  const { payment_id, reference } = await initiatePayment(platform, feeRequest(payer.userId));
+  t.is((await pay(reference)).code, 0);
+  const refund = (...args: string[]) => pay(...args, '--refund', '--service-key', platform.config.serviceApiKey);
+
+  const result = await refund(reference, '--reason', 'Charged twice');
+  t.is(result.code, 0, result.stderr);
+  t.regex(result.stdout, /^refunded ₦15,000\.00 \(CAP application fee\)$/m);
+  t.regex(result.stdout, new RegExp(`^reference ${reference}$`, 'm'));
+  t.regex(result.stdout, /refund webhook acknowledged by the Orchestrator \(attempt 1\)/);
+  t.is((await paymentRow(platform, payment_id)).status, 'refunded');
+  t.is((await sandboxTransaction(platform, reference)).body.data.gatewayResponse, 'Refunded: Charged twice');
+
+  const again = await refund(payment_id, '--json');
+  t.is(again.code, 0, again.stderr);
+  t.like(JSON.parse(again.stdout), {
+    paymentId: payment_id,
+    reference,
+    status: 'refunded',
+    amount: { amountMinorUnits: '1500000', currency: 'NGN' },
+  });
+  const refunds = await sql(
+    platform,
+    `SELECT 1 FROM ol.payment_status_changes WHERE payment_id = $1 AND to_status = 'refunded'`,
+    [payment_id],
+  );
+  t.is(refunds.length, 1, 'refunded once');
+});
+
+test('capctl pay --refund refuses an unknown payment, one that did not succeed, a target that names no payment, and card options', async (t) => {
+  const refund = (...args: string[]) => pay(...args, '--refund', '--service-key', platform.config.serviceApiKey);
+  const unknown = await refund('PAY-01J9Z8X7W6V5T4S3R2Q1P0N9M8');
+  t.is(unknown.code, 1);
+  t.regex(unknown.stderr, /no payment has the reference PAY-01J9Z8X7W6V5T4S3R2Q1P0N9M8/);
+
+  const { payment_id, reference } = await initiatePayment(platform, feeRequest(payer.userId));
+  const pending = await refund(reference);
+  t.is(pending.code, 1);
+  t.regex(pending.stderr, new RegExp(`${reference} cannot be refunded: .*pending`));
+  t.is((await paymentRow(platform, payment_id)).status, 'pending');
+
+  const nothing = await refund('not-a-payment');
+  t.is(nothing.code, 1);
+  t.regex(nothing.stderr, /names no payment/);
+
+  const wrongKey = await pay(reference, '--refund', '--service-key', 'not-the-key');
+  t.is(wrongKey.code, 1);
+  t.regex(wrongKey.stderr, /refused the service key/);
+
+  const mixed = await refund(reference, '--decline');
+  t.is(mixed.code, 2);
 });

@@ -1,12 +1,14 @@
 /**
- * The message contract of `payment.completed` (Orchestrator -> CAP, Orchestrator -> LMS), registered
- * into the OL message pacts of user-events.consumer.test.ts (one file writes pacts/cap-ol.json and
- * pacts/lms-ol.json, so the interactions of one consumer-provider pair stay in one pact).
+ * The message contracts of `payment.completed` and `payment.refunded` (Orchestrator -> CAP, Orchestrator
+ * -> LMS), registered into the OL message pacts of user-events.consumer.test.ts (one file writes
+ * pacts/cap-ol.json and pacts/lms-ol.json, so the interactions of one consumer-provider pair stay in one
+ * pact).
  *
- * The consumer side of each interaction is the reader both services use (`readPaymentCompleted`) and
- * the facts each needs from the event. CAP's consumer itself (the application moves on, the centre is
- * credited net of the fee) is specified in test/cap-payments*.test.ts, where the payment is real; an
- * example message here names an application no database holds.
+ * The consumer side of each interaction is the reader both services use (`readPaymentCompleted`,
+ * `readPaymentRefunded`) and the facts each needs from the event. The consumers themselves (CAP moves the
+ * application on and credits or debits the centre; the LMS grants or takes back the course) are
+ * specified in test/cap/payments*.test.ts, test/cap/withdrawals*.test.ts and test/lms/payment-refunds.test.ts,
+ * where the payment is real; an example message here names an application no database holds.
  */
 import type { ExecutionContext, TestFn } from 'ava';
 import { MatchersV3, type PactV4 } from '@pact-foundation/pact';
@@ -82,7 +84,7 @@ export function paymentCompletedPacts(test: TestFn, pact: (consumer: string, pro
   );
 }
 
-/** Registers CAP's payment.refunded message interaction on the Orchestrator. */
+/** Registers the payment.refunded message interactions of CAP and the LMS on the Orchestrator. */
 export function paymentRefundedPacts(test: TestFn, pact: (consumer: string, provider: string) => PactV4): void {
   test.serial(
     'CAP reads payment.refunded for an application: the payment, the application, the centre and the gross amount given back',
@@ -118,6 +120,44 @@ export function paymentRefundedPacts(test: TestFn, pact: (consumer: string, prov
           t.is(data.purpose, 'cap_application');
           t.is(data.reference, `PAY-${data.paymentId}`);
           t.truthy(data.beneficiaryCentreId, 'CAP debits the beneficiary centre');
+        });
+    },
+  );
+
+  test.serial(
+    'the LMS reads payment.refunded for an enrollment: the payment whose checkout it takes back',
+    async (t) => {
+      await pact('lms', 'ol')
+        .addAsynchronousInteraction()
+        .given('a payment.refunded event was published', { purpose: 'lms_enrollment' })
+        .expectsToReceive('a payment.refunded event for an LMS enrollment', (m) =>
+          m.withJSONContent({
+            id: ulid('01J9Z8X7W6V5T4S3R2Q1P0EV08'),
+            type: 'payment.refunded',
+            occurredAt: isoDateTime(),
+            source: 'ol',
+            data: {
+              // The LMS finds the checkout it takes back by the payment id.
+              paymentId: ulid('01J9Z8X7W6V5T4S3R2Q1P0PAY3'),
+              reference: regex('^PAY-[0-9A-HJKMNP-TV-Z]{26}$', 'PAY-01J9Z8X7W6V5T4S3R2Q1P0PAY3'),
+              purpose: 'lms_enrollment',
+              purposeReferenceId: ulid('01J9Z8X7W6V5T4S3R2Q1P0ENR2'),
+              payerUserId: ulid('01J9Z8X7W6V5T4S3R2Q1P0N9M8'),
+              amount: money('1500000'),
+              beneficiaryCentreId: null,
+              provider: string('sandbox'),
+              refundedAt: isoDateTime('2024-05-02T10:00:00.000Z'),
+            },
+          }),
+        )
+        .executeTest(async (message) => {
+          const event = message.contents.content as { type: string; source: string; data: Record<string, unknown> };
+          t.is(event.type, 'payment.refunded');
+          t.is(event.source, 'ol');
+          const data = readPaymentRefunded(event.data);
+          t.is(data.purpose, 'lms_enrollment');
+          t.is(data.reference, `PAY-${data.paymentId}`);
+          t.is(data.beneficiaryCentreId, null);
         });
     },
   );
