@@ -9,12 +9,6 @@ import type {
   VerifyIdentityRequest,
   VerifyIdentityResponse,
 } from './identity-messages.ts';
-import type {
-  InitiatePaymentRequest,
-  InitiatePaymentResponse,
-  RefundPaymentRequest,
-  RefundPaymentResponse,
-} from './payment-messages.ts';
 import { AppError } from '../platform/http/errors.ts';
 import { outboundHttp, type OutgoingFile } from '../platform/http/outbound.ts';
 import { isUlid } from '../platform/ids.ts';
@@ -39,17 +33,7 @@ export function createIdentityClient(address: () => string, serviceKey: string) 
 
 export type IdentityClient = ReturnType<typeof createIdentityClient>;
 
-/** CAP's client of orchestrator.v1.PaymentsService (proto/orchestrator/v1/payments.proto). */
-export function createPaymentsClient(address: () => string, serviceKey: string) {
-  return {
-    initiatePayment: (request: InitiatePaymentRequest) =>
-      callUnary<InitiatePaymentResponse>(address(), serviceKey, `${serviceNames.payments}.InitiatePayment`, request),
-    refundPayment: (request: RefundPaymentRequest) =>
-      callUnary<RefundPaymentResponse>(address(), serviceKey, `${serviceNames.payments}.RefundPayment`, request),
-  };
-}
-
-export type PaymentsClient = ReturnType<typeof createPaymentsClient>;
+export { createPaymentsClient, type PaymentsClient } from './payments-client.ts';
 
 /** Statuses that say "the Orchestrator could not answer now", as opposed to "it answered with an error". */
 const transient = new Set<number>([status.UNAVAILABLE, status.DEADLINE_EXCEEDED]);

@@ -12,7 +12,7 @@ import type { Logger } from '../platform/logger.ts';
 // CAP uses too, from server/contracts) and storage over HTTP with the service key. Addresses are read per
 // call: in one process the Orchestrator's listeners are known only once they are up.
 
-export { createPaymentsClient, type PaymentsClient } from '../contracts/orchestrator-client.ts';
+export { createPaymentsClient, type PaymentsClient } from '../contracts/payments-client.ts';
 
 /** A failed payments call as an HTTP error: 503 when the Orchestrator could not be reached in time, 502 otherwise. Nothing was charged (or refunded) either way. */
 export function paymentFailure(err: unknown): never {
