@@ -1527,7 +1527,7 @@ export interface components {
             /** Format: date-time */
             paidAt?: string | null;
             receiptAvailable: boolean;
-            status: components["schemas"]["CheckoutPaymentStatus"];
+            status: components["schemas"]["CheckoutStatus"];
         };
         AdminPaymentNamedRef: {
             id: string;
@@ -1546,7 +1546,7 @@ export interface components {
             /** Format: date-time */
             paidAt: string | null;
             paymentId: string;
-            status: components["schemas"]["CheckoutPaymentStatus"];
+            status: components["schemas"]["CheckoutStatus"];
         };
         AdminPaymentsSummary: {
             completedCount: number;
@@ -1586,17 +1586,17 @@ export interface components {
         };
         /** @enum {string} */
         CertificateStatus: "issued" | "revoked";
-        /**
-         * @description `refunding` and `refunded` are ours: a refunded checkout (postAdminPaymentRefund) no longer counts as revenue.
-         * @enum {string}
-         */
-        CheckoutPaymentStatus: "pending" | "completed" | "failed" | "refunding" | "refunded";
         CheckoutResult: {
             amount: components["schemas"]["Money"];
             /** Format: uri */
             checkoutUrl: string;
             paymentId: string;
         };
+        /**
+         * @description The LMS description's CheckoutPaymentStatus with two values of ours, `refunding` and `refunded` (postAdminPaymentRefund; listed in test/fixtures/lms-parity-allowlist.yaml): a refunded checkout no longer counts as revenue.
+         * @enum {string}
+         */
+        CheckoutStatus: "pending" | "completed" | "failed" | "refunding" | "refunded";
         CompletionPolicy: {
             minPercent: number;
             requireAllRequiredItems: boolean;
@@ -2788,7 +2788,7 @@ export interface operations {
                 order?: "asc" | "desc";
                 q?: string;
                 sort?: "paidAt" | "initiatedAt";
-                status?: components["schemas"]["CheckoutPaymentStatus"];
+                status?: components["schemas"]["CheckoutStatus"];
             };
             header?: never;
             path?: never;
