@@ -38,6 +38,10 @@ export async function planLms(seeding: Seeding): Promise<Step[][]> {
             diff: staff ? undefined : { staffRole: { from: null, to: 'admin' } },
           };
       if (staff) return { changes: [change] };
+      if (!options.databaseUrl)
+        seeding.problems.push(
+          `${seeds.where(admin, 'email')}: making ${admin.email} LMS staff needs the platform's database (the first LMS staff cannot be invited through the API): seed where capctl serve runs, or pass --database-url`,
+        );
       return {
         changes: [change],
         run: async () => {
