@@ -50,6 +50,16 @@ export interface Step {
   run?: () => Promise<void>;
 }
 
+/**
+ * The steps of one kind of record, run once the phases they need are done (`after`; a phase this run
+ * does not have counts as done). Phases that need nothing of each other run at the same time.
+ */
+export interface Phase {
+  name: string;
+  after: string[];
+  steps: Step[];
+}
+
 export interface SeedReport {
   dryRun: boolean;
   /** Counts per kind of record: sectors, trades, nosDocuments, centres, centreStaff, platformAdmins, candidates, assessors, retainedRequests, lms*. */
@@ -84,19 +94,11 @@ export async function applySeeds(api: Api, seeds: SeedSet, options: SeedOptions)
     const seeding = newSeeding(api, seeds, options);
     const phases = await plan(seeding, emails, db);
     if (seeding.problems.length) throw new UsageError(seeding.problems.join('\n'));
-    const steps = phases.flat();
+    const steps = phases.flatMap((p) => p.steps);
     const changes = steps.flatMap((s) => s.changes);
     if (!options.dryRun) {
       options.progress?.start(steps.filter((s) => s.run).length);
-      for (const phase of phases)
-        await inParallel(
-          phase.filter((s) => s.run),
-          options.concurrency ?? 8,
-          async (step) => {
-            await step.run!();
-            options.progress?.done(step.changes[0]!.record);
-          },
-        );
+      await runPhases(phases, options.concurrency ?? 8, (step) => options.progress?.done(step.changes[0]!.record));
       options.progress?.end();
     }
     const counts: SeedReport['counts'] = {};
@@ -155,10 +157,10 @@ function newSeeding(api: Api, seeds: SeedSet, options: SeedOptions): Seeding {
   }
 }
 
-/** The phases of the plan, in the order they run: each phase's steps only need what earlier phases made. */
-async function plan(seeding: Seeding, emails: string[], db: PlatformDb | undefined): Promise<Step[][]> {
+/** The phases of the plan, each after the ones it needs. */
+async function plan(seeding: Seeding, emails: string[], db: PlatformDb | undefined): Promise<Phase[]> {
   const { seeds, options } = seeding;
-  const phases: Step[][] = [];
+  const phases: Phase[] = [];
   const cap =
     (options.only.has('catalogue') && seeds.sectors.length > 0) ||
     (options.only.has('centres') && seeds.centres.length > 0) ||
@@ -168,17 +170,74 @@ async function plan(seeding: Seeding, emails: string[], db: PlatformDb | undefin
     ? await lookupAccounts(seeding.api, admin, emails)
     : await (db?.accounts(emails) ?? new Map<string, Account>()))
     seeding.accounts.set(email, account);
-  if (options.only.has('people')) phases.push(planPeople(seeding));
+  if (options.only.has('people')) phases.push(...planPeople(seeding));
   if (cap) {
     const platform = await readCap(seeding, admin!);
-    if (options.only.has('catalogue')) phases.push(...planCatalogue(seeding, admin!, platform));
-    if (options.only.has('centres')) phases.push(planCentres(seeding, admin!, platform));
-    if (options.only.has('assessors')) phases.push(await planAssessors(seeding, admin!, platform));
+    // The CAP part is written as the acting admin, whom the platformAdmins phase makes on a new platform.
+    if (options.only.has('catalogue')) {
+      const [sectors, trades] = planCatalogue(seeding, admin!, platform);
+      phases.push({ name: 'sectors', after: ['platformAdmins'], steps: sectors });
+      phases.push({ name: 'trades', after: ['sectors'], steps: trades });
+    }
+    if (options.only.has('centres'))
+      phases.push({ name: 'centres', after: ['platformAdmins'], steps: planCentres(seeding, admin!, platform) });
+    if (options.only.has('assessors'))
+      phases.push({
+        name: 'assessors',
+        after: ['platformAdmins', 'sectors', 'centres'],
+        steps: await planAssessors(seeding, admin!, platform),
+      });
   }
-  // After the catalogue: LMS courses and level offerings name CAP trades, levels and units.
+  // LMS courses and level offerings name CAP trades, levels and units: their phases come after the trades.
   if (options.only.has('lms') && (seeds.lmsAdmins.length || seeds.lmsCourses.length))
     phases.push(...(await planLms(seeding)));
   return phases;
+}
+
+/**
+ * Runs the phases, each once those it needs are done, at most `limit` steps at a time in all. The
+ * first failure stops new steps; the steps under way finish before it is thrown.
+ */
+async function runPhases(phases: Phase[], limit: number, done: (step: Step) => void): Promise<void> {
+  let running = 0;
+  let failure: { error: unknown } | undefined;
+  const waiting: Array<() => void> = [];
+  const slot = async () => {
+    while (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+    running++;
+  };
+  const free = () => {
+    running--;
+    waiting.shift()?.();
+  };
+  const finished = new Map<string, Promise<void>>();
+  for (const phase of phases) {
+    const before = phase.after.flatMap((name) => finished.get(name) ?? []);
+    finished.set(
+      phase.name,
+      Promise.all(before).then(() =>
+        Promise.all(
+          phase.steps
+            .filter((step) => step.run)
+            .map(async (step) => {
+              await slot();
+              try {
+                if (failure) return;
+                await step.run!();
+                done(step);
+              } catch (error) {
+                failure ??= { error };
+                throw error;
+              } finally {
+                free();
+              }
+            }),
+        ).then(() => undefined),
+      ),
+    );
+  }
+  await Promise.allSettled(finished.values());
+  if (failure) throw failure.error;
 }
 
 /** Which of the addresses have accounts, read by the acting admin through CAP (POST /admin/accounts/lookup), 500 at a time. */
@@ -306,19 +365,24 @@ async function readCap(seeding: Seeding, admin: Admin): Promise<CapState> {
   const seededNos = seeds.sectors
     .flatMap((s) => s.trades)
     .filter((t) => t.nos && state.trades.get(t.slug)?.activeNosDocument);
-  await inParallel(seededNos, 8, async (trade) => {
-    const detail = await admin.call('GET', `/admin/trades/${state.trades.get(trade.slug).id}`);
-    state.nos.set(trade.slug, detail.nos);
-    state.applications.set(trade.slug, detail.applicationCount);
-  });
   const known = seeds.centres.filter((c) => state.centres.has(c.registrationNo));
-  await inParallel(known, 8, async (centre) => {
-    const detail = await admin.call('GET', `/admin/centres/${state.centres.get(centre.registrationNo).id}`);
-    state.staff.set(
-      centre.registrationNo,
-      new Map((detail.staff as Array<{ email: string; status: string }>).map((s) => [s.email.toLowerCase(), s.status])),
-    );
-  });
+  const details = [
+    ...seededNos.map((trade) => async () => {
+      const detail = await admin.call('GET', `/admin/trades/${state.trades.get(trade.slug).id}`);
+      state.nos.set(trade.slug, detail.nos);
+      state.applications.set(trade.slug, detail.applicationCount);
+    }),
+    ...known.map((centre) => async () => {
+      const detail = await admin.call('GET', `/admin/centres/${state.centres.get(centre.registrationNo).id}`);
+      state.staff.set(
+        centre.registrationNo,
+        new Map(
+          (detail.staff as Array<{ email: string; status: string }>).map((s) => [s.email.toLowerCase(), s.status]),
+        ),
+      );
+    }),
+  ];
+  await inParallel(details, 8, (read) => read());
   for (const [slug, s] of state.sectors) seeding.ids.sectors.set(slug, s.id);
   for (const [slug, t] of state.trades) seeding.ids.trades.set(slug, t.id);
   for (const [no, c] of state.centres) seeding.ids.centres.set(no, c.id);
@@ -339,9 +403,10 @@ const patchOf = (diff: Change['diff']) =>
   Object.fromEntries(Object.entries(diff ?? {}).map(([key, { to }]) => [key, to]));
 
 /** Platform admins (registered when missing, granted the role when without it) and candidates (registered when missing). */
-function planPeople(seeding: Seeding): Step[] {
+function planPeople(seeding: Seeding): Phase[] {
   const { seeds, options, accounts } = seeding;
   const steps: Step[] = [];
+  const candidates: Step[] = [];
   for (const admin of seeds.platformAdmins) {
     const account = accounts.get(admin.email.toLowerCase());
     if (!admin.password && !account)
@@ -367,7 +432,7 @@ function planPeople(seeding: Seeding): Step[] {
     steps.push({
       changes: [change],
       run: async () => {
-        const userId = account?.userId ?? (await seeding.session(admin)).userId;
+        const userId = account?.userId ?? seeding.session(admin).then((signedIn) => signedIn.userId);
         await grantPlatformAdmin(options.databaseUrl!, userId, admin.email);
       },
     });
@@ -375,23 +440,26 @@ function planPeople(seeding: Seeding): Step[] {
   for (const candidate of seeds.candidates) {
     const account = accounts.get(candidate.email.toLowerCase());
     if (account && account.status !== 'pending_verification') {
-      steps.push({ changes: [{ record: 'candidates', outcome: 'unchanged', label: candidate.email }] });
+      candidates.push({ changes: [{ record: 'candidates', outcome: 'unchanged', label: candidate.email }] });
       continue;
     }
     if (!candidate.password)
       seeding.problems.push(
         `${seeding.seeds.where(candidate, 'email')}: ${candidate.email} has no account: give a password to make one`,
       );
-    steps.push({
+    candidates.push({
       changes: [{ record: 'candidates', outcome: 'created', label: candidate.email }],
       run: async () => void (await seeding.session(candidate)),
     });
   }
-  return steps;
+  return [
+    { name: 'platformAdmins', after: [], steps },
+    { name: 'candidates', after: [], steps: candidates },
+  ];
 }
 
 /** Sectors, then trades with their NOS. A trade in another sector, or a NOS replaced under applications, is refused unless allowed. */
-function planCatalogue(seeding: Seeding, admin: Admin, platform: CapState): Step[][] {
+function planCatalogue(seeding: Seeding, admin: Admin, platform: CapState): [Step[], Step[]] {
   const { seeds, ids, options } = seeding;
   const sectors: Step[] = [];
   const trades: Step[] = [];
