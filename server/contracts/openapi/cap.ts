@@ -13,8 +13,8 @@ export interface paths {
         /**
          * The accounts of some addresses, with their status and platform roles
          * @description A read sent as a POST so that hundreds of addresses fit (a query string would not). Addresses are
-         *     compared as account emails are (trimmed, lower case); one given twice is answered once. An address
-         *     with no account is left out of the answer.
+         *     compared in any case (accounts hold them in lower case); one given twice is answered once. An
+         *     address with no account is left out of the answer.
          */
         post: operations["lookupAdminAccounts"];
         delete?: never;
