@@ -171,6 +171,13 @@ async function plan(seeding: Seeding, emails: string[], db: PlatformDb | undefin
     : await (db?.accounts(emails) ?? new Map<string, Account>()))
     seeding.accounts.set(email, account);
   if (options.only.has('people')) phases.push(...planPeople(seeding));
+  // The LMS is read while CAP is; its problems are listed after CAP's.
+  const lms =
+    options.only.has('lms') && (seeds.lmsAdmins.length || seeds.lmsCourses.length)
+      ? { ...seeding, problems: [] as string[] }
+      : undefined;
+  const lmsPhases = lms ? planLms(lms) : Promise.resolve([]);
+  lmsPhases.catch(() => {}); // awaited below, after CAP's part
   if (cap) {
     const platform = await readCap(seeding, admin!);
     // The CAP part is written as the acting admin, whom the platformAdmins phase makes on a new platform.
@@ -189,8 +196,8 @@ async function plan(seeding: Seeding, emails: string[], db: PlatformDb | undefin
       });
   }
   // LMS courses and level offerings name CAP trades, levels and units: their phases come after the trades.
-  if (options.only.has('lms') && (seeds.lmsAdmins.length || seeds.lmsCourses.length))
-    phases.push(...(await planLms(seeding)));
+  phases.push(...(await lmsPhases));
+  seeding.problems.push(...(lms?.problems ?? []));
   return phases;
 }
 
