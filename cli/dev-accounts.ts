@@ -11,18 +11,28 @@ export interface SignedIn {
 }
 
 type Mail = Record<string, string | undefined>;
-const mailbox = (api: Api, to: string, limit = 20) =>
-  api.call<Mail[]>('GET', `/v1/ol/dev/mailbox?${new URLSearchParams({ to, limit: String(limit) })}`);
+const mailbox = (api: Api, to: string, limit = 20, wait?: { after?: string; waitSeconds: number }) =>
+  api.call<Mail[]>(
+    'GET',
+    `/v1/ol/dev/mailbox?${new URLSearchParams({
+      to,
+      limit: String(limit),
+      ...(wait ? { waitSeconds: String(wait.waitSeconds) } : {}),
+      ...(wait?.after ? { after: wait.after } : {}),
+    })}`,
+  );
 
 /**
  * The newest mail to `to` that carries `field`, waiting up to 60 s for it (a loaded platform delivers
- * codes late). With `after` (a mail's id), only a mail newer than that one counts: a code asked for again
- * must not be read from the mail of the request before it, whose code is no longer valid.
+ * codes late); the mailbox answers as soon as a new mail is in. With `after` (a mail's id), only a
+ * mail newer than that one counts: a code asked for again must not be read from the mail of the
+ * request before it, whose code is no longer valid.
  */
 export async function mailedValue(api: Api, to: string, field: 'otp' | 'password', after?: string): Promise<string> {
   const deadline = Date.now() + 60_000;
+  let newest = after;
   for (;;) {
-    const mails = await mailbox(api, to);
+    const mails = await mailbox(api, to, 20, { after: newest, waitSeconds: 10 });
     const seen = after === undefined ? -1 : mails.findIndex((mail) => mail.id === after);
     const value = (seen === -1 ? mails : mails.slice(0, seen)).find((mail) => mail[field])?.[field];
     if (value) return value;
@@ -30,7 +40,7 @@ export async function mailedValue(api: Api, to: string, field: 'otp' | 'password
       throw new Error(
         `no mail with a${field === 'otp' ? ' code' : ' password'} reached ${to} (is the platform in development mode?)`,
       );
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    newest = mails[0]?.id ?? newest;
   }
 }
 
@@ -75,12 +85,19 @@ export async function firstSignIn(api: Api, email: string, password: string): Pr
   return { userId: first.userId, accessToken: pair.accessToken };
 }
 
-/** Grants platform_admin in the CAP database; answers whether it was new. */
-export async function grantPlatformAdmin(databaseUrl: string, userId: string, email: string): Promise<boolean> {
-  const { openCapSchema } = await import('../server/cap/operator/index.ts');
+/**
+ * Grants platform_admin in the CAP database; answers whether it was new. The user id may still be on its
+ * way (an account being registered): the operator face loads meanwhile.
+ */
+export async function grantPlatformAdmin(
+  databaseUrl: string,
+  userId: string | Promise<string>,
+  email: string,
+): Promise<boolean> {
+  const [{ openCapSchema }, id] = await Promise.all([import('../server/cap/operator/index.ts'), userId]);
   const cap = await openCapSchema(databaseUrl, 1);
   try {
-    return (await cap.grantPlatformRole({ userId, email }, 'platform_admin')).granted;
+    return (await cap.grantPlatformRole({ userId: id, email }, 'platform_admin')).granted;
   } finally {
     await cap.close();
   }

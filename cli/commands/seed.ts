@@ -12,7 +12,7 @@ export function registerSeed(program: Command): void {
     .option('--base-url <url>', 'platform URL (env CAPCTL_BASE_URL, default http://127.0.0.1:4000)')
     .option(
       '--data-dir <dir>',
-      'data directory of the local capctl serve, whose database grants platform roles (env CAPCTL_DATA_DIR, default ./.capctl)',
+      'data directory of the local capctl serve, whose database makes the first platform admin, grants platform roles and makes the first LMS staff (env CAPCTL_DATA_DIR, default ./.capctl)',
     )
     .option('--database-url <url>', "the platform's PostgreSQL instead (env DATABASE_URL)")
     .option('--profile <name>', 'act as this signed-in platform admin instead of the first seeded one')
@@ -28,7 +28,8 @@ export function registerSeed(program: Command): void {
       'after',
       '\nThe platform is read once and the plan made before anything is written: the plan is what the run does,' +
         '\nand a second run reports "nothing to change". A run stopped halfway is completed by the next one. People (platform admins, candidates) need a development platform: their accounts are' +
-        "\nverified with codes from the dev mailbox, and platform roles are granted in the platform's database." +
+        '\nverified with codes from the dev mailbox. With --profile (a signed-in platform admin) a platform is seeded by its URL alone;' +
+        "\nthe first platform admin, platform role grants and the first LMS staff need the platform's database." +
         '\nThe format of the seed files: seeds/README.md.' +
         '\nExit codes: 0 done, 1 refused by the platform, 2 bad seed file or usage, 3 platform unreachable.',
     )

@@ -22,7 +22,10 @@ export type Outcome = 'created' | 'updated' | 'unchanged';
 export interface SeedOptions {
   dryRun: boolean;
   only: ReadonlySet<SeedKind>;
-  /** The platform's database: which accounts exist, platform roles, trades with applications. */
+  /**
+   * The platform's database, for what no API does: granting the platform_admin role and inviting the
+   * first LMS staff, and on a platform with no platform admin yet, which accounts exist.
+   */
   databaseUrl?: string;
   /** Who writes the catalogue and centres: a signed-in platform admin (a valid token, renewed as needed), else the first seeded admin. */
   adminToken?: () => Promise<string>;
@@ -45,6 +48,16 @@ export interface Change {
 export interface Step {
   changes: Change[];
   run?: () => Promise<void>;
+}
+
+/**
+ * The steps of one kind of record, run once the phases they need are done (`after`; a phase this run
+ * does not have counts as done). Phases that need nothing of each other run at the same time.
+ */
+export interface Phase {
+  name: string;
+  after: string[];
+  steps: Step[];
 }
 
 export interface SeedReport {
@@ -76,29 +89,16 @@ export async function applySeeds(api: Api, seeds: SeedSet, options: SeedOptions)
     ...seeds.lmsAdmins,
     ...seeds.centres.map((c) => c.superAdmin),
   ].map((p) => p.email.toLowerCase());
-  if (!options.databaseUrl && emails.length) {
-    throw new CommandFailed(
-      "seeding people and centres needs the platform's database (which accounts exist, platform roles): run where capctl serve runs, or pass --database-url",
-    );
-  }
   const db = options.databaseUrl ? openPlatformDb(options.databaseUrl) : undefined;
   try {
-    const seeding = newSeeding(api, seeds, options, db ? await db.accounts(emails) : new Map());
-    const phases = await plan(seeding, db);
+    const seeding = newSeeding(api, seeds, options);
+    const phases = await plan(seeding, emails, db);
     if (seeding.problems.length) throw new UsageError(seeding.problems.join('\n'));
-    const steps = phases.flat();
+    const steps = phases.flatMap((p) => p.steps);
     const changes = steps.flatMap((s) => s.changes);
     if (!options.dryRun) {
       options.progress?.start(steps.filter((s) => s.run).length);
-      for (const phase of phases)
-        await inParallel(
-          phase.filter((s) => s.run),
-          options.concurrency ?? 8,
-          async (step) => {
-            await step.run!();
-            options.progress?.done(step.changes[0]!.record);
-          },
-        );
+      await runPhases(phases, options.concurrency ?? 8, (step) => options.progress?.done(step.changes[0]!.record));
       options.progress?.end();
     }
     const counts: SeedReport['counts'] = {};
@@ -110,8 +110,9 @@ export async function applySeeds(api: Api, seeds: SeedSet, options: SeedOptions)
   }
 }
 
-function newSeeding(api: Api, seeds: SeedSet, options: SeedOptions, accounts: Map<string, Account>): Seeding {
+function newSeeding(api: Api, seeds: SeedSet, options: SeedOptions): Seeding {
   const sessions = new Map<string, Promise<SignedIn>>();
+  const accounts = new Map<string, Account>();
   return {
     api,
     seeds,
@@ -156,29 +157,120 @@ function newSeeding(api: Api, seeds: SeedSet, options: SeedOptions, accounts: Ma
   }
 }
 
-/** The phases of the plan, in the order they run: each phase's steps only need what earlier phases made. */
-async function plan(seeding: Seeding, db: PlatformDb | undefined): Promise<Step[][]> {
+/** The phases of the plan, each after the ones it needs. */
+async function plan(seeding: Seeding, emails: string[], db: PlatformDb | undefined): Promise<Phase[]> {
   const { seeds, options } = seeding;
-  const phases: Step[][] = [];
-  if (options.only.has('people')) phases.push(planPeople(seeding));
+  const phases: Phase[] = [];
   const cap =
     (options.only.has('catalogue') && seeds.sectors.length > 0) ||
     (options.only.has('centres') && seeds.centres.length > 0) ||
     (options.only.has('assessors') && seeds.assessors.length > 0);
+  const admin = cap || emails.length ? await actingAdmin(seeding, db) : undefined;
+  for (const [email, account] of admin?.canRead
+    ? await lookupAccounts(seeding.api, admin, emails)
+    : await (db?.accounts(emails) ?? new Map<string, Account>()))
+    seeding.accounts.set(email, account);
+  if (options.only.has('people')) phases.push(...planPeople(seeding));
+  // The LMS is read while CAP is; its problems are listed after CAP's.
+  const lms =
+    options.only.has('lms') && (seeds.lmsAdmins.length || seeds.lmsCourses.length)
+      ? { ...seeding, problems: [] as string[] }
+      : undefined;
+  const lmsPhases = lms ? planLms(lms) : Promise.resolve([]);
+  lmsPhases.catch(() => {}); // awaited below, after CAP's part
   if (cap) {
-    const admin = await actingAdmin(seeding);
-    const platform = await readCap(seeding, admin);
-    const withApplications = db
-      ? await db.tradesWithApplications([...platform.trades.values()].map((t) => t.id))
-      : new Set<string>();
-    if (options.only.has('catalogue')) phases.push(...planCatalogue(seeding, admin, platform, withApplications));
-    if (options.only.has('centres')) phases.push(planCentres(seeding, admin, platform));
-    if (options.only.has('assessors')) phases.push(await planAssessors(seeding, admin, platform));
+    const platform = await readCap(seeding, admin!);
+    // The CAP part is written as the acting admin, whom the platformAdmins phase makes on a new platform.
+    if (options.only.has('catalogue')) {
+      const [sectors, trades] = planCatalogue(seeding, admin!, platform);
+      phases.push({ name: 'sectors', after: ['platformAdmins'], steps: sectors });
+      phases.push({ name: 'trades', after: ['sectors'], steps: trades });
+    }
+    if (options.only.has('centres'))
+      phases.push({ name: 'centres', after: ['platformAdmins'], steps: planCentres(seeding, admin!, platform) });
+    if (options.only.has('assessors'))
+      phases.push({
+        name: 'assessors',
+        after: ['platformAdmins', 'sectors', 'centres'],
+        steps: await planAssessors(seeding, admin!, platform),
+      });
   }
-  // After the catalogue: LMS courses and level offerings name CAP trades, levels and units.
-  if (options.only.has('lms') && (seeds.lmsAdmins.length || seeds.lmsCourses.length))
-    phases.push(...(await planLms(seeding)));
+  // LMS courses and level offerings name CAP trades, levels and units: their phases come after the trades.
+  phases.push(...(await lmsPhases));
+  seeding.problems.push(...(lms?.problems ?? []));
   return phases;
+}
+
+/**
+ * Runs the phases, each once those it needs are done, at most `limit` steps at a time in all. The
+ * first failure stops new steps; the steps under way finish before it is thrown.
+ */
+async function runPhases(phases: Phase[], limit: number, done: (step: Step) => void): Promise<void> {
+  let running = 0;
+  let failure: { error: unknown } | undefined;
+  const waiting: Array<() => void> = [];
+  const slot = async () => {
+    while (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+    running++;
+  };
+  const free = () => {
+    running--;
+    waiting.shift()?.();
+  };
+  const finished = new Map<string, Promise<void>>();
+  for (const phase of phases) {
+    const before = phase.after.flatMap((name) => finished.get(name) ?? []);
+    finished.set(
+      phase.name,
+      Promise.all(before).then(() =>
+        Promise.all(
+          phase.steps
+            .filter((step) => step.run)
+            .map(async (step) => {
+              await slot();
+              try {
+                if (failure) return;
+                await step.run!();
+                done(step);
+              } catch (error) {
+                failure ??= { error };
+                throw error;
+              } finally {
+                free();
+              }
+            }),
+        ).then(() => undefined),
+      ),
+    );
+  }
+  await Promise.allSettled(finished.values());
+  if (failure) throw failure.error;
+}
+
+/** Which of the addresses have accounts, read by the acting admin through CAP (POST /admin/accounts/lookup), 500 at a time. */
+async function lookupAccounts(api: Api, admin: Admin, emails: string[]): Promise<Map<string, Account>> {
+  const unique = [...new Set(emails)];
+  const chunks = Array.from({ length: Math.ceil(unique.length / 500) }, (_, i) => unique.slice(i * 500, i * 500 + 500));
+  const found = await inParallel(chunks, 4, (chunk) => admin.call('POST', '/admin/accounts/lookup', { emails: chunk }));
+  return new Map(
+    (
+      found.flat() as Array<{
+        email: string;
+        userId: string;
+        status: string;
+        mustChangePassword: boolean;
+        platformRoles: string[];
+      }>
+    ).map((a) => [
+      a.email,
+      {
+        userId: a.userId,
+        status: a.status,
+        mustChangePassword: a.mustChangePassword,
+        platformAdmin: a.platformRoles.includes('platform_admin'),
+      },
+    ]),
+  );
 }
 
 type AdminCall = (method: string, urlPath: string, body?: unknown) => Promise<any>;
@@ -189,12 +281,25 @@ interface Admin {
   token(): Promise<string>;
 }
 
-/** The platform admin the CAP part acts as: `--profile`'s, else the first seeded one (made by the people phase when new). */
-async function actingAdmin(seeding: Seeding): Promise<Admin> {
+/**
+ * The platform admin the seeder acts as: `--profile`'s, else the first seeded one. Whether that one is
+ * already a platform admin is the one thing read in the platform's database (as `capctl admin create`
+ * does): a platform with no admin yet is the one case the API cannot seed, and the first admin is made
+ * by this run (its people phase). With an admin, everything else is read through the API.
+ */
+async function actingAdmin(seeding: Seeding, db: PlatformDb | undefined): Promise<Admin> {
   const { api, options, seeds } = seeding;
   const first = seeds.platformAdmins.find((a) => a.password);
   const profile = options.adminToken;
-  const seeded = Boolean(first && seeding.accounts.get(first.email.toLowerCase())?.platformAdmin);
+  if (!profile && !db)
+    throw new CommandFailed(
+      "no platform admin to seed as: sign one in (capctl login) and pass --profile, or seed where capctl serve runs (or with --database-url) so the seeds' first platform admin can be made",
+    );
+  const firstAccount =
+    !profile && first ? (await db!.accounts([first.email.toLowerCase()])).get(first.email.toLowerCase()) : undefined;
+  // Its session signs in (never registers) once it is known to exist.
+  if (firstAccount) seeding.accounts.set(first!.email.toLowerCase(), firstAccount);
+  const seeded = Boolean(firstAccount?.platformAdmin);
   if (!profile && !seeded && !(first && options.only.has('people'))) {
     throw new CommandFailed(
       'no platform admin to seed as: sign one in (capctl login) and pass --profile, or seed people with a platform admin that has a password',
@@ -227,6 +332,8 @@ interface CapState {
   centres: Map<string, any>;
   /** The staff of seeded centres that exist (email to status), by registration number. */
   staff: Map<string, Map<string, string>>;
+  /** How many applications name each seeded trade that has a NOS, by slug. */
+  applications: Map<string, number>;
 }
 
 /** What the CAP part of the plan reads: the admin lists, the active NOS of seeded trades, the staff of seeded centres. */
@@ -237,6 +344,7 @@ async function readCap(seeding: Seeding, admin: Admin): Promise<CapState> {
     nos: new Map(),
     centres: new Map(),
     staff: new Map(),
+    applications: new Map(),
   };
   if (!admin.canRead) return state;
   const { seeds, api } = seeding;
@@ -264,17 +372,24 @@ async function readCap(seeding: Seeding, admin: Admin): Promise<CapState> {
   const seededNos = seeds.sectors
     .flatMap((s) => s.trades)
     .filter((t) => t.nos && state.trades.get(t.slug)?.activeNosDocument);
-  await inParallel(seededNos, 8, async (trade) => {
-    state.nos.set(trade.slug, (await admin.call('GET', `/admin/trades/${state.trades.get(trade.slug).id}`)).nos);
-  });
   const known = seeds.centres.filter((c) => state.centres.has(c.registrationNo));
-  await inParallel(known, 8, async (centre) => {
-    const detail = await admin.call('GET', `/admin/centres/${state.centres.get(centre.registrationNo).id}`);
-    state.staff.set(
-      centre.registrationNo,
-      new Map((detail.staff as Array<{ email: string; status: string }>).map((s) => [s.email.toLowerCase(), s.status])),
-    );
-  });
+  const details = [
+    ...seededNos.map((trade) => async () => {
+      const detail = await admin.call('GET', `/admin/trades/${state.trades.get(trade.slug).id}`);
+      state.nos.set(trade.slug, detail.nos);
+      state.applications.set(trade.slug, detail.applicationCount);
+    }),
+    ...known.map((centre) => async () => {
+      const detail = await admin.call('GET', `/admin/centres/${state.centres.get(centre.registrationNo).id}`);
+      state.staff.set(
+        centre.registrationNo,
+        new Map(
+          (detail.staff as Array<{ email: string; status: string }>).map((s) => [s.email.toLowerCase(), s.status]),
+        ),
+      );
+    }),
+  ];
+  await inParallel(details, 8, (read) => read());
   for (const [slug, s] of state.sectors) seeding.ids.sectors.set(slug, s.id);
   for (const [slug, t] of state.trades) seeding.ids.trades.set(slug, t.id);
   for (const [no, c] of state.centres) seeding.ids.centres.set(no, c.id);
@@ -295,9 +410,10 @@ const patchOf = (diff: Change['diff']) =>
   Object.fromEntries(Object.entries(diff ?? {}).map(([key, { to }]) => [key, to]));
 
 /** Platform admins (registered when missing, granted the role when without it) and candidates (registered when missing). */
-function planPeople(seeding: Seeding): Step[] {
+function planPeople(seeding: Seeding): Phase[] {
   const { seeds, options, accounts } = seeding;
   const steps: Step[] = [];
+  const candidates: Step[] = [];
   for (const admin of seeds.platformAdmins) {
     const account = accounts.get(admin.email.toLowerCase());
     if (!admin.password && !account)
@@ -308,6 +424,10 @@ function planPeople(seeding: Seeding): Step[] {
       steps.push({ changes: [{ record: 'platformAdmins', outcome: 'unchanged', label: admin.email }] });
       continue;
     }
+    if (!options.databaseUrl)
+      seeding.problems.push(
+        `${seeding.seeds.where(admin, 'email')}: making ${admin.email} a platform admin needs the platform's database (no API grants a platform role): seed where capctl serve runs, or pass --database-url`,
+      );
     const change: Change = account
       ? {
           record: 'platformAdmins',
@@ -319,7 +439,7 @@ function planPeople(seeding: Seeding): Step[] {
     steps.push({
       changes: [change],
       run: async () => {
-        const userId = account?.userId ?? (await seeding.session(admin)).userId;
+        const userId = account?.userId ?? seeding.session(admin).then((signedIn) => signedIn.userId);
         await grantPlatformAdmin(options.databaseUrl!, userId, admin.email);
       },
     });
@@ -327,23 +447,26 @@ function planPeople(seeding: Seeding): Step[] {
   for (const candidate of seeds.candidates) {
     const account = accounts.get(candidate.email.toLowerCase());
     if (account && account.status !== 'pending_verification') {
-      steps.push({ changes: [{ record: 'candidates', outcome: 'unchanged', label: candidate.email }] });
+      candidates.push({ changes: [{ record: 'candidates', outcome: 'unchanged', label: candidate.email }] });
       continue;
     }
     if (!candidate.password)
       seeding.problems.push(
         `${seeding.seeds.where(candidate, 'email')}: ${candidate.email} has no account: give a password to make one`,
       );
-    steps.push({
+    candidates.push({
       changes: [{ record: 'candidates', outcome: 'created', label: candidate.email }],
       run: async () => void (await seeding.session(candidate)),
     });
   }
-  return steps;
+  return [
+    { name: 'platformAdmins', after: [], steps },
+    { name: 'candidates', after: [], steps: candidates },
+  ];
 }
 
 /** Sectors, then trades with their NOS. A trade in another sector, or a NOS replaced under applications, is refused unless allowed. */
-function planCatalogue(seeding: Seeding, admin: Admin, platform: CapState, withApplications: Set<string>): Step[][] {
+function planCatalogue(seeding: Seeding, admin: Admin, platform: CapState): [Step[], Step[]] {
   const { seeds, ids, options } = seeding;
   const sectors: Step[] = [];
   const trades: Step[] = [];
@@ -367,9 +490,7 @@ function planCatalogue(seeding: Seeding, admin: Admin, platform: CapState, withA
       });
     }
     for (const trade of sector.trades)
-      trades.push(
-        planTrade(seeding, admin, platform, sector.slug, trade, withApplications, options.allowIdentityChanges),
-      );
+      trades.push(planTrade(seeding, admin, platform, sector.slug, trade, options.allowIdentityChanges));
   }
   return [sectors, trades];
 }
@@ -380,7 +501,6 @@ function planTrade(
   platform: CapState,
   sectorSlug: string,
   trade: SeedTrade,
-  withApplications: Set<string>,
   allow = false,
 ): Step {
   const { ids, seeds } = seeding;
@@ -442,7 +562,7 @@ function planTrade(
     if (current && sameDocument(current, document)) {
       changes.push({ record: 'nosDocuments', outcome: 'unchanged', label: trade.slug });
     } else {
-      if (current && withApplications.has(found.id) && !allow) {
+      if (current && platform.applications.get(trade.slug) && !allow) {
         seeding.problems.push(
           `${seeds.where(trade, 'nos')}: the NOS of ${trade.slug} differs from the platform's version ${current.version}, which applications use: it would be replaced (--allow-identity-changes imports it as the next version)`,
         );

@@ -7,7 +7,7 @@
 import { inviteLmsStaff } from '../dev-accounts.ts';
 import { multipartBody } from '../multipart.ts';
 import { CommandFailed, type Api } from '../session.ts';
-import type { Change, Seeding, Step } from './apply.ts';
+import type { Change, Phase, Seeding, Step } from './apply.ts';
 import type { SeedCapPlace, SeedCourse, SeedCourseItem } from './load.ts';
 
 const staffForm = {
@@ -15,8 +15,8 @@ const staffForm = {
   contactInformation: { phoneNumber: { countryCode: '+234', number: '8000000000' } },
 };
 
-/** Three phases: the LMS admins, then the courses (authored by the first admin), then the level offerings. */
-export async function planLms(seeding: Seeding): Promise<Step[][]> {
+/** Three phases: the LMS admins, then the courses (authored by the first admin, after the CAP trades they name), then the level offerings. */
+export async function planLms(seeding: Seeding): Promise<Phase[]> {
   const { api, seeds, accounts, options } = seeding;
   const exists = (email: string) => {
     const account = accounts.get(email.toLowerCase());
@@ -38,11 +38,15 @@ export async function planLms(seeding: Seeding): Promise<Step[][]> {
             diff: staff ? undefined : { staffRole: { from: null, to: 'admin' } },
           };
       if (staff) return { changes: [change] };
+      if (!options.databaseUrl)
+        seeding.problems.push(
+          `${seeds.where(admin, 'email')}: making ${admin.email} LMS staff needs the platform's database (the first LMS staff cannot be invited through the API): seed where capctl serve runs, or pass --database-url`,
+        );
       return {
         changes: [change],
         run: async () => {
-          await seeding.session(admin);
-          await inviteLmsStaff(options.databaseUrl!, admin.email);
+          // The invitation is by address: it is made while the account is.
+          await Promise.all([seeding.session(admin), inviteLmsStaff(options.databaseUrl!, admin.email)]);
           await lmsAs(admin.email, 'POST', '/onboarding/start', { persona: 'staff' });
           await lmsAs(admin.email, 'PATCH', '/onboarding/staff/save', staffForm);
           await lmsAs(admin.email, 'POST', '/onboarding/staff/submit');
@@ -105,7 +109,11 @@ export async function planLms(seeding: Seeding): Promise<Step[][]> {
       },
     };
   });
-  return [admins, courseSteps, offeringSteps];
+  return [
+    { name: 'lmsAdmins', after: [], steps: admins },
+    { name: 'lmsCourses', after: ['lmsAdmins', 'trades'], steps: courseSteps },
+    { name: 'lmsLevelOfferings', after: ['lmsCourses'], steps: offeringSteps },
+  ];
 }
 
 /** CAP catalogue ids of a seed's place (trade slug, level, unit reference), read from CAP's public catalogue. */

@@ -1,7 +1,7 @@
 /**
- * What the seeder reads in the platform's database, where the API has no read for it: which of the
- * seeds' addresses have accounts (so the seeder never tries a password to find out), and which trades
- * have applications (a NOS replaced under them is an identity change). Read once, before the plan.
+ * Which of the seeds' addresses have accounts, read in the platform's database: only on a platform
+ * that has no platform admin yet (the seeds' first one is made by the run), where no one can read
+ * them through the API (POST /v1/cap/admin/accounts/lookup). Read once, before the plan.
  */
 import pg from 'pg';
 
@@ -15,7 +15,6 @@ export interface Account {
 
 export interface PlatformDb {
   accounts(emails: string[]): Promise<Map<string, Account>>;
-  tradesWithApplications(tradeIds: string[]): Promise<Set<string>>;
   close(): Promise<void>;
 }
 
@@ -46,14 +45,6 @@ export function openPlatformDb(databaseUrl: string): PlatformDb {
           },
         ]),
       );
-    },
-    async tradesWithApplications(tradeIds) {
-      if (tradeIds.length === 0) return new Set();
-      const { rows } = await pool.query<{ trade_id: string }>(
-        'SELECT DISTINCT trade_id FROM cap.applications WHERE trade_id = ANY($1)',
-        [tradeIds],
-      );
-      return new Set(rows.map((r) => r.trade_id));
     },
     close: () => pool.end(),
   };

@@ -54,7 +54,11 @@ export async function createCap(deps: ServiceDeps): Promise<Service> {
   );
   const catalogue = createCatalogue(
     { sequelize, files: orchestrator },
-    { people, lifecycle: { applicationTypes, stagesOf, stageLabels } },
+    {
+      people,
+      lifecycle: { applicationTypes, stagesOf, stageLabels },
+      applicationCountOf: (tradeId) => applications.tradeApplicationCount(tradeId),
+    },
   );
   const centres = createCentres(
     { sequelize, events, files: orchestrator, broadcast: orchestrator.broadcast },

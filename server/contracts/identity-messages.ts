@@ -36,3 +36,19 @@ export interface ProvisionAccountResponse {
   user_id: string;
   is_new: boolean;
 }
+
+export interface FindAccountsRequest {
+  emails: string[];
+}
+
+export interface FoundAccount {
+  user_id: string;
+  email: string;
+  /** `pending_verification`, `active`, `suspended` or `deactivated`. */
+  status: string;
+  must_change_password: boolean;
+}
+
+export interface FindAccountsResponse {
+  accounts: FoundAccount[];
+}

@@ -4,6 +4,7 @@ import { callUnary } from '../platform/grpc/client.ts';
 import { GrpcCallError } from '../platform/grpc/errors.ts';
 import { serviceNames } from '../platform/grpc/proto.ts';
 import type {
+  FindAccountsResponse,
   ProvisionAccountRequest,
   ProvisionAccountResponse,
   VerifyIdentityRequest,
@@ -28,6 +29,8 @@ export function createIdentityClient(address: () => string, serviceKey: string) 
     provisionAccount: (
       request: Pick<ProvisionAccountRequest, 'email' | 'intents'> & Partial<ProvisionAccountRequest>,
     ) => callUnary<ProvisionAccountResponse>(address(), serviceKey, method('ProvisionAccount'), request),
+    findAccounts: (emails: string[]) =>
+      callUnary<FindAccountsResponse>(address(), serviceKey, method('FindAccounts'), { emails }),
   };
 }
 

@@ -5,6 +5,8 @@ import { AppError } from '../platform/http/errors.ts';
 import type { Accounts } from './accounts/service.ts';
 import type { IdentityVerification } from './identity/service.ts';
 import type {
+  FindAccountsRequest,
+  FindAccountsResponse,
   ProvisionAccountRequest,
   ProvisionAccountResponse,
   VerifyIdentityRequest,
@@ -86,6 +88,19 @@ const provisionRules: Rule<ProvisionAccountRequest>[] = [
   { field: 'correlation_id', valid: (r) => within(r.correlation_id, 100), issue: 'must be at most 100 characters' },
 ];
 
+const findRules: Rule<FindAccountsRequest>[] = [
+  {
+    field: 'emails',
+    valid: (r) => r.emails.length >= 1 && r.emails.length <= 1000,
+    issue: 'must hold 1 to 1000 addresses',
+  },
+  {
+    field: 'emails',
+    valid: (r) => r.emails.every((e) => within(e, 320)),
+    issue: 'must be at most 320 characters each',
+  },
+];
+
 /** Throws INVALID_ARGUMENT naming every broken rule. Issues describe the rule, never echo the value. */
 export function check<Request>(request: Request, rules: Rule<Request>[]): void {
   const problems = rules
@@ -144,6 +159,19 @@ export function identityService(deps: { identity: IdentityVerification; accounts
         } catch (err) {
           throw asInvalidArgument(err);
         }
+      },
+
+      async FindAccounts(request: FindAccountsRequest): Promise<FindAccountsResponse> {
+        check(request, findRules);
+        const accounts = await deps.accounts.findAccounts(request.emails);
+        return {
+          accounts: accounts.map((a) => ({
+            user_id: a.userId,
+            email: a.email,
+            status: a.status,
+            must_change_password: a.mustChangePassword,
+          })),
+        };
       },
     },
   };

@@ -297,3 +297,60 @@ test('the centre detail shows its staff, read-only; it needs platform.centres.re
   const stranger = await signUp(platform);
   t.is((await cap(platform, stranger, 'GET', `/admin/centres/${centreId}`)).body.error.code, 'auth.permission_denied');
 });
+
+test('POST /admin/accounts/lookup answers the accounts of the addresses that have one, with status, a mailed password still held and platform roles; others are left out', async (t) => {
+  const finance = await signUp(platform);
+  await grantPlatformRole(platform, finance, 'platform_finance');
+  const pending = uniqueEmail('pending');
+  await call('POST', platform.url('/v1/ol/auth/register'), {
+    json: { email: pending, password: 'Pending-pass-2024', intents: ['cap'] },
+  });
+  const centre = newCentre();
+  t.is((await createCentre(admin, centre)).status, 201);
+  const nobody = uniqueEmail('nobody');
+  const res = await cap(platform, admin, 'POST', '/admin/accounts/lookup', {
+    json: {
+      emails: [nobody, finance.email.toUpperCase(), pending, centre.superAdmin.email, admin.email, pending],
+    },
+  });
+  t.is(res.status, 200, res.text);
+  t.deepEqual(res.body.data, [
+    {
+      email: finance.email,
+      userId: finance.userId,
+      status: 'active',
+      mustChangePassword: false,
+      platformRoles: ['platform_finance'],
+    },
+    {
+      email: pending,
+      userId: res.body.data[1].userId,
+      status: 'pending_verification',
+      mustChangePassword: false,
+      platformRoles: [],
+    },
+    {
+      email: centre.superAdmin.email,
+      userId: res.body.data[2].userId,
+      status: 'active',
+      mustChangePassword: true,
+      platformRoles: [],
+    },
+    {
+      email: admin.email,
+      userId: admin.userId,
+      status: 'active',
+      mustChangePassword: false,
+      platformRoles: ['platform_admin'],
+    },
+  ]);
+  // Reading who has an account is for platform admins only.
+  const denied = await cap(platform, finance, 'POST', '/admin/accounts/lookup', { json: { emails: [admin.email] } });
+  t.is(denied.status, 403);
+  t.regex(denied.body.error.message, /platform\.accounts\.read/);
+  for (const emails of [[], ['not an address'], Array.from({ length: 501 }, () => uniqueEmail())]) {
+    const bad = await cap(platform, admin, 'POST', '/admin/accounts/lookup', { json: { emails } });
+    t.is(bad.status, 422, JSON.stringify(emails).slice(0, 40));
+    t.is(bad.body.error.code, 'validation.failed');
+  }
+});

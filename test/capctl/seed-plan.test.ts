@@ -548,3 +548,140 @@ test.serial('a seed killed halfway and run again completes with nothing made twi
   );
   t.regex((await seed(dir)).stdout, /nothing to change/);
 });
+
+test.serial(
+  'a platform reached by its URL alone (no database given) is seeded as a signed-in platform admin, with no failed sign-in, and a second run has nothing to change',
+  async (t) => {
+    t.timeout(300_000);
+    const config = fs.mkdtempSync(path.join(os.tmpdir(), 'capctl-seed-remote-'));
+    dirs.push(config);
+    const env = { CAPCTL_CONFIG_DIR: config, DATABASE_URL: '' };
+    const login = await runCapctl(
+      [
+        'login',
+        '--base-url',
+        serve.urls.gateway!,
+        '--profile',
+        'remote',
+        '--email',
+        'admin@example.test',
+        '--password-stdin',
+      ],
+      env,
+      'Admin-pass-2024\n',
+    );
+    t.is(login.code, 0, login.stderr);
+    // The pieces that need accounts read: a candidate with an account and one without, a new centre,
+    // an existing one gaining staff, and a sector with a trade.
+    await seed(
+      seedDir({
+        'centres.yaml': {
+          centres: [
+            {
+              name: 'Remote centre',
+              registrationNo: 'REMOTE-1',
+              superAdmin: { name: 'Remote Owner', email: 'owner@remote.example.test', password: 'Owner-pass-2024' },
+            },
+          ],
+        },
+      }),
+    );
+    const files = {
+      'people.yaml': {
+        people: {
+          platformAdmins: [{ name: 'Platform Admin', email: 'admin@example.test', password: 'Admin-pass-2024' }],
+          candidates: [
+            { email: 'remote.new@remote.example.test', password: 'Candidate-pass-2024' },
+            { email: 'owner@remote.example.test', password: 'Owner-pass-2024' },
+          ],
+        },
+      },
+      'remote.yaml': {
+        sector: {
+          slug: 'remote-sector',
+          name: 'Remote sector',
+          trades: [{ slug: 'remote-trade', name: 'Remote trade' }],
+        },
+      },
+      'centres.yaml': {
+        centres: [
+          {
+            name: 'Remote centre',
+            registrationNo: 'REMOTE-1',
+            superAdmin: { name: 'Remote Owner', email: 'owner@remote.example.test', password: 'Owner-pass-2024' },
+            staff: [{ name: 'Remote Staff', email: 'staff@remote.example.test', role: 'staff' }],
+          },
+          {
+            name: 'Second remote centre',
+            registrationNo: 'REMOTE-2',
+            superAdmin: { name: 'Second Owner', email: 'owner2@remote.example.test', password: 'Owner-pass-2024' },
+          },
+        ],
+      },
+    };
+    const dir = seedDir(files);
+    // No --database-url, no DATABASE_URL, and a data directory where no platform runs.
+    const byUrl = (...args: string[]) =>
+      runCapctl(
+        [
+          'seed',
+          '--base-url',
+          serve.urls.gateway!,
+          '--profile',
+          'remote',
+          '--data-dir',
+          path.join(config, 'none'),
+          ...args,
+        ],
+        env,
+      );
+    const failuresBefore = await count(`SELECT count(*)::int AS n FROM ol.auth_failures WHERE kind = 'login'`);
+    const plan = await byUrl('--dry-run', '--json', dir);
+    t.is(plan.code, 0, plan.stderr + plan.stdout);
+    const run = await byUrl('--json', dir);
+    t.is(run.code, 0, run.stderr + run.stdout);
+    t.deepEqual(JSON.parse(run.stdout).counts, JSON.parse(plan.stdout).counts, 'the plan is the run');
+    t.like(JSON.parse(run.stdout).counts, {
+      platformAdmins: { unchanged: 1 },
+      candidates: { created: 1, unchanged: 1 },
+      centres: { created: 1, unchanged: 1 },
+      centreStaff: { created: 1 },
+      trades: { created: 1 },
+    });
+    t.is(await count(`SELECT count(*)::int AS n FROM cap.centres WHERE registration_no LIKE 'REMOTE-%'`), 2);
+    const again = await byUrl(dir);
+    t.is(again.code, 0, again.stderr);
+    t.regex(again.stdout, /nothing to change: the platform already matches the seeds/);
+    t.is(
+      await count(`SELECT count(*)::int AS n FROM ol.auth_failures WHERE kind = 'login'`),
+      failuresBefore,
+      'no failed sign-in was made',
+    );
+    // What no API does is refused in the plan, before anything is written, rather than done half.
+    const grant = await byUrl(
+      seedDir({
+        'people.yaml': {
+          people: {
+            platformAdmins: [
+              { name: 'Platform Admin', email: 'admin@example.test', password: 'Admin-pass-2024' },
+              { name: 'Second Admin', email: 'second.admin@remote.example.test', password: 'Admin-pass-2024' },
+            ],
+          },
+        },
+      }),
+    );
+    t.is(grant.code, 2, grant.stdout);
+    t.regex(
+      grant.stderr,
+      /people\.yaml:\d+:\d+: making second\.admin@remote\.example\.test a platform admin needs the platform's database/,
+    );
+    t.is(await count(`SELECT count(*)::int AS n FROM ol.users WHERE email = 'second.admin@remote.example.test'`), 0);
+    // Without a signed-in admin and without the database, there is no one to read the platform as.
+    const nobody = await runCapctl(
+      ['seed', '--base-url', serve.urls.gateway!, '--data-dir', path.join(config, 'none'), dir],
+      env,
+    );
+    t.is(nobody.code, 1, nobody.stdout);
+    t.regex(nobody.stderr, /pass --profile/);
+  },
+);

@@ -54,6 +54,33 @@ test('the dev mailbox lists an address its mails newest first, each with its OTP
   );
 });
 
+test('the dev mailbox waits for a mail newer than the one given: it answers when the mail is in, or with what there is when the wait is over', async (t) => {
+  const email = uniqueEmail('waits');
+  const url = (query: Record<string, string>) =>
+    platform.url(`/v1/ol/dev/mailbox?${new URLSearchParams({ to: email, ...query })}`);
+  // Nothing yet: the read that waits is answered by the mail the registration sends.
+  const waiting = call('GET', url({ waitSeconds: '20' }));
+  await new Promise((r) => setTimeout(r, 300));
+  t.is((await register(email)).status, 201);
+  const [first] = (await waiting).body.data;
+  t.truthy(first?.otp);
+  // A mail already seen does not answer a wait for a newer one, which ends after its seconds, empty-handed.
+  const started = Date.now();
+  const idle = await call('GET', url({ waitSeconds: '1', after: first.id }));
+  t.true(Date.now() - started >= 1000);
+  t.deepEqual(
+    idle.body.data.map((m: { id: string }) => m.id),
+    [first.id],
+  );
+  // A new code is the newer mail it waits for.
+  const next = call('GET', url({ waitSeconds: '20', after: first.id }));
+  await call('POST', platform.url('/v1/ol/auth/otp/resend'), { json: { email, purpose: 'account_verify' } });
+  const [second] = (await next).body.data;
+  t.not(second.id, first.id);
+  t.truthy(second.otp);
+  t.is((await call('GET', url({ waitSeconds: '31' }))).status, 422);
+});
+
 test('notification.requested carries no OTP, and a delivered mail keeps only its metadata', async (t) => {
   const email = uniqueEmail('outbox');
   const registered = await register(email);

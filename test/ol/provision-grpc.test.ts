@@ -224,3 +224,26 @@ for (const [label, request, message] of invalidRequests) {
     );
   });
 }
+
+test('FindAccounts answers the accounts of the addresses that have one, in any case, and changes and mails nothing; no address or over 1000 is INVALID_ARGUMENT', async (t) => {
+  const user = await signUp(platform);
+  const nobody = uniqueEmail('nobody');
+  const find = (emails: string[]) =>
+    callUnary<{ accounts: Array<Record<string, unknown>> }>(
+      platform.urls.grpc!,
+      config.serviceApiKey,
+      'IdentityService.FindAccounts',
+      { emails },
+    );
+  const { accounts } = await find([user.email.toUpperCase(), nobody]);
+  t.deepEqual(accounts, [{ user_id: user.userId, email: user.email, status: 'active', must_change_password: false }]);
+  t.deepEqual(await mailbox(nobody), []);
+  for (const emails of [[], Array.from({ length: 1001 }, () => nobody)]) {
+    const error = await find(emails).then(
+      () => undefined,
+      (err: unknown) => err as GrpcCallError,
+    );
+    t.is(error?.code, grpc.status.INVALID_ARGUMENT);
+    t.regex(error!.details, /emails must hold 1 to 1000 addresses/);
+  }
+});

@@ -1,4 +1,6 @@
 import test, { type ExecutionContext } from 'ava';
+import fs from 'node:fs';
+import path from 'node:path';
 import { MatchersV3 } from '@pact-foundation/pact';
 import { loadDrafts } from '../../server/platform/dev/provider-states.ts';
 import {
@@ -71,6 +73,46 @@ test.serial('capctl me --service cap reads the signed-in user on CAP', async (t)
       t.like(JSON.parse(run.stdout), { identityVerified: false, candidate: null });
     });
 });
+
+test.serial(
+  'capctl seed --dry-run as a signed-in admin reads which seeded addresses have accounts, and nothing else',
+  async (t) => {
+    const cli = configDir(t);
+    const seeds = path.join(cli.dir, 'seeds');
+    fs.mkdirSync(seeds);
+    fs.writeFileSync(
+      path.join(seeds, 'people.yaml'),
+      'people:\n  candidates:\n    - { email: ada@example.test, password: Candidate-pass-2024 }\n',
+    );
+    await capPact()
+      .addInteraction()
+      .given('a platform admin')
+      .uponReceiving('a lookup of the accounts of some addresses by a platform admin')
+      .withRequest('POST', '/v1/cap/admin/accounts/lookup', (b) =>
+        b
+          .headers({ Authorization: bearer() })
+          .jsonBody({ emails: [fromProviderState('${email}', 'ada@example.test')] }),
+      )
+      .willRespondWith(200, (b) =>
+        b.jsonBody({
+          success: true,
+          data: eachLike({
+            email: fromProviderState('${email}', 'ada@example.test'),
+            userId: ulid(),
+            status: string('active'),
+            mustChangePassword: boolean(false),
+            platformRoles: eachLike('platform_admin'),
+          }),
+        }),
+      )
+      .executeTest(async (mock) => {
+        cli.signedIn(mock.url);
+        const run = await capctl(t, cli.dir, 'seed', '--profile', 'default', '--dry-run', '--json', seeds);
+        t.is(run.code, 0, run.stderr);
+        t.deepEqual(JSON.parse(run.stdout).counts, { candidates: { created: 0, updated: 0, unchanged: 1 } });
+      });
+  },
+);
 
 test.serial('capctl run starts, lists, reads, saves and submits the candidate onboarding', async (t) => {
   const cap = capPact();

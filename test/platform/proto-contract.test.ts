@@ -99,8 +99,12 @@ function fieldsOf(messageName: string): Record<string, string> {
   );
 }
 
-test('IdentityService messages carry exactly the spec fields and types (plus outcome, added after them)', (t) => {
-  t.deepEqual(Object.keys(serviceDefinition(serviceNames.identity)), ['VerifyIdentity', 'ProvisionAccount']);
+test('IdentityService messages carry exactly the spec fields and types (plus outcome and FindAccounts, added after them)', (t) => {
+  t.deepEqual(Object.keys(serviceDefinition(serviceNames.identity)), [
+    'VerifyIdentity',
+    'ProvisionAccount',
+    'FindAccounts',
+  ]);
   t.deepEqual(fieldsOf('orchestrator.v1.VerifyIdentityRequest'), {
     user_id: 'string',
     type: 'string',
@@ -127,6 +131,15 @@ test('IdentityService messages carry exactly the spec fields and types (plus out
     role: 'string',
   });
   t.deepEqual(fieldsOf('orchestrator.v1.ProvisionAccountResponse'), { user_id: 'string', is_new: 'bool' });
+  // Not in the spec: CAP reads accounts by address for its platform admins (POST /admin/accounts/lookup).
+  t.deepEqual(fieldsOf('orchestrator.v1.FindAccountsRequest'), { emails: 'repeated string' });
+  t.deepEqual(fieldsOf('orchestrator.v1.FindAccountsResponse'), { accounts: 'repeated message' });
+  t.deepEqual(fieldsOf('orchestrator.v1.FoundAccount'), {
+    user_id: 'string',
+    email: 'string',
+    status: 'string',
+    must_change_password: 'bool',
+  });
 });
 
 test('PaymentsService declares InitiatePayment and RefundPayment, RecommendationsService one RPC', (t) => {

@@ -40,6 +40,11 @@ export function createApplicationQueries(applications: Applications) {
       return new Map(rows.map((row) => [row.id, { status: row.status, currentStageKey: row.currentStageKey }]));
     },
 
+    /** How many applications (drafts included) name the trade: a NOS replaced under them is a change they see. */
+    async tradeApplicationCount(tradeId: string): Promise<number> {
+      return Application.count({ where: { tradeId } });
+    },
+
     /** Whether the centre has applications (drafts included), prices or wallet entries: they stay with it. */
     async centreInUse(centreId: string, transaction: Transaction): Promise<boolean> {
       const [row] = await select<{ n: number }>(

@@ -34,6 +34,8 @@ export interface CatalogueNeeds {
   people: People;
   /** The application lifecycle's stages, which workflow templates present and pace (applications). */
   lifecycle: StagesOfLifecycle;
+  /** How many applications name a trade (applications). */
+  applicationCountOf(tradeId: string): Promise<number>;
 }
 
 /**
@@ -55,7 +57,7 @@ export function createCatalogue(deps: CatalogueDeps, needs: CatalogueNeeds) {
 
   return {
     handlers: {
-      ...catalogueRoutes(auth, roles, catalogue),
+      ...catalogueRoutes(auth, roles, catalogue, needs.applicationCountOf),
       ...platformConfigRoutes(auth, roles, platformConfig),
       ...templateRoutes(auth, roles, templates),
       ...awardingBodyRoutes(auth, roles, contexts, awardingBodies),

@@ -5,7 +5,12 @@ import type { CapAuth, PlatformRoles } from '../people/index.ts';
 import type { Catalogue } from './service.ts';
 
 /** The public catalogue (no bearer) and its editing by platform admins (openapi/cap/catalogue.yaml, admin-catalogue.yaml). */
-export function catalogueRoutes(auth: CapAuth, roles: PlatformRoles, catalogue: Catalogue): Handlers<operations> {
+export function catalogueRoutes(
+  auth: CapAuth,
+  roles: PlatformRoles,
+  catalogue: Catalogue,
+  applicationCountOf: (tradeId: string) => Promise<number>,
+): Handlers<operations> {
   const read = <In extends CallInput>(handler: Handler<In>) => roles.allowed(auth, 'platform.catalogue.read', handler);
   const write = <In extends CallInput>(handler: Handler<In>) =>
     roles.allowed(auth, 'platform.catalogue.write', handler);
@@ -24,7 +29,9 @@ export function catalogueRoutes(auth: CapAuth, roles: PlatformRoles, catalogue: 
     deleteAdminSector: write(async (call) => ok(await catalogue.deleteSector(call.params.id))),
 
     listAdminTrades: read(async (call) => page(await catalogue.listTrades(call.query))),
-    getAdminTrade: read(async (call) => ok(await catalogue.getTrade(call.params.id))),
+    getAdminTrade: read(async (call) =>
+      ok({ ...(await catalogue.getTrade(call.params.id)), applicationCount: await applicationCountOf(call.params.id) }),
+    ),
     createAdminTrade: write(async (call) => created(await catalogue.createTrade(call.body))),
     updateAdminTrade: write(async (call) => ok(await catalogue.updateTrade(call.params.id, call.body))),
     archiveAdminTrade: write(async (call) => ok(await catalogue.setTradeStatus(call.params.id, 'archived'))),

@@ -25,6 +25,7 @@ import { createPassportPhotos } from './onboarding/passport-photos.ts';
 import { onboardingRoutes } from './onboarding/routes.ts';
 import { createOnboardingService, type OnboardingHooks } from './onboarding/service.ts';
 import type { PlatformRole } from './platform-roles/roles.ts';
+import { platformRoleRoutes } from './platform-roles/routes.ts';
 import { createPlatformRoles } from './platform-roles/service.ts';
 import { userRoutes } from './routes.ts';
 import { createUserService, type StandingSql } from './service.ts';
@@ -90,7 +91,7 @@ export function createPeople(deps: PeopleDeps, needs: PeopleNeeds) {
   const contexts = createActingContexts((call) => auth.standing(call));
   const identity = createIdentityService(users, onboarding, deps.identity);
   const invitations = createInvitations(sequelize, users, needs.memberships);
-  const roles = createPlatformRoles(sequelize, users);
+  const roles = createPlatformRoles(sequelize, users, deps.identity);
   const photos = createPassportPhotos({ sequelize, assetUrls: deps.files.assetUrls, ownsAsset: deps.files.ownsAsset });
   const auth = createCapAuth(
     users,
@@ -121,6 +122,7 @@ export function createPeople(deps: PeopleDeps, needs: PeopleNeeds) {
       ...contextRoutes(contexts),
       ...identityRoutes(auth, identity),
       ...invitationRoutes(auth, invitations),
+      ...platformRoleRoutes(auth, roles),
     },
     security: { bearerAuth: auth.scheme },
     start: () => callers.start(),

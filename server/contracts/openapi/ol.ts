@@ -2575,10 +2575,18 @@ export interface operations {
     listDevMailbox: {
         parameters: {
             query: {
+                /** @description With `waitSeconds`, the id of the newest mail already seen. */
+                after?: components["schemas"]["Ulid"];
                 /** @description How many of the newest mails to return. */
                 limit: number;
                 /** @description The address; compared as account emails are (trimmed, lower case). */
                 to: string;
+                /**
+                 * @description Wait for a mail: the answer comes as soon as the address has a mail newer than `after` (any
+                 *     mail, without `after`), or once this many seconds have passed (then with what the address
+                 *     has). A tool reading a code it just asked for needs no polling.
+                 */
+                waitSeconds: number;
             };
             header?: never;
             path?: never;

@@ -684,6 +684,20 @@ export function createAccounts(deps: AccountsDeps) {
       return user ? { status: user.status, email: user.email } : null;
     },
 
+    /** The accounts of some addresses (trimmed, lower case, as stored), for the platform's own services (gRPC FindAccounts). */
+    async findAccounts(emails: string[]) {
+      const users = await User.findAll({
+        where: { email: { [Op.in]: [...new Set(emails.map((email) => email.trim().toLowerCase()))] } },
+        attributes: ['id', 'email', 'status', 'mustChangePassword'],
+      });
+      return users.map((u) => ({
+        userId: u.id,
+        email: u.email,
+        status: u.status,
+        mustChangePassword: u.mustChangePassword,
+      }));
+    },
+
     /**
      * Get-or-create by email for the platform's own services (gRPC ProvisionAccount). An active
      * account is returned as it is, with no password change; the caller may mail the owner about why

@@ -7,7 +7,13 @@ import type { Notifications } from './service.ts';
 export function notificationRoutes(notifications: Notifications): Handlers<operations> {
   const me = (call: Call) => call.principal!.userId!;
   return {
-    listDevMailbox: async (call) => ok(await notifications.devMailbox(call.query.to, call.query.limit)),
+    listDevMailbox: async (call) =>
+      ok(
+        await notifications.devMailbox(call.query.to, call.query.limit, {
+          after: call.query.after,
+          waitSeconds: call.query.waitSeconds,
+        }),
+      ),
     listDevSms: async (call) => ok(await notifications.devSms(call.query.to, call.query.limit)),
     listNotifications: async (call) => {
       const { items, meta } = await notifications.list(me(call), pageRequest(call.query), call.query);

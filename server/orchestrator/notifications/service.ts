@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import type { Transporter } from 'nodemailer';
 import { type InferAttributes, type Transaction } from 'sequelize';
 import type { PlatformEvent } from '../../platform/events/types.ts';
@@ -121,6 +122,8 @@ export function createNotifications(deps: ServiceDeps & { userEmail?(userId: str
   ) => deliveries.create(transaction, status, values, { by: 'orchestrator' });
   // Loaded with the first mail sent over SMTP (development mode without MAIL_URL never loads it).
   let smtp: Promise<Transporter> | undefined;
+  /** Says "a dev mail to this address is in" (its row committed) to the mailbox reads that wait for one. */
+  const devMailIn = new EventEmitter().setMaxListeners(0);
 
   async function deliver(
     to: string,
@@ -152,6 +155,8 @@ export function createNotifications(deps: ServiceDeps & { userEmail?(userId: str
         },
         { transaction },
       );
+      if (transaction) transaction.afterCommit(() => void devMailIn.emit(to));
+      else devMailIn.emit(to);
     }
   }
 
@@ -448,15 +453,36 @@ export function createNotifications(deps: ServiceDeps & { userEmail?(userId: str
       return preferencesOf(userId);
     },
 
-    /** The dev mailbox of one address, newest first. Off (404) outside development mode. */
-    async devMailbox(address: string, limit: number): Promise<DevMail[]> {
+    /**
+     * The dev mailbox of one address, newest first. Off (404) outside development mode. With
+     * `waitSeconds`, answers once the address has a mail newer than `after` (any mail without it), or
+     * when the time is up: a mail that comes in wakes the read at once (another process's mail, within a second).
+     */
+    async devMailbox(
+      address: string,
+      limit: number,
+      wait: { after?: string; waitSeconds?: number } = {},
+    ): Promise<DevMail[]> {
       if (!config.devMode) throw notFound('The dev mailbox exists only in development mode.');
-      const rows = await DevMail.findAll({
-        where: { toAddress: normaliseAddress(address) },
-        order: [['id', 'DESC']],
-        limit,
-      });
-      return rows.map(toDevMail);
+      const to = normaliseAddress(address);
+      const deadline = Date.now() + (wait.waitSeconds ?? 0) * 1000;
+      for (;;) {
+        let wake = () => {};
+        const woken = new Promise<void>((resolve) => (wake = resolve));
+        // Listening before the read: a mail committed between the two is not missed.
+        devMailIn.on(to, wake);
+        try {
+          const rows = await DevMail.findAll({ where: { toAddress: to }, order: [['id', 'DESC']], limit });
+          const newer = rows.length > 0 && (wait.after === undefined || rows[0]!.id > wait.after);
+          const left = deadline - Date.now();
+          if (newer || left <= 0) return rows.map(toDevMail);
+          let timer: NodeJS.Timeout | undefined;
+          await Promise.race([woken, new Promise((resolve) => (timer = setTimeout(resolve, Math.min(left, 1000))))]);
+          clearTimeout(timer);
+        } finally {
+          devMailIn.off(to, wake);
+        }
+      }
     },
 
     /** The dev SMS sink of one number, newest first. Off (404) outside development mode. */

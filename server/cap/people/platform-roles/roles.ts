@@ -12,6 +12,7 @@ export const permissions = [
   'platform.catalogue.write',
   'platform.dashboard.read',
   'platform.templates.write',
+  'platform.accounts.read',
 ] as const;
 export type Permission = (typeof permissions)[number];
 
