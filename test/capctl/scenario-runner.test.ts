@@ -202,6 +202,19 @@ test('a mail step waits for mail sent after the named step started and exposes i
   t.is(report.exitCode, 0, JSON.stringify(steps(report), null, 2));
 });
 
+test('a mail step looks again within milliseconds, not a quarter of a second later', async (t) => {
+  const report = await run(
+    t,
+    `steps:
+  - { id: send, http: { method: POST, path: /v1/ol/test/send-mail, body: { to: bob@example.test, delayMs: 60 } } }
+  - { id: otp, mail: { to: bob@example.test, wait: 3s, since: send } }
+`,
+  );
+  t.is(report.exitCode, 0, JSON.stringify(steps(report), null, 2));
+  // Looks at 0, 10, 30, 70 ms, ... (the mail arrives after 60 ms); a fixed 250 ms between looks took 250 ms and more.
+  t.true(step(report, 'otp').durationMs < 200, `the mail step took ${step(report, 'otp').durationMs} ms`);
+});
+
 test('mail sent before the named step does not count', async (t) => {
   const report = await run(
     t,
@@ -349,6 +362,29 @@ test('scenarios run in parallel up to the concurrency, each one step after anoth
   t.deepEqual(
     report.scenarios.map((s) => s.name),
     ['a', 'b', 'c', 'd'],
+  );
+});
+
+test('twenty scenarios waiting at once on one stop signal raise no listener-leak warning', async (t) => {
+  const scenarios = Array.from({ length: 20 }, (_, i) =>
+    parseScenario(
+      `name: s${i}\nsteps:\n  - { id: nothing, mail: { to: nobody@example.test, wait: 100ms } }\n  - { id: pause, wait: 50ms }\n`,
+      `s${i}.yaml`,
+    ),
+  );
+  const warnings: string[] = [];
+  const listen = (warning: Error) => void warnings.push(`${warning.name}: ${warning.message}`);
+  process.on('warning', listen);
+  try {
+    const stop = new AbortController();
+    await runScenarios(scenarios, { baseUrl: t.context.platform.url, concurrency: 20, signal: stop.signal });
+    await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick
+  } finally {
+    process.off('warning', listen);
+  }
+  t.deepEqual(
+    warnings.filter((w) => w.startsWith('MaxListenersExceededWarning')),
+    [],
   );
 });
 
