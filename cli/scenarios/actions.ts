@@ -148,7 +148,7 @@ async function performGrpc(step: Step, run: ScenarioRun): Promise<Exchange> {
  * 250 ms. Mail and events arrive within tens of milliseconds on an idle platform, so a fixed 250 ms
  * made such a step last 250 ms; a slow platform is still asked at most four times a second.
  */
-const pollDelayMs = (attempt: number) => Math.min(250, 10 * 2 ** attempt);
+export const pollDelayMs = (attempt: number) => Math.min(250, 10 * 2 ** attempt);
 
 interface Mail {
   to: string;

@@ -8,7 +8,7 @@ import express, { type Request, type Response } from 'express';
 export interface FakePlatform {
   url: string;
   /** Counters the tests assert on. */
-  calls: { login: number; refresh: number; requests: number; mailbox: number };
+  calls: { login: number; refresh: number; requests: number };
   close(): Promise<void>;
 }
 
@@ -27,7 +27,7 @@ const fail = (res: Response, status: number, code: string) =>
 export async function startFakePlatform(): Promise<FakePlatform> {
   const app = express();
   app.use(express.json());
-  const calls = { login: 0, refresh: 0, requests: 0, mailbox: 0 };
+  const calls = { login: 0, refresh: 0, requests: 0 };
   let generation = 0;
   let expiredBelow = 0;
   const refreshTokens = new Set<string>();
@@ -107,13 +107,12 @@ export async function startFakePlatform(): Promise<FakePlatform> {
     }, delayMs);
     return ok(res, null, 202);
   });
-  app.get('/v1/ol/dev/mailbox', (req, res) => {
-    calls.mailbox += 1;
+  app.get('/v1/ol/dev/mailbox', (req, res) =>
     ok(
       res,
       mails.filter((m) => m.to === req.query.to),
-    );
-  });
+    ),
+  );
   const events: Array<{ id: string; type: string; occurredAt: string; source: string; data: Record<string, unknown> }> =
     [];
   app.post('/v1/ol/test/publish', (req, res) => {
