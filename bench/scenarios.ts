@@ -41,11 +41,19 @@ function mustPass(report: RunReport): void {
   );
 }
 
+const mean = (durations: number[]) => durations.reduce((sum, d) => sum + d, 0) / durations.length;
+
+/** Issue 31's goals for certify in development mode: a run in 0.7 s at most, 450 steps/s at 20 at once. */
+function goalOf(name: string, phase: 'sequential' | 'concurrent', figure: number): string {
+  if (name !== 'certify') return '';
+  const met = phase === 'sequential' ? figure <= 700 : figure >= 450;
+  return `; goal ${phase === 'sequential' ? 'mean <= 700 ms' : '>= 450 steps/s'} ${met ? 'met' : 'NOT MET'}`;
+}
+
 function stats(durations: number[]) {
   const sorted = [...durations].sort((a, b) => a - b);
   const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * p) - 1)]!;
-  const mean = sorted.reduce((sum, d) => sum + d, 0) / sorted.length;
-  return `mean ${Math.round(mean)} ms, p50 ${pct(0.5)} ms, p95 ${pct(0.95)} ms, min ${sorted[0]} ms, max ${sorted.at(-1)} ms`;
+  return `mean ${Math.round(mean(durations))} ms, p50 ${pct(0.5)} ms, p95 ${pct(0.95)} ms, min ${sorted[0]} ms, max ${sorted.at(-1)} ms`;
 }
 
 async function bench(name: string): Promise<void> {
@@ -64,7 +72,7 @@ async function bench(name: string): Promise<void> {
   }
   const sequentialWall = performance.now() - sequentialStarted;
   console.log(
-    `one at a time, ${sequentialRuns} runs: wall ${Math.round(sequentialWall)} ms; per run ${stats(sequential)}`,
+    `one at a time, ${sequentialRuns} runs: wall ${Math.round(sequentialWall)} ms; per run ${stats(sequential)}${goalOf(name, 'sequential', mean(sequential))}`,
   );
 
   const concurrentStarted = performance.now();
@@ -77,7 +85,7 @@ async function bench(name: string): Promise<void> {
   const perRun = report.scenarios.map((s) => s.durationMs);
   const stepsPerSecond = ((concurrentRuns * steps) / (concurrentWall / 1000)).toFixed(0);
   console.log(
-    `${concurrentRuns} at once (--concurrency ${concurrentRuns}): wall ${Math.round(concurrentWall)} ms; per run ${stats(perRun)}; ${stepsPerSecond} steps/s`,
+    `${concurrentRuns} at once (--concurrency ${concurrentRuns}): wall ${Math.round(concurrentWall)} ms; per run ${stats(perRun)}; ${stepsPerSecond} steps/s${goalOf(name, 'concurrent', Number(stepsPerSecond))}`,
   );
 }
 

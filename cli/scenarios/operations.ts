@@ -5,6 +5,7 @@
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { createHash } from 'node:crypto';
 import type { Agent } from 'undici';
 import { isSuccess, send } from './http.ts';
 
@@ -26,15 +27,23 @@ export interface Operation {
 
 const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
+/** A service's document as read: its operations, and the reply checks compiled from it so far. */
+interface ReadDocument {
+  operations: Map<string, Operation>;
+  checks: Map<string, ValidateFunction | null>;
+  ajv: Ajv2020;
+}
+
+/**
+ * Documents read by earlier runs in this process, by service and text: a run reads each document
+ * again (the platform may have changed), but dereferencing it and compiling its reply checks is done
+ * once per text, not once per run (the CAP document is 2.4 MB). The last few are kept.
+ */
+const readBefore = new Map<string, ReadDocument>();
+const keptDocuments = 6;
+
 export class OperationCatalog {
-  private readonly services = new Map<string, Promise<Map<string, Operation>>>();
-  private readonly checks = new Map<string, ValidateFunction | null>();
-  private readonly ajv = (() => {
-    // strict: false because OpenAPI adds keywords (example, discriminator, ...) that JSON Schema does not know
-    const ajv = new Ajv2020({ allErrors: true, strict: false });
-    addFormats(ajv);
-    return ajv;
-  })();
+  private readonly services = new Map<string, Promise<ReadDocument>>();
 
   constructor(
     private readonly baseUrl: string,
@@ -44,7 +53,7 @@ export class OperationCatalog {
   /** The operation, or undefined when the service's document has no such operationId. */
   async find(operation: string): Promise<Operation | undefined> {
     const [service, operationId] = operation.split('.') as [string, string];
-    return (await this.operations(service)).get(operationId);
+    return (await this.document(service)).operations.get(operationId);
   }
 
   /**
@@ -57,7 +66,7 @@ export class OperationCatalog {
     const service = /^\/v1\/(ol|cap|lms)\//.exec(path)?.[1];
     const loaded = service ? await this.services.get(service)?.catch(() => undefined) : undefined;
     if (!loaded) return undefined;
-    const candidates = [...loaded.values()].filter((op) => op.method === method && matches(op.path, path));
+    const candidates = [...loaded.operations.values()].filter((op) => op.method === method && matches(op.path, path));
     // A literal segment wins over a placeholder (`/centre/staff/summary` over `/centre/staff/{id}`).
     return candidates.sort((a, b) => literalSegments(b.path) - literalSegments(a.path))[0];
   }
@@ -71,7 +80,7 @@ export class OperationCatalog {
    * Why a reply does not match what the operation documents for its status (else `default`), as one
    * line per problem; empty when it matches or the document gives no JSON schema for it.
    */
-  replyProblems(operation: Operation, status: number, body: unknown): string[] {
+  async replyProblems(operation: Operation, status: number, body: unknown): Promise<string[]> {
     const described = operation.responses[String(status)]
       ? String(status)
       : operation.responses[`${String(status)[0]}XX`]
@@ -82,11 +91,12 @@ export class OperationCatalog {
     if (!response) {
       return [`status ${status} is not documented (documented: ${Object.keys(operation.responses).join(', ')})`];
     }
+    const { checks, ajv } = await this.document(operation.name.split('.')[0]!);
     const key = `${operation.name} ${described}`;
-    let check = this.checks.get(key);
+    let check = checks.get(key);
     if (check === undefined) {
       const schema = response.content?.['application/json']?.schema;
-      this.checks.set(key, (check = schema ? this.ajv.compile(schema) : null));
+      checks.set(key, (check = schema ? ajv.compile(schema) : null));
     }
     if (!check || check(body)) return [];
     return describeErrors(check.errors ?? []);
@@ -94,46 +104,61 @@ export class OperationCatalog {
 
   /** Reads a service's document now, so that requests by path can be matched during the run; false when it cannot be read. */
   async load(service: string): Promise<boolean> {
-    return this.operations(service).then(
+    return this.document(service).then(
       () => true,
       () => false,
     );
   }
 
-  private operations(service: string): Promise<Map<string, Operation>> {
-    let operations = this.services.get(service);
-    if (!operations) {
-      operations = this.read(service);
-      this.services.set(service, operations);
+  private document(service: string): Promise<ReadDocument> {
+    let document = this.services.get(service);
+    if (!document) {
+      document = this.read(service);
+      this.services.set(service, document);
     }
-    return operations;
+    return document;
   }
 
-  private async read(service: string): Promise<Map<string, Operation>> {
-    const prefix = `/v1/${service}`;
+  private async read(service: string): Promise<ReadDocument> {
     const url = `${this.baseUrl}${this.documentPath(service)}`;
     const res = await send({ method: 'GET', url, headers: { accept: 'application/json' } }, this.dispatcher);
     if (!isSuccess(res.status) || !(res.body as { paths?: unknown })?.paths)
       throw new Error(`cannot read ${url} (status ${res.status})`);
-    const { default: $RefParser } = await import('@apidevtools/json-schema-ref-parser');
-    const document = (await $RefParser.dereference(res.body as object)) as {
-      paths: Record<string, Record<string, { operationId?: string; responses?: Responses }>>;
-    };
-    const operations = new Map<string, Operation>();
-    for (const [path, item] of Object.entries(document.paths)) {
-      for (const [method, definition] of Object.entries(item)) {
-        if (methods.includes(method) && definition?.operationId) {
-          operations.set(definition.operationId, {
-            name: `${service}.${definition.operationId}`,
-            method: method.toUpperCase(),
-            path: `${prefix}${path}`,
-            responses: definition.responses ?? {},
-          });
-        }
+    const key = `${service} ${createHash('sha256').update(JSON.stringify(res.body)).digest('base64')}`;
+    let document = readBefore.get(key);
+    if (!document) {
+      // strict: false because OpenAPI adds keywords (example, discriminator, ...) that JSON Schema does not know
+      const ajv = new Ajv2020({ allErrors: true, strict: false });
+      addFormats(ajv);
+      document = { operations: await operationsOf(service, res.body as object), checks: new Map(), ajv };
+      if (readBefore.size >= keptDocuments) readBefore.delete(readBefore.keys().next().value!);
+    }
+    readBefore.delete(key);
+    readBefore.set(key, document);
+    return document;
+  }
+}
+
+async function operationsOf(service: string, body: object): Promise<Map<string, Operation>> {
+  const prefix = `/v1/${service}`;
+  const { default: $RefParser } = await import('@apidevtools/json-schema-ref-parser');
+  const document = (await $RefParser.dereference(body)) as {
+    paths: Record<string, Record<string, { operationId?: string; responses?: Responses }>>;
+  };
+  const operations = new Map<string, Operation>();
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, definition] of Object.entries(item)) {
+      if (methods.includes(method) && definition?.operationId) {
+        operations.set(definition.operationId, {
+          name: `${service}.${definition.operationId}`,
+          method: method.toUpperCase(),
+          path: `${prefix}${path}`,
+          responses: definition.responses ?? {},
+        });
       }
     }
-    return operations;
   }
+  return operations;
 }
 
 function matches(template: string, path: string): boolean {

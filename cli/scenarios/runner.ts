@@ -3,6 +3,7 @@
  * first failed step ends its scenario and the steps after it are reported as skipped, unless the step
  * may fail (`continueOnFail`, `continueOnError`): then only the steps that take values from it are.
  */
+import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { defaultGrpcAddress, devServiceKey, discoverGrpcAddresses, fixedGrpcAddress } from '../grpc-address.ts';
 import { exitCodes, UsageError } from '../output.ts';
@@ -109,6 +110,7 @@ export async function runScenarios(scenarios: Scenario[], options: RunOptions): 
 
   const dispatcher = createDispatcher();
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const { signal, dispose } = runSignal(options.signal, options.concurrency ?? 1);
   try {
     await checkReachable(baseUrl, dispatcher);
     const env = options.env ?? process.env;
@@ -130,7 +132,6 @@ export async function runScenarios(scenarios: Scenario[], options: RunOptions): 
     };
     const emit = options.onEvent ?? (() => {});
     emit({ type: 'run-start', scenarios: planned.map((p) => p.scenario) });
-    const signal = options.signal ?? new AbortController().signal;
     const results = await inParallel(planned, options.concurrency ?? 1, signal, ({ scenario, unselected }) =>
       runScenario(scenario, unselected, platform, env, emit, {
         continueOnError: options.continueOnError ?? false,
@@ -151,6 +152,7 @@ export async function runScenarios(scenarios: Scenario[], options: RunOptions): 
       ...(signal.aborted ? { interrupted: true } : {}),
     };
   } finally {
+    dispose();
     // A step cut short by an interruption may still be waiting on its request.
     if (options.signal?.aborted) await dispatcher.destroy();
     else await dispatcher.close();
@@ -376,7 +378,7 @@ async function schemaMismatches(step: Step, exchange: Exchange, platform: Platfo
   const name = step.http?.operation;
   const operation = name ? platform.operations.get(name) : await platform.catalog.match(request.method, request.url);
   if (!operation) return [];
-  const problems = platform.catalog.replyProblems(operation, response.status, response.body);
+  const problems = await platform.catalog.replyProblems(operation, response.status, response.body);
   if (problems.length === 0) return [];
   return [
     {
@@ -390,6 +392,20 @@ async function schemaMismatches(step: Step, exchange: Exchange, platform: Platfo
 function captured(record: Record<string, unknown>, capture: Capture, context: ExpressionContext): unknown {
   if (typeof capture === 'string') return getPath(record, parsePath(capture));
   return query(record, evaluateText(capture.jmespath, context));
+}
+
+/**
+ * The run's own signal, aborted with the caller's. Each running scenario listens on it twice at most
+ * (its step, and a wait inside the step), so it may have more listeners than the 10 at which Node warns
+ * of a leak.
+ */
+function runSignal(outer: AbortSignal | undefined, concurrency: number) {
+  const own = new AbortController();
+  setMaxListeners(2 * concurrency + 1, own.signal);
+  const abort = () => own.abort();
+  if (outer?.aborted) abort();
+  else outer?.addEventListener('abort', abort, { once: true });
+  return { signal: own.signal, dispose: () => outer?.removeEventListener('abort', abort) };
 }
 
 /** Runs `work` over the items, at most `limit` at a time, in order; none starts once `signal` is aborted. */

@@ -2,6 +2,7 @@ import { createServer } from 'node:net';
 import anyTest, { type TestFn } from 'ava';
 import { UsageError } from '../../cli/output.ts';
 import { UnreachableError } from '../../cli/output.ts';
+import { pollDelayMs } from '../../cli/scenarios/actions.ts';
 import { parseScenario } from '../../cli/scenarios/parse.ts';
 import { runScenarios, type RunOptions, type RunReport, type StepResult } from '../../cli/scenarios/runner.ts';
 import { startFakePlatform, type FakePlatform } from './scenario-fake-platform.ts';
@@ -202,6 +203,14 @@ test('a mail step waits for mail sent after the named step started and exposes i
   t.is(report.exitCode, 0, JSON.stringify(steps(report), null, 2));
 });
 
+test('a mail or event step waits 10 ms before its second look, then twice as long each time up to 250 ms', (t) => {
+  // A fixed 250 ms between looks made every mail step last a quarter second, though mail arrives within tens of ms.
+  t.deepEqual(
+    Array.from({ length: 8 }, (_, attempt) => pollDelayMs(attempt)),
+    [10, 20, 40, 80, 160, 250, 250, 250],
+  );
+});
+
 test('mail sent before the named step does not count', async (t) => {
   const report = await run(
     t,
@@ -349,6 +358,29 @@ test('scenarios run in parallel up to the concurrency, each one step after anoth
   t.deepEqual(
     report.scenarios.map((s) => s.name),
     ['a', 'b', 'c', 'd'],
+  );
+});
+
+test('twenty scenarios waiting at once on one stop signal raise no listener-leak warning', async (t) => {
+  const scenarios = Array.from({ length: 20 }, (_, i) =>
+    parseScenario(
+      `name: s${i}\nsteps:\n  - { id: nothing, mail: { to: nobody@example.test, wait: 100ms } }\n  - { id: pause, wait: 50ms }\n`,
+      `s${i}.yaml`,
+    ),
+  );
+  const warnings: string[] = [];
+  const listen = (warning: Error) => void warnings.push(`${warning.name}: ${warning.message}`);
+  process.on('warning', listen);
+  try {
+    const stop = new AbortController();
+    await runScenarios(scenarios, { baseUrl: t.context.platform.url, concurrency: 20, signal: stop.signal });
+    await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick
+  } finally {
+    process.off('warning', listen);
+  }
+  t.deepEqual(
+    warnings.filter((w) => w.startsWith('MaxListenersExceededWarning')),
+    [],
   );
 });
 

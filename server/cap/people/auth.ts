@@ -23,9 +23,15 @@ export function createCapAuth(
     return caller;
   };
   return {
-    scheme: (async (call) => {
-      await bearer(call);
-      callers.set(call, await users.admit(call.principal!, firstCall));
+    // Synchronous for a token verified before and a caller kept (the usual call): nothing to wait for.
+    scheme: ((call) => {
+      const admitted = () => {
+        const caller = users.admit(call.principal!, firstCall);
+        if (caller instanceof Promise) return caller.then((found) => void callers.set(call, found));
+        callers.set(call, caller);
+      };
+      const verified = bearer(call);
+      return verified ? verified.then(admitted) : admitted();
     }) satisfies SecurityHandler,
     caller: (call: Call): CapUserRecord => callerOf(call).user,
     /** What the caller holds (memberships, onboardings), as read with them at the start of the call. */

@@ -150,6 +150,9 @@ export function createCallerCache(sequelize: Sequelize, logger: Logger, database
       }
     },
 
+    /** The kept caller, if there is one (no read). */
+    kept: (userId: string): Caller | undefined => kept.get(userId),
+
     /** The kept caller, else `load`'s (frozen), kept when nothing about the user changed while it was read. */
     async read(userId: string, load: () => Promise<Caller | undefined>): Promise<Caller | undefined> {
       const hit = kept.get(userId);

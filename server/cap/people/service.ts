@@ -118,7 +118,14 @@ export function createUserService(
    * The caller, provisioned on the spot if the event has not arrived; deactivated users are refused.
    * The user's first call runs `firstCall` (which may let memberships in) and then reads them anew.
    */
-  async function admit(principal: Principal, firstCall: (userId: string) => Promise<void>): Promise<Caller> {
+  function admit(principal: Principal, firstCall: (userId: string) => Promise<void>): Caller | Promise<Caller> {
+    // A kept caller who is active and was seen before needs nothing more: returned as it is.
+    const kept = callers?.kept(principal.userId!);
+    if (kept && kept.user.status !== 'deactivated' && kept.user.firstSeenAt) return kept;
+    return admitRead(principal, firstCall);
+  }
+
+  async function admitRead(principal: Principal, firstCall: (userId: string) => Promise<void>): Promise<Caller> {
     const userId = principal.userId!;
     let caller = await find(userId);
     if (!caller) {

@@ -48,11 +48,13 @@ export function createHttpApp(mounts: Mount[], logger: Logger, options: HttpOpti
 
   // The access line names only the client, method, path, status, time and query count: nothing to redact.
   const accessLog = logger.child({}, { redact: [] });
-  app.use(
-    options.countQueries
-      ? (req, res, next) => withRequestScope(() => start(req, res, next))
-      : (req, res, next) => start(req, res, next),
-  );
+  const policy = browserPolicy(options);
+  const json = express.json({
+    limit: options.bodyLimitBytes,
+    type: ['application/json', 'application/*+json'],
+    verify: keepRawBody,
+  });
+  const route = dispatch(mounts);
   const start = (req: Request, res: Response, next: NextFunction) => {
     const incoming = req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && saneRequestId.test(incoming) ? incoming : newId();
@@ -77,27 +79,47 @@ export function createHttpApp(mounts: Mount[], logger: Logger, options: HttpOpti
         'request',
       );
     });
-    next();
+    policy(req, res, (err?: unknown) => (err ? next(err) : body(req, res, next)));
   };
-  app.use(browserPolicy(options));
-  const json = express.json({
-    limit: options.bodyLimitBytes,
-    type: ['application/json', 'application/*+json'],
-    verify: keepRawBody,
-  });
-  app.use((req, res, next) =>
+  // A request without a body skips the JSON parser. Once the parser has read a body (a callback of its
+  // own, outside the layer Express guards), a route that throws is passed on as Express would.
+  const body = (req: Request, res: Response, next: NextFunction) =>
     req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined
-      ? next()
-      : json(req, res, (err?: unknown) =>
-          next(err ?? (nestedDeeperThan(req.body, maxJsonDepth) ? tooDeep() : undefined)),
-        ),
-  );
-  app.use(dispatch(mounts));
-  app.use(() => {
-    throw new AppError(404, 'http.not_found', 'No route serves this path.');
-  });
-  app.use(errorHandler(options.database));
-  return app;
+      ? route(req, res, next)
+      : json(req, res, (err?: unknown) => {
+          if (err || nestedDeeperThan(req.body, maxJsonDepth)) return next(err ?? tooDeep());
+          try {
+            route(req, res, next);
+          } catch (thrown) {
+            next(thrown);
+          }
+        });
+  const fail = errorHandler(options.database);
+  // What no service routes, and every error, ends here.
+  const done = (req: Request, res: Response) => (err?: unknown) =>
+    fail(err ?? new AppError(404, 'http.not_found', 'No route serves this path.'), req, res);
+  const serve = (req: Request, res: Response) => {
+    try {
+      start(req, res, done(req, res));
+    } catch (err) {
+      done(req, res)(err);
+    }
+  };
+  // Requests go straight to `serve`, with what Express's own dispatch sets up (its request and response
+  // methods, `res.locals`): its router, stepping through layers, cost as much as all of ours together.
+  const handle = (req: Request, res: Response) => {
+    req.res = res;
+    res.req = req;
+    Object.setPrototypeOf(req, app.request);
+    Object.setPrototypeOf(res, app.response);
+    res.locals = Object.create(null);
+    req.baseUrl = '';
+    req.originalUrl = req.url;
+    req.params = {};
+    if (options.countQueries) withRequestScope(() => serve(req, res));
+    else serve(req, res);
+  };
+  return Object.assign(app, { handle });
 }
 
 /**
@@ -134,16 +156,12 @@ function nestedDeeperThan(value: unknown, max: number): boolean {
  * clients reads it here.
  */
 export function clientAddress(req: Request): string {
-  let address = addresses.get(req);
-  if (address === undefined) {
-    // Express reads the peer from the socket, which a client that went away has already taken with it.
-    address = (req.socket ? req.ip : undefined) ?? 'unknown';
-    addresses.set(req, address);
-  }
-  return address;
+  const kept = req as Request & { [clientKey]?: string };
+  // Express reads the peer from the socket, which a client that went away has already taken with it.
+  return (kept[clientKey] ??= (req.socket ? req.ip : undefined) ?? 'unknown');
 }
 /** Each request's client, read once while its socket is there (the access log reads it after the answer). */
-const addresses = new WeakMap<Request, string>();
+const clientKey = Symbol('client');
 
 /** Keeps the exact bytes of a JSON body beside the parsed one, for signatures over the raw body (a payment webhook). */
 function keepRawBody(req: http.IncomingMessage, _res: http.ServerResponse, body: Buffer): void {
@@ -169,7 +187,7 @@ export function requestLog(res: Response): Logger {
  * once, so such a request is not logged on its own.
  */
 function errorHandler(database: DatabaseWatch | undefined) {
-  return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
+  return (err: unknown, req: Request, res: Response): void => {
     const appError = toAppError(err);
     if (appError === databaseUnavailable) database?.report(err);
     // A 503 is a deliberate answer (not ready, unavailable), not a failure to look into.

@@ -228,19 +228,20 @@ function handlerFor(
       },
       req,
     };
-    const unsafe = [
-      ...unsafeText(call.params, 'path'),
-      ...unsafeText(call.query, 'query'),
-      ...unsafeText(call.body, ''),
-    ];
+    const unsafe: Array<{ field: string; issue: string }> = [];
+    unsafeText(call.params, 'path', unsafe);
+    unsafeText(call.query, 'query', unsafe);
+    unsafeText(call.body, '', unsafe);
     if (unsafe.length) throw validationFailed(unsafe);
     if (!v.path(call.params)) throw validationFailed(toDetails(v.path.errors, 'path'));
-    await authenticate(op, call, options.security ?? {});
+    // Each `await` is a turn of the microtask queue: taken only when there is something to wait for.
+    const authenticating = op.security?.length ? authenticate(op, call, options.security ?? {}) : undefined;
+    if (authenticating) await authenticating;
     if (!v.header(call.headers)) throw validationFailed(toDetails(v.header.errors, 'header'));
     if (!v.query(call.query)) throw validationFailed(toDetails(v.query.errors, 'query'));
     checkBody(op, v, call);
-    const reply = await handler(call);
-    send(res, reply, op, v, options.checkResponses ?? false);
+    const replied = handler(call);
+    send(res, replied instanceof Promise ? await replied : replied, op, v, options.checkResponses ?? false);
   };
 }
 
@@ -248,9 +249,8 @@ function handlerFor(
 // a NUL, and a lone surrogate is not Unicode), so a request carrying one is refused before anything runs.
 const badCharacter = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** Every string (and object key) of a request part that holds a bad character, as validation details. */
-function unsafeText(value: unknown, at: string): Array<{ field: string; issue: string }> {
-  const found: Array<{ field: string; issue: string }> = [];
+/** Adds every string (and object key) of a request part that holds a bad character to `found`, as validation details. */
+function unsafeText(value: unknown, at: string, found: Array<{ field: string; issue: string }>): void {
   const issue = 'must not contain a NUL character or an unpaired surrogate';
   const visit = (node: unknown, path: string) => {
     if (typeof node === 'string') {
@@ -266,7 +266,6 @@ function unsafeText(value: unknown, at: string): Array<{ field: string; issue: s
     }
   };
   visit(value, at);
-  return found;
 }
 
 function pickHeaders(req: Request, op: Operation): Record<string, unknown> {
@@ -279,9 +278,36 @@ function pickHeaders(req: Request, op: Operation): Record<string, unknown> {
   return headers;
 }
 
-async function authenticate(op: Operation, call: Call, schemes: Record<string, SecurityHandler>): Promise<void> {
+/**
+ * Runs the operation's security: the first alternative whose schemes all admit the call wins, else the
+ * first alternative's error stands. One scheme that admits the call synchronously (a token verified
+ * before) is waited for by nobody.
+ */
+function authenticate(op: Operation, call: Call, schemes: Record<string, SecurityHandler>): Promise<void> | void {
   const alternatives = op.security ?? [];
   if (alternatives.length === 0) return;
+  const only = alternatives.length === 1 ? Object.keys(alternatives[0]!) : [];
+  if (only.length === 1 && schemes[only[0]!]) {
+    const refused = (err: unknown): never => {
+      call.principal = undefined;
+      throw err;
+    };
+    try {
+      const pending = schemes[only[0]!]!(call);
+      if (pending) return pending.catch(refused);
+    } catch (err) {
+      refused(err);
+    }
+    return;
+  }
+  return authenticateAlternatives(alternatives, call, schemes);
+}
+
+async function authenticateAlternatives(
+  alternatives: NonNullable<Operation['security']>,
+  call: Call,
+  schemes: Record<string, SecurityHandler>,
+): Promise<void> {
   let firstError: unknown;
   for (const alternative of alternatives) {
     try {
@@ -333,7 +359,7 @@ function checkBody(op: Operation, v: OperationValidators, call: Call): void {
 
 function send(res: Response, reply: Reply, op: Operation, v: OperationValidators, checkResponses: boolean): void {
   if (reply.kind !== 'json') res.setHeaders(documentHeaders);
-  for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+  if (reply.headers) for (const [name, value] of Object.entries(reply.headers)) res.setHeader(name, value);
   if (reply.kind === 'stream') {
     res.status(reply.status).type(reply.contentType);
     pipeline(reply.body, res).catch((err) => requestLog(res).warn({ err }, 'streamed reply cut short'));
