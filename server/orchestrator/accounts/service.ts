@@ -684,6 +684,13 @@ export function createAccounts(deps: AccountsDeps) {
       return user ? { status: user.status, email: user.email } : null;
     },
 
+    /** userContact of several users at once, by id (users with no account are missing). */
+    async userContacts(userIds: string[]): Promise<Map<string, { status: UserStatus; email: string }>> {
+      if (!userIds.length) return new Map();
+      const users = await User.findAll({ where: { id: [...new Set(userIds)] }, attributes: ['id', 'status', 'email'] });
+      return new Map(users.map((user) => [user.id, { status: user.status, email: user.email }]));
+    },
+
     /**
      * Get-or-create by email for the platform's own services (gRPC ProvisionAccount). An active
      * account is returned as it is, with no password change; the caller may mail the owner about why
