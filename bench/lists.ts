@@ -45,15 +45,21 @@ async function copy(
   set: Record<string, string[] | string>,
 ): Promise<void> {
   const bound = [...whereValues];
+  const arrays: string[] = [];
   const pairs = Object.entries(set).map(([column, value]) => {
     if (typeof value === 'string') return `'${column}', ${value}`;
     bound.push(value);
-    return `'${column}', ($${bound.length}::text[])[n]`;
+    arrays.push(`$${bound.length}::text[]`);
+    return `'${column}', g.v${arrays.length}`;
   });
+  // The arrays zipped by unnest: subscripting a bound array in each row copies it each time.
+  const rows = arrays.length
+    ? `unnest(${arrays.join(', ')}) WITH ORDINALITY AS g(${arrays.map((_, i) => `v${i + 1}`).join(', ')}, n)`
+    : `generate_series(1, ${rowCount}) AS g(n)`;
   const { rowCount: written } = await db.query(
     `INSERT INTO ${table}
      SELECT (jsonb_populate_record(NULL::${table}, to_jsonb(s) || jsonb_build_object(${pairs.join(', ')}))).*
-       FROM (SELECT * FROM ${table} WHERE ${where} LIMIT 1) s CROSS JOIN generate_series(1, ${rowCount}) AS g(n)`,
+       FROM (SELECT * FROM ${table} WHERE ${where} LIMIT 1) s CROSS JOIN ${rows}`,
     bound,
   );
   if (written !== rowCount) throw new Error(`copying a row of ${table} where ${where} wrote ${written} rows`);
