@@ -13,8 +13,7 @@
 // time. Each request figure is taken in three rounds, each a load of the hello and then of the figure,
 // and the round with the median ratio is reported. Loopback only; about six minutes.
 // `node --import=tsx bench/budget.ts [--seconds 5] [--rounds 3]`
-import autocannon from 'autocannon';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,40 +21,28 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { loadDrafts } from '../server/platform/dev/provider-states.ts';
 import { newId } from '../server/platform/ids.ts';
+import {
+  call,
+  capctl,
+  hello,
+  login as signIn,
+  median,
+  paired as pairedLoads,
+  printTable,
+  productionEnv,
+  record,
+  rssMb,
+  serve,
+  shown,
+  type Load,
+  type Serve,
+} from './measure.ts';
 
 const { values } = parseArgs({
   options: { seconds: { type: 'string', default: '5' }, rounds: { type: 'string', default: '3' } },
 });
 const loadSeconds = Number(values.seconds);
 const rounds = Number(values.rounds);
-const connections = 32;
-const capctl = path.resolve('bin/capctl');
-const productionEnv = {
-  NODE_ENV: 'production',
-  ORCHESTRATOR_SERVICE_API_KEY: 'bench-service-key-0123456789',
-  MAIL_URL: 'smtp://127.0.0.1:9',
-  GOOGLE_CLIENT_ID: 'bench-google-client',
-  IDENTITY_HMAC_KEY: 'bench-identity-hmac-key-0123456789',
-  PAYMENT_SECRET_KEY: 'bench-payment-secret-key-0123456789',
-};
-
-interface Row {
-  figure: string;
-  measured: string;
-  baseline: string;
-  ratio: string;
-  goal: string;
-  met: boolean;
-}
-const rows: Row[] = [];
-const record = (row: Row) => {
-  rows.push(row);
-  console.error(
-    `  ${row.figure}: ${row.measured} (baseline ${row.baseline}) ${row.ratio} goal ${row.goal} ${row.met ? 'met' : 'NOT MET'}`,
-  );
-};
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 function wallMs(args: string[], env: NodeJS.ProcessEnv = process.env): number {
   const started = performance.now();
@@ -79,108 +66,7 @@ function cliStart(): void {
   });
 }
 
-// ---------------------------------------------------------------- processes
-interface Serve {
-  child: ChildProcess;
-  gateway: string;
-  readyMs: number;
-  stop(): Promise<void>;
-}
-
-function serve(dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<Serve> {
-  const started = performance.now();
-  const child = spawn(
-    process.execPath,
-    [
-      capctl,
-      'serve',
-      '--data-dir',
-      dataDir,
-      '--port',
-      '0',
-      '--no-service-ports',
-      '--grpc-port',
-      '0',
-      '--lms-grpc-port',
-      '0',
-    ],
-    { env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  child.stderr!.resume(); // the access log: written as it is in real use, then dropped
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.once('exit', (code) => reject(new Error(`capctl serve exited with ${code}`)));
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const line = out.split('\n').find((l) => l.startsWith('ready '));
-      if (!line) return;
-      child.removeAllListeners('exit');
-      resolve({
-        child,
-        readyMs: performance.now() - started,
-        gateway: /gateway=(\S+)/.exec(line)![1]!,
-        stop: () =>
-          new Promise((done) => {
-            child.once('exit', () => done());
-            child.kill('SIGTERM');
-          }),
-      });
-    });
-  });
-}
-
-/** A bare Express 5 app answering one JSON hello, in its own process, as the throughput baseline. */
-function hello(): Promise<{ url: string; stop(): void }> {
-  const source = `
-    import express from 'express';
-    const app = express();
-    app.get('/hello', (req, res) => res.json({ success: true, data: { hello: 'world' } }));
-    const server = app.listen(0, '127.0.0.1', () => process.stdout.write(String(server.address().port) + '\\n'));`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', source], {
-    cwd: process.cwd(),
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve) => {
-    child.stdout!.once('data', (d) =>
-      resolve({ url: `http://127.0.0.1:${String(d).trim()}/hello`, stop: () => child.kill() }),
-    );
-  });
-}
-
-function rssMb(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
-}
-
-interface Load {
-  perSecond: number;
-  p99: number;
-  errors: number;
-}
-
-async function load(url: string, headers: Record<string, string> = {}, seconds = loadSeconds): Promise<Load> {
-  const result = await autocannon({ url, headers, connections, duration: seconds });
-  return { perSecond: result.requests.average, p99: result.latency.p99, errors: result.errors + result.non2xx };
-}
-
 // ---------------------------------------------------------------- the platform's data
-async function call(
-  gateway: string,
-  method: string,
-  urlPath: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-) {
-  const res = await fetch(`${gateway}${urlPath}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await res.json()) as { data?: any };
-  if (!res.ok) throw new Error(`${method} ${urlPath}: ${res.status} ${JSON.stringify(json)}`);
-  return json.data;
-}
-
 const password = 'Bench-pass-1234';
 
 /** A verified user who owns a centre (through the real sign-up and onboarding), in development mode. */
@@ -231,10 +117,7 @@ async function fillCentre(dataDir: string, ownerEmail: string): Promise<void> {
   }
 }
 
-async function login(gateway: string, email: string): Promise<Record<string, string>> {
-  const { accessToken } = await call(gateway, 'POST', '/v1/ol/auth/login', { email, password });
-  return { authorization: `Bearer ${accessToken}` };
-}
+const login = (gateway: string, email: string) => signIn(gateway, email, password);
 
 // ---------------------------------------------------------------- the run
 const readFigures = ['GET /v1/cap/me', 'GET /v1/cap/healthz', 'GET /v1/cap/centre/staff (10,000 rows)'] as const;
@@ -247,19 +130,8 @@ type ReadFigure = (typeof readFigures)[number];
  */
 async function reads(platform: Serve, owner: { email: string }, helloUrl: string) {
   const auth = await login(platform.gateway, owner.email);
-  // The machine's speed drifts within a run, by more than the differences measured here: the median
-  // of a few pairs is steadier than one pair.
-  const paired = async (url: string, headers: Record<string, string> = {}) => {
-    await load(helloUrl, {}, 2); // warm-ups
-    await load(url, headers, 2);
-    const pairs: Array<{ hello: Load; figure: Load }> = [];
-    for (let i = 0; i < rounds; i++) pairs.push({ hello: await load(helloUrl), figure: await load(url, headers) });
-    const ratio = (pair: (typeof pairs)[number]) => pair.figure.perSecond / pair.hello.perSecond;
-    console.error(
-      `    ${url.replace(/^.*\/v1/, '/v1')}: ratios ${pairs.map((pair) => ratio(pair).toFixed(2)).join(', ')}`,
-    );
-    return pairs.sort((a, b) => ratio(a) - ratio(b))[Math.floor(pairs.length / 2)]!;
-  };
+  const paired = (url: string, headers: Record<string, string> = {}) =>
+    pairedLoads(helloUrl, url, headers, { rounds, seconds: loadSeconds });
   const loads: Record<ReadFigure, { hello: Load; figure: Load }> = {
     'GET /v1/cap/me': await paired(`${platform.gateway}/v1/cap/me`, auth),
     'GET /v1/cap/healthz': await paired(`${platform.gateway}/v1/cap/healthz`),
@@ -278,8 +150,6 @@ const goals: Record<ReadFigure, { ratio: number; p99?: number }> = {
 };
 /** Development mode checks every reply against its document; the issue allows that 30 % on top of production's time. */
 const developmentShare = 1 / 1.3;
-
-const shown = (r: Load) => `${Math.round(r.perSecond)} req/s, p99 ${r.p99} ms${r.errors ? `, ${r.errors} errors` : ''}`;
 
 /** Production against the goals and the hello; development against production. */
 function recordReads(
@@ -373,7 +243,4 @@ try {
   fs.rmSync(dataDir, { recursive: true, force: true });
 }
 
-console.log('| Figure | Measured | Baseline (same run) | Ratio | Goal | Met |');
-console.log('|---|---|---|---|---|---|');
-for (const r of rows)
-  console.log(`| ${r.figure} | ${r.measured} | ${r.baseline} | ${r.ratio} | ${r.goal} | ${r.met ? 'yes' : 'no'} |`);
+printTable();

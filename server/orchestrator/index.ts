@@ -65,7 +65,7 @@ export async function createOrchestrator(deps: ServiceDeps): Promise<Service> {
   const storage = createStorage({ ...deps, backend: await createStorageBackend(deps.config) });
   const conversations = createConversations({
     ...deps,
-    userContact: accounts.userContact,
+    userContacts: accounts.userContacts,
     notify: notifications.notify,
     resolveAssets: storage.resolve,
   });

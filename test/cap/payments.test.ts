@@ -442,6 +442,62 @@ test.serial(
 );
 
 test.serial(
+  "the centre's payments page by cursor (newest first, each once, the status filter kept); a cursor that is no payment of the list is 422",
+  async (t) => {
+    for (let i = 0; i < 2; i++) {
+      const { user, id } = await awaitingPayment();
+      t.is((await cap(platform, user, 'POST', `/applications/${id}/pay`, { headers: asCandidate })).status, 200);
+    }
+    const expected = await sql<{ application_id: string }>(
+      platform,
+      `SELECT application_id FROM cap.application_payments WHERE centre_id = $1 AND status = 'pending' ORDER BY id DESC`,
+      [centreId],
+    );
+    t.true(expected.length >= 2);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await cap(
+        platform,
+        owner,
+        'GET',
+        `/centre/payments?status=pending&limit=1${cursor ? `&cursor=${cursor}` : ''}`,
+        {
+          headers: asCentre(),
+        },
+      );
+      t.is(page.status, 200, page.text);
+      seen.push(...page.body.data.map((p: { applicationId: string; status: string }) => p.applicationId));
+      cursor = page.body.meta.pagination.nextCursor;
+    } while (cursor && seen.length <= expected.length);
+    t.deepEqual(
+      seen,
+      expected.map((row) => row.application_id),
+    );
+
+    const unknown = Buffer.from(JSON.stringify({ after: '01ARZ3NDEKTSV4RRFFQ69G5FAV' })).toString('base64url');
+    const refused = await cap(platform, owner, 'GET', `/centre/payments?cursor=${unknown}`, { headers: asCentre() });
+    t.is(refused.status, 422);
+    t.is(refused.body.error.code, 'validation.failed');
+    const [completed] = await sql<{ id: string }>(
+      platform,
+      `SELECT id FROM cap.application_payments WHERE centre_id = $1 AND status = 'completed'`,
+      [centreId],
+    );
+    const otherFilter = Buffer.from(JSON.stringify({ after: completed!.id })).toString('base64url');
+    t.is(
+      (
+        await cap(platform, owner, 'GET', `/centre/payments?status=pending&cursor=${otherFilter}`, {
+          headers: asCentre(),
+        })
+      ).status,
+      422,
+      "a completed payment's cursor is not one of the pending list",
+    );
+  },
+);
+
+test.serial(
   'a centre with applications, prices or wallet entries is in use: deleting it is 409 centre.in_use',
   async (t) => {
     const res = await cap(platform, admin, 'DELETE', `/admin/centres/${centreId}`);

@@ -1,5 +1,5 @@
 import { Op, QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
-import { Conditions, keysetRows } from '../../platform/db/keyset.ts';
+import { Conditions, keysetInstances } from '../../platform/db/keyset.ts';
 import { containing } from '../../platform/db/like.ts';
 import { preparedReads } from '../../platform/db/prepared.ts';
 import type { ServiceEvents } from '../../platform/events/types.ts';
@@ -483,16 +483,14 @@ export function createApplications(deps: {
       }
       // Sorted by submission: unsubmitted drafts last; ties by id. The cursor is the last row's id. One
       // statement with the assessors' and the catalogue's conditions: the page is filtered by them.
-      const { items, meta } = await keysetRows<{ id: string }>(read, pageRequest(query as Record<string, unknown>), {
-        select: 'a.id',
+      const { items, meta } = await keysetInstances(read, pageRequest(query as Record<string, unknown>), Application, {
         from: 'cap.applications a',
         alias: 'a',
         where,
         key: query.sort === 'submittedAt' ? `coalesce(a.submitted_at, 'infinity'::timestamptz)` : 'a.id',
         desc: (query.order ?? 'desc') === 'desc',
       });
-      const rows = await Application.findAll({ where: { id: { [Op.in]: items.map((row) => row.id) } } });
-      return { items: await present(items.map(({ id }) => rows.find((row) => row.id === id)!)), meta };
+      return { items: await present(items), meta };
     },
 
     /** The flat detail the client reads: the Application with the draft's sections at the top level. */

@@ -14,7 +14,8 @@ export const assignmentRoles = ['facilitator', 'panel_voter', 'iv_observer', 'iv
 export type AssignmentRole = (typeof assignmentRoles)[number];
 
 export interface AssignmentFilter {
-  applicationId?: string;
+  /** One application, or any of several. */
+  applicationId?: string | string[];
   /** The assessor profile's id. */
   assessorId?: string;
   centreId?: string;

@@ -20,7 +20,7 @@ import type { ResolvedAsset } from '../storage/service.ts';
 import { defineConversationModels, type Attachment, type ConversationRow, type MessageRow } from './models.ts';
 
 export interface ConversationsDeps extends Pick<ServiceDeps, 'config' | 'sequelize'> {
-  userContact(userId: string): Promise<{ status: UserStatus; email: string } | null>;
+  userContacts(userIds: string[]): Promise<Map<string, { status: UserStatus; email: string }>>;
   notify(transaction: Transaction, request: NotificationRequest): Promise<string>;
   resolveAssets(
     caller: { kind: 'user'; userId: string } | { kind: 'service' },
@@ -58,8 +58,10 @@ export function createConversations(deps: ConversationsDeps) {
   const { Conversation, Participant, Message } = defineConversationModels(sequelize);
   const read = preparedReads(sequelize);
 
+  const userContact = async (userId: string) => (await deps.userContacts([userId])).get(userId) ?? null;
+
   async function activeUser(userId: string) {
-    const contact = await deps.userContact(userId);
+    const contact = await userContact(userId);
     return contact?.status === 'active' ? contact : null;
   }
 
@@ -103,7 +105,7 @@ export function createConversations(deps: ConversationsDeps) {
       { lastReadMessageId: message.id },
       { where: { conversationId: conversation.id, userId: senderId }, transaction },
     );
-    const sender = await deps.userContact(senderId);
+    const sender = await userContact(senderId);
     const others = await Participant.findAll({
       where: { conversationId: conversation.id, userId: { [Op.ne]: senderId } },
       transaction,
@@ -146,58 +148,70 @@ export function createConversations(deps: ConversationsDeps) {
     return conversation;
   }
 
-  /** MessageItems as one reader sees them, with fresh links for stored attachments. */
-  async function messageViews(rows: MessageRow[], readerId: string, lastRead: string | null) {
+  /** MessageItems as one reader sees them (read up to `lastReadIn` of their conversation), with fresh links for stored attachments. */
+  async function messageViews(
+    rows: MessageRow[],
+    readerId: string,
+    lastReadIn: (conversationId: string) => string | null,
+  ) {
     const assetIds = [...new Set(rows.flatMap((m) => m.attachments.flatMap((a) => (a.id ? [a.id] : []))))];
-    const links = new Map(
-      (assetIds.length ? await deps.resolveAssets({ kind: 'service' }, assetIds) : []).map((a) => [a.assetId, a.url]),
-    );
-    const senders = new Map<string, string | undefined>();
-    for (const senderId of new Set(rows.map((m) => m.senderId)))
-      senders.set(senderId, (await deps.userContact(senderId))?.email);
-    return rows.map((m) => ({
-      id: m.id,
-      conversationId: m.conversationId,
-      senderId: m.senderId,
-      ...(senders.get(m.senderId) ? { senderName: senders.get(m.senderId) } : {}),
-      body: m.body,
-      // An attachment whose asset was deleted since is gone.
-      attachments: m.attachments.flatMap((a) =>
-        a.id ? (links.has(a.id) ? [{ ...a, url: links.get(a.id)! }] : []) : [a as Attachment & { url: string }],
-      ),
-      read: m.senderId === readerId || (lastRead !== null && m.id <= lastRead),
-      createdAt: m.createdAt.toISOString(),
-    }));
+    const [assets, senders] = await Promise.all([
+      assetIds.length ? deps.resolveAssets({ kind: 'service' }, assetIds) : [],
+      deps.userContacts(rows.map((m) => m.senderId)),
+    ]);
+    const links = new Map(assets.map((a) => [a.assetId, a.url]));
+    return rows.map((m) => {
+      const lastRead = lastReadIn(m.conversationId);
+      const senderName = senders.get(m.senderId)?.email;
+      return {
+        id: m.id,
+        conversationId: m.conversationId,
+        senderId: m.senderId,
+        ...(senderName ? { senderName } : {}),
+        body: m.body,
+        // An attachment whose asset was deleted since is gone.
+        attachments: m.attachments.flatMap((a) =>
+          a.id ? (links.has(a.id) ? [{ ...a, url: links.get(a.id)! }] : []) : [a as Attachment & { url: string }],
+        ),
+        read: m.senderId === readerId || (lastRead !== null && m.id <= lastRead),
+        createdAt: m.createdAt.toISOString(),
+      };
+    });
   }
 
+  /** A page of threads in a handful of statements, whatever its length. */
   async function conversationViews(rows: Array<ConversationRow & { unread?: number }>, readerId: string) {
     if (!rows.length) return [];
     const ids = rows.map((r) => r.id);
-    const [others, lastMessages, mine] = await Promise.all([
+    const [others, lastMessages, mine, unread] = await Promise.all([
       Participant.findAll({ where: { conversationId: ids, userId: { [Op.ne]: readerId } } }),
       Message.findAll({ where: { id: rows.map((r) => r.lastMessageId) } }),
       Participant.findAll({ where: { conversationId: ids, userId: readerId } }),
+      unreadCounts(ids, readerId),
     ]);
-    const unread = await unreadCounts(ids, readerId);
-    const views = [];
-    for (const row of rows) {
-      const other = others.find((p) => p.conversationId === row.id);
-      const contact = other ? await deps.userContact(other.userId) : null;
-      const last = lastMessages.find((m) => m.id === row.lastMessageId);
-      const lastRead = mine.find((p) => p.conversationId === row.id)?.lastReadMessageId ?? null;
-      views.push({
+    const lastReadOf = new Map(mine.map((p) => [p.conversationId, p.lastReadMessageId ?? null]));
+    const [contacts, lastViews] = await Promise.all([
+      deps.userContacts(others.map((p) => p.userId)),
+      messageViews(lastMessages, readerId, (conversationId) => lastReadOf.get(conversationId) ?? null),
+    ]);
+    const otherOf = new Map(others.map((p) => [p.conversationId, p]));
+    const lastOf = new Map(lastMessages.map((m, i) => [m.id, { row: m, view: lastViews[i]! }]));
+    return rows.map((row) => {
+      const other = otherOf.get(row.id);
+      const contact = other ? contacts.get(other.userId) : undefined;
+      const last = lastOf.get(row.lastMessageId);
+      return {
         id: row.id,
         title: row.subject ?? contact?.email ?? 'Conversation',
         ...(row.subject ? { subject: row.subject } : {}),
         ...(other ? { recipientId: other.userId } : {}),
         ...(contact ? { recipientName: contact.email } : {}),
-        ...(last ? { lastMessage: (await messageViews([last], readerId, lastRead))[0] } : {}),
+        ...(last ? { lastMessage: last.view } : {}),
         unreadCount: unread.get(row.id) ?? 0,
         createdAt: row.createdAt.toISOString(),
-        updatedAt: (last?.createdAt ?? row.updatedAt).toISOString(),
-      });
-    }
-    return views;
+        updatedAt: (last?.row.createdAt ?? row.updatedAt).toISOString(),
+      };
+    });
   }
 
   /** Messages from others after the reader's last read one, per thread. */
@@ -284,7 +298,7 @@ export function createConversations(deps: ConversationsDeps) {
       if (newest && (!lastRead || newest > lastRead)) await participant.update({ lastReadMessageId: newest });
       const position = newest ?? page.cursor;
       return {
-        items: await messageViews(rows, readerId, lastRead),
+        items: await messageViews(rows, readerId, () => lastRead),
         meta: { pagination: { nextCursor: position ? encodeCursor(position) : null, hasMore, limit: page.limit } },
       };
     },
@@ -299,7 +313,7 @@ export function createConversations(deps: ConversationsDeps) {
         });
         return addMessage(transaction, conversation!, senderId, input, attachments);
       });
-      return (await messageViews([message], senderId, message.id))[0]!;
+      return (await messageViews([message], senderId, () => message.id))[0]!;
     },
 
     /**

@@ -265,7 +265,10 @@ export function createInterviews(deps: {
   }
 
   async function seatsView(seats: PanelSeat[]) {
-    const cards = await assessors.cards(seats.map((s) => s.assessorId));
+    return seatsWithCards(seats, await assessors.cards(seats.map((s) => s.assessorId)));
+  }
+
+  function seatsWithCards(seats: PanelSeat[], cards: Awaited<ReturnType<typeof assessors.cards>>) {
     return seats.map((s) => ({
       ...s,
       name: cards.get(s.assessorId)?.name ?? '',
@@ -275,7 +278,11 @@ export function createInterviews(deps: {
 
   /** The seats of the application's current panel: voters first (lead first), then a non-voting observer. */
   async function currentSeats(applicationId: string, transaction?: Transaction): Promise<PanelSeat[]> {
-    const rows = await assessors.assignments.activeAssignments({ applicationId, role: panelRoles }, transaction);
+    return seatsOf(await assessors.assignments.activeAssignments({ applicationId, role: panelRoles }, transaction));
+  }
+
+  /** currentSeats from the application's active panel assignments. */
+  function seatsOf(rows: Array<{ assessorId: string; role: string; lead: boolean }>): PanelSeat[] {
     const voters = rows.filter((r) => r.role === 'panel_voter');
     const observers = new Set(rows.filter((r) => r.role === 'iv_observer').map((r) => r.assessorId));
     const seats = voters
@@ -355,25 +362,32 @@ export function createInterviews(deps: {
       key: 'x.scheduled_at',
       desc: false,
     });
-    const presented = await applications.present(
-      await applications.models.Application.findAll({
-        where: { id: { [Op.in]: ordered.map((i) => i.applicationId) } },
-      }),
+    const applicationIds = ordered.map((i) => i.applicationId);
+    // The page's applications, panels and their assessors' cards: a few statements whatever its length.
+    const [presented, assignments] = await Promise.all([
+      applications.models.Application.findAll({ where: { id: { [Op.in]: applicationIds } } }).then(
+        applications.present,
+      ),
+      applicationIds.length
+        ? assessors.assignments.activeAssignments({ applicationId: applicationIds, role: panelRoles })
+        : [],
+    ]);
+    const seats = new Map(
+      applicationIds.map((id) => [id, seatsOf(assignments.filter((a) => a.applicationId === id))] as const),
     );
-    const items = await Promise.all(
-      ordered.map(async (interview) => {
-        const app = presented.find((a) => a.id === interview.applicationId)!;
-        return {
-          id: interview.id,
-          applicationId: interview.applicationId,
-          candidate: app.candidate,
-          trade: app.trade,
-          currentStageKey: app.currentStageKey,
-          ...scheduleView(interview),
-          members: await seatsView(await currentSeats(interview.applicationId)),
-        };
-      }),
-    );
+    const cards = await assessors.cards([...new Set(assignments.map((a) => a.assessorId))]);
+    const items = ordered.map((interview) => {
+      const app = presented.find((a) => a.id === interview.applicationId)!;
+      return {
+        id: interview.id,
+        applicationId: interview.applicationId,
+        candidate: app.candidate,
+        trade: app.trade,
+        currentStageKey: app.currentStageKey,
+        ...scheduleView(interview),
+        members: seatsWithCards(seats.get(interview.applicationId)!, cards),
+      };
+    });
     return { items, meta };
   }
 

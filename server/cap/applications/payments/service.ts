@@ -1,7 +1,9 @@
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { Logger } from '../../../platform/logger.ts';
 import { conflict, forbidden, notFound, unprocessable } from '../../../platform/http/errors.ts';
-import { encodeCursor, pageRequest } from '../../../platform/http/pagination.ts';
+import { Conditions, keysetRows } from '../../../platform/db/keyset.ts';
+import { preparedReads } from '../../../platform/db/prepared.ts';
+import { pageRequest } from '../../../platform/http/pagination.ts';
 import { newId } from '../../../platform/ids.ts';
 import type { PaymentCompletedData } from '../../../contracts/payment-completed.ts';
 import type { PaymentRefundedData } from '../../../contracts/payment-refunded.ts';
@@ -69,6 +71,7 @@ export function createCapPayments(deps: {
   const platformConfig = { current: deps.catalogue.currentConfig };
   const select = <T extends object>(sql: string, bind: unknown[], transaction?: Transaction) =>
     sequelize.query<T>(sql, { type: QueryTypes.SELECT, bind, transaction });
+  const read = preparedReads(sequelize);
   /** The one writer of an attempt's status (lifecycle.ts). */
   const attemptWriter = lifecycleWriter(capPaymentLifecycle, {
     store: tableStore<PaymentRow>(sequelize, 'cap.application_payments'),
@@ -289,15 +292,21 @@ export function createCapPayments(deps: {
 
   /** Application payments of one centre (or all), newest first, with the candidate's name. */
   async function paymentList(centreId: string | null, query: { status?: string; cursor?: string; limit?: number }) {
-    const page = pageRequest(query as Record<string, unknown>);
-    const rows = await select<PaymentRow & { type: ApplicationType }>(
-      `SELECT p.*, a.type FROM cap.application_payments p JOIN cap.applications a ON a.id = p.application_id
-        WHERE ($1::text IS NULL OR p.centre_id = $1) AND ($2::text IS NULL OR p.status = $2) AND ($3::text IS NULL OR p.id < $3)
-        ORDER BY p.id DESC LIMIT $4`,
-      [centreId, query.status ?? null, page.cursor ?? null, page.limit + 1],
+    const where = new Conditions();
+    if (centreId) where.add('p.centre_id = ?', centreId);
+    if (query.status) where.add('p.status = ?', query.status);
+    const { items, meta } = await keysetRows<PaymentRow & { type: ApplicationType }>(
+      read,
+      pageRequest(query as Record<string, unknown>),
+      {
+        select: 'p.*, a.type',
+        from: 'cap.application_payments p JOIN cap.applications a ON a.id = p.application_id',
+        alias: 'p',
+        where,
+        key: 'p.id',
+        desc: true,
+      },
     );
-    const hasMore = rows.length > page.limit;
-    const items = rows.slice(0, page.limit);
     // The centres' names from the centres module: a second statement for the page read.
     const [presented, centres] = await Promise.all([
       applications.present(
@@ -319,7 +328,7 @@ export function createCapPayments(deps: {
         initiatedAt: row.initiated_at.toISOString(),
         receiptAvailable: row.status !== 'pending' && row.status !== 'failed',
       })),
-      meta: { pagination: { nextCursor: hasMore ? encodeCursor(items.at(-1)!.id) : null, hasMore, limit: page.limit } },
+      meta,
     };
   }
 

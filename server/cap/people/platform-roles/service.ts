@@ -1,5 +1,6 @@
 import { Op, type Sequelize } from 'sequelize';
 import { upstreamFailure, type IdentityClient } from '../../../contracts/orchestrator-client.ts';
+import { preparedReads } from '../../../platform/db/prepared.ts';
 import { forbidden } from '../../../platform/http/errors.ts';
 import type { CallInput, Handler } from '../../../platform/http/operations.ts';
 import type { CapAuth } from '../auth.ts';
@@ -15,8 +16,15 @@ export function createPlatformRoles(
 ) {
   const { PlatformRoleGrant } = defineAdminModels(sequelize);
 
+  const read = preparedReads(sequelize);
+
+  /** Read on every platform staff request: one prepared statement. */
   async function permissionsOf(userId: string): Promise<Set<Permission>> {
-    const grants = await PlatformRoleGrant.findAll({ where: { userId } });
+    const grants = await read<{ role: string }>(
+      'cap.platform_role_grants_of',
+      'SELECT role FROM cap.platform_role_grants WHERE user_id = $1',
+      [userId],
+    );
     return new Set(
       grants.flatMap((grant) => (platformRoles as Record<string, readonly Permission[]>)[grant.role] ?? []),
     );

@@ -15,7 +15,7 @@ import {
   type Entitlement,
   type EnrollmentStatus,
 } from '../../learning/index.ts';
-import { defineUserModels, type LmsUser } from '../../people/index.ts';
+import { defineUserModels } from '../../people/index.ts';
 import { defineStaffModels, membershipLifecycle, type StaffMember, type StaffRole } from '../../people/index.ts';
 
 export interface EntitlementGrantBody {
@@ -82,18 +82,31 @@ export function createStaff(sequelize: Sequelize, entitlements: Entitlements) {
 
   // ---- memberships -------------------------------------------------------------------------------
 
-  async function membershipView(member: StaffMember, user?: LmsUser | null) {
-    const person = user ?? (await LmsUser.findByPk(member.lmsUserId));
-    return {
-      lmsUserId: member.lmsUserId,
-      displayName: (await displayNames([member.lmsUserId])).get(member.lmsUserId) ?? null,
-      email: person?.email ?? null,
-      photoAssetId: person?.photoAssetId ?? null,
-      photo: person?.photoAssetId ? { assetId: person.photoAssetId, url: null } : null,
-      role: member.role,
-      status: member.status,
-      createdAt: member.createdAt.toISOString(),
-    };
+  async function membershipView(member: StaffMember) {
+    return (await membershipViews([member]))[0]!;
+  }
+
+  /** Members as staff screens show them: their users and names read once for the lot. */
+  async function membershipViews(members: StaffMember[]) {
+    const ids = members.map((m) => m.lmsUserId);
+    const [people, names] = await Promise.all([
+      ids.length ? LmsUser.findAll({ where: { id: ids } }) : [],
+      displayNames(ids),
+    ]);
+    const personOf = new Map(people.map((person) => [person.id, person]));
+    return members.map((member) => {
+      const person = personOf.get(member.lmsUserId);
+      return {
+        lmsUserId: member.lmsUserId,
+        displayName: names.get(member.lmsUserId) ?? null,
+        email: person?.email ?? null,
+        photoAssetId: person?.photoAssetId ?? null,
+        photo: person?.photoAssetId ? { assetId: person.photoAssetId, url: null } : null,
+        role: member.role,
+        status: member.status,
+        createdAt: member.createdAt.toISOString(),
+      };
+    });
   }
 
   /** Names as people see them: first and last name from an onboarding, else the display name, else the address's local part. */
@@ -116,7 +129,7 @@ export function createStaff(sequelize: Sequelize, entitlements: Entitlements) {
       key: 'x.id',
       desc: true,
     });
-    return { data: await Promise.all(items.map((m) => membershipView(m))), meta };
+    return { data: await membershipViews(items), meta };
   }
 
   async function updateMember(
