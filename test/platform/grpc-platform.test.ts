@@ -32,6 +32,9 @@ const identityImplementation = {
   async ProvisionAccount(request: { email: string; intents: string[] }) {
     return { user_id: `user-for-${request.email}-${request.intents.join('+')}`, is_new: true };
   },
+  async FindAccounts() {
+    return { accounts: [] };
+  },
 };
 
 let server: GrpcServerHandle;
