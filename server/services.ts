@@ -10,6 +10,7 @@ import { createDatabaseWatch } from './platform/db/watch.ts';
 import { createEventRuntime } from './platform/events/runtime.ts';
 import { createHttpApp, listen, type Listener, type Mount } from './platform/http/app.ts';
 import { loadApiDocument } from './platform/http/openapi.ts';
+import { closeClientConnections } from './platform/http/outbound.ts';
 import { bindOperations, type OperationRouter } from './platform/http/operations.ts';
 import { standardHandlers } from './platform/http/standard.ts';
 import type { Logger } from './platform/logger.ts';
@@ -106,8 +107,12 @@ export async function startServices(
   const failed = started.find((result) => result.status === 'rejected');
   if (failed) throw failed.reason;
   // Every listener stops accepting at the same moment, and each drains its requests (listen's close).
+  // The process's own idle client connections (a service calling a peer through this gateway) close
+  // meanwhile, or each listener would wait out its grace for them.
   const listeners: Listener[] = [];
-  cleanups.push(async () => void (await Promise.all(listeners.map((listener) => listener.close()))));
+  cleanups.push(
+    async () => void (await Promise.all([...listeners.map((listener) => listener.close()), closeClientConnections()])),
+  );
   const open = async (name: string, app: ReturnType<typeof createHttpApp>, port: number) => {
     const listener = await listen(app, config.host, port, name, config.httpKeepAliveTimeoutSeconds);
     listeners.push(listener);

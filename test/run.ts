@@ -34,12 +34,16 @@ try {
   throw err;
 }
 
+// TEST_CPU_LOG=file: each test process appends its CPU seconds to the file (test/helpers/cpu-probe.mjs).
+const cpuLog = process.env.TEST_CPU_LOG;
+const probe = cpuLog ? ['--node-arguments=--import=./test/helpers/cpu-probe.mjs'] : [];
+const pgPid = cpuLog ? fs.readFileSync(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0] : '';
 const ava = spawn(
   process.execPath,
-  [path.join('node_modules', 'ava', 'entrypoints', 'cli.mjs'), ...process.argv.slice(2)],
+  [path.join('node_modules', 'ava', 'entrypoints', 'cli.mjs'), ...probe, ...process.argv.slice(2)],
   {
     stdio: 'inherit',
-    env: { ...process.env, TEST_DATABASE_URL: database.url, TEST_TEMPLATE_DATABASE: template },
+    env: { ...process.env, TEST_DATABASE_URL: database.url, TEST_TEMPLATE_DATABASE: template, TEST_PG_PID: pgPid },
   },
 );
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => ava.kill(signal));

@@ -1,3 +1,5 @@
+import http from 'node:http';
+import https from 'node:https';
 import type { Dispatcher } from 'undici';
 
 type Undici = typeof import('undici');
@@ -13,9 +15,19 @@ const undici = () => (loaded ??= import('undici'));
  */
 export function outboundHttp(timeouts: { connectTimeout: number; headersTimeout: number; bodyTimeout: number }) {
   let dispatcher: Dispatcher | undefined;
+  // closeClientConnections closes the pool and the next call makes another; after `close`, calls fail.
+  const dropPool = async () => {
+    const pool = dispatcher;
+    dispatcher = undefined;
+    pools.delete(dropPool);
+    await pool?.close();
+  };
   const request = async (url: string, options: OutboundOptions = {}): Promise<Dispatcher.ResponseData<unknown>> => {
     const undiciModule = await undici();
-    dispatcher ??= new undiciModule.Agent(timeouts);
+    if (!dispatcher) {
+      dispatcher = new undiciModule.Agent(timeouts);
+      pools.add(dropPool);
+    }
     return undiciModule.request(url, { ...options, dispatcher });
   };
   return {
@@ -36,8 +48,26 @@ export function outboundHttp(timeouts: { connectTimeout: number; headersTimeout:
       return request(url, { method: 'POST', headers, body: form });
     },
     /** Closes the pool, if a call made one. */
-    close: async () => dispatcher?.close(),
+    close: async () => {
+      pools.delete(dropPool);
+      await dispatcher?.close();
+    },
   };
+}
+
+/** The clients of this process that have a pool open, each as the function that closes it. */
+const pools = new Set<() => Promise<void>>();
+
+/**
+ * Closes the connections this process's clients keep open between calls, as a stop does while its
+ * listeners close: a listener waits for its idle connections, and the services of this process are
+ * clients of its own gateway (peer calls here, the bearer check's key fetch through Node's global
+ * agent). A call under way finishes first; a later call opens a new connection.
+ */
+export async function closeClientConnections(): Promise<void> {
+  for (const agent of [http.globalAgent, https.globalAgent])
+    for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
+  await Promise.all([...pools].map((close) => close()));
 }
 
 /** A file to send in a multipart form. */

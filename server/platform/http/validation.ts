@@ -43,13 +43,21 @@ function createAjv(use: keyof typeof uses, devMode: boolean): Ajv2020 {
   return ajv;
 }
 
-const ajvs = new Map<string, Ajv2020>();
-/** One validator instance per use and mode, made when first needed (a production server never makes the development ones). */
-const ajvFor = (use: keyof typeof uses, devMode: boolean) => {
+const ajvs = new Map<string, { ajv: Ajv2020; compiled: Map<string, ValidateFunction> }>();
+/**
+ * Compiles a schema with the validator instance of its use and mode (made when first needed: a
+ * production server never makes the development ones). A schema compiled before, as the same text,
+ * is not compiled again: most operations share their error replies and parameter sets, and every
+ * platform started in a process (a replica, a test file's second platform) shares the first one's.
+ */
+const compile = (use: keyof typeof uses, devMode: boolean, schema: JsonSchema): ValidateFunction => {
   const key = `${use}:${use === 'reply' ? '' : devMode}`;
-  let ajv = ajvs.get(key);
-  if (!ajv) ajvs.set(key, (ajv = createAjv(use, devMode)));
-  return ajv;
+  let entry = ajvs.get(key);
+  if (!entry) ajvs.set(key, (entry = { ajv: createAjv(use, devMode), compiled: new Map() }));
+  const text = JSON.stringify(schema);
+  let check = entry.compiled.get(text);
+  if (!check) entry.compiled.set(text, (check = entry.ajv.compile(schema)));
+  return check;
 };
 
 export type Location = 'path' | 'query' | 'header' | 'body';
@@ -70,9 +78,6 @@ export interface OperationValidators {
 
 /** Compiles the request and response validators of one documented operation (request links as in production unless `devMode`). */
 export function compileOperation(op: Operation, { devMode = false }: { devMode?: boolean } = {}): OperationValidators {
-  const stringAjv = ajvFor('strings', devMode);
-  const bodyAjv = ajvFor('body', devMode);
-  const replyAjv = ajvFor('reply', devMode);
   const group = (where: 'path' | 'query' | 'header') => {
     const params = op.parameters.filter((p) => p.in === where);
     const properties: Record<string, JsonSchema> = {};
@@ -82,7 +87,7 @@ export function compileOperation(op: Operation, { devMode = false }: { devMode?:
       properties[name] = p.schema ?? {};
       if (p.required || where === 'path') required.push(name);
     }
-    return stringAjv.compile({ type: 'object', properties, required });
+    return compile('strings', devMode, { type: 'object', properties, required });
   };
   const jsonBody = op.requestBody?.content['application/json']?.schema;
   const replies = new Map<string, ValidateFunction | null>();
@@ -92,7 +97,7 @@ export function compileOperation(op: Operation, { devMode = false }: { devMode?:
     let check = replies.get(described);
     if (check === undefined) {
       const schema = op.responses[described]!.content?.['application/json']?.schema;
-      replies.set(described, (check = schema ? replyAjv.compile(schema) : null));
+      replies.set(described, (check = schema ? compile('reply', devMode, schema) : null));
     }
     return check;
   };
@@ -100,7 +105,7 @@ export function compileOperation(op: Operation, { devMode = false }: { devMode?:
     path: group('path'),
     query: group('query'),
     header: group('header'),
-    body: jsonBody ? bodyAjv.compile(jsonBody) : undefined,
+    body: jsonBody ? compile('body', devMode, jsonBody) : undefined,
     bodyRequired: Boolean(op.requestBody?.required),
     reply,
   };
