@@ -20,6 +20,9 @@ const identity = {
   async VerifyIdentity() {
     return { verified: true, provider: 'test', provider_reference: 'ref', verified_at: '2026-01-01T00:00:00Z' };
   },
+  async FindAccounts() {
+    return { accounts: [] };
+  },
 };
 
 test.before(async (t) => {
