@@ -457,8 +457,6 @@ test.serial(
   },
 );
 
-// Skipped: in one full run of four the second run exited 1 (a kill at some moment it cannot yet pick
-// up from; cause not found). README "Seeding" and the closing note of 2026-11-27 say so; unskip with the fix.
 test.serial(
   "a super admin registered but never verified (a seed stopped between the two) is verified with the new code by the next seed, not the first mail's",
   async (t) => {
