@@ -1,5 +1,5 @@
 import test from 'ava';
-import { applicationTargets, cap, onboard } from '../helpers/cap.ts';
+import { applicationAtPayment, applicationTargets, cap, onboard } from '../helpers/cap.ts';
 import { eventually, sql, startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 import { payCheckout, postWebhook, sandboxWebhooks } from '../helpers/payments.ts';
 import { signUp } from '../helpers/users.ts';
@@ -21,24 +21,11 @@ test('100 application payments whose webhooks each arrive three times at once cr
   });
   const candidate = await signUp(platform);
   await onboard(platform, candidate, 'candidate');
-  const asCandidate = { 'X-CAP-PERSONA': 'candidate' };
 
   // 100 applications at the payment stage (the form and submit are tested in cap-applications.test.ts).
   const payments: Array<{ applicationId: string; paymentId: string }> = [];
   for (let i = 0; i < 100; i++) {
-    const id = (
-      await cap(platform, candidate, 'POST', '/applications', {
-        headers: asCandidate,
-        json: { type: 'RPL', sectorId, tradeId, unitIds: [], centreId },
-      })
-    ).body.data.id;
-    await sql(
-      platform,
-      `UPDATE cap.applications SET status = 'in_progress', current_stage_key = 'payment' WHERE id = $1`,
-      [id],
-    );
-    const paid = await cap(platform, candidate, 'POST', `/applications/${id}/pay`, { headers: asCandidate });
-    payments.push({ applicationId: id, paymentId: paid.body.data.paymentId });
+    payments.push(await applicationAtPayment(platform, candidate, { centreId, sectorId, tradeId }));
   }
   const started = Date.now();
   const bodies: string[] = [];

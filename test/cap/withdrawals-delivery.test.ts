@@ -1,5 +1,5 @@
 import test from 'ava';
-import { applicationTargets, asCentre, cap, onboard } from '../helpers/cap.ts';
+import { applicationAtPayment, applicationTargets, asCentre, cap, onboard } from '../helpers/cap.ts';
 import { eventually, sql, startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 import { payCheckout, postWebhook, sandboxWebhooks } from '../helpers/payments.ts';
 import { signUp, type SignedUpUser } from '../helpers/users.ts';
@@ -29,21 +29,9 @@ test('100 paid applications withdrawn, each refund webhook delivered three times
 
   const paid: Array<{ applicationId: string; paymentId: string }> = [];
   for (let i = 0; i < 100; i++) {
-    const { centreId, sectorId, tradeId } = centres[i % 2]!;
-    const id = (
-      await cap(platform, candidate, 'POST', '/applications', {
-        headers: asCandidate,
-        json: { type: 'RPL', sectorId, tradeId, unitIds: [], centreId },
-      })
-    ).body.data.id;
-    await sql(
-      platform,
-      `UPDATE cap.applications SET status = 'in_progress', current_stage_key = 'payment' WHERE id = $1`,
-      [id],
-    );
-    const started = await cap(platform, candidate, 'POST', `/applications/${id}/pay`, { headers: asCandidate });
-    await payCheckout(platform, `PAY-${started.body.data.paymentId}`);
-    paid.push({ applicationId: id, paymentId: started.body.data.paymentId });
+    const application = await applicationAtPayment(platform, candidate, centres[i % 2]!);
+    await payCheckout(platform, `PAY-${application.paymentId}`);
+    paid.push(application);
   }
   // The charges' webhooks, once each.
   for (const { paymentId } of paid) {
@@ -158,19 +146,11 @@ test('a payment completed after its application was withdrawn is refunded by CAP
   const candidate = await signUp(platform);
   await onboard(platform, candidate, 'candidate');
   const before = await walletOf(owner, centreId);
-  const id = (
-    await cap(platform, candidate, 'POST', '/applications', {
-      headers: asCandidate,
-      json: { type: 'RPL', sectorId, tradeId, unitIds: [], centreId },
-    })
-  ).body.data.id;
-  await sql(
-    platform,
-    `UPDATE cap.applications SET status = 'in_progress', current_stage_key = 'payment' WHERE id = $1`,
-    [id],
-  );
-  const paymentId = (await cap(platform, candidate, 'POST', `/applications/${id}/pay`, { headers: asCandidate })).body
-    .data.paymentId as string;
+  const { applicationId: id, paymentId } = await applicationAtPayment(platform, candidate, {
+    centreId,
+    sectorId,
+    tradeId,
+  });
   // The checkout stays open while the candidate withdraws: nothing is paid yet, so nothing is refunded.
   const withdrawn = await cap(platform, candidate, 'POST', `/applications/${id}/withdraw`, { headers: asCandidate });
   t.like(withdrawn.body.data, { status: 'withdrawn', currentStageKey: 'payment', refund: null });

@@ -220,3 +220,30 @@ export async function applicationAtStage(
   );
   return { id, candidate };
 }
+
+/**
+ * A candidate's RPL application moved straight to the payment stage (its form and submit are tested in
+ * test/cap/applications.test.ts), and the payment it starts there.
+ */
+export async function applicationAtPayment(
+  platform: TestPlatform,
+  candidate: SignedUpUser,
+  place: { centreId: string; sectorId: string; tradeId: string },
+): Promise<{ applicationId: string; paymentId: string }> {
+  const asCandidate = { 'X-CAP-PERSONA': 'candidate' };
+  const applicationId = (
+    await cap(platform, candidate, 'POST', '/applications', {
+      headers: asCandidate,
+      json: { type: 'RPL', sectorId: place.sectorId, tradeId: place.tradeId, unitIds: [], centreId: place.centreId },
+    })
+  ).body.data.id as string;
+  await sql(
+    platform,
+    `UPDATE cap.applications SET status = 'in_progress', current_stage_key = 'payment' WHERE id = $1`,
+    [applicationId],
+  );
+  const started = await cap(platform, candidate, 'POST', `/applications/${applicationId}/pay`, {
+    headers: asCandidate,
+  });
+  return { applicationId, paymentId: started.body.data.paymentId as string };
+}
