@@ -14,6 +14,7 @@ import { signUp, type SignedUpUser } from '../helpers/users.ts';
 const serviceKey = 'interviews-test-service-key';
 let platform: TestPlatform;
 let lms: GrpcServerHandle;
+// The stand-in LMS's state is shared: the tests that read `lmsRequests` or set `lmsUp` run serially.
 let lmsUp = true;
 let lmsRequests: Array<Record<string, any>> = [];
 let admin: SignedUpUser;
@@ -717,7 +718,7 @@ test('a rejected candidate appeals once at a time; reopening puts the applicatio
   );
 });
 
-test('gap training: the LMS recommends courses over gRPC for a not-yet-competent candidate; when it cannot be reached the answer says so with no courses; closing ends appeals', async (t) => {
+test.serial('gap training: the LMS recommends courses over gRPC for a not-yet-competent candidate; when it cannot be reached the answer says so with no courses; closing ends appeals', async (t) => {
   const { applicationId, user } = await rejectedAtInterview();
   const path = `/applications/${applicationId}/recommendations`;
   lmsRequests = [];
@@ -802,7 +803,7 @@ test('gap training: the LMS recommends courses over gRPC for a not-yet-competent
   );
 });
 
-test('the gap units are the units the panel found not yet competent: the LMS is asked about those alone; other ids or a competent decision are 422 interview.gap_units_invalid', async (t) => {
+test.serial('the gap units are the units the panel found not yet competent: the LMS is asked about those alone; other ids or a competent decision are 422 interview.gap_units_invalid', async (t) => {
   const made = await readyInterview();
   const units = (await cap(platform, made.user, 'GET', `/trades/${targets.tradeId}/units`)).body.data as Array<{
     id: string;
