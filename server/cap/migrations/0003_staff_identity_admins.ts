@@ -44,7 +44,7 @@ export async function up({ context }: { context: QueryInterface }): Promise<void
 
 export async function down({ context }: { context: QueryInterface }): Promise<void> {
   await context.dropTable(table('platform_role_grants'));
-  await context.removeIndex(table('centre_staff'), 'centre_staff_centre_email');
+  await context.sequelize.query('DROP INDEX cap.centre_staff_centre_email');
   await context.removeColumn(table('centre_staff'), 'email');
   await context.removeColumn(table('centre_staff'), 'name');
   for (const column of ['first_seen_at', 'identity_verified_at', 'identity_provider_reference', 'identity_provider']) {

@@ -12,6 +12,5 @@ export async function up({ context }: { context: QueryInterface }): Promise<void
 }
 
 export async function down({ context }: { context: QueryInterface }): Promise<void> {
-  await context.removeIndex(table, 'centre_staff_centre_name');
-  await context.removeIndex(table, 'centre_staff_centre_created');
+  await context.sequelize.query('DROP INDEX cap.centre_staff_centre_name, cap.centre_staff_centre_created');
 }

@@ -106,7 +106,7 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
 }
 
 export async function down({ context: q }: { context: QueryInterface }): Promise<void> {
-  await q.removeIndex(table('centres'), 'centres_status_name');
+  await q.sequelize.query('DROP INDEX cap.centres_status_name');
   for (const name of ['learning_outcomes', 'units', 'qualification_levels', 'nos_documents', 'trades', 'sectors'])
     await q.dropTable(table(name));
 }

@@ -39,7 +39,7 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
 
 export async function down({ context: q }: { context: QueryInterface }): Promise<void> {
   await q.dropTable(table('certificates'));
-  await q.removeIndex(table('applications'), 'applications_awarding_body');
+  await q.sequelize.query('DROP INDEX cap.applications_awarding_body');
   await q.removeColumn(table('applications'), 'forwarded_at');
   await q.removeColumn(table('applications'), 'awarding_body_id');
   await q.removeColumn(table('trades'), 'awarding_body_id');

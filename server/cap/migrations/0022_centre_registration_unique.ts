@@ -17,5 +17,5 @@ export async function up({ context: q }: { context: QueryInterface }): Promise<v
 }
 
 export async function down({ context: q }: { context: QueryInterface }): Promise<void> {
-  await q.removeIndex(centres, 'centres_registration_no_unique');
+  await q.sequelize.query('DROP INDEX cap.centres_registration_no_unique');
 }
