@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { registerCompletionHandler } from 'ava';
 
 const capctl = path.resolve('bin/capctl');
 
@@ -39,6 +40,12 @@ export interface RunningServe {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/** `capctl serve` processes started by this test process and still running. */
+const runningServes = new Set<ChildProcess>();
+// A test that fails before its stop would leave its serve (and that serve's PostgreSQL) running after the
+// test file: whatever still runs when ava is done with the file is asked to stop, as Ctrl-C would.
+registerCompletionHandler(() => runningServes.forEach((child) => child.kill('SIGTERM')));
+
 /**
  * Starts `capctl serve` and waits for its ready line (or rejects with what it printed). `ownGroup`
  * starts it in a process group of its own, as a shell starts a foreground job: a signal to the group
@@ -56,7 +63,13 @@ export function startServe(
     });
     let stdout = '';
     let stderr = '';
-    const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
+    runningServes.add(child);
+    const exited = new Promise<number | null>((done) =>
+      child.on('close', (code) => {
+        runningServes.delete(child);
+        done(code);
+      }),
+    );
     child.stderr.on('data', (d) => (stderr += d));
     child.stdout.on('data', (d) => {
       stdout += d;
