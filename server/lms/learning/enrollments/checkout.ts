@@ -64,6 +64,14 @@ export function createCheckouts(sequelize: Sequelize, payments: PaymentsClient) 
     sequelize.query<T>(sql, { type: QueryTypes.SELECT, bind, transaction });
   const attempts = lifecycleWriter(checkoutLifecycle, {
     store: tableStore<CheckoutAttempt>(sequelize, 'lms.lms_payments'),
+    // A refund is the one move a person asks for; any other refused move is a bug.
+    refuse: (refusal, row) =>
+      refusal.action === 'refund'
+        ? conflict(
+            'lms.payment.not_refundable',
+            `This checkout is ${row!.status}: only a completed checkout took money to give back.`,
+          )
+        : new Error(`the checkout attempt lifecycle refused ${refusal.action}: ${refusal.reason}`),
   });
   const attemptColumns = `id, kind, coalesce(enrollment_id, level_enrollment_id) AS "targetId", learner_lms_user_id AS "learnerLmsUserId", payment_id AS "paymentId", status`;
 
@@ -166,11 +174,6 @@ export function createCheckouts(sequelize: Sequelize, payments: PaymentsClient) 
         );
         if (!row) throw notFound('No checkout has this id.');
         if (row.status === 'refunded') return;
-        if (row.status !== 'completed' && row.status !== 'refunding')
-          throw conflict(
-            'lms.payment.not_refundable',
-            `This checkout is ${row.status}: only a completed checkout took money to give back.`,
-          );
         await attempts.move(transaction, row, 'refund', { by: 'staff' });
         try {
           await payments.refundPayment({ payment_id: row.paymentId, reason });
