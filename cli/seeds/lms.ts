@@ -64,7 +64,7 @@ export async function planLms(seeding: Seeding): Promise<Phase[]> {
         lmsAs(author.email, 'GET', '/authoring/level-offerings?limit=100'),
       ])
     : [[], []];
-  const places = capPlaces(api);
+  const places = capPlaces(api, seeding.ids.trades);
   // A CAP place no seed file makes must be on the platform already.
   const seededTrades = new Set(seeds.sectors.flatMap((s) => s.trades.map((t) => t.slug)));
   const onThePlatform = capPlaces(api);
@@ -81,6 +81,7 @@ export async function planLms(seeding: Seeding): Promise<Phase[]> {
     if (found) return { changes: [{ record: 'lmsCourses', outcome: 'unchanged', label: course.title }] };
     return {
       changes: [{ record: 'lmsCourses', outcome: 'created', label: course.title }],
+      after: course.cap ? [`trade:${course.cap.trade}`] : [],
       run: async () =>
         createCourse(
           api,
@@ -110,10 +111,18 @@ export async function planLms(seeding: Seeding): Promise<Phase[]> {
     };
   });
   return [
-    { name: 'lmsAdmins', after: [], steps: admins },
-    { name: 'lmsCourses', after: ['lmsAdmins', 'trades'], steps: courseSteps },
-    { name: 'lmsLevelOfferings', after: ['lmsCourses'], steps: offeringSteps },
+    { name: 'lmsAdmins', after: [], steps: admins, first: true },
+    // A course waits for its own trade (its step), not for the whole catalogue.
+    { name: 'lmsCourses', after: ['lmsAdmins'], steps: courseSteps, first: true },
+    { name: 'lmsLevelOfferings', after: ['lmsCourses'], steps: offeringSteps, first: true },
   ];
+}
+
+interface TradeDetail {
+  sectorId: string;
+  activeNosDocument: {
+    qualificationLevels: Array<{ id: string; level: number; units: Array<{ id: string; referenceNumber: string }> }>;
+  } | null;
 }
 
 /** CAP catalogue ids of a seed's place (trade slug, level, unit reference), read from CAP's public catalogue. */
@@ -121,36 +130,38 @@ type CapPlaces = (
   place: SeedCapPlace,
 ) => Promise<{ sectorId: string; tradeId: string; qualificationLevelId: string; unitId: string | null }>;
 
-function capPlaces(api: Api): CapPlaces {
-  let trades: Promise<Map<string, { id: string; sectorId: string }>> | undefined;
+/**
+ * `seeded` holds the ids of the trades this run makes or found (a course waits for its trade's step),
+ * other trades are looked for in the public catalogue. A trade's detail is read once.
+ */
+function capPlaces(api: Api, seeded: ReadonlyMap<string, string> = new Map()): CapPlaces {
+  let trades: Promise<Map<string, string>> | undefined;
   const allTrades = async () => {
     const sectors = (await api.call<Array<{ id: string }>>('GET', '/v1/cap/sectors')) ?? [];
     const lists = await Promise.all(
       sectors.map((sector) =>
-        api.call<Array<{ id: string; sectorId: string; slug: string }>>('GET', `/v1/cap/sectors/${sector.id}/trades`),
+        api.call<Array<{ id: string; slug: string }>>('GET', `/v1/cap/sectors/${sector.id}/trades`),
       ),
     );
-    return new Map(lists.flat().map((trade) => [trade.slug, { id: trade.id, sectorId: trade.sectorId }]));
+    return new Map(lists.flat().map((trade) => [trade.slug, trade.id]));
   };
+  const details = new Map<string, Promise<TradeDetail>>();
   return async (place) => {
-    const trade = (await (trades ??= allTrades())).get(place.trade);
-    if (!trade)
+    const tradeId = seeded.get(place.trade) ?? (await (trades ??= allTrades())).get(place.trade);
+    if (!tradeId)
       throw new CommandFailed(`the CAP catalogue has no active trade "${place.trade}": seed the catalogue first`);
-    const detail = await api.call<{
-      activeNosDocument: {
-        qualificationLevels: Array<{
-          id: string;
-          level: number;
-          units: Array<{ id: string; referenceNumber: string }>;
-        }>;
-      } | null;
-    }>('GET', `/v1/cap/trades/${trade.id}`);
-    const level = detail.activeNosDocument?.qualificationLevels.find((l) => l.level === place.level);
+    let detail = details.get(tradeId);
+    if (!detail) {
+      detail = api.call<TradeDetail>('GET', `/v1/cap/trades/${tradeId}`);
+      details.set(tradeId, detail);
+    }
+    const trade = await detail;
+    const level = trade.activeNosDocument?.qualificationLevels.find((l) => l.level === place.level);
     if (!level) throw new CommandFailed(`trade "${place.trade}" has no level ${place.level} in its NOS`);
     const unit = place.unit ? level.units.find((u) => u.referenceNumber === place.unit) : undefined;
     if (place.unit && !unit)
       throw new CommandFailed(`level ${place.level} of "${place.trade}" has no unit ${place.unit}`);
-    return { sectorId: trade.sectorId, tradeId: trade.id, qualificationLevelId: level.id, unitId: unit?.id ?? null };
+    return { sectorId: trade.sectorId, tradeId, qualificationLevelId: level.id, unitId: unit?.id ?? null };
   };
 }
 
