@@ -204,13 +204,22 @@ async function plan(seeding: Seeding, emails: string[], db: PlatformDb | undefin
         steps: planCentres(seeding, admin!, platform),
         first: true,
       });
-    if (options.only.has('assessors'))
+    if (options.only.has('assessors')) {
+      // An assessor is made while the centres are; only their retained requests wait for them.
+      const assessors = await planAssessors(seeding, admin!, platform);
       phases.push({
         name: 'assessors',
-        after: ['platformAdmins', 'sectors', 'centres'],
-        steps: await planAssessors(seeding, admin!, platform),
+        after: ['platformAdmins', 'sectors'],
+        steps: assessors.map((a) => a.assessor),
         first: true,
       });
+      phases.push({
+        name: 'retainedRequests',
+        after: ['assessors', 'centres'],
+        steps: assessors.flatMap((a) => a.retained ?? []),
+        first: true,
+      });
+    }
   }
   // LMS courses and level offerings name CAP trades, levels and units: their phases come after the trades.
   phases.push(...(await lmsPhases));
@@ -753,7 +762,11 @@ function centreBody(centre: SeedCentre) {
  * assessor onboarding, the admin's approval, the sectors, and for each centre a request the centre's
  * super admin approves. What is already so is left alone; an existing assessor is read signed in.
  */
-async function planAssessors(seeding: Seeding, admin: Admin, platform: CapState): Promise<Step[]> {
+async function planAssessors(
+  seeding: Seeding,
+  admin: Admin,
+  platform: CapState,
+): Promise<Array<{ assessor: Step; retained?: Step }>> {
   const { seeds, api, accounts, ids } = seeding;
   const seededSectors = new Set(seeds.sectors.map((s) => s.slug));
   const seededCentres = new Map(seeds.centres.map((c) => [c.registrationNo, c]));
@@ -765,7 +778,7 @@ async function planAssessors(seeding: Seeding, admin: Admin, platform: CapState)
         );
     });
   }
-  return inParallel(seeds.assessors, 8, async (seed): Promise<Step> => {
+  return inParallel(seeds.assessors, 8, async (seed) => {
     const as = async (method: string, urlPath: string, body?: unknown) =>
       api.call<any>(method, `/v1/cap${urlPath}`, {
         token: (await seeding.session(seed)).accessToken,
@@ -810,13 +823,14 @@ async function planAssessors(seeding: Seeding, admin: Admin, platform: CapState)
       label: seed.email,
       diff: profile && changed ? diff : undefined,
     });
+    const retainedChanges: Change[] = [];
     const retained = (seed.retainedBy ?? []).map((r) => {
       const centreId = platform.centres.get(r.centre)?.id;
       const request = centreId
         ? requests.find((q) => q.centreId === centreId && (q.status === 'pending' || q.status === 'approved'))
         : undefined;
       const outcome: Outcome = request?.status === 'approved' ? 'unchanged' : request ? 'updated' : 'created';
-      changes.push({
+      retainedChanges.push({
         record: 'retainedRequests',
         outcome,
         label: `${seed.email} at ${r.centre}`,
@@ -824,37 +838,50 @@ async function planAssessors(seeding: Seeding, admin: Admin, platform: CapState)
       });
       return { ...r, request, outcome };
     });
-    if (!changed && retained.every((r) => r.outcome === 'unchanged')) return { changes };
-    return {
+    const assessor: Step = {
       changes,
-      run: async () => {
-        if (diff.onboarding) {
-          if (!onboarding) await as('POST', '/onboarding/start', { persona: 'assessor' });
-          await as('PATCH', '/onboarding/assessor/save', {
-            personalDetails: seed.personalDetails,
-            contactInformation: { emailAddress: seed.email, phoneNumber: seed.phoneNumber },
-            residentialAddress: seed.address,
-            ...(seed.assessorNo ? { assessorDetails: { assessorNo: seed.assessorNo } } : {}),
-          });
-          await as('POST', '/onboarding/assessor/submit');
-        }
-        const current = profile ?? (await as('GET', '/assessor/profile'));
-        if (diff.status) await admin.call('POST', `/admin/assessors/${current.id}/approve`);
-        if (diff.sectors)
-          await as('PUT', '/assessor/profile/sectors', {
-            sectorIds: seed.sectors.map((slug) => ids.sectors.get(slug)),
-          });
-        for (const r of retained.filter((x) => x.outcome !== 'unchanged')) {
-          const centreId = ids.centres.get(r.centre)!;
-          const owner = await seeding.session(seededCentres.get(r.centre)!.superAdmin);
-          const request =
-            r.request ??
-            (await as('POST', '/assessor/retained-requests', { centreId, preferredRole: r.preferredRole }));
-          await api.call('PATCH', `/v1/cap/centre/retained-requests/${request.id}/approve`, {
-            token: owner.accessToken,
-            headers: { 'X-CAP-PERSONA': 'centre', 'X-CAP-CENTRE-ID': centreId },
-          });
-        }
+      run: changed
+        ? async () => {
+            if (diff.onboarding) {
+              if (!onboarding) await as('POST', '/onboarding/start', { persona: 'assessor' });
+              await as('PATCH', '/onboarding/assessor/save', {
+                personalDetails: seed.personalDetails,
+                contactInformation: { emailAddress: seed.email, phoneNumber: seed.phoneNumber },
+                residentialAddress: seed.address,
+                ...(seed.assessorNo ? { assessorDetails: { assessorNo: seed.assessorNo } } : {}),
+              });
+              await as('POST', '/onboarding/assessor/submit');
+            }
+            const current = profile ?? (await as('GET', '/assessor/profile'));
+            if (diff.status) await admin.call('POST', `/admin/assessors/${current.id}/approve`);
+            if (diff.sectors)
+              await as('PUT', '/assessor/profile/sectors', {
+                sectorIds: seed.sectors.map((slug) => ids.sectors.get(slug)),
+              });
+          }
+        : undefined,
+    };
+    if (!retained.length) return { assessor };
+    const asking = retained.filter((r) => r.outcome !== 'unchanged');
+    return {
+      assessor,
+      retained: {
+        changes: retainedChanges,
+        run: asking.length
+          ? async () => {
+              for (const r of asking) {
+                const centreId = ids.centres.get(r.centre)!;
+                const owner = await seeding.session(seededCentres.get(r.centre)!.superAdmin);
+                const request =
+                  r.request ??
+                  (await as('POST', '/assessor/retained-requests', { centreId, preferredRole: r.preferredRole }));
+                await api.call('PATCH', `/v1/cap/centre/retained-requests/${request.id}/approve`, {
+                  token: owner.accessToken,
+                  headers: { 'X-CAP-PERSONA': 'centre', 'X-CAP-CENTRE-ID': centreId },
+                });
+              }
+            }
+          : undefined,
       },
     };
   });

@@ -78,9 +78,14 @@ export async function planLms(seeding: Seeding): Promise<Phase[]> {
   const lms = async (method: string, urlPath: string, body?: unknown) => lmsAs(author!.email, method, urlPath, body);
   const courseSteps = seeds.lmsCourses.map((course): Step => {
     const found = (courses as Array<{ title: string }>).some((c) => c.title === course.title);
-    if (found) return { changes: [{ record: 'lmsCourses', outcome: 'unchanged', label: course.title }] };
+    if (found)
+      return {
+        changes: [{ record: 'lmsCourses', outcome: 'unchanged', label: course.title }],
+        name: `course:${course.title}`,
+      };
     return {
       changes: [{ record: 'lmsCourses', outcome: 'created', label: course.title }],
+      name: `course:${course.title}`,
       after: course.cap ? [`trade:${course.cap.trade}`] : [],
       run: async () =>
         createCourse(
@@ -96,6 +101,7 @@ export async function planLms(seeding: Seeding): Promise<Phase[]> {
     if (found) return { changes: [{ record: 'lmsLevelOfferings', outcome: 'unchanged', label: offering.title }] };
     return {
       changes: [{ record: 'lmsLevelOfferings', outcome: 'created', label: offering.title }],
+      after: [`trade:${offering.cap.trade}`, ...offering.courses.map((title) => `course:${title}`)],
       run: async () => {
         const authored = (await lms('GET', '/authoring/courses?limit=100')) as Array<{ id: string; title: string }>;
         const place = await places(offering.cap);
@@ -112,9 +118,9 @@ export async function planLms(seeding: Seeding): Promise<Phase[]> {
   });
   return [
     { name: 'lmsAdmins', after: [], steps: admins, first: true },
-    // A course waits for its own trade (its step), not for the whole catalogue.
+    // A course waits for its own trade (its step), not for the whole catalogue; an offering for its courses.
     { name: 'lmsCourses', after: ['lmsAdmins'], steps: courseSteps, first: true },
-    { name: 'lmsLevelOfferings', after: ['lmsCourses'], steps: offeringSteps, first: true },
+    { name: 'lmsLevelOfferings', after: ['lmsAdmins'], steps: offeringSteps, first: true },
   ];
 }
 
@@ -173,23 +179,24 @@ async function createCourse(
 ): Promise<void> {
   const lms = (method: string, urlPath: string, body?: unknown) =>
     api.call<any>(method, `/v1/lms${urlPath}`, { token, body });
+  // The items' packages are uploaded while the course and its modules are made.
+  const items = Promise.all(
+    seed.modules.map((module) => Promise.all(module.items.map((i) => itemBody(api, token, i)))),
+  );
+  items.catch(() => {}); // awaited below
   const course = await lms('POST', '/authoring/courses', {
     title: seed.title,
     ...(seed.description ? { description: seed.description } : {}),
     price: { amountMinorUnits: seed.price ?? '0', currency: 'NGN' },
     ...(capLinkage ? { capLinkage } : {}),
   });
-  for (const module of seed.modules) {
+  for (const [m, module] of seed.modules.entries()) {
     const created = await lms('POST', `/authoring/courses/${course.id}/modules`, {
       title: module.title,
       optional: module.optional ?? false,
     });
-    for (const item of module.items)
-      await lms(
-        'POST',
-        `/authoring/courses/${course.id}/modules/${created.id}/items`,
-        await itemBody(api, token, item),
-      );
+    for (const body of (await items)[m]!)
+      await lms('POST', `/authoring/courses/${course.id}/modules/${created.id}/items`, body);
   }
   if (seed.publish !== false) await lms('POST', `/authoring/courses/${course.id}/publish`);
 }
