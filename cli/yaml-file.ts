@@ -3,6 +3,7 @@
  * schema or of the caller's own rules, is reported at its file, line and column before anything runs.
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
+import jsYaml from 'js-yaml';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import { UsageError } from './output.ts';
 import { formatPath, type PathSegment } from './scenarios/paths.ts';
@@ -49,14 +50,29 @@ export function parseYamlFile<T>(
   validate: ValidateFunction<T>,
   ErrorClass: new (file: string, problems: YamlFileError['problems']) => YamlFileError = YamlFileError,
 ): YamlFile<T> {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  // The data is read by js-yaml, several times faster than building yaml's document (which keeps every
+  // node's place); that document is built only to place a problem. A file js-yaml refuses, or one
+  // with aliases (yaml bounds how far they expand), is read by yaml alone, which reports its mistakes.
+  let parsed: { doc: Document; lineCounter: LineCounter } | undefined;
+  const document = () => {
+    if (!parsed) {
+      const lineCounter = new LineCounter();
+      parsed = { doc: parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true }), lineCounter };
+    }
+    return parsed;
+  };
   const at = (offset: number): Position => {
-    const { line, col } = lineCounter.linePos(offset);
+    const { line, col } = document().lineCounter.linePos(offset);
     return { line: Math.max(line, 1), column: col };
   };
-  if (doc.errors.length > 0) throw new ErrorClass(file, [syntaxProblem(doc.errors, text, at)]);
-  const locate = (path: ReadonlyArray<PathSegment>, part: 'key' | 'value' = 'value') => at(offsetOf(doc, path, part));
+  let data = aliases.test(text) ? undefined : quickly(text);
+  if (data === undefined) {
+    const { doc } = document();
+    if (doc.errors.length > 0) throw new ErrorClass(file, [syntaxProblem(doc.errors, text, at)]);
+    data = doc.toJS({ maxAliasCount: 100 });
+  }
+  const locate = (path: ReadonlyArray<PathSegment>, part: 'key' | 'value' = 'value') =>
+    at(offsetOf(document().doc, path, part));
   const fail = (issues: Issue[]): never => {
     throw new ErrorClass(
       file,
@@ -65,9 +81,20 @@ export function parseYamlFile<T>(
         .sort((a, b) => a.position.line - b.position.line || a.position.column - b.position.column),
     );
   };
-  const data: unknown = doc.toJS({ maxAliasCount: 100 });
   if (!validate(data)) fail(schemaIssues(validate.errors ?? []));
   return { data: data as T, locate, fail };
+}
+
+/** An alias (`*name`) where a value can start: such a file is read by yaml. Text that merely looks like one costs only speed. */
+const aliases = /(^|[\s[{,:-])\*[^\s,[\]{}]/m;
+
+/** The data of a file js-yaml reads without a mistake (YAML 1.2's core schema, as yaml's default), else undefined. */
+function quickly(text: string): unknown {
+  try {
+    return jsYaml.load(text, { schema: jsYaml.CORE_SCHEMA }) ?? undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Turns Ajv's errors into one readable issue per problem. */

@@ -48,6 +48,12 @@ export interface Change {
 export interface Step {
   changes: Change[];
   run?: () => Promise<void>;
+  /** A name other steps can wait for (`trade:<slug>`). */
+  name?: string;
+  /** The steps (by name) this one waits for besides its phase's; a name no step of this run has counts as done. */
+  after?: string[];
+  /** Takes the next free turn before other steps (as every step of a phase that goes `first`). */
+  first?: boolean;
 }
 
 /**
@@ -58,6 +64,11 @@ export interface Phase {
   name: string;
   after: string[];
   steps: Step[];
+  /**
+   * Its steps take the next free turn before those of other phases: a long chain of requests (a
+   * centre, an assessor, a course) started last would end the run last.
+   */
+  first?: boolean;
 }
 
 export interface SeedReport {
@@ -187,13 +198,28 @@ async function plan(seeding: Seeding, emails: string[], db: PlatformDb | undefin
       phases.push({ name: 'trades', after: ['sectors'], steps: trades });
     }
     if (options.only.has('centres'))
-      phases.push({ name: 'centres', after: ['platformAdmins'], steps: planCentres(seeding, admin!, platform) });
-    if (options.only.has('assessors'))
+      phases.push({
+        name: 'centres',
+        after: ['platformAdmins'],
+        steps: planCentres(seeding, admin!, platform),
+        first: true,
+      });
+    if (options.only.has('assessors')) {
+      // An assessor is made while the centres are; only their retained requests wait for them.
+      const assessors = await planAssessors(seeding, admin!, platform);
       phases.push({
         name: 'assessors',
-        after: ['platformAdmins', 'sectors', 'centres'],
-        steps: await planAssessors(seeding, admin!, platform),
+        after: ['platformAdmins', 'sectors'],
+        steps: assessors.map((a) => a.assessor),
+        first: true,
       });
+      phases.push({
+        name: 'retainedRequests',
+        after: ['assessors', 'centres'],
+        steps: assessors.flatMap((a) => a.retained ?? []),
+        first: true,
+      });
+    }
   }
   // LMS courses and level offerings name CAP trades, levels and units: their phases come after the trades.
   phases.push(...(await lmsPhases));
@@ -202,44 +228,66 @@ async function plan(seeding: Seeding, emails: string[], db: PlatformDb | undefin
 }
 
 /**
- * Runs the phases, each once those it needs are done, at most `limit` steps at a time in all. The
- * first failure stops new steps; the steps under way finish before it is thrown.
+ * Runs the phases, each once those it needs are done (and each step once the steps it names are), at
+ * most `limit` steps at a time in all. The first failure stops new steps; the steps under way finish
+ * before it is thrown.
  */
 async function runPhases(phases: Phase[], limit: number, done: (step: Step) => void): Promise<void> {
   let running = 0;
   let failure: { error: unknown } | undefined;
-  const waiting: Array<() => void> = [];
-  const slot = async () => {
-    while (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+  const waiting: Array<{ first: boolean; go: () => void }> = [];
+  const slot = async (first: boolean) => {
+    while (running >= limit) await new Promise<void>((go) => waiting.push({ first, go }));
     running++;
   };
   const free = () => {
     running--;
-    waiting.shift()?.();
+    const next = waiting.findIndex((w) => w.first);
+    waiting.splice(Math.max(next, 0), 1)[0]?.go();
   };
+  // The end of each named step, for the steps that wait for it: a failed or skipped step fails them too.
+  const ends = new Map<string, { promise: Promise<void>; end: (ok: boolean) => void }>();
+  for (const step of phases.flatMap((p) => p.steps)) {
+    if (!step.name) continue;
+    let end!: (ok: boolean) => void;
+    const promise = new Promise<void>((resolve, reject) => (end = (ok) => (ok ? resolve() : reject(failure?.error))));
+    promise.catch(() => {});
+    if (!step.run) end(true);
+    ends.set(step.name, { promise, end });
+  }
   const finished = new Map<string, Promise<void>>();
   for (const phase of phases) {
     const before = phase.after.flatMap((name) => finished.get(name) ?? []);
+    const steps = phase.steps.filter((step) => step.run);
+    const ended = (step: Step, ok: boolean) => step.name && ends.get(step.name)!.end(ok);
     finished.set(
       phase.name,
-      Promise.all(before).then(() =>
-        Promise.all(
-          phase.steps
-            .filter((step) => step.run)
-            .map(async (step) => {
-              await slot();
+      Promise.all(before).then(
+        () =>
+          Promise.all(
+            steps.map(async (step) => {
               try {
-                if (failure) return;
-                await step.run!();
+                await Promise.all((step.after ?? []).map((name) => ends.get(name)?.promise));
+                await slot(Boolean(phase.first || step.first));
+                try {
+                  if (failure) throw failure.error;
+                  await step.run!();
+                } finally {
+                  free();
+                }
+                ended(step, true);
                 done(step);
               } catch (error) {
                 failure ??= { error };
+                ended(step, false);
                 throw error;
-              } finally {
-                free();
               }
             }),
-        ).then(() => undefined),
+          ).then(() => undefined),
+        (error) => {
+          for (const step of steps) ended(step, false);
+          throw error;
+        },
       ),
     );
   }
@@ -460,7 +508,7 @@ function planPeople(seeding: Seeding): Phase[] {
     });
   }
   return [
-    { name: 'platformAdmins', after: [], steps },
+    { name: 'platformAdmins', after: [], steps, first: true },
     { name: 'candidates', after: [], steps: candidates },
   ];
 }
@@ -492,6 +540,9 @@ function planCatalogue(seeding: Seeding, admin: Admin, platform: CapState): [Ste
     for (const trade of sector.trades)
       trades.push(planTrade(seeding, admin, platform, sector.slug, trade, options.allowIdentityChanges));
   }
+  // The trades LMS courses wait for go first.
+  const named = new Set(seeds.lmsCourses.flatMap((course) => (course.cap ? [`trade:${course.cap.trade}`] : [])));
+  for (const trade of trades) trade.first = named.has(trade.name!);
   return [sectors, trades];
 }
 
@@ -581,6 +632,7 @@ function planTrade(
   }
   return {
     changes,
+    name: `trade:${trade.slug}`,
     run: writes.length
       ? async () => {
           for (const write of writes) await write();
@@ -710,7 +762,11 @@ function centreBody(centre: SeedCentre) {
  * assessor onboarding, the admin's approval, the sectors, and for each centre a request the centre's
  * super admin approves. What is already so is left alone; an existing assessor is read signed in.
  */
-async function planAssessors(seeding: Seeding, admin: Admin, platform: CapState): Promise<Step[]> {
+async function planAssessors(
+  seeding: Seeding,
+  admin: Admin,
+  platform: CapState,
+): Promise<Array<{ assessor: Step; retained?: Step }>> {
   const { seeds, api, accounts, ids } = seeding;
   const seededSectors = new Set(seeds.sectors.map((s) => s.slug));
   const seededCentres = new Map(seeds.centres.map((c) => [c.registrationNo, c]));
@@ -722,7 +778,7 @@ async function planAssessors(seeding: Seeding, admin: Admin, platform: CapState)
         );
     });
   }
-  return inParallel(seeds.assessors, 8, async (seed): Promise<Step> => {
+  return inParallel(seeds.assessors, 8, async (seed) => {
     const as = async (method: string, urlPath: string, body?: unknown) =>
       api.call<any>(method, `/v1/cap${urlPath}`, {
         token: (await seeding.session(seed)).accessToken,
@@ -767,13 +823,14 @@ async function planAssessors(seeding: Seeding, admin: Admin, platform: CapState)
       label: seed.email,
       diff: profile && changed ? diff : undefined,
     });
+    const retainedChanges: Change[] = [];
     const retained = (seed.retainedBy ?? []).map((r) => {
       const centreId = platform.centres.get(r.centre)?.id;
       const request = centreId
         ? requests.find((q) => q.centreId === centreId && (q.status === 'pending' || q.status === 'approved'))
         : undefined;
       const outcome: Outcome = request?.status === 'approved' ? 'unchanged' : request ? 'updated' : 'created';
-      changes.push({
+      retainedChanges.push({
         record: 'retainedRequests',
         outcome,
         label: `${seed.email} at ${r.centre}`,
@@ -781,37 +838,50 @@ async function planAssessors(seeding: Seeding, admin: Admin, platform: CapState)
       });
       return { ...r, request, outcome };
     });
-    if (!changed && retained.every((r) => r.outcome === 'unchanged')) return { changes };
-    return {
+    const assessor: Step = {
       changes,
-      run: async () => {
-        if (diff.onboarding) {
-          if (!onboarding) await as('POST', '/onboarding/start', { persona: 'assessor' });
-          await as('PATCH', '/onboarding/assessor/save', {
-            personalDetails: seed.personalDetails,
-            contactInformation: { emailAddress: seed.email, phoneNumber: seed.phoneNumber },
-            residentialAddress: seed.address,
-            ...(seed.assessorNo ? { assessorDetails: { assessorNo: seed.assessorNo } } : {}),
-          });
-          await as('POST', '/onboarding/assessor/submit');
-        }
-        const current = profile ?? (await as('GET', '/assessor/profile'));
-        if (diff.status) await admin.call('POST', `/admin/assessors/${current.id}/approve`);
-        if (diff.sectors)
-          await as('PUT', '/assessor/profile/sectors', {
-            sectorIds: seed.sectors.map((slug) => ids.sectors.get(slug)),
-          });
-        for (const r of retained.filter((x) => x.outcome !== 'unchanged')) {
-          const centreId = ids.centres.get(r.centre)!;
-          const owner = await seeding.session(seededCentres.get(r.centre)!.superAdmin);
-          const request =
-            r.request ??
-            (await as('POST', '/assessor/retained-requests', { centreId, preferredRole: r.preferredRole }));
-          await api.call('PATCH', `/v1/cap/centre/retained-requests/${request.id}/approve`, {
-            token: owner.accessToken,
-            headers: { 'X-CAP-PERSONA': 'centre', 'X-CAP-CENTRE-ID': centreId },
-          });
-        }
+      run: changed
+        ? async () => {
+            if (diff.onboarding) {
+              if (!onboarding) await as('POST', '/onboarding/start', { persona: 'assessor' });
+              await as('PATCH', '/onboarding/assessor/save', {
+                personalDetails: seed.personalDetails,
+                contactInformation: { emailAddress: seed.email, phoneNumber: seed.phoneNumber },
+                residentialAddress: seed.address,
+                ...(seed.assessorNo ? { assessorDetails: { assessorNo: seed.assessorNo } } : {}),
+              });
+              await as('POST', '/onboarding/assessor/submit');
+            }
+            const current = profile ?? (await as('GET', '/assessor/profile'));
+            if (diff.status) await admin.call('POST', `/admin/assessors/${current.id}/approve`);
+            if (diff.sectors)
+              await as('PUT', '/assessor/profile/sectors', {
+                sectorIds: seed.sectors.map((slug) => ids.sectors.get(slug)),
+              });
+          }
+        : undefined,
+    };
+    if (!retained.length) return { assessor };
+    const asking = retained.filter((r) => r.outcome !== 'unchanged');
+    return {
+      assessor,
+      retained: {
+        changes: retainedChanges,
+        run: asking.length
+          ? async () => {
+              for (const r of asking) {
+                const centreId = ids.centres.get(r.centre)!;
+                const owner = await seeding.session(seededCentres.get(r.centre)!.superAdmin);
+                const request =
+                  r.request ??
+                  (await as('POST', '/assessor/retained-requests', { centreId, preferredRole: r.preferredRole }));
+                await api.call('PATCH', `/v1/cap/centre/retained-requests/${request.id}/approve`, {
+                  token: owner.accessToken,
+                  headers: { 'X-CAP-PERSONA': 'centre', 'X-CAP-CENTRE-ID': centreId },
+                });
+              }
+            }
+          : undefined,
       },
     };
   });

@@ -64,7 +64,7 @@ export async function planLms(seeding: Seeding): Promise<Phase[]> {
         lmsAs(author.email, 'GET', '/authoring/level-offerings?limit=100'),
       ])
     : [[], []];
-  const places = capPlaces(api);
+  const places = capPlaces(api, seeding.ids.trades);
   // A CAP place no seed file makes must be on the platform already.
   const seededTrades = new Set(seeds.sectors.flatMap((s) => s.trades.map((t) => t.slug)));
   const onThePlatform = capPlaces(api);
@@ -78,9 +78,15 @@ export async function planLms(seeding: Seeding): Promise<Phase[]> {
   const lms = async (method: string, urlPath: string, body?: unknown) => lmsAs(author!.email, method, urlPath, body);
   const courseSteps = seeds.lmsCourses.map((course): Step => {
     const found = (courses as Array<{ title: string }>).some((c) => c.title === course.title);
-    if (found) return { changes: [{ record: 'lmsCourses', outcome: 'unchanged', label: course.title }] };
+    if (found)
+      return {
+        changes: [{ record: 'lmsCourses', outcome: 'unchanged', label: course.title }],
+        name: `course:${course.title}`,
+      };
     return {
       changes: [{ record: 'lmsCourses', outcome: 'created', label: course.title }],
+      name: `course:${course.title}`,
+      after: course.cap ? [`trade:${course.cap.trade}`] : [],
       run: async () =>
         createCourse(
           api,
@@ -95,6 +101,7 @@ export async function planLms(seeding: Seeding): Promise<Phase[]> {
     if (found) return { changes: [{ record: 'lmsLevelOfferings', outcome: 'unchanged', label: offering.title }] };
     return {
       changes: [{ record: 'lmsLevelOfferings', outcome: 'created', label: offering.title }],
+      after: [`trade:${offering.cap.trade}`, ...offering.courses.map((title) => `course:${title}`)],
       run: async () => {
         const authored = (await lms('GET', '/authoring/courses?limit=100')) as Array<{ id: string; title: string }>;
         const place = await places(offering.cap);
@@ -110,10 +117,18 @@ export async function planLms(seeding: Seeding): Promise<Phase[]> {
     };
   });
   return [
-    { name: 'lmsAdmins', after: [], steps: admins },
-    { name: 'lmsCourses', after: ['lmsAdmins', 'trades'], steps: courseSteps },
-    { name: 'lmsLevelOfferings', after: ['lmsCourses'], steps: offeringSteps },
+    { name: 'lmsAdmins', after: [], steps: admins, first: true },
+    // A course waits for its own trade (its step), not for the whole catalogue; an offering for its courses.
+    { name: 'lmsCourses', after: ['lmsAdmins'], steps: courseSteps, first: true },
+    { name: 'lmsLevelOfferings', after: ['lmsAdmins'], steps: offeringSteps, first: true },
   ];
+}
+
+interface TradeDetail {
+  sectorId: string;
+  activeNosDocument: {
+    qualificationLevels: Array<{ id: string; level: number; units: Array<{ id: string; referenceNumber: string }> }>;
+  } | null;
 }
 
 /** CAP catalogue ids of a seed's place (trade slug, level, unit reference), read from CAP's public catalogue. */
@@ -121,36 +136,38 @@ type CapPlaces = (
   place: SeedCapPlace,
 ) => Promise<{ sectorId: string; tradeId: string; qualificationLevelId: string; unitId: string | null }>;
 
-function capPlaces(api: Api): CapPlaces {
-  let trades: Promise<Map<string, { id: string; sectorId: string }>> | undefined;
+/**
+ * `seeded` holds the ids of the trades this run makes or found (a course waits for its trade's step),
+ * other trades are looked for in the public catalogue. A trade's detail is read once.
+ */
+function capPlaces(api: Api, seeded: ReadonlyMap<string, string> = new Map()): CapPlaces {
+  let trades: Promise<Map<string, string>> | undefined;
   const allTrades = async () => {
     const sectors = (await api.call<Array<{ id: string }>>('GET', '/v1/cap/sectors')) ?? [];
     const lists = await Promise.all(
       sectors.map((sector) =>
-        api.call<Array<{ id: string; sectorId: string; slug: string }>>('GET', `/v1/cap/sectors/${sector.id}/trades`),
+        api.call<Array<{ id: string; slug: string }>>('GET', `/v1/cap/sectors/${sector.id}/trades`),
       ),
     );
-    return new Map(lists.flat().map((trade) => [trade.slug, { id: trade.id, sectorId: trade.sectorId }]));
+    return new Map(lists.flat().map((trade) => [trade.slug, trade.id]));
   };
+  const details = new Map<string, Promise<TradeDetail>>();
   return async (place) => {
-    const trade = (await (trades ??= allTrades())).get(place.trade);
-    if (!trade)
+    const tradeId = seeded.get(place.trade) ?? (await (trades ??= allTrades())).get(place.trade);
+    if (!tradeId)
       throw new CommandFailed(`the CAP catalogue has no active trade "${place.trade}": seed the catalogue first`);
-    const detail = await api.call<{
-      activeNosDocument: {
-        qualificationLevels: Array<{
-          id: string;
-          level: number;
-          units: Array<{ id: string; referenceNumber: string }>;
-        }>;
-      } | null;
-    }>('GET', `/v1/cap/trades/${trade.id}`);
-    const level = detail.activeNosDocument?.qualificationLevels.find((l) => l.level === place.level);
+    let detail = details.get(tradeId);
+    if (!detail) {
+      detail = api.call<TradeDetail>('GET', `/v1/cap/trades/${tradeId}`);
+      details.set(tradeId, detail);
+    }
+    const trade = await detail;
+    const level = trade.activeNosDocument?.qualificationLevels.find((l) => l.level === place.level);
     if (!level) throw new CommandFailed(`trade "${place.trade}" has no level ${place.level} in its NOS`);
     const unit = place.unit ? level.units.find((u) => u.referenceNumber === place.unit) : undefined;
     if (place.unit && !unit)
       throw new CommandFailed(`level ${place.level} of "${place.trade}" has no unit ${place.unit}`);
-    return { sectorId: trade.sectorId, tradeId: trade.id, qualificationLevelId: level.id, unitId: unit?.id ?? null };
+    return { sectorId: trade.sectorId, tradeId, qualificationLevelId: level.id, unitId: unit?.id ?? null };
   };
 }
 
@@ -162,23 +179,24 @@ async function createCourse(
 ): Promise<void> {
   const lms = (method: string, urlPath: string, body?: unknown) =>
     api.call<any>(method, `/v1/lms${urlPath}`, { token, body });
+  // The items' packages are uploaded while the course and its modules are made.
+  const items = Promise.all(
+    seed.modules.map((module) => Promise.all(module.items.map((i) => itemBody(api, token, i)))),
+  );
+  items.catch(() => {}); // awaited below
   const course = await lms('POST', '/authoring/courses', {
     title: seed.title,
     ...(seed.description ? { description: seed.description } : {}),
     price: { amountMinorUnits: seed.price ?? '0', currency: 'NGN' },
     ...(capLinkage ? { capLinkage } : {}),
   });
-  for (const module of seed.modules) {
+  for (const [m, module] of seed.modules.entries()) {
     const created = await lms('POST', `/authoring/courses/${course.id}/modules`, {
       title: module.title,
       optional: module.optional ?? false,
     });
-    for (const item of module.items)
-      await lms(
-        'POST',
-        `/authoring/courses/${course.id}/modules/${created.id}/items`,
-        await itemBody(api, token, item),
-      );
+    for (const body of (await items)[m]!)
+      await lms('POST', `/authoring/courses/${course.id}/modules/${created.id}/items`, body);
   }
   if (seed.publish !== false) await lms('POST', `/authoring/courses/${course.id}/publish`);
 }

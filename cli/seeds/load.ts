@@ -347,7 +347,7 @@ export async function loadSeeds(targets: string[]): Promise<SeedSet> {
     where,
   };
   const problems: string[] = [];
-  const seen = new Map<string, string>();
+  const seen = new Map<string, () => string>(); // where each name is first seeded, placed only when it is repeated
   for (const file of set.files) {
     try {
       const { data, fail, locate } = parseYamlFile(await readFile(file, 'utf8'), file, validate);
@@ -357,8 +357,8 @@ export async function loadSeeds(targets: string[]): Promise<SeedSet> {
       const once = (key: string, at: Issue['path']) => {
         const first = seen.get(key);
         if (first)
-          issues.push({ path: at, message: `${key.split(':').slice(1).join(':')} is already seeded at ${first}` });
-        else seen.set(key, `${file}:${locate(at).line}`);
+          issues.push({ path: at, message: `${key.split(':').slice(1).join(':')} is already seeded at ${first()}` });
+        else seen.set(key, () => `${file}:${locate(at).line}`);
       };
       /** Names unique within one list (case-insensitive). */
       const uniqueIn = <T>(

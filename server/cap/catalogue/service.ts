@@ -9,6 +9,7 @@ import {
   type Transaction,
 } from 'sequelize';
 import { containing } from '../../platform/db/like.ts';
+import { newId } from '../../platform/ids.ts';
 import { conflict, notFound, unprocessable, type ErrorDetail } from '../../platform/http/errors.ts';
 import { Conditions, keysetInstances } from '../../platform/db/keyset.ts';
 import { preparedReads } from '../../platform/db/prepared.ts';
@@ -247,42 +248,46 @@ export function createCatalogue(sequelize: Sequelize) {
     })),
   });
 
-  /** Writes a document's levels, units and outcomes under `doc`. */
+  /** Writes a document's levels, units and outcomes under `doc`, one statement for each of the three. */
   async function writeNosContent(
     doc: NosDocument,
     input: NosDocumentInput,
     trade: Trade,
     transaction: Transaction,
   ): Promise<void> {
-    for (const levelInput of input.levels) {
-      const level = await QualificationLevel.create(
-        {
-          nosDocumentId: doc.id,
-          level: levelInput.level,
-          slug: levelInput.slug || `${trade.slug}-level-${levelInput.level}`,
-          purpose: levelInput.purpose,
-        },
+    const levels = input.levels.map((levelInput) => ({
+      id: newId(),
+      nosDocumentId: doc.id,
+      level: levelInput.level,
+      slug: levelInput.slug || `${trade.slug}-level-${levelInput.level}`,
+      purpose: levelInput.purpose,
+    }));
+    const units = input.levels.flatMap((levelInput, l) =>
+      levelInput.units.map((unitInput, position) => ({
+        ...unitFields(unitInput),
+        id: newId(),
+        qualificationLevelId: levels[l]!.id,
+        nosDocumentId: doc.id,
+        position,
+        learningOutcomes: unitInput.learningOutcomes,
+      })),
+    );
+    const outcomes = units.flatMap((unit) =>
+      unit.learningOutcomes.map((o, position) => ({
+        unitId: unit.id,
+        reference: o.reference,
+        description: o.description,
+        performanceCriteria: o.performanceCriteria,
+        position,
+      })),
+    );
+    await QualificationLevel.bulkCreate(levels, { transaction });
+    if (units.length)
+      await Unit.bulkCreate(
+        units.map(({ learningOutcomes: _, ...unit }) => unit),
         { transaction },
       );
-      for (const [position, unitInput] of levelInput.units.entries()) {
-        const unit = await Unit.create(
-          { ...unitFields(unitInput), qualificationLevelId: level.id, nosDocumentId: doc.id, position },
-          { transaction },
-        );
-        if (unitInput.learningOutcomes.length) {
-          await LearningOutcome.bulkCreate(
-            unitInput.learningOutcomes.map((o, p) => ({
-              unitId: unit.id,
-              reference: o.reference,
-              description: o.description,
-              performanceCriteria: o.performanceCriteria,
-              position: p,
-            })),
-            { transaction },
-          );
-        }
-      }
-    }
+    if (outcomes.length) await LearningOutcome.bulkCreate(outcomes, { transaction });
   }
 
   // ---- lookups that 404 --------------------------------------------------------------------------
