@@ -317,12 +317,14 @@ function authenticate(
           if (!verify) throw new Error(`security scheme ${names[scheme]} has no handler`);
           const pending = verify(call);
           if (pending) {
-            const [a, s] = [alternative, scheme + 1];
+            const next = alternative + 1;
+            const rest = scheme + 1;
+            const current = alternative;
             return pending.then(
-              () => from(a, s),
+              () => from(current, rest),
               (err: unknown) => {
                 refused(err);
-                return from(a + 1, 0);
+                return from(next, 0);
               },
             );
           }
