@@ -19,7 +19,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { loadDrafts } from '../server/platform/dev/provider-states.ts';
 import { newId } from '../server/platform/ids.ts';
 import {
   call,
@@ -27,6 +26,8 @@ import {
   hello,
   login as signIn,
   median,
+  password,
+  prepareOwner,
   paired as pairedLoads,
   printTable,
   productionEnv,
@@ -64,30 +65,6 @@ function cliStart(): void {
     goal: '<= 3x',
     met: help / node <= 3,
   });
-}
-
-// ---------------------------------------------------------------- the platform's data
-const password = 'Bench-pass-1234';
-
-/** A verified user who owns a centre (through the real sign-up and onboarding), in development mode. */
-async function prepareOwner(gateway: string): Promise<{ email: string }> {
-  const email = `owner+${newId().toLowerCase()}@example.test`;
-  await call(gateway, 'POST', '/v1/ol/auth/register', { email, password, intents: ['cap'] });
-  let otp: string | undefined;
-  for (let i = 0; i < 100 && !otp; i++) {
-    otp = (await call(gateway, 'GET', `/v1/ol/dev/mailbox?to=${encodeURIComponent(email)}`))[0]?.otp;
-    if (!otp) await new Promise((r) => setTimeout(r, 100));
-  }
-  const { accessToken } = await call(gateway, 'POST', '/v1/ol/auth/verify-account', {
-    email,
-    otp,
-    purpose: 'account_verify',
-  });
-  const auth = { authorization: `Bearer ${accessToken}` };
-  await call(gateway, 'POST', '/v1/cap/onboarding/start', { persona: 'centre' }, auth);
-  await call(gateway, 'PATCH', '/v1/cap/onboarding/centre/save', loadDrafts('cap').centre, auth);
-  await call(gateway, 'POST', '/v1/cap/onboarding/centre/submit', undefined, auth);
-  return { email };
 }
 
 /** 10,000 members (and their users) in the owner's centre, written straight to the database: only their reading is measured. */

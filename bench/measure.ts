@@ -4,6 +4,8 @@ import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { loadDrafts } from '../server/platform/dev/provider-states.ts';
+import { newId } from '../server/platform/ids.ts';
 
 export const capctl = path.resolve('bin/capctl');
 export const connections = 32;
@@ -49,12 +51,13 @@ export interface Serve {
   stop(): Promise<void>;
 }
 
-export function serve(dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<Serve> {
+/** `capctl serve` on `dataDir`; `bin` may be another checkout's capctl (bench/cpu.ts compares two). */
+export function serve(dataDir: string, env: NodeJS.ProcessEnv = {}, bin = capctl): Promise<Serve> {
   const started = performance.now();
   const child = spawn(
     process.execPath,
     [
-      capctl,
+      bin,
       'serve',
       '--data-dir',
       dataDir,
@@ -92,7 +95,7 @@ export function serve(dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<Ser
 }
 
 /** A bare Express 5 app answering one JSON hello, in its own process, as the throughput baseline. */
-export function hello(): Promise<{ url: string; stop(): void }> {
+export function hello(): Promise<{ url: string; pid: number; stop(): void }> {
   const source = `
     import express from 'express';
     const app = express();
@@ -104,7 +107,7 @@ export function hello(): Promise<{ url: string; stop(): void }> {
   });
   return new Promise((resolve) => {
     child.stdout!.once('data', (d) =>
-      resolve({ url: `http://127.0.0.1:${String(d).trim()}/hello`, stop: () => child.kill() }),
+      resolve({ url: `http://127.0.0.1:${String(d).trim()}/hello`, pid: child.pid!, stop: () => child.kill() }),
     );
   });
 }
@@ -179,4 +182,27 @@ export async function call(
 export async function login(gateway: string, email: string, password: string): Promise<Record<string, string>> {
   const { accessToken } = await call(gateway, 'POST', '/v1/ol/auth/login', { email, password });
   return { authorization: `Bearer ${accessToken}` };
+}
+
+export const password = 'Bench-pass-1234';
+
+/** A verified user who owns a centre (through the real sign-up and onboarding), in development mode. */
+export async function prepareOwner(gateway: string): Promise<{ email: string }> {
+  const email = `owner+${newId().toLowerCase()}@example.test`;
+  await call(gateway, 'POST', '/v1/ol/auth/register', { email, password, intents: ['cap'] });
+  let otp: string | undefined;
+  for (let i = 0; i < 100 && !otp; i++) {
+    otp = (await call(gateway, 'GET', `/v1/ol/dev/mailbox?to=${encodeURIComponent(email)}`))[0]?.otp;
+    if (!otp) await new Promise((r) => setTimeout(r, 100));
+  }
+  const { accessToken } = await call(gateway, 'POST', '/v1/ol/auth/verify-account', {
+    email,
+    otp,
+    purpose: 'account_verify',
+  });
+  const auth = { authorization: `Bearer ${accessToken}` };
+  await call(gateway, 'POST', '/v1/cap/onboarding/start', { persona: 'centre' }, auth);
+  await call(gateway, 'PATCH', '/v1/cap/onboarding/centre/save', loadDrafts('cap').centre, auth);
+  await call(gateway, 'POST', '/v1/cap/onboarding/centre/submit', undefined, auth);
+  return { email };
 }

@@ -8,12 +8,32 @@ import { created, ok } from '../../server/platform/http/reply.ts';
 import { newId } from '../../server/platform/ids.ts';
 import { createLogger } from '../../server/platform/logger.ts';
 import { call } from '../helpers/platform.ts';
+import { AppError } from '../../server/platform/http/errors.ts';
+import type { Call, SecurityHandler } from '../../server/platform/http/operations.ts';
 
 // The binder's mechanics, on a small document of our own: routing by operationId, validation from the
 // schema, response checking. The platform's own documents are covered in platform-http.test.ts.
 const fixture = path.resolve('test/fixtures/kernel-api.yaml');
 const widgets = Array.from({ length: 5 }, (_, i) => ({ id: newId(), name: `w${i}` }));
 let server: Listener;
+
+// The schemes of /guarded: one that answers later (a token checked against keys fetched), two at once
+// (a token verified before). Each adds its name to the principal it admits.
+const admittedBy = (call: Call, scheme: string) =>
+  (call.principal = { kind: 'service', claims: { by: [...((call.principal?.claims?.by as string[]) ?? []), scheme] } });
+const slowKey: SecurityHandler = async (call) => {
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  if (call.req.headers['x-slow-key'] !== 'good') throw new AppError(401, 'auth.slow_refused', 'Slow key refused.');
+  admittedBy(call, 'slow');
+};
+const quickKey: SecurityHandler = (call) => {
+  if (call.req.headers['x-quick-key'] !== 'good') throw new AppError(403, 'auth.quick_refused', 'Quick key refused.');
+  admittedBy(call, 'quick');
+};
+const otherKey: SecurityHandler = (call) => {
+  if (call.req.headers['x-other-key'] !== 'good') throw new AppError(403, 'auth.other_refused', 'Other key refused.');
+  admittedBy(call, 'other');
+};
 let base: string;
 
 test.before(async () => {
@@ -31,8 +51,9 @@ test.before(async () => {
       },
       widgetSummary: () => ok({ total: widgets.length }),
       getWidget: (c) => ok({ id: c.params.id }),
+      getGuarded: (c) => ok({ admittedBy: c.principal?.claims?.by }),
     },
-    { checkResponses: true },
+    { checkResponses: true, security: { slowKey, quickKey, otherKey } },
   );
   server = await listen(
     createHttpApp([{ prefix: '/api', router }], createLogger('silent'), {
@@ -179,4 +200,27 @@ test('a known path with another method is 405 with an Allow header', async (t) =
   t.is(res.status, 405);
   t.is(res.body.error.code, 'http.method_not_allowed');
   t.is(res.headers.allow, 'GET, POST');
+});
+
+test('security: an alternative admits a call only when all its schemes do, waiting for those that answer later', async (t) => {
+  const res = await call('GET', `${base}/guarded`, { headers: { 'x-slow-key': 'good', 'x-quick-key': 'good' } });
+  t.is(res.status, 200);
+  t.deepEqual(res.body.data.admittedBy, ['slow', 'quick']);
+});
+
+test('security: a later alternative admits a call the first refused, without the principal the first left', async (t) => {
+  const res = await call('GET', `${base}/guarded`, {
+    headers: { 'x-slow-key': 'good', 'x-quick-key': 'bad', 'x-other-key': 'good' },
+  });
+  t.is(res.status, 200);
+  t.deepEqual(res.body.data.admittedBy, ['other']);
+});
+
+test("security: when no alternative admits the call, the first alternative's error is the answer", async (t) => {
+  const slowRefused = await call('GET', `${base}/guarded`, { headers: { 'x-slow-key': 'bad' } });
+  t.is(slowRefused.status, 401);
+  t.is(slowRefused.body.error.code, 'auth.slow_refused');
+  const quickRefused = await call('GET', `${base}/guarded`, { headers: { 'x-slow-key': 'good' } });
+  t.is(quickRefused.status, 403);
+  t.is(quickRefused.body.error.code, 'auth.quick_refused');
 });

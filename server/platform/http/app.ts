@@ -58,14 +58,14 @@ export function createHttpApp(mounts: Mount[], logger: Logger, options: HttpOpti
   const start = (req: Request, res: Response, next: NextFunction) => {
     const incoming = req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && saneRequestId.test(incoming) ? incoming : newId();
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     const path = req.path;
     res.locals.requestId = requestId;
     res.setHeader('X-Request-Id', requestId);
     const scope = requestScope();
     const client = clientAddress(req); // now: by the time the answer is sent, the socket may be gone
     res.on('finish', () => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const ms = performance.now() - started;
       accessLog.info(
         {
           requestId,
@@ -143,7 +143,10 @@ function nestedDeeperThan(value: unknown, max: number): boolean {
 export function clientAddress(req: Request): string {
   const kept = req as Request & { [clientKey]?: string };
   // Express reads the peer from the socket, which a client that went away has already taken with it.
-  return (kept[clientKey] ??= (req.socket ? req.ip : undefined) ?? 'unknown');
+  // Without X-Forwarded-For, Express's answer is the peer whatever proxies are trusted: read it straight.
+  return (kept[clientKey] ??=
+    (req.headers['x-forwarded-for'] === undefined ? req.socket?.remoteAddress : req.socket ? req.ip : undefined) ??
+    'unknown');
 }
 /** Each request's client, read once while its socket is there (the access log reads it after the answer). */
 const clientKey = Symbol('client');
@@ -291,11 +294,11 @@ export function listen(
     requestTimeout: Math.max(300_000, keepAliveMs + 2000),
   });
   let draining = false;
-  // Before the app, so the header is set before any reply is written.
-  server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
+  // One listener (each more is an array copied on every request); the header goes on before the app runs.
+  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     if (draining) res.setHeader('Connection', 'close');
+    app(req, res);
   });
-  server.on('request', app);
   let connections = 0;
   server.on('connection', () => void (connections += 1));
   return new Promise((resolve, reject) => {

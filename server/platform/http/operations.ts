@@ -157,7 +157,11 @@ export function bindOperations(
       );
     }
     req.params = params;
-    handle(req, res).catch(next);
+    try {
+      handle(req, res)?.catch(next);
+    } catch (err) {
+      next(err);
+    }
   }) as OperationRouter;
   Object.defineProperty(router, 'routes', { value: doc.operations.map((o) => `${o.method.toUpperCase()} ${o.path}`) });
   return router;
@@ -165,7 +169,7 @@ export function bindOperations(
 
 interface PathEntry {
   pattern: { regex: RegExp; names: string[] };
-  methods: Map<string, (req: Request, res: Response) => Promise<void>>;
+  methods: Map<string, (req: Request, res: Response) => Promise<void> | void>;
 }
 
 /**
@@ -206,15 +210,31 @@ function specificity(p: string): number {
   return p.split('/').reduce((score, segment) => score * 2 + (segment.startsWith('{') ? 0 : 1), 1);
 }
 
+/**
+ * The request handling of one operation. It returns a promise only when something had to be waited
+ * for (a token not verified before, a handler that queries): each `await` is a turn of the microtask
+ * queue and a promise, and a kept caller's read needs none.
+ */
 function handlerFor(
   op: Operation,
   handler: Handler,
   options: BindOptions,
-): (req: Request, res: Response) => Promise<void> {
+): (req: Request, res: Response) => Promise<void> | void {
   // Compiled on the first request: compiling every schema up front costs start-up time
   // (test/platform/openapi-documents.test.ts compiles them all, so a broken schema still fails the tests).
   let validators: OperationValidators | undefined;
-  return async (req: Request, res: Response) => {
+  const security = op.security?.length ? op.security.map((alternative) => Object.keys(alternative)) : undefined;
+  const checkResponses = options.checkResponses ?? false;
+  const reply = (res: Response, v: OperationValidators, replied: Reply) => send(res, replied, op, v, checkResponses);
+  const run = (res: Response, v: OperationValidators, call: Call): Promise<void> | void => {
+    if (!v.header(call.headers)) throw validationFailed(toDetails(v.header.errors, 'header'));
+    if (!v.query(call.query)) throw validationFailed(toDetails(v.query.errors, 'query'));
+    checkBody(op, v, call);
+    const replied = handler(call);
+    if (replied instanceof Promise) return replied.then((r) => reply(res, v, r));
+    reply(res, v, replied);
+  };
+  return (req: Request, res: Response) => {
     const v = (validators ??= compileOperation(op, { devMode: options.devMode }));
     const call: Call = {
       operationId: op.operationId,
@@ -234,14 +254,8 @@ function handlerFor(
     unsafeText(call.body, '', unsafe);
     if (unsafe.length) throw validationFailed(unsafe);
     if (!v.path(call.params)) throw validationFailed(toDetails(v.path.errors, 'path'));
-    // Each `await` is a turn of the microtask queue: taken only when there is something to wait for.
-    const authenticating = op.security?.length ? authenticate(op, call, options.security ?? {}) : undefined;
-    if (authenticating) await authenticating;
-    if (!v.header(call.headers)) throw validationFailed(toDetails(v.header.errors, 'header'));
-    if (!v.query(call.query)) throw validationFailed(toDetails(v.query.errors, 'query'));
-    checkBody(op, v, call);
-    const replied = handler(call);
-    send(res, replied instanceof Promise ? await replied : replied, op, v, options.checkResponses ?? false);
+    const authenticating = security ? authenticate(security, call, options.security ?? {}) : undefined;
+    return authenticating ? authenticating.then(() => run(res, v, call)) : run(res, v, call);
   };
 }
 
@@ -279,50 +293,50 @@ function pickHeaders(req: Request, op: Operation): Record<string, unknown> {
 }
 
 /**
- * Runs the operation's security: the first alternative whose schemes all admit the call wins, else the
- * first alternative's error stands. One scheme that admits the call synchronously (a token verified
- * before) is waited for by nobody.
+ * Runs the operation's security (its alternatives, each a list of scheme names): the first alternative
+ * whose schemes all admit the call wins, else the first alternative's error stands. Schemes that admit
+ * the call synchronously (a token verified before) are not waited for: the result is a promise only
+ * from the first scheme that returned one.
  */
-function authenticate(op: Operation, call: Call, schemes: Record<string, SecurityHandler>): Promise<void> | void {
-  const alternatives = op.security ?? [];
-  if (alternatives.length === 0) return;
-  const only = alternatives.length === 1 ? Object.keys(alternatives[0]!) : [];
-  if (only.length === 1 && schemes[only[0]!]) {
-    const refused = (err: unknown): never => {
-      call.principal = undefined;
-      throw err;
-    };
-    try {
-      const pending = schemes[only[0]!]!(call);
-      if (pending) return pending.catch(refused);
-    } catch (err) {
-      refused(err);
-    }
-    return;
-  }
-  return authenticateAlternatives(alternatives, call, schemes);
-}
-
-async function authenticateAlternatives(
-  alternatives: NonNullable<Operation['security']>,
+function authenticate(
+  alternatives: string[][],
   call: Call,
   schemes: Record<string, SecurityHandler>,
-): Promise<void> {
+): Promise<void> | void {
   let firstError: unknown;
-  for (const alternative of alternatives) {
-    try {
-      for (const scheme of Object.keys(alternative)) {
-        const verify = schemes[scheme];
-        if (!verify) throw new Error(`security scheme ${scheme} has no handler`);
-        await verify(call);
+  const refused = (err: unknown) => {
+    firstError ??= err;
+    call.principal = undefined;
+  };
+  const from = (alternative: number, scheme: number): Promise<void> | void => {
+    for (; alternative < alternatives.length; alternative++, scheme = 0) {
+      const names = alternatives[alternative]!;
+      try {
+        for (; scheme < names.length; scheme++) {
+          const verify = schemes[names[scheme]!];
+          if (!verify) throw new Error(`security scheme ${names[scheme]} has no handler`);
+          const pending = verify(call);
+          if (pending) {
+            const next = alternative + 1;
+            const rest = scheme + 1;
+            const current = alternative;
+            return pending.then(
+              () => from(current, rest),
+              (err: unknown) => {
+                refused(err);
+                return from(next, 0);
+              },
+            );
+          }
+        }
+        return;
+      } catch (err) {
+        refused(err);
       }
-      return;
-    } catch (err) {
-      firstError ??= err;
-      call.principal = undefined;
     }
-  }
-  throw firstError;
+    throw firstError;
+  };
+  return from(0, 0);
 }
 
 function checkBody(op: Operation, v: OperationValidators, call: Call): void {
