@@ -95,7 +95,7 @@ export async function keysetRows<T extends { id: string }>(
 
 const attributeLists = new WeakMap<ModelStatic<Model>, (alias: string) => string>();
 /** The model's columns as its attribute names (`x.user_id AS "userId"`), as Sequelize's own reads name them. */
-function attributesOf(model: ModelStatic<Model>, alias: string): string {
+export function attributesOf(model: ModelStatic<Model>, alias: string): string {
   let list = attributeLists.get(model);
   if (!list) {
     const columns = Object.entries(model.getAttributes())
