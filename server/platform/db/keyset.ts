@@ -37,7 +37,7 @@ export class Conditions {
 
 const statementNames = new Map<string, string>();
 /** A prepared statement's name from its text (a list has a few shapes, each named once). */
-function statementName(text: string): string {
+export function statementName(text: string): string {
   let name = statementNames.get(text);
   if (!name) statementNames.set(text, (name = `keyset.${createHash('sha1').update(text).digest('base64url')}`));
   return name;
