@@ -1,6 +1,6 @@
 import { Op, type Transaction } from 'sequelize';
 import { notFound } from '../../../platform/http/errors.ts';
-import { attributesOf, Conditions, keysetRows } from '../../../platform/db/keyset.ts';
+import { Conditions, keysetInstances } from '../../../platform/db/keyset.ts';
 import { preparedReads } from '../../../platform/db/prepared.ts';
 import { pageRequest } from '../../../platform/http/pagination.ts';
 import { newId } from '../../../platform/ids.ts';
@@ -21,9 +21,7 @@ export interface NewCentre {
 }
 
 /** A centre as the admins see it, with the super admin it was founded with. */
-type Founder = Pick<CentreStaff, 'userId' | 'name' | 'email'>;
-
-function adminCentreOf(centre: Centre, founder: Founder | undefined, logo: string | null, photo: string | null) {
+function adminCentreOf(centre: Centre, founder: CentreStaff | undefined, logo: string | null, photo: string | null) {
   return {
     id: centre.id,
     name: centre.name,
@@ -103,14 +101,12 @@ export function createAdminCentres(
     },
   });
 
-  /** The centres as the admins see them; `known`: their founders, when read with them. */
-  async function presentAll(rows: Centre[], transaction?: Transaction, known?: Map<string, Founder>) {
+  async function presentAll(rows: Centre[], transaction?: Transaction) {
     const [founders, urlOf] = await Promise.all([
-      known ??
-        foundersOf(
-          rows.map((centre) => centre.id),
-          transaction,
-        ),
+      foundersOf(
+        rows.map((centre) => centre.id),
+        transaction,
+      ),
       assetUrls(rows.map((centre) => centre.logoAssetId)),
     ]);
     const photoOf = await photos.ofUsers([...founders.values()].map((founder) => founder.userId));
@@ -141,25 +137,13 @@ export function createAdminCentres(
       const where = new Conditions();
       if (query.q) where.add('(x.name ILIKE ? OR x.registration_no ILIKE ?)', containing(query.q));
       if (query.status) where.add('x.status = ?', query.status);
-      // The page with each centre's founder (its first super admin, as foundersOf reads them): one statement.
-      const { items, meta } = await keysetRows<{ id: string; founder: Founder | null }>(
-        read,
-        pageRequest(query as Record<string, unknown>),
-        {
-          select: `${attributesOf(Centre, 'x')},
-            (SELECT json_build_object('userId', s.user_id, 'name', s.name, 'email', s.email) FROM cap.centre_staff s
-              WHERE s.centre_id = x.id AND s.role = 'super_admin' ORDER BY s.created_at, s.id LIMIT 1) AS founder`,
-          from: 'cap.centres x',
-          where,
-          key: 'x.id',
-          desc: true,
-        },
-      );
-      const founders = new Map(items.flatMap(({ id, founder }) => (founder ? [[id, founder] as const] : [])));
-      const rows = items.map(({ founder, ...columns }) =>
-        Centre.build(columns as never, { raw: true, isNewRecord: false }),
-      );
-      return { items: await presentAll(rows, undefined, founders), meta };
+      const { items, meta } = await keysetInstances(read, pageRequest(query as Record<string, unknown>), Centre, {
+        from: 'cap.centres x',
+        where,
+        key: 'x.id',
+        desc: true,
+      });
+      return { items: await presentAll(items), meta };
     },
 
     summary: () => moderation.summary(),
