@@ -1,5 +1,6 @@
 import { Op, QueryTypes, type Transaction } from 'sequelize';
 import { catalogueSql } from '../catalogue/index.ts';
+import { peopleSql } from '../people/index.ts';
 import { handlerUserIdOf } from './handling.ts';
 import type { Applications } from './service.ts';
 
@@ -8,6 +9,17 @@ import type { Applications } from './service.ts';
  * statement (a centre's directory, searched and paged across staff, candidates and assessors).
  */
 export const applicationsSql = {
+  /**
+   * The candidate's personal details (jsonb: firstName, lastName, ...) of the applications row `a`: the
+   * draft's, else their candidate onboarding's, else null (what `present` shows).
+   */
+  candidateDetails: (a: string) =>
+    `coalesce(NULLIF(${a}.draft #> '{personalInformation,personalDetails}', 'null'::jsonb), ${peopleSql.onboardingData(`${a}.candidate_user_id`, 'candidate', '{personalDetails}')})`,
+
+  /** The candidate's name (first and last, '' without either) of the applications row `a`. */
+  candidateName: (a: string) =>
+    `(SELECT concat_ws(' ', NULLIF(n.d ->> 'firstName', ''), NULLIF(n.d ->> 'lastName', '')) FROM (SELECT ${applicationsSql.candidateDetails(a)} AS d) n)`,
+
   /** The candidates of the centre `centreId`: an application there past its draft (`user_id`, each once). */
   candidatesOf: (centreId: string) =>
     `SELECT DISTINCT candidate_user_id AS user_id FROM cap.applications WHERE centre_id = ${centreId} AND status <> 'draft'`,

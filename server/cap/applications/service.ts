@@ -1,5 +1,5 @@
 import { Op, QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
-import { Conditions, keysetInstances } from '../../platform/db/keyset.ts';
+import { Conditions, keysetRows } from '../../platform/db/keyset.ts';
 import { containing } from '../../platform/db/like.ts';
 import { preparedReads } from '../../platform/db/prepared.ts';
 import type { ServiceEvents } from '../../platform/events/types.ts';
@@ -18,6 +18,7 @@ import {
   type People,
 } from '../people/index.ts';
 import { handlerUserIdOf, staffQueues, type StaffQueue } from './handling.ts';
+import { presentedColumns, presentedRow, type PresentedRow } from './presented.ts';
 import {
   enteredStatus,
   findMove,
@@ -482,15 +483,16 @@ export function createApplications(deps: {
         );
       }
       // Sorted by submission: unsubmitted drafts last; ties by id. The cursor is the last row's id. One
-      // statement with the assessors' and the catalogue's conditions: the page is filtered by them.
-      const { items, meta } = await keysetInstances(read, pageRequest(query as Record<string, unknown>), Application, {
+      // statement with the assessors' and the catalogue's conditions, and the names it shows.
+      const { items, meta } = await keysetRows<PresentedRow>(read, pageRequest(query as Record<string, unknown>), {
+        select: presentedColumns('a'),
         from: 'cap.applications a',
         alias: 'a',
         where,
         key: query.sort === 'submittedAt' ? `coalesce(a.submitted_at, 'infinity'::timestamptz)` : 'a.id',
         desc: (query.order ?? 'desc') === 'desc',
       });
-      return { items: await present(items), meta };
+      return { items: items.map(presentedRow), meta };
     },
 
     /** The flat detail the client reads: the Application with the draft's sections at the top level. */

@@ -11,7 +11,7 @@ import {
 import { containing } from '../../platform/db/like.ts';
 import { newId } from '../../platform/ids.ts';
 import { conflict, notFound, unprocessable, type ErrorDetail } from '../../platform/http/errors.ts';
-import { Conditions, keysetInstances } from '../../platform/db/keyset.ts';
+import { attributesOf, Conditions, keysetInstances, keysetRows } from '../../platform/db/keyset.ts';
 import { preparedReads } from '../../platform/db/prepared.ts';
 import { pageRequest } from '../../platform/http/pagination.ts';
 import { lifecycleWriter, modelStore } from '../../platform/lifecycle.ts';
@@ -78,6 +78,15 @@ export interface OutcomeFields {
   performanceCriteria: PerformanceCriterion[];
 }
 export type NosImport = { title?: string; levels?: NosDocumentInput['levels']; csv?: string };
+
+/** A trade's active NOS document as the admin trade list shows it. */
+interface ActiveNosDocument {
+  id: string;
+  version: number;
+  title: string;
+  levelCount: number;
+  unitCount: number;
+}
 
 /**
  * The catalogue: sectors, trades and their NOS documents. The public reads (active trades only) and
@@ -382,19 +391,27 @@ export function createCatalogue(sequelize: Sequelize) {
     const docOf = new Map(docs.map((d) => [d.trade_id, d]));
     return trades.map((trade) => {
       const doc = docOf.get(trade.id);
-      return {
-        ...tradeOf(trade),
-        sectorName: sectors.get(trade.sectorId)?.name ?? null,
-        status: trade.status,
-        evidenceTypes: trade.evidenceTypes,
-        activeNosDocument: doc
+      return adminTradeView(
+        trade,
+        sectors.get(trade.sectorId)?.name ?? null,
+        doc
           ? { id: doc.id, version: doc.version, title: doc.title, levelCount: doc.levels, unitCount: doc.units }
           : null,
-        archivedAt: trade.archivedAt ? trade.archivedAt.toISOString() : null,
-        createdAt: trade.createdAt.toISOString(),
-        updatedAt: trade.updatedAt.toISOString(),
-      };
+      );
     });
+  }
+
+  function adminTradeView(trade: Trade, sectorName: string | null, activeNosDocument: ActiveNosDocument | null) {
+    return {
+      ...tradeOf(trade),
+      sectorName,
+      status: trade.status,
+      evidenceTypes: trade.evidenceTypes,
+      activeNosDocument,
+      archivedAt: trade.archivedAt ? trade.archivedAt.toISOString() : null,
+      createdAt: trade.createdAt.toISOString(),
+      updatedAt: trade.updatedAt.toISOString(),
+    };
   }
   const adminTrade = async (trade: Trade) => (await adminTrades([trade]))[0]!;
 
@@ -577,13 +594,28 @@ export function createCatalogue(sequelize: Sequelize) {
       if (query.sectorId) where.add('x.sector_id = ?', query.sectorId);
       if (query.status) where.add('x.status = ?', query.status);
       if (query.slug) where.add('x.slug = ?', query.slug);
-      const { items, meta } = await keysetInstances(read, pageRequest(query), Trade, {
+      // One statement: each trade with its sector's name and its active NOS (adminTrades' shape).
+      const { items, meta } = await keysetRows<{
+        id: string;
+        sectorName: string | null;
+        doc: ActiveNosDocument | null;
+      }>(read, pageRequest(query), {
+        select: `${attributesOf(Trade, 'x')}, (SELECT s.name FROM cap.sectors s WHERE s.id = x.sector_id) AS "sectorName",
+            (SELECT json_build_object('id', d.id, 'version', d.version, 'title', d.title,
+                    'levelCount', (SELECT count(*)::int FROM cap.qualification_levels l WHERE l.nos_document_id = d.id),
+                    'unitCount', (SELECT count(*)::int FROM cap.units u WHERE u.nos_document_id = d.id))
+               FROM cap.nos_documents d WHERE d.trade_id = x.id AND d.status = 'active' LIMIT 1) AS doc`,
         from: 'cap.trades x',
         where,
         key: 'x.id',
         desc: true,
       });
-      return { items: await adminTrades(items), meta };
+      return {
+        items: items.map(({ sectorName, doc, ...columns }) =>
+          adminTradeView(Trade.build(columns as never, { raw: true, isNewRecord: false }), sectorName, doc),
+        ),
+        meta,
+      };
     },
 
     /** The trade with its active NOS in the import shape, and every version it has had. */

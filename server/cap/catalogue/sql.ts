@@ -7,6 +7,14 @@ export const catalogueSql = {
   /** The name of the trade whose id is the SQL expression `tradeId`. */
   tradeName: (tradeId: string) => `(SELECT t.name FROM cap.trades t WHERE t.id = ${tradeId})`,
 
+  /** The sector whose id is the SQL expression `sectorId` as `{ id, name, slug }` (JSON), or null. */
+  sectorCard: (sectorId: string) =>
+    `(SELECT json_build_object('id', s.id, 'name', s.name, 'slug', s.slug) FROM cap.sectors s WHERE s.id = ${sectorId})`,
+
+  /** The trade whose id is the SQL expression `tradeId` as `{ id, name, slug }` (JSON), or null. */
+  tradeCard: (tradeId: string) =>
+    `(SELECT json_build_object('id', t.id, 'name', t.name, 'slug', t.slug) FROM cap.trades t WHERE t.id = ${tradeId})`,
+
   /** The trade `tradeId` is active and of a sector the SQL subquery `sectorIds` lists. */
   activeTradeIn: (tradeId: string, sectorIds: string) =>
     `EXISTS (SELECT 1 FROM cap.trades t WHERE t.id = ${tradeId} AND t.status = 'active' AND t.sector_id IN (${sectorIds}))`,

@@ -8,6 +8,9 @@ export const centresSql = {
   approved: (centreId: string) =>
     `EXISTS (SELECT 1 FROM cap.centres c WHERE c.id = ${centreId} AND c.status = 'approved')`,
 
+  /** The name of the centre whose id is the SQL expression `centreId`, or null. */
+  name: (centreId: string) => `(SELECT c.name FROM cap.centres c WHERE c.id = ${centreId})`,
+
   /** The name the user `userId` has on the staff of the centre `centreId`, or null. */
   staffName: (userId: string, centreId: string) =>
     `(SELECT s.name FROM cap.centre_staff s WHERE s.user_id = ${userId} AND s.centre_id = ${centreId})`,

@@ -17,6 +17,10 @@ export const peopleSql = {
   onboardingName: (o = 'o') =>
     `concat_ws(' ', ${o}.data #>> '{personalDetails,firstName}', ${o}.data #>> '{personalDetails,lastName}')`,
 
+  /** The value at `path` (`'{personalDetails}'`) of the user `userId`'s onboarding of `persona` (jsonb), or null. */
+  onboardingData: (userId: string, persona: Persona, path: string) =>
+    `(SELECT o.data #> '${path}' FROM cap.onboardings o WHERE o.user_id = ${userId} AND o.persona = '${persona}')`,
+
   /**
    * The name the user `userId` gave on their candidate or assessor onboarding (the assessor one first
    * when the SQL condition `assessorFirst` holds), or null.

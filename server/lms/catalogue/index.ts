@@ -34,6 +34,7 @@ export type Catalogue = ReturnType<typeof createCatalogue>;
 // What other modules use of this one's inner files.
 export type { CourseInstructors } from './courses/instructors.ts';
 export { defineCourseModels } from './courses/models.ts';
+export { catalogueSql } from './sql.ts';
 export type { Course, CourseItem, Quiz } from './courses/models.ts';
 export { priceAsWritten } from './courses/service.ts';
 export { samplePackage } from './scorm/sample.ts';

@@ -7,13 +7,15 @@
 import { Op, QueryTypes, type Transaction } from 'sequelize';
 import type { PlatformConfig } from '../../platform/config.ts';
 import { notFound, unprocessable } from '../../platform/http/errors.ts';
-import { Conditions, keysetInstances } from '../../platform/db/keyset.ts';
+import { isoTime } from '../../platform/db/iso-time.ts';
+import { Conditions, keysetRows, statementName } from '../../platform/db/keyset.ts';
 import { containing } from '../../platform/db/like.ts';
 import { preparedReads } from '../../platform/db/prepared.ts';
 import { encodeCursor, type PageRequest } from '../../platform/http/pagination.ts';
 import { newId } from '../../platform/ids.ts';
 import type { ServiceDeps } from '../../platform/service.ts';
 import type { UserStatus } from '../accounts/models.ts';
+import { accountsSql } from '../accounts/sql.ts';
 import type { Channel } from '../notifications/models.ts';
 import type { NotificationRequest } from '../notifications/service.ts';
 import type { ResolvedAsset } from '../storage/service.ts';
@@ -37,6 +39,45 @@ export interface NewMessage {
 export type Conversations = ReturnType<typeof createConversations>;
 
 const noThread = () => notFound('No such conversation.');
+
+/** A message as a statement reads it with its sender's address (accountsSql), its time as the wire writes it. */
+interface ReadMessage {
+  id: string;
+  conversationId: string;
+  senderId: string;
+  senderEmail: string | null;
+  body: string;
+  attachments: Attachment[];
+  createdAt: string;
+}
+
+/** A thread as its page reads it (`threadColumns`): with the other participant, the last message, the reader's unread count. */
+interface ThreadRow {
+  id: string;
+  subject: string | null;
+  createdAt: string;
+  updatedAt: string;
+  recipientId: string | null;
+  recipientEmail: string | null;
+  lastRead: string | null;
+  unread: number;
+  last: ReadMessage | null;
+}
+
+/** The columns of ThreadRow, of the thread `c`, for the reader whose id is the SQL expression `reader`. */
+const threadColumns = (reader: string) => {
+  const other = `(SELECT p.user_id FROM ol.conversation_participants p WHERE p.conversation_id = c.id AND p.user_id <> ${reader} LIMIT 1)`;
+  const lastRead = `(SELECT p.last_read_message_id FROM ol.conversation_participants p WHERE p.conversation_id = c.id AND p.user_id = ${reader})`;
+  return `c.id, c.subject, ${isoTime('c.created_at')} AS "createdAt", ${isoTime('c.updated_at')} AS "updatedAt",
+  ${other} AS "recipientId", ${accountsSql.email(other)} AS "recipientEmail",
+  ${lastRead} AS "lastRead",
+  (SELECT count(*)::int FROM ol.conversation_messages m WHERE m.conversation_id = c.id AND m.sender_id <> ${reader}
+      AND m.id > coalesce(${lastRead}, '')) AS unread,
+  (SELECT json_build_object('id', m.id, 'conversationId', m.conversation_id, 'senderId', m.sender_id,
+          'senderEmail', ${accountsSql.email('m.sender_id')}, 'body', m.body, 'attachments', m.attachments,
+          'createdAt', ${isoTime('m.created_at')})
+     FROM ol.conversation_messages m WHERE m.id = c.last_message_id) AS last`;
+};
 
 /** The channels a conversation notice goes by: in_app always; email and SMS only if asked for and enabled. */
 export function clampChannels(
@@ -150,19 +191,21 @@ export function createConversations(deps: ConversationsDeps) {
 
   /** MessageItems as one reader sees them (read up to `lastReadIn` of their conversation), with fresh links for stored attachments. */
   async function messageViews(
-    rows: MessageRow[],
+    rows: Array<MessageRow | ReadMessage>,
     readerId: string,
     lastReadIn: (conversationId: string) => string | null,
   ) {
     const assetIds = [...new Set(rows.flatMap((m) => m.attachments.flatMap((a) => (a.id ? [a.id] : []))))];
+    // Rows read with their senders' addresses (ReadMessage) need no second read of them.
+    const unknownSenders = rows.flatMap((m) => ('senderEmail' in m ? [] : [m.senderId]));
     const [assets, senders] = await Promise.all([
       assetIds.length ? deps.resolveAssets({ kind: 'service' }, assetIds) : [],
-      deps.userContacts(rows.map((m) => m.senderId)),
+      deps.userContacts(unknownSenders),
     ]);
     const links = new Map(assets.map((a) => [a.assetId, a.url]));
     return rows.map((m) => {
       const lastRead = lastReadIn(m.conversationId);
-      const senderName = senders.get(m.senderId)?.email;
+      const senderName = 'senderEmail' in m ? (m.senderEmail ?? undefined) : senders.get(m.senderId)?.email;
       return {
         id: m.id,
         conversationId: m.conversationId,
@@ -174,7 +217,7 @@ export function createConversations(deps: ConversationsDeps) {
           a.id ? (links.has(a.id) ? [{ ...a, url: links.get(a.id)! }] : []) : [a as Attachment & { url: string }],
         ),
         read: m.senderId === readerId || (lastRead !== null && m.id <= lastRead),
-        createdAt: m.createdAt.toISOString(),
+        createdAt: typeof m.createdAt === 'string' ? m.createdAt : m.createdAt.toISOString(),
       };
     });
   }
@@ -227,6 +270,32 @@ export function createConversations(deps: ConversationsDeps) {
     return new Map(rows.map((r) => [r.conversation_id, Number(r.unread)]));
   }
 
+  /**
+   * A page of threads as conversationViews shows them, from rows that read the other participant, the
+   * last message and the unread count in the page's statement (`threadColumns`): one statement, and
+   * one more only when last messages carry stored attachments (their links are signed afresh).
+   */
+  async function threadViews(rows: ThreadRow[], readerId: string) {
+    const lastReadOf = new Map(rows.map((row) => [row.id, row.lastRead]));
+    const lasts = rows.flatMap((row) => (row.last ? [row.last] : []));
+    const lastViews = await messageViews(lasts, readerId, (conversationId) => lastReadOf.get(conversationId) ?? null);
+    const lastOf = new Map(lastViews.map((view) => [view.conversationId, view]));
+    return rows.map((row) => {
+      const last = lastOf.get(row.id);
+      return {
+        id: row.id,
+        title: row.subject ?? row.recipientEmail ?? 'Conversation',
+        ...(row.subject ? { subject: row.subject } : {}),
+        ...(row.recipientId ? { recipientId: row.recipientId } : {}),
+        ...(row.recipientEmail ? { recipientName: row.recipientEmail } : {}),
+        ...(last ? { lastMessage: last } : {}),
+        unreadCount: row.unread,
+        createdAt: row.createdAt,
+        updatedAt: last?.createdAt ?? row.updatedAt,
+      };
+    });
+  }
+
   return {
     async create(senderId: string, input: NewMessage & { recipientId: string; subject?: string }) {
       if (input.recipientId === senderId)
@@ -247,24 +316,25 @@ export function createConversations(deps: ConversationsDeps) {
 
     /** The caller's threads, most recently active first; `q` matches the subject or any message. */
     async list(readerId: string, page: PageRequest, q?: string) {
-      const where = new Conditions().add(
-        'c.id IN (SELECT conversation_id FROM ol.conversation_participants WHERE user_id = ?)',
-        readerId,
-      );
+      const where = new Conditions();
+      const reader = where.bind(readerId);
+      where.add(`c.id IN (SELECT conversation_id FROM ol.conversation_participants WHERE user_id = ${reader})`);
       if (q?.trim()) {
         where.add(
           '(c.subject ILIKE ? OR EXISTS (SELECT 1 FROM ol.conversation_messages m WHERE m.conversation_id = c.id AND m.body ILIKE ?))',
           containing(q),
         );
       }
-      const { items, meta } = await keysetInstances(read, page, Conversation, {
+      // The reader's id is bound once, as the statement's first value, for the columns and the condition.
+      const { items, meta } = await keysetRows<ThreadRow>(read, page, {
+        select: threadColumns(reader),
         from: 'ol.conversations c',
         alias: 'c',
         where,
         key: 'c.last_message_id',
         desc: true,
       });
-      return { items: await conversationViews(items, readerId), meta };
+      return { items: await threadViews(items, readerId), meta };
     },
 
     async get(readerId: string, conversationId: string) {
@@ -278,24 +348,36 @@ export function createConversations(deps: ConversationsDeps) {
      * the returned messages read.
      */
     async messages(readerId: string, conversationId: string, page: PageRequest, since?: string) {
-      const participant = await participantOf(conversationId, readerId);
-      const where = {
-        conversationId,
-        ...(page.cursor ? { id: { [Op.gt]: page.cursor } } : {}),
-        ...(since ? { createdAt: { [Op.gt]: new Date(since) } } : {}),
-      };
+      // One statement: the reader's participation (none: 404) with the messages and their senders' addresses.
+      const values: unknown[] = [conversationId, readerId];
+      const after = [
+        ...(page.cursor ? [`m.id > $${values.push(page.cursor)}`] : []),
+        ...(since ? [`m.created_at > $${values.push(new Date(since))}`] : []),
+      ];
       const forward = Boolean(page.cursor || since);
-      const fetched = await Message.findAll({
-        where,
-        order: [['id', forward ? 'ASC' : 'DESC']],
-        limit: page.limit + 1,
-      });
+      const direction = forward ? 'ASC' : 'DESC';
+      // The limit is written in, as keysetRows does (a bound one makes PostgreSQL plan every execution).
+      const text = `SELECT p.last_read_message_id AS "lastRead",
+          coalesce((SELECT json_agg(r ORDER BY r.id ${direction}) FROM (
+            SELECT m.id, m.conversation_id AS "conversationId", m.sender_id AS "senderId",
+                   ${accountsSql.email('m.sender_id')} AS "senderEmail", m.body, m.attachments, ${isoTime('m.created_at')} AS "createdAt"
+              FROM ol.conversation_messages m WHERE m.conversation_id = p.conversation_id${after.map((c) => ` AND ${c}`).join('')}
+             ORDER BY m.id ${direction} LIMIT ${page.limit + 1}) r), '[]') AS messages
+        FROM ol.conversation_participants p WHERE p.conversation_id = $1 AND p.user_id = $2`;
+      const [participant] = await read<{ lastRead: string | null; messages: ReadMessage[] }>(
+        statementName(text),
+        text,
+        values,
+      );
+      if (!participant) throw noThread();
+      const fetched = participant.messages;
       const hasMore = forward && fetched.length > page.limit;
       const rows = fetched.slice(0, page.limit);
       if (!forward) rows.reverse();
-      const lastRead = participant.lastReadMessageId;
+      const lastRead = participant.lastRead;
       const newest = rows[rows.length - 1]?.id;
-      if (newest && (!lastRead || newest > lastRead)) await participant.update({ lastReadMessageId: newest });
+      if (newest && (!lastRead || newest > lastRead))
+        await Participant.update({ lastReadMessageId: newest }, { where: { conversationId, userId: readerId } });
       const position = newest ?? page.cursor;
       return {
         items: await messageViews(rows, readerId, () => lastRead),

@@ -3,7 +3,7 @@ import type { Transporter } from 'nodemailer';
 import { type InferAttributes, type Transaction } from 'sequelize';
 import type { PlatformEvent } from '../../platform/events/types.ts';
 import { notFound } from '../../platform/http/errors.ts';
-import { Conditions, keysetInstances } from '../../platform/db/keyset.ts';
+import { Conditions, keysetRows } from '../../platform/db/keyset.ts';
 import { preparedReads } from '../../platform/db/prepared.ts';
 import type { PageRequest } from '../../platform/http/pagination.ts';
 import { newId } from '../../platform/ids.ts';
@@ -411,7 +411,9 @@ export function createNotifications(deps: ServiceDeps & { userEmail?(userId: str
       page: PageRequest,
       filter: { read?: boolean; category?: Category; status?: 'all' | 'read' | 'unread' },
     ) {
-      const { items, meta } = await keysetInstances(read, page, InboxItem, {
+      // Plain rows: what the item shows, no model instances.
+      const { items, meta } = await keysetRows<InboxFields>(read, page, {
+        select: `x.id, x.title, x.description, x.category, x.type, x.read_at AS "readAt", x.created_at AS "createdAt", x.link, x.metadata`,
         from: 'ol.inbox_notifications x',
         where: inboxWhere(userId, filter),
         key: 'x.id',
@@ -506,7 +508,12 @@ function toPreferences(row: PreferenceRow | null): Preferences {
   };
 }
 
-function toInboxItem(row: InboxItemRow): InboxItem {
+type InboxFields = Pick<
+  InboxItemRow,
+  'id' | 'title' | 'description' | 'category' | 'type' | 'readAt' | 'createdAt' | 'link' | 'metadata'
+>;
+
+function toInboxItem(row: InboxFields): InboxItem {
   const at = row.createdAt.toISOString();
   return {
     id: row.id,

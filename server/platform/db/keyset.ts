@@ -37,7 +37,7 @@ export class Conditions {
 
 const statementNames = new Map<string, string>();
 /** A prepared statement's name from its text (a list has a few shapes, each named once). */
-function statementName(text: string): string {
+export function statementName(text: string): string {
   let name = statementNames.get(text);
   if (!name) statementNames.set(text, (name = `keyset.${createHash('sha1').update(text).digest('base64url')}`));
   return name;
@@ -95,7 +95,7 @@ export async function keysetRows<T extends { id: string }>(
 
 const attributeLists = new WeakMap<ModelStatic<Model>, (alias: string) => string>();
 /** The model's columns as its attribute names (`x.user_id AS "userId"`), as Sequelize's own reads name them. */
-function attributesOf(model: ModelStatic<Model>, alias: string): string {
+export function attributesOf(model: ModelStatic<Model>, alias: string): string {
   let list = attributeLists.get(model);
   if (!list) {
     const columns = Object.entries(model.getAttributes())

@@ -1,14 +1,16 @@
 import { Op, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 import { GrpcCallError } from '../../../platform/grpc/errors.ts';
 import { conflict, forbidden, notFound, unprocessable, type ErrorDetail } from '../../../platform/http/errors.ts';
-import { Conditions, keysetInstances } from '../../../platform/db/keyset.ts';
+import { attributesOf, Conditions, keysetInstances, keysetRows } from '../../../platform/db/keyset.ts';
 import { preparedReads } from '../../../platform/db/prepared.ts';
 import { pageRequest } from '../../../platform/http/pagination.ts';
 import type { Logger } from '../../../platform/logger.ts';
 import type { Application } from '../models.ts';
 import type { Applications, Viewer } from '../service.ts';
+import { candidateOf } from '../presented.ts';
+import { applicationsSql } from '../queries.ts';
 import { assessorsSql, type Assessors, type AssignmentRole } from '../../assessors/index.ts';
-import type { Catalogue } from '../../catalogue/index.ts';
+import { catalogueSql, type Catalogue } from '../../catalogue/index.ts';
 import type { Centres } from '../../centres/index.ts';
 import type { ActingContext, People } from '../../people/index.ts';
 import type { RecommendationsClient } from '../../../contracts/lms-client.ts';
@@ -60,6 +62,16 @@ export interface CentreActor {
 
 const panelRoles: AssignmentRole[] = ['panel_voter', 'iv_observer'];
 const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);
+
+/** A booking as its page reads it: the sitting's columns and what the list shows of its application. */
+interface BookingRow {
+  id: string;
+  applicationId: string;
+  candidateId: string;
+  candidateDetails: unknown;
+  trade: { id: string; name: string; slug: string } | null;
+  currentStageKey: string;
+}
 
 /**
  * Interviews of RPL applications: the facilitator, the panel (seated in `application_assessors`), the
@@ -356,34 +368,33 @@ export function createInterviews(deps: {
     if (filter.to) where.add('x.scheduled_at <= ?', new Date(filter.to));
     if (filter.applicationIds) where.add('x.application_id = ANY(?)', filter.applicationIds);
     const page = { cursor: filter.cursor, limit: filter.limit };
-    const { items: ordered, meta } = await keysetInstances(read, page, ApplicationInterview, {
-      from: 'cap.application_interviews x',
+    // The page with each application's candidate, trade and stage (the Application shape's), then the
+    // panels and their assessors' cards: three statements whatever its length.
+    const { items: rows, meta } = await keysetRows<BookingRow>(read, page, {
+      select: `${attributesOf(ApplicationInterview, 'x')}, a.candidate_user_id AS "candidateId",
+        ${applicationsSql.candidateDetails('a')} AS "candidateDetails", ${catalogueSql.tradeCard('a.trade_id')} AS trade,
+        a.current_stage_key AS "currentStageKey"`,
+      from: 'cap.application_interviews x JOIN cap.applications a ON a.id = x.application_id',
       where,
       key: 'x.scheduled_at',
       desc: false,
     });
-    const applicationIds = ordered.map((i) => i.applicationId);
-    // The page's applications, panels and their assessors' cards: a few statements whatever its length.
-    const [presented, assignments] = await Promise.all([
-      applications.models.Application.findAll({ where: { id: { [Op.in]: applicationIds } } }).then(
-        applications.present,
-      ),
-      applicationIds.length
-        ? assessors.assignments.activeAssignments({ applicationId: applicationIds, role: panelRoles })
-        : [],
-    ]);
+    const applicationIds = rows.map((row) => row.applicationId);
+    const assignments = applicationIds.length
+      ? await assessors.assignments.activeAssignments({ applicationId: applicationIds, role: panelRoles })
+      : [];
     const seats = new Map(
       applicationIds.map((id) => [id, seatsOf(assignments.filter((a) => a.applicationId === id))] as const),
     );
     const cards = await assessors.cards([...new Set(assignments.map((a) => a.assessorId))]);
-    const items = ordered.map((interview) => {
-      const app = presented.find((a) => a.id === interview.applicationId)!;
+    const items = rows.map(({ candidateId, candidateDetails, trade, currentStageKey, ...columns }) => {
+      const interview = ApplicationInterview.build(columns as never, { raw: true, isNewRecord: false });
       return {
         id: interview.id,
         applicationId: interview.applicationId,
-        candidate: app.candidate,
-        trade: app.trade,
-        currentStageKey: app.currentStageKey,
+        candidate: candidateOf(candidateId, candidateDetails),
+        trade,
+        currentStageKey,
         ...scheduleView(interview),
         members: seatsWithCards(seats.get(interview.applicationId)!, cards),
       };

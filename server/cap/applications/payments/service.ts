@@ -16,7 +16,9 @@ import type { Application } from '../models.ts';
 import type { Applications, Viewer } from '../service.ts';
 import { upstreamFailure, type OrchestratorHttp, type PaymentsClient } from '../../../contracts/orchestrator-client.ts';
 import type { Catalogue } from '../../catalogue/index.ts';
-import type { CentreRole, Centres } from '../../centres/index.ts';
+import { centresSql, type CentreRole, type Centres } from '../../centres/index.ts';
+import { applicationsSql } from '../queries.ts';
+import { isoTime } from '../../../platform/db/iso-time.ts';
 import type { CentreContext } from '../../people/index.ts';
 import type { ApplicationType } from '../vocabulary.ts';
 
@@ -46,6 +48,20 @@ interface PaymentRow {
   initiated_at: Date;
   paid_at: Date | null;
   receipt_asset_id: string | null;
+}
+
+interface PaymentListRow {
+  id: string;
+  applicationId: string;
+  centreId: string;
+  centreName: string;
+  candidateName: string;
+  applicationType: ApplicationType;
+  amount_minor: string;
+  currency: string;
+  status: CapPaymentStatus;
+  paidAt: string | null;
+  initiatedAt: string;
 }
 
 /**
@@ -290,43 +306,30 @@ export function createCapPayments(deps: {
     };
   }
 
-  /** Application payments of one centre (or all), newest first, with the candidate's name. */
+  /** Application payments of one centre (or all), newest first, with the candidate's and the centre's names: one statement a page. */
   async function paymentList(centreId: string | null, query: { status?: string; cursor?: string; limit?: number }) {
     const where = new Conditions();
     if (centreId) where.add('p.centre_id = ?', centreId);
     if (query.status) where.add('p.status = ?', query.status);
-    const { items, meta } = await keysetRows<PaymentRow & { type: ApplicationType }>(
-      read,
-      pageRequest(query as Record<string, unknown>),
-      {
-        select: 'p.*, a.type',
-        from: 'cap.application_payments p JOIN cap.applications a ON a.id = p.application_id',
-        alias: 'p',
-        where,
-        key: 'p.id',
-        desc: true,
-      },
-    );
-    // The centres' names from the centres module: a second statement for the page read.
-    const [presented, centres] = await Promise.all([
-      applications.present(
-        await applications.models.Application.findAll({ where: { id: items.map((row) => row.application_id) } }),
-      ),
-      deps.centres.findAll(items.map((row) => row.centre_id)),
-    ]);
-    const names = new Map(presented.map((a) => [a.id, a.candidate.name]));
+    const { items, meta } = await keysetRows<PaymentListRow>(read, pageRequest(query as Record<string, unknown>), {
+      select: `p.id, p.application_id AS "applicationId", p.centre_id AS "centreId",
+        coalesce(${centresSql.name('p.centre_id')}, '') AS "centreName", ${applicationsSql.candidateName('a')} AS "candidateName",
+        a.type AS "applicationType", p.amount_minor, p.currency, p.status,
+        ${isoTime('p.paid_at')} AS "paidAt", ${isoTime('p.initiated_at')} AS "initiatedAt"`,
+      from: 'cap.application_payments p JOIN cap.applications a ON a.id = p.application_id',
+      alias: 'p',
+      where,
+      key: 'p.id',
+      desc: true,
+    });
     return {
-      items: items.map((row) => ({
-        applicationId: row.application_id,
-        centreId: row.centre_id,
-        centreName: centres.find((centre) => centre.id === row.centre_id)?.name ?? '',
-        candidateName: names.get(row.application_id) ?? '',
-        applicationType: row.type,
-        amount: money(row.amount_minor, row.currency),
-        status: row.status,
-        paidAt: row.paid_at ? row.paid_at.toISOString() : null,
-        initiatedAt: row.initiated_at.toISOString(),
-        receiptAvailable: row.status !== 'pending' && row.status !== 'failed',
+      items: items.map(({ id, amount_minor, currency, status, paidAt, initiatedAt, ...row }) => ({
+        ...row,
+        amount: money(amount_minor, currency),
+        status,
+        paidAt,
+        initiatedAt,
+        receiptAvailable: status !== 'pending' && status !== 'failed',
       })),
       meta,
     };

@@ -63,18 +63,18 @@ const sortKeys = {
 } as const;
 
 /** A learner is an LMS user with a learner onboarding (started or completed: an invited learner has one started for them), an enrollment or a seat. */
+// The enrollment counts are one lateral read per learner: as an EXISTS beside subselects, PostgreSQL
+// hashed every enrollment to test the first page's learners (9 ms at 10,000 learners, against 0.2 ms).
 const learnersSql = `SELECT u.id, u.email, u.learner_status AS status, u.created_at AS joined_at,
          COALESCE(NULLIF(trim(concat_ws(' ', o.data->'personalDetails'->>'firstName', o.data->'personalDetails'->>'lastName')), ''),
                   u.display_name, split_part(u.email, '@', 1), '') AS name,
-         (SELECT count(*)::int FROM lms.lms_enrollments e WHERE e.learner_lms_user_id = u.id) AS courses_taken,
-         COALESCE((SELECT (100 * count(*) FILTER (WHERE e.status = 'completed') / NULLIF(count(*), 0))::int
-                     FROM lms.lms_enrollments e WHERE e.learner_lms_user_id = u.id), 0) AS completion_rate
+         e.taken AS courses_taken, COALESCE(100 * e.completed / NULLIF(e.taken, 0), 0) AS completion_rate
     FROM lms.lms_users u
     LEFT JOIN lms.lms_onboardings o ON o.lms_user_id = u.id AND o.persona = 'learner'
+   CROSS JOIN LATERAL (SELECT count(*)::int AS taken, (count(*) FILTER (WHERE status = 'completed'))::int AS completed
+                         FROM lms.lms_enrollments WHERE learner_lms_user_id = u.id) e
    WHERE u.status = 'active'
-     AND (o.id IS NOT NULL
-          OR EXISTS (SELECT 1 FROM lms.lms_enrollments e WHERE e.learner_lms_user_id = u.id)
-          OR EXISTS (SELECT 1 FROM lms.lms_seats s WHERE s.lms_user_id = u.id))`;
+     AND (o.id IS NOT NULL OR e.taken > 0 OR EXISTS (SELECT 1 FROM lms.lms_seats s WHERE s.lms_user_id = u.id))`;
 
 export type Learners = ReturnType<typeof createLearners>;
 

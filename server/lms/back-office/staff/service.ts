@@ -1,6 +1,7 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { conflict, forbidden, notFound, validationFailed } from '../../../platform/http/errors.ts';
 import { Conditions, keysetInstances, keysetRows } from '../../../platform/db/keyset.ts';
+import { isoTime } from '../../../platform/db/iso-time.ts';
 import { containing } from '../../../platform/db/like.ts';
 import { preparedReads } from '../../../platform/db/prepared.ts';
 import type { PageRequest } from '../../../platform/http/pagination.ts';
@@ -65,6 +66,17 @@ interface PaymentRow {
   levelOfferingTitle: string | null;
 }
 
+interface StaffListRow {
+  id: string;
+  lmsUserId: string;
+  displayName: string | null;
+  email: string | null;
+  photoAssetId: string | null;
+  role: StaffRole;
+  status: string;
+  createdAt: string;
+}
+
 /** An LMS user's name as staff screens show it: from their first onboarding, else their display name, else their address's local part. */
 const learnerNameSql = (u: string) => `COALESCE(
   (SELECT NULLIF(trim(concat_ws(' ', o.data->'personalDetails'->>'firstName', o.data->'personalDetails'->>'lastName')), '')
@@ -122,14 +134,25 @@ export function createStaff(sequelize: Sequelize, entitlements: Entitlements) {
     return new Map(rows.filter((r) => r.name).map((r) => [r.id, r.name]));
   }
 
+  /** One statement a page: each member's user and name joined (membershipViews' shape). */
   async function listStaff(page: PageRequest) {
-    const { items, meta } = await keysetInstances(read, page, StaffMember, {
-      from: 'lms.lms_staff_members x',
+    const { items, meta } = await keysetRows<StaffListRow>(read, page, {
+      select: `x.id, x.lms_user_id AS "lmsUserId", NULLIF(${learnerNameSql('u')}, '') AS "displayName", u.email,
+        u.photo_asset_id AS "photoAssetId", x.role, x.status, ${isoTime('x.created_at')} AS "createdAt"`,
+      from: 'lms.lms_staff_members x LEFT JOIN lms.lms_users u ON u.id = x.lms_user_id',
       where: new Conditions(),
       key: 'x.id',
       desc: true,
     });
-    return { data: await membershipViews(items), meta };
+    const data = items.map(({ id, lmsUserId, displayName, email, photoAssetId, ...member }: StaffListRow) => ({
+      lmsUserId,
+      displayName,
+      email,
+      photoAssetId,
+      photo: photoAssetId ? { assetId: photoAssetId, url: null } : null,
+      ...member,
+    }));
+    return { data, meta };
   }
 
   async function updateMember(

@@ -1,12 +1,13 @@
 import type { Sequelize, Transaction } from 'sequelize';
 import type { PaymentCompletedData } from '../../../contracts/payment-completed.ts';
 import { conflict, forbidden, notFound } from '../../../platform/http/errors.ts';
-import { Conditions, keysetInstances } from '../../../platform/db/keyset.ts';
+import { isoTime } from '../../../platform/db/iso-time.ts';
+import { Conditions, keysetRows } from '../../../platform/db/keyset.ts';
 import { preparedReads } from '../../../platform/db/prepared.ts';
 import type { PageRequest } from '../../../platform/http/pagination.ts';
 import { money } from '../../../platform/money.ts';
 import type { Actor } from '../../people/index.ts';
-import { defineCourseModels } from '../../catalogue/index.ts';
+import { catalogueSql, defineCourseModels } from '../../catalogue/index.ts';
 import type { Player } from '../player/service.ts';
 import type { CheckoutAttempt, Checkouts } from './checkout.ts';
 import type { Entitlements } from './entitlements.ts';
@@ -28,6 +29,26 @@ export function entitlementView(entitlement: Entitlement) {
     validFrom: entitlement.validFrom?.toISOString() ?? null,
     validUntil: entitlement.validUntil?.toISOString() ?? null,
   };
+}
+
+/** The entitlement whose id is the SQL expression `id` as entitlementView shows it (JSON), or null. */
+const entitlementJson = (id: string) => `(SELECT json_build_object('id', n.id, 'courseId', n.course_id,
+    'learnerLmsUserId', n.learner_lms_user_id, 'source', n.source, 'status', n.status, 'sponsorUserId', n.sponsor_user_id,
+    'sponsorNote', n.sponsor_note, 'paymentId', n.payment_id, 'capApplicationId', n.cap_application_id,
+    'amount', json_build_object('amountMinorUnits', n.amount_minor_units::text, 'currency', n.currency),
+    'priceRevisionId', n.price_revision_id, 'validFrom', ${isoTime('n.valid_from')}, 'validUntil', ${isoTime('n.valid_until')})
+  FROM lms.lms_entitlements n WHERE n.id = ${id})`;
+
+interface EnrollmentRow {
+  id: string;
+  courseId: string;
+  courseTitle: string;
+  learnerLmsUserId: string;
+  status: EnrollmentStatus;
+  percentComplete: number;
+  entitlement: ReturnType<typeof entitlementView> | null;
+  createdAt: string;
+  completedAt: string | null;
 }
 
 export type Enrollments = ReturnType<typeof createEnrollments>;
@@ -88,17 +109,28 @@ export function createEnrollments(deps: {
   }
 
   return {
+    /** The learner's enrollments: one statement a page, the course's title and the entitlement (as entitlementView shows it) read in it. */
     async mine(actor: Actor, page: PageRequest, status?: EnrollmentStatus) {
       requireLearner(actor);
       const where = new Conditions().add('x.learner_lms_user_id = ?', actor.user.id);
       if (status) where.add('x.status = ?', status);
-      const { items, meta } = await keysetInstances(read, page, Enrollment, {
+      const { items, meta } = await keysetRows<EnrollmentRow>(read, page, {
+        select: `x.id, x.course_id AS "courseId", coalesce(${catalogueSql.courseTitle('x.course_id')}, '') AS "courseTitle",
+          x.learner_lms_user_id AS "learnerLmsUserId", x.status, x.percent_complete AS "percentComplete",
+          ${entitlementJson('x.entitlement_id')} AS entitlement,
+          ${isoTime('x.created_at')} AS "createdAt", ${isoTime('x.completed_at')} AS "completedAt"`,
         from: 'lms.lms_enrollments x',
         where,
         key: 'x.id',
         desc: true,
       });
-      return { data: await views(items), meta };
+      const data = items.map(({ entitlement, createdAt, completedAt, ...enrollment }) => ({
+        ...enrollment,
+        ...(entitlement ? { entitlement } : {}),
+        createdAt,
+        completedAt,
+      }));
+      return { data, meta };
     },
 
     /** The enrollment with its progress: for its learner, the course's instructors, and staff. */

@@ -4,8 +4,10 @@ import type { Principal } from '../../../platform/http/operations.ts';
 import type { Onboarding } from '../onboarding/service.ts';
 import { capabilitiesOf, type LmsPersona } from '../onboarding/rules.ts';
 import { defineStaffModels, type StaffRole } from '../staff/models.ts';
-import type { LmsUser } from '../users/models.ts';
-import type { Users } from '../users/service.ts';
+import { attributesOf } from '../../../platform/db/keyset.ts';
+import { preparedReads } from '../../../platform/db/prepared.ts';
+import { defineUserModels, type LmsUser } from '../users/models.ts';
+import { mayAct, type Users } from '../users/service.ts';
 
 /**
  * What each staff role allows beyond the instructor's capabilities (staff always have those, on every
@@ -42,12 +44,16 @@ export type Access = ReturnType<typeof createAccess>;
 export function createAccess(sequelize: Sequelize, users: Users, onboarding: Onboarding) {
   const { StaffMember } = defineStaffModels(sequelize);
 
-  async function actorOf(user: LmsUser): Promise<Actor> {
-    const [statuses, membership] = await Promise.all([
-      onboarding.personaStatuses(user),
-      StaffMember.findOne({ where: { lmsUserId: user.id } }),
-    ]);
-    const personas = new Set(statuses.filter((s) => s.onboardingStatus === 'completed').map((s) => s.persona));
+  const { LmsUser } = defineUserModels(sequelize);
+  const read = preparedReads(sequelize);
+
+  /** The actor from the user, the personas whose onboarding is completed (in the order started) and the staff membership. */
+  function standingOf(
+    user: LmsUser,
+    completed: readonly LmsPersona[],
+    membership: { role: StaffRole; status: string } | null,
+  ): Actor {
+    const personas = new Set(completed);
     const staffRole = personas.has('staff') && membership?.status === 'active' ? membership.role : null;
     // A suspended learner (staff suspend learners in the LMS only) keeps the persona but may not enrol.
     const open = (p: LmsPersona) =>
@@ -57,8 +63,33 @@ export function createAccess(sequelize: Sequelize, users: Users, onboarding: Onb
     return { user, personas, staffRole, capabilities };
   }
 
+  async function actorOf(user: LmsUser): Promise<Actor> {
+    const [statuses, membership] = await Promise.all([
+      onboarding.personaStatuses(user),
+      StaffMember.findOne({ where: { lmsUserId: user.id } }),
+    ]);
+    const completed = statuses.filter((s) => s.onboardingStatus === 'completed').map((s) => s.persona);
+    return standingOf(user, completed, membership);
+  }
+
+  // Every LMS request starts here: the caller, their completed personas and their staff membership in
+  // one prepared statement (four model reads before).
+  const callerText = `SELECT ${attributesOf(LmsUser, 'u')},
+      ARRAY(SELECT o.persona::text FROM lms.lms_onboardings o WHERE o.lms_user_id = u.id AND o.status = 'completed'
+             ORDER BY o.created_at, o.id) AS "completedPersonas",
+      (SELECT json_build_object('role', s.role, 'status', s.status) FROM lms.lms_staff_members s
+        WHERE s.lms_user_id = u.id LIMIT 1) AS "membership"
+    FROM lms.lms_users u WHERE u.user_id = $1`;
+
   /** The caller, provisioned on first use; a deactivated account may not act. */
-  const actor = async (principal: Principal) => actorOf(await users.actingUser(principal));
+  async function actor(principal: Principal): Promise<Actor> {
+    type Row = { completedPersonas: LmsPersona[]; membership: { role: StaffRole; status: string } | null };
+    const [row] = await read<Row>('lms.access.caller', callerText, [principal.userId]);
+    if (!row) return actorOf(await users.actingUser(principal));
+    const { completedPersonas, membership, ...attributes } = row;
+    const user = mayAct(LmsUser.build(attributes as never, { raw: true, isNewRecord: false }));
+    return standingOf(user, completedPersonas, membership);
+  }
 
   /** Authoring needs a completed instructor onboarding or active staff. */
   function requireAuthor(actor: Actor): void {

@@ -5,6 +5,13 @@ import { newId } from '../../../platform/ids.ts';
 import { lifecycleWriter, modelStore } from '../../../platform/lifecycle.ts';
 import { defineUserModels, learnerStandingLifecycle, lmsUserLifecycle, type LmsUser } from './models.ts';
 
+/** The LMS user, unless deactivated: a deactivated account may not act. */
+export function mayAct(user: LmsUser): LmsUser {
+  if (user.status === 'deactivated')
+    throw forbidden('auth.account_deactivated', 'This account was deleted and can no longer use the LMS.');
+  return user;
+}
+
 /** An Orchestrator account, as `user.created` and the access token describe it. */
 export interface Account {
   userId: string;
@@ -80,9 +87,7 @@ export function createUsers(sequelize: Sequelize) {
       await provision({ userId, email: principal.email ?? null });
       user = await LmsUser.findOne({ where: { userId }, rejectOnEmpty: true });
     }
-    if (user.status === 'deactivated')
-      throw forbidden('auth.account_deactivated', 'This account was deleted and can no longer use the LMS.');
-    return user;
+    return mayAct(user);
   }
 
   /** The account's LMS user, provisioned now when it has none yet (staff inviting or seating an address). */
