@@ -718,128 +718,134 @@ test('a rejected candidate appeals once at a time; reopening puts the applicatio
   );
 });
 
-test.serial('gap training: the LMS recommends courses over gRPC for a not-yet-competent candidate; when it cannot be reached the answer says so with no courses; closing ends appeals', async (t) => {
-  const { applicationId, user } = await rejectedAtInterview();
-  const path = `/applications/${applicationId}/recommendations`;
-  lmsRequests = [];
-  const got = await cap(platform, user, 'GET', path, { headers: asCandidate });
-  t.is(got.status, 200, got.text);
-  t.like(got.body.data, {
-    applicationId,
-    closeReason: 'GAP_TRAINING',
-    gapTrainingPending: true,
-    closed: false,
-    aiProvider: 'catalogue-match',
-    lmsMode: 'grpc',
-  });
-  t.deepEqual(
-    got.body.data.courses.map((c: any) => [c.id, c.rank, c.tradeId]),
-    [['course-1', 1, targets.tradeId]],
-  );
-  t.deepEqual(
-    lmsRequests[0]!.gap_units.map((u: any) => u.label),
-    ['Masonry unit 1', 'Masonry unit 2'],
-    'the panel named no gap units: every unit of the NOS',
-  );
+test.serial(
+  'gap training: the LMS recommends courses over gRPC for a not-yet-competent candidate; when it cannot be reached the answer says so with no courses; closing ends appeals',
+  async (t) => {
+    const { applicationId, user } = await rejectedAtInterview();
+    const path = `/applications/${applicationId}/recommendations`;
+    lmsRequests = [];
+    const got = await cap(platform, user, 'GET', path, { headers: asCandidate });
+    t.is(got.status, 200, got.text);
+    t.like(got.body.data, {
+      applicationId,
+      closeReason: 'GAP_TRAINING',
+      gapTrainingPending: true,
+      closed: false,
+      aiProvider: 'catalogue-match',
+      lmsMode: 'grpc',
+    });
+    t.deepEqual(
+      got.body.data.courses.map((c: any) => [c.id, c.rank, c.tradeId]),
+      [['course-1', 1, targets.tradeId]],
+    );
+    t.deepEqual(
+      lmsRequests[0]!.gap_units.map((u: any) => u.label),
+      ['Masonry unit 1', 'Masonry unit 2'],
+      'the panel named no gap units: every unit of the NOS',
+    );
 
-  lmsUp = false;
-  try {
-    const down = await cap(platform, owner, 'GET', path, { headers: asCentre() });
-    t.like(down.body.data, { lmsMode: 'unavailable', aiProvider: 'none', gapTrainingPending: true });
-    t.deepEqual(down.body.data.courses, []);
-  } finally {
-    lmsUp = true;
-  }
+    lmsUp = false;
+    try {
+      const down = await cap(platform, owner, 'GET', path, { headers: asCentre() });
+      t.like(down.body.data, { lmsMode: 'unavailable', aiProvider: 'none', gapTrainingPending: true });
+      t.deepEqual(down.body.data.courses, []);
+    } finally {
+      lmsUp = true;
+    }
 
-  const appeal = await cap(platform, user, 'POST', `/applications/${applicationId}/appeal`, {
-    headers: asCandidate,
-    json: { comment: 'x' },
-  });
-  t.is(
-    (await cap(platform, user, 'POST', `${path}/close`, { headers: asCandidate })).body.error.code,
-    'recommendations.appeal_open',
-  );
-  await cap(platform, owner, 'POST', `/applications/${applicationId}/appeal/${appeal.body.data.id}/resolve`, {
-    headers: asCentre(),
-    json: { decision: 'dismiss' },
-  });
-  const closed = await cap(platform, user, 'POST', `${path}/close`, { headers: asCandidate });
-  t.is(closed.status, 200, closed.text);
-  t.like(closed.body.data, { applicationId, closeReason: 'GAP_TRAINING', closed: true });
-  t.like((await cap(platform, user, 'GET', path, { headers: asCandidate })).body.data, {
-    closed: true,
-    gapTrainingPending: false,
-  });
-  t.is(
-    (
-      await cap(platform, user, 'POST', `/applications/${applicationId}/appeal`, {
-        headers: asCandidate,
-        json: { comment: 'y' },
-      })
-    ).body.error.code,
-    'appeal.not_allowed',
-  );
+    const appeal = await cap(platform, user, 'POST', `/applications/${applicationId}/appeal`, {
+      headers: asCandidate,
+      json: { comment: 'x' },
+    });
+    t.is(
+      (await cap(platform, user, 'POST', `${path}/close`, { headers: asCandidate })).body.error.code,
+      'recommendations.appeal_open',
+    );
+    await cap(platform, owner, 'POST', `/applications/${applicationId}/appeal/${appeal.body.data.id}/resolve`, {
+      headers: asCentre(),
+      json: { decision: 'dismiss' },
+    });
+    const closed = await cap(platform, user, 'POST', `${path}/close`, { headers: asCandidate });
+    t.is(closed.status, 200, closed.text);
+    t.like(closed.body.data, { applicationId, closeReason: 'GAP_TRAINING', closed: true });
+    t.like((await cap(platform, user, 'GET', path, { headers: asCandidate })).body.data, {
+      closed: true,
+      gapTrainingPending: false,
+    });
+    t.is(
+      (
+        await cap(platform, user, 'POST', `/applications/${applicationId}/appeal`, {
+          headers: asCandidate,
+          json: { comment: 'y' },
+        })
+      ).body.error.code,
+      'appeal.not_allowed',
+    );
 
-  const progressing = await arranging();
-  t.like(
-    (
-      await cap(platform, progressing.user, 'GET', `/applications/${progressing.applicationId}/recommendations`, {
-        headers: asCandidate,
-      })
-    ).body.data,
-    { lmsMode: 'not_requested', gapTrainingPending: false, courses: [] },
-  );
-  t.is(
-    (
-      await cap(
-        platform,
-        progressing.user,
-        'POST',
-        `/applications/${progressing.applicationId}/recommendations/close`,
-        { headers: asCandidate },
-      )
-    ).body.error.code,
-    'recommendations.not_applicable',
-  );
-});
+    const progressing = await arranging();
+    t.like(
+      (
+        await cap(platform, progressing.user, 'GET', `/applications/${progressing.applicationId}/recommendations`, {
+          headers: asCandidate,
+        })
+      ).body.data,
+      { lmsMode: 'not_requested', gapTrainingPending: false, courses: [] },
+    );
+    t.is(
+      (
+        await cap(
+          platform,
+          progressing.user,
+          'POST',
+          `/applications/${progressing.applicationId}/recommendations/close`,
+          { headers: asCandidate },
+        )
+      ).body.error.code,
+      'recommendations.not_applicable',
+    );
+  },
+);
 
-test.serial('the gap units are the units the panel found not yet competent: the LMS is asked about those alone; other ids or a competent decision are 422 interview.gap_units_invalid', async (t) => {
-  const made = await readyInterview();
-  const units = (await cap(platform, made.user, 'GET', `/trades/${targets.tradeId}/units`)).body.data as Array<{
-    id: string;
-    title: string;
-  }>;
-  const second = units.find((u) => u.title === 'Masonry unit 2')!;
-  await evaluate(retained[1]!, made.applicationId);
-  await evaluate(retained[2]!, made.applicationId);
-  const stranger = await evaluate(retained[0]!, made.applicationId, {
-    decision: 'not_yet_competent',
-    gapUnitIds: ['no-such-unit'],
-  });
-  t.is(stranger.status, 422);
-  t.is(stranger.body.error.code, 'interview.gap_units_invalid');
-  t.is(stranger.body.error.details[0].field, 'gapUnitIds[0]');
-  const competent = await evaluate(retained[0]!, made.applicationId, {
-    decision: 'competent',
-    gapUnitIds: [second.id],
-  });
-  t.is(competent.body.error.code, 'interview.gap_units_invalid');
-  t.is(
-    (await evaluate(retained[1]!, made.applicationId, { gapUnitIds: [second.id] })).body.error.code,
-    'interview.lead_only',
-  );
-  const rejected = await evaluate(retained[0]!, made.applicationId, {
-    decision: 'not_yet_competent',
-    gapUnitIds: [second.id],
-    outcome: 'reject',
-  });
-  t.is(rejected.status, 200, rejected.text);
+test.serial(
+  'the gap units are the units the panel found not yet competent: the LMS is asked about those alone; other ids or a competent decision are 422 interview.gap_units_invalid',
+  async (t) => {
+    const made = await readyInterview();
+    const units = (await cap(platform, made.user, 'GET', `/trades/${targets.tradeId}/units`)).body.data as Array<{
+      id: string;
+      title: string;
+    }>;
+    const second = units.find((u) => u.title === 'Masonry unit 2')!;
+    await evaluate(retained[1]!, made.applicationId);
+    await evaluate(retained[2]!, made.applicationId);
+    const stranger = await evaluate(retained[0]!, made.applicationId, {
+      decision: 'not_yet_competent',
+      gapUnitIds: ['no-such-unit'],
+    });
+    t.is(stranger.status, 422);
+    t.is(stranger.body.error.code, 'interview.gap_units_invalid');
+    t.is(stranger.body.error.details[0].field, 'gapUnitIds[0]');
+    const competent = await evaluate(retained[0]!, made.applicationId, {
+      decision: 'competent',
+      gapUnitIds: [second.id],
+    });
+    t.is(competent.body.error.code, 'interview.gap_units_invalid');
+    t.is(
+      (await evaluate(retained[1]!, made.applicationId, { gapUnitIds: [second.id] })).body.error.code,
+      'interview.lead_only',
+    );
+    const rejected = await evaluate(retained[0]!, made.applicationId, {
+      decision: 'not_yet_competent',
+      gapUnitIds: [second.id],
+      outcome: 'reject',
+    });
+    t.is(rejected.status, 200, rejected.text);
 
-  lmsRequests = [];
-  const got = await cap(platform, made.user, 'GET', `/applications/${made.applicationId}/recommendations`, {
-    headers: asCandidate,
-  });
-  t.is(got.status, 200, got.text);
-  t.deepEqual(got.body.data.gapUnits, [{ unitId: second.id, title: 'Masonry unit 2' }]);
-  t.deepEqual(lmsRequests[0]!.gap_units, [{ unit_id: second.id, label: 'Masonry unit 2' }]);
-});
+    lmsRequests = [];
+    const got = await cap(platform, made.user, 'GET', `/applications/${made.applicationId}/recommendations`, {
+      headers: asCandidate,
+    });
+    t.is(got.status, 200, got.text);
+    t.deepEqual(got.body.data.gapUnits, [{ unitId: second.id, title: 'Masonry unit 2' }]);
+    t.deepEqual(lmsRequests[0]!.gap_units, [{ unit_id: second.id, label: 'Masonry unit 2' }]);
+  },
+);
