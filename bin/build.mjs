@@ -129,7 +129,7 @@ function bundleServices() {
 }
 
 /**
- * `npm test`'s compiled copy of server/, cli/ and test/ in `outDir`, one JavaScript file per source
+ * `npm test`'s compiled copy of server/, cli/, test/ (and bin/'s TypeScript) in `outDir`, one JavaScript file per source
  * with the folders kept (so `../../server/main.ts` is still `../../server/main.js`) and a source map
  * next to it. A test process then loads plain JavaScript instead of sending every module through
  * tsx's loader hooks: see the README's Tests section for what that saves. test/fixtures is linked,
@@ -145,7 +145,7 @@ export async function compileTests(outDir) {
       } else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) entryPoints.push(file);
     }
   };
-  for (const folder of ['server', 'cli', 'test']) visit(path.join(root, folder));
+  for (const folder of ['server', 'cli', 'test', 'bin']) visit(path.join(root, folder));
   fs.rmSync(outDir, { recursive: true, force: true });
   await createRequire(import.meta.url)('esbuild').build({
     entryPoints,
@@ -158,10 +158,12 @@ export async function compileTests(outDir) {
       {
         name: 'relative-imports-stay',
         setup(build) {
-          build.onResolve({ filter: /^\.\.?\// }, (args) => ({
-            path: args.path.replace(/\.ts$/, '.js'),
-            external: true,
-          }));
+          build.onResolve({ filter: /^\.\.?\// }, (args) => {
+            if (args.path.endsWith('.ts')) return { path: args.path.replace(/\.ts$/, '.js'), external: true };
+            // Anything else (bin/build.mjs) is not copied: the import names the original file.
+            const from = path.join(outDir, path.relative(root, args.resolveDir));
+            return { path: path.relative(from, path.resolve(args.resolveDir, args.path)), external: true };
+          });
         },
       },
     ],
