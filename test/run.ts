@@ -23,9 +23,12 @@ if (!fromSource) ensureBuild();
 // does, which is why it needs the build above.
 const testBuild = fromSource ? undefined : path.join('dist', 'tests', String(process.pid));
 if (testBuild) await compileTests(path.join(root, testBuild));
-/** A file or folder named on the command line (`test/cap/me.test.ts`), as its compiled copy. */
+/**
+ * A file or folder named on the command line (`test/cap/me.test.ts`, `test/cap/me.test.ts:12`), as its
+ * compiled copy (ava reads the source map to find the TypeScript lines).
+ */
 const testArgument = (arg: string) =>
-  testBuild && /^(\.\/)?test\//.test(arg) ? path.join(testBuild, arg.replace(/\.ts$/, '.js')) : arg;
+  testBuild && /^(\.\/)?test\//.test(arg) ? path.join(testBuild, arg.replace(/\.ts((:[\d,-]+)?)$/, '.js$1')) : arg;
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'capctl-test-'));
 // Every test file's platforms (a dozen connections each, several at once) share this server. Its data
 // is thrown away at the end, so it does not wait for the disk (PostgreSQL's settings for throwaway data).
