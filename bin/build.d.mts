@@ -2,3 +2,4 @@
 export declare const root: string;
 export declare function buildIsFresh(): boolean;
 export declare function ensureBuild(options?: { force?: boolean; quiet?: boolean }): void;
+export declare function compileTests(outDir: string): Promise<void>;

@@ -128,6 +128,54 @@ function bundleServices() {
   });
 }
 
+/**
+ * `npm test`'s compiled copy of server/, cli/, test/ (and bin/'s TypeScript) in `outDir`, one JavaScript file per source
+ * with the folders kept (so `../../server/main.ts` is still `../../server/main.js`) and a source map
+ * next to it. A test process then loads plain JavaScript instead of sending every module through
+ * tsx's loader hooks: see the README's Tests section for what that saves. test/fixtures is linked,
+ * not compiled (tests run its TypeScript files through tsx in processes of their own).
+ */
+export async function compileTests(outDir) {
+  const entryPoints = [];
+  const visit = (dir) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const file = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (file !== path.join(root, 'test', 'fixtures')) visit(file);
+      } else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) entryPoints.push(file);
+    }
+  };
+  for (const folder of ['server', 'cli', 'test', 'bin']) visit(path.join(root, folder));
+  fs.rmSync(outDir, { recursive: true, force: true });
+  await createRequire(import.meta.url)('esbuild').build({
+    entryPoints,
+    outbase: root,
+    outdir: outDir,
+    // Bundling only so that the plugin sees every import: each one stays an import, of the compiled file.
+    bundle: true,
+    packages: 'external',
+    plugins: [
+      {
+        name: 'relative-imports-stay',
+        setup(build) {
+          build.onResolve({ filter: /^\.\.?\// }, (args) => {
+            if (args.path.endsWith('.ts')) return { path: args.path.replace(/\.ts$/, '.js'), external: true };
+            // Anything else (bin/build.mjs) is not copied: the import names the original file.
+            const from = path.join(outDir, path.relative(root, args.resolveDir));
+            return { path: path.relative(from, path.resolve(args.resolveDir, args.path)), external: true };
+          });
+        },
+      },
+    ],
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    sourcemap: true,
+    logLevel: 'warning',
+  });
+  fs.symlinkSync(path.join(root, 'test', 'fixtures'), path.join(outDir, 'test', 'fixtures'));
+}
+
 if (process.argv[1] && fs.realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
   try {
     ensureBuild({ force: process.argv.includes('--force'), quiet: true });

@@ -8,14 +8,27 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ensureBuild } from '../bin/build.mjs';
+import { compileTests, ensureBuild, root } from '../bin/build.mjs';
 import { createDatabase } from '../server/platform/db/database.ts';
 import { removeDataDir, startEmbeddedPostgres } from '../server/platform/db/embedded.ts';
 import { serviceNames } from '../server/platform/config.ts';
 import { createLogger } from '../server/platform/logger.ts';
 import { migrateDatabase } from '../server/services.ts';
 
-if (process.env.CAPCTL_FROM_SOURCE !== '1') ensureBuild();
+const fromSource = process.env.CAPCTL_FROM_SOURCE === '1';
+if (!fromSource) ensureBuild();
+// The test processes run a compiled copy of server/, cli/ and test/ (bin/build.mjs, compileTests),
+// one per run so that two runs in the same folder do not meet; with CAPCTL_FROM_SOURCE=1, the sources
+// through tsx. The copy's code finds migrations and the loaded OpenAPI documents in dist/, as the build
+// does, which is why it needs the build above.
+const testBuild = fromSource ? undefined : path.join('dist', 'tests', String(process.pid));
+if (testBuild) await compileTests(path.join(root, testBuild));
+/**
+ * A file or folder named on the command line (`test/cap/me.test.ts`, `test/cap/me.test.ts:12`), as its
+ * compiled copy (ava reads the source map to find the TypeScript lines).
+ */
+const testArgument = (arg: string) =>
+  testBuild && /^(\.\/)?test\//.test(arg) ? path.join(testBuild, arg.replace(/\.ts((:[\d,-]+)?)$/, '.js$1')) : arg;
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'capctl-test-'));
 // Every test file's platforms (a dozen connections each, several at once) share this server. Its data
 // is thrown away at the end, so it does not wait for the disk (PostgreSQL's settings for throwaway data).
@@ -25,6 +38,7 @@ const database = await startEmbeddedPostgres(dataDir, createLogger('warn'), {
 const cleanup = async () => {
   await database.stop().catch(() => undefined);
   removeDataDir(dataDir);
+  if (testBuild) fs.rmSync(path.join(root, testBuild), { recursive: true, force: true });
 };
 const template = 'test_template';
 try {
@@ -40,10 +54,16 @@ const probe = cpuLog ? ['--node-arguments=--import=./test/helpers/cpu-probe.mjs'
 const pgPid = cpuLog ? fs.readFileSync(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0] : '';
 const ava = spawn(
   process.execPath,
-  [path.join('node_modules', 'ava', 'entrypoints', 'cli.mjs'), ...probe, ...process.argv.slice(2)],
+  [path.join('node_modules', 'ava', 'entrypoints', 'cli.mjs'), ...probe, ...process.argv.slice(2).map(testArgument)],
   {
     stdio: 'inherit',
-    env: { ...process.env, TEST_DATABASE_URL: database.url, TEST_TEMPLATE_DATABASE: template, TEST_PG_PID: pgPid },
+    env: {
+      ...process.env,
+      TEST_DATABASE_URL: database.url,
+      TEST_TEMPLATE_DATABASE: template,
+      TEST_PG_PID: pgPid,
+      ...(testBuild ? { TEST_BUILD_DIR: testBuild } : {}),
+    },
   },
 );
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => ava.kill(signal));

@@ -39,7 +39,11 @@ if (log) {
     let file = '?';
     try {
       const avaOptions = createRequire(import.meta.url)('../../node_modules/ava/lib/worker/options.cjs');
-      file = avaOptions.get().file.replace(`${process.cwd()}/`, '');
+      // The source's name, also when the run's compiled copy ran (test/run.ts).
+      file = avaOptions
+        .get()
+        .file.replace(`${process.cwd()}/`, '')
+        .replace(/^dist\/tests\/\d+\/(.*)\.js$/, '$1.ts');
     } catch {}
     const [u, s, cu, cs] = stat('self');
     const row = {
