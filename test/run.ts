@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { compileTests, ensureBuild, root } from '../bin/build.mjs';
 import { createDatabase } from '../server/platform/db/database.ts';
-import { removeDataDir, startEmbeddedPostgres } from '../server/platform/db/embedded.ts';
+import { isAlive, removeDataDir, startEmbeddedPostgres } from '../server/platform/db/embedded.ts';
 import { serviceNames } from '../server/platform/config.ts';
 import { createLogger } from '../server/platform/logger.ts';
 import { migrateDatabase } from '../server/services.ts';
@@ -22,6 +22,11 @@ if (!fromSource) ensureBuild();
 // through tsx. The copy's code finds migrations and the loaded OpenAPI documents in dist/, as the build
 // does, which is why it needs the build above.
 const testBuild = fromSource ? undefined : path.join('dist', 'tests', String(process.pid));
+// A run that was killed leaves its copy behind: copies of runs no longer alive are removed.
+for (const pid of fs.existsSync(path.join(root, 'dist', 'tests'))
+  ? fs.readdirSync(path.join(root, 'dist', 'tests'))
+  : [])
+  if (!isAlive(Number(pid))) fs.rmSync(path.join(root, 'dist', 'tests', pid), { recursive: true, force: true });
 if (testBuild) await compileTests(path.join(root, testBuild));
 /**
  * A file or folder named on the command line (`test/cap/me.test.ts`, `test/cap/me.test.ts:12`), as its

@@ -399,7 +399,7 @@ function stopOrphanedPostgres(pgDir: string, logger: Logger): void {
  * Whether a process runs. A child of ours that ended while this process could not reap it (waiting
  * synchronously at exit) is a zombie, which signals still reach: where /proc tells, it counts as ended.
  */
-function isAlive(pid: number): boolean {
+export function isAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
