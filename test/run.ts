@@ -21,12 +21,11 @@ if (!fromSource) ensureBuild();
 // one per run so that two runs in the same folder do not meet; with CAPCTL_FROM_SOURCE=1, the sources
 // through tsx. The copy's code finds migrations and the loaded OpenAPI documents in dist/, as the build
 // does, which is why it needs the build above.
+const testCopies = path.join(root, 'dist', 'tests');
 const testBuild = fromSource ? undefined : path.join('dist', 'tests', String(process.pid));
 // A run that was killed leaves its copy behind: copies of runs no longer alive are removed.
-for (const pid of fs.existsSync(path.join(root, 'dist', 'tests'))
-  ? fs.readdirSync(path.join(root, 'dist', 'tests'))
-  : [])
-  if (!isAlive(Number(pid))) fs.rmSync(path.join(root, 'dist', 'tests', pid), { recursive: true, force: true });
+for (const pid of fs.existsSync(testCopies) ? fs.readdirSync(testCopies) : [])
+  if (!isAlive(Number(pid))) fs.rmSync(path.join(testCopies, pid), { recursive: true, force: true });
 if (testBuild) await compileTests(path.join(root, testBuild));
 /**
  * A file or folder named on the command line (`test/cap/me.test.ts`, `test/cap/me.test.ts:12`), as its
