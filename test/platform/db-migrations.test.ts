@@ -7,6 +7,7 @@ import type { Sequelize } from 'sequelize';
 import { createDatabase, createSequelize, dropDatabase } from '../../server/platform/db/database.ts';
 import { createMigrator, migrate } from '../../server/platform/db/migrations.ts';
 import { newId } from '../../server/platform/ids.ts';
+import { serverCodePath } from '../../server/platform/paths.ts';
 
 // migrate() (server/platform/db/migrations.ts) against a fresh database per test, with migration files
 // of the test's own: each creates one table.
@@ -105,14 +106,16 @@ test("each service migration's down undoes exactly its up: stepping back, the sc
     const sequelize = createSequelize(url, schema, 2);
     t.teardown(() => sequelize.close());
     await sequelize.query(`CREATE SCHEMA "${schema}"`);
-    const dir = path.resolve('server', folder, 'migrations');
+    // Where the code under test finds them: the sources, or the build's .js when the tests run compiled.
+    const dir = serverCodePath(folder, 'migrations');
     const context = sequelize.getQueryInterface();
     const umzug = new Umzug({
       migrations: fs
         .readdirSync(dir)
+        .filter((file) => /\.(ts|js)$/.test(file) && !file.endsWith('.d.ts'))
         .sort()
         .map((file) => ({
-          name: path.basename(file, '.ts'),
+          name: path.basename(file, path.extname(file)),
           up: async () => (await import(path.join(dir, file))).up({ context }),
           down: async () => (await import(path.join(dir, file))).down({ context }),
         })),
