@@ -1,5 +1,5 @@
 import test from 'ava';
-import { applicationAtPayment, applicationTargets, cap, onboard } from '../helpers/cap.ts';
+import { applicationAtPayment, applicationTargets, cap, centreLedger, onboard } from '../helpers/cap.ts';
 import { eventually, sql, startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 import { payCheckout, postWebhook, sandboxWebhooks } from '../helpers/payments.ts';
 import { signUp } from '../helpers/users.ts';
@@ -51,11 +51,7 @@ test('100 application payments whose webhooks each arrive three times at once cr
     60_000,
   );
   await new Promise((resolve) => setTimeout(resolve, 1000)); // late duplicates would land now
-  const ledger = await sql<{ kind: string; n: number; total: string }>(
-    platform,
-    `SELECT kind, count(*)::int AS n, sum(amount_minor)::text AS total FROM cap.wallet_entries WHERE centre_id = $1 GROUP BY kind ORDER BY kind`,
-    [centreId],
-  );
+  const ledger = await centreLedger(platform, centreId);
   t.deepEqual(ledger, [
     { kind: 'application_payment', n: 100, total: String(100 * 2500000) },
     { kind: 'platform_fee', n: 100, total: String(-100 * 250000) },

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { applicationTargets, cap, onboard } from '../helpers/cap.ts';
+import { applicationTargets, cap, onboard, paymentLedger } from '../helpers/cap.ts';
 import { retainedAssessor } from '../helpers/assessors.ts';
 import { call, eventually, sql, startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 import { declineCheckout, payCheckout } from '../helpers/payments.ts';
@@ -158,11 +158,7 @@ test.serial(
     t.like(stages[2], { stageKey: 'folder_arrangement', status: 'in_progress' });
 
     t.is(BigInt((await walletOf()).amountMinorUnits) - before, 2700000n, 'gross 30,000 less the 10% fee');
-    const ledger = await sql<{ kind: string; amount_minor: string }>(
-      platform,
-      'SELECT kind, amount_minor::text FROM cap.wallet_entries WHERE payment_id = $1 ORDER BY kind',
-      [paid.body.data.paymentId],
-    );
+    const ledger = await paymentLedger(platform, paid.body.data.paymentId);
     t.deepEqual(ledger, [
       { kind: 'application_payment', amount_minor: '3000000' },
       { kind: 'platform_fee', amount_minor: '-300000' },

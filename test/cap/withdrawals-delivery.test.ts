@@ -1,5 +1,13 @@
 import test from 'ava';
-import { applicationAtPayment, applicationTargets, asCentre, cap, onboard } from '../helpers/cap.ts';
+import {
+  applicationAtPayment,
+  applicationTargets,
+  asCentre,
+  cap,
+  centreLedger,
+  onboard,
+  paymentLedger,
+} from '../helpers/cap.ts';
 import { eventually, sql, startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 import { payCheckout, postWebhook, sandboxWebhooks } from '../helpers/payments.ts';
 import { signUp, type SignedUpUser } from '../helpers/users.ts';
@@ -120,11 +128,7 @@ test('100 paid applications withdrawn, each refund webhook delivered three times
     100,
   );
   for (const [i, c] of centres.entries()) {
-    const ledger = await sql<{ kind: string; n: number; total: string }>(
-      platform,
-      `SELECT kind, count(*)::int AS n, sum(amount_minor)::text AS total FROM cap.wallet_entries WHERE centre_id = $1 GROUP BY kind ORDER BY kind`,
-      [c.centreId],
-    );
+    const ledger = await centreLedger(platform, c.centreId);
     t.deepEqual(ledger, [
       { kind: 'application_payment', n: 50, total: String(50 * 2500000) },
       { kind: 'platform_fee', n: 50, total: String(-50 * 250000) },
@@ -197,11 +201,7 @@ test('a payment completed after its application was withdrawn is refunded by CAP
     ).length,
     1,
   );
-  const ledger = await sql<{ kind: string; amount_minor: string }>(
-    platform,
-    'SELECT kind, amount_minor::text FROM cap.wallet_entries WHERE payment_id = $1 ORDER BY kind',
-    [paymentId],
-  );
+  const ledger = await paymentLedger(platform, paymentId);
   t.deepEqual(ledger, [
     { kind: 'application_payment', amount_minor: '2500000' },
     { kind: 'platform_fee', amount_minor: '-250000' },

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { applicationTargets, asCentre, cap, candidateWithApplication, onboard } from '../helpers/cap.ts';
+import { applicationTargets, asCentre, cap, candidateWithApplication, onboard, paymentLedger } from '../helpers/cap.ts';
 import { eventually, sql, startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 import { payCheckout } from '../helpers/payments.ts';
 import { signUp, type SignedUpUser } from '../helpers/users.ts';
@@ -89,11 +89,7 @@ test.serial(
       beneficiaryCentreId: centreId,
     });
 
-    const ledger = await sql<{ kind: string; amount_minor: string }>(
-      platform,
-      'SELECT kind, amount_minor::text FROM cap.wallet_entries WHERE payment_id = $1 ORDER BY kind',
-      [paymentId],
-    );
+    const ledger = await paymentLedger(platform, paymentId);
     t.deepEqual(ledger, [
       { kind: 'application_payment', amount_minor: '2500000' },
       { kind: 'platform_fee', amount_minor: '-250000' },

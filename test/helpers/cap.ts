@@ -247,3 +247,19 @@ export async function applicationAtPayment(
   });
   return { applicationId, paymentId: started.body.data.paymentId as string };
 }
+
+/** The centre wallet's ledger lines of one payment, by kind (amounts in minor units, as text). */
+export const paymentLedger = (platform: TestPlatform, paymentId: string) =>
+  sql<{ kind: string; amount_minor: string }>(
+    platform,
+    'SELECT kind, amount_minor::text FROM cap.wallet_entries WHERE payment_id = $1 ORDER BY kind',
+    [paymentId],
+  );
+
+/** A centre's whole ledger summed by kind: how many lines and their total (minor units, as text). */
+export const centreLedger = (platform: TestPlatform, centreId: string) =>
+  sql<{ kind: string; n: number; total: string }>(
+    platform,
+    'SELECT kind, count(*)::int AS n, sum(amount_minor)::text AS total FROM cap.wallet_entries WHERE centre_id = $1 GROUP BY kind ORDER BY kind',
+    [centreId],
+  );
