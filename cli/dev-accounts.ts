@@ -57,11 +57,14 @@ export async function signIn(api: Api, email: string, password: string): Promise
   }
 }
 
-/** Registers an account and verifies it with the code from the dev mailbox; answers it signed in. */
-export async function registerVerified(api: Api, email: string, password: string): Promise<SignedIn> {
+/**
+ * Registers an account and verifies it with the code from the dev mailbox; answers it signed in.
+ * `fresh`: the address is known to have no account, so no code can have been mailed to it before.
+ */
+export async function registerVerified(api: Api, email: string, password: string, fresh = false): Promise<SignedIn> {
   // A registration never verified (a seed stopped halfway) may have mailed a code already; registering
   // again replaces it, so the code to use is the one mailed after this request.
-  const [before] = await mailbox(api, email, 1);
+  const [before] = fresh ? [] : await mailbox(api, email, 1);
   await api.call('POST', '/v1/ol/auth/register', { body: { email, password, intents: ['cap'] } });
   const otp = await mailedValue(api, email, 'otp', before?.id);
   const pair = await api.call<{ accessToken: string; user: { userId: string } }>('POST', '/v1/ol/auth/verify-account', {
@@ -87,15 +90,17 @@ export async function firstSignIn(api: Api, email: string, password: string): Pr
 
 /**
  * Grants platform_admin in the CAP database; answers whether it was new. The user id may still be on its
- * way (an account being registered): the operator face loads meanwhile.
+ * way (an account being registered): the operator face loads and opens the schema meanwhile.
  */
 export async function grantPlatformAdmin(
   databaseUrl: string,
   userId: string | Promise<string>,
   email: string,
 ): Promise<boolean> {
-  const [{ openCapSchema }, id] = await Promise.all([import('../server/cap/operator/index.ts'), userId]);
-  const cap = await openCapSchema(databaseUrl, 1);
+  const [cap, id] = await Promise.all([
+    import('../server/cap/operator/index.ts').then(({ openCapSchema }) => openCapSchema(databaseUrl, 1)),
+    userId,
+  ]);
   try {
     return (await cap.grantPlatformRole({ userId: id, email }, 'platform_admin')).granted;
   } finally {

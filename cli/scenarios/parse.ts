@@ -28,7 +28,15 @@ export interface LoadOptions {
   rowsFile?: string;
 }
 
-const ajv = new Ajv2020({ allErrors: true, verbose: true, strictTypes: false });
+// Compiled once per capctl process, for a few files: without ajv's meta-schema check (that compiled
+// the meta-schema too; test/capctl/file-schemas.test.ts checks the schema instead) or code optimisation.
+const ajv = new Ajv2020({
+  allErrors: true,
+  verbose: true,
+  strictTypes: false,
+  validateSchema: false,
+  code: { optimize: false },
+});
 ajv.addVocabulary(['hint', 'oneOfHint']);
 const validateSchema = ajv.compile<ScenarioDocument>(scenarioSchema);
 

@@ -144,7 +144,7 @@ function newSeeding(api: Api, seeds: SeedSet, options: SeedOptions): Seeding {
           if (!person.password) throw new CommandFailed(`${person.email}: signing in needs a password in the seed`);
           const account = accounts.get(email);
           if (!account || account.status === 'pending_verification')
-            return registerVerified(api, person.email, person.password);
+            return registerVerified(api, person.email, person.password, !account);
           if (account.mustChangePassword) return firstSignIn(api, person.email, person.password);
           return signedIn(person.email, person.password);
         })();

@@ -160,7 +160,7 @@ const unit = strict(['referenceNumber', 'title', 'learningOutcomes'], {
   },
 });
 
-const seedSchema = {
+export const seedSchema = {
   type: 'object',
   additionalProperties: false,
   minProperties: 1,
@@ -292,7 +292,15 @@ type SeedFile = {
   assessors?: SeedAssessor[];
 };
 
-const ajv = new Ajv2020({ allErrors: true, verbose: true, strictTypes: false });
+// Compiled once per capctl process, for a few files: without ajv's meta-schema check (that compiled
+// the meta-schema too; test/capctl/file-schemas.test.ts checks the schema instead) or code optimisation.
+const ajv = new Ajv2020({
+  allErrors: true,
+  verbose: true,
+  strictTypes: false,
+  validateSchema: false,
+  code: { optimize: false },
+});
 ajv.addVocabulary(['hint', 'oneOfHint']);
 const validate = ajv.compile<SeedFile>(seedSchema);
 

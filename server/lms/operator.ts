@@ -4,15 +4,18 @@
 // light: the work is loaded when it is done.
 import type { StaffRole } from './people/index.ts';
 
+// The zipping comes from the catalogue's SCORM files themselves, not its face: the face loads the
+// whole catalogue (Sequelize, gRPC), which a seed paid for in the middle of its first requests.
+
 /** The platform's own SCORM 1.2 package (fixtures/scorm/workshop-safety), zipped from its sources. */
 export async function samplePackage(): Promise<Buffer> {
-  return (await import('./catalogue/index.ts')).samplePackage();
+  return (await import('./catalogue/scorm/sample.ts')).samplePackage();
 }
 
 /** The project's SCORM package fixtures/scorm/<name>, zipped from its sources. */
 export async function fixturePackage(name: string): Promise<Buffer> {
   const [{ zipFolder }, { projectPath }] = await Promise.all([
-    import('./catalogue/index.ts'),
+    import('./catalogue/scorm/package.ts'),
     import('../platform/paths.ts'),
   ]);
   return zipFolder(projectPath('fixtures', 'scorm', name));

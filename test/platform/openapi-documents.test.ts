@@ -5,6 +5,7 @@ import path from 'node:path';
 import { serviceNames } from '../../server/platform/config.ts';
 import { loadApiDocument } from '../../server/platform/http/openapi.ts';
 import { compileOperation } from '../../server/platform/http/validation.ts';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 
 // Validators are compiled on an operation's first request; this compiles them all, so a schema that
 // does not compile fails here rather than on some later request.
@@ -13,6 +14,21 @@ for (const service of serviceNames) {
     const doc = await loadApiDocument(service);
     t.true(doc.operations.length > 0);
     for (const op of doc.operations) t.notThrows(() => compileOperation(op), op.operationId);
+  });
+
+  // The platform compiles without checking schemas against the JSON Schema meta-schema (a cost paid in
+  // every process), so it is checked here, once.
+  test(`every schema of ${service}.yaml is valid JSON Schema 2020-12`, async (t) => {
+    const meta = new Ajv2020({ strict: false });
+    for (const op of (await loadApiDocument(service)).operations) {
+      const schemas = [
+        ...op.parameters.map((p) => p.schema),
+        ...Object.values(op.requestBody?.content ?? {}).map((c) => c.schema),
+        ...Object.values(op.responses).flatMap((r) => Object.values(r.content ?? {}).map((c) => c.schema)),
+      ];
+      for (const schema of schemas.filter(Boolean))
+        t.true(meta.validateSchema(schema!), `${op.operationId}: ${meta.errorsText(meta.errors)}`);
+    }
   });
 
   test(`every operationId of ${service}.yaml is unique`, async (t) => {
