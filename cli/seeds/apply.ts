@@ -54,6 +54,8 @@ export interface Step {
   after?: string[];
   /** Takes the next free turn before other steps (as every step of a phase that goes `first`). */
   first?: boolean;
+  /** Whom it signs in as besides the acting admin: someone without an account registers before its turn. */
+  signsInAs?: SeedPerson;
 }
 
 /**
@@ -108,8 +110,11 @@ export async function applySeeds(api: Api, seeds: SeedSet, options: SeedOptions)
     const steps = phases.flatMap((p) => p.steps);
     const changes = steps.flatMap((s) => s.changes);
     if (!options.dryRun) {
-      options.progress?.start(steps.filter((s) => s.run).length);
-      await runPhases(phases, options.concurrency ?? 8, (step) => options.progress?.done(step.changes[0]!.record));
+      // Progress counts the records written; an early registration is part of its record's step.
+      options.progress?.start(steps.filter((s) => s.run && s.changes.length).length);
+      await runPhases(phases, options.concurrency ?? 8, (step) => {
+        if (step.changes.length) options.progress?.done(step.changes[0]!.record);
+      });
       options.progress?.end();
     }
     const counts: SeedReport['counts'] = {};
@@ -224,7 +229,26 @@ async function plan(seeding: Seeding, emails: string[], db: PlatformDb | undefin
   // LMS courses and level offerings name CAP trades, levels and units: their phases come after the trades.
   phases.push(...(await lmsPhases));
   seeding.problems.push(...(lms?.problems ?? []));
+  phases.push({ name: 'registrations', after: [], steps: earlyRegistrations(seeding, phases) });
   return phases;
+}
+
+/**
+ * The people later steps sign in as who have no account yet, registered from the start in free turns
+ * (their step then finds them signed in): a registration needs nothing the other steps make, and the
+ * platform has turns to spare while the first admin is made.
+ */
+function earlyRegistrations(seeding: Seeding, phases: Phase[]): Step[] {
+  const people = new Map<string, SeedPerson>();
+  for (const step of phases.flatMap((p) => p.steps)) {
+    const person = step.run && step.signsInAs;
+    if (person?.password && !seeding.accounts.has(person.email.toLowerCase()))
+      people.set(person.email.toLowerCase(), person);
+  }
+  return [...people.values()].map((person) => ({
+    changes: [],
+    run: async () => void (await seeding.session(person)),
+  }));
 }
 
 /**
@@ -713,6 +737,7 @@ function planCentres(seeding: Seeding, admin: Admin, platform: CapState): Step[]
     if (found && !missing.length && !accept) return { changes };
     return {
       changes,
+      signsInAs: centre.superAdmin,
       run: async () => {
         const owner = centre.superAdmin.password ? await seeding.session(centre.superAdmin) : undefined;
         if (!found)
@@ -840,6 +865,7 @@ async function planAssessors(
     });
     const assessor: Step = {
       changes,
+      signsInAs: seed,
       run: changed
         ? async () => {
             if (diff.onboarding) {
