@@ -161,6 +161,11 @@ test("the centre's staff read the vault; another centre, another candidate and a
       t.is(res.status, 403, `${headers['X-CAP-PERSONA']} GET ${path}`);
       t.is(res.body.error.code, 'auth.out_of_scope');
     }
+    // A cursor of the vault (its one row's id, as the API encodes it) does not turn the refusal into a 422.
+    const cursor = Buffer.from(JSON.stringify({ after: byStaff.body.data[0].id })).toString('base64url');
+    const paged = await cap(platform, who, 'GET', `${evidencePath(applicationId)}?cursor=${cursor}`, { headers });
+    t.is(paged.status, 403, `${headers['X-CAP-PERSONA']} GET with a cursor`);
+    t.is(paged.body.error.code, 'auth.out_of_scope');
   }
   const staffWrites = await cap(platform, member, 'POST', evidencePath(applicationId), {
     headers: asCentre(),

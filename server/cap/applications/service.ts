@@ -85,6 +85,18 @@ export type Reader = Viewer | { persona: 'assessor' | 'awarding_body'; userId: s
 /** An assessor reading the applications they are currently assigned to, at one centre or any. */
 export type AssessorViewer = { persona: 'assessor'; userId: string; assessorId: string; centreId?: string };
 
+/**
+ * `visible`'s rule for the readers it needs no other module for (the candidate, the centre), as an SQL
+ * condition on the applications row `a` with its value bound in `where`; undefined for the others. A
+ * page that reads with it shows only what `visible` lets through; an empty one says nothing, so the
+ * reader's errors (404, 403) are still `visible`'s.
+ */
+export function ownedSql(reader: Reader, where: Conditions, a = 'a'): string | undefined {
+  if (reader.persona === 'candidate') return `${a}.candidate_user_id = ${where.bind(reader.userId)}`;
+  if (reader.persona === 'centre') return `${a}.centre_id = ${where.bind(reader.centreId)}`;
+  return undefined;
+}
+
 export function readerOf(context: ActingContext, userId: string): Reader {
   return context.persona === 'centre'
     ? { persona: 'centre', userId, centreId: context.centreId }

@@ -1,3 +1,6 @@
+import { catalogueSql } from '../catalogue/index.ts';
+import { assessorJoins, assessorNameSql } from './cards.ts';
+
 /**
  * SQL of the assessors module's tables (assessor_profiles, application_assessors, retained_requests) for
  * a statement of another module that has to stay one statement: the caller's standing (every call),
@@ -18,4 +21,26 @@ export const assessorsSql = {
   /** The assessors the centre `centreId` retains (an approved retained request): their profile `id` and `user_id`. */
   retainedBy: (centreId: string) =>
     `SELECT p.id, p.user_id FROM cap.assessor_profiles p WHERE p.id IN (SELECT assessor_id FROM cap.retained_requests WHERE centre_id = ${centreId} AND status = 'approved')`,
+
+  /**
+   * The seats of the application `applicationId`'s current panel with who sits in them (JSON array of
+   * `{ assessorId, isLead, isObserver, name, sectors }`): the voters (the lead first, then in the order
+   * assigned), then the observers who do not vote; `name` and `sectors` as the assessor's card shows them.
+   */
+  panelSeats: (applicationId: string) =>
+    `(SELECT coalesce(json_agg(json_build_object('assessorId', s.assessor_id, 'isLead', s.lead, 'isObserver', s.observer,
+              'name', coalesce(card.name, ''), 'sectors', coalesce(card.sectors, '[]'))
+              ORDER BY s.voter DESC, s.lead DESC, s.assigned_at, s.id), '[]')
+        FROM (SELECT v.assessor_id, true AS voter, v.lead, v.assigned_at, v.id,
+                     EXISTS (SELECT 1 FROM cap.application_assessors o WHERE o.application_id = v.application_id
+                                AND o.assessor_id = v.assessor_id AND o.role = 'iv_observer' AND o.ended_at IS NULL) AS observer
+                FROM cap.application_assessors v WHERE v.application_id = ${applicationId} AND v.role = 'panel_voter' AND v.ended_at IS NULL
+              UNION ALL
+              SELECT o.assessor_id, false, false, o.assigned_at, o.id, true
+                FROM cap.application_assessors o WHERE o.application_id = ${applicationId} AND o.role = 'iv_observer' AND o.ended_at IS NULL
+                 AND NOT EXISTS (SELECT 1 FROM cap.application_assessors v WHERE v.application_id = o.application_id
+                                    AND v.assessor_id = o.assessor_id AND v.role = 'panel_voter' AND v.ended_at IS NULL)) s
+        LEFT JOIN LATERAL (SELECT ${assessorNameSql()} AS name,
+                                  ${catalogueSql.sectorsNamed('SELECT a.sector_id FROM cap.assessor_sectors a WHERE a.assessor_id = p.id')} AS sectors
+                             FROM cap.assessor_profiles p ${assessorJoins()} WHERE p.id = s.assessor_id) card ON true)`,
 };

@@ -11,6 +11,10 @@ export const catalogueSql = {
   sectorCard: (sectorId: string) =>
     `(SELECT json_build_object('id', s.id, 'name', s.name, 'slug', s.slug) FROM cap.sectors s WHERE s.id = ${sectorId})`,
 
+  /** The sectors whose ids the SQL subquery `sectorIds` lists, as `[{ id, name }]` by name (JSON). */
+  sectorsNamed: (sectorIds: string) =>
+    `(SELECT coalesce(json_agg(json_build_object('id', s.id, 'name', s.name) ORDER BY s.name), '[]') FROM cap.sectors s WHERE s.id IN (${sectorIds}))`,
+
   /** The trade whose id is the SQL expression `tradeId` as `{ id, name, slug }` (JSON), or null. */
   tradeCard: (tradeId: string) =>
     `(SELECT json_build_object('id', t.id, 'name', t.name, 'slug', t.slug) FROM cap.trades t WHERE t.id = ${tradeId})`,

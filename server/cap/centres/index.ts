@@ -66,7 +66,7 @@ export function createCentres(deps: CentresDeps, needs: CentresNeeds) {
   const centres = createCentreService(sequelize, files.assetUrls);
   const staff = createStaffService(sequelize, centres, people.onboardings, people.provisionMember, needs.workloadOf);
   const notificationPolicies = createNotificationPolicies(sequelize, centres);
-  const adminCentres = createAdminCentres(centres, staff, files.assetUrls, people.photos, needs.dealings);
+  const adminCentres = createAdminCentres(centres, staff, files.assetUrls, needs.dealings);
 
   // The centre's notification policy says who hears of a submitted and of a paid application.
   for (const type of policyEvents) {

@@ -28,4 +28,9 @@ export const peopleSql = {
   onboardedName: (userId: string, assessorFirst: string) =>
     `(SELECT NULLIF(${peopleSql.onboardingName('o')}, '') FROM cap.onboardings o
        WHERE o.user_id = ${userId} AND o.persona IN ('candidate', 'assessor') ORDER BY (o.persona = 'assessor') = (${assessorFirst}) DESC LIMIT 1)`,
+
+  /** The passport photo (an asset id) of the user `userId`: from their most recently saved onboarding that has one, or null. */
+  photoAssetId: (userId: string) =>
+    `(SELECT o.data ->> 'passportAssetId' FROM cap.onboardings o
+       WHERE o.user_id = ${userId} AND coalesce(o.data ->> 'passportAssetId', '') <> '' ORDER BY o.updated_at DESC LIMIT 1)`,
 };

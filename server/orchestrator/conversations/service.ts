@@ -64,20 +64,25 @@ interface ThreadRow {
   last: ReadMessage | null;
 }
 
-/** The columns of ThreadRow, of the thread `c`, for the reader whose id is the SQL expression `reader`. */
-const threadColumns = (reader: string) => {
-  const other = `(SELECT p.user_id FROM ol.conversation_participants p WHERE p.conversation_id = c.id AND p.user_id <> ${reader} LIMIT 1)`;
-  const lastRead = `(SELECT p.last_read_message_id FROM ol.conversation_participants p WHERE p.conversation_id = c.id AND p.user_id = ${reader})`;
-  return `c.id, c.subject, ${isoTime('c.created_at')} AS "createdAt", ${isoTime('c.updated_at')} AS "updatedAt",
-  ${other} AS "recipientId", ${accountsSql.email(other)} AS "recipientEmail",
-  ${lastRead} AS "lastRead",
+/**
+ * The threads of the reader whose id is the SQL expression `reader`, as `c`: each joined to the
+ * reader's participation `me` and the other participant `other` (one each, so one row a thread).
+ */
+const threadsOf = (reader: string) => `ol.conversations c
+  JOIN ol.conversation_participants me ON me.conversation_id = c.id AND me.user_id = ${reader}
+  LEFT JOIN LATERAL (SELECT p.user_id FROM ol.conversation_participants p WHERE p.conversation_id = c.id AND p.user_id <> ${reader} LIMIT 1) other ON true`;
+
+/** The columns of ThreadRow, of the threads `threadsOf` reads, for the reader whose id is the SQL expression `reader`. */
+const threadColumns = (reader: string) =>
+  `c.id, c.subject, ${isoTime('c.created_at')} AS "createdAt", ${isoTime('c.updated_at')} AS "updatedAt",
+  other.user_id AS "recipientId", ${accountsSql.email('other.user_id')} AS "recipientEmail",
+  me.last_read_message_id AS "lastRead",
   (SELECT count(*)::int FROM ol.conversation_messages m WHERE m.conversation_id = c.id AND m.sender_id <> ${reader}
-      AND m.id > coalesce(${lastRead}, '')) AS unread,
+      AND m.id > coalesce(me.last_read_message_id, '')) AS unread,
   (SELECT json_build_object('id', m.id, 'conversationId', m.conversation_id, 'senderId', m.sender_id,
           'senderEmail', ${accountsSql.email('m.sender_id')}, 'body', m.body, 'attachments', m.attachments,
           'createdAt', ${isoTime('m.created_at')})
      FROM ol.conversation_messages m WHERE m.id = c.last_message_id) AS last`;
-};
 
 /** The channels a conversation notice goes by: in_app always; email and SMS only if asked for and enabled. */
 export function clampChannels(
@@ -318,17 +323,16 @@ export function createConversations(deps: ConversationsDeps) {
     async list(readerId: string, page: PageRequest, q?: string) {
       const where = new Conditions();
       const reader = where.bind(readerId);
-      where.add(`c.id IN (SELECT conversation_id FROM ol.conversation_participants WHERE user_id = ${reader})`);
       if (q?.trim()) {
         where.add(
           '(c.subject ILIKE ? OR EXISTS (SELECT 1 FROM ol.conversation_messages m WHERE m.conversation_id = c.id AND m.body ILIKE ?))',
           containing(q),
         );
       }
-      // The reader's id is bound once, as the statement's first value, for the columns and the condition.
+      // The reader's id is bound once, as the statement's first value, for the joins and the columns.
       const { items, meta } = await keysetRows<ThreadRow>(read, page, {
         select: threadColumns(reader),
-        from: 'ol.conversations c',
+        from: threadsOf(reader),
         alias: 'c',
         where,
         key: 'c.last_message_id',

@@ -1,11 +1,12 @@
 import { Op, type Transaction } from 'sequelize';
 import { notFound } from '../../../platform/http/errors.ts';
-import { Conditions, keysetInstances } from '../../../platform/db/keyset.ts';
+import { Conditions, keysetRows } from '../../../platform/db/keyset.ts';
+import { isoTime } from '../../../platform/db/iso-time.ts';
 import { preparedReads } from '../../../platform/db/prepared.ts';
 import { pageRequest } from '../../../platform/http/pagination.ts';
 import { newId } from '../../../platform/ids.ts';
-import { type BulkAction, createModeration, type ModerationAction, type PassportPhotos } from '../../people/index.ts';
-import type { Centre, CentreStaff } from '../models.ts';
+import { type BulkAction, createModeration, type ModerationAction, peopleSql } from '../../people/index.ts';
+import type { Centre } from '../models.ts';
 import type { CentreService } from '../service.ts';
 import { staffOf, type StaffService } from '../staff/service.ts';
 import type { AssetUrls } from '../../../contracts/orchestrator-client.ts';
@@ -20,20 +21,30 @@ export interface NewCentre {
   superAdmin: { name: string; email: string };
 }
 
-/** A centre as the admins see it, with the super admin it was founded with. */
-function adminCentreOf(centre: Centre, founder: CentreStaff | undefined, logo: string | null, photo: string | null) {
-  return {
-    id: centre.id,
-    name: centre.name,
-    registrationNo: centre.registrationNo,
-    status: centre.status,
-    logoAssetId: centre.logoAssetId,
-    logo,
-    address: centre.address,
-    createdAt: centre.createdAt.toISOString(),
-    superAdmin: founder ? { userId: founder.userId, name: founder.name, email: founder.email, photo } : null,
-  };
+/** A centre's founder (its first super admin), `photo` their photo's asset id. */
+interface Founder {
+  userId: string;
+  name: string | null;
+  email: string;
+  photo: string | null;
 }
+
+/** A centre as the admins see it, with its founder; `logo` and the founder's photo as asset ids. */
+interface AdminCentreRow {
+  id: string;
+  name: string;
+  registrationNo: string;
+  status: CentreStatus;
+  logoAssetId: string | null;
+  address: JsonObject | null;
+  createdAt: string;
+  superAdmin: Founder | null;
+}
+
+/** The founder of the centre `centreId` (SQL expression) as a Founder (JSON), or null. */
+const founderSql = (centreId: string) =>
+  `(SELECT json_build_object('userId', s.user_id, 'name', s.name, 'email', s.email, 'photo', ${peopleSql.photoAssetId('s.user_id')})
+      FROM cap.centre_staff s WHERE s.centre_id = ${centreId} AND s.role = 'super_admin' ORDER BY s.created_at, s.id LIMIT 1)`;
 
 /**
  * The admins' side of centres: creating approved centres with their first super admin, the list, the
@@ -54,29 +65,36 @@ export function createAdminCentres(
   centres: CentreService,
   staff: StaffService,
   assetUrls: AssetUrls,
-  photos: PassportPhotos,
   dealings: CentreDealings,
 ) {
   const { Centre, CentreStaff } = centres.models;
   const read = preparedReads(Centre.sequelize!);
 
-  /** The first super admin of each centre, by centre id. */
-  async function foundersOf(centreIds: string[], transaction?: Transaction): Promise<Map<string, CentreStaff>> {
-    const rows = await CentreStaff.findAll({
-      where: { centreId: { [Op.in]: centreIds }, role: 'super_admin' },
-      order: [
-        ['createdAt', 'ASC'],
-        ['id', 'ASC'],
-      ],
-      transaction,
-    });
-    const founders = new Map<string, CentreStaff>();
-    for (const row of rows) if (!founders.has(row.centreId)) founders.set(row.centreId, row);
-    return founders;
+  const founders = (ids: string[]) =>
+    read<{ id: string; founder: Founder | null }>(
+      'cap.centres.founders',
+      `SELECT c AS id, ${founderSql('c')} AS founder FROM unnest($1::text[]) c`,
+      [ids],
+    );
+
+  /** The admins' centres with the URLs of their logos and their founders' photos. */
+  async function views(rows: AdminCentreRow[]) {
+    const urlOf = await assetUrls(rows.flatMap((row) => [row.logoAssetId, row.superAdmin?.photo]));
+    return rows.map(({ id, name, registrationNo, status, logoAssetId, address, createdAt, superAdmin }) => ({
+      id,
+      name,
+      registrationNo,
+      status,
+      logoAssetId,
+      logo: urlOf(logoAssetId),
+      address,
+      createdAt,
+      superAdmin: superAdmin && { ...superAdmin, photo: urlOf(superAdmin.photo) },
+    }));
   }
 
-  async function present(centre: Centre, transaction?: Transaction) {
-    return (await presentAll([centre], transaction))[0]!;
+  async function present(centre: Centre) {
+    return (await presentAll([centre]))[0]!;
   }
 
   const moderation = createModeration<Centre>({
@@ -101,19 +119,22 @@ export function createAdminCentres(
     },
   });
 
-  async function presentAll(rows: Centre[], transaction?: Transaction) {
-    const [founders, urlOf] = await Promise.all([
-      foundersOf(
-        rows.map((centre) => centre.id),
-        transaction,
-      ),
-      assetUrls(rows.map((centre) => centre.logoAssetId)),
-    ]);
-    const photoOf = await photos.ofUsers([...founders.values()].map((founder) => founder.userId));
-    return rows.map((centre) => {
-      const founder = founders.get(centre.id);
-      return adminCentreOf(centre, founder, urlOf(centre.logoAssetId), founder ? photoOf(founder.userId) : null);
-    });
+  async function presentAll(centres: Centre[]) {
+    const founderOf = new Map(
+      centres.length ? (await founders(centres.map((c) => c.id))).map((row) => [row.id, row.founder]) : [],
+    );
+    return views(
+      centres.map((centre) => ({
+        id: centre.id,
+        name: centre.name,
+        registrationNo: centre.registrationNo,
+        status: centre.status,
+        logoAssetId: centre.logoAssetId,
+        address: centre.address,
+        createdAt: centre.createdAt.toISOString(),
+        superAdmin: founderOf.get(centre.id) ?? null,
+      })),
+    );
   }
 
   return {
@@ -137,13 +158,16 @@ export function createAdminCentres(
       const where = new Conditions();
       if (query.q) where.add('(x.name ILIKE ? OR x.registration_no ILIKE ?)', containing(query.q));
       if (query.status) where.add('x.status = ?', query.status);
-      const { items, meta } = await keysetInstances(read, pageRequest(query as Record<string, unknown>), Centre, {
+      // One statement: each centre with its founder (and the founder's photo asset).
+      const { items, meta } = await keysetRows<AdminCentreRow>(read, pageRequest(query as Record<string, unknown>), {
+        select: `x.id, x.name, x.registration_no AS "registrationNo", x.status, x.logo_asset_id AS "logoAssetId", x.address,
+          ${isoTime('x.created_at')} AS "createdAt", ${founderSql('x.id')} AS "superAdmin"`,
         from: 'cap.centres x',
         where,
         key: 'x.id',
         desc: true,
       });
-      return { items: await presentAll(items), meta };
+      return { items: await views(items), meta };
     },
 
     summary: () => moderation.summary(),

@@ -2,6 +2,7 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 import { unprocessable } from '../../../platform/http/errors.ts';
 import type { AssetUrls, OrchestratorHttp } from '../../../contracts/orchestrator-client.ts';
 import type { JsonObject } from '../../../platform/http/merge-patch.ts';
+import { peopleSql } from '../sql.ts';
 
 type Record = { data: JsonObject };
 
@@ -48,17 +49,17 @@ export function createPassportPhotos(deps: {
     /** Photo URLs by user id, from the most recently saved onboarding that has one. */
     async ofUsers(userIds: string[]): Promise<(userId: string) => string | null> {
       if (userIds.length === 0) return () => null;
-      const rows = await deps.sequelize.query<{ userId: string; assetId: string }>(
-        `SELECT DISTINCT ON (user_id) user_id AS "userId", data->>'passportAssetId' AS "assetId"
-           FROM cap.onboardings
-          WHERE user_id = ANY($1) AND coalesce(data->>'passportAssetId', '') <> ''
-          ORDER BY user_id, updated_at DESC`,
-        { type: QueryTypes.SELECT, bind: [userIds] },
+      const rows = await deps.sequelize.query<{ userId: string; assetId: string | null }>(
+        `SELECT u AS "userId", ${peopleSql.photoAssetId('u')} AS "assetId" FROM unnest($1::text[]) u`,
+        { type: QueryTypes.SELECT, bind: [[...new Set(userIds)]] },
       );
       const assetOf = new Map(rows.map((row) => [row.userId, row.assetId]));
       const urlOf = await deps.assetUrls([...assetOf.values()]);
       return (userId) => urlOf(assetOf.get(userId));
     },
+
+    /** The URLs of photos read in another statement (`peopleSql.photoAssetId`), by asset id. */
+    urls: (assetIds: Array<string | null>) => deps.assetUrls(assetIds),
   };
 }
 
