@@ -24,13 +24,16 @@ const batchSize = 100;
  * Moves undelivered outbox rows of the producing schemas to the consumers' pg-boss queues. One pass
  * per schema runs in a single transaction: it locks a batch (`SKIP LOCKED`, so two processes never
  * relay the same rows), inserts one job per subscribed queue and marks the rows dispatched, so the
- * jobs and the mark commit together. The loop polls every `intervalMs` and runs at once on `wake()`;
- * while the database cannot be reached it waits for it to come back instead.
+ * jobs and the mark commit together. The loop polls every schema every `intervalMs`; `wake(schema)`
+ * (a commit in this process that published) runs a pass at once over the schemas woken, so a
+ * publish does not also cost a locking read of every other outbox. While the database cannot be
+ * reached it waits for it to come back instead.
  */
 export class Relay {
   private stopping = false;
   private readonly stopped = new AbortController();
-  private woken = false;
+  /** Schemas woken since the pass began; a pass with wakes behind it is followed by one over them. */
+  private woken = new Set<string>();
   private interruptSleep: (() => void) | undefined;
   private loop: Promise<void> | undefined;
 
@@ -42,16 +45,16 @@ export class Relay {
     private readonly intervalMs: number,
     private readonly logger: Logger,
     private readonly database: DatabaseWatch,
-    /** Called after a pass committed jobs for these queues (to wake this process's workers). */
-    private readonly onQueued: (queues: Set<string>) => void,
+    /** Called after a pass committed jobs, with each job's queue (to wake this process's workers). */
+    private readonly onQueued: (queues: string[]) => void,
   ) {}
 
   start(): void {
     this.loop ??= this.run();
   }
 
-  wake(): void {
-    this.woken = true;
+  wake(schema: string): void {
+    this.woken.add(schema);
     this.interruptSleep?.();
   }
 
@@ -63,30 +66,39 @@ export class Relay {
   }
 
   private async run(): Promise<void> {
+    let due = this.schemas;
+    let lastFullPass = 0;
     while (!this.stopping) {
-      this.woken = false;
+      this.woken = new Set();
+      // Rows other processes published are found by a full pass at least every interval, woken or not.
+      if (performance.now() - lastFullPass >= this.intervalMs) due = this.schemas;
+      if (due === this.schemas) lastFullPass = performance.now();
+      let failed = false;
       try {
-        for (const schema of this.schemas) {
+        for (const schema of due) {
           let relayed = batchSize;
           while (!this.stopping && relayed === batchSize) relayed = await this.relayBatch(schema);
         }
       } catch (err) {
+        failed = true;
         if (this.database.report(err)) await this.database.whenUp(this.stopped.signal);
         else this.logger.error({ err }, 'event relay failed; retrying');
       }
-      if (!this.woken && !this.stopping) await this.sleep();
+      const slept = this.woken.size === 0 && !this.stopping && (await this.sleep());
+      due = slept || failed ? this.schemas : this.schemas.filter((schema) => this.woken.has(schema));
     }
   }
 
-  private sleep(): Promise<void> {
+  /** Waits `intervalMs`; true when the time ran out, false when woken or stopped. */
+  private sleep(): Promise<boolean> {
     return new Promise((resolve) => {
-      const finish = () => {
+      const finish = (timedOut: boolean) => {
         clearTimeout(timer);
         this.interruptSleep = undefined;
-        resolve();
+        resolve(timedOut);
       };
-      const timer = setTimeout(finish, this.intervalMs);
-      this.interruptSleep = finish;
+      const timer = setTimeout(() => finish(true), this.intervalMs);
+      this.interruptSleep = () => finish(false);
     });
   }
 
@@ -129,7 +141,7 @@ export class Relay {
         rows.map((row) => row.id),
       ]);
       await client.query('COMMIT');
-      if (jobs.length > 0) this.onQueued(new Set(jobs.map((job) => job.name)));
+      if (jobs.length > 0) this.onQueued(jobs.map((job) => job.name));
       return rows.length;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
