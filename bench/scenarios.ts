@@ -127,6 +127,7 @@ async function bench(name: string): Promise<void> {
   statements.clear();
   counting = true;
   const sequentialStarted = performance.now();
+  const cpuStarted = process.cpuUsage();
   for (let i = 0; i < sequentialRuns; i++) {
     const report = await runScenarios([scenario], { ...options, onEvent });
     mustPass(report);
@@ -141,9 +142,13 @@ async function bench(name: string): Promise<void> {
     }
   }
   const sequentialWall = performance.now() - sequentialStarted;
+  const cpu = process.cpuUsage(cpuStarted);
   counting = false;
   console.log(
     `one at a time, ${sequentialRuns} runs: wall ${Math.round(sequentialWall)} ms; per run ${stats(sequential)}${goalOf(name, 'sequential', mean(sequential))}`,
+  );
+  console.log(
+    `  this process's CPU per run (platform and runner; PostgreSQL not counted): ${Math.round((cpu.user + cpu.system) / 1000 / sequentialRuns)} ms`,
   );
   if (values.timeline && sequentialRuns > 0) {
     const made = (statementsMade - madeAtStart) / sequentialRuns;
