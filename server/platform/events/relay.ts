@@ -16,6 +16,8 @@ interface OutboxRow {
   occurred_at: Date;
   source: string;
   data: Record<string, unknown>;
+  /** The queues subscribed to its type. */
+  queues: string[];
 }
 
 const batchSize = 100;
@@ -76,6 +78,8 @@ export class Relay {
       let failed = false;
       try {
         for (const schema of due) {
+          // A woken schema has rows waiting; on a full pass, most outboxes are empty.
+          if (due === this.schemas && !(await this.waiting(schema))) continue;
           let relayed = batchSize;
           while (!this.stopping && relayed === batchSize) relayed = await this.relayBatch(schema);
         }
@@ -102,25 +106,32 @@ export class Relay {
     });
   }
 
+  /** Whether a schema's outbox has undispatched rows: one statement, without a transaction or locks. */
+  private async waiting(schema: string): Promise<boolean> {
+    const { rows } = await this.pool.query<{ waiting: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM "${schema}".outbox WHERE dispatched_at IS NULL) AS waiting`,
+    );
+    return rows[0]!.waiting;
+  }
+
   /** Relays one batch of a schema's outbox; returns how many events it took. */
   private async relayBatch(schema: string): Promise<number> {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
+      // The queues come from pg-boss's own subscription table, so consumers registered by other
+      // processes are included.
       const { rows } = await client.query<OutboxRow>(
-        `SELECT id, type, occurred_at, source, data FROM "${schema}".outbox
-         WHERE dispatched_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        `SELECT o.id, o.type, o.occurred_at, o.source, o.data,
+                ARRAY(SELECT s.name FROM "${this.bossSchema}".subscription s WHERE s.event = o.type) AS queues
+           FROM "${schema}".outbox o
+          WHERE o.dispatched_at IS NULL ORDER BY o.id LIMIT $1 FOR UPDATE OF o SKIP LOCKED`,
         [batchSize],
       );
       if (rows.length === 0) {
         await client.query('COMMIT');
         return 0;
       }
-      // pg-boss's own subscription table, so consumers registered by other processes are included.
-      const subscriptions = await client.query<{ event: string; name: string }>(
-        `SELECT event, name FROM "${this.bossSchema}".subscription WHERE event = ANY($1)`,
-        [[...new Set(rows.map((row) => row.type))]],
-      );
       const jobs: PgBoss.JobInsert<DeliveryJob>[] = [];
       for (const row of rows) {
         const event: PlatformEvent = {
@@ -130,9 +141,7 @@ export class Relay {
           source: row.source,
           data: row.data,
         };
-        for (const { name } of subscriptions.rows.filter((s) => s.event === row.type)) {
-          jobs.push({ name, data: { consumer: name, event } });
-        }
+        for (const name of row.queues) jobs.push({ name, data: { consumer: name, event } });
       }
       if (jobs.length > 0) {
         await this.boss.insert(jobs, { db: { executeSql: (text, values) => client.query(text, values) } });
