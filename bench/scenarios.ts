@@ -40,9 +40,23 @@ giveUp.unref();
 /** Statements by text (numbers in the text folded), counted while `counting` is on. */
 const statements = new Map<string, { calls: number; ms: number }>();
 let counting = false;
-/** Statements made so far, and those of them made for an HTTP request (the rest: event delivery, relay, polling). */
+/**
+ * Statements made so far; those made for an HTTP request; and idle looks, which come with the time a
+ * run takes rather than with what it does: a pg-boss fetch that found no job, an outbox looked at
+ * and found empty (with the BEGIN and COMMIT around a locking look), a lease renewal.
+ */
 let statementsMade = 0;
 let inRequests = 0;
+let idleLooks = 0;
+function idleLook(text: string, rows: unknown[] | undefined): number {
+  if (text.includes('event_workers')) return 1;
+  if (!rows || rows.length > 1) return 0;
+  if (text.includes('WITH next as') && rows.length === 0) return 1;
+  if (/\.outbox\b/.test(text) && /FOR UPDATE/.test(text) && rows.length === 0) return 3;
+  if (/EXISTS \(SELECT 1 FROM "\w+"\.outbox/.test(text) && (rows[0] as { waiting?: boolean })?.waiting === false)
+    return 1;
+  return 0;
+}
 if (values.timeline) {
   const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
@@ -55,7 +69,8 @@ if (values.timeline) {
       .replace(/\s+/g, ' ')
       .replace(/\b\d+\b/g, 'N')
       .slice(0, 160);
-    const settle = () => {
+    const settle = (result?: unknown) => {
+      idleLooks += idleLook(text, (result as { rows?: unknown[] } | undefined)?.rows);
       const entry = statements.get(key) ?? { calls: 0, ms: 0 };
       entry.calls += 1;
       statementsMade += 1;
@@ -66,13 +81,13 @@ if (values.timeline) {
     const callback = args.at(-1);
     if (typeof callback === 'function') {
       args[args.length - 1] = (...results: unknown[]) => {
-        settle();
+        settle(results[1]);
         return callback(...results);
       };
       return query.apply(this, args);
     }
     const result = query.apply(this, args);
-    if (result instanceof Promise) result.then(settle, settle);
+    if (result instanceof Promise) result.then(settle, () => settle());
     return result;
   } as typeof pg.Client.prototype.query;
 }
@@ -123,7 +138,7 @@ async function bench(name: string): Promise<void> {
         requests: inRequests - inRequestsBefore,
       });
   };
-  const [madeAtStart, inRequestsAtStart] = [statementsMade, inRequests];
+  const [madeAtStart, inRequestsAtStart, idleAtStart] = [statementsMade, inRequests, idleLooks];
   statements.clear();
   counting = true;
   const sequentialStarted = performance.now();
@@ -153,7 +168,8 @@ async function bench(name: string): Promise<void> {
   if (values.timeline && sequentialRuns > 0) {
     const made = (statementsMade - madeAtStart) / sequentialRuns;
     const requests = (inRequests - inRequestsAtStart) / sequentialRuns;
-    printTimeline(stepTimes, sequentialRuns, { made, requests });
+    const idle = (idleLooks - idleAtStart) / sequentialRuns;
+    printTimeline(stepTimes, sequentialRuns, { made, requests, idle });
   }
 
   const concurrentStarted = performance.now();
@@ -173,7 +189,7 @@ async function bench(name: string): Promise<void> {
 function printTimeline(
   stepTimes: Map<string, { ms: number[]; attempts: number[]; all: number[]; requests: number[] }>,
   runs: number,
-  perRun: { made: number; requests: number },
+  perRun: { made: number; requests: number; idle: number },
 ): void {
   console.log('  step: mean ms; statements meanwhile, in its requests / all (attempts when it retried)');
   for (const [id, { ms, attempts, all, requests }] of stepTimes) {
@@ -182,8 +198,9 @@ function printTimeline(
       `    ${id}: ${mean(ms).toFixed(1)} ms; ${mean(requests).toFixed(1)} / ${mean(all).toFixed(1)}${tries > 1 ? ` (${tries.toFixed(1)} attempts)` : ''}`,
     );
   }
+  const { made, requests, idle } = perRun;
   console.log(
-    `  statements per run: ${perRun.made.toFixed(0)}, ${perRun.requests.toFixed(0)} of them in requests (the rest: event delivery, relay, polling)`,
+    `  statements per run: ${made.toFixed(0)}: ${requests.toFixed(0)} in requests, ${(made - requests - idle).toFixed(0)} relaying and delivering events, ${idle.toFixed(0)} idle looks (pg-boss fetches and outbox looks that found nothing, lease renewals)`,
   );
   const rows = [...statements.entries()].sort((a, b) => b[1].ms - a[1].ms);
   console.log('  top statements by time awaited (per run):');
