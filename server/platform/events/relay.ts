@@ -47,8 +47,8 @@ export class Relay {
     private readonly intervalMs: number,
     private readonly logger: Logger,
     private readonly database: DatabaseWatch,
-    /** Called after a pass committed jobs, with each job's queue (to wake this process's workers). */
-    private readonly onQueued: (queues: string[]) => void,
+    /** Called after a pass committed jobs for these queues (to wake this process's workers). */
+    private readonly onQueued: (queues: Set<string>) => void,
   ) {}
 
   start(): void {
@@ -150,7 +150,7 @@ export class Relay {
         rows.map((row) => row.id),
       ]);
       await client.query('COMMIT');
-      if (jobs.length > 0) this.onQueued(jobs.map((job) => job.name));
+      if (jobs.length > 0) this.onQueued(new Set(jobs.map((job) => job.name)));
       return rows.length;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);

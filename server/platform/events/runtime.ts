@@ -109,8 +109,6 @@ export function createEventRuntime(
   const scopes: ServiceScope[] = [];
   const consumers = new Map<string, Consumer>();
   const workers = new Map<string, string[]>();
-  /** Workers delivering a job right now. */
-  const busy = new Set<string>();
   let boss: PgBoss | undefined;
   let bossDb: BossDatabase | undefined;
   let pool: pg.Pool | undefined;
@@ -222,17 +220,6 @@ export function createEventRuntime(
         for (const workerId of workers.get(queue) ?? []) started.notifyWorker(workerId);
       }
     };
-    // A job is fetched by one worker: as many of a queue's workers are woken as it got jobs, idle ones
-    // first (waking them all made every other one fetch nothing).
-    const wakeForJobs = (queues: string[]) => {
-      const counts = new Map<string, number>();
-      for (const queue of queues) counts.set(queue, (counts.get(queue) ?? 0) + 1);
-      for (const [queue, count] of counts) {
-        const ids = workers.get(queue) ?? [];
-        const idleFirst = [...ids.filter((id) => !busy.has(id)), ...ids.filter((id) => busy.has(id))];
-        for (const id of idleFirst.slice(0, count)) started.notifyWorker(id);
-      }
-    };
     leases = new DeliveryLeases(
       pool!,
       settings.bossSchema,
@@ -268,20 +255,13 @@ export function createEventRuntime(
     for (const consumer of consumers.values()) {
       const workerIds: string[] = [];
       for (let i = 0; i < settings.workersPerConsumer; i++) {
-        let workerId = '';
-        workerId = await started.work<DeliveryJob>(
-          consumer.name,
-          { batchSize: 1, pollingIntervalSeconds: settings.pollingIntervalSeconds },
-          async ([job]) => {
-            busy.add(workerId);
-            try {
-              await held.hold([job!.id], () => deliver(consumer, job!.data.event));
-            } finally {
-              busy.delete(workerId);
-            }
-          },
+        workerIds.push(
+          await started.work<DeliveryJob>(
+            consumer.name,
+            { batchSize: 1, pollingIntervalSeconds: settings.pollingIntervalSeconds },
+            ([job]) => held.hold([job!.id], () => deliver(consumer, job!.data.event)),
+          ),
         );
-        workerIds.push(workerId);
       }
       workers.set(consumer.name, workerIds);
     }
@@ -295,7 +275,7 @@ export function createEventRuntime(
       settings.relayIntervalMs,
       logger,
       database,
-      wakeForJobs,
+      wake,
     );
     relay.start();
   }
