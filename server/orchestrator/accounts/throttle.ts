@@ -1,4 +1,4 @@
-import { Op, type Sequelize, type Transaction } from 'sequelize';
+import { Op, QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { DataTypes, type Model, type ModelStatic } from 'sequelize';
 import { newId } from '../../platform/ids.ts';
 
@@ -109,20 +109,31 @@ export function createThrottle(sequelize: Sequelize) {
    */
   async function nextTry(kind: string, checks: Array<[subject: string, limit: Limit]>, transaction?: Transaction) {
     const now = Date.now();
+    // Every subject's recent rows, newest first and at most 200 each, in one statement.
+    const rows = await sequelize.query<{ subject: string; createdAt: Date; pending: boolean }>(
+      `SELECT f.subject, f.created_at AS "createdAt", f.pending
+         FROM unnest($2::text[], $3::timestamptz[]) AS c(subject, since)
+         CROSS JOIN LATERAL (SELECT subject, created_at, pending FROM ol.auth_failures
+                              WHERE kind = $1 AND subject = c.subject AND created_at > c.since
+                              ORDER BY created_at DESC LIMIT 200) f`,
+      {
+        bind: [
+          kind,
+          checks.map(([subject]) => subject),
+          checks.map(([, limit]) => new Date(now - limit.windowMs).toISOString()),
+        ],
+        type: QueryTypes.SELECT,
+        transaction,
+      },
+    );
     let failed = 0;
     let withPending = 0;
     for (const [subject, limit] of checks) {
-      const rows = await Failure.findAll({
-        where: { kind, subject, createdAt: { [Op.gt]: new Date(now - limit.windowMs) } },
-        order: [['createdAt', 'DESC']],
-        attributes: ['createdAt', 'pending'],
-        limit: 200,
-        transaction,
-      });
-      const failures = rows
+      const own = rows.filter((row) => row.subject === subject);
+      const failures = own
         .filter((row) => !row.pending || now - row.createdAt.getTime() > pendingForMs)
         .map((row) => row.createdAt);
-      const pending = Array.from({ length: rows.length - failures.length }, () => new Date(now));
+      const pending = Array.from({ length: own.length - failures.length }, () => new Date(now));
       failed = Math.max(failed, waitUntil(failures, limit, now));
       withPending = Math.max(withPending, waitUntil([...pending, ...failures], limit, now));
     }

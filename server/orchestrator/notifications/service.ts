@@ -219,22 +219,24 @@ export function createNotifications(deps: ServiceDeps & { userEmail?(userId: str
       const category = (categories as readonly string[]).includes(data.category)
         ? data.category
         : (notice?.category ?? 'system');
-      await InboxItem.findOrCreate({
-        where: { id: notificationId },
-        // A prepared mail's body may carry a code: the inbox shows its subject only.
-        defaults: {
-          id: notificationId,
-          userId,
-          category,
-          type: data.template,
-          title,
-          description: data.description ?? title,
-          link: data.link ?? null,
-          metadata: data.metadata ?? null,
-          readAt: null,
-        },
-        transaction,
-      });
+      // One INSERT ... ON CONFLICT DO NOTHING (findOrCreate made a SELECT, a savepoint and a temporary function).
+      await InboxItem.bulkCreate(
+        [
+          {
+            id: notificationId,
+            userId,
+            category,
+            type: data.template,
+            // A prepared mail's body may carry a code: the inbox shows its subject only.
+            title,
+            description: data.description ?? title,
+            link: data.link ?? null,
+            metadata: data.metadata ?? null,
+            readAt: null,
+          },
+        ],
+        { ignoreDuplicates: true, transaction },
+      );
     }
 
     // Email: an Orchestrator mail waits in its delivery row (without the row there is nothing to send);

@@ -16,6 +16,8 @@ interface OutboxRow {
   occurred_at: Date;
   source: string;
   data: Record<string, unknown>;
+  /** The queues subscribed to its type. */
+  queues: string[];
 }
 
 const batchSize = 100;
@@ -24,13 +26,16 @@ const batchSize = 100;
  * Moves undelivered outbox rows of the producing schemas to the consumers' pg-boss queues. One pass
  * per schema runs in a single transaction: it locks a batch (`SKIP LOCKED`, so two processes never
  * relay the same rows), inserts one job per subscribed queue and marks the rows dispatched, so the
- * jobs and the mark commit together. The loop polls every `intervalMs` and runs at once on `wake()`;
- * while the database cannot be reached it waits for it to come back instead.
+ * jobs and the mark commit together. The loop polls every schema every `intervalMs`; `wake(schema)`
+ * (a commit in this process that published) runs a pass at once over the schemas woken, so a
+ * publish does not also cost a locking read of every other outbox. While the database cannot be
+ * reached it waits for it to come back instead.
  */
 export class Relay {
   private stopping = false;
   private readonly stopped = new AbortController();
-  private woken = false;
+  /** Schemas woken since the pass began; a pass with wakes behind it is followed by one over them. */
+  private woken = new Set<string>();
   private interruptSleep: (() => void) | undefined;
   private loop: Promise<void> | undefined;
 
@@ -50,8 +55,8 @@ export class Relay {
     this.loop ??= this.run();
   }
 
-  wake(): void {
-    this.woken = true;
+  wake(schema: string): void {
+    this.woken.add(schema);
     this.interruptSleep?.();
   }
 
@@ -63,31 +68,50 @@ export class Relay {
   }
 
   private async run(): Promise<void> {
+    let due = this.schemas;
+    let lastFullPass = 0;
     while (!this.stopping) {
-      this.woken = false;
+      this.woken = new Set();
+      // Rows other processes published are found by a full pass at least every interval, woken or not.
+      if (performance.now() - lastFullPass >= this.intervalMs) due = this.schemas;
+      if (due === this.schemas) lastFullPass = performance.now();
+      let failed = false;
       try {
-        for (const schema of this.schemas) {
+        for (const schema of due) {
+          // A woken schema has rows waiting; on a full pass, most outboxes are empty.
+          if (due === this.schemas && !(await this.waiting(schema))) continue;
           let relayed = batchSize;
           while (!this.stopping && relayed === batchSize) relayed = await this.relayBatch(schema);
         }
       } catch (err) {
+        failed = true;
         if (this.database.report(err)) await this.database.whenUp(this.stopped.signal);
         else this.logger.error({ err }, 'event relay failed; retrying');
       }
-      if (!this.woken && !this.stopping) await this.sleep();
+      const slept = this.woken.size === 0 && !this.stopping && (await this.sleep());
+      due = slept || failed ? this.schemas : this.schemas.filter((schema) => this.woken.has(schema));
     }
   }
 
-  private sleep(): Promise<void> {
+  /** Waits `intervalMs`; true when the time ran out, false when woken or stopped. */
+  private sleep(): Promise<boolean> {
     return new Promise((resolve) => {
-      const finish = () => {
+      const finish = (timedOut: boolean) => {
         clearTimeout(timer);
         this.interruptSleep = undefined;
-        resolve();
+        resolve(timedOut);
       };
-      const timer = setTimeout(finish, this.intervalMs);
-      this.interruptSleep = finish;
+      const timer = setTimeout(() => finish(true), this.intervalMs);
+      this.interruptSleep = () => finish(false);
     });
+  }
+
+  /** Whether a schema's outbox has undispatched rows: one statement, without a transaction or locks. */
+  private async waiting(schema: string): Promise<boolean> {
+    const { rows } = await this.pool.query<{ waiting: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM "${schema}".outbox WHERE dispatched_at IS NULL) AS waiting`,
+    );
+    return rows[0]!.waiting;
   }
 
   /** Relays one batch of a schema's outbox; returns how many events it took. */
@@ -95,20 +119,19 @@ export class Relay {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
+      // The queues come from pg-boss's own subscription table, so consumers registered by other
+      // processes are included.
       const { rows } = await client.query<OutboxRow>(
-        `SELECT id, type, occurred_at, source, data FROM "${schema}".outbox
-         WHERE dispatched_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        `SELECT o.id, o.type, o.occurred_at, o.source, o.data,
+                ARRAY(SELECT s.name FROM "${this.bossSchema}".subscription s WHERE s.event = o.type) AS queues
+           FROM "${schema}".outbox o
+          WHERE o.dispatched_at IS NULL ORDER BY o.id LIMIT $1 FOR UPDATE OF o SKIP LOCKED`,
         [batchSize],
       );
       if (rows.length === 0) {
         await client.query('COMMIT');
         return 0;
       }
-      // pg-boss's own subscription table, so consumers registered by other processes are included.
-      const subscriptions = await client.query<{ event: string; name: string }>(
-        `SELECT event, name FROM "${this.bossSchema}".subscription WHERE event = ANY($1)`,
-        [[...new Set(rows.map((row) => row.type))]],
-      );
       const jobs: PgBoss.JobInsert<DeliveryJob>[] = [];
       for (const row of rows) {
         const event: PlatformEvent = {
@@ -118,9 +141,7 @@ export class Relay {
           source: row.source,
           data: row.data,
         };
-        for (const { name } of subscriptions.rows.filter((s) => s.event === row.type)) {
-          jobs.push({ name, data: { consumer: name, event } });
-        }
+        for (const name of row.queues) jobs.push({ name, data: { consumer: name, event } });
       }
       if (jobs.length > 0) {
         await this.boss.insert(jobs, { db: { executeSql: (text, values) => client.query(text, values) } });

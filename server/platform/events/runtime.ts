@@ -291,7 +291,7 @@ export function createEventRuntime(
             `INSERT INTO "${schema}".outbox (id, type, occurred_at, source, data) VALUES ($1, $2, $3, $4, $5)`,
             { bind: [event.id, type, event.occurredAt, service, JSON.stringify(data)], transaction },
           );
-          transaction.afterCommit(() => relay?.wake());
+          transaction.afterCommit(() => relay?.wake(schema));
           return event;
         },
         subscribe(type, name, handler) {
