@@ -49,7 +49,10 @@ export async function startServices(
   const database = createDatabaseWatch(databaseUrl, logger.child({ component: 'database' }));
   cleanups.push(async () => database.stop());
   // Opens no connection until `start`; its cleanup is pushed then, so it stops before the Sequelize pools close.
-  const events = createEventRuntime(databaseUrl, logger.child({ component: 'events' }), { database });
+  const events = createEventRuntime(databaseUrl, logger.child({ component: 'events' }), {
+    database,
+    pollingIntervalSeconds: config.eventPollingSeconds,
+  });
   const urls: Record<string, string> = {};
   const peers = createPeers(config, urls);
   const mounts: Record<string, Mount> = {};

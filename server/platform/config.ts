@@ -34,6 +34,13 @@ export interface PlatformConfig {
   /** The cost of new password hashes: `minimum` by default in development mode, `production` otherwise. */
   passwordHashCost: PasswordHashCost;
   logLevel: string;
+  /**
+   * How often an idle event worker looks for jobs (default 0.5 s, pg-boss's least). Events relayed by
+   * the process itself wake its workers at once, and a worker that found a job looks again at once;
+   * polling finds retries and other processes' events. Not read from the environment: the tests'
+   * platforms set it (test/helpers/platform.ts).
+   */
+  eventPollingSeconds: number;
   /** Largest accepted JSON body, in bytes. */
   bodyLimitBytes: number;
   /**
@@ -366,6 +373,10 @@ export function resolveConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = 
     throw new ConfigError('passwordHashCost', 'only production is allowed when NODE_ENV=production');
   }
 
+  const eventPollingSeconds = Number(pick('eventPollingSeconds') ?? 0.5);
+  if (!(eventPollingSeconds >= 0.5))
+    throw new ConfigError('eventPollingSeconds', 'expected a number of seconds, 0.5 or more');
+
   const dataDir = path.resolve(String(pick('dataDir') ?? '.capctl'));
   const logLevel = String(pick('logLevel') ?? 'info');
   if (!logLevels.includes(logLevel)) throw new ConfigError('logLevel', `expected one of ${logLevels.join(', ')}`);
@@ -392,6 +403,7 @@ export function resolveConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = 
     devModeOnNetwork,
     passwordHashCost,
     logLevel,
+    eventPollingSeconds,
     bodyLimitBytes: positiveInt('bodyLimitBytes', pick('bodyLimitBytes') ?? 1024 * 1024),
     httpKeepAliveTimeoutSeconds: positiveInt('httpKeepAliveTimeoutSeconds', pick('httpKeepAliveTimeoutSeconds') ?? 65),
     trustProxy: trustProxy(pick('trustProxy')),

@@ -255,13 +255,21 @@ export function createEventRuntime(
     for (const consumer of consumers.values()) {
       const workerIds: string[] = [];
       for (let i = 0; i < settings.workersPerConsumer; i++) {
-        workerIds.push(
-          await started.work<DeliveryJob>(
-            consumer.name,
-            { batchSize: 1, pollingIntervalSeconds: settings.pollingIntervalSeconds },
-            ([job]) => held.hold([job!.id], () => deliver(consumer, job!.data.event)),
-          ),
+        // A worker that found a job looks again at once, not after its polling interval: a backlog
+        // drains as fast as the handlers go, and only an idle worker waits for the next poll.
+        let workerId = '';
+        workerId = await started.work<DeliveryJob>(
+          consumer.name,
+          { batchSize: 1, pollingIntervalSeconds: settings.pollingIntervalSeconds },
+          async ([job]) => {
+            try {
+              await held.hold([job!.id], () => deliver(consumer, job!.data.event));
+            } finally {
+              started.notifyWorker(workerId);
+            }
+          },
         );
+        workerIds.push(workerId);
       }
       workers.set(consumer.name, workerIds);
     }
