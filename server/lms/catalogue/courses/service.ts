@@ -1,7 +1,7 @@
 import type { Sequelize, Transaction } from 'sequelize';
 import { containing } from '../../../platform/db/like.ts';
 import { conflict, forbidden, notFound, validationFailed, type FieldDetail } from '../../../platform/http/errors.ts';
-import { Conditions, keysetInstances } from '../../../platform/db/keyset.ts';
+import { Conditions, keysetInstances, keysetRows } from '../../../platform/db/keyset.ts';
 import { preparedReads } from '../../../platform/db/prepared.ts';
 import type { PageRequest } from '../../../platform/http/pagination.ts';
 import { newId } from '../../../platform/ids.ts';
@@ -21,7 +21,15 @@ import {
   type Sequencing,
 } from './models.ts';
 import { publishProblems } from './publishing.ts';
-import { courseDetail, courseSummary, instructorView, itemView, moduleView, outlineView } from './views.ts';
+import {
+  courseDetail,
+  courseSummary,
+  instructorView,
+  itemView,
+  moduleView,
+  outlineView,
+  type CourseSummaryFields,
+} from './views.ts';
 
 export interface CapLinkageWrite {
   sectorId?: string | null;
@@ -142,7 +150,16 @@ export function createCourses(sequelize: Sequelize, attachPackage?: AttachPackag
     keysetInstances(read, page, Course, { from: 'lms.lms_courses x', where, key: 'x.id', desc: true });
 
   async function catalogue(page: PageRequest, filters: CourseFilters) {
-    const { items, meta } = await courseList(page, filtersWhere({ ...filters, status: 'published' }));
+    // Plain rows: a summary needs no model instance (building them was most of a page's CPU).
+    const { items, meta } = await keysetRows<CourseSummaryFields>(read, page, {
+      select: `x.id, x.title, x.description, x.thumbnail_asset_id AS "thumbnailAssetId", x.status,
+        x.price_minor_units AS "priceMinorUnits", x.currency, x.sector_id AS "sectorId", x.trade_id AS "tradeId",
+        x.qualification_level_id AS "qualificationLevelId", x.unit_id AS "unitId"`,
+      from: 'lms.lms_courses x',
+      where: filtersWhere({ ...filters, status: 'published' }),
+      key: 'x.id',
+      desc: true,
+    });
     return { data: items.map(courseSummary), meta };
   }
 

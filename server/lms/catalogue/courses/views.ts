@@ -1,7 +1,23 @@
 import { money } from '../../../platform/money.ts';
 import type { Course, CourseInstructor, CourseItem, CourseModule, Sequencing } from './models.ts';
 
-export function courseSummary(course: Course) {
+/** What a course's summary shows: a model instance, or a catalogue page's plain row. */
+export type CourseSummaryFields = Pick<
+  Course,
+  | 'id'
+  | 'title'
+  | 'description'
+  | 'thumbnailAssetId'
+  | 'status'
+  | 'priceMinorUnits'
+  | 'currency'
+  | 'sectorId'
+  | 'tradeId'
+  | 'qualificationLevelId'
+  | 'unitId'
+>;
+
+export function courseSummary(course: CourseSummaryFields) {
   return {
     id: course.id,
     title: course.title,
