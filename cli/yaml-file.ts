@@ -3,10 +3,29 @@
  * schema or of the caller's own rules, is reported at its file, line and column before anything runs.
  */
 import type { ErrorObject, ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import jsYaml from 'js-yaml';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import { UsageError } from './output.ts';
 import { formatPath, type PathSegment } from './scenarios/paths.ts';
+
+/**
+ * The validator of a file's schema, with the `hint` and `oneOfHint` keywords its problems are worded by
+ * (below). Compiled once per capctl process, for a few files: without ajv's meta-schema check (that
+ * compiled the meta-schema too; test/capctl/file-schemas.test.ts checks the schemas instead) or code
+ * optimisation.
+ */
+export function compileFileSchema<T>(schema: object): ValidateFunction<T> {
+  const ajv = new Ajv2020({
+    allErrors: true,
+    verbose: true,
+    strictTypes: false,
+    validateSchema: false,
+    code: { optimize: false },
+  });
+  ajv.addVocabulary(['hint', 'oneOfHint']);
+  return ajv.compile<T>(schema);
+}
 
 export interface Position {
   line: number;

@@ -3,9 +3,8 @@
  * reported with its file, line and column before anything runs.
  */
 import { readFile } from 'node:fs/promises';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import { UsageError } from '../output.ts';
-import { parseYamlFile, YamlFileError } from '../yaml-file.ts';
+import { compileFileSchema, parseYamlFile, YamlFileError } from '../yaml-file.ts';
 import { referencesIn } from './expressions.ts';
 import { expandGroups } from './groups.ts';
 import { readRows, rowsPath, rowsProblems, runsOf, type Row } from './rows.ts';
@@ -28,17 +27,7 @@ export interface LoadOptions {
   rowsFile?: string;
 }
 
-// Compiled once per capctl process, for a few files: without ajv's meta-schema check (that compiled
-// the meta-schema too; test/capctl/file-schemas.test.ts checks the schema instead) or code optimisation.
-const ajv = new Ajv2020({
-  allErrors: true,
-  verbose: true,
-  strictTypes: false,
-  validateSchema: false,
-  code: { optimize: false },
-});
-ajv.addVocabulary(['hint', 'oneOfHint']);
-const validateSchema = ajv.compile<ScenarioDocument>(scenarioSchema);
+const validateSchema = compileFileSchema<ScenarioDocument>(scenarioSchema);
 
 /** The runs of a scenario file: the scenario, or one run per row of its rows. */
 export async function loadScenarios(file: string, options: LoadOptions = {}): Promise<Scenario[]> {

@@ -5,11 +5,10 @@
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import { UsageError } from '../output.ts';
 import * as nigeria from 'nigerian-states-and-lgas';
 import type { PathSegment } from '../scenarios/paths.ts';
-import { parseYamlFile, YamlFileError, type Issue } from '../yaml-file.ts';
+import { compileFileSchema, parseYamlFile, YamlFileError, type Issue } from '../yaml-file.ts';
 
 export interface SeedUnit {
   referenceNumber: string;
@@ -292,17 +291,7 @@ type SeedFile = {
   assessors?: SeedAssessor[];
 };
 
-// Compiled once per capctl process, for a few files: without ajv's meta-schema check (that compiled
-// the meta-schema too; test/capctl/file-schemas.test.ts checks the schema instead) or code optimisation.
-const ajv = new Ajv2020({
-  allErrors: true,
-  verbose: true,
-  strictTypes: false,
-  validateSchema: false,
-  code: { optimize: false },
-});
-ajv.addVocabulary(['hint', 'oneOfHint']);
-const validate = ajv.compile<SeedFile>(seedSchema);
+const validate = compileFileSchema<SeedFile>(seedSchema);
 
 /** The YAML files of the given files and folders (folders walked, sorted), default `seeds/`. */
 async function seedFiles(targets: string[]): Promise<string[]> {

@@ -80,7 +80,6 @@ export interface OutcomeFields {
 }
 export type NosImport = { title?: string; levels?: NosDocumentInput['levels']; csv?: string };
 
-/** A trade's active NOS document as the admin trade list shows it. */
 /** A trade as a page reads it: plain columns, its times as ISO text. */
 interface AdminTradeRow {
   id: string;
@@ -88,13 +87,14 @@ interface AdminTradeRow {
   slug: string;
   name: string;
   description: string | null;
-  status: string;
-  evidenceTypes: unknown;
+  status: TradeStatus;
+  evidenceTypes: string[];
   archivedAt: string | null;
   createdAt: string;
   updatedAt: string;
 }
 
+/** A trade's active NOS document as the admin trade list shows it. */
 interface ActiveNosDocument {
   id: string;
   version: number;
@@ -170,7 +170,7 @@ export function createCatalogue(sequelize: Sequelize) {
     description: sector.description,
     tradeCount,
   });
-  const tradeOf = (trade: Trade) => ({
+  const tradeOf = (trade: Trade | AdminTradeRow) => ({
     id: trade.id,
     sectorId: trade.sectorId,
     slug: trade.slug,
@@ -424,11 +424,7 @@ export function createCatalogue(sequelize: Sequelize) {
   ) {
     const iso = (time: Date | string | null) => (time instanceof Date ? time.toISOString() : time);
     return {
-      id: trade.id,
-      sectorId: trade.sectorId,
-      slug: trade.slug,
-      name: trade.name,
-      description: trade.description,
+      ...tradeOf(trade),
       sectorName,
       status: trade.status,
       evidenceTypes: trade.evidenceTypes,
