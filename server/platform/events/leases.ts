@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { DatabaseWatch } from '../db/watch.ts';
 import { newId } from '../ids.ts';
 import type { Logger } from '../logger.ts';
+import { countBy } from './relay.ts';
 
 /** One service schema's side: its `event_workers` table and the queues of its consumers in this process. */
 export interface LeaseScope {
@@ -47,8 +48,8 @@ export class DeliveryLeases {
     private readonly times: LeaseTimes,
     private readonly database: DatabaseWatch,
     private readonly logger: Logger,
-    /** Called with the queues that got jobs back (to wake this process's workers). */
-    private readonly onRecovered: (queues: Set<string>) => void,
+    /** Called with how many jobs each queue got back (to wake this process's workers). */
+    private readonly onRecovered: (queues: Map<string, number>) => void,
   ) {}
 
   /** Runs a delivery of these jobs under the lease. */
@@ -104,7 +105,7 @@ export class DeliveryLeases {
       if (finishedAt !== undefined && now - finishedAt > this.times.leaseSeconds * 1000) this.held.delete(id);
     const jobs = [...this.held.keys()];
     const recover = this.database.up && now - this.database.upSince >= this.times.leaseSeconds * 1000;
-    const recovered = new Set<string>();
+    const recovered: string[] = [];
     for (const { schema, queues } of this.scopes) {
       // A modifying WITH is not seen by the rest of its statement: this process's jobs are excluded by
       // the list itself, and a peer's lease must be younger than leaseSeconds to protect its jobs.
@@ -125,13 +126,13 @@ export class DeliveryLeases {
          RETURNING job.name`,
         [this.processId, jobs, queues, this.times.leaseSeconds, recover],
       );
-      for (const row of rows) recovered.add(row.name);
+      for (const row of rows) recovered.push(row.name);
       if (rows.length > 0)
         this.logger.warn(
           { jobs: rows.length, queues: [...new Set(rows.map((row) => row.name))] },
           'deliveries no live process holds are due again',
         );
     }
-    if (recovered.size > 0) this.onRecovered(recovered);
+    if (recovered.length > 0) this.onRecovered(countBy(recovered));
   }
 }

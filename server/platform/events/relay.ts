@@ -47,8 +47,8 @@ export class Relay {
     private readonly intervalMs: number,
     private readonly logger: Logger,
     private readonly database: DatabaseWatch,
-    /** Called after a pass committed jobs for these queues (to wake this process's workers). */
-    private readonly onQueued: (queues: Set<string>) => void,
+    /** Called after a pass committed jobs, with how many per queue (to wake this process's workers). */
+    private readonly onQueued: (queues: Map<string, number>) => void,
   ) {}
 
   start(): void {
@@ -150,7 +150,7 @@ export class Relay {
         rows.map((row) => row.id),
       ]);
       await client.query('COMMIT');
-      if (jobs.length > 0) this.onQueued(new Set(jobs.map((job) => job.name)));
+      if (jobs.length > 0) this.onQueued(countBy(jobs.map((job) => job.name)));
       return rows.length;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -159,4 +159,11 @@ export class Relay {
       client.release();
     }
   }
+}
+
+/** How many times each name occurs. */
+export function countBy(names: string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const name of names) counts.set(name, (counts.get(name) ?? 0) + 1);
+  return counts;
 }

@@ -215,9 +215,14 @@ export function createEventRuntime(
     await started.start();
     await declareQueues(started);
     const consumerScopes = [...new Set([...consumers.values()].map((c) => c.scope))];
-    const wake = (queues: Set<string>) => {
-      for (const queue of queues) {
-        for (const workerId of workers.get(queue) ?? []) started.notifyWorker(workerId);
+    // Workers delivering a job now: each looks again once it is done, so a wake is for idle ones.
+    const busy = new Set<string>();
+    // One idle worker per job queued: each fetch costs a statement, and a worker woken for a job another
+    // already took finds nothing. A worker looks again after each job, so a backlog still drains.
+    const wake = (queues: Map<string, number>) => {
+      for (const [queue, jobs] of queues) {
+        const idle = (workers.get(queue) ?? []).filter((workerId) => !busy.has(workerId));
+        for (const workerId of idle.slice(0, jobs)) started.notifyWorker(workerId);
       }
     };
     leases = new DeliveryLeases(
@@ -262,9 +267,11 @@ export function createEventRuntime(
           consumer.name,
           { batchSize: 1, pollingIntervalSeconds: settings.pollingIntervalSeconds },
           async ([job]) => {
+            busy.add(workerId);
             try {
               await held.hold([job!.id], () => deliver(consumer, job!.data.event));
             } finally {
+              busy.delete(workerId);
               started.notifyWorker(workerId);
             }
           },
