@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { compileTests, ensureBuild, root } from '../bin/build.mjs';
 import { createDatabase } from '../server/platform/db/database.ts';
-import { isAlive, removeDataDir, startEmbeddedPostgres } from '../server/platform/db/embedded.ts';
+import { isAlive, removeDataDir, startEmbeddedPostgres, throwawaySettings } from '../server/platform/db/embedded.ts';
 import { serviceNames } from '../server/platform/config.ts';
 import { createLogger } from '../server/platform/logger.ts';
 import { migrateDatabase } from '../server/services.ts';
@@ -35,9 +35,9 @@ const testArgument = (arg: string) =>
   testBuild && /^(\.\/)?test\//.test(arg) ? path.join(testBuild, arg.replace(/\.ts((:[\d,-]+)?)$/, '.js$1')) : arg;
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'capctl-test-'));
 // Every test file's platforms (a dozen connections each, several at once) share this server. Its data
-// is thrown away at the end, so it does not wait for the disk (PostgreSQL's settings for throwaway data).
+// is thrown away at the end, so it does not wait for the disk.
 const database = await startEmbeddedPostgres(dataDir, createLogger('warn'), {
-  settings: { max_connections: '400', fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' },
+  settings: { max_connections: '400', ...throwawaySettings },
 });
 const cleanup = async () => {
   await database.stop().catch(() => undefined);

@@ -44,10 +44,20 @@ export function runningDatabaseUrl(dataDir: string): string | undefined {
   }
 }
 
+/**
+ * PostgreSQL's settings for data thrown away when it stops: commits do not wait for the disk. A crash
+ * may lose the newest commits or the cluster, whose data goes with the run anyway.
+ */
+export const throwawaySettings: Record<string, string> = {
+  fsync: 'off',
+  synchronous_commit: 'off',
+  full_page_writes: 'off',
+};
+
 export interface EmbeddedOptions {
   /**
    * A throwaway cluster (`capctl run --embedded`, `capctl demo`): the data directory is removed when
-   * PostgreSQL stops, also when the process ends without stopping it.
+   * PostgreSQL stops, also when the process ends without stopping it; it runs with `throwawaySettings`.
    */
   throwaway?: boolean;
   /** Server settings given on PostgreSQL's command line (`-c name=value`), e.g. `{ max_connections: '300' }`. */
@@ -114,7 +124,8 @@ export async function startEmbeddedPostgres(
       initdb = undefined;
       pwfile = undefined;
     }
-    await runPostgres(pgDir, port, options.settings ?? {}, logger, (child) => (server = child));
+    const settings = { ...(options.throwaway ? throwawaySettings : {}), ...options.settings };
+    await runPostgres(pgDir, port, settings, logger, (child) => (server = child));
     const client = new pg.Client({ host: '127.0.0.1', port, user, password, database: 'postgres' });
     client.on('error', () => undefined); // a failure reaches the statements below
     await client.connect();
