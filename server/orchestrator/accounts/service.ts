@@ -465,9 +465,10 @@ export function createAccounts(deps: AccountsDeps) {
     async login(input: { email: string; password: string }, origin: Origin) {
       const email = normaliseEmail(input.email);
       const pair = signInSubject(email, origin);
-      const checks: Array<[string, Limit]> = [[pair, limits.loginPerAccountAndAddress]];
-      if (!(await throttle.known(pair))) checks.push([`address:${origin.address}`, limits.loginPerAddress]);
-      const attempt = await throttle.reserve('login', checks);
+      const attempt = await throttle.reserve('login', [[pair, limits.loginPerAccountAndAddress]], {
+        known: pair,
+        checks: [[`address:${origin.address}`, limits.loginPerAddress]],
+      });
       if (attempt.retryAfter) throw tooMany(attempt.retryAfter, 'failed sign-ins');
       const user = await findByEmail(email);
       const matches = await passwords.matches(user?.passwordHash ?? null, input.password);

@@ -72,6 +72,15 @@ interface KnownRow extends Model {
   signedInAt: Date;
 }
 
+/**
+ * Checks that count only for strangers: while `known` (an account at a client address) has not signed
+ * in within `knownForMs`.
+ */
+export interface Strangers {
+  known: string;
+  checks: Array<[subject: string, limit: Limit]>;
+}
+
 /** A try let through: the rows written for it ahead of the check, by id. */
 export interface Attempt {
   /** Seconds to wait before the next try when it was refused; 0 when it may go ahead. */
@@ -105,30 +114,46 @@ export function createThrottle(sequelize: Sequelize) {
 
   /**
    * When the next try may go (ms since the epoch, 0 for now) over every (subject, limit) pair: from the
-   * failures alone, and with the pending tries counted as failures of this moment.
+   * failures alone, and with the pending tries counted as failures of this moment. With `strangers`,
+   * the same statement also reads whether its account signed in at the address within `knownForMs`;
+   * its checks count only when it did not.
    */
-  async function nextTry(kind: string, checks: Array<[subject: string, limit: Limit]>, transaction?: Transaction) {
+  async function nextTry(
+    kind: string,
+    checks: Array<[subject: string, limit: Limit]>,
+    options: { transaction?: Transaction; strangers?: Strangers } = {},
+  ) {
+    const { transaction, strangers } = options;
     const now = Date.now();
-    // Every subject's recent rows, newest first and at most 200 each, in one statement.
-    const rows = await sequelize.query<{ subject: string; createdAt: Date; pending: boolean }>(
-      `SELECT f.subject, f.created_at AS "createdAt", f.pending
-         FROM unnest($2::text[], $3::timestamptz[]) AS c(subject, since)
-         CROSS JOIN LATERAL (SELECT subject, created_at, pending FROM ol.auth_failures
-                              WHERE kind = $1 AND subject = c.subject AND created_at > c.since
-                              ORDER BY created_at DESC LIMIT 200) f`,
+    const all = [...checks, ...(strangers?.checks ?? [])];
+    // Every subject's recent rows, newest first and at most 200 each, in one statement (with one row
+    // and no subject when there are none, so that `known` always comes back).
+    const rows = await sequelize.query<{ known: boolean; subject: string | null; createdAt: Date; pending: boolean }>(
+      `SELECT k.known, f.subject, f.created_at AS "createdAt", f.pending
+         FROM (SELECT EXISTS (SELECT 1 FROM ol.auth_known_clients WHERE subject = $4 AND signed_in_at > $5) AS known) k
+         LEFT JOIN LATERAL (
+           SELECT f.subject, f.created_at, f.pending
+             FROM unnest($2::text[], $3::timestamptz[]) AS c(subject, since)
+             CROSS JOIN LATERAL (SELECT subject, created_at, pending FROM ol.auth_failures
+                                  WHERE kind = $1 AND subject = c.subject AND created_at > c.since
+                                  ORDER BY created_at DESC LIMIT 200) f
+         ) f ON true`,
       {
         bind: [
           kind,
-          checks.map(([subject]) => subject),
-          checks.map(([, limit]) => new Date(now - limit.windowMs).toISOString()),
+          all.map(([subject]) => subject),
+          all.map(([, limit]) => new Date(now - limit.windowMs).toISOString()),
+          strangers?.known ?? null,
+          new Date(now - knownForMs).toISOString(),
         ],
         type: QueryTypes.SELECT,
         transaction,
       },
     );
+    const known = rows[0]?.known ?? false;
     let failed = 0;
     let withPending = 0;
-    for (const [subject, limit] of checks) {
+    for (const [subject, limit] of known ? checks : all) {
       const own = rows.filter((row) => row.subject === subject);
       const failures = own
         .filter((row) => !row.pending || now - row.createdAt.getTime() > pendingForMs)
@@ -137,7 +162,7 @@ export function createThrottle(sequelize: Sequelize) {
       failed = Math.max(failed, waitUntil(failures, limit, now));
       withPending = Math.max(withPending, waitUntil([...pending, ...failures], limit, now));
     }
-    return { failed, withPending };
+    return { failed, withPending, known };
   }
 
   const seconds = (until: number) => Math.max(1, Math.ceil((until - Date.now()) / 1000));
@@ -164,7 +189,7 @@ export function createThrottle(sequelize: Sequelize) {
       checks: Array<[subject: string, limit: Limit]>,
       transaction?: Transaction,
     ): Promise<number> {
-      const { failed } = await nextTry(kind, checks, transaction);
+      const { failed } = await nextTry(kind, checks, { transaction });
       return failed ? seconds(failed) : 0;
     },
 
@@ -174,18 +199,23 @@ export function createThrottle(sequelize: Sequelize) {
      * is written for every subject, until `failed` or `succeeded` settles it after the check. A try
      * that only pending ones would stop waits for them to settle: simultaneous right answers all go
      * through, while wrong ones get no more checks than the limit. Its own short transaction: the locks
-     * are never held across a check.
+     * are never held across a check. The first look tells whether `strangers`' checks apply.
      */
-    async reserve(kind: string, checks: Array<[subject: string, limit: Limit]>): Promise<Attempt> {
+    async reserve(
+      kind: string,
+      given: Array<[subject: string, limit: Limit]>,
+      strangers?: Strangers,
+    ): Promise<Attempt> {
+      let checks = given;
       const reserve = async (transaction: Transaction): Promise<Attempt | 'undecided'> => {
-        // In one order everywhere, so that two tries never wait for each other's locks.
-        for (const [subject] of [...checks].sort(([a], [b]) => (a < b ? -1 : 1))) {
-          await sequelize.query('SELECT pg_advisory_xact_lock(hashtext(:key))', {
-            replacements: { key: `throttle:${kind}:${subject}` },
-            transaction,
-          });
-        }
-        const { failed, withPending } = await nextTry(kind, checks, transaction);
+        // In one order everywhere, so that two tries never wait for each other's locks: one statement,
+        // taking them in the order of its sorted list.
+        await sequelize.query(
+          `SELECT pg_advisory_xact_lock(hashtext(k.key))
+             FROM (SELECT key FROM unnest($1::text[]) WITH ORDINALITY AS u(key, n) ORDER BY n) k`,
+          { bind: [checks.map(([subject]) => `throttle:${kind}:${subject}`).sort()], transaction },
+        );
+        const { failed, withPending } = await nextTry(kind, checks, { transaction });
         if (failed) return { retryAfter: seconds(failed), ids: [] };
         if (withPending) return 'undecided';
         const createdAt = new Date();
@@ -196,7 +226,9 @@ export function createThrottle(sequelize: Sequelize) {
       const deadline = Date.now() + decideWithinMs;
       for (let wait = firstPauseMs; ; wait = Math.min(2 * wait, longestPauseMs)) {
         // A first look without the lock: a try that pending ones hold back waits without holding a connection.
-        const seen = await nextTry(kind, checks);
+        const seen = await nextTry(kind, checks, { strangers });
+        if (strangers && !seen.known) checks = [...given, ...strangers.checks];
+        strangers = undefined; // known or not, once
         if (seen.failed) return { retryAfter: seconds(seen.failed), ids: [] };
         if (!seen.withPending) {
           const attempt = await sequelize.transaction(reserve);
@@ -223,13 +255,6 @@ export function createThrottle(sequelize: Sequelize) {
         transaction,
       });
       settled(transaction);
-    },
-
-    /** Whether `subject` (an account at an address) signed in within `knownForMs`. */
-    async known(subject: string): Promise<boolean> {
-      return (
-        (await Known.count({ where: { subject, signedInAt: { [Op.gt]: new Date(Date.now() - knownForMs) } } })) > 0
-      );
     },
 
     async remember(subject: string, transaction?: Transaction): Promise<void> {
