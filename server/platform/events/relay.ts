@@ -25,7 +25,7 @@ const batchSize = 100;
 /**
  * Moves undelivered outbox rows of the producing schemas to the consumers' pg-boss queues. One pass
  * per schema runs in a single transaction: it locks a batch (`SKIP LOCKED`, so two processes never
- * relay the same rows), inserts one job per subscribed queue and marks the rows dispatched, so the
+ * relay the same rows) and marks it dispatched, and inserts one job per subscribed queue, so the
  * jobs and the mark commit together. The loop polls every schema every `intervalMs`; `wake(schema)`
  * (a commit in this process that published) runs a pass at once over the schemas woken, so a
  * publish does not also cost a locking read of every other outbox. While the database cannot be
@@ -119,19 +119,23 @@ export class Relay {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
-      // The queues come from pg-boss's own subscription table, so consumers registered by other
-      // processes are included.
+      // Locked and marked dispatched in one statement; the jobs are inserted in the same transaction, so
+      // both commit or neither does. The queues come from pg-boss's own subscription table, so consumers
+      // registered by other processes are included.
       const { rows } = await client.query<OutboxRow>(
-        `SELECT o.id, o.type, o.occurred_at, o.source, o.data,
-                ARRAY(SELECT s.name FROM "${this.bossSchema}".subscription s WHERE s.event = o.type) AS queues
-           FROM "${schema}".outbox o
-          WHERE o.dispatched_at IS NULL ORDER BY o.id LIMIT $1 FOR UPDATE OF o SKIP LOCKED`,
+        `UPDATE "${schema}".outbox o SET dispatched_at = now()
+           FROM (SELECT id FROM "${schema}".outbox WHERE dispatched_at IS NULL
+                  ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED) batch
+          WHERE o.id = batch.id
+      RETURNING o.id, o.type, o.occurred_at, o.source, o.data,
+                ARRAY(SELECT s.name FROM "${this.bossSchema}".subscription s WHERE s.event = o.type) AS queues`,
         [batchSize],
       );
       if (rows.length === 0) {
         await client.query('COMMIT');
         return 0;
       }
+      rows.sort((a, b) => (a.id < b.id ? -1 : 1)); // RETURNING keeps no order: jobs go in the order published
       const jobs: PgBoss.JobInsert<DeliveryJob>[] = [];
       for (const row of rows) {
         const event: PlatformEvent = {
@@ -146,9 +150,6 @@ export class Relay {
       if (jobs.length > 0) {
         await this.boss.insert(jobs, { db: { executeSql: (text, values) => client.query(text, values) } });
       }
-      await client.query(`UPDATE "${schema}".outbox SET dispatched_at = now() WHERE id = ANY($1)`, [
-        rows.map((row) => row.id),
-      ]);
       await client.query('COMMIT');
       if (jobs.length > 0) this.onQueued(countBy(jobs.map((job) => job.name)));
       return rows.length;
