@@ -17,7 +17,7 @@ export const presentedColumns = (a: string) => `${a}.id, ${a}.candidate_user_id 
   ${centresSql.name(`${a}.centre_id`)} AS "centreName", ${catalogueSql.sectorCard(`${a}.sector_id`)} AS sector,
   ${catalogueSql.tradeCard(`${a}.trade_id`)} AS trade`;
 
-type Card = { id: string; name: string; slug: string } | null;
+export type Card = { id: string; name: string; slug: string } | null;
 
 export interface PresentedRow {
   id: string;

@@ -8,7 +8,7 @@ import { mergePatch, missingPaths, valueAt, type JsonObject } from '../../platfo
 import { pageRequest } from '../../platform/http/pagination.ts';
 import { assessorsSql, type Assessors } from '../assessors/index.ts';
 import { catalogueSql, deadlineOf, type Catalogue } from '../catalogue/index.ts';
-import type { Centres } from '../centres/index.ts';
+import { centresSql, type Centres } from '../centres/index.ts';
 import {
   addressFields,
   contactInformationFields,
@@ -18,7 +18,7 @@ import {
   type People,
 } from '../people/index.ts';
 import { handlerUserIdOf, staffQueues, type StaffQueue } from './handling.ts';
-import { presentedColumns, presentedRow, type PresentedRow } from './presented.ts';
+import { presentedColumns, presentedRow, type Card, type PresentedRow } from './presented.ts';
 import {
   enteredStatus,
   findMove,
@@ -298,21 +298,26 @@ export function createApplications(deps: {
     };
   }
 
-  /** Names for the Application shape: candidates, centres, sectors and trades of a page, four statements. */
+  /**
+   * Names for the Application shape: the centres, sectors and trades of a page in one prepared statement,
+   * with the SQL the list reads them by; a candidate's name from the draft, else (one more statement)
+   * their candidate onboarding.
+   */
   async function present(rows: Application[]) {
-    const ids = <K extends keyof Application>(key: K) => [...new Set(rows.map((row) => row[key] as string))];
-    const [sectors, trades, centreRows, names] = await Promise.all([
-      catalogue.sectors(ids('sectorId')),
-      catalogue.trades(ids('tradeId')),
-      centres.findAll(ids('centreId')),
+    const [named, names] = await Promise.all([
+      read<{ centreName: string | null; sector: Card; trade: Card }>(
+        'cap.applications.present',
+        `SELECT ${centresSql.name('r.centre_id')} AS "centreName", ${catalogueSql.sectorCard('r.sector_id')} AS sector,
+                ${catalogueSql.tradeCard('r.trade_id')} AS trade
+           FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS r(centre_id, sector_id, trade_id, n)
+          ORDER BY r.n`,
+        [rows.map((row) => row.centreId), rows.map((row) => row.sectorId), rows.map((row) => row.tradeId)],
+      ),
       candidateNames(rows),
     ]);
-    const byId = <T extends { id: string }>(list: T[]) => new Map(list.map((item) => [item.id, item]));
-    const [sectorOf, tradeOf, centreOf] = [byId(sectors), byId(trades), byId(centreRows)];
-    return rows.map((row) => {
+    return rows.map((row, i) => {
       const name = names.get(row.id)!;
-      const sector = sectorOf.get(row.sectorId);
-      const trade = tradeOf.get(row.tradeId);
+      const { centreName, sector, trade } = named[i]!;
       return {
         id: row.id,
         candidateId: row.candidateUserId,
@@ -331,9 +336,9 @@ export function createApplications(deps: {
           ...name,
           name: [name.firstName, name.lastName].filter(Boolean).join(' '),
         },
-        centre: { id: row.centreId, name: centreOf.get(row.centreId)?.name ?? '' },
-        sector: sector ? { id: sector.id, name: sector.name, slug: sector.slug } : null,
-        trade: trade ? { id: trade.id, name: trade.name, slug: trade.slug } : null,
+        centre: { id: row.centreId, name: centreName ?? '' },
+        sector,
+        trade,
       };
     });
   }
