@@ -249,9 +249,12 @@ export function createAccounts(deps: AccountsDeps) {
       replacements: { key: `otp-send:${email}` },
       transaction,
     });
-    const windowStart = new Date(Date.now() - 3600_000);
-    await OtpSend.destroy({ where: { createdAt: { [Op.lt]: windowStart } }, transaction });
-    const recent = await OtpSend.findAll({ where: { email }, order: [['createdAt', 'ASC']], transaction });
+    // Older sends are dropped by the hourly prune (pruneThrottle), not by each send.
+    const recent = await OtpSend.findAll({
+      where: { email, createdAt: { [Op.gte]: new Date(Date.now() - 3600_000) } },
+      order: [['createdAt', 'ASC']],
+      transaction,
+    });
     if (enforceLimit && recent.length >= config.otpSendsPerHour) {
       const retryAfter = Math.max(1, Math.ceil((recent[0]!.createdAt.getTime() + 3600_000 - Date.now()) / 1000));
       throw tooManyRequests(
@@ -674,8 +677,11 @@ export function createAccounts(deps: AccountsDeps) {
       return live.length > 0;
     },
 
-    /** Drops what the sign-in and code throttles no longer read (the Orchestrator calls it hourly). */
-    pruneThrottle: () => throttle.prune(),
+    /** Drops what the sign-in and code throttles and the code mail limit no longer read (the Orchestrator calls it hourly). */
+    async pruneThrottle(): Promise<void> {
+      await throttle.prune();
+      await OtpSend.destroy({ where: { createdAt: { [Op.lt]: new Date(Date.now() - 3600_000) } } });
+    },
 
     /** The user's status, or null when no user has this id. */
     async userStatus(userId: string): Promise<UserStatus | null> {
