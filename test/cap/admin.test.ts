@@ -48,6 +48,18 @@ test('permissions come from the roles granted: platform_finance reads pricing, n
   t.regex(res.body.error.message, /platform\.centres\.read/);
 });
 
+test('a role granted or withdrawn shows on the very next request of a caller CAP keeps', async (t) => {
+  const user = await signUp(platform);
+  await onboard(platform, user, 'centre');
+  t.is((await cap(platform, user, 'GET', '/admin/centres')).status, 403); // the caller is kept from here on
+  await grantPlatformRole(platform, user);
+  t.is((await cap(platform, user, 'GET', '/admin/centres')).status, 200);
+  await sql(platform, 'DELETE FROM cap.platform_role_grants WHERE user_id = $1', [user.userId]);
+  const res = await cap(platform, user, 'GET', '/admin/centres');
+  t.is(res.status, 403);
+  t.is(res.body.error.code, 'auth.permission_denied');
+});
+
 test('granting a role twice changes nothing', async (t) => {
   const user = await signUp(platform);
   t.deepEqual(await grantPlatformRole(platform, user), { granted: true });

@@ -67,7 +67,10 @@ export async function firstSignIn(platform: TestPlatform, email: string): Promis
   return { userId: login.body.data.user.userId, email, password: testPassword, ...changed.body.data };
 }
 
-/** Grants a platform role the way `capctl admin create` does: straight into the CAP schema (no API grants one). */
+/**
+ * Grants a platform role the way `capctl admin create` does: straight into the CAP schema (no API
+ * grants one), then waits until the platform has heard of it, as `sql` does.
+ */
 export async function grantPlatformRole(
   platform: TestPlatform,
   user: SignedUpUser,
@@ -78,6 +81,8 @@ export async function grantPlatformRole(
     return await cap.grantPlatformRole({ userId: user.userId, email: user.email }, role);
   } finally {
     await cap.close();
+    // The caller CAP keeps holds their roles: the grant shows once the database has notified it.
+    await platform.settled?.();
   }
 }
 

@@ -110,6 +110,22 @@ test('a bearer operation refuses a missing, tampered, foreign or expired token w
   }
 });
 
+test('a token the Orchestrator verified before (and keeps) is refused once it expires', async (t) => {
+  const expiring = await startTestPlatform({ accessTokenTtlSeconds: 2, only: ['ol'] });
+  try {
+    const user = await signUp(expiring);
+    const read = () => call('GET', expiring.url('/v1/ol/notifications'), { token: user.accessToken });
+    t.is((await read()).status, 200);
+    t.is((await read()).status, 200); // answered from the verified tokens kept
+    await new Promise((r) => setTimeout(r, 2100));
+    const res = await read();
+    t.is(res.status, 401);
+    t.is(res.body.error.code, 'auth.unauthenticated');
+  } finally {
+    await expiring.stop();
+  }
+});
+
 test('key rotation keeps earlier tokens valid and signs new ones with the new kid', async (t) => {
   const before = await signUp(platform);
   const oldKid = decodeProtectedHeader(before.accessToken).kid;

@@ -423,8 +423,14 @@ export function createCatalogue(sequelize: Sequelize) {
     activeNosDocument: ActiveNosDocument | null,
   ) {
     const iso = (time: Date | string | null) => (time instanceof Date ? time.toISOString() : time);
+    // The fields written out, not spread from tradeOf: on the admin page the spread was 15 % of the
+    // server's time (bench/NOTES.md, 2026-11-28).
     return {
-      ...tradeOf(trade),
+      id: trade.id,
+      sectorId: trade.sectorId,
+      slug: trade.slug,
+      name: trade.name,
+      description: trade.description,
       sectorName,
       status: trade.status,
       evidenceTypes: trade.evidenceTypes,

@@ -14,8 +14,8 @@ const relistenMs = 1_000;
 /**
  * The callers CAP keeps between requests, so that an authenticated call makes no statement of its own
  * (on a list page, the caller statement was half the database's work). A caller is kept only while the
- * database can say who changed (migration 0020 names the user on every change of what the caller
- * statement reads, or `*` for an organisation's name or status):
+ * database can say who changed (migrations 0020 and 0028 name the user on every change of what the
+ * caller statement reads, or `*` for an organisation's name or status):
  * - a change made by CAP itself reaches the session making it as a NOTICE, before it commits: the user
  *   is dropped at once and not kept again until that session is idle (committed or rolled back), so a
  *   request that follows a change made through CAP always reads it;

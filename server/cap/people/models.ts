@@ -71,6 +71,8 @@ export interface Standing {
   awardingBodyActive: boolean;
   /** The assessor profile's moderation status, or null without one. */
   assessorStatus: ModerationStatus | null;
+  /** The platform roles granted to the user (the admin operations' permissions). */
+  platformRoles: string[];
 }
 
 /** An authenticated caller: their CapUser and their standing. */

@@ -65,7 +65,8 @@ export function createUserService(
               ${standing.centres('u.user_id')} AS centres,
               ${standing.awardingBody('u.user_id')} AS "awardingBody",
               ${standing.awardingBodyActive('u.user_id')} AS "awardingBodyActive",
-              ${standing.assessorStatus('u.user_id')} AS "assessorStatus"
+              ${standing.assessorStatus('u.user_id')} AS "assessorStatus",
+              ARRAY(SELECT g.role::text FROM cap.platform_role_grants g WHERE g.user_id = u.user_id) AS "platformRoles"
          FROM cap.users u WHERE u.user_id = $1`;
 
   /**
@@ -76,8 +77,11 @@ export function createUserService(
     if (!callerSql) throw new Error('this user service was made without the standing: it reads no callers');
     const [row] = await prepared<CapUserRecord & Standing>('cap.users.caller', callerSql, [userId]);
     if (!row) return undefined;
-    const { onboardings, centres, awardingBody, awardingBodyActive, assessorStatus, ...user } = row;
-    return { user, standing: { onboardings, centres, awardingBody, awardingBodyActive, assessorStatus } };
+    const { onboardings, centres, awardingBody, awardingBodyActive, assessorStatus, platformRoles, ...user } = row;
+    return {
+      user,
+      standing: { onboardings, centres, awardingBody, awardingBodyActive, assessorStatus, platformRoles },
+    };
   }
 
   const find = (userId: string) => (callers ? callers.read(userId, () => read(userId)) : read(userId));

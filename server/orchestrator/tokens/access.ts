@@ -1,5 +1,6 @@
 import { SignJWT, errors, jwtVerify } from 'jose';
 import type { PlatformConfig } from '../../platform/config.ts';
+import { createVerifiedTokens } from '../../platform/auth/verified-tokens.ts';
 import { newId } from '../../platform/ids.ts';
 import { signingAlgorithm, type SigningKeys } from './keys.ts';
 
@@ -37,6 +38,9 @@ export interface AccessTokens {
 /** RS256 access tokens signed with the active key and checked locally against the published ones. */
 export function createAccessTokens(keys: SigningKeys, config: PlatformConfig): AccessTokens {
   const verifyOptions = { issuer: config.jwtIssuer, audience: config.jwtAudience, algorithms: [signingAlgorithm] };
+  // A token's signature is checked once (it was a fifth of a list page's CPU); its session is still
+  // checked on every call (the bearer scheme), and a key no longer published stops its tokens.
+  const verified = createVerifiedTokens<AccessClaims>();
   return {
     async issue(subject) {
       const { signing } = await keys.current();
@@ -56,9 +60,12 @@ export function createAccessTokens(keys: SigningKeys, config: PlatformConfig): A
         .sign(signing.privateKey);
     },
     async verify(token) {
+      const ring = await keys.current();
+      const known = verified.get(token, (kid) => ring.kids.has(kid));
+      if (known) return known;
       let result;
       try {
-        result = await jwtVerify(token, (await keys.current()).keyFor, verifyOptions);
+        result = await jwtVerify(token, ring.keyFor, verifyOptions);
       } catch (err) {
         if (!(err instanceof errors.JWKSNoMatchingKey)) throw err;
         // Signed with a key this process has not read yet (rotated by another process).
@@ -73,6 +80,8 @@ export function createAccessTokens(keys: SigningKeys, config: PlatformConfig): A
       ) {
         throw new Error('access token lacks sub, email, sid or intents');
       }
+      Object.freeze(claims.intents);
+      verified.set(token, Object.freeze(claims as unknown as AccessClaims), claims.exp);
       return claims as unknown as AccessClaims;
     },
   };

@@ -25,6 +25,8 @@ export interface KeyRing {
   /** Public keys of the active key and of retired keys whose tokens may still be live. */
   jwks: JSONWebKeySet;
   keyFor: JWTVerifyGetKey;
+  /** The `kid`s of `jwks`. */
+  kids: ReadonlySet<string>;
 }
 
 export interface SigningKeys {
@@ -80,6 +82,7 @@ async function readKeyRing(SigningKey: ModelStatic<SigningKeyRow>, config: Platf
     signing: { kid: active.kid, privateKey: await importPKCS8(active.privateKeyPem, signingAlgorithm) },
     jwks,
     keyFor: createLocalJWKSet(jwks),
+    kids: new Set(rows.map((row) => row.kid)),
   };
 }
 

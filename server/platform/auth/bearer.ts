@@ -4,6 +4,7 @@ import { ExtractJwt, Strategy as JwtStrategy, type StrategyOptionsWithRequest } 
 import { JwksClient } from 'jwks-rsa';
 import { passwordChangeRequired, unauthorized } from '../http/errors.ts';
 import { bearerToken } from './token.ts';
+import { createVerifiedTokens, headerKid } from './verified-tokens.ts';
 import type { Principal, SecurityHandler } from '../http/operations.ts';
 
 export interface BearerAuthOptions {
@@ -80,32 +81,6 @@ function createKeyRing(options: BearerAuthOptions): KeyRing {
 }
 
 /**
- * Tokens already verified, by their exact text, until they expire: a client sends the same access
- * token on every call for its lifetime, and checking an RS256 signature is most of an authenticated
- * read's CPU. A hit still needs its signing key in the ring (a key withdrawn from the published set
- * stops its tokens) and an unexpired `exp`; the oldest entries go first when the cache is full.
- */
-function createVerifiedTokens(limit = 10_000) {
-  const verified = new Map<string, { principal: Principal; kid: string; expiresAt: number }>();
-  return {
-    get(token: string, holds: (kid: string) => boolean): Principal | undefined {
-      const entry = verified.get(token);
-      if (!entry) return undefined;
-      if (entry.expiresAt > Date.now() && holds(entry.kid)) return entry.principal;
-      verified.delete(token);
-      return undefined;
-    },
-    set(token: string, principal: Principal): void {
-      const exp = principal.claims?.exp;
-      const kid = headerKid(token);
-      if (typeof exp !== 'number' || !kid) return;
-      if (verified.size >= limit) verified.delete(verified.keys().next().value!);
-      verified.set(token, { principal, kid, expiresAt: exp * 1000 });
-    },
-  };
-}
-
-/**
  * The `bearerAuth` security scheme for a service that trusts the Orchestrator's tokens: checks the
  * RS256 signature against the key ring, the issuer, audience and expiry, and sets `call.principal`.
  * Anything wrong is 401 auth.unauthenticated.
@@ -133,7 +108,7 @@ export function createBearerAuth(options: BearerAuthOptions): SecurityHandler {
     }),
   );
 
-  const verifiedTokens = createVerifiedTokens();
+  const verifiedTokens = createVerifiedTokens<Principal>();
   const admit = (call: Parameters<SecurityHandler>[0], principal: Principal) => {
     if (principal.claims?.pcr && !allowed.has(call.operationId)) throw passwordChangeRequired();
     call.principal = principal;
@@ -163,19 +138,7 @@ export function createBearerAuth(options: BearerAuthOptions): SecurityHandler {
       );
       authenticate(call.req, {}, reject);
     });
-    if (token) verifiedTokens.set(token, principal);
+    if (token) verifiedTokens.set(token, principal, principal.claims?.exp);
     admit(call, principal);
-  }
-}
-
-/** The `kid` of a compact JWS header, or undefined when there is none to read. */
-function headerKid(token: string): string | undefined {
-  try {
-    const header = JSON.parse(Buffer.from(token.slice(0, token.indexOf('.')), 'base64url').toString('utf8')) as {
-      kid?: unknown;
-    };
-    return typeof header.kid === 'string' ? header.kid : undefined;
-  } catch {
-    return undefined;
   }
 }

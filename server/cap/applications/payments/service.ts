@@ -323,13 +323,18 @@ export function createCapPayments(deps: {
       desc: true,
     });
     return {
-      items: items.map(({ id, amount_minor, currency, status, paidAt, initiatedAt, ...row }) => ({
-        ...row,
-        amount: money(amount_minor, currency),
-        status,
-        paidAt,
-        initiatedAt,
-        receiptAvailable: status !== 'pending' && status !== 'failed',
+      // The fields written out: spreading the row into the reply cost a page a large share of its time.
+      items: items.map((row) => ({
+        applicationId: row.applicationId,
+        centreId: row.centreId,
+        centreName: row.centreName,
+        candidateName: row.candidateName,
+        applicationType: row.applicationType,
+        amount: money(row.amount_minor, row.currency),
+        status: row.status,
+        paidAt: row.paidAt,
+        initiatedAt: row.initiatedAt,
+        receiptAvailable: row.status !== 'pending' && row.status !== 'failed',
       })),
       meta,
     };

@@ -1,6 +1,5 @@
 import { Op, type Sequelize } from 'sequelize';
 import { upstreamFailure, type IdentityClient } from '../../../contracts/orchestrator-client.ts';
-import { preparedReads } from '../../../platform/db/prepared.ts';
 import { forbidden } from '../../../platform/http/errors.ts';
 import type { CallInput, Handler } from '../../../platform/http/operations.ts';
 import type { CapAuth } from '../auth.ts';
@@ -16,23 +15,11 @@ export function createPlatformRoles(
 ) {
   const { PlatformRoleGrant } = defineAdminModels(sequelize);
 
-  const read = preparedReads(sequelize);
-
-  /** Read on every platform staff request: one prepared statement. */
-  async function permissionsOf(userId: string): Promise<Set<Permission>> {
-    const grants = await read<{ role: string }>(
-      'cap.platform_role_grants_of',
-      'SELECT role FROM cap.platform_role_grants WHERE user_id = $1',
-      [userId],
-    );
-    return new Set(
-      grants.flatMap((grant) => (platformRoles as Record<string, readonly Permission[]>)[grant.role] ?? []),
-    );
-  }
+  /** Whether any of the roles gives the permission. */
+  const gives = (roles: readonly string[], permission: Permission) =>
+    roles.some((role) => (platformRoles as Record<string, readonly Permission[]>)[role]?.includes(permission));
 
   return {
-    permissionsOf,
-
     /** Gives the user a role, creating their CapUser if CAP has not met them yet. Granting a held role changes nothing. */
     async grant(user: UserIdentity, role: PlatformRole): Promise<{ granted: boolean }> {
       return sequelize.transaction(async (transaction) => {
@@ -75,7 +62,8 @@ export function createPlatformRoles(
     /** A handler that runs only for callers whose roles allow `permission` (403 `auth.permission_denied` otherwise). */
     allowed<In extends CallInput>(auth: CapAuth, permission: Permission, handler: Handler<In>): Handler<In> {
       return async (call) => {
-        if (!(await permissionsOf(auth.caller(call).userId)).has(permission)) {
+        // The caller's roles are read with them (the caller statement), and kept with them until a grant changes.
+        if (!gives(auth.standing(call).platformRoles, permission)) {
           throw forbidden(
             'auth.permission_denied',
             `This needs the platform permission ${permission}, which none of your roles gives.`,
