@@ -55,9 +55,13 @@ interface Child {
   output(): string;
 }
 
+// Run from the sources (CAPCTL_FROM_SOURCE=1), capctl goes through tsx, which would keep its compile
+// cache in the TMPDIR given: it is told not to, so that whatever is left there is capctl's own.
+const noTsxCache = { TSX_DISABLE_CACHE: '1' };
+
 function start(args: string[], env: NodeJS.ProcessEnv): Child {
   const child = spawn(process.execPath, [capctl, ...args], {
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...noTsxCache, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -104,7 +108,7 @@ test('capctl run --embedded FILE | head: the closed pipe stops the platform and 
         `"${process.execPath}" "${capctl}" run --embedded "${scenario}" | head -n 1; echo "capctl exit \${PIPESTATUS[0]}"`,
       ],
       {
-        env: { ...process.env, TMPDIR: tmp },
+        env: { ...process.env, ...noTsxCache, TMPDIR: tmp },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
