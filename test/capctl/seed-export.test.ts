@@ -30,7 +30,7 @@ const dirs: string[] = [];
 test.before(async () => {
   for (let i = 0; i < 2; i++) {
     const name = `test_${newId().toLowerCase()}`;
-    const databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name);
+    const databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name, process.env.TEST_TEMPLATE_DATABASE);
     platforms.push({
       name,
       databaseUrl,

@@ -31,7 +31,7 @@ let databaseUrl: string;
 let serve: RunningServe;
 const dirs: string[] = [];
 test.before(async () => {
-  databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name);
+  databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name, process.env.TEST_TEMPLATE_DATABASE);
   serve = await startServe(['--no-service-ports', ...freePorts], { DATABASE_URL: databaseUrl });
   // The acting platform admin, as the bundled people.yaml makes it.
   const res = await seed(seedDir({}));

@@ -26,7 +26,7 @@ const name = `test_${newId().toLowerCase()}`;
 let databaseUrl: string;
 let serve: RunningServe;
 test.before(async () => {
-  databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name);
+  databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name, process.env.TEST_TEMPLATE_DATABASE);
   serve = await startServe(['--no-service-ports', ...freePorts], { DATABASE_URL: databaseUrl });
 });
 test.after.always(async () => {

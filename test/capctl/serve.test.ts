@@ -44,6 +44,7 @@ test('dev mode is refused when NODE_ENV=production', async (t) => {
 });
 
 test('with DATABASE_URL, serve uses that server, answers on every listener, and exits 0 on SIGTERM', async (t) => {
+  // An empty database, unlike the other tests' copies of the run's migrated one: the compiled build migrates it.
   const name = `test_${newId().toLowerCase()}`;
   const databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name);
   t.teardown(() => dropDatabase(process.env.TEST_DATABASE_URL!, name));
@@ -61,7 +62,7 @@ test('with DATABASE_URL, serve uses that server, answers on every listener, and 
 
 test('--only runs a subset and --no-service-ports serves the gateway alone', async (t) => {
   const name = `test_${newId().toLowerCase()}`;
-  const databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name);
+  const databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name, process.env.TEST_TEMPLATE_DATABASE);
   t.teardown(() => dropDatabase(process.env.TEST_DATABASE_URL!, name));
   const serve = await startServe(
     ['--port', '0', '--grpc-port', '0', '--lms-grpc-port', '0', '--no-service-ports', '--only', 'lms'],
@@ -108,7 +109,7 @@ test('a port in use is one clear line, not a stack trace', async (t) => {
   t.teardown(() => blocker.close());
   const port = (blocker.address() as net.AddressInfo).port;
   const name = `test_${newId().toLowerCase()}`;
-  const databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name);
+  const databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name, process.env.TEST_TEMPLATE_DATABASE);
   t.teardown(() => dropDatabase(process.env.TEST_DATABASE_URL!, name));
   for (const [flag, label] of [
     ['--port', 'gateway'],
@@ -172,7 +173,7 @@ test('Ctrl-C in a terminal (SIGINT to the whole process group) stops serve clean
 
 test('on SIGTERM, a request already in flight still gets its answer before serve exits 0', async (t) => {
   const name = `test_${newId().toLowerCase()}`;
-  const databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name);
+  const databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name, process.env.TEST_TEMPLATE_DATABASE);
   t.teardown(() => dropDatabase(process.env.TEST_DATABASE_URL!, name));
   // The sandbox identity provider waits this long: a slow request to be caught in flight.
   const serve = await startServe([...freePorts], { DATABASE_URL: databaseUrl, IDENTITY_LATENCY_MS: '1500' });
@@ -226,7 +227,7 @@ function sendJson(url: string, body: unknown): Promise<{ answer: Promise<number 
 
 test('on SIGTERM with 10 registrations in flight, every one sent before the signal is answered, then serve exits 0', async (t) => {
   const name = `test_${newId().toLowerCase()}`;
-  const databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name);
+  const databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name, process.env.TEST_TEMPLATE_DATABASE);
   t.teardown(() => dropDatabase(process.env.TEST_DATABASE_URL!, name));
   const serve = await startServe([...freePorts], { DATABASE_URL: databaseUrl });
   const url = `${serve.urls.gateway}/v1/ol/auth/register`;

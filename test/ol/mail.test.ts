@@ -201,7 +201,7 @@ test('outside development mode mail goes out by SMTP, and the dev mailbox and Go
 
 test('no log line carries a mail body or its OTP', async (t) => {
   const name = `test_${newId().toLowerCase()}`;
-  const databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name);
+  const databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name, process.env.TEST_TEMPLATE_DATABASE);
   t.teardown(() => dropDatabase(process.env.TEST_DATABASE_URL!, name));
   const ports = [
     '--port',

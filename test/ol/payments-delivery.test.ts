@@ -195,7 +195,7 @@ test.serial(
 test('a webhook owed when the platform stops is delivered after it starts again', async (t) => {
   const adminUrl = process.env.TEST_DATABASE_URL!;
   const name = `test_${newId().toLowerCase()}`;
-  const databaseUrl = await createDatabase(adminUrl, name);
+  const databaseUrl = await createDatabase(adminUrl, name, process.env.TEST_TEMPLATE_DATABASE);
   const refusing = http.createServer((_req, res) => res.writeHead(503).end());
   await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
   const refusingUrl = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}/webhook`;

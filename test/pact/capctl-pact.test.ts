@@ -29,7 +29,11 @@ const databaseName = `test_${newId().toLowerCase()}`;
 let serve: RunningServe;
 
 test.before(async () => {
-  const databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, databaseName);
+  const databaseUrl = await createDatabase(
+    process.env.TEST_DATABASE_URL!,
+    databaseName,
+    process.env.TEST_TEMPLATE_DATABASE,
+  );
   serve = await startServe(freePorts, { DATABASE_URL: databaseUrl });
 });
 test.after.always(async () => {

@@ -24,7 +24,7 @@ const freePorts = [
 const name = `test_${newId().toLowerCase()}`;
 let databaseUrl: string;
 test.before(async () => {
-  databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name);
+  databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name, process.env.TEST_TEMPLATE_DATABASE);
 });
 test.after.always(() => dropDatabase(process.env.TEST_DATABASE_URL!, name));
 

@@ -27,7 +27,7 @@ const freePorts = [
 
 test('after kill -9 during a burst of registrations, every registration gets its verification mail within 30 s of the restart, exactly once', async (t) => {
   const name = `test_${newId().toLowerCase()}`;
-  const databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name);
+  const databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name, process.env.TEST_TEMPLATE_DATABASE);
   t.teardown(() => dropDatabase(process.env.TEST_DATABASE_URL!, name));
   // A mail server that accepts connections and never answers: deliveries hang, in flight, until the kill.
   const stalled: net.Socket[] = [];
