@@ -119,7 +119,7 @@ test('a table naming an unknown status, an unknown mover or a guard without a ch
 });
 
 test('a writer for a lifecycle that publishes needs the outbox and the event data', (t) => {
-  t.throws(() => lifecycleWriter(parcel, { store: tableStore(undefined as never, 'x') }), {
+  t.throws(() => lifecycleWriter(parcel, { store: tableStore('x') }), {
     message: /needs events and eventData/,
   });
 });
@@ -246,7 +246,7 @@ test.serial("a refused move throws the service's error and writes nothing", asyn
 
 test.serial('an idempotent repeat writes nothing, not even the changes that would go with the move', async (t) => {
   const members = lifecycleWriter(membership, {
-    store: tableStore<{ id: string; status: string }>(sequelize, 'probe.parcels'),
+    store: tableStore<{ id: string; status: string }>('probe.parcels'),
   });
   const id = newId();
   await sequelize.query(
@@ -278,7 +278,7 @@ test.serial('a create that ignores duplicates inserts nothing when the row break
       moves: { pack: { from: [null], to: 'packed', by: ['clerk'] } },
     }),
     {
-      store: tableStore(sequelize, 'probe.parcels'),
+      store: tableStore('probe.parcels'),
     },
   );
   const id = newId();
