@@ -173,17 +173,23 @@ async function bench(name: string): Promise<void> {
   }
 
   const concurrentStarted = performance.now();
+  const concurrentCpuStarted = process.cpuUsage();
   const report = await runScenarios(
     Array.from({ length: concurrentRuns }, () => scenario),
     { ...options, concurrency: concurrentRuns },
   );
   const concurrentWall = performance.now() - concurrentStarted;
+  const concurrentCpu = process.cpuUsage(concurrentCpuStarted);
   mustPass(report);
   const perRun = report.scenarios.map((s) => s.durationMs);
   const stepsPerSecond = ((concurrentRuns * steps) / (concurrentWall / 1000)).toFixed(0);
   console.log(
     `${concurrentRuns} at once (--concurrency ${concurrentRuns}): wall ${Math.round(concurrentWall)} ms; per run ${stats(perRun)}; ${stepsPerSecond} steps/s${goalOf(name, 'concurrent', Number(stepsPerSecond))}`,
   );
+  if (concurrentRuns > 0)
+    console.log(
+      `  this process's CPU per run at once: ${Math.round((concurrentCpu.user + concurrentCpu.system) / 1000 / concurrentRuns)} ms (${Math.round((100 * (concurrentCpu.user + concurrentCpu.system)) / 1000 / concurrentWall)} % of the wall time)`,
+    );
 }
 
 function printTimeline(

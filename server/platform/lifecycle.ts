@@ -10,7 +10,8 @@
  * table too. With `idempotent`, an action on a subject already in the status it leads to changes
  * nothing (no status write, no history, no event) instead of being refused; its guards still apply.
  */
-import type { Model, ModelStatic, Sequelize, Transaction } from 'sequelize';
+import type { Model, ModelStatic, Transaction } from 'sequelize';
+import { preparedIn } from './db/prepared.ts';
 import type { EventType, ServiceEvents } from './events/types.ts';
 import type { FieldDetail } from './http/errors.ts';
 
@@ -163,10 +164,10 @@ export function modelStore<I extends Model>(model: ModelStatic<I>, statusAttribu
 
 /**
  * Subjects read with SQL as plain rows (with `id` and the status under `statusKey`); values are columns
- * of `table` (schema-qualified), and `created_at` / `updated_at` are the database's now().
+ * of `table` (schema-qualified), written by prepared statements (a JSON column's value as JSON text),
+ * and `created_at` / `updated_at` are the database's now().
  */
 export function tableStore<R extends { id: string }>(
-  sequelize: Sequelize,
   table: string,
   options: { statusColumn?: string; statusKey?: string } = {},
 ): LifecycleStore<R> {
@@ -176,20 +177,19 @@ export function tableStore<R extends { id: string }>(
     statusOf: (subject) => (subject as unknown as Record<string, string>)[statusKey]!,
     async insert(transaction, values, ignoreDuplicates) {
       const columns = Object.keys(values);
-      await sequelize.query(
+      await preparedIn(
+        transaction,
         `INSERT INTO ${table} (${columns.join(', ')}, created_at, updated_at) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')}, now(), now())${ignoreDuplicates ? ' ON CONFLICT DO NOTHING' : ''}`,
-        { bind: Object.values(values), transaction },
+        Object.values(values),
       );
       return undefined;
     },
     async update(transaction, subject, values) {
       const columns = Object.keys(values);
-      await sequelize.query(
+      await preparedIn(
+        transaction,
         `UPDATE ${table} SET ${columns.map((column, i) => `${column} = $${i + 2}`).join(', ')}, updated_at = now() WHERE id = $1`,
-        {
-          bind: [subject.id, ...Object.values(values)],
-          transaction,
-        },
+        [subject.id, ...Object.values(values)],
       );
       if (statusColumn in values) (subject as unknown as Record<string, unknown>)[statusKey] = values[statusColumn];
     },

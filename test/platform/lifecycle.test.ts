@@ -1,5 +1,5 @@
 import test from 'ava';
-import { DataTypes, QueryTypes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
+import { DataTypes, QueryTypes, UniqueConstraintError, type Model, type ModelStatic, type Sequelize } from 'sequelize';
 import { createDatabase, createSequelize, dropDatabase } from '../../server/platform/db/database.ts';
 import { createEventRuntime } from '../../server/platform/events/runtime.ts';
 import { createEventTables } from '../../server/platform/events/tables.ts';
@@ -119,7 +119,7 @@ test('a table naming an unknown status, an unknown mover or a guard without a ch
 });
 
 test('a writer for a lifecycle that publishes needs the outbox and the event data', (t) => {
-  t.throws(() => lifecycleWriter(parcel, { store: tableStore(undefined as never, 'x') }), {
+  t.throws(() => lifecycleWriter(parcel, { store: tableStore('x') }), {
     message: /needs events and eventData/,
   });
 });
@@ -246,7 +246,7 @@ test.serial("a refused move throws the service's error and writes nothing", asyn
 
 test.serial('an idempotent repeat writes nothing, not even the changes that would go with the move', async (t) => {
   const members = lifecycleWriter(membership, {
-    store: tableStore<{ id: string; status: string }>(sequelize, 'probe.parcels'),
+    store: tableStore<{ id: string; status: string }>('probe.parcels'),
   });
   const id = newId();
   await sequelize.query(
@@ -278,7 +278,7 @@ test.serial('a create that ignores duplicates inserts nothing when the row break
       moves: { pack: { from: [null], to: 'packed', by: ['clerk'] } },
     }),
     {
-      store: tableStore(sequelize, 'probe.parcels'),
+      store: tableStore('probe.parcels'),
     },
   );
   const id = newId();
@@ -298,6 +298,28 @@ test.serial('a create that ignores duplicates inserts nothing when the row break
     { message: /cannot ignore duplicates/ },
   );
 });
+
+test.serial(
+  "a table store's insert that breaks a unique key throws Sequelize's UniqueConstraintError, which writers catch",
+  async (t) => {
+    const packs = lifecycleWriter(
+      defineLifecycle({
+        subject: 'box',
+        statuses: ['packed'],
+        movers: ['clerk'],
+        moves: { pack: { from: [null], to: 'packed', by: ['clerk'] } },
+      }),
+      { store: tableStore('probe.parcels') },
+    );
+    const id = newId();
+    await sequelize.transaction((transaction) => packs.create(transaction, 'pack', { id }, { by: 'clerk' }));
+    await t.throwsAsync(
+      sequelize.transaction((transaction) => packs.create(transaction, 'pack', { id }, { by: 'clerk' })),
+      { instanceOf: UniqueConstraintError },
+    );
+    t.is((await rows(`SELECT 1 FROM probe.parcels WHERE id = $1`, [id])).length, 1);
+  },
+);
 
 // Each refusal, through the writer: a 409 with the service's code for its kind, and nothing written
 // (status, history, events).

@@ -691,8 +691,12 @@ export function createAccounts(deps: AccountsDeps) {
 
     /** The user's status and address, or null when no user has this id (a payment's payer). */
     async userContact(userId: string): Promise<{ status: UserStatus; email: string } | null> {
-      const user = await User.findByPk(userId, { attributes: ['status', 'email'] });
-      return user ? { status: user.status, email: user.email } : null;
+      const [user] = await read<{ status: UserStatus; email: string }>(
+        'accounts.contact',
+        'SELECT status, email FROM ol.users WHERE id = $1',
+        [userId],
+      );
+      return user ?? null;
     },
 
     /** The accounts of some addresses (trimmed, lower case, as stored), for the platform's own services (gRPC FindAccounts). */

@@ -1,5 +1,6 @@
 import { Op, QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { DataTypes, type Model, type ModelStatic } from 'sequelize';
+import { prepared } from '../../platform/db/prepared.ts';
 import { newId } from '../../platform/ids.ts';
 
 /**
@@ -111,6 +112,8 @@ export function createThrottle(sequelize: Sequelize) {
     },
     { tableName: 'auth_known_clients', timestamps: false },
   );
+  // The writes every sign-in and code try make, as prepared statements.
+  const run = prepared(sequelize);
 
   /**
    * When the next try may go (ms since the epoch, 0 for now) over every (subject, limit) pair: from the
@@ -218,10 +221,14 @@ export function createThrottle(sequelize: Sequelize) {
         const { failed, withPending } = await nextTry(kind, checks, { transaction });
         if (failed) return { retryAfter: seconds(failed), ids: [] };
         if (withPending) return 'undecided';
-        const createdAt = new Date();
-        const rows = checks.map(([subject]) => ({ id: newId(), kind, subject, pending: true, createdAt }));
-        await Failure.bulkCreate(rows, { transaction });
-        return { retryAfter: 0, ids: rows.map((row) => row.id) };
+        const ids = checks.map(() => newId());
+        await run(
+          `INSERT INTO ol.auth_failures (id, kind, subject, pending, created_at)
+           SELECT u.id, $2, u.subject, true, $4 FROM unnest($1::text[], $3::text[]) AS u(id, subject)`,
+          [ids, kind, checks.map(([subject]) => subject), new Date()],
+          transaction,
+        );
+        return { retryAfter: 0, ids };
       };
       const deadline = Date.now() + decideWithinMs;
       for (let wait = firstPauseMs; ; wait = Math.min(2 * wait, longestPauseMs)) {
@@ -241,7 +248,11 @@ export function createThrottle(sequelize: Sequelize) {
 
     /** The pending try failed: it counts from now. */
     async failed(attempt: Attempt, transaction?: Transaction): Promise<void> {
-      await Failure.update({ pending: false, createdAt: new Date() }, { where: { id: attempt.ids }, transaction });
+      await run(
+        'UPDATE ol.auth_failures SET pending = false, created_at = $2 WHERE id = ANY($1::text[])',
+        [attempt.ids, new Date()],
+        transaction,
+      );
       settled(transaction);
     },
 
@@ -250,15 +261,21 @@ export function createThrottle(sequelize: Sequelize) {
      * right); other tries still pending settle themselves.
      */
     async succeeded(kind: string, attempt: Attempt, subject: string, transaction?: Transaction): Promise<void> {
-      await Failure.destroy({
-        where: { [Op.or]: [{ id: attempt.ids }, { kind, subject, pending: false }] },
+      await run(
+        'DELETE FROM ol.auth_failures WHERE id = ANY($1::text[]) OR (kind = $2 AND subject = $3 AND NOT pending)',
+        [attempt.ids, kind, subject],
         transaction,
-      });
+      );
       settled(transaction);
     },
 
     async remember(subject: string, transaction?: Transaction): Promise<void> {
-      await Known.upsert({ subject, signedInAt: new Date() }, { transaction });
+      await run(
+        `INSERT INTO ol.auth_known_clients (subject, signed_in_at) VALUES ($1, $2)
+         ON CONFLICT (subject) DO UPDATE SET signed_in_at = EXCLUDED.signed_in_at`,
+        [subject, new Date()],
+        transaction,
+      );
     },
 
     /** Drops failures older than any window, and sign-ins older than `knownForMs`: called now and then. */

@@ -4,10 +4,10 @@ import { type InferAttributes, type Transaction } from 'sequelize';
 import type { PlatformEvent } from '../../platform/events/types.ts';
 import { notFound } from '../../platform/http/errors.ts';
 import { Conditions, keysetRows } from '../../platform/db/keyset.ts';
-import { preparedReads } from '../../platform/db/prepared.ts';
+import { prepared, preparedIn, preparedReads } from '../../platform/db/prepared.ts';
 import type { PageRequest } from '../../platform/http/pagination.ts';
 import { newId } from '../../platform/ids.ts';
-import { lifecycleWriter, modelStore } from '../../platform/lifecycle.ts';
+import { lifecycleWriter, tableStore } from '../../platform/lifecycle.ts';
 import type { ServiceDeps } from '../../platform/service.ts';
 import {
   categories,
@@ -111,15 +111,33 @@ const normaliseAddress = (address: string) => address.trim().toLowerCase();
  */
 export function createNotifications(deps: ServiceDeps & { userEmail?(userId: string): Promise<string | null> }) {
   const { config, logger, events } = deps;
-  const { Notification, DevMail, InboxItem, Preference, DevSms } = defineNotificationModels(deps.sequelize);
+  const { InboxItem, Preference, DevSms } = defineNotificationModels(deps.sequelize);
   const read = preparedReads(deps.sequelize);
-  const deliveries = lifecycleWriter(deliveryLifecycle, { store: modelStore(Notification) });
+  const write = prepared(deps.sequelize);
+  // Written by prepared statements: a delivery is written on every notification event.
+  const deliveries = lifecycleWriter(deliveryLifecycle, { store: tableStore<Delivery>('ol.notifications') });
   /** Records a delivery row in its first status (the one writer of a delivery's status). */
   const recordDelivery = (
     transaction: Transaction,
     status: NotificationRow['status'],
     values: Omit<InferAttributes<NotificationRow>, 'status' | 'createdAt' | 'updatedAt'>,
-  ) => deliveries.create(transaction, status, values, { by: 'orchestrator' });
+  ) =>
+    deliveries.create(
+      transaction,
+      status,
+      {
+        id: values.id,
+        user_id: values.userId,
+        channel: values.channel,
+        template: values.template,
+        to_address: values.toAddress,
+        subject: values.subject,
+        text: values.text,
+        secrets: values.secrets === null ? null : JSON.stringify(values.secrets),
+        sent_at: values.sentAt,
+      },
+      { by: 'orchestrator' },
+    );
   // Loaded with the first mail sent over SMTP (development mode without MAIL_URL never loads it).
   let smtp: Promise<Transporter> | undefined;
   /** Says "a dev mail to this address is in" (its row committed) to the mailbox reads that wait for one. */
@@ -142,19 +160,19 @@ export function createNotifications(deps: ServiceDeps & { userEmail?(userId: str
       await (await smtp).sendMail({ from: config.mailFrom, to, subject: mail.subject, text: mail.text });
     }
     if (config.devMode) {
-      await DevMail.create(
-        {
-          id: newId(),
-          notificationId,
-          toAddress: to,
-          template,
-          subject: mail.subject,
-          text: mail.text,
-          otp: mail.secrets.otp ?? null,
-          password: mail.secrets.password ?? null,
-        },
-        { transaction },
-      );
+      const insert = `INSERT INTO ol.dev_mailbox (id, notification_id, to_address, template, subject, text, otp, password, created_at, updated_at)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now(), now())`;
+      const values = [
+        newId(),
+        notificationId,
+        to,
+        template,
+        mail.subject,
+        mail.text,
+        mail.secrets.otp ?? null,
+        mail.secrets.password ?? null,
+      ];
+      await write(insert, values, transaction);
       if (transaction) transaction.afterCommit(() => void devMailIn.emit(to));
       else devMailIn.emit(to);
     }
@@ -206,9 +224,18 @@ export function createNotifications(deps: ServiceDeps & { userEmail?(userId: str
     const notificationId = data.notificationId ?? event.id;
     const userId = data.userId ?? null;
     const essential = essentialTemplates.includes(data.template);
-    const preferences = await preferencesOf(userId, transaction);
-    // Delivery rows are locked first, so a redelivered event waits for the first to finish.
-    const prepared = await Notification.findByPk(notificationId, { transaction, lock: transaction.LOCK.UPDATE });
+    // The recipient's preferences and the delivery row in one statement. Delivery rows are locked first,
+    // so a redelivered event waits for the first to finish.
+    const [facts] = await preparedIn<{ preferences: PreferenceFields | null; prepared: Delivery | null }>(
+      transaction,
+      `SELECT (SELECT row_to_json(p) FROM (SELECT email, sms, in_app AS "inApp", sms_number AS "smsNumber"
+                 FROM ol.notification_preferences WHERE user_id = $2) p) AS preferences,
+              (SELECT row_to_json(d) FROM (SELECT id, status, template, to_address AS "toAddress", subject, text, secrets
+                 FROM ol.notifications WHERE id = $1 FOR UPDATE) d) AS prepared`,
+      [notificationId, userId],
+    );
+    const preferences = toPreferences(facts!.preferences);
+    const prepared = facts!.prepared;
     // The mail form (an Orchestrator mail prepared by requestMail) names no channels: its template does.
     const notice = mailNotices[data.template as TemplateName];
     const requested: Channel[] = data.channels ?? notice?.channels ?? ['email'];
@@ -220,22 +247,21 @@ export function createNotifications(deps: ServiceDeps & { userEmail?(userId: str
         ? data.category
         : (notice?.category ?? 'system');
       // One INSERT ... ON CONFLICT DO NOTHING (findOrCreate made a SELECT, a savepoint and a temporary function).
-      await InboxItem.bulkCreate(
+      // A prepared mail's body may carry a code: the inbox shows its subject (the title) only.
+      await preparedIn(
+        transaction,
+        `INSERT INTO ol.inbox_notifications (id, user_id, category, type, title, description, link, metadata, read_at, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, now(), now()) ON CONFLICT DO NOTHING`,
         [
-          {
-            id: notificationId,
-            userId,
-            category,
-            type: data.template,
-            // A prepared mail's body may carry a code: the inbox shows its subject only.
-            title,
-            description: data.description ?? title,
-            link: data.link ?? null,
-            metadata: data.metadata ?? null,
-            readAt: null,
-          },
+          notificationId,
+          userId,
+          category,
+          data.template,
+          title,
+          data.description ?? title,
+          data.link ?? null,
+          data.metadata == null ? null : JSON.stringify(data.metadata),
         ],
-        { ignoreDuplicates: true, transaction },
       );
     }
 
@@ -253,7 +279,7 @@ export function createNotifications(deps: ServiceDeps & { userEmail?(userId: str
         );
         await deliveries.move(transaction, prepared, 'sent', {
           by: 'orchestrator',
-          changes: { text: null, secrets: null, sentAt: new Date() },
+          changes: { text: null, secrets: null, sent_at: new Date() },
         });
         logger.info({ notificationId, template: prepared.template }, 'mail delivered');
       } else {
@@ -476,7 +502,12 @@ export function createNotifications(deps: ServiceDeps & { userEmail?(userId: str
         // Listening before the read: a mail committed between the two is not missed.
         devMailIn.on(to, wake);
         try {
-          const rows = await DevMail.findAll({ where: { toAddress: to }, order: [['id', 'DESC']], limit });
+          const rows = await read<DevMailFields>(
+            'notifications.dev-mailbox',
+            `SELECT id, to_address AS "toAddress", template, subject, text, otp, password, created_at AS "createdAt"
+               FROM ol.dev_mailbox WHERE to_address = $1 ORDER BY id DESC LIMIT $2`,
+            [to, limit],
+          );
           const newer = rows.length > 0 && (wait.after === undefined || rows[0]!.id > wait.after);
           const left = deadline - Date.now();
           if (newer || left <= 0) return rows.map(toDevMail);
@@ -502,7 +533,11 @@ export function createNotifications(deps: ServiceDeps & { userEmail?(userId: str
   };
 }
 
-function toPreferences(row: PreferenceRow | null): Preferences {
+type PreferenceFields = Pick<PreferenceRow, 'email' | 'sms' | 'inApp' | 'smsNumber'>;
+/** A delivery row as the consumer reads it (the columns it sends from). */
+type Delivery = Pick<NotificationRow, 'id' | 'status' | 'template' | 'toAddress' | 'subject' | 'text' | 'secrets'>;
+
+function toPreferences(row: PreferenceFields | null): Preferences {
   return {
     channels: { email: row?.email ?? true, sms: row?.sms ?? true, in_app: row?.inApp ?? true },
     smsNumber: row?.smsNumber ?? null,
@@ -533,7 +568,12 @@ function toInboxItem(row: InboxFields): InboxItem {
   };
 }
 
-function toDevMail(row: DevMailRow): DevMail {
+type DevMailFields = Pick<
+  DevMailRow,
+  'id' | 'toAddress' | 'template' | 'subject' | 'text' | 'otp' | 'password' | 'createdAt'
+>;
+
+function toDevMail(row: DevMailFields): DevMail {
   return {
     id: row.id,
     to: row.toAddress,

@@ -4,6 +4,7 @@ import pg from 'pg';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { newId } from '../ids.ts';
 import { guardedClient } from '../db/database.ts';
+import { preparedIn } from '../db/prepared.ts';
 import { createDatabaseWatch, type DatabaseWatch } from '../db/watch.ts';
 import type { Logger } from '../logger.ts';
 import { DeliveryLeases } from './leases.ts';
@@ -127,10 +128,11 @@ export function createEventRuntime(
     }
     try {
       const processed = await sequelize.transaction(async (transaction) => {
-        const claimed = await sequelize.query(
+        const claimed = await preparedIn(
+          transaction,
           `INSERT INTO "${schema}".inbox (consumer, event_id, event_type, processed_at) VALUES ($1, $2, $3, now())
            ON CONFLICT DO NOTHING RETURNING event_id`,
-          { bind: [consumer.name, event.id, event.type], transaction, type: QueryTypes.SELECT },
+          [consumer.name, event.id, event.type],
         );
         if (claimed.length === 0) return false;
         await handler(event, transaction);
@@ -302,9 +304,10 @@ export function createEventRuntime(
       return {
         async publish(transaction, type, data) {
           const event = { id: newId(), type, occurredAt: new Date().toISOString(), source: service, data };
-          await sequelize.query(
+          await preparedIn(
+            transaction,
             `INSERT INTO "${schema}".outbox (id, type, occurred_at, source, data) VALUES ($1, $2, $3, $4, $5)`,
-            { bind: [event.id, type, event.occurredAt, service, JSON.stringify(data)], transaction },
+            [event.id, type, event.occurredAt, service, JSON.stringify(data)],
           );
           transaction.afterCommit(() => relay?.wake(schema));
           return event;

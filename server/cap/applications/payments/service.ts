@@ -90,7 +90,7 @@ export function createCapPayments(deps: {
   const read = preparedReads(sequelize);
   /** The one writer of an attempt's status (lifecycle.ts). */
   const attemptWriter = lifecycleWriter(capPaymentLifecycle, {
-    store: tableStore<PaymentRow>(sequelize, 'cap.application_payments'),
+    store: tableStore<PaymentRow>('cap.application_payments'),
   });
 
   /** The Orchestrator's RefundPayment (gRPC); a failure is 503/502, so the caller's transaction writes nothing. */

@@ -59,7 +59,7 @@ export function createAssessments(deps: { sequelize: Sequelize; player: Player }
   const alreadySubmitted = () =>
     conflict('lms.assessment.already_submitted', 'This attempt was submitted already: start a new one.');
   const attempts = lifecycleWriter(attemptLifecycle, {
-    store: tableStore<AttemptRow>(sequelize, 'lms.lms_assessment_attempts'),
+    store: tableStore<AttemptRow>('lms.lms_assessment_attempts'),
     refuse: alreadySubmitted,
   });
 

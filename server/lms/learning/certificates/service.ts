@@ -67,7 +67,7 @@ export function createCertificates(deps: { sequelize: Sequelize; storage: Storag
   const select = <T extends object>(sql: string, bind: unknown[], transaction?: Transaction) =>
     sequelize.query<T>(sql, { type: QueryTypes.SELECT, bind, transaction });
   const read = preparedReads(sequelize);
-  const certificates = lifecycleWriter(certificateLifecycle, { store: tableStore(sequelize, 'lms.lms_certificates') });
+  const certificates = lifecycleWriter(certificateLifecycle, { store: tableStore('lms.lms_certificates') });
 
   async function visible(actor: Actor, row: CertificateRow | undefined): Promise<CertificateRow> {
     if (!row) throw notFound('No such certificate.');

@@ -63,7 +63,7 @@ export function createCheckouts(sequelize: Sequelize, payments: PaymentsClient) 
   const select = <T extends object>(sql: string, bind: unknown[], transaction?: Transaction) =>
     sequelize.query<T>(sql, { type: QueryTypes.SELECT, bind, transaction });
   const attempts = lifecycleWriter(checkoutLifecycle, {
-    store: tableStore<CheckoutAttempt>(sequelize, 'lms.lms_payments'),
+    store: tableStore<CheckoutAttempt>('lms.lms_payments'),
     // A refund is the one move a person asks for; any other refused move is a bug.
     refuse: (refusal, row) =>
       refusal.action === 'refund'

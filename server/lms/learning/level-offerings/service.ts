@@ -104,7 +104,7 @@ export function createLevelOfferings(deps: { sequelize: Sequelize; entitlements:
   const { Course } = defineCourseModels(sequelize);
   const read = preparedReads(sequelize);
   const offerings = lifecycleWriter(levelOfferingLifecycle, {
-    store: tableStore<OfferingRow>(sequelize, 'lms.lms_level_offerings'),
+    store: tableStore<OfferingRow>('lms.lms_level_offerings'),
     refuse: (refusal) =>
       conflict(
         'lms.level_offering.not_publishable',
@@ -113,7 +113,7 @@ export function createLevelOfferings(deps: { sequelize: Sequelize; entitlements:
       ),
   });
   const levelEnrollments = lifecycleWriter(levelEnrollmentLifecycle, {
-    store: tableStore<LevelEnrollmentRow>(sequelize, 'lms.lms_level_enrollments'),
+    store: tableStore<LevelEnrollmentRow>('lms.lms_level_enrollments'),
   });
   const select = <T extends object>(sql: string, bind: unknown[], transaction?: Transaction) =>
     sequelize.query<T>(sql, { type: QueryTypes.SELECT, bind, transaction });

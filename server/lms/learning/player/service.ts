@@ -72,7 +72,7 @@ export function createPlayer(deps: {
   const { Course, CourseModule, CourseItem } = defineCourseModels(sequelize);
   const { Enrollment, Entitlement } = defineEnrollmentModels(sequelize);
   const progress = lifecycleWriter(itemProgressLifecycle, {
-    store: tableStore<{ id: string; status: ItemState }>(sequelize, 'lms.lms_item_progress'),
+    store: tableStore<{ id: string; status: ItemState }>('lms.lms_item_progress'),
   });
 
   /** The enrollment if it is the learner's: 404 when there is none, 403 when it is someone else's. */

@@ -65,7 +65,7 @@ export function createWebhookSender(options: WebhookSenderOptions): WebhookSende
   let woken = false;
   let interrupt: (() => void) | undefined;
   const deliveries = lifecycleWriter(webhookDeliveryLifecycle, {
-    store: tableStore<{ id: string; status: string }>(sequelize, 'ol.sandbox_webhook_deliveries'),
+    store: tableStore<{ id: string; status: string }>('ol.sandbox_webhook_deliveries'),
   });
 
   async function claim(): Promise<Claimed[]> {
