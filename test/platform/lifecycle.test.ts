@@ -50,6 +50,14 @@ const membership = defineLifecycle({
   idempotent: true,
 });
 
+/** Boxes packed into the parcels table with no history: a table store's plain inserts. */
+const packing = defineLifecycle({
+  subject: 'box',
+  statuses: ['packed'],
+  movers: ['clerk'],
+  moves: { pack: { from: [null], to: 'packed', by: ['clerk'] } },
+});
+
 test('a move the table holds may be made by a mover it lists, when its guards hold', (t) => {
   const verdict = checkMove(parcel, 'packed', 'send', 'clerk', { address: 'Lagos' });
   t.like(verdict, { ok: true, from: 'packed', to: 'sent', unchanged: false });
@@ -270,17 +278,7 @@ test.serial('an idempotent repeat writes nothing, not even the changes that woul
 });
 
 test.serial('a create that ignores duplicates inserts nothing when the row breaks a unique key', async (t) => {
-  const packs = lifecycleWriter(
-    defineLifecycle({
-      subject: 'box',
-      statuses: ['packed'],
-      movers: ['clerk'],
-      moves: { pack: { from: [null], to: 'packed', by: ['clerk'] } },
-    }),
-    {
-      store: tableStore('probe.parcels'),
-    },
-  );
+  const packs = lifecycleWriter(packing, { store: tableStore('probe.parcels') });
   const id = newId();
   for (const address of ['first', 'second']) {
     await sequelize.transaction((transaction) =>
@@ -302,15 +300,7 @@ test.serial('a create that ignores duplicates inserts nothing when the row break
 test.serial(
   "a table store's insert that breaks a unique key throws Sequelize's UniqueConstraintError, which writers catch",
   async (t) => {
-    const packs = lifecycleWriter(
-      defineLifecycle({
-        subject: 'box',
-        statuses: ['packed'],
-        movers: ['clerk'],
-        moves: { pack: { from: [null], to: 'packed', by: ['clerk'] } },
-      }),
-      { store: tableStore('probe.parcels') },
-    );
+    const packs = lifecycleWriter(packing, { store: tableStore('probe.parcels') });
     const id = newId();
     await sequelize.transaction((transaction) => packs.create(transaction, 'pack', { id }, { by: 'clerk' }));
     await t.throwsAsync(
