@@ -30,7 +30,7 @@ export function createUsers(sequelize: Sequelize) {
   const { LmsUser } = defineUserModels(sequelize);
   const accounts = lifecycleWriter(lmsUserLifecycle, { store: modelStore(LmsUser) });
   const standings = lifecycleWriter(learnerStandingLifecycle, {
-    store: modelStore(LmsUser),
+    store: modelStore(LmsUser, 'learnerStatus'),
     statusField: 'learnerStatus',
   });
 
