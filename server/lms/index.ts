@@ -24,22 +24,9 @@ export async function createLms(deps: ServiceDeps): Promise<Service> {
       listDevEvents: devEventsHandler(deps.sequelize, 'lms', deps.config.devMode),
     },
   };
-  const { handlers } = composeModules([people.module, catalogue.module, learning.module, backOffice.module, dev]);
-
   let grpcServer: GrpcServerHandle | undefined;
-
-  return {
-    name: 'lms',
-    handlers,
-    security: {
-      bearerAuth: createBearerAuth({
-        jwksUrl: () => `${deps.peers.url('ol')}/.well-known/jwks.json`,
-        issuer: deps.config.jwtIssuer,
-        audience: deps.config.jwtAudience,
-        allowedBeforePasswordChange: ['getMe'],
-      }),
-      scormContentToken: scormContentTokenAuth(learning.player),
-    },
+  const grpc = {
+    handlers: {},
     async start() {
       grpcServer = await createGrpcServer({
         host: deps.config.host,
@@ -52,9 +39,28 @@ export async function createLms(deps: ServiceDeps): Promise<Service> {
       });
       return { 'grpc-lms': grpcServer.address };
     },
+    stop: async () => grpcServer?.stop(),
+  };
+  // Started in this order (the callers people keeps, then gRPC) and stopped in reverse.
+  const modules = composeModules([people.module, catalogue.module, learning.module, backOffice.module, dev, grpc]);
+
+  return {
+    name: 'lms',
+    handlers: modules.handlers,
+    security: {
+      bearerAuth: createBearerAuth({
+        jwksUrl: () => `${deps.peers.url('ol')}/.well-known/jwks.json`,
+        issuer: deps.config.jwtIssuer,
+        audience: deps.config.jwtAudience,
+        allowedBeforePasswordChange: ['getMe'],
+      }),
+      scormContentToken: scormContentTokenAuth(learning.player),
+    },
+    start: modules.start,
     async stop() {
-      await grpcServer?.stop();
+      await modules.stop();
       await storage.close();
     },
+    settled: modules.settled,
   };
 }

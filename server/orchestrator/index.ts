@@ -93,15 +93,21 @@ export async function createOrchestrator(deps: ServiceDeps): Promise<Service> {
       serviceKey: serviceKeyAuth(deps.config.serviceApiKey),
     },
     async start() {
-      grpcServer = await createGrpcServer({
-        host: deps.config.host,
-        port: deps.config.grpcPort,
-        serviceKey: deps.config.serviceApiKey,
-        logger: deps.logger,
-        database: deps.database,
-        label: 'grpc',
-        services: [identityService({ identity, accounts }), paymentsService({ payments })],
-      });
+      await accounts.sessions.start();
+      try {
+        grpcServer = await createGrpcServer({
+          host: deps.config.host,
+          port: deps.config.grpcPort,
+          serviceKey: deps.config.serviceApiKey,
+          logger: deps.logger,
+          database: deps.database,
+          label: 'grpc',
+          services: [identityService({ identity, accounts }), paymentsService({ payments })],
+        });
+      } catch (err) {
+        await accounts.sessions.stop();
+        throw err;
+      }
       sandbox.start();
       pruning = setInterval(
         () =>
@@ -117,6 +123,8 @@ export async function createOrchestrator(deps: ServiceDeps): Promise<Service> {
       await grpcServer?.stop();
       await sandbox.stop();
       await notifications.stop();
+      await accounts.sessions.stop();
     },
+    settled: () => accounts.sessions.settled(),
   };
 }

@@ -240,18 +240,18 @@ test.serial(
       load.outcomes.some((o) => o.status === 500),
       'no 500',
     );
-    // What needs a live connection of its own is back: each replica's listener of caller changes, and
-    // the event bus (a registration's mail arrives).
+    // What needs a live connection of its own is back: each replica's listeners of caller changes (CAP's
+    // callers, the LMS's, the Orchestrator's sessions), and the event bus (a registration's mail arrives).
     const listening = async () =>
       (
         await query<{ n: number }>(
           database.url,
-          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'cap-callers'`,
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name IN ('cap-callers', 'lms-callers', 'ol-callers')`,
         )
       )[0]!.n;
     const deadline = Date.now() + 15_000;
-    while ((await listening()) < 2 && Date.now() < deadline) await sleep(200);
-    t.is(await listening(), 2, 'both replicas listen for caller changes again');
+    while ((await listening()) < 6 && Date.now() < deadline) await sleep(200);
+    t.is(await listening(), 6, 'both replicas listen for caller changes again, each service');
     for (const replica of replicas) {
       const platform = { url: (p: string) => `${replica.urls.gateway}${p}` } as TestPlatform;
       await t.notThrowsAsync(signUp(platform), 'register, mail and verify work on every replica');

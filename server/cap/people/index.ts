@@ -12,7 +12,7 @@ import type { Logger } from '../../platform/logger.ts';
 import type { Peers } from '../../platform/service.ts';
 import { createAccountService } from './account.ts';
 import { createCapAuth } from './auth.ts';
-import { createCallerCache } from './callers.ts';
+import { createCallerCache } from '../../platform/db/caller-cache.ts';
 import type { DatabaseWatch } from '../../platform/db/watch.ts';
 import { contextRoutes } from './context/routes.ts';
 import { createActingContexts } from './context/service.ts';
@@ -29,6 +29,7 @@ import { platformRoleRoutes } from './platform-roles/routes.ts';
 import { createPlatformRoles } from './platform-roles/service.ts';
 import { userRoutes } from './routes.ts';
 import { createUserService, type StandingSql } from './service.ts';
+import type { Caller } from './models.ts';
 
 export type { CapAuth } from './auth.ts';
 export type { CapUserRecord, Standing } from './models.ts';
@@ -83,7 +84,11 @@ export interface PeopleNeeds {
  */
 export function createPeople(deps: PeopleDeps, needs: PeopleNeeds) {
   const { sequelize, config, peers, events, logger } = deps;
-  const callers = createCallerCache(sequelize, logger.child({ component: 'cap-callers' }), deps.database);
+  const callers = createCallerCache<Caller>(sequelize, {
+    schema: 'cap',
+    logger: logger.child({ component: 'cap-callers' }),
+    database: deps.database,
+  });
   const users = createUserService(sequelize, { standing: needs.standing, callers });
   const onboarding = createOnboardingService(sequelize, users, needs.onboarding);
   const account = createAccountService(needs.soleSuperAdminOf);

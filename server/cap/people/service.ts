@@ -3,7 +3,7 @@ import { forbidden } from '../../platform/http/errors.ts';
 import type { Principal } from '../../platform/http/operations.ts';
 import { mergePatch, type JsonObject } from '../../platform/http/merge-patch.ts';
 import { preparedReads } from '../../platform/db/prepared.ts';
-import type { CallerCache } from './callers.ts';
+import type { CallerCache } from '../../platform/db/caller-cache.ts';
 import { lifecycleWriter, modelStore } from '../../platform/lifecycle.ts';
 import { defineUserModels, userLifecycle, type Caller, type CapUserRecord, type Standing } from './models.ts';
 
@@ -46,7 +46,7 @@ export interface StandingSql {
  */
 export function createUserService(
   sequelize: Sequelize,
-  options: { standing?: StandingSql; callers?: CallerCache } = {},
+  options: { standing?: StandingSql; callers?: CallerCache<Caller> } = {},
 ) {
   const { standing, callers } = options;
   const models = defineUserModels(sequelize);

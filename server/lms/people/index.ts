@@ -1,7 +1,8 @@
+import { createCallerCache } from '../../platform/db/caller-cache.ts';
 import type { PlatformEvent } from '../../platform/events/types.ts';
 import type { ServiceModule } from '../../platform/modules.ts';
 import type { ServiceDeps } from '../../platform/service.ts';
-import { createAccess } from './access/service.ts';
+import { createAccess, type Actor } from './access/service.ts';
 import { createIdentityClient } from './identity.ts';
 import { meRoutes } from './me/routes.ts';
 import { onboardingRoutes } from './onboarding/routes.ts';
@@ -11,13 +12,19 @@ import { createUsers, type Account } from './users/service.ts';
 
 /**
  * People: LMS users (one per Orchestrator account), their onboardings, staff and instructor invites
- * and memberships, and who a caller is (access). Answers its module and what other modules use.
+ * and memberships, and who a caller is (access, its callers kept between requests). Answers its
+ * module and what other modules use.
  */
 export function createPeople(deps: ServiceDeps) {
   const users = createUsers(deps.sequelize);
   const invites = createInvites(deps.sequelize, deps.events);
   const onboarding = createOnboarding(deps.sequelize, invites.accept);
-  const access = createAccess(deps.sequelize, users, onboarding);
+  const callers = createCallerCache<Actor>(deps.sequelize, {
+    schema: 'lms',
+    logger: deps.logger.child({ component: 'lms-callers' }),
+    database: deps.database,
+  });
+  const access = createAccess(deps.sequelize, users, onboarding, callers);
   const identity = createIdentityClient(() => deps.peers.olGrpcAddress(), deps.config.serviceApiKey);
   deps.events.subscribe('user.created', 'lms.provision-user', (event, transaction) =>
     users.provision(accountOf(event), transaction),
@@ -27,6 +34,9 @@ export function createPeople(deps: ServiceDeps) {
   );
   const module: ServiceModule = {
     handlers: { ...meRoutes(users, onboarding, access, invites), ...onboardingRoutes(users, onboarding) },
+    start: () => callers.start(),
+    stop: () => callers.stop(),
+    settled: () => callers.settled(),
   };
   return { module, users, invites, onboarding, access, identity };
 }

@@ -11,7 +11,9 @@ import {
   unprocessable,
   validationFailed,
 } from '../../platform/http/errors.ts';
+import { createCallerCache } from '../../platform/db/caller-cache.ts';
 import { preparedReads } from '../../platform/db/prepared.ts';
+import type { DatabaseWatch } from '../../platform/db/watch.ts';
 import { newId } from '../../platform/ids.ts';
 import { lifecycleWriter, modelStore, type MoverOf } from '../../platform/lifecycle.ts';
 import type { Logger } from '../../platform/logger.ts';
@@ -28,6 +30,8 @@ export interface AccountsDeps {
   logger: Logger;
   sequelize: Sequelize;
   events: ServiceEvents;
+  /** The listener of session changes reports its connection's failures here and listens again once it is over. */
+  database?: DatabaseWatch;
   tokens: AccessTokens;
   requestMail: (transaction: Transaction, request: MailRequest) => Promise<void>;
   /** In-process mail without queue or event: the only way a generated password leaves the server. */
@@ -177,6 +181,16 @@ export function createAccounts(deps: AccountsDeps) {
   const { config, logger, sequelize, events, tokens } = deps;
   const { User, Otp, OtpSend, RefreshToken } = defineAccountModels(sequelize);
   const read = preparedReads(sequelize);
+  /**
+   * The sessions found live, kept between requests by user and session until their last refresh
+   * token expires (in ms since the epoch): dropped when the database says the user's status or any
+   * of their refresh tokens changed (OL migration 0013), so an ended session is refused at once.
+   */
+  const liveSessions = createCallerCache<number>(sequelize, {
+    schema: 'ol',
+    logger: logger.child({ component: 'ol-sessions' }),
+    database: deps.database,
+  });
   const throttle = createThrottle(sequelize);
   const passwords = createPasswordHasher(config.passwordHashCost);
   const tooMany = (retryAfter: number, what: string) =>
@@ -666,16 +680,26 @@ export function createAccounts(deps: AccountsDeps) {
      * session has not ended (logged out, revoked by a password change or reset, or by refresh reuse).
      */
     async sessionLive(userId: string, sessionId: string): Promise<boolean> {
-      // On every OL request with a bearer: one prepared statement (two model reads cost more than a list page).
-      const live = await read(
-        'ol.session_live',
-        `SELECT 1 FROM ol.users u JOIN ol.refresh_tokens r ON r.user_id = u.id
-          WHERE u.id = $1 AND u.status = 'active' AND r.family_id = $2 AND r.revoked_at IS NULL AND r.expires_at > now()
-          LIMIT 1`,
-        [userId, sessionId],
+      // On every OL request with a bearer: kept, else one prepared statement.
+      const until = await liveSessions.read(
+        userId,
+        async () => {
+          const [row] = await read<{ until: number | null }>(
+            'ol.session_live',
+            `SELECT (extract(epoch FROM max(r.expires_at)) * 1000)::float8 AS until FROM ol.users u JOIN ol.refresh_tokens r ON r.user_id = u.id
+              WHERE u.id = $1 AND u.status = 'active' AND r.family_id = $2 AND r.revoked_at IS NULL AND r.expires_at > now()`,
+            [userId, sessionId],
+          );
+          return row?.until ?? undefined;
+        },
+        sessionId,
       );
-      return live.length > 0;
+      // A session whose every refresh token has expired cannot be refreshed again: it has ended.
+      return until !== undefined && until > Date.now();
     },
+
+    /** The sessions kept live between requests: listened for from start to stop. */
+    sessions: { start: liveSessions.start, stop: liveSessions.stop, settled: liveSessions.settled },
 
     /** Drops what the sign-in and code throttles and the code mail limit no longer read (the Orchestrator calls it hourly). */
     async pruneThrottle(): Promise<void> {

@@ -1,4 +1,5 @@
 import type { Sequelize } from 'sequelize';
+import type { CallerCache } from '../../../platform/db/caller-cache.ts';
 import { forbidden } from '../../../platform/http/errors.ts';
 import type { Principal } from '../../../platform/http/operations.ts';
 import type { Onboarding } from '../onboarding/service.ts';
@@ -6,7 +7,7 @@ import { capabilitiesOf, type LmsPersona } from '../onboarding/rules.ts';
 import { defineStaffModels, type StaffRole } from '../staff/models.ts';
 import { attributesOf } from '../../../platform/db/keyset.ts';
 import { preparedReads } from '../../../platform/db/prepared.ts';
-import { defineUserModels, type LmsUser } from '../users/models.ts';
+import { defineUserModels, type LmsUserRecord } from '../users/models.ts';
 import { mayAct, type Users } from '../users/service.ts';
 
 /**
@@ -31,7 +32,7 @@ export const staffRoleCapabilities: Record<StaffRole, readonly string[]> = {
 
 /** The caller as the LMS rules see it: completed personas, active staff role, capabilities. */
 export interface Actor {
-  user: LmsUser;
+  user: LmsUserRecord;
   /** Personas whose onboarding is completed. */
   personas: ReadonlySet<LmsPersona>;
   /** The staff role, when the staff onboarding is completed and the membership is active. */
@@ -41,7 +42,11 @@ export interface Actor {
 
 export type Access = ReturnType<typeof createAccess>;
 
-export function createAccess(sequelize: Sequelize, users: Users, onboarding: Onboarding) {
+/**
+ * `callers` keeps actors between requests (the server's; dropped when the database says their rows
+ * changed, LMS migration 0011); without it every call reads its caller.
+ */
+export function createAccess(sequelize: Sequelize, users: Users, onboarding: Onboarding, callers?: CallerCache<Actor>) {
   const { StaffMember } = defineStaffModels(sequelize);
 
   const { LmsUser } = defineUserModels(sequelize);
@@ -49,7 +54,7 @@ export function createAccess(sequelize: Sequelize, users: Users, onboarding: Onb
 
   /** The actor from the user, the personas whose onboarding is completed (in the order started) and the staff membership. */
   function standingOf(
-    user: LmsUser,
+    user: LmsUserRecord,
     completed: readonly LmsPersona[],
     membership: { role: StaffRole; status: string } | null,
   ): Actor {
@@ -63,7 +68,7 @@ export function createAccess(sequelize: Sequelize, users: Users, onboarding: Onb
     return { user, personas, staffRole, capabilities };
   }
 
-  async function actorOf(user: LmsUser): Promise<Actor> {
+  async function actorOf(user: LmsUserRecord): Promise<Actor> {
     const [statuses, membership] = await Promise.all([
       onboarding.personaStatuses(user),
       StaffMember.findOne({ where: { lmsUserId: user.id } }),
@@ -73,7 +78,7 @@ export function createAccess(sequelize: Sequelize, users: Users, onboarding: Onb
   }
 
   // Every LMS request starts here: the caller, their completed personas and their staff membership in
-  // one prepared statement (four model reads before).
+  // one prepared statement (four model reads before), kept between requests when `callers` is given.
   const callerText = `SELECT ${attributesOf(LmsUser, 'u')},
       ARRAY(SELECT o.persona::text FROM lms.lms_onboardings o WHERE o.lms_user_id = u.id AND o.status = 'completed'
              ORDER BY o.created_at, o.id) AS "completedPersonas",
@@ -81,14 +86,24 @@ export function createAccess(sequelize: Sequelize, users: Users, onboarding: Onb
         WHERE s.lms_user_id = u.id LIMIT 1) AS "membership"
     FROM lms.lms_users u WHERE u.user_id = $1`;
 
+  async function readActor(userId: string): Promise<Actor | undefined> {
+    type Row = LmsUserRecord & {
+      completedPersonas: LmsPersona[];
+      membership: { role: StaffRole; status: string } | null;
+    };
+    const [row] = await read<Row>('lms.access.caller', callerText, [userId]);
+    if (!row) return undefined;
+    const { completedPersonas, membership, ...user } = row;
+    return standingOf(user, completedPersonas, membership);
+  }
+
   /** The caller, provisioned on first use; a deactivated account may not act. */
   async function actor(principal: Principal): Promise<Actor> {
-    type Row = { completedPersonas: LmsPersona[]; membership: { role: StaffRole; status: string } | null };
-    const [row] = await read<Row>('lms.access.caller', callerText, [principal.userId]);
-    if (!row) return actorOf(await users.actingUser(principal));
-    const { completedPersonas, membership, ...attributes } = row;
-    const user = mayAct(LmsUser.build(attributes as never, { raw: true, isNewRecord: false }));
-    return standingOf(user, completedPersonas, membership);
+    const userId = principal.userId!;
+    const found = await (callers ? callers.read(userId, () => readActor(userId)) : readActor(userId));
+    if (!found) return actorOf(await users.actingUser(principal));
+    mayAct(found.user);
+    return found;
   }
 
   /** Authoring needs a completed instructor onboarding or active staff. */

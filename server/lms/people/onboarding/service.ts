@@ -134,7 +134,7 @@ export function createOnboarding(sequelize: Sequelize, acceptInvite: InviteAccep
   }
 
   /** Each started persona with its onboarding state and, once completed, its profile id. */
-  async function personaStatuses(user: LmsUser) {
+  async function personaStatuses(user: Pick<LmsUser, 'id'>) {
     const [records, profiles] = await Promise.all([
       LmsOnboarding.findAll({
         where: { lmsUserId: user.id },

@@ -134,7 +134,7 @@ export function createInvites(sequelize: Sequelize, events?: ServiceEvents) {
   }
 
   /** `invited` while an instructor invite is pending or accepted and the onboarding is not completed. */
-  async function instructorInvited(user: LmsUser): Promise<boolean> {
+  async function instructorInvited(user: Pick<LmsUser, 'email'>): Promise<boolean> {
     if (!user.email) return false;
     const invite = await Invite.findOne({
       where: { kind: 'instructor', email: user.email.toLowerCase(), status: ['pending', 'accepted'] },

@@ -60,6 +60,9 @@ export interface LmsUser extends Model<InferAttributes<LmsUser>, InferCreationAt
   updatedAt: CreationOptional<Date>;
 }
 
+/** An LMS user's columns as a plain (frozen when kept) record: what the caller's actor holds. */
+export type LmsUserRecord = Readonly<InferAttributes<LmsUser>>;
+
 export function defineUserModels(sequelize: Sequelize) {
   const LmsUser = sequelize.define<LmsUser>(
     'LmsUser',

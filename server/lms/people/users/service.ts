@@ -6,7 +6,7 @@ import { lifecycleWriter, modelStore } from '../../../platform/lifecycle.ts';
 import { defineUserModels, learnerStandingLifecycle, lmsUserLifecycle, type LmsUser } from './models.ts';
 
 /** The LMS user, unless deactivated: a deactivated account may not act. */
-export function mayAct(user: LmsUser): LmsUser {
+export function mayAct<U extends Pick<LmsUser, 'status'>>(user: U): U {
   if (user.status === 'deactivated')
     throw forbidden('auth.account_deactivated', 'This account was deleted and can no longer use the LMS.');
   return user;
@@ -30,7 +30,7 @@ export function createUsers(sequelize: Sequelize) {
   const { LmsUser } = defineUserModels(sequelize);
   const accounts = lifecycleWriter(lmsUserLifecycle, { store: modelStore(LmsUser) });
   const standings = lifecycleWriter(learnerStandingLifecycle, {
-    store: modelStore(LmsUser),
+    store: modelStore(LmsUser, 'learnerStatus'),
     statusField: 'learnerStatus',
   });
 

@@ -1,32 +1,48 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Sequelize } from 'sequelize';
-import { watchSessions } from '../../platform/db/sessions.ts';
-import type { DatabaseWatch } from '../../platform/db/watch.ts';
-import type { Logger } from '../../platform/logger.ts';
-import type { Caller } from './models.ts';
+import type { Logger } from '../logger.ts';
+import { watchSessions } from './sessions.ts';
+import type { DatabaseWatch } from './watch.ts';
 
-const channel = 'cap_caller_changed';
 const everyone = '*';
-const capacity = 10_000;
 const relistenMs = 1_000;
 
+export interface CallerCacheOptions {
+  /**
+   * The service's schema. Its migrations give every table a kept read depends on a trigger that calls
+   * `<schema>.caller_changed(user id)`, which raises the NOTICE `<schema>.caller_changed` (detail: the
+   * user, or `*` for everyone) and notifies the channel `<schema>_caller_changed` with the same.
+   */
+  schema: string;
+  logger: Logger;
+  /** Reports the listening connection's failures; the cache listens again once the database answers. */
+  database?: DatabaseWatch;
+  /** How many reads are kept at most; the users kept longest go first. */
+  capacity?: number;
+}
+
 /**
- * The callers CAP keeps between requests, so that an authenticated call makes no statement of its own
- * (on a list page, the caller statement was half the database's work). A caller is kept only while the
- * database can say who changed (migrations 0020 and 0028 name the user on every change of what the
- * caller statement reads, or `*` for an organisation's name or status):
- * - a change made by CAP itself reaches the session making it as a NOTICE, before it commits: the user
- *   is dropped at once and not kept again until that session is idle (committed or rolled back), so a
- *   request that follows a change made through CAP always reads it;
- * - any other change (another process, psql) arrives on a listening connection as a NOTIFY when it
- *   commits, and drops the user then: it shows as soon as the notification is delivered.
+ * What a service keeps of its callers between requests (who they are, whether their session is live),
+ * so that an authenticated call makes no statement of its own. A read is kept only while the database
+ * can say whose rows changed (the triggers of `CallerCacheOptions.schema`):
+ * - a change made by the service itself reaches the session making it as a NOTICE, before it
+ *   commits: the user is dropped at once and not kept again until that session is idle (committed or
+ *   rolled back), so a request that follows a change made through the service always reads it;
+ * - any other change (another replica, capctl, psql) arrives on a listening connection as a NOTIFY
+ *   when it commits, and drops the user then: it shows as soon as the notification is delivered.
  * A read is kept only if its user did not change while it ran, and nothing is kept while the
- * listening connection is down (it listens again once the database answers). Callers are frozen:
- * handlers read them, never change them.
+ * listening connection is down (losing it drops everything; it listens again once the database
+ * answers). A user may have several reads kept, one per `part` (a session id). Kept values are
+ * frozen: handlers read them, never change them.
  */
-export function createCallerCache(sequelize: Sequelize, logger: Logger, database?: DatabaseWatch) {
-  const kept = new Map<string, Caller>();
+export function createCallerCache<T>(sequelize: Sequelize, options: CallerCacheOptions) {
+  const { schema, logger, database, capacity = 10_000 } = options;
+  const noticeMessage = `${schema}.caller_changed`;
+  const channel = `${schema}_caller_changed`;
+  /** By user, then by part. */
+  const kept = new Map<string, Map<string, T>>();
+  let size = 0;
   /** The users each session has changed in its open transaction (or `*`): not kept until it ends. */
   const changing = new Map<object, Set<string>>();
   const beingChanged = (userId: string) =>
@@ -39,15 +55,35 @@ export function createCallerCache(sequelize: Sequelize, logger: Logger, database
   let closing = false;
   const closed = new AbortController();
 
+  function dropUser(userId: string): void {
+    const entries = kept.get(userId);
+    if (!entries) return;
+    size -= entries.size;
+    kept.delete(userId);
+  }
+
   function forget(who: string): void {
-    if (who === everyone) kept.clear();
-    else kept.delete(who);
+    if (who === everyone) {
+      kept.clear();
+      size = 0;
+    } else dropUser(who);
     for (const read of reads) if (who === everyone || read.userId === who) read.spoiled = true;
+  }
+
+  function keep(userId: string, part: string, value: T): void {
+    let entries = kept.get(userId);
+    if (!entries?.has(part)) {
+      while (size >= capacity && kept.size > 0) dropUser(kept.keys().next().value!);
+      entries = kept.get(userId);
+      if (!entries) kept.set(userId, (entries = new Map()));
+      size += 1;
+    }
+    entries!.set(part, value);
   }
 
   const unwatch = watchSessions(sequelize, {
     notice(session, { message, detail }) {
-      if (message !== 'cap.caller_changed' || !detail) return;
+      if (message !== noticeMessage || !detail) return;
       forget(detail);
       const users = changing.get(session);
       if (users) users.add(detail);
@@ -98,7 +134,7 @@ export function createCallerCache(sequelize: Sequelize, logger: Logger, database
       user: username,
       password: password ?? undefined,
       database,
-      application_name: 'cap-callers',
+      application_name: `${schema}-callers`,
     });
     client.on('notification', ({ payload }) => {
       if (!payload) return;
@@ -120,7 +156,7 @@ export function createCallerCache(sequelize: Sequelize, logger: Logger, database
   }
 
   return {
-    /** Starts listening; callers are kept from then on. */
+    /** Starts listening; reads are kept from then on. */
     start: listen,
 
     async stop(): Promise<void> {
@@ -129,14 +165,14 @@ export function createCallerCache(sequelize: Sequelize, logger: Logger, database
       unwatch();
       const client = listener;
       listener = undefined;
-      kept.clear();
+      forget(everyone);
       await client?.end();
     },
 
     /**
      * Resolves once every change committed before the call has dropped what it changed: a mark sent
      * through the same channel comes back after every notification committed before it. For changes
-     * made outside CAP (tests, seeds written straight to the database) that the next call must see.
+     * made outside the service (tests, seeds written straight to the database) that the next call must see.
      */
     async settled(): Promise<void> {
       if (!listener) return;
@@ -150,31 +186,31 @@ export function createCallerCache(sequelize: Sequelize, logger: Logger, database
       }
     },
 
-    /** The kept caller, if there is one (no read). */
-    kept: (userId: string): Caller | undefined => kept.get(userId),
+    /** The kept read, if there is one (no statement). */
+    kept: (userId: string, part = ''): T | undefined => kept.get(userId)?.get(part),
 
-    /** The kept caller, else `load`'s (frozen), kept when nothing about the user changed while it was read. */
-    async read(userId: string, load: () => Promise<Caller | undefined>): Promise<Caller | undefined> {
-      const hit = kept.get(userId);
-      if (hit) return hit;
+    /**
+     * The kept read, else `load`'s (frozen), kept when nothing about the user changed while it ran.
+     * An undefined answer is never kept.
+     */
+    async read(userId: string, load: () => Promise<T | undefined>, part = ''): Promise<T | undefined> {
+      const hit = kept.get(userId)?.get(part);
+      if (hit !== undefined) return hit;
       const read = { userId, spoiled: false };
       reads.add(read);
-      let caller: Caller | undefined;
+      let value: T | undefined;
       try {
-        caller = deepFreeze(await load());
+        value = deepFreeze(await load());
       } finally {
         reads.delete(read);
       }
-      if (caller && listener && !read.spoiled && !beingChanged(userId)) {
-        if (kept.size >= capacity) kept.delete(kept.keys().next().value!);
-        kept.set(userId, caller);
-      }
-      return caller;
+      if (value !== undefined && listener && !read.spoiled && !beingChanged(userId)) keep(userId, part, value);
+      return value;
     },
   };
 }
 
-export type CallerCache = ReturnType<typeof createCallerCache>;
+export type CallerCache<T> = ReturnType<typeof createCallerCache<T>>;
 
 function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object' && !Object.isFrozen(value)) {

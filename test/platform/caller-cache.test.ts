@@ -1,24 +1,26 @@
 import test from 'ava';
 import pg from 'pg';
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { createCallerCache, type CallerCache } from '../../server/cap/people/callers.ts';
 import type { Caller } from '../../server/cap/people/models.ts';
+import { createCallerCache, type CallerCache } from '../../server/platform/db/caller-cache.ts';
 import { createSequelize } from '../../server/platform/db/database.ts';
 import { newId } from '../../server/platform/ids.ts';
 import { createLogger } from '../../server/platform/logger.ts';
 import { eventually, startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 
-// The callers CAP keeps between requests (server/cap/people/callers.ts), against the real database and
-// its triggers (cap migration 0020). `sequelize` plays CAP's own pool; `outside` is any other connection.
+// The callers a service keeps between requests (server/platform/db/caller-cache.ts), against the real
+// database and CAP's triggers (cap migration 0020). `sequelize` plays CAP's own pool; `outside` is any
+// other connection. The LMS's and the Orchestrator's triggers are checked through their requests
+// (test/lms/kept-callers.test.ts, test/ol/kept-sessions.test.ts).
 // Serial: a change to everyone (a centre renamed, the listener lost) would reach the other tests.
 
 let platform: TestPlatform;
 let sequelize: Sequelize;
-let callers: CallerCache;
+let callers: CallerCache<Caller>;
 test.before(async () => {
   platform = await startTestPlatform({ only: ['ol', 'cap'] });
   sequelize = createSequelize(platform.databaseUrl, 'cap', 4);
-  callers = createCallerCache(sequelize, createLogger('silent'));
+  callers = createCallerCache<Caller>(sequelize, { schema: 'cap', logger: createLogger('silent') });
   await callers.start();
 });
 test.after.always(async () => {
@@ -72,6 +74,40 @@ test.serial('a caller that was read is kept: the next read of the same user load
   await user.read();
   await user.read();
   t.is(user.loads(), 1);
+});
+
+test.serial(
+  "a user's reads by part (a session each) are kept apart, and a change to the user drops them all",
+  async (t) => {
+    const user = await aUser();
+    let loads = 0;
+    const read = (part: string) =>
+      callers.read(user.userId, async () => (loads++, { part }) as unknown as Caller, part);
+    t.like(await read('first'), { part: 'first' });
+    t.like(await read('second'), { part: 'second' });
+    t.like(await read('first'), { part: 'first' });
+    t.is(loads, 2, 'each part read once');
+    await outside(setEmail(user.userId, 'parts@example.test'), []);
+    await callers.settled();
+    t.is(callers.kept(user.userId, 'first'), undefined);
+    t.is(callers.kept(user.userId, 'second'), undefined);
+  },
+);
+
+test.serial('a full cache drops the users kept longest first', async (t) => {
+  const small = createCallerCache<Caller>(sequelize, { schema: 'cap', logger: createLogger('silent'), capacity: 2 });
+  await small.start();
+  t.teardown(() => small.stop());
+  const value = {} as Caller;
+  await small.read('a', async () => value);
+  await small.read('b', async () => value, 'one');
+  await small.read('b', async () => value, 'two');
+  t.is(small.kept('a'), undefined, 'a went to make room for the second part of b');
+  t.truthy(small.kept('b', 'one'));
+  await small.read('c', async () => value);
+  t.is(small.kept('b', 'one'), undefined, 'b, with both its parts, went for c');
+  t.is(small.kept('b', 'two'), undefined);
+  t.truthy(small.kept('c'));
 });
 
 test.serial(
