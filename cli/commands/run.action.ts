@@ -94,11 +94,9 @@ export async function runCommand(
   const done = new Promise<void>((resolve) => (ran = resolve));
   // With --embedded, every way out (a signal, the output closed under `| head`) ends the run and then
   // stops its PostgreSQL; without, Ctrl-C and SIGTERM end the run. Either way the reports are written.
+  // While the embedded platform starts and is seeded, nothing has run yet: a way out ends the process at
+  // once, and the embedded PostgreSQL's exit hook stops it (as `capctl demo` does).
   const lifetime = options.embedded ? onEveryWayOut() : undefined;
-  lifetime?.stopWith(async (way) => {
-    interrupt(way);
-    await done;
-  });
   const signals = output.signals ?? process;
   const onSignal = (signal: NodeJS.Signals) => {
     if (signalled) process.exit(exitCodes.interrupted); // a second Ctrl-C: no waiting for the reports
@@ -115,6 +113,10 @@ export async function runCommand(
       const started = performance.now();
       output.stderr.write('starting a throwaway platform (its own PostgreSQL, free ports) and seeding it\n');
       embedded = await startEmbeddedPlatform();
+      lifetime!.stopWith(async (way) => {
+        interrupt(way);
+        await done;
+      });
       output.stderr.write(`platform ready at ${embedded.baseUrl} in ${seconds(performance.now() - started)}\n`);
       scenarios = await load(embedded.adminVars); // --var still wins over the seeded admin
     }

@@ -147,6 +147,7 @@ for (const [signal, code] of [
         await new Promise((resolve) => setTimeout(resolve, 20));
       run.signal(signal);
       t.is(await run.exit, code, run.output());
+      t.notRegex(run.output(), /platform ready/, 'it ends at once, without starting and seeding the platform first');
       assertNothingLeft(t, tmp);
     },
   );
@@ -161,6 +162,7 @@ test.serial(
       await new Promise((resolve) => setTimeout(resolve, 5));
     run.signal('SIGINT');
     t.is(await run.exit, 130, run.output());
+    t.notRegex(run.output(), /platform ready/, 'it ends at once, without starting and seeding the platform first');
     assertNothingLeft(t, tmp);
   },
 );

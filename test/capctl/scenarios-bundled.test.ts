@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,13 +12,17 @@ import { describeFailure, plain } from '../../cli/scenarios/report-text.ts';
 import { loadScenarios } from '../../cli/scenarios/parse.ts';
 import { runScenarios, type RunReport } from '../../cli/scenarios/runner.ts';
 import { runCapctl } from '../helpers/cli.ts';
+import { testEveryPactWithStockVerifier } from '../helpers/pact-verifier.ts';
 import { checkWellFormed } from '../helpers/xml.ts';
 import { call, startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 
 // The bundled scenarios (fixtures/scenarios) against the real platform, and what `capctl run` and
 // `capctl demo` promise on top of the runner's own tests (test/scenario-*.test.ts, which use a fake
 // platform): JSON and JUnit reports of real runs, a wrong expectation, a malformed file and a platform
-// that stops in the middle of a run.
+// that stops in the middle of a run. And the reference passes its pacts in the state QA leaves it in:
+// seeded as `capctl seed` does, every bundled scenario run, then the Pact CLI's pact-verifier on every
+// pact file in pacts/ (lists now hold data no provider state made: a sector without a description,
+// others' courses and postings). The seeded platform and its bundled run serve both.
 
 const test = anyTest as TestFn<{ dir: string }>;
 
@@ -28,7 +32,9 @@ const bundled = readdirSync(bundledDir)
   .sort();
 
 let platform: TestPlatform;
+const demoDir = mkdtempSync(path.join(tmpdir(), 'capctl-demo-'));
 test.before(async () => {
+  void runDemo(); // its own platform: it runs while the tests on this file's platform do
   platform = await startTestPlatform();
   const seeds = await loadSeeds([projectPath('seeds')]);
   // Seeded as `capctl seed` seeds it: its platform admin is the admin scenarios' default.
@@ -38,6 +44,8 @@ test.before(async () => {
 });
 test.after.always(async () => {
   await platform?.stop();
+  await demoRun; // it stops by itself
+  await rm(demoDir, { recursive: true, force: true });
 });
 test.beforeEach(async (t) => {
   t.context.dir = await mkdtemp(path.join(tmpdir(), 'capctl-bundled-'));
@@ -110,6 +118,32 @@ test('the bundled scenarios run against gRPC listeners on other ports than the d
   for (const address of [platform.urls.grpc!, platform.urls['grpc-lms']!]) t.notRegex(address, /:(4400|4401)$/);
 });
 
+// Serial, so in this order and before the tests below, which go all at once: three runs at once while the
+// machine's load is what it was, the bundled run, then the pact verifier on the platform those runs left.
+test.serial(
+  "runs at the same time do not meet: three runs each of the scenarios that read a seeded centre's lists, all at once",
+  async (t) => {
+    const names = ['pay.yaml', 'assessor-retained.yaml'].flatMap((name) => [name, name, name]);
+    const scenarios = (await Promise.all(names.map((name) => loadScenarios(path.join(bundledDir, name))))).flat();
+    const report = await runScenarios(scenarios, { baseUrl: platform.urls.gateway!, concurrency: scenarios.length });
+    t.is(report.exitCode, 0, failures(report));
+  },
+);
+
+test.serial('every bundled scenario passes on the seeded platform', async (t) => {
+  t.timeout(600_000);
+  const { report, stderr, code } = await runBundled();
+  t.truthy(report, `capctl run exited ${code}: ${stderr}`);
+  t.deepEqual(
+    report!.scenarios.filter((s) => s.status !== 'passed').map((s) => s.file),
+    [],
+    failures(report!),
+  );
+  t.deepEqual([...new Set(report!.scenarios.map((s) => path.basename(s.file)))].sort(), bundled);
+});
+
+testEveryPactWithStockVerifier('after the bundled scenarios', () => platform.urls.gateway!);
+
 for (const name of bundled) {
   test(`bundled scenario ${name} passes with capctl run FILE --base-url URL alone`, async (t) => {
     t.timeout(600_000);
@@ -123,17 +157,6 @@ for (const name of bundled) {
     }
   });
 }
-
-// Serial (before the bundled runs above, which go all at once): the machine's load stays what it was.
-test.serial(
-  "runs at the same time do not meet: three runs each of the scenarios that read a seeded centre's lists, all at once",
-  async (t) => {
-    const names = ['pay.yaml', 'assessor-retained.yaml'].flatMap((name) => [name, name, name]);
-    const scenarios = (await Promise.all(names.map((name) => loadScenarios(path.join(bundledDir, name))))).flat();
-    const report = await runScenarios(scenarios, { baseUrl: platform.urls.gateway!, concurrency: scenarios.length });
-    t.is(report.exitCode, 0, failures(report));
-  },
-);
 
 test('capctl run --json prints a valid JSON report with per-step timings; --junit writes well-formed JUnit XML', async (t) => {
   const junit = path.join(t.context.dir, 'report.xml');
@@ -232,10 +255,19 @@ test('a platform that stops during a run exits 3 and the report says unreachable
   }
 });
 
+/** `capctl demo --json --junit FILE`, started once (by the `before` hook). */
+let demoRun: Promise<{ result: Awaited<ReturnType<typeof runCapctl>>; junit: string }> | undefined;
+function runDemo() {
+  demoRun ??= (async () => {
+    const junit = path.join(demoDir, 'demo.xml');
+    return { result: await runCapctl(['demo', '--json', '--junit', junit]), junit };
+  })();
+  return demoRun;
+}
+
 test('capctl demo starts its own platform, checks every service, runs every bundled scenario green and stops', async (t) => {
-  t.timeout(180_000);
-  const junit = path.join(t.context.dir, 'demo.xml');
-  const result = await runCapctl(['demo', '--json', '--junit', junit]);
+  t.timeout(600_000);
+  const { result, junit } = await runDemo();
   let report: RunReport | undefined;
   try {
     report = JSON.parse(result.stdout);
