@@ -379,6 +379,8 @@ export function createInterviews(deps: {
       desc: false,
     });
   }
+  /** Booking rows as the reply's JSON array. */
+  const bookingsText = (rows: Array<{ json: string }>) => JsonText.array(rows.map((row) => row.json));
 
   /** The caller as a voter on the application: their profile id and whether they lead (403 otherwise). */
   async function voter(userId: string, applicationId: string, transaction: Transaction) {
@@ -678,13 +680,13 @@ export function createInterviews(deps: {
           });
         }
       });
-      return (await bookings(actor.centreId, { applicationIds: ids, limit: 100 })).items;
+      return bookingsText((await bookings(actor.centreId, { applicationIds: ids, limit: 100 })).items);
     },
 
     async listBookings(centreId: string, query: { from?: string; to?: string; cursor?: string; limit?: number }) {
       const page = pageRequest(query as Record<string, unknown>);
       const { items, meta } = await bookings(centreId, { from: query.from, to: query.to, ...page });
-      return { items: JsonText.array(items.map((row) => row.json)), meta };
+      return { items: bookingsText(items), meta };
     },
 
     /** Reschedules one booking: only that application's sitting changes, never before its template's clock. */
