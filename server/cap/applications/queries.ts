@@ -22,9 +22,11 @@ export const applicationsSql = {
    * (JSON): the names from `candidateDetails`, '' without one.
    */
   candidateCard: (a: string) =>
-    `(SELECT ${jsonObject(`${a}.candidate_user_id AS id, coalesce(n.d ->> 'firstName', '') AS "firstName",
-        coalesce(n.d ->> 'lastName', '') AS "lastName", concat_ws(' ', NULLIF(n.d ->> 'firstName', ''), NULLIF(n.d ->> 'lastName', '')) AS name`)}
-       FROM (SELECT ${applicationsSql.candidateDetails(a)} AS d) n)`,
+    jsonObject(
+      `${a}.candidate_user_id AS id, coalesce(n.d ->> 'firstName', '') AS "firstName", coalesce(n.d ->> 'lastName', '') AS "lastName",
+       concat_ws(' ', NULLIF(n.d ->> 'firstName', ''), NULLIF(n.d ->> 'lastName', '')) AS name`,
+      `(SELECT ${applicationsSql.candidateDetails(a)} AS d) n`,
+    ),
 
   /** The candidate's name (first and last, '' without either) of the applications row `a`. */
   candidateName: (a: string) =>

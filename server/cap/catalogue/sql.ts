@@ -18,8 +18,7 @@ export const catalogueSql = {
     jsonArray(jsonObject('s.id, s.name'), `cap.sectors s WHERE s.id IN (${sectorIds})`, 's.name'),
 
   /** The trade whose id is the SQL expression `tradeId` as `{ id, name, slug }` (JSON), or null. */
-  tradeCard: (tradeId: string) =>
-    `(SELECT ${jsonObject('t.id, t.name, t.slug')} FROM cap.trades t WHERE t.id = ${tradeId})`,
+  tradeCard: (tradeId: string) => jsonObject('t.id, t.name, t.slug', `cap.trades t WHERE t.id = ${tradeId}`),
 
   /** The trade `tradeId` is active and of a sector the SQL subquery `sectorIds` lists. */
   activeTradeIn: (tradeId: string, sectorIds: string) =>

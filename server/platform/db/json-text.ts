@@ -6,8 +6,12 @@
  * times or JSON from these helpers: a jsonb column or a Date would be written differently.
  */
 
-/** An object of the columns (`x.id, x.user_id AS "userId"`); they may name the statement's tables. */
-export const jsonObject = (columns: string): string => `(SELECT row_to_json(j) FROM (SELECT ${columns}) j)`;
+/**
+ * An object of the columns (`x.id, x.user_id AS "userId"`), which may name the statement's tables, read
+ * `from` when given (`cap.trades t WHERE t.id = x.trade_id`: null without a row). One subquery either way.
+ */
+export const jsonObject = (columns: string, from?: string): string =>
+  `(SELECT row_to_json(j) FROM (SELECT ${columns}${from ? ` FROM ${from}` : ''}) j)`;
 
 /** An array of `element` (JSON, e.g. a `jsonObject`) for each row of `from` in `orderBy`: `[]` for none. */
 export const jsonArray = (element: string, from: string, orderBy: string): string =>
