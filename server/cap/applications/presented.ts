@@ -1,5 +1,4 @@
 import { isoTime } from '../../platform/db/iso-time.ts';
-import type { JsonObject } from '../../platform/http/merge-patch.ts';
 import { catalogueSql } from '../catalogue/index.ts';
 import { centresSql } from '../centres/index.ts';
 import type { Application } from './models.ts';
@@ -13,7 +12,7 @@ export const presentedColumns = (a: string) => `${a}.id, ${a}.candidate_user_id 
   ${a}.centre_id AS "centreId", ${a}.awarding_body_id AS "awardingBodyId", ${a}.type, ${a}.status,
   ${a}.current_stage_key AS "currentStageKey", ${isoTime(`${a}.created_at`)} AS "createdAt",
   ${isoTime(`${a}.updated_at`)} AS "updatedAt", ${isoTime(`${a}.submitted_at`)} AS "submittedAt",
-  ${a}.sector_id AS "sectorId", ${a}.trade_id AS "tradeId", ${applicationsSql.candidateDetails(a)} AS "candidateDetails",
+  ${a}.sector_id AS "sectorId", ${a}.trade_id AS "tradeId", ${applicationsSql.candidateCard(a)} AS candidate,
   ${centresSql.name(`${a}.centre_id`)} AS "centreName", ${catalogueSql.sectorCard(`${a}.sector_id`)} AS sector,
   ${catalogueSql.tradeCard(`${a}.trade_id`)} AS trade`;
 
@@ -32,18 +31,10 @@ export interface PresentedRow {
   submittedAt: string | null;
   sectorId: string;
   tradeId: string;
-  candidateDetails: unknown;
+  candidate: { id: string; firstName: string; lastName: string; name: string };
   centreName: string | null;
   sector: Card;
   trade: Card;
-}
-
-/** The Application shape's candidate, from their id and the `candidateDetails` column (applicationsSql). */
-export function candidateOf(id: string, candidateDetails: unknown) {
-  const details = (candidateDetails ?? {}) as JsonObject;
-  const firstName = String(details.firstName ?? '');
-  const lastName = String(details.lastName ?? '');
-  return { id, firstName, lastName, name: [firstName, lastName].filter(Boolean).join(' ') };
 }
 
 /**
@@ -64,7 +55,7 @@ export function presentedRow(row: PresentedRow) {
     submittedAt: row.submittedAt,
     sectorId: row.sectorId,
     tradeId: row.tradeId,
-    candidate: candidateOf(row.candidateId, row.candidateDetails),
+    candidate: row.candidate,
     centre: { id: row.centreId, name: row.centreName ?? '' },
     sector: row.sector,
     trade: row.trade,

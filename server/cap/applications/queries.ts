@@ -1,4 +1,5 @@
 import { Op, QueryTypes, type Transaction } from 'sequelize';
+import { jsonObject } from '../../platform/db/json-text.ts';
 import { catalogueSql } from '../catalogue/index.ts';
 import { peopleSql } from '../people/index.ts';
 import { handlerUserIdOf } from './handling.ts';
@@ -15,6 +16,17 @@ export const applicationsSql = {
    */
   candidateDetails: (a: string) =>
     `coalesce(NULLIF(${a}.draft #> '{personalInformation,personalDetails}', 'null'::jsonb), ${peopleSql.onboardingData(`${a}.candidate_user_id`, 'candidate', '{personalDetails}')})`,
+
+  /**
+   * The Application shape's candidate of the applications row `a`, `{ id, firstName, lastName, name }`
+   * (JSON): the names from `candidateDetails`, '' without one.
+   */
+  candidateCard: (a: string) =>
+    jsonObject(
+      `${a}.candidate_user_id AS id, coalesce(n.d ->> 'firstName', '') AS "firstName", coalesce(n.d ->> 'lastName', '') AS "lastName",
+       concat_ws(' ', NULLIF(n.d ->> 'firstName', ''), NULLIF(n.d ->> 'lastName', '')) AS name`,
+      `(SELECT ${applicationsSql.candidateDetails(a)} AS d) n`,
+    ),
 
   /** The candidate's name (first and last, '' without either) of the applications row `a`. */
   candidateName: (a: string) =>

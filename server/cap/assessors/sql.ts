@@ -1,3 +1,4 @@
+import { jsonArray, jsonObject } from '../../platform/db/json-text.ts';
 import { catalogueSql } from '../catalogue/index.ts';
 import { assessorJoins, assessorNameSql } from './cards.ts';
 
@@ -28,19 +29,21 @@ export const assessorsSql = {
    * assigned), then the observers who do not vote; `name` and `sectors` as the assessor's card shows them.
    */
   panelSeats: (applicationId: string) =>
-    `(SELECT coalesce(json_agg(json_build_object('assessorId', s.assessor_id, 'isLead', s.lead, 'isObserver', s.observer,
-              'name', coalesce(card.name, ''), 'sectors', coalesce(card.sectors, '[]'))
-              ORDER BY s.voter DESC, s.lead DESC, s.assigned_at, s.id), '[]')
-        FROM (SELECT v.assessor_id, true AS voter, v.lead, v.assigned_at, v.id,
-                     EXISTS (SELECT 1 FROM cap.application_assessors o WHERE o.application_id = v.application_id
-                                AND o.assessor_id = v.assessor_id AND o.role = 'iv_observer' AND o.ended_at IS NULL) AS observer
-                FROM cap.application_assessors v WHERE v.application_id = ${applicationId} AND v.role = 'panel_voter' AND v.ended_at IS NULL
-              UNION ALL
-              SELECT o.assessor_id, false, false, o.assigned_at, o.id, true
-                FROM cap.application_assessors o WHERE o.application_id = ${applicationId} AND o.role = 'iv_observer' AND o.ended_at IS NULL
-                 AND NOT EXISTS (SELECT 1 FROM cap.application_assessors v WHERE v.application_id = o.application_id
-                                    AND v.assessor_id = o.assessor_id AND v.role = 'panel_voter' AND v.ended_at IS NULL)) s
-        LEFT JOIN LATERAL (SELECT ${assessorNameSql()} AS name,
-                                  ${catalogueSql.sectorsNamed('SELECT a.sector_id FROM cap.assessor_sectors a WHERE a.assessor_id = p.id')} AS sectors
-                             FROM cap.assessor_profiles p ${assessorJoins()} WHERE p.id = s.assessor_id) card ON true)`,
+    jsonArray(
+      jsonObject(`s.assessor_id AS "assessorId", s.lead AS "isLead", s.observer AS "isObserver",
+        coalesce(card.name, '') AS name, coalesce(card.sectors, '[]'::json) AS sectors`),
+      `(SELECT v.assessor_id, true AS voter, v.lead, v.assigned_at, v.id,
+               EXISTS (SELECT 1 FROM cap.application_assessors o WHERE o.application_id = v.application_id
+                          AND o.assessor_id = v.assessor_id AND o.role = 'iv_observer' AND o.ended_at IS NULL) AS observer
+          FROM cap.application_assessors v WHERE v.application_id = ${applicationId} AND v.role = 'panel_voter' AND v.ended_at IS NULL
+        UNION ALL
+        SELECT o.assessor_id, false, false, o.assigned_at, o.id, true
+          FROM cap.application_assessors o WHERE o.application_id = ${applicationId} AND o.role = 'iv_observer' AND o.ended_at IS NULL
+           AND NOT EXISTS (SELECT 1 FROM cap.application_assessors v WHERE v.application_id = o.application_id
+                              AND v.assessor_id = o.assessor_id AND v.role = 'panel_voter' AND v.ended_at IS NULL)) s
+       LEFT JOIN LATERAL (SELECT ${assessorNameSql()} AS name,
+                                 ${catalogueSql.sectorsNamed('SELECT a.sector_id FROM cap.assessor_sectors a WHERE a.assessor_id = p.id')} AS sectors
+                            FROM cap.assessor_profiles p ${assessorJoins()} WHERE p.id = s.assessor_id) card ON true`,
+      's.voter DESC, s.lead DESC, s.assigned_at, s.id',
+    ),
 };

@@ -1,3 +1,5 @@
+import { jsonArray, jsonObject } from '../../platform/db/json-text.ts';
+
 /**
  * SQL of the catalogue's tables (trades, awarding bodies and their members) for a statement of another
  * module that has to stay one statement: the caller's standing (every call), a list paged and filtered
@@ -13,11 +15,10 @@ export const catalogueSql = {
 
   /** The sectors whose ids the SQL subquery `sectorIds` lists, as `[{ id, name }]` by name (JSON). */
   sectorsNamed: (sectorIds: string) =>
-    `(SELECT coalesce(json_agg(json_build_object('id', s.id, 'name', s.name) ORDER BY s.name), '[]') FROM cap.sectors s WHERE s.id IN (${sectorIds}))`,
+    jsonArray(jsonObject('s.id, s.name'), `cap.sectors s WHERE s.id IN (${sectorIds})`, 's.name'),
 
   /** The trade whose id is the SQL expression `tradeId` as `{ id, name, slug }` (JSON), or null. */
-  tradeCard: (tradeId: string) =>
-    `(SELECT json_build_object('id', t.id, 'name', t.name, 'slug', t.slug) FROM cap.trades t WHERE t.id = ${tradeId})`,
+  tradeCard: (tradeId: string) => jsonObject('t.id, t.name, t.slug', `cap.trades t WHERE t.id = ${tradeId}`),
 
   /** The trade `tradeId` is active and of a sector the SQL subquery `sectorIds` lists. */
   activeTradeIn: (tradeId: string, sectorIds: string) =>

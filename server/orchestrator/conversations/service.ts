@@ -211,16 +211,19 @@ export function createConversations(deps: ConversationsDeps) {
     return rows.map((m) => {
       const lastRead = lastReadIn(m.conversationId);
       const senderName = 'senderEmail' in m ? (m.senderEmail ?? undefined) : senders.get(m.senderId)?.email;
+      // An absent field is undefined, which JSON leaves out: a spread per row cost a page of threads its share.
       return {
         id: m.id,
         conversationId: m.conversationId,
         senderId: m.senderId,
-        ...(senderName ? { senderName } : {}),
+        senderName: senderName || undefined,
         body: m.body,
         // An attachment whose asset was deleted since is gone.
-        attachments: m.attachments.flatMap((a) =>
-          a.id ? (links.has(a.id) ? [{ ...a, url: links.get(a.id)! }] : []) : [a as Attachment & { url: string }],
-        ),
+        attachments: m.attachments.some((a) => a.id)
+          ? m.attachments.flatMap((a) =>
+              a.id ? (links.has(a.id) ? [{ ...a, url: links.get(a.id)! }] : []) : [a as Attachment & { url: string }],
+            )
+          : (m.attachments as Array<Attachment & { url: string }>),
         read: m.senderId === readerId || (lastRead !== null && m.id <= lastRead),
         createdAt: typeof m.createdAt === 'string' ? m.createdAt : m.createdAt.toISOString(),
       };
@@ -284,16 +287,17 @@ export function createConversations(deps: ConversationsDeps) {
     const lastReadOf = new Map(rows.map((row) => [row.id, row.lastRead]));
     const lasts = rows.flatMap((row) => (row.last ? [row.last] : []));
     const lastViews = await messageViews(lasts, readerId, (conversationId) => lastReadOf.get(conversationId) ?? null);
-    const lastOf = new Map(lastViews.map((view) => [view.conversationId, view]));
+    let next = 0;
     return rows.map((row) => {
-      const last = lastOf.get(row.id);
+      const last = row.last ? lastViews[next++] : undefined;
+      // An absent field is undefined, which JSON leaves out (as in messageViews).
       return {
         id: row.id,
         title: row.subject ?? row.recipientEmail ?? 'Conversation',
-        ...(row.subject ? { subject: row.subject } : {}),
-        ...(row.recipientId ? { recipientId: row.recipientId } : {}),
-        ...(row.recipientEmail ? { recipientName: row.recipientEmail } : {}),
-        ...(last ? { lastMessage: last } : {}),
+        subject: row.subject || undefined,
+        recipientId: row.recipientId || undefined,
+        recipientName: row.recipientEmail || undefined,
+        lastMessage: last,
         unreadCount: row.unread,
         createdAt: row.createdAt,
         updatedAt: last?.createdAt ?? row.updatedAt,

@@ -3,6 +3,7 @@ import type { Transporter } from 'nodemailer';
 import { type InferAttributes, type Transaction } from 'sequelize';
 import type { PlatformEvent } from '../../platform/events/types.ts';
 import { notFound } from '../../platform/http/errors.ts';
+import { isoTime } from '../../platform/db/iso-time.ts';
 import { Conditions, keysetRows } from '../../platform/db/keyset.ts';
 import { prepared, preparedIn, preparedReads } from '../../platform/db/prepared.ts';
 import type { PageRequest } from '../../platform/http/pagination.ts';
@@ -439,9 +440,10 @@ export function createNotifications(deps: ServiceDeps & { userEmail?(userId: str
       page: PageRequest,
       filter: { read?: boolean; category?: Category; status?: 'all' | 'read' | 'unread' },
     ) {
-      // Plain rows: what the item shows, no model instances.
+      // Plain rows: what the item shows, no model instances, the times as the wire writes them (no Date a row).
       const { items, meta } = await keysetRows<InboxFields>(read, page, {
-        select: `x.id, x.title, x.description, x.category, x.type, x.read_at AS "readAt", x.created_at AS "createdAt", x.link, x.metadata`,
+        select: `x.id, x.title, x.description, x.category, x.type, ${isoTime('x.read_at')} AS "readAt",
+          ${isoTime('x.created_at')} AS "createdAt", x.link, x.metadata`,
         from: 'ol.inbox_notifications x',
         where: inboxWhere(userId, filter),
         key: 'x.id',
@@ -545,13 +547,14 @@ function toPreferences(row: PreferenceFields | null): Preferences {
   };
 }
 
-type InboxFields = Pick<
-  InboxItemRow,
-  'id' | 'title' | 'description' | 'category' | 'type' | 'readAt' | 'createdAt' | 'link' | 'metadata'
->;
+/** An inbox item's fields: of a model instance, or of a page's row with its times as ISO text (`isoTime`). */
+type InboxFields = Pick<InboxItemRow, 'id' | 'title' | 'description' | 'category' | 'type' | 'link' | 'metadata'> & {
+  readAt: Date | string | null;
+  createdAt: Date | string;
+};
 
 function toInboxItem(row: InboxFields): InboxItem {
-  const at = row.createdAt.toISOString();
+  const at = typeof row.createdAt === 'string' ? row.createdAt : row.createdAt.toISOString();
   return {
     id: row.id,
     title: row.title,
@@ -563,7 +566,9 @@ function toInboxItem(row: InboxFields): InboxItem {
     time: at,
     timestamp: at,
     createdAt: at,
-    ...(row.link ? { link: row.link, actionUrl: row.link } : {}),
+    // Undefined without a link, which JSON leaves out (a spread per row cost the page its share).
+    link: row.link || undefined,
+    actionUrl: row.link || undefined,
     metadata: row.metadata ?? {},
   };
 }

@@ -6,7 +6,7 @@ import { requestLog } from './app.ts';
 import { documentHeaders } from './browser.ts';
 import { AppError, validationFailed } from './errors.ts';
 import type { ApiDocument, Operation, Parameter } from './openapi.ts';
-import { successBody, writeJson, type Reply } from './reply.ts';
+import { successText, writeJson, type Reply } from './reply.ts';
 import { compileOperation, toDetails, type OperationValidators } from './validation.ts';
 
 /** Who is calling, as established by the operation's security scheme. */
@@ -384,7 +384,7 @@ function send(res: Response, reply: Reply, op: Operation, v: OperationValidators
     return;
   }
   // Serialised once: the check reads the reply as the client will (dates as strings, no undefined).
-  const text = JSON.stringify(successBody(reply.data, reply.meta));
+  const text = successText(reply.data, reply.meta);
   if (checkResponses) {
     const check = v.reply(String(reply.status));
     if (check === undefined)

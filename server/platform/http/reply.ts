@@ -18,9 +18,25 @@ export const raw = (body: string | Buffer, contentType: string, headers?: Record
   headers,
 });
 
-/** The success envelope of DESIGN.md section 5. */
-export function successBody(data: unknown, meta?: Record<string, unknown>) {
-  return meta ? { success: true, data, meta } : { success: true, data };
+/**
+ * JSON text made elsewhere (by PostgreSQL, server/platform/db/json-text.ts) as a reply's data: written
+ * into the reply as it is, where building objects of a page's rows only to print them again cost a list
+ * a large share of its time (bench/NOTES.md, 2026-11-28).
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
+
+  /** The JSON array of the texts. */
+  static array(texts: string[]): JsonText {
+    return new JsonText(`[${texts.join(',')}]`);
+  }
+}
+
+/** The success envelope of DESIGN.md section 5, as JSON text. */
+export function successText(data: unknown, meta?: Record<string, unknown>): string {
+  if (!(data instanceof JsonText))
+    return JSON.stringify(meta ? { success: true, data, meta } : { success: true, data });
+  return `{"success":true,"data":${data.text}${meta ? `,"meta":${JSON.stringify(meta)}` : ''}}`;
 }
 
 export const streamed = (body: Readable, contentType: string, headers?: Record<string, string>): Reply => ({

@@ -3,12 +3,13 @@ import { GrpcCallError } from '../../../platform/grpc/errors.ts';
 import { conflict, forbidden, notFound, unprocessable, type ErrorDetail } from '../../../platform/http/errors.ts';
 import { attributesOf, Conditions, keysetInstances, keysetRows } from '../../../platform/db/keyset.ts';
 import { isoTime } from '../../../platform/db/iso-time.ts';
+import { jsonObject } from '../../../platform/db/json-text.ts';
 import { preparedReads } from '../../../platform/db/prepared.ts';
 import { pageRequest } from '../../../platform/http/pagination.ts';
+import { JsonText } from '../../../platform/http/reply.ts';
 import type { Logger } from '../../../platform/logger.ts';
 import type { Application } from '../models.ts';
 import type { Applications, Viewer } from '../service.ts';
-import { candidateOf } from '../presented.ts';
 import { applicationsSql } from '../queries.ts';
 import { assessorsSql, type Assessors, type AssignmentRole } from '../../assessors/index.ts';
 import { catalogueSql, type Catalogue } from '../../catalogue/index.ts';
@@ -63,24 +64,6 @@ export interface CentreActor {
 
 const panelRoles: AssignmentRole[] = ['panel_voter', 'iv_observer'];
 const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);
-
-/** A booking as its page reads it: the sitting's columns and what the list shows of its application. */
-interface BookingRow {
-  id: string;
-  applicationId: string;
-  candidateId: string;
-  candidateDetails: unknown;
-  trade: { id: string; name: string; slug: string } | null;
-  currentStageKey: string;
-  scheduledAt: string;
-  status: string;
-  mode: InterviewMode | null;
-  location: string | null;
-  link: string | null;
-  useCentreAddress: boolean;
-  templateId: string | null;
-  members: Array<PanelSeat & { name: string; sectors: Array<{ id: string; name: string }> }>;
-}
 
 /**
  * Interviews of RPL applications: the facilitator, the panel (seated in `application_assessors`), the
@@ -363,7 +346,10 @@ export function createInterviews(deps: {
     };
   }
 
-  /** Bookings (sittings of the centre's applications that have a seated panel) with their candidate. */
+  /**
+   * Bookings (sittings of the centre's applications that have a seated panel) with their candidate,
+   * each as the reply's JSON text (`json`), made by PostgreSQL: the one definition of the shape.
+   */
   async function bookings(
     centreId: string,
     filter: { from?: string; to?: string; applicationIds?: string[]; cursor?: string; limit: number },
@@ -379,25 +365,22 @@ export function createInterviews(deps: {
     const page = { cursor: filter.cursor, limit: filter.limit };
     // The page with each application's candidate, trade and stage (the Application shape's) and its
     // panel's seats with their assessors' names and sectors: one statement whatever its length.
-    const { items: rows, meta } = await keysetRows<BookingRow>(read, page, {
-      select: `x.id, x.application_id AS "applicationId", a.candidate_user_id AS "candidateId",
-        ${applicationsSql.candidateDetails('a')} AS "candidateDetails", ${catalogueSql.tradeCard('a.trade_id')} AS trade,
-        a.current_stage_key AS "currentStageKey", ${isoTime('x.scheduled_at')} AS "scheduledAt", x.status, x.mode,
-        x.location, x.link, x.use_centre_address AS "useCentreAddress", x.template_id AS "templateId",
-        ${assessorsSql.panelSeats('x.application_id')} AS members`,
+    const booking =
+      jsonObject(`x.id, x.application_id AS "applicationId", ${applicationsSql.candidateCard('a')} AS candidate,
+      ${catalogueSql.tradeCard('a.trade_id')} AS trade, a.current_stage_key AS "currentStageKey",
+      ${isoTime('x.scheduled_at')} AS "scheduledAt", x.status, x.mode, x.location, x.link,
+      x.use_centre_address AS "useCentreAddress", x.template_id AS "templateId",
+      ${assessorsSql.panelSeats('x.application_id')} AS members`);
+    return keysetRows<{ id: string; json: string }>(read, page, {
+      select: `x.id, ${booking}::text AS json`,
       from: 'cap.application_interviews x JOIN cap.applications a ON a.id = x.application_id',
       where,
       key: 'x.scheduled_at',
       desc: false,
     });
-    const items = rows.map(({ id, applicationId, candidateId, candidateDetails, ...rest }) => ({
-      id,
-      applicationId,
-      candidate: candidateOf(candidateId, candidateDetails),
-      ...rest,
-    }));
-    return { items, meta };
   }
+  /** Booking rows as the reply's JSON array. */
+  const bookingsText = (rows: Array<{ json: string }>) => JsonText.array(rows.map((row) => row.json));
 
   /** The caller as a voter on the application: their profile id and whether they lead (403 otherwise). */
   async function voter(userId: string, applicationId: string, transaction: Transaction) {
@@ -697,12 +680,13 @@ export function createInterviews(deps: {
           });
         }
       });
-      return (await bookings(actor.centreId, { applicationIds: ids, limit: 100 })).items;
+      return bookingsText((await bookings(actor.centreId, { applicationIds: ids, limit: 100 })).items);
     },
 
-    listBookings: (centreId: string, query: { from?: string; to?: string; cursor?: string; limit?: number }) => {
+    async listBookings(centreId: string, query: { from?: string; to?: string; cursor?: string; limit?: number }) {
       const page = pageRequest(query as Record<string, unknown>);
-      return bookings(centreId, { from: query.from, to: query.to, cursor: page.cursor, limit: page.limit });
+      const { items, meta } = await bookings(centreId, { from: query.from, to: query.to, ...page });
+      return { items: bookingsText(items), meta };
     },
 
     /** Reschedules one booking: only that application's sitting changes, never before its template's clock. */
@@ -737,12 +721,8 @@ export function createInterviews(deps: {
         else if (input.scheduledAt) assertFuture(sitting.scheduledAt);
         await interview.update(sitting, { transaction });
       });
-      return (
-        await bookings(actor.centreId, {
-          applicationIds: [(await ApplicationInterview.findByPk(bookingId))!.applicationId],
-          limit: 1,
-        })
-      ).items[0]!;
+      const applicationIds = [(await ApplicationInterview.findByPk(bookingId))!.applicationId];
+      return new JsonText((await bookings(actor.centreId, { applicationIds, limit: 1 })).items[0]!.json);
     },
 
     async forms(context: ActingContext, userId: string, applicationId: string) {

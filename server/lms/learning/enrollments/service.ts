@@ -2,54 +2,41 @@ import type { Sequelize, Transaction } from 'sequelize';
 import type { PaymentCompletedData } from '../../../contracts/payment-completed.ts';
 import { conflict, forbidden, notFound } from '../../../platform/http/errors.ts';
 import { isoTime } from '../../../platform/db/iso-time.ts';
-import { Conditions, keysetRows } from '../../../platform/db/keyset.ts';
+import { jsonObject } from '../../../platform/db/json-text.ts';
+import { Conditions, keysetRows, statementName } from '../../../platform/db/keyset.ts';
 import { preparedReads } from '../../../platform/db/prepared.ts';
 import type { PageRequest } from '../../../platform/http/pagination.ts';
+import { JsonText } from '../../../platform/http/reply.ts';
 import { money } from '../../../platform/money.ts';
 import type { Actor } from '../../people/index.ts';
 import { catalogueSql, defineCourseModels } from '../../catalogue/index.ts';
 import type { Player } from '../player/service.ts';
 import type { CheckoutAttempt, Checkouts } from './checkout.ts';
 import type { Entitlements } from './entitlements.ts';
-import { defineEnrollmentModels, type Enrollment, type EnrollmentStatus, type Entitlement } from './models.ts';
+import { defineEnrollmentModels, type Enrollment, type EnrollmentStatus } from './models.ts';
 
-export function entitlementView(entitlement: Entitlement) {
-  return {
-    id: entitlement.id,
-    courseId: entitlement.courseId,
-    learnerLmsUserId: entitlement.learnerLmsUserId,
-    source: entitlement.source,
-    status: entitlement.status,
-    sponsorUserId: entitlement.sponsorUserId,
-    sponsorNote: entitlement.sponsorNote,
-    paymentId: entitlement.paymentId,
-    capApplicationId: entitlement.capApplicationId,
-    amount: money(entitlement.amountMinorUnits, entitlement.currency),
-    priceRevisionId: entitlement.priceRevisionId,
-    validFrom: entitlement.validFrom?.toISOString() ?? null,
-    validUntil: entitlement.validUntil?.toISOString() ?? null,
-  };
-}
+/** The entitlement whose id is the SQL expression `id` (JSON, json-text.ts), or null. */
+const entitlementJson = (id: string) =>
+  `(SELECT ${jsonObject(`n.id, n.course_id AS "courseId", n.learner_lms_user_id AS "learnerLmsUserId", n.source, n.status,
+      n.sponsor_user_id AS "sponsorUserId", n.sponsor_note AS "sponsorNote", n.payment_id AS "paymentId",
+      n.cap_application_id AS "capApplicationId",
+      ${jsonObject('n.amount_minor_units::text AS "amountMinorUnits", n.currency')} AS amount,
+      n.price_revision_id AS "priceRevisionId", ${isoTime('n.valid_from')} AS "validFrom", ${isoTime('n.valid_until')} AS "validUntil"`)}
+    FROM lms.lms_entitlements n WHERE n.id = ${id})`;
 
-/** The entitlement whose id is the SQL expression `id` as entitlementView shows it (JSON), or null. */
-const entitlementJson = (id: string) => `(SELECT json_build_object('id', n.id, 'courseId', n.course_id,
-    'learnerLmsUserId', n.learner_lms_user_id, 'source', n.source, 'status', n.status, 'sponsorUserId', n.sponsor_user_id,
-    'sponsorNote', n.sponsor_note, 'paymentId', n.payment_id, 'capApplicationId', n.cap_application_id,
-    'amount', json_build_object('amountMinorUnits', n.amount_minor_units::text, 'currency', n.currency),
-    'priceRevisionId', n.price_revision_id, 'validFrom', ${isoTime('n.valid_from')}, 'validUntil', ${isoTime('n.valid_until')})
-  FROM lms.lms_entitlements n WHERE n.id = ${id})`;
-
-interface EnrollmentRow {
-  id: string;
-  courseId: string;
-  courseTitle: string;
-  learnerLmsUserId: string;
-  status: EnrollmentStatus;
-  percentComplete: number;
-  entitlement: ReturnType<typeof entitlementView> | null;
-  createdAt: string;
-  completedAt: string | null;
-}
+/**
+ * The enrollment row `x` as the API shows it (JSON made by PostgreSQL, json-text.ts), with its
+ * course's title and its entitlement (left out without one): the one definition of the shape, for
+ * the list's pages and a single enrollment alike.
+ */
+const enrollmentJson = (x: string) => {
+  const columns = (entitlement: string) => `${x}.id, ${x}.course_id AS "courseId",
+    coalesce(${catalogueSql.courseTitle(`${x}.course_id`)}, '') AS "courseTitle", ${x}.learner_lms_user_id AS "learnerLmsUserId",
+    ${x}.status, ${x}.percent_complete AS "percentComplete", ${entitlement}
+    ${isoTime(`${x}.created_at`)} AS "createdAt", ${isoTime(`${x}.completed_at`)} AS "completedAt"`;
+  return `CASE WHEN ${x}.entitlement_id IS NULL THEN ${jsonObject(columns(''))}
+    ELSE ${jsonObject(columns(`${entitlementJson(`${x}.entitlement_id`)} AS entitlement,`))} END`;
+};
 
 export type Enrollments = ReturnType<typeof createEnrollments>;
 
@@ -75,29 +62,12 @@ export function createEnrollments(deps: {
       throw forbidden('lms.onboarding.incomplete', 'Complete the learner onboarding first.');
   }
 
-  async function views(enrollments: Enrollment[]) {
-    const courseIds = [...new Set(enrollments.map((e) => e.courseId))];
-    const titles = new Map(
-      (await Course.findAll({ where: { id: courseIds }, attributes: ['id', 'title'] })).map((c) => [c.id, c.title]),
-    );
-    const entitlementIds = enrollments.map((e) => e.entitlementId).filter((id): id is string => Boolean(id));
-    const held = new Map((await Entitlement.findAll({ where: { id: entitlementIds } })).map((e) => [e.id, e]));
-    return enrollments.map((enrollment) => {
-      const entitlement = enrollment.entitlementId ? held.get(enrollment.entitlementId) : undefined;
-      return {
-        id: enrollment.id,
-        courseId: enrollment.courseId,
-        courseTitle: titles.get(enrollment.courseId) ?? '',
-        learnerLmsUserId: enrollment.learnerLmsUserId,
-        status: enrollment.status,
-        percentComplete: enrollment.percentComplete,
-        ...(entitlement ? { entitlement: entitlementView(entitlement) } : {}),
-        createdAt: enrollment.createdAt.toISOString(),
-        completedAt: enrollment.completedAt?.toISOString() ?? null,
-      };
-    });
+  const viewText = `SELECT ${enrollmentJson('x')}::text AS json FROM lms.lms_enrollments x WHERE x.id = $1`;
+  /** The enrollment as the API shows it (`enrollmentJson`). */
+  async function view(enrollment: Enrollment): Promise<Record<string, unknown>> {
+    const [row] = await read<{ json: string }>(statementName(viewText), viewText, [enrollment.id]);
+    return JSON.parse(row!.json) as Record<string, unknown>;
   }
-  const view = async (enrollment: Enrollment) => (await views([enrollment]))[0]!;
 
   /** The learner's own enrollment, for checkout: 404 none, 403 someone else's. */
   async function ownEnrollment(actor: Actor, enrollmentId: string): Promise<Enrollment> {
@@ -109,28 +79,19 @@ export function createEnrollments(deps: {
   }
 
   return {
-    /** The learner's enrollments: one statement a page, the course's title and the entitlement (as entitlementView shows it) read in it. */
+    /** The learner's enrollments: one statement a page, the reply's JSON made in it (`enrollmentJson`). */
     async mine(actor: Actor, page: PageRequest, status?: EnrollmentStatus) {
       requireLearner(actor);
       const where = new Conditions().add('x.learner_lms_user_id = ?', actor.user.id);
       if (status) where.add('x.status = ?', status);
-      const { items, meta } = await keysetRows<EnrollmentRow>(read, page, {
-        select: `x.id, x.course_id AS "courseId", coalesce(${catalogueSql.courseTitle('x.course_id')}, '') AS "courseTitle",
-          x.learner_lms_user_id AS "learnerLmsUserId", x.status, x.percent_complete AS "percentComplete",
-          ${entitlementJson('x.entitlement_id')} AS entitlement,
-          ${isoTime('x.created_at')} AS "createdAt", ${isoTime('x.completed_at')} AS "completedAt"`,
+      const { items, meta } = await keysetRows<{ id: string; json: string }>(read, page, {
+        select: `x.id, ${enrollmentJson('x')}::text AS json`,
         from: 'lms.lms_enrollments x',
         where,
         key: 'x.id',
         desc: true,
       });
-      const data = items.map(({ entitlement, createdAt, completedAt, ...enrollment }) => ({
-        ...enrollment,
-        ...(entitlement ? { entitlement } : {}),
-        createdAt,
-        completedAt,
-      }));
-      return { data, meta };
+      return { data: JsonText.array(items.map((row) => row.json)), meta };
     },
 
     /** The enrollment with its progress: for its learner, the course's instructors, and staff. */
