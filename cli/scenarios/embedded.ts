@@ -31,15 +31,10 @@ export interface EmbeddedPlatform {
 export async function startEmbeddedPlatform(options: { logLevel?: string } = {}): Promise<EmbeddedPlatform> {
   const seeds = await loadSeeds([projectPath('seeds')]); // a bad seed file is reported before anything starts
   const dataDir = await mkdtemp(path.join(tmpdir(), 'capctl-run-'));
-  const { resolveConfig } = await import('../../server/platform/config.ts');
+  const { anyFreePorts, resolveConfig } = await import('../../server/platform/config.ts');
   const { startPlatform } = await import('../../server/main.ts');
   const config = resolveConfig({
-    port: 0,
-    olPort: 0,
-    capPort: 0,
-    lmsPort: 0,
-    grpcPort: 0,
-    lmsGrpcPort: 0,
+    ...anyFreePorts,
     dataDir,
     databaseUrl: '',
     logLevel: options.logLevel ?? 'warn',

@@ -9,6 +9,9 @@ export type ServiceName = (typeof serviceNames)[number];
 export const passwordHashCosts = ['production', 'minimum'] as const;
 export type PasswordHashCost = (typeof passwordHashCosts)[number];
 
+/** Every listener on a port the system picks when it binds: throwaway platforms (`run --embedded`, tests). */
+export const anyFreePorts = { port: 0, olPort: 0, capPort: 0, lmsPort: 0, grpcPort: 0, lmsGrpcPort: 0 } as const;
+
 export interface PlatformConfig {
   host: string;
   /** Gateway port serving /v1/ol, /v1/cap and /v1/lms. */

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { Agent, getGlobalDispatcher, request, setGlobalDispatcher, type Dispatcher } from 'undici';
-import { resolveConfig, type ConfigInput, type PlatformConfig } from '../../server/platform/config.ts';
+import { anyFreePorts, resolveConfig, type ConfigInput, type PlatformConfig } from '../../server/platform/config.ts';
 import { createDatabase, dropDatabase } from '../../server/platform/db/database.ts';
 import { newId } from '../../server/platform/ids.ts';
 import { closeGrpcClients } from '../../server/platform/grpc/client.ts';
@@ -19,12 +19,7 @@ export interface TestPlatform extends RunningPlatform {
 // the platform relays itself wake its workers, and a worker that found a job looks again at once;
 // only retries and other processes' events wait for a poll).
 const testSettings = {
-  port: 0,
-  olPort: 0,
-  capPort: 0,
-  lmsPort: 0,
-  grpcPort: 0,
-  lmsGrpcPort: 0,
+  ...anyFreePorts,
   eventPollingSeconds: 2,
 };
 

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { startPlatform, type RunningPlatform } from '../../server/main.ts';
-import { resolveConfig } from '../../server/platform/config.ts';
+import { anyFreePorts, resolveConfig } from '../../server/platform/config.ts';
 import { createDatabase, dropDatabase } from '../../server/platform/db/database.ts';
 import { newId } from '../../server/platform/ids.ts';
 import { eventually, sql, startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
@@ -200,12 +200,7 @@ test('a webhook owed when the platform stops is delivered after it starts again'
   await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
   const refusingUrl = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}/webhook`;
   const settings = {
-    port: 0,
-    olPort: 0,
-    capPort: 0,
-    lmsPort: 0,
-    grpcPort: 0,
-    lmsGrpcPort: 0,
+    ...anyFreePorts,
     logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
     databaseUrl,
   };

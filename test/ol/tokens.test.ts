@@ -6,7 +6,7 @@ import path from 'node:path';
 import { createRemoteJWKSet, decodeProtectedHeader, generateKeyPair, jwtVerify, SignJWT } from 'jose';
 import { registerKeys } from '../../cli/commands/keys.ts';
 import { startPlatform, type RunningPlatform } from '../../server/main.ts';
-import { resolveConfig } from '../../server/platform/config.ts';
+import { anyFreePorts, resolveConfig } from '../../server/platform/config.ts';
 import { isUlid } from '../../server/platform/ids.ts';
 import { call, startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 import { signUp } from '../helpers/users.ts';
@@ -146,12 +146,7 @@ test('key rotation keeps earlier tokens valid and signs new ones with the new ki
     restarted = await startPlatform(
       resolveConfig({
         databaseUrl: platform.databaseUrl,
-        port: 0,
-        olPort: 0,
-        capPort: 0,
-        lmsPort: 0,
-        grpcPort: 0,
-        lmsGrpcPort: 0,
+        ...anyFreePorts,
         logLevel: 'silent',
       }),
     );
