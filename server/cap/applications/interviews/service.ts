@@ -135,7 +135,7 @@ export function createInterviews(deps: {
         transaction,
       );
     }
-    const application = await applications.models.Application.findByPk(applicationId, { transaction });
+    const application = await applications.byId(applicationId, transaction);
     if (!application) throw notFound(`No application has the id ${applicationId}.`);
     const profileId = context.persona === 'assessor' ? await profileIdOf(userId, transaction) : null;
     const assigned = profileId
@@ -417,10 +417,7 @@ export function createInterviews(deps: {
 
   /** The application at its interview stage with a sitting, locked. */
   async function atInterview(applicationId: string, transaction: Transaction) {
-    const application = await applications.models.Application.findByPk(applicationId, {
-      transaction,
-      lock: transaction.LOCK.UPDATE,
-    });
+    const application = await applications.byId(applicationId, transaction, true);
     if (!application) throw notFound(`No application has the id ${applicationId}.`);
     if (application.status !== 'in_progress' || application.currentStageKey !== 'interview') {
       throw conflict(
@@ -714,10 +711,7 @@ export function createInterviews(deps: {
           lock: transaction.LOCK.UPDATE,
         });
         if (!interview?.scheduledAt) throw notFound(`The centre has no booking ${bookingId}.`);
-        const application = await applications.models.Application.findByPk(interview.applicationId, {
-          transaction,
-          lock: transaction.LOCK.UPDATE,
-        });
+        const application = await applications.byId(interview.applicationId, transaction, true);
         assertSchedulable(application!);
         const sitting = await sittingOf(
           actor.centreId,

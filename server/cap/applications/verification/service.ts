@@ -244,7 +244,7 @@ export function createVerification(deps: {
         }
         application.awardingBodyId = awardingBodyId;
         application.forwardedAt = new Date();
-        return application.save({ transaction });
+        return applications.save(application, transaction);
       });
       return presentOne(application);
     },
@@ -390,7 +390,7 @@ export function createVerification(deps: {
     async verify(code: string) {
       const row = await Certificate.findOne({ where: { verificationCode: code.trim().toUpperCase() } });
       if (!row) throw notFound('No certificate has this verification code.');
-      const application = (await Application.findByPk(row.applicationId))!;
+      const application = (await applications.byId(row.applicationId))!;
       const facts = await certificateFacts(application);
       return {
         verificationCode: row.verificationCode,
