@@ -1,7 +1,7 @@
 import { Op, QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
-import { attributesOf, Conditions, keysetRows } from '../../platform/db/keyset.ts';
+import { Conditions, keysetRows } from '../../platform/db/keyset.ts';
 import { containing } from '../../platform/db/like.ts';
-import { prepared, preparedIn, preparedReads } from '../../platform/db/prepared.ts';
+import { instancesOf, preparedIn, preparedReads, savePrepared } from '../../platform/db/prepared.ts';
 import type { ServiceEvents } from '../../platform/events/types.ts';
 import { conflict, forbidden, notFound, unprocessable, validationFailed } from '../../platform/http/errors.ts';
 import { mergePatch, missingPaths, valueAt, type JsonObject } from '../../platform/http/merge-patch.ts';
@@ -141,45 +141,17 @@ export function createApplications(deps: {
   const models = defineApplicationModels(sequelize);
   const { Application, ApplicationStageRow, ApplicationVersion } = models;
   const read = preparedReads(sequelize);
-  const statement = prepared(sequelize);
-  const columns = attributesOf(Application as never, 'a');
-  const attributes = Application.getAttributes() as Record<string, { field?: string }>;
-  const columnOf = (attribute: string) => attributes[attribute]!.field!;
 
   /**
-   * The application by id as a model instance (null when there is none), read by a prepared statement
-   * (Sequelize's findByPk built the statement anew each time); locked for update in `transaction` when
-   * `lock`.
+   * The application by id as a model instance (null when there is none), by a prepared statement;
+   * locked for update in `transaction` when `lock`.
    */
   async function byId(id: string, transaction?: Transaction, lock = false): Promise<Application | null> {
-    const [row] = await statement(
-      `SELECT ${columns} FROM cap.applications a WHERE a.id = $1${lock ? ' FOR UPDATE' : ''}`,
-      [id],
+    const [application] = await instancesOf(Application, 'x.id = $1', [id], {
       transaction,
-    );
-    return row ? Application.build(row as never, { raw: true, isNewRecord: false }) : null;
-  }
-
-  /**
-   * What `application.save()` writes (its changed attributes and a new updatedAt; nothing when none
-   * changed), as one prepared UPDATE; the instance is left as save leaves it.
-   */
-  async function save(application: Application, transaction: Transaction): Promise<Application> {
-    const changed = application.changed();
-    if (!changed) return application;
-    const updatedAt = new Date();
-    const values = changed.map((key) => {
-      const value = application.get(key);
-      return key === 'draft' ? JSON.stringify(value) : value;
+      then: lock ? 'FOR UPDATE' : '',
     });
-    await preparedIn(
-      transaction,
-      `UPDATE cap.applications SET ${changed.map((key, i) => `${columnOf(key)} = $${i + 2}`).join(', ')}, updated_at = $${changed.length + 2} WHERE id = $1`,
-      [application.id, ...values, updatedAt],
-    );
-    application.set({ updatedAt }, { raw: true });
-    for (const key of changed) application.changed(key as keyof Application, false);
-    return application;
+    return application ?? null;
   }
 
   /** The application, when the viewer may see it: 404 when there is none, 403 when it is another's. */
@@ -282,7 +254,14 @@ export function createApplications(deps: {
       const stages: Array<{ key: StageKey; status: string; entered: boolean; completedAt: Date | null }> =
         found.to === from
           ? [{ key: from, status: found.stageStatus ?? 'in_progress', entered: false, completedAt: null }]
-          : [{ key: from, status: found.to === 'rejected' ? 'rejected' : 'successful', entered: false, completedAt: now }];
+          : [
+              {
+                key: from,
+                status: found.to === 'rejected' ? 'rejected' : 'successful',
+                entered: false,
+                completedAt: now,
+              },
+            ];
       if (!finalStatus && found.to !== from) {
         const to = found.to as StageKey;
         stages.push({ key: to, status: enteredStatus(to), entered: true, completedAt: null });
@@ -305,12 +284,23 @@ export function createApplications(deps: {
       );
     }
     application.status = finalStatus ?? 'in_progress';
-    await save(application, transaction);
+    await savePrepared(application, transaction);
     await preparedIn(
       transaction,
       `INSERT INTO cap.application_moves (id, application_id, action, from_stage, to_stage, actor_user_id, actor, feedback, status, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-      [newId(), application.id, action, from, found.to, actorUserId, mover, feedback ?? null, found.outcome ?? null, now],
+      [
+        newId(),
+        application.id,
+        action,
+        from,
+        found.to,
+        actorUserId,
+        mover,
+        feedback ?? null,
+        found.outcome ?? null,
+        now,
+      ],
     );
     if (found.emits) {
       await events.publish(transaction, found.emits, {
@@ -419,7 +409,6 @@ export function createApplications(deps: {
     models,
     move,
     byId,
-    save,
 
     /**
      * Development mode only (the provider states): puts an application at a stage as if the moves before
@@ -586,7 +575,7 @@ export function createApplications(deps: {
         if (application.status !== 'draft')
           throw conflict('application.not_in_stage', `The application is ${application.status}: only a draft changes.`);
         application.draft = mergePatch(application.draft, patch) as JsonObject;
-        return save(application, transaction);
+        return savePrepared(application, transaction);
       });
       return presentOne(application);
     },

@@ -18,7 +18,7 @@ import {
 } from '../../../platform/http/errors.ts';
 import { newId } from '../../../platform/ids.ts';
 import { Conditions, keysetInstances } from '../../../platform/db/keyset.ts';
-import { preparedReads } from '../../../platform/db/prepared.ts';
+import { preparedReads, savePrepared } from '../../../platform/db/prepared.ts';
 import { pageRequest } from '../../../platform/http/pagination.ts';
 import { renderCertificatePdf } from '../../../platform/pdf/certificate.ts';
 import { stagesOf } from '../lifecycle.ts';
@@ -244,7 +244,7 @@ export function createVerification(deps: {
         }
         application.awardingBodyId = awardingBodyId;
         application.forwardedAt = new Date();
-        return applications.save(application, transaction);
+        return savePrepared(application, transaction);
       });
       return presentOne(application);
     },

@@ -1,4 +1,5 @@
 import { UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
+import { instancesOf, savePrepared } from '../../../platform/db/prepared.ts';
 import { newId } from '../../../platform/ids.ts';
 import { conflict, forbidden, notFound, unprocessable } from '../../../platform/http/errors.ts';
 import { mergePatch, missingPaths, valueAt, type JsonObject } from '../../../platform/http/merge-patch.ts';
@@ -51,6 +52,15 @@ export function createOnboardingService(sequelize: Sequelize, users: UserService
     },
   });
 
+  /** The user's onboarding of `persona`, locked in `transaction`; undefined when they have none. */
+  const lockedOf = async (userId: string, persona: Persona, transaction: Transaction) =>
+    (
+      await instancesOf(Onboarding, 'x.user_id = $1 AND x.persona = $2', [userId, persona], {
+        transaction,
+        then: 'FOR UPDATE',
+      })
+    )[0];
+
   return {
     models,
 
@@ -95,18 +105,18 @@ export function createOnboardingService(sequelize: Sequelize, users: UserService
     /** Merges a partial draft (null removes a field). Settings screens keep saving after completion; the status stays. */
     async save(userId: string, persona: Persona, patch: JsonObject) {
       return sequelize.transaction(async (transaction) => {
-        const onboarding = await Onboarding.findOne({
-          where: { userId, persona },
-          transaction,
-          lock: transaction.LOCK.UPDATE,
-        });
+        const onboarding = await lockedOf(userId, persona, transaction);
         if (!onboarding) throw notStarted(persona);
         onboarding.data = mergePatch(onboarding.data, patch) as JsonObject;
         onboarding.changed('data', true); // an empty save still counts as a save (lastUpdatedAt moves)
-        await onboarding.save({ transaction });
+        await savePrepared(onboarding, transaction);
         const saved = hooks.savedAfterCompletion[persona];
         if (saved && onboarding.status === 'completed')
-          await saved((await users.models.CapUser.findByPk(userId, { transaction }))!, onboarding.data, transaction);
+          await saved(
+            (await instancesOf(users.models.CapUser, 'x.user_id = $1', [userId], { transaction }))[0]!,
+            onboarding.data,
+            transaction,
+          );
         return recordOf(onboarding);
       });
     },
@@ -118,11 +128,7 @@ export function createOnboardingService(sequelize: Sequelize, users: UserService
      */
     async submit(userId: string, persona: Persona) {
       return sequelize.transaction(async (transaction) => {
-        const onboarding = await Onboarding.findOne({
-          where: { userId, persona },
-          transaction,
-          lock: transaction.LOCK.UPDATE,
-        });
+        const onboarding = await lockedOf(userId, persona, transaction);
         if (!onboarding) throw notStarted(persona);
         const missing = missingPaths(onboarding.data, requiredOnSubmit[persona]);
         await onboardings.move(transaction, onboarding, 'submit', {
@@ -132,7 +138,11 @@ export function createOnboardingService(sequelize: Sequelize, users: UserService
         });
         const create = hooks.submitted[persona];
         if (create)
-          await create((await users.models.CapUser.findByPk(userId, { transaction }))!, onboarding.data, transaction);
+          await create(
+            (await instancesOf(users.models.CapUser, 'x.user_id = $1', [userId], { transaction }))[0]!,
+            onboarding.data,
+            transaction,
+          );
         const section = personSection[persona];
         if (section !== null) {
           const details = (section ? valueAt(onboarding.data, section) : onboarding.data) as JsonObject | undefined;
@@ -184,17 +194,13 @@ export function createOnboardingService(sequelize: Sequelize, users: UserService
       persona: Persona,
       change: JsonObject | ((data: JsonObject) => JsonObject | null),
     ): Promise<boolean> {
-      const onboarding = await Onboarding.findOne({
-        where: { userId, persona },
-        transaction,
-        lock: transaction.LOCK.UPDATE,
-      });
+      const onboarding = await lockedOf(userId, persona, transaction);
       if (!onboarding) return false;
       const patch = typeof change === 'function' ? change(onboarding.data) : change;
       if (!patch) return true;
       onboarding.data = mergePatch(onboarding.data, patch) as JsonObject;
       onboarding.changed('data', true);
-      await onboarding.save({ transaction });
+      await savePrepared(onboarding, transaction);
       return true;
     },
 
