@@ -100,7 +100,7 @@ interface QueryErrors {
  * What `instance.save({ transaction })` writes for an instance read from its table (its changed
  * attributes, and a new `updatedAt` when the model keeps one; nothing when none changed), as one
  * prepared UPDATE by primary key; the instance is left as save leaves it. No hooks or validation run:
- * for models that define none. JSON attributes are sent as JSON text.
+ * for models that define none. JSON attributes are sent as JSON text (null as SQL NULL, as Sequelize writes it).
  */
 export async function savePrepared<M extends Model>(instance: M, transaction: Transaction): Promise<M> {
   const changed = instance.changed();
@@ -120,7 +120,9 @@ export async function savePrepared<M extends Model>(instance: M, transaction: Tr
     [
       instance.get(key),
       ...names.map((name) =>
-        attributes[name]!.type instanceof DataTypes.JSON ? JSON.stringify(values[name]) : values[name],
+        attributes[name]!.type instanceof DataTypes.JSON && values[name] !== null
+          ? JSON.stringify(values[name])
+          : values[name],
       ),
     ],
   );
