@@ -548,9 +548,13 @@ export function createApplications(deps: {
       const application = await visible(viewer, id);
       const user = (await people.users.recordsOf([application.candidateUserId])).get(application.candidateUserId);
       const draft = application.draft;
-      const frozen = application.submittedAt
-        ? await ApplicationVersion.findOne({ where: { applicationId: id }, order: [['versionNo', 'ASC']] })
-        : null;
+      const [frozen] = application.submittedAt
+        ? await read<{ data: JsonObject }>(
+            'cap.applications.first-version',
+            `SELECT data FROM cap.application_versions WHERE application_id = $1 ORDER BY version_no ASC LIMIT 1`,
+            [id],
+          )
+        : [];
       return {
         ...(await presentOne(application)),
         unitIds: (valueAt(draft, 'experienceAndTrade.unitIds') as string[] | undefined) ?? [],

@@ -122,8 +122,8 @@ export function createVerification(deps: {
     );
   }
 
-  /** The application as an active member of its awarding body sees it (404, 403 otherwise), locked. */
-  const forAwardingBody = (userId: string, id: string, transaction: Transaction) =>
+  /** The application as an active member of its awarding body sees it (404, 403 otherwise), locked in `transaction`. */
+  const forAwardingBody = (userId: string, id: string, transaction?: Transaction) =>
     applications.visible({ persona: 'awarding_body', userId }, id, transaction);
 
   const certificateView = async (row: Certificate) => {
@@ -313,7 +313,8 @@ export function createVerification(deps: {
      * it, the file must be one the caller uploaded.
      */
     async issueCertificate(actor: AwardingBodyActor, id: string, certificateAssetId?: string) {
-      const application = await sequelize.transaction((transaction) => forAwardingBody(actor.userId, id, transaction));
+      // Read without a lock: the move below reads it again, locked, and checks the stage again.
+      const application = await forAwardingBody(actor.userId, id);
       if (application.status !== 'in_progress' || application.currentStageKey !== 'certification') {
         throw conflict(
           'application.not_in_stage',

@@ -1,5 +1,5 @@
 import { UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
-import { instancesOf, savePrepared } from '../../../platform/db/prepared.ts';
+import { instancesOf, prepared, savePrepared } from '../../../platform/db/prepared.ts';
 import { newId } from '../../../platform/ids.ts';
 import { conflict, forbidden, notFound, unprocessable } from '../../../platform/http/errors.ts';
 import { mergePatch, missingPaths, valueAt, type JsonObject } from '../../../platform/http/merge-patch.ts';
@@ -37,6 +37,7 @@ export interface OnboardingHooks {
 export function createOnboardingService(sequelize: Sequelize, users: UserService, hooks: OnboardingHooks) {
   const models = defineOnboardingModels(sequelize);
   const { Onboarding } = models;
+  const statement = prepared(sequelize);
   const notStarted = (persona: Persona) => notFound(`You have not started the ${persona} onboarding: start it first.`);
   const onboardings = lifecycleWriter(onboardingLifecycle, {
     store: modelStore(Onboarding),
@@ -168,16 +169,20 @@ export function createOnboardingService(sequelize: Sequelize, users: UserService
 
     /** The draft of the user's onboarding of `persona`, or null when they have none. */
     async dataOf(userId: string, persona: Persona): Promise<JsonObject | null> {
-      return (await Onboarding.findOne({ where: { userId, persona }, attributes: ['data'] }))?.data ?? null;
+      const [row] = await statement<{ data: JsonObject }>(
+        `SELECT data FROM cap.onboardings WHERE user_id = $1 AND persona = $2 LIMIT 1`,
+        [userId, persona],
+      );
+      return row?.data ?? null;
     },
 
     /** The drafts of the users' onboardings of `persona`, by user id (those who have one). */
     async dataOfUsers(userIds: string[], persona: Persona): Promise<Map<string, JsonObject>> {
       const rows = userIds.length
-        ? await Onboarding.findAll({
-            where: { userId: [...new Set(userIds)], persona },
-            attributes: ['userId', 'data'],
-          })
+        ? await statement<{ userId: string; data: JsonObject }>(
+            `SELECT user_id AS "userId", data FROM cap.onboardings WHERE user_id = ANY($1) AND persona = $2`,
+            [[...new Set(userIds)], persona],
+          )
         : [];
       return new Map(rows.map((row) => [row.userId, row.data]));
     },
