@@ -1,7 +1,7 @@
 import { Op, QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 import { Conditions, keysetRows } from '../../platform/db/keyset.ts';
 import { containing } from '../../platform/db/like.ts';
-import { preparedReads } from '../../platform/db/prepared.ts';
+import { instancesOf, preparedIn, preparedReads, savePrepared } from '../../platform/db/prepared.ts';
 import type { ServiceEvents } from '../../platform/events/types.ts';
 import { conflict, forbidden, notFound, unprocessable, validationFailed } from '../../platform/http/errors.ts';
 import { mergePatch, missingPaths, valueAt, type JsonObject } from '../../platform/http/merge-patch.ts';
@@ -30,6 +30,7 @@ import {
   type StageKey,
 } from './lifecycle.ts';
 import { defineApplicationModels, type Application } from './models.ts';
+import { newId } from '../../platform/ids.ts';
 import type { ApplicationType } from './vocabulary.ts';
 
 const declarations = [
@@ -138,15 +139,24 @@ export function createApplications(deps: {
 }) {
   const { sequelize, events, people, catalogue, centres, assessors } = deps;
   const models = defineApplicationModels(sequelize);
-  const { Application, ApplicationStageRow, ApplicationMove, ApplicationVersion } = models;
+  const { Application, ApplicationStageRow, ApplicationVersion } = models;
   const read = preparedReads(sequelize);
+
+  /**
+   * The application by id as a model instance (null when there is none), by a prepared statement;
+   * locked for update in `transaction` when `lock`.
+   */
+  async function byId(id: string, transaction?: Transaction, lock = false): Promise<Application | null> {
+    const [application] = await instancesOf(Application, 'x.id = $1', [id], {
+      transaction,
+      then: lock ? 'FOR UPDATE' : '',
+    });
+    return application ?? null;
+  }
 
   /** The application, when the viewer may see it: 404 when there is none, 403 when it is another's. */
   async function visible(viewer: Reader, id: string, transaction?: Transaction): Promise<Application> {
-    const application = await Application.findByPk(id, {
-      transaction,
-      lock: transaction ? transaction.LOCK.UPDATE : undefined,
-    });
+    const application = await byId(id, transaction, Boolean(transaction));
     if (!application) throw notFound(`No application has the id ${id}.`);
     const mine =
       viewer.persona === 'candidate'
@@ -238,39 +248,59 @@ export function createApplications(deps: {
       found.to === 'certified' || found.to === 'rejected' || found.to === 'withdrawn' ? found.to : undefined;
     if (found.to === 'withdrawn') {
       // Withdrawn: the stage the application stood at stays as it was, unfinished.
-    } else if (found.to === from) {
-      // A move within the stage (forwarding, reopening): only the stage's status changes; it is not done.
-      await ApplicationStageRow.update(
-        { status: found.stageStatus ?? 'in_progress', completedAt: null },
-        { where: { applicationId: application.id, stageKey: from }, transaction },
+    } else {
+      // The stage left (done, or rejected) and the one entered, in one statement. A move within the
+      // stage (forwarding, reopening) changes only the stage's status; it is not done.
+      const stages: Array<{ key: StageKey; status: string; entered: boolean; completedAt: Date | null }> =
+        found.to === from
+          ? [{ key: from, status: found.stageStatus ?? 'in_progress', entered: false, completedAt: null }]
+          : [
+              {
+                key: from,
+                status: found.to === 'rejected' ? 'rejected' : 'successful',
+                entered: false,
+                completedAt: now,
+              },
+            ];
+      if (!finalStatus && found.to !== from) {
+        const to = found.to as StageKey;
+        stages.push({ key: to, status: enteredStatus(to), entered: true, completedAt: null });
+        application.currentStageKey = to;
+      }
+      await preparedIn(
+        transaction,
+        `UPDATE cap.application_stages s SET status = u.status, completed_at = u.completed_at,
+                entered_at = CASE WHEN u.entered THEN $2::timestamptz ELSE s.entered_at END
+           FROM unnest($3::text[], $4::text[], $5::boolean[], $6::timestamptz[]) AS u(stage_key, status, entered, completed_at)
+          WHERE s.application_id = $1 AND s.stage_key = u.stage_key`,
+        [
+          application.id,
+          now,
+          stages.map((stage) => stage.key),
+          stages.map((stage) => stage.status),
+          stages.map((stage) => stage.entered),
+          stages.map((stage) => stage.completedAt),
+        ],
       );
-    } else
-      await ApplicationStageRow.update(
-        { status: found.to === 'rejected' ? 'rejected' : 'successful', completedAt: now },
-        { where: { applicationId: application.id, stageKey: from }, transaction },
-      );
-    if (!finalStatus && found.to !== from) {
-      const to = found.to as StageKey;
-      await ApplicationStageRow.update(
-        { status: enteredStatus(to), enteredAt: now, completedAt: null },
-        { where: { applicationId: application.id, stageKey: to }, transaction },
-      );
-      application.currentStageKey = to;
     }
     application.status = finalStatus ?? 'in_progress';
-    await application.save({ transaction });
-    await ApplicationMove.create(
-      {
-        applicationId: application.id,
+    await savePrepared(application, transaction);
+    await preparedIn(
+      transaction,
+      `INSERT INTO cap.application_moves (id, application_id, action, from_stage, to_stage, actor_user_id, actor, feedback, status, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      [
+        newId(),
+        application.id,
         action,
-        fromStage: from,
-        toStage: found.to,
+        from,
+        found.to,
         actorUserId,
-        actor: mover,
-        feedback: feedback ?? null,
-        status: found.outcome ?? null,
-      },
-      { transaction },
+        mover,
+        feedback ?? null,
+        found.outcome ?? null,
+        now,
+      ],
     );
     if (found.emits) {
       await events.publish(transaction, found.emits, {
@@ -378,6 +408,7 @@ export function createApplications(deps: {
   return {
     models,
     move,
+    byId,
 
     /**
      * Development mode only (the provider states): puts an application at a stage as if the moves before
@@ -517,9 +548,13 @@ export function createApplications(deps: {
       const application = await visible(viewer, id);
       const user = (await people.users.recordsOf([application.candidateUserId])).get(application.candidateUserId);
       const draft = application.draft;
-      const frozen = application.submittedAt
-        ? await ApplicationVersion.findOne({ where: { applicationId: id }, order: [['versionNo', 'ASC']] })
-        : null;
+      const [frozen] = application.submittedAt
+        ? await read<{ data: JsonObject }>(
+            'cap.applications.first-version',
+            `SELECT data FROM cap.application_versions WHERE application_id = $1 ORDER BY version_no ASC LIMIT 1`,
+            [id],
+          )
+        : [];
       return {
         ...(await presentOne(application)),
         unitIds: (valueAt(draft, 'experienceAndTrade.unitIds') as string[] | undefined) ?? [],
@@ -544,7 +579,7 @@ export function createApplications(deps: {
         if (application.status !== 'draft')
           throw conflict('application.not_in_stage', `The application is ${application.status}: only a draft changes.`);
         application.draft = mergePatch(application.draft, patch) as JsonObject;
-        return application.save({ transaction });
+        return savePrepared(application, transaction);
       });
       return presentOne(application);
     },
@@ -553,13 +588,14 @@ export function createApplications(deps: {
     async submit(userId: string, id: string) {
       const application = await sequelize.transaction(async (transaction) => {
         const application = await visible({ persona: 'candidate', userId }, id, transaction);
+        const submittedAt = new Date();
+        application.submittedAt = submittedAt; // written with the move's status
         await move(application, 'submit', 'candidate', userId, transaction);
-        application.submittedAt = new Date();
-        await application.save({ transaction });
-        const versionNo = (await ApplicationVersion.count({ where: { applicationId: id }, transaction })) + 1;
-        await ApplicationVersion.create(
-          { applicationId: id, versionNo, data: application.draft, submittedBy: userId, feedback: null },
-          { transaction },
+        await preparedIn(
+          transaction,
+          `INSERT INTO cap.application_versions (id, application_id, version_no, data, submitted_by, feedback, created_at)
+           SELECT $1, $2::text, count(*) + 1, $3, $4, NULL, $5 FROM cap.application_versions WHERE application_id = $2::text`,
+          [newId(), id, JSON.stringify(application.draft), userId, submittedAt],
         );
         return application;
       });

@@ -1,4 +1,6 @@
-import { Op, QueryTypes, type Sequelize, type Transaction, type WhereOptions } from 'sequelize';
+import type { Sequelize, Transaction } from 'sequelize';
+import { Conditions } from '../../platform/db/keyset.ts';
+import { instancesOf, prepared } from '../../platform/db/prepared.ts';
 import type { ApplicationAssessor, AssessorModels } from './models.ts';
 
 /**
@@ -28,6 +30,7 @@ export interface AssignmentFilter {
  */
 export function createAssignments(sequelize: Sequelize, models: AssessorModels) {
   const { ApplicationAssessor } = models;
+  const statement = prepared(sequelize);
 
   return {
     /**
@@ -35,29 +38,27 @@ export function createAssignments(sequelize: Sequelize, models: AssessorModels) 
      * and a platform admin approved their profile (a suspended assessor is retained by nobody).
      */
     async retainedBy(centreId: string, assessorProfileId: string, transaction?: Transaction): Promise<boolean> {
-      const rows = await sequelize.query(
+      const rows = await statement(
         `SELECT 1 FROM cap.retained_requests r JOIN cap.assessor_profiles p ON p.id = r.assessor_id
           WHERE r.centre_id = $1 AND r.assessor_id = $2 AND r.status = 'approved' AND p.status = 'approved'`,
-        { type: QueryTypes.SELECT, bind: [centreId, assessorProfileId], transaction },
+        [centreId, assessorProfileId],
+        transaction,
       );
       return rows.length > 0;
     },
 
     /** Current (not ended) assignments matching the filter, oldest first. */
     async activeAssignments(filter: AssignmentFilter, transaction?: Transaction): Promise<ApplicationAssessor[]> {
-      const where: WhereOptions<ApplicationAssessor> = { endedAt: null };
-      if (filter.applicationId) Object.assign(where, { applicationId: filter.applicationId });
-      if (filter.assessorId) Object.assign(where, { assessorId: filter.assessorId });
-      if (filter.centreId) Object.assign(where, { centreId: filter.centreId });
-      if (filter.role)
-        Object.assign(where, { role: Array.isArray(filter.role) ? { [Op.in]: filter.role } : filter.role });
-      return ApplicationAssessor.findAll({
-        where,
-        order: [
-          ['assignedAt', 'ASC'],
-          ['id', 'ASC'],
-        ],
+      const where = new Conditions().add('x.ended_at IS NULL');
+      const oneOrAny = (column: string, value: string | string[]) =>
+        Array.isArray(value) ? where.add(`x.${column} = ANY(?)`, value) : where.add(`x.${column} = ?`, value);
+      if (filter.applicationId) oneOrAny('application_id', filter.applicationId);
+      if (filter.assessorId) oneOrAny('assessor_id', filter.assessorId);
+      if (filter.centreId) oneOrAny('centre_id', filter.centreId);
+      if (filter.role) oneOrAny('role', filter.role);
+      return instancesOf(ApplicationAssessor, where.sql, where.values, {
         transaction,
+        then: 'ORDER BY x.assigned_at ASC, x.id ASC',
       });
     },
 

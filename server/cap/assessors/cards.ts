@@ -1,6 +1,6 @@
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import { keysetRows, type KeysetQuery } from '../../platform/db/keyset.ts';
-import type { PreparedRead } from '../../platform/db/prepared.ts';
+import { prepared, type PreparedRead } from '../../platform/db/prepared.ts';
 import { pageRequest, type PageMeta } from '../../platform/http/pagination.ts';
 import { valueAt, type JsonObject } from '../../platform/http/merge-patch.ts';
 import type { AssetUrls } from '../../contracts/orchestrator-client.ts';
@@ -42,10 +42,11 @@ export function createAssessorCards(
   assetUrls: AssetUrls,
   sectorsOf: (sectorIds: string[]) => Promise<Array<{ id: string; name: string }>>,
 ) {
+  const statement = prepared(sequelize);
   return async (profileIds: string[]): Promise<Map<string, AssessorCard>> => {
     const ids = [...new Set(profileIds)];
     if (!ids.length) return new Map();
-    const rows = await sequelize.query<{
+    const rows = await statement<{
       id: string;
       email: string;
       name: string;
@@ -55,7 +56,7 @@ export function createAssessorCards(
       `SELECT p.id, u.email, ${assessorNameSql()} AS name, o.data,
               (SELECT coalesce(json_agg(a.sector_id), '[]') FROM cap.assessor_sectors a WHERE a.assessor_id = p.id) AS "sectorIds"
          FROM cap.assessor_profiles p ${assessorJoins()} WHERE p.id = ANY($1)`,
-      { type: QueryTypes.SELECT, bind: [ids] },
+      [ids],
     );
     const assetIds = rows.flatMap((row) =>
       certifications.map(

@@ -1,4 +1,5 @@
-import { Op, QueryTypes, type Transaction } from 'sequelize';
+import { Op, type Transaction } from 'sequelize';
+import { prepared } from '../../platform/db/prepared.ts';
 import type { ServiceEvents } from '../../platform/events/types.ts';
 import { peopleSql } from '../people/index.ts';
 import type { AssignmentRole } from './assignments.ts';
@@ -33,13 +34,19 @@ const roleNames: Record<AssignmentRole, string> = {
 export function createAssessorQueries(assessors: AssessorService, events: Pick<ServiceEvents, 'publish'>) {
   const { AssessorProfile, ApplicationAssessor } = assessors.models;
   const sequelize = AssessorProfile.sequelize!;
+  const statement = prepared(sequelize);
   const select = <T extends object>(sql: string, bind: unknown[], transaction?: Transaction) =>
-    sequelize.query<T>(sql, { type: QueryTypes.SELECT, bind, transaction });
+    statement<T>(sql, bind, transaction);
 
   return {
     /** Whether the assessor profile exists and a platform admin approved it. */
     async isApproved(assessorId: string, transaction?: Transaction): Promise<boolean> {
-      return (await AssessorProfile.findByPk(assessorId, { transaction }))?.status === 'approved';
+      const [row] = await select<{ status: string }>(
+        `SELECT status FROM cap.assessor_profiles WHERE id = $1`,
+        [assessorId],
+        transaction,
+      );
+      return row?.status === 'approved';
     },
 
     /** How many assessors are approved now (the platform's figures). */
@@ -77,11 +84,11 @@ export function createAssessorQueries(assessors: AssessorService, events: Pick<S
       await ApplicationAssessor.bulkCreate(assignments, { transaction });
       const users = new Map(
         (
-          await AssessorProfile.findAll({
-            where: { id: { [Op.in]: [...new Set(assignments.map((a) => a.assessorId))] } },
-            attributes: ['id', 'userId'],
+          await select<{ id: string; userId: string }>(
+            `SELECT id, user_id AS "userId" FROM cap.assessor_profiles WHERE id = ANY($1)`,
+            [[...new Set(assignments.map((a) => a.assessorId))]],
             transaction,
-          })
+          )
         ).map((p) => [p.id, p.userId]),
       );
       for (const assignment of assignments) {
@@ -163,7 +170,8 @@ export function createAssessorQueries(assessors: AssessorService, events: Pick<S
 
     /** The user's assessor profile id, or null (the provider states'). */
     profileIdOf: async (userId: string) =>
-      (await AssessorProfile.findOne({ where: { userId }, attributes: ['id'] }))?.id ?? null,
+      (await select<{ id: string }>(`SELECT id FROM cap.assessor_profiles WHERE user_id = $1`, [userId]))[0]?.id ??
+      null,
 
     /** Whether the centre retains the user as an assessor (the provider states'). */
     async retains(centreId: string, userId: string): Promise<boolean> {

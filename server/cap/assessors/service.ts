@@ -1,4 +1,5 @@
 import type { Sequelize, Transaction } from 'sequelize';
+import { instancesOf } from '../../platform/db/prepared.ts';
 import { forbidden } from '../../platform/http/errors.ts';
 import { createAssignments } from './assignments.ts';
 import { defineAssessorModels, type AssessorProfile } from './models.ts';
@@ -10,7 +11,7 @@ export function createAssessorService(sequelize: Sequelize) {
 
   /** The caller's profile. Acting as an assessor means a completed onboarding, which made one. */
   async function profileOf(userId: string, transaction?: Transaction): Promise<AssessorProfile> {
-    return (await AssessorProfile.findOne({ where: { userId }, transaction }))!;
+    return (await instancesOf(AssessorProfile, 'x.user_id = $1', [userId], { transaction }))[0]!;
   }
 
   return {

@@ -10,7 +10,7 @@ import {
 import type { AssetUrls } from '../../contracts/orchestrator-client.ts';
 import { conflict } from '../../platform/http/errors.ts';
 import { Conditions, keysetInstances } from '../../platform/db/keyset.ts';
-import { preparedReads } from '../../platform/db/prepared.ts';
+import { instancesOf, preparedReads } from '../../platform/db/prepared.ts';
 import { pageRequest } from '../../platform/http/pagination.ts';
 import { valueAt, type JsonObject } from '../../platform/http/merge-patch.ts';
 import { membershipWriter, moderationWriter } from '../people/index.ts';
@@ -130,14 +130,15 @@ export function createCentreService(sequelize: Sequelize, assetUrls: AssetUrls) 
     },
 
     /** The centre (its name, status, address), or null for no such centre. */
-    find: (centreId: string, transaction?: Transaction) => Centre.findByPk(centreId, { transaction }),
+    find: async (centreId: string, transaction?: Transaction) =>
+      (await instancesOf(Centre, 'x.id = $1', [centreId], { transaction }))[0] ?? null,
 
     /** How many centres are approved now (the platform's figures). */
     approvedCount: () => Centre.count({ where: { status: 'approved' } }),
 
     /** The centres among `centreIds`, by name. */
     findAll: (centreIds: string[]) =>
-      Centre.findAll({ where: { id: { [Op.in]: [...new Set(centreIds)] } }, order: [['name', 'ASC']] }),
+      instancesOf(Centre, 'x.id = ANY($1)', [[...new Set(centreIds)]], { then: 'ORDER BY x.name ASC' }),
 
     /**
      * The centre's bank account, its row locked in the caller's transaction: money leaving the centre

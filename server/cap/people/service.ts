@@ -2,7 +2,7 @@ import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { forbidden } from '../../platform/http/errors.ts';
 import type { Principal } from '../../platform/http/operations.ts';
 import { mergePatch, type JsonObject } from '../../platform/http/merge-patch.ts';
-import { preparedReads } from '../../platform/db/prepared.ts';
+import { instancesOf, preparedIn, preparedReads, savePrepared } from '../../platform/db/prepared.ts';
 import type { CallerCache } from '../../platform/db/caller-cache.ts';
 import { lifecycleWriter, modelStore } from '../../platform/lifecycle.ts';
 import { defineUserModels, userLifecycle, type Caller, type CapUserRecord, type Standing } from './models.ts';
@@ -156,21 +156,24 @@ export function createUserService(
   /** Deep-merges the patch (null removes) into the profile, under a row lock so concurrent edits both land. */
   async function updateProfile(userId: string, patch: JsonObject) {
     return sequelize.transaction(async (transaction) => {
-      const user = (await CapUser.findByPk(userId, { transaction, lock: transaction.LOCK.UPDATE }))!;
-      user.profile = mergePatch(user.profile, patch) as JsonObject;
-      user.changed('profile', true);
-      await user.save({ transaction });
-      return profileOf(user);
+      const [user] = await instancesOf(CapUser, 'x.user_id = $1', [userId], { transaction, then: 'FOR UPDATE' });
+      user!.profile = mergePatch(user!.profile, patch) as JsonObject;
+      user!.changed('profile', true);
+      await savePrepared(user!, transaction);
+      return profileOf(user!);
     });
   }
 
   /** Fills the profile sections that are still empty from a completed onboarding's person details. */
   async function seedProfile(userId: string, details: JsonObject, transaction: Transaction): Promise<void> {
-    const user = (await CapUser.findByPk(userId, { transaction, lock: transaction.LOCK.UPDATE }))!;
-    const missing = profileSections.filter((s) => user.profile[s] === undefined && details[s] !== undefined);
-    if (missing.length === 0) return;
-    user.profile = { ...user.profile, ...Object.fromEntries(missing.map((s) => [s, details[s]])) };
-    await user.save({ transaction });
+    const sections = profileSections.filter((s) => details[s] !== undefined);
+    if (sections.length === 0) return;
+    // One statement: the sections the profile lacks are added (those it has win the `||`).
+    await preparedIn(
+      transaction,
+      `UPDATE cap.users SET profile = $2::jsonb || profile, updated_at = $3 WHERE user_id = $1 AND NOT profile ?& $4::text[]`,
+      [userId, JSON.stringify(Object.fromEntries(sections.map((s) => [s, details[s]]))), new Date(), sections],
+    );
   }
 
   /**
@@ -194,16 +197,17 @@ export function createUserService(
    * calls wait on the row lock and then find the mark already set.
    */
   async function markFirstSeen(userId: string, transaction: Transaction): Promise<boolean> {
-    const [marked] = await CapUser.update(
-      { firstSeenAt: new Date() },
-      { where: { userId, firstSeenAt: null }, transaction },
+    const marked = await preparedIn(
+      transaction,
+      `UPDATE cap.users SET first_seen_at = $2, updated_at = $2 WHERE user_id = $1 AND first_seen_at IS NULL RETURNING 1`,
+      [userId, new Date()],
     );
-    return marked === 1;
+    return marked.length === 1;
   }
 
   /** The users CAP knows among `userIds`, by id (for other modules: identity verified, email, since when). */
   async function recordsOf(userIds: string[]): Promise<Map<string, CapUserRecord>> {
-    const rows = userIds.length ? await CapUser.findAll({ where: { userId: [...new Set(userIds)] } }) : [];
+    const rows = userIds.length ? await instancesOf(CapUser, 'x.user_id = ANY($1)', [[...new Set(userIds)]]) : [];
     return new Map(rows.map((row) => [row.userId, row.get({ plain: true })]));
   }
 

@@ -1,6 +1,6 @@
-import type { Sequelize, Transaction } from 'sequelize';
+import { DataTypes, type Model, type ModelStatic, type Sequelize, type Transaction } from 'sequelize';
 import { requestScope } from '../request-scope.ts';
-import { statementName } from './keyset.ts';
+import { attributesOf, statementName } from './keyset.ts';
 
 /** Runs one named prepared statement and answers its rows. */
 export type PreparedRead = <T = Record<string, unknown>>(name: string, text: string, values: unknown[]) => Promise<T[]>;
@@ -94,4 +94,65 @@ function sequelizeError(sequelize: Sequelize, connection: PgClient, err: unknown
 
 interface QueryErrors {
   formatError(err: unknown, stack?: string): Error;
+}
+
+/**
+ * What `instance.save({ transaction })` writes for an instance read from its table (its changed
+ * attributes, and a new `updatedAt` when the model keeps one; nothing when none changed), as one
+ * prepared UPDATE by primary key; the instance is left as save leaves it. No hooks or validation run:
+ * for models that define none. JSON attributes are sent as JSON text (null as SQL NULL, as Sequelize writes it).
+ */
+export async function savePrepared<M extends Model>(instance: M, transaction: Transaction): Promise<M> {
+  const changed = instance.changed();
+  if (!changed) return instance;
+  const model = instance.constructor as ModelStatic<M>;
+  const attributes = model.getAttributes() as Record<string, { field?: string; type: unknown }>;
+  const key = model.primaryKeyAttribute;
+  const updatedAtKey = (model as unknown as { _timestampAttributes: { updatedAt?: string } })._timestampAttributes
+    .updatedAt;
+  const values: Record<string, unknown> = {};
+  for (const name of changed) values[name] = instance.get(name);
+  if (updatedAtKey) values[updatedAtKey] = new Date();
+  const names = Object.keys(values);
+  await preparedIn(
+    transaction,
+    `UPDATE ${tableOf(model)} SET ${names.map((name, i) => `"${attributes[name]!.field ?? name}" = $${i + 2}`).join(', ')} WHERE "${attributes[key]!.field ?? key}" = $1`,
+    [
+      instance.get(key),
+      ...names.map((name) =>
+        attributes[name]!.type instanceof DataTypes.JSON && values[name] !== null
+          ? JSON.stringify(values[name])
+          : values[name],
+      ),
+    ],
+  );
+  if (updatedAtKey) instance.set({ [updatedAtKey]: values[updatedAtKey] } as never, { raw: true });
+  for (const name of changed) instance.changed(name as keyof M, false);
+  return instance;
+}
+
+/**
+ * The model's instances whose rows `where` selects (SQL on its table as `x`, values bound as `$1`...),
+ * read by one prepared statement, every column under its attribute name, and built as Sequelize builds
+ * what it reads; `then` follows the WHERE clause (ORDER BY, LIMIT, FOR UPDATE). In `transaction` when
+ * given.
+ */
+export async function instancesOf<M extends Model>(
+  model: ModelStatic<M>,
+  where: string,
+  values: unknown[],
+  options: { transaction?: Transaction; then?: string } = {},
+): Promise<M[]> {
+  const rows = await prepared(model.sequelize!)(
+    `SELECT ${attributesOf(model as never, 'x')} FROM ${tableOf(model)} x WHERE ${where}${options.then ? ` ${options.then}` : ''}`,
+    values,
+    options.transaction,
+  );
+  return model.bulkBuild(rows as never[], { raw: true, isNewRecord: false });
+}
+
+/** The model's table, schema-qualified and quoted. */
+function tableOf(model: ModelStatic<Model>): string {
+  const table = model.getTableName() as unknown as string | { tableName: string; schema: string };
+  return typeof table === 'string' ? `"${table}"` : `"${table.schema}"."${table.tableName}"`;
 }

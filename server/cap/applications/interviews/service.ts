@@ -4,7 +4,8 @@ import { conflict, forbidden, notFound, unprocessable, type ErrorDetail } from '
 import { attributesOf, Conditions, keysetInstances, keysetRows } from '../../../platform/db/keyset.ts';
 import { isoTime } from '../../../platform/db/iso-time.ts';
 import { jsonObject } from '../../../platform/db/json-text.ts';
-import { preparedReads } from '../../../platform/db/prepared.ts';
+import { instancesOf, preparedIn, preparedReads, savePrepared } from '../../../platform/db/prepared.ts';
+import { newId } from '../../../platform/ids.ts';
 import { pageRequest } from '../../../platform/http/pagination.ts';
 import { JsonText } from '../../../platform/http/reply.ts';
 import type { Logger } from '../../../platform/logger.ts';
@@ -118,7 +119,7 @@ export function createInterviews(deps: {
         transaction,
       );
     }
-    const application = await applications.models.Application.findByPk(applicationId, { transaction });
+    const application = await applications.byId(applicationId, transaction);
     if (!application) throw notFound(`No application has the id ${applicationId}.`);
     const profileId = context.persona === 'assessor' ? await profileIdOf(userId, transaction) : null;
     const assigned = profileId
@@ -400,10 +401,7 @@ export function createInterviews(deps: {
 
   /** The application at its interview stage with a sitting, locked. */
   async function atInterview(applicationId: string, transaction: Transaction) {
-    const application = await applications.models.Application.findByPk(applicationId, {
-      transaction,
-      lock: transaction.LOCK.UPDATE,
-    });
+    const application = await applications.byId(applicationId, transaction, true);
     if (!application) throw notFound(`No application has the id ${applicationId}.`);
     if (application.status !== 'in_progress' || application.currentStageKey !== 'interview') {
       throw conflict(
@@ -411,10 +409,9 @@ export function createInterviews(deps: {
         `The application is ${application.status} at ${application.currentStageKey}, not at its interview.`,
       );
     }
-    const interview = await ApplicationInterview.findOne({
-      where: { applicationId },
+    const [interview] = await instancesOf(ApplicationInterview, 'x.application_id = $1', [applicationId], {
       transaction,
-      lock: transaction.LOCK.UPDATE,
+      then: 'LIMIT 1 FOR UPDATE',
     });
     if (!interview?.scheduledAt)
       throw conflict('interview.not_scheduled', 'The interview has no sitting yet: the centre schedules it first.');
@@ -698,10 +695,7 @@ export function createInterviews(deps: {
           lock: transaction.LOCK.UPDATE,
         });
         if (!interview?.scheduledAt) throw notFound(`The centre has no booking ${bookingId}.`);
-        const application = await applications.models.Application.findByPk(interview.applicationId, {
-          transaction,
-          lock: transaction.LOCK.UPDATE,
-        });
+        const application = await applications.byId(interview.applicationId, transaction, true);
         assertSchedulable(application!);
         const sitting = await sittingOf(
           actor.centreId,
@@ -865,38 +859,28 @@ export function createInterviews(deps: {
             'You have no uploaded file with that asset id: upload your signature first.',
             [{ field: 'signatureAssetId', issue: 'is not a file you uploaded' }],
           );
-        const mine = await InterviewEvaluation.findOne({
-          where: { applicationId, round: interview.round, assessorId: profileId },
+        // The voter's evaluation of this round, written again when they evaluate again.
+        await preparedIn(
           transaction,
-        });
-        if (mine)
-          await mine.update({ feedback: input.feedback, signatureAssetId: input.signatureAssetId }, { transaction });
-        else
-          await InterviewEvaluation.create(
-            {
-              applicationId,
-              round: interview.round,
-              assessorId: profileId,
-              feedback: input.feedback,
-              signatureAssetId: input.signatureAssetId,
-            },
-            { transaction },
-          );
+          `INSERT INTO cap.interview_evaluations (id, application_id, round, assessor_id, feedback, signature_asset_id, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7)
+           ON CONFLICT (application_id, round, assessor_id) DO UPDATE SET feedback = EXCLUDED.feedback, signature_asset_id = EXCLUDED.signature_asset_id`,
+          [newId(), applicationId, interview.round, profileId, input.feedback, input.signatureAssetId, new Date()],
+        );
         if (input.decision)
-          await interview.update(
-            {
-              decision: input.decision,
-              decidedBy: profileId,
-              decidedAt: new Date(),
-              gapUnitIds: input.decision === 'competent' ? null : (gapUnitIds ?? interview.gapUnitIds),
-            },
-            { transaction },
-          );
-        else if (gapUnitIds) await interview.update({ gapUnitIds }, { transaction });
-        const evaluations = await InterviewEvaluation.count({
-          where: { applicationId, round: interview.round },
+          interview.set({
+            decision: input.decision,
+            decidedBy: profileId,
+            decidedAt: new Date(),
+            gapUnitIds: input.decision === 'competent' ? null : (gapUnitIds ?? interview.gapUnitIds),
+          });
+        else if (gapUnitIds) interview.set({ gapUnitIds });
+        await savePrepared(interview, transaction);
+        const [{ evaluations }] = (await preparedIn<{ evaluations: number }>(
           transaction,
-        });
+          `SELECT count(*)::int AS evaluations FROM cap.interview_evaluations WHERE application_id = $1 AND round = $2`,
+          [applicationId, interview.round],
+        )) as [{ evaluations: number }];
         if (input.outcome) {
           const decision = interview.decision as InterviewDecision | null;
           if (!decision)

@@ -130,7 +130,7 @@ export function createNsqPaths(deps: {
         applicationId,
       );
     }
-    const application = await applications.models.Application.findByPk(applicationId);
+    const application = await applications.byId(applicationId);
     if (!application) throw notFound(`No application has the id ${applicationId}.`);
     const profile = context.persona === 'assessor' ? await assessors.profileOf(userId) : null;
     if (!profile || !(await assessors.assignments.activeAssignments({ applicationId, assessorId: profile.id })).length)
@@ -195,10 +195,7 @@ export function createNsqPaths(deps: {
 
   /** The application at unit assessment, locked, and the unit, which must be on its induction's wish-list. */
   async function wishedUnit(applicationId: string, unitId: string, transaction: Transaction) {
-    const application = await applications.models.Application.findByPk(applicationId, {
-      transaction,
-      lock: transaction.LOCK.UPDATE,
-    });
+    const application = await applications.byId(applicationId, transaction, true);
     if (!application) throw notFound(`No application has the id ${applicationId}.`);
     assertAt(application, ['unit_assessment']);
     const induction = await Induction.findByPk(applicationId, { transaction });

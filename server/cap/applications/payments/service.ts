@@ -565,7 +565,7 @@ export function createCapPayments(deps: {
 
     /** The same receipt, for platform staff. */
     async adminReceipt(applicationId: string) {
-      const application = await applications.models.Application.findByPk(applicationId);
+      const application = await applications.byId(applicationId);
       if (!application) throw notFound(`No application has the id ${applicationId}.`);
       return receiptOf(application);
     },

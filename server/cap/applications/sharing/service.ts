@@ -66,7 +66,7 @@ export function createSharing(deps: {
   async function sharedApplication(token: string) {
     const row = await ShareToken.findOne({ where: { tokenHash: digest(token), revokedAt: null } });
     if (!row) throw notFound('This link is not valid or was revoked.');
-    return (await applications.models.Application.findByPk(row.applicationId))!;
+    return (await applications.byId(row.applicationId))!;
   }
 
   return {

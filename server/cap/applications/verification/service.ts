@@ -18,7 +18,7 @@ import {
 } from '../../../platform/http/errors.ts';
 import { newId } from '../../../platform/ids.ts';
 import { Conditions, keysetInstances } from '../../../platform/db/keyset.ts';
-import { preparedReads } from '../../../platform/db/prepared.ts';
+import { preparedReads, savePrepared } from '../../../platform/db/prepared.ts';
 import { pageRequest } from '../../../platform/http/pagination.ts';
 import { renderCertificatePdf } from '../../../platform/pdf/certificate.ts';
 import { stagesOf } from '../lifecycle.ts';
@@ -122,8 +122,8 @@ export function createVerification(deps: {
     );
   }
 
-  /** The application as an active member of its awarding body sees it (404, 403 otherwise), locked. */
-  const forAwardingBody = (userId: string, id: string, transaction: Transaction) =>
+  /** The application as an active member of its awarding body sees it (404, 403 otherwise), locked in `transaction`. */
+  const forAwardingBody = (userId: string, id: string, transaction?: Transaction) =>
     applications.visible({ persona: 'awarding_body', userId }, id, transaction);
 
   const certificateView = async (row: Certificate) => {
@@ -244,7 +244,7 @@ export function createVerification(deps: {
         }
         application.awardingBodyId = awardingBodyId;
         application.forwardedAt = new Date();
-        return application.save({ transaction });
+        return savePrepared(application, transaction);
       });
       return presentOne(application);
     },
@@ -313,7 +313,8 @@ export function createVerification(deps: {
      * it, the file must be one the caller uploaded.
      */
     async issueCertificate(actor: AwardingBodyActor, id: string, certificateAssetId?: string) {
-      const application = await sequelize.transaction((transaction) => forAwardingBody(actor.userId, id, transaction));
+      // Read without a lock: the move below reads it again, locked, and checks the stage again.
+      const application = await forAwardingBody(actor.userId, id);
       if (application.status !== 'in_progress' || application.currentStageKey !== 'certification') {
         throw conflict(
           'application.not_in_stage',
@@ -390,7 +391,7 @@ export function createVerification(deps: {
     async verify(code: string) {
       const row = await Certificate.findOne({ where: { verificationCode: code.trim().toUpperCase() } });
       if (!row) throw notFound('No certificate has this verification code.');
-      const application = (await Application.findByPk(row.applicationId))!;
+      const application = (await applications.byId(row.applicationId))!;
       const facts = await certificateFacts(application);
       return {
         verificationCode: row.verificationCode,

@@ -1,5 +1,6 @@
 import { QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
 import { conflict, forbidden, notFound, unprocessable } from '../../../platform/http/errors.ts';
+import { prepared } from '../../../platform/db/prepared.ts';
 import { newId } from '../../../platform/ids.ts';
 import { membershipWriter, type MembershipKind, type NewMember, type ProvisionMember } from '../../people/index.ts';
 import type { AssetUrls } from '../../../contracts/orchestrator-client.ts';
@@ -43,6 +44,7 @@ const memberOf = (row: AwardingBodyMember) => ({
  */
 export function createAwardingBodies(sequelize: Sequelize, provisionMember: ProvisionMember, assetUrls: AssetUrls) {
   const models = defineAwardingBodyModels(sequelize);
+  const statement = prepared(sequelize);
   const { AwardingBody, AwardingBodyMember } = models;
   const members = membershipWriter(AwardingBodyMember);
   const alreadyMember = () =>
@@ -178,7 +180,12 @@ export function createAwardingBodies(sequelize: Sequelize, provisionMember: Prov
 
     /** Whether the user is an active member of the awarding body. */
     async isActiveMember(awardingBodyId: string, userId: string, transaction?: Transaction): Promise<boolean> {
-      return (await AwardingBodyMember.count({ where: { awardingBodyId, userId, status: 'active' }, transaction })) > 0;
+      const rows = await statement(
+        `SELECT 1 FROM cap.awarding_body_members WHERE awarding_body_id = $1 AND user_id = $2 AND status = 'active' LIMIT 1`,
+        [awardingBodyId, userId],
+        transaction,
+      );
+      return rows.length > 0;
     },
 
     /** An admin of the body invites someone as its staff; the answer is the same whether or not they had an account. */

@@ -6,6 +6,7 @@ import {
   type Sequelize,
   type Transaction,
 } from 'sequelize';
+import { instancesOf } from '../../../platform/db/prepared.ts';
 import { notFound } from '../../../platform/http/errors.ts';
 import { newId } from '../../../platform/ids.ts';
 import type { UserService } from '../service.ts';
@@ -95,11 +96,12 @@ export function createInvitations(sequelize: Sequelize, users: UserService, memb
       await sequelize.transaction(async (transaction) => {
         if (!(await users.markFirstSeen(userId, transaction))) return;
         for (const kind of memberships()) {
-          const pending = await kind.Model.findAll({
-            where: { userId, status: 'pending', requiresAcceptance: false },
-            order: [['createdAt', 'ASC']],
-            transaction,
-          });
+          const pending = await instancesOf(
+            kind.Model,
+            `x.user_id = $1 AND x.status = 'pending' AND NOT x.requires_acceptance`,
+            [userId],
+            { transaction, then: 'ORDER BY x.created_at ASC' },
+          );
           for (const row of pending) await activate(kind, row, transaction);
         }
       });

@@ -1,4 +1,5 @@
 import { col, fn, Op, type Model, type ModelStatic, type Transaction } from 'sequelize';
+import { instancesOf } from '../../../platform/db/prepared.ts';
 import { AppError, conflict, notFound } from '../../../platform/http/errors.ts';
 import { checkMove } from '../../../platform/lifecycle.ts';
 import { moderationLifecycle, moderationWriter, pastTense, type ModerationAction } from './lifecycle.ts';
@@ -36,11 +37,7 @@ export function createModeration<Row extends Moderated>(kind: ModeratedKind<Row>
   async function all(ids: string[], action: BulkAction): Promise<Row[]> {
     const unique = [...new Set(ids)];
     return sequelize.transaction(async (transaction) => {
-      const found = await kind.Model.findAll({
-        where: { id: { [Op.in]: unique } } as never,
-        transaction,
-        lock: transaction.LOCK.UPDATE,
-      });
+      const found = await instancesOf(kind.Model, 'x.id = ANY($1)', [unique], { transaction, then: 'FOR UPDATE' });
       const problems: Array<{ field: string; issue: string }> = [];
       const plan: Row[] = [];
       for (const [i, id] of unique.entries()) {

@@ -1,4 +1,5 @@
 import { UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
+import { instancesOf, prepared, savePrepared } from '../../../platform/db/prepared.ts';
 import { newId } from '../../../platform/ids.ts';
 import { conflict, forbidden, notFound, unprocessable } from '../../../platform/http/errors.ts';
 import { mergePatch, missingPaths, valueAt, type JsonObject } from '../../../platform/http/merge-patch.ts';
@@ -36,6 +37,7 @@ export interface OnboardingHooks {
 export function createOnboardingService(sequelize: Sequelize, users: UserService, hooks: OnboardingHooks) {
   const models = defineOnboardingModels(sequelize);
   const { Onboarding } = models;
+  const statement = prepared(sequelize);
   const notStarted = (persona: Persona) => notFound(`You have not started the ${persona} onboarding: start it first.`);
   const onboardings = lifecycleWriter(onboardingLifecycle, {
     store: modelStore(Onboarding),
@@ -50,6 +52,15 @@ export function createOnboardingService(sequelize: Sequelize, users: UserService
       );
     },
   });
+
+  /** The user's onboarding of `persona`, locked in `transaction`; undefined when they have none. */
+  const lockedOf = async (userId: string, persona: Persona, transaction: Transaction) =>
+    (
+      await instancesOf(Onboarding, 'x.user_id = $1 AND x.persona = $2', [userId, persona], {
+        transaction,
+        then: 'FOR UPDATE',
+      })
+    )[0];
 
   return {
     models,
@@ -95,18 +106,18 @@ export function createOnboardingService(sequelize: Sequelize, users: UserService
     /** Merges a partial draft (null removes a field). Settings screens keep saving after completion; the status stays. */
     async save(userId: string, persona: Persona, patch: JsonObject) {
       return sequelize.transaction(async (transaction) => {
-        const onboarding = await Onboarding.findOne({
-          where: { userId, persona },
-          transaction,
-          lock: transaction.LOCK.UPDATE,
-        });
+        const onboarding = await lockedOf(userId, persona, transaction);
         if (!onboarding) throw notStarted(persona);
         onboarding.data = mergePatch(onboarding.data, patch) as JsonObject;
         onboarding.changed('data', true); // an empty save still counts as a save (lastUpdatedAt moves)
-        await onboarding.save({ transaction });
+        await savePrepared(onboarding, transaction);
         const saved = hooks.savedAfterCompletion[persona];
         if (saved && onboarding.status === 'completed')
-          await saved((await users.models.CapUser.findByPk(userId, { transaction }))!, onboarding.data, transaction);
+          await saved(
+            (await instancesOf(users.models.CapUser, 'x.user_id = $1', [userId], { transaction }))[0]!,
+            onboarding.data,
+            transaction,
+          );
         return recordOf(onboarding);
       });
     },
@@ -118,11 +129,7 @@ export function createOnboardingService(sequelize: Sequelize, users: UserService
      */
     async submit(userId: string, persona: Persona) {
       return sequelize.transaction(async (transaction) => {
-        const onboarding = await Onboarding.findOne({
-          where: { userId, persona },
-          transaction,
-          lock: transaction.LOCK.UPDATE,
-        });
+        const onboarding = await lockedOf(userId, persona, transaction);
         if (!onboarding) throw notStarted(persona);
         const missing = missingPaths(onboarding.data, requiredOnSubmit[persona]);
         await onboardings.move(transaction, onboarding, 'submit', {
@@ -132,7 +139,11 @@ export function createOnboardingService(sequelize: Sequelize, users: UserService
         });
         const create = hooks.submitted[persona];
         if (create)
-          await create((await users.models.CapUser.findByPk(userId, { transaction }))!, onboarding.data, transaction);
+          await create(
+            (await instancesOf(users.models.CapUser, 'x.user_id = $1', [userId], { transaction }))[0]!,
+            onboarding.data,
+            transaction,
+          );
         const section = personSection[persona];
         if (section !== null) {
           const details = (section ? valueAt(onboarding.data, section) : onboarding.data) as JsonObject | undefined;
@@ -158,16 +169,20 @@ export function createOnboardingService(sequelize: Sequelize, users: UserService
 
     /** The draft of the user's onboarding of `persona`, or null when they have none. */
     async dataOf(userId: string, persona: Persona): Promise<JsonObject | null> {
-      return (await Onboarding.findOne({ where: { userId, persona }, attributes: ['data'] }))?.data ?? null;
+      const [row] = await statement<{ data: JsonObject }>(
+        `SELECT data FROM cap.onboardings WHERE user_id = $1 AND persona = $2 LIMIT 1`,
+        [userId, persona],
+      );
+      return row?.data ?? null;
     },
 
     /** The drafts of the users' onboardings of `persona`, by user id (those who have one). */
     async dataOfUsers(userIds: string[], persona: Persona): Promise<Map<string, JsonObject>> {
       const rows = userIds.length
-        ? await Onboarding.findAll({
-            where: { userId: [...new Set(userIds)], persona },
-            attributes: ['userId', 'data'],
-          })
+        ? await statement<{ userId: string; data: JsonObject }>(
+            `SELECT user_id AS "userId", data FROM cap.onboardings WHERE user_id = ANY($1) AND persona = $2`,
+            [[...new Set(userIds)], persona],
+          )
         : [];
       return new Map(rows.map((row) => [row.userId, row.data]));
     },
@@ -184,17 +199,13 @@ export function createOnboardingService(sequelize: Sequelize, users: UserService
       persona: Persona,
       change: JsonObject | ((data: JsonObject) => JsonObject | null),
     ): Promise<boolean> {
-      const onboarding = await Onboarding.findOne({
-        where: { userId, persona },
-        transaction,
-        lock: transaction.LOCK.UPDATE,
-      });
+      const onboarding = await lockedOf(userId, persona, transaction);
       if (!onboarding) return false;
       const patch = typeof change === 'function' ? change(onboarding.data) : change;
       if (!patch) return true;
       onboarding.data = mergePatch(onboarding.data, patch) as JsonObject;
       onboarding.changed('data', true);
-      await onboarding.save({ transaction });
+      await savePrepared(onboarding, transaction);
       return true;
     },
 
