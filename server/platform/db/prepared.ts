@@ -106,6 +106,7 @@ export async function savePrepared<M extends Model>(instance: M, transaction: Tr
   const changed = instance.changed();
   if (!changed) return instance;
   const model = instance.constructor as ModelStatic<M>;
+  withoutHooksOrValidators(model);
   const attributes = model.getAttributes() as Record<string, { field?: string; type: unknown }>;
   const key = model.primaryKeyAttribute;
   const updatedAtKey = (model as unknown as { _timestampAttributes: { updatedAt?: string } })._timestampAttributes
@@ -129,6 +130,20 @@ export async function savePrepared<M extends Model>(instance: M, transaction: Tr
   if (updatedAtKey) instance.set({ [updatedAtKey]: values[updatedAtKey] } as never, { raw: true });
   for (const name of changed) instance.changed(name as keyof M, false);
   return instance;
+}
+
+const plainModels = new WeakSet<object>();
+/** Refuses a model whose saves would run hooks or validators (savePrepared skips both); checked once a model. */
+function withoutHooksOrValidators(model: ModelStatic<Model>): void {
+  if (plainModels.has(model)) return;
+  const validated =
+    Object.keys(model.options.validate ?? {}).length > 0 ||
+    Object.values(model.getAttributes()).some((attribute) => Object.keys(attribute.validate ?? {}).length > 0);
+  const hooked = (['beforeValidate', 'beforeSave', 'beforeUpdate', 'afterSave', 'afterUpdate'] as const).some((hook) =>
+    model.hasHooks(hook),
+  );
+  if (validated || hooked) throw new Error(`${model.name} has hooks or validators: save it with instance.save()`);
+  plainModels.add(model);
 }
 
 /**
