@@ -17,17 +17,33 @@ interface PgClient {
  * with the schema named (`cap.users`) and the columns aliased to the attribute names.
  */
 export function preparedReads(sequelize: Sequelize): PreparedRead {
+  return <T>(name: string, text: string, values: unknown[]) =>
+    pooled(sequelize, 'read', (client) => run<T>(sequelize, client, name, text, values));
+}
+
+/**
+ * One named prepared statement on `client`, counted towards its request's queries; a failure is
+ * thrown as `sequelize.query` throws it (see `sequelizeError`).
+ */
+async function run<T>(sequelize: Sequelize, client: PgClient, name: string, text: string, values: unknown[]) {
+  const scope = requestScope();
+  if (scope) scope.queries += 1;
+  try {
+    return (await client.query({ name, text, values })).rows as T[];
+  } catch (err) {
+    throw sequelizeError(sequelize, client, err);
+  }
+}
+
+/** `use` on a connection of `sequelize`'s pool, given back afterwards. */
+async function pooled<T>(sequelize: Sequelize, type: 'read' | 'write', use: (client: PgClient) => Promise<T>) {
   const pool = sequelize.connectionManager;
-  return async <T>(name: string, text: string, values: unknown[]) => {
-    const scope = requestScope();
-    if (scope) scope.queries += 1;
-    const client = (await pool.getConnection({ type: 'read' })) as unknown as PgClient;
-    try {
-      return (await client.query({ name, text, values })).rows as T[];
-    } finally {
-      pool.releaseConnection(client as never);
-    }
-  };
+  const client = (await pool.getConnection({ type })) as unknown as PgClient;
+  try {
+    return await use(client);
+  } finally {
+    pool.releaseConnection(client as never);
+  }
 }
 
 /**
@@ -41,14 +57,8 @@ export async function preparedIn<T = Record<string, unknown>>(
   text: string,
   values: unknown[],
 ): Promise<T[]> {
-  const scope = requestScope();
-  if (scope) scope.queries += 1;
   const { connection, sequelize } = transaction as unknown as { connection: PgClient; sequelize: Sequelize };
-  try {
-    return (await connection.query({ name: statementName(text), text, values })).rows as T[];
-  } catch (err) {
-    throw sequelizeError(sequelize, connection, err);
-  }
+  return run<T>(sequelize, connection, statementName(text), text, values);
 }
 
 /** Runs one prepared statement, named after its text: in `transaction` when given, else on its own connection. */
@@ -63,20 +73,10 @@ export type Prepared = <T = Record<string, unknown>>(
  * `sequelize.query` throws them either way (see `preparedIn`).
  */
 export function prepared(sequelize: Sequelize): Prepared {
-  const pool = sequelize.connectionManager;
-  return async <T>(text: string, values: unknown[], transaction?: Transaction) => {
-    if (transaction) return preparedIn<T>(transaction, text, values);
-    const scope = requestScope();
-    if (scope) scope.queries += 1;
-    const client = (await pool.getConnection({ type: 'write' })) as unknown as PgClient;
-    try {
-      return (await client.query({ name: statementName(text), text, values })).rows as T[];
-    } catch (err) {
-      throw sequelizeError(sequelize, client, err);
-    } finally {
-      pool.releaseConnection(client as never);
-    }
-  };
+  return <T>(text: string, values: unknown[], transaction?: Transaction) =>
+    transaction
+      ? preparedIn<T>(transaction, text, values)
+      : pooled(sequelize, 'write', (client) => run<T>(sequelize, client, statementName(text), text, values));
 }
 
 /**
