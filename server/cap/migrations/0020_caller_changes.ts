@@ -1,7 +1,8 @@
 import type { QueryInterface } from 'sequelize';
+import { callerChangedFunction, ownerChangedFunction } from '../../platform/db/caller-cache.ts';
 
 /**
- * Says who changed, for the callers CAP keeps between requests (users/callers.ts): every table the
+ * Says who changed, for the callers CAP keeps between requests (platform/db/caller-cache.ts): every table the
  * caller statement reads gets a trigger that names the user whose row changed, or `*` when a centre or
  * an awarding body changes its name or status (part of every member's standing), twice:
  * - a NOTICE `cap.caller_changed` to the session that makes the change, before it commits;
@@ -12,22 +13,8 @@ const userTables = ['users', 'onboardings', 'centre_staff', 'awarding_body_membe
 const organisationTables = { centres: ['name', 'status'], awarding_bodies: ['name'] };
 
 export async function up({ context: q }: { context: QueryInterface }): Promise<void> {
-  await q.sequelize.query(`
-    CREATE FUNCTION cap.caller_changed(who text) RETURNS void LANGUAGE plpgsql AS $$
-    BEGIN
-      IF who IS NULL THEN RETURN; END IF;
-      RAISE NOTICE USING MESSAGE = 'cap.caller_changed', DETAIL = who;
-      PERFORM pg_notify('cap_caller_changed', who);
-    END $$`);
-  await q.sequelize.query(`
-    CREATE FUNCTION cap.user_row_changed() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      IF TG_OP <> 'INSERT' THEN PERFORM cap.caller_changed(OLD.user_id); END IF;
-      IF TG_OP = 'INSERT' OR (TG_OP = 'UPDATE' AND NEW.user_id IS DISTINCT FROM OLD.user_id) THEN
-        PERFORM cap.caller_changed(NEW.user_id);
-      END IF;
-      RETURN NULL;
-    END $$`);
+  await q.sequelize.query(callerChangedFunction('cap'));
+  await q.sequelize.query(ownerChangedFunction('cap', 'user_row_changed', 'user_id'));
   await q.sequelize.query(`
     CREATE FUNCTION cap.organisation_changed() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN

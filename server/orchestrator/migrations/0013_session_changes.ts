@@ -1,4 +1,5 @@
 import type { QueryInterface } from 'sequelize';
+import { callerChangedFunction, ownerChangedFunction } from '../../platform/db/caller-cache.ts';
 
 /**
  * Says whose sessions changed, for the sessions the Orchestrator keeps live between requests (its
@@ -8,28 +9,14 @@ import type { QueryInterface } from 'sequelize';
  * - a NOTIFY on `ol_caller_changed` to every listener, when it commits (changes made outside OL).
  */
 export async function up({ context: q }: { context: QueryInterface }): Promise<void> {
-  await q.sequelize.query(`
-    CREATE FUNCTION ol.caller_changed(who text) RETURNS void LANGUAGE plpgsql AS $$
-    BEGIN
-      IF who IS NULL THEN RETURN; END IF;
-      RAISE NOTICE USING MESSAGE = 'ol.caller_changed', DETAIL = who;
-      PERFORM pg_notify('ol_caller_changed', who);
-    END $$`);
+  await q.sequelize.query(callerChangedFunction('ol'));
   await q.sequelize.query(`
     CREATE FUNCTION ol.account_changed() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
       PERFORM ol.caller_changed(OLD.id);
       RETURN NULL;
     END $$`);
-  await q.sequelize.query(`
-    CREATE FUNCTION ol.session_row_changed() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      IF TG_OP <> 'INSERT' THEN PERFORM ol.caller_changed(OLD.user_id); END IF;
-      IF TG_OP = 'INSERT' OR (TG_OP = 'UPDATE' AND NEW.user_id IS DISTINCT FROM OLD.user_id) THEN
-        PERFORM ol.caller_changed(NEW.user_id);
-      END IF;
-      RETURN NULL;
-    END $$`);
+  await q.sequelize.query(ownerChangedFunction('ol', 'session_row_changed', 'user_id'));
   await q.sequelize.query(
     `CREATE TRIGGER caller_changed AFTER UPDATE OF id, status OR DELETE ON ol.users FOR EACH ROW EXECUTE FUNCTION ol.account_changed()`,
   );

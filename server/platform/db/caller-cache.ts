@@ -8,6 +8,47 @@ import type { DatabaseWatch } from './watch.ts';
 const everyone = '*';
 const relistenMs = 1_000;
 
+/** The NOTICE a change raises to the session making it, and the channel notified when it commits. */
+const noticeOf = (schema: string) => `${schema}.caller_changed`;
+const channelOf = (schema: string) => `${schema}_caller_changed`;
+
+/**
+ * The migration SQL of `<schema>.caller_changed(who text)`, which every trigger of a table a kept read
+ * depends on calls with the user whose row changed (or `*` for everyone): it raises the NOTICE and
+ * notifies the channel this cache hears.
+ */
+export function callerChangedFunction(schema: string): string {
+  return `
+    CREATE FUNCTION ${schema}.caller_changed(who text) RETURNS void LANGUAGE plpgsql AS $$
+    BEGIN
+      IF who IS NULL THEN RETURN; END IF;
+      RAISE NOTICE USING MESSAGE = '${noticeOf(schema)}', DETAIL = who;
+      PERFORM pg_notify('${channelOf(schema)}', who);
+    END $$`;
+}
+
+/**
+ * The migration SQL of a row trigger function `<schema>.<name>()` that names the user a row belongs to,
+ * before and after the change: `column` holds the owner, and `who(row)` turns `OLD` or `NEW` into the
+ * user id the cache keeps (the column itself unless the table names its user another way).
+ */
+export function ownerChangedFunction(
+  schema: string,
+  name: string,
+  column: string,
+  who: (row: 'OLD' | 'NEW') => string = (row) => `${row}.${column}`,
+): string {
+  return `
+    CREATE FUNCTION ${schema}.${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF TG_OP <> 'INSERT' THEN PERFORM ${schema}.caller_changed(${who('OLD')}); END IF;
+      IF TG_OP = 'INSERT' OR (TG_OP = 'UPDATE' AND NEW.${column} IS DISTINCT FROM OLD.${column}) THEN
+        PERFORM ${schema}.caller_changed(${who('NEW')});
+      END IF;
+      RETURN NULL;
+    END $$`;
+}
+
 export interface CallerCacheOptions {
   /**
    * The service's schema. Its migrations give every table a kept read depends on a trigger that calls
@@ -38,8 +79,8 @@ export interface CallerCacheOptions {
  */
 export function createCallerCache<T>(sequelize: Sequelize, options: CallerCacheOptions) {
   const { schema, logger, database, capacity = 10_000 } = options;
-  const noticeMessage = `${schema}.caller_changed`;
-  const channel = `${schema}_caller_changed`;
+  const noticeMessage = noticeOf(schema);
+  const channel = channelOf(schema);
   /** By user, then by part. */
   const kept = new Map<string, Map<string, T>>();
   let size = 0;
