@@ -43,10 +43,10 @@ export interface Actor {
 export type Access = ReturnType<typeof createAccess>;
 
 /**
- * `callers` keeps actors between requests (the server's; dropped when the database says their rows
- * changed, LMS migration 0011); without it every call reads its caller.
+ * `callers` keeps actors between requests (dropped when the database says their rows changed, LMS
+ * migration 0011).
  */
-export function createAccess(sequelize: Sequelize, users: Users, onboarding: Onboarding, callers?: CallerCache<Actor>) {
+export function createAccess(sequelize: Sequelize, users: Users, onboarding: Onboarding, callers: CallerCache<Actor>) {
   const { StaffMember } = defineStaffModels(sequelize);
 
   const { LmsUser } = defineUserModels(sequelize);
@@ -78,7 +78,7 @@ export function createAccess(sequelize: Sequelize, users: Users, onboarding: Onb
   }
 
   // Every LMS request starts here: the caller, their completed personas and their staff membership in
-  // one prepared statement (four model reads before), kept between requests when `callers` is given.
+  // one prepared statement (four model reads before), kept between requests in `callers`.
   const callerText = `SELECT ${attributesOf(LmsUser, 'u')},
       ARRAY(SELECT o.persona::text FROM lms.lms_onboardings o WHERE o.lms_user_id = u.id AND o.status = 'completed'
              ORDER BY o.created_at, o.id) AS "completedPersonas",
@@ -100,7 +100,7 @@ export function createAccess(sequelize: Sequelize, users: Users, onboarding: Onb
   /** The caller, provisioned on first use; a deactivated account may not act. */
   async function actor(principal: Principal): Promise<Actor> {
     const userId = principal.userId!;
-    const found = await (callers ? callers.read(userId, () => readActor(userId)) : readActor(userId));
+    const found = await callers.read(userId, () => readActor(userId));
     if (!found) return actorOf(await users.actingUser(principal));
     mayAct(found.user);
     return found;
