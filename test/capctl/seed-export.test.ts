@@ -3,11 +3,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parse, stringify } from 'yaml';
-import { createDatabase, dropDatabase } from '../../server/platform/db/database.ts';
-import { newId } from '../../server/platform/ids.ts';
 import { projectPath } from '../../server/platform/paths.ts';
 import { runCapctl, startServe, type RunningServe } from '../helpers/cli.ts';
 import { sql } from '../helpers/platform.ts';
+import { testDatabase, type TestDatabase } from '../helpers/postgres.ts';
 
 // capctl seed export (issue 28): a platform's catalogue, centres and LMS courses written as seed files,
 // which seed an empty platform to the same state.
@@ -25,14 +24,14 @@ const freePorts = [
   '--lms-grpc-port',
   '0',
 ];
-const platforms: Array<{ name: string; databaseUrl: string; serve: RunningServe }> = [];
+const platforms: Array<{ database: TestDatabase; databaseUrl: string; serve: RunningServe }> = [];
 const dirs: string[] = [];
 test.before(async () => {
   for (let i = 0; i < 2; i++) {
-    const name = `test_${newId().toLowerCase()}`;
-    const databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name, process.env.TEST_TEMPLATE_DATABASE);
+    const database = await testDatabase();
+    const databaseUrl = database.url;
     platforms.push({
-      name,
+      database,
       databaseUrl,
       serve: await startServe(['--no-service-ports', ...freePorts], { DATABASE_URL: databaseUrl }),
     });
@@ -41,7 +40,7 @@ test.before(async () => {
 test.after.always(async () => {
   for (const p of platforms) {
     await p.serve.stop();
-    await dropDatabase(process.env.TEST_DATABASE_URL!, p.name);
+    await p.database.drop();
   }
   for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
 });

@@ -4,11 +4,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { stringify } from 'yaml';
-import { createDatabase, dropDatabase } from '../../server/platform/db/database.ts';
-import { newId } from '../../server/platform/ids.ts';
 import { runCapctl, startServe, type RunningServe } from '../helpers/cli.ts';
 import { candidateWithApplication } from '../helpers/cap.ts';
 import { call, sql, type TestPlatform } from '../helpers/platform.ts';
+import { testDatabase, type TestDatabase } from '../helpers/postgres.ts';
 
 // capctl seed at scale and its plan (issue 28): the plan is what the run does, problems are found before
 // the first write, and seeding never fails a sign-in.
@@ -26,12 +25,13 @@ const freePorts = [
   '--lms-grpc-port',
   '0',
 ];
-const name = `test_${newId().toLowerCase()}`;
+let database: TestDatabase;
 let databaseUrl: string;
 let serve: RunningServe;
 const dirs: string[] = [];
 test.before(async () => {
-  databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name, process.env.TEST_TEMPLATE_DATABASE);
+  database = await testDatabase();
+  databaseUrl = database.url;
   serve = await startServe(['--no-service-ports', ...freePorts], { DATABASE_URL: databaseUrl });
   // The acting platform admin, as the bundled people.yaml makes it.
   const res = await seed(seedDir({}));
@@ -39,7 +39,7 @@ test.before(async () => {
 });
 test.after.always(async () => {
   await serve?.stop();
-  await dropDatabase(process.env.TEST_DATABASE_URL!, name);
+  await database?.drop();
   for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
 });
 

@@ -2,10 +2,9 @@ import test from 'ava';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createDatabase, dropDatabase } from '../../server/platform/db/database.ts';
-import { newId } from '../../server/platform/ids.ts';
 import { runCapctl, startServe, type RunningServe } from '../helpers/cli.ts';
 import { call, sql } from '../helpers/platform.ts';
+import { testDatabase, type TestDatabase } from '../helpers/postgres.ts';
 
 // capctl seed against a running capctl serve, as an admin seeds a fresh platform (seeds/README.md).
 const freePorts = [
@@ -22,16 +21,17 @@ const freePorts = [
   '--lms-grpc-port',
   '0',
 ];
-const name = `test_${newId().toLowerCase()}`;
+let database: TestDatabase;
 let databaseUrl: string;
 let serve: RunningServe;
 test.before(async () => {
-  databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name, process.env.TEST_TEMPLATE_DATABASE);
+  database = await testDatabase();
+  databaseUrl = database.url;
   serve = await startServe(['--no-service-ports', ...freePorts], { DATABASE_URL: databaseUrl });
 });
 test.after.always(async () => {
   await serve?.stop();
-  await dropDatabase(process.env.TEST_DATABASE_URL!, name);
+  await database?.drop();
 });
 
 const seed = (...args: string[]) =>

@@ -4,11 +4,11 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { createDatabase, dropDatabase } from '../../server/platform/db/database.ts';
 import { newId } from '../../server/platform/ids.ts';
 import { runCapctl, startServe } from '../helpers/cli.ts';
 import { call, type TestPlatform } from '../helpers/platform.ts';
 import { signUp } from '../helpers/users.ts';
+import { testDatabase } from '../helpers/postgres.ts';
 
 const freePorts = [
   '--port',
@@ -45,9 +45,8 @@ test('dev mode is refused when NODE_ENV=production', async (t) => {
 
 test('with DATABASE_URL, serve uses that server, answers on every listener, and exits 0 on SIGTERM', async (t) => {
   // An empty database, unlike the other tests' copies of the run's migrated one: the compiled build migrates it.
-  const name = `test_${newId().toLowerCase()}`;
-  const databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name);
-  t.teardown(() => dropDatabase(process.env.TEST_DATABASE_URL!, name));
+  const { url: databaseUrl, drop } = await testDatabase({ empty: true });
+  t.teardown(drop);
   const serve = await startServe([...freePorts], { DATABASE_URL: databaseUrl });
   t.deepEqual(
     Object.keys(serve.urls).sort(),
@@ -61,9 +60,8 @@ test('with DATABASE_URL, serve uses that server, answers on every listener, and 
 });
 
 test('--only runs a subset and --no-service-ports serves the gateway alone', async (t) => {
-  const name = `test_${newId().toLowerCase()}`;
-  const databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name, process.env.TEST_TEMPLATE_DATABASE);
-  t.teardown(() => dropDatabase(process.env.TEST_DATABASE_URL!, name));
+  const { url: databaseUrl, drop } = await testDatabase();
+  t.teardown(drop);
   const serve = await startServe(
     ['--port', '0', '--grpc-port', '0', '--lms-grpc-port', '0', '--no-service-ports', '--only', 'lms'],
     { DATABASE_URL: databaseUrl },
@@ -108,9 +106,8 @@ test('a port in use is one clear line, not a stack trace', async (t) => {
   await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
   t.teardown(() => blocker.close());
   const port = (blocker.address() as net.AddressInfo).port;
-  const name = `test_${newId().toLowerCase()}`;
-  const databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name, process.env.TEST_TEMPLATE_DATABASE);
-  t.teardown(() => dropDatabase(process.env.TEST_DATABASE_URL!, name));
+  const { url: databaseUrl, drop } = await testDatabase();
+  t.teardown(drop);
   for (const [flag, label] of [
     ['--port', 'gateway'],
     ['--grpc-port', 'grpc'],
@@ -172,9 +169,8 @@ test('Ctrl-C in a terminal (SIGINT to the whole process group) stops serve clean
 });
 
 test('on SIGTERM, a request already in flight still gets its answer before serve exits 0', async (t) => {
-  const name = `test_${newId().toLowerCase()}`;
-  const databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name, process.env.TEST_TEMPLATE_DATABASE);
-  t.teardown(() => dropDatabase(process.env.TEST_DATABASE_URL!, name));
+  const { url: databaseUrl, drop } = await testDatabase();
+  t.teardown(drop);
   // The sandbox identity provider waits this long: a slow request to be caught in flight.
   const serve = await startServe([...freePorts], { DATABASE_URL: databaseUrl, IDENTITY_LATENCY_MS: '1500' });
   const gateway = serve.urls.gateway!;
@@ -226,9 +222,8 @@ function sendJson(url: string, body: unknown): Promise<{ answer: Promise<number 
 }
 
 test('on SIGTERM with 10 registrations in flight, every one sent before the signal is answered, then serve exits 0', async (t) => {
-  const name = `test_${newId().toLowerCase()}`;
-  const databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name, process.env.TEST_TEMPLATE_DATABASE);
-  t.teardown(() => dropDatabase(process.env.TEST_DATABASE_URL!, name));
+  const { url: databaseUrl, drop } = await testDatabase();
+  t.teardown(drop);
   const serve = await startServe([...freePorts], { DATABASE_URL: databaseUrl });
   const url = `${serve.urls.gateway}/v1/ol/auth/register`;
   // Sent in full before the signal; most wait in the kernel's accept queue, not yet taken in by the server.

@@ -1,12 +1,11 @@
 import pg from 'pg';
 import { Agent, getGlobalDispatcher, request, setGlobalDispatcher, type Dispatcher } from 'undici';
 import { anyFreePorts, resolveConfig, type ConfigInput, type PlatformConfig } from '../../server/platform/config.ts';
-import { createDatabase, dropDatabase } from '../../server/platform/db/database.ts';
-import { newId } from '../../server/platform/ids.ts';
 import { closeGrpcClients } from '../../server/platform/grpc/client.ts';
 import { startPlatform, type RunningPlatform } from '../../server/main.ts';
 import pino from 'pino';
 import type { Logger } from '../../server/platform/logger.ts';
+import { testDatabase } from './postgres.ts';
 
 export interface TestPlatform extends RunningPlatform {
   config: PlatformConfig;
@@ -51,10 +50,8 @@ export async function startTestPlatform(
   overrides: ConfigInput = {},
   options: { logger?: Logger } = {},
 ): Promise<TestPlatform> {
-  const adminUrl = process.env.TEST_DATABASE_URL;
-  if (!adminUrl) throw new Error('TEST_DATABASE_URL is not set: run the tests with `npm test`');
-  const name = `test_${newId().toLowerCase()}`;
-  const databaseUrl = await createDatabase(adminUrl, name, process.env.TEST_TEMPLATE_DATABASE);
+  const database = await testDatabase();
+  const databaseUrl = database.url;
   const config = resolveConfig({
     ...testSettings,
     logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -67,7 +64,7 @@ export async function startTestPlatform(
     platform = await startPlatform(config, options.logger);
   } catch (err) {
     running--;
-    await dropDatabase(adminUrl, name);
+    await database.drop();
     throw err;
   }
   return {
@@ -95,7 +92,7 @@ export async function startTestPlatform(
         closeGrpcClients();
         await endIdleConnection(databaseUrl);
         // WITH (FORCE) also ends any connection a stuck stop step left open, so the test process can exit.
-        await dropDatabase(adminUrl, name);
+        await database.drop();
       }
     },
   };

@@ -3,8 +3,28 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { createDatabase, dropDatabase } from '../../server/platform/db/database.ts';
 import { postgresBinaries, removeDataDir, startEmbeddedPostgres } from '../../server/platform/db/embedded.ts';
+import { newId } from '../../server/platform/ids.ts';
 import { createLogger } from '../../server/platform/logger.ts';
+
+/** A database of the test's own on the run's PostgreSQL (test/run.ts), and how to drop it. */
+export interface TestDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+/**
+ * A new database on the run's PostgreSQL: a copy of the run's migrated template (the schema a fresh
+ * start migrates to, without the wait), or an empty one with `empty` (for a start that migrates it).
+ */
+export async function testDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  if (!adminUrl) throw new Error('TEST_DATABASE_URL is not set: run the tests with `npm test`');
+  const name = `test_${newId().toLowerCase()}`;
+  const url = await createDatabase(adminUrl, name, options.empty ? undefined : process.env.TEST_TEMPLATE_DATABASE);
+  return { url, drop: () => dropDatabase(adminUrl, name) };
+}
 
 /**
  * A PostgreSQL of the test's own (not the run's shared one), so that it can be stopped and started

@@ -2,13 +2,13 @@ import test from 'ava';
 import net from 'node:net';
 import { createNotifications } from '../../server/orchestrator/notifications/service.ts';
 import { resolveConfig } from '../../server/platform/config.ts';
-import { createDatabase, createSequelize, dropDatabase } from '../../server/platform/db/database.ts';
-import { newId } from '../../server/platform/ids.ts';
+import { createSequelize } from '../../server/platform/db/database.ts';
 import { createLogger } from '../../server/platform/logger.ts';
 import type { ServiceDeps } from '../../server/platform/service.ts';
 import { startServe } from '../helpers/cli.ts';
 import { call, sql, startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 import { latestMail, signUp, testPassword, uniqueEmail } from '../helpers/users.ts';
+import { testDatabase } from '../helpers/postgres.ts';
 
 let platform: TestPlatform;
 
@@ -200,9 +200,8 @@ test('outside development mode mail goes out by SMTP, and the dev mailbox and Go
 });
 
 test('no log line carries a mail body or its OTP', async (t) => {
-  const name = `test_${newId().toLowerCase()}`;
-  const databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name, process.env.TEST_TEMPLATE_DATABASE);
-  t.teardown(() => dropDatabase(process.env.TEST_DATABASE_URL!, name));
+  const { url: databaseUrl, drop } = await testDatabase();
+  t.teardown(drop);
   const ports = [
     '--port',
     '0',

@@ -4,11 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { startPlatform, type RunningPlatform } from '../../server/main.ts';
 import { anyFreePorts, resolveConfig } from '../../server/platform/config.ts';
-import { createDatabase, dropDatabase } from '../../server/platform/db/database.ts';
-import { newId } from '../../server/platform/ids.ts';
 import { eventually, sql, startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 import { completedEvents, feeRequest, initiatePayment, payCheckout, sandboxWebhooks } from '../helpers/payments.ts';
 import { signUp } from '../helpers/users.ts';
+import { testDatabase } from '../helpers/postgres.ts';
 
 // How the sandbox's webhooks reach the Orchestrator: retried until acknowledged, after a restart
 // too, and settled exactly once however often and however concurrently they arrive.
@@ -193,9 +192,7 @@ test.serial(
 );
 
 test('a webhook owed when the platform stops is delivered after it starts again', async (t) => {
-  const adminUrl = process.env.TEST_DATABASE_URL!;
-  const name = `test_${newId().toLowerCase()}`;
-  const databaseUrl = await createDatabase(adminUrl, name, process.env.TEST_TEMPLATE_DATABASE);
+  const { url: databaseUrl, drop } = await testDatabase();
   const refusing = http.createServer((_req, res) => res.writeHead(503).end());
   await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
   const refusingUrl = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}/webhook`;
@@ -208,7 +205,7 @@ test('a webhook owed when the platform stops is delivered after it starts again'
   t.teardown(async () => {
     await running?.stop();
     refusing.close();
-    await dropDatabase(adminUrl, name);
+    await drop();
   });
 
   // First run: the merchant's endpoint refuses, so the webhook is still owed when the platform stops.

@@ -4,9 +4,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { createDatabase, dropDatabase } from '../../server/platform/db/database.ts';
-import { newId } from '../../server/platform/ids.ts';
 import { runCapctl, startServe, type RunningServe } from '../helpers/cli.ts';
+import { testDatabase, type TestDatabase } from '../helpers/postgres.ts';
 
 // `capctl pact verify` against a running `capctl serve`, as a downstream team runs it, and `capctl pact
 // publish` against a stand-in broker that records what it is sent.
@@ -25,20 +24,16 @@ const freePorts = [
   '--lms-grpc-port',
   '0',
 ];
-const databaseName = `test_${newId().toLowerCase()}`;
+let database: TestDatabase;
 let serve: RunningServe;
 
 test.before(async () => {
-  const databaseUrl = await createDatabase(
-    process.env.TEST_DATABASE_URL!,
-    databaseName,
-    process.env.TEST_TEMPLATE_DATABASE,
-  );
-  serve = await startServe(freePorts, { DATABASE_URL: databaseUrl });
+  database = await testDatabase();
+  serve = await startServe(freePorts, { DATABASE_URL: database.url });
 });
 test.after.always(async () => {
   await serve?.stop();
-  await dropDatabase(process.env.TEST_DATABASE_URL!, databaseName);
+  await database?.drop();
 });
 
 function scratchDir(t: ExecutionContext): string {

@@ -1,7 +1,6 @@
 import test from 'ava';
-import { createDatabase, dropDatabase } from '../../server/platform/db/database.ts';
-import { newId } from '../../server/platform/ids.ts';
 import { runCapctl, startServe } from '../helpers/cli.ts';
+import { testDatabase, type TestDatabase } from '../helpers/postgres.ts';
 
 // Attack: development mode reached from another machine. Without NODE_ENV=production, anyone who
 // reached the port could create a platform admin through the provider states, read every code and
@@ -21,12 +20,13 @@ const freePorts = [
   '--lms-grpc-port',
   '0',
 ];
-const name = `test_${newId().toLowerCase()}`;
+let database: TestDatabase;
 let databaseUrl: string;
 test.before(async () => {
-  databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name, process.env.TEST_TEMPLATE_DATABASE);
+  database = await testDatabase();
+  databaseUrl = database.url;
 });
-test.after.always(() => dropDatabase(process.env.TEST_DATABASE_URL!, name));
+test.after.always(() => database?.drop());
 
 test('serve in development mode on a non-loopback address is refused with one line naming the flag, exit 2', async (t) => {
   const res = await runCapctl(['serve', '--host', '0.0.0.0', ...freePorts], { DATABASE_URL: databaseUrl });

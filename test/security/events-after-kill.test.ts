@@ -1,10 +1,9 @@
 import test from 'ava';
 import net from 'node:net';
-import { createDatabase, dropDatabase } from '../../server/platform/db/database.ts';
-import { newId } from '../../server/platform/ids.ts';
 import { startServe } from '../helpers/cli.ts';
 import { call, sql } from '../helpers/platform.ts';
 import { testPassword, uniqueEmail } from '../helpers/users.ts';
+import { testDatabase } from '../helpers/postgres.ts';
 
 // Attack on availability (an operator's kill -9, a crash): event deliveries in flight when the process
 // dies used to wait for the job queue's default expiry (15 minutes), so verification mails arrived
@@ -26,9 +25,8 @@ const freePorts = [
 ];
 
 test('after kill -9 during a burst of registrations, every registration gets its verification mail within 30 s of the restart, exactly once', async (t) => {
-  const name = `test_${newId().toLowerCase()}`;
-  const databaseUrl = await createDatabase(process.env.TEST_DATABASE_URL!, name, process.env.TEST_TEMPLATE_DATABASE);
-  t.teardown(() => dropDatabase(process.env.TEST_DATABASE_URL!, name));
+  const { url: databaseUrl, drop } = await testDatabase();
+  t.teardown(drop);
   // A mail server that accepts connections and never answers: deliveries hang, in flight, until the kill.
   const stalled: net.Socket[] = [];
   const smtp = net.createServer((socket) => void stalled.push(socket));
