@@ -388,6 +388,11 @@ test('a template is copied onto many applications at once, frozen per applicatio
   );
   const firstBooking = booked.body.data.find((b: any) => b.applicationId === first.applicationId);
   t.is(firstBooking.candidate.name, 'Ada Obi');
+  const panelOf = async (applicationId: string) =>
+    (await cap(platform, owner, 'GET', `/applications/${applicationId}/interview/panel`, { headers: asCentre() })).body
+      .data.members;
+  for (const booking of booked.body.data)
+    t.deepEqual(booking.members, await panelOf(booking.applicationId), "a booking's seats are its panel's");
 
   const tooEarly = await cap(platform, owner, 'PATCH', `/centre/interview-bookings/${firstBooking.id}`, {
     headers: asCentre(),
@@ -429,6 +434,7 @@ test('a template is copied onto many applications at once, frozen per applicatio
     diary.body.data.map((b: any) => [b.applicationId, b.candidate.name]),
     [[first.applicationId, 'Ada Obi']],
   );
+  t.deepEqual(diary.body.data[0].members, await panelOf(first.applicationId));
   const templates = await cap(platform, owner, 'GET', `/centre/interviews?scheduledAt=${encodeURIComponent(clock)}`, {
     headers: asCentre(),
   });
