@@ -69,3 +69,30 @@ test('a page size that is not a positive integer is refused before any SQL is wr
   for (const limit of [0, -1, 2.5, Number.NaN])
     await t.throwsAsync(page(limit), { message: /page limit/ }, String(limit));
 });
+
+test("a statement around the page reads the page's rows once for the page and answers the same pages", async (t) => {
+  const around = (limit: number, cursor?: string) =>
+    keysetRows<{ id: string; label: string }>(preparedReads(sequelize), pageRequest({ limit, cursor }), {
+      select: 'x.id, x.rank',
+      from: 'keyset_probe x',
+      where: new Conditions().add('x.team = ?', 'blue'),
+      key: 'x.rank',
+      desc: true,
+      around: (rows) => `SELECT p.id, p.id || '/' || c.count AS label FROM ${rows} p
+        CROSS JOIN (SELECT count(*) FROM ${rows}) c ORDER BY p.rank DESC, p.id DESC`,
+    });
+  let cursor: string | undefined;
+  for (let i = 0; i < 3; i++) {
+    const [plain, wrapped] = [await page(7, cursor), await around(7, cursor)];
+    t.deepEqual(
+      wrapped.items.map((item) => item.id),
+      plain.items.map((item) => item.id),
+    );
+    t.deepEqual(wrapped.meta, plain.meta);
+    t.true(
+      wrapped.items.every((item) => item.label === `${item.id}/8`),
+      'the statement sees the page as read (one more row than the limit)',
+    );
+    cursor = plain.meta.pagination.nextCursor ?? undefined;
+  }
+});
