@@ -16,9 +16,8 @@ export function createCapAuth(
   bearer: SecurityHandler,
   firstCall: (userId: string) => Promise<void>,
 ) {
-  const callers = new WeakMap<Call, Caller>();
   const callerOf = (call: Call): Caller => {
-    const caller = callers.get(call);
+    const caller = (call as CallWithCaller)[callerKey];
     if (!caller) throw new Error(`${call.operationId} reads the caller but is not behind bearerAuth`);
     return caller;
   };
@@ -27,8 +26,9 @@ export function createCapAuth(
     scheme: ((call) => {
       const admitted = () => {
         const caller = users.admit(call.principal!, firstCall);
-        if (caller instanceof Promise) return caller.then((found) => void callers.set(call, found));
-        callers.set(call, caller);
+        if (caller instanceof Promise)
+          return caller.then((found) => void ((call as CallWithCaller)[callerKey] = found));
+        (call as CallWithCaller)[callerKey] = caller;
       };
       const verified = bearer(call);
       return verified ? verified.then(admitted) : admitted();
@@ -42,5 +42,12 @@ export function createCapAuth(
     },
   };
 }
+
+/**
+ * The caller admitted for a call, kept on the call itself: a WeakMap keyed by every request's call
+ * costs the garbage collector work on each collection.
+ */
+const callerKey = Symbol('caller');
+type CallWithCaller = Call & { [callerKey]?: Caller };
 
 export type CapAuth = ReturnType<typeof createCapAuth>;
