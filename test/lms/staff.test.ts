@@ -1,5 +1,5 @@
 import test from 'ava';
-import { eventually, startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import { eventually, sql, startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 import { lms, lmsInstructor, lmsLearner, lmsStaff, onboard, publishedCourse, type LmsPerson } from '../helpers/lms.ts';
 import { latestMail, signUp, uniqueEmail } from '../helpers/users.ts';
 
@@ -193,6 +193,11 @@ test('the learner directory searches, sorts and exports as CSV; a suspended lear
     status: 'active',
     photoUrl: null,
   });
+  // joinedAt is the account's creation time as every time on the wire: ISO 8601, UTC, milliseconds.
+  const [joined] = await sql<{ created_at: Date }>(platform, 'SELECT created_at FROM lms.lms_users WHERE id = $1', [
+    learner.lmsUserId,
+  ]);
+  t.is(page.body.data[0].joinedAt, joined!.created_at.toISOString());
   const sorted = (await lms(platform, admin, 'GET', '/admin/learners?sort=email&order=asc&limit=100')).body.data.map(
     (r: { email: string }) => r.email,
   );

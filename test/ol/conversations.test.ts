@@ -121,6 +121,23 @@ test('unread counts per thread follow what each participant has read', async (t)
   t.is((await call('GET', ol(`/conversations/${id}`), { token: ada.accessToken })).body.data.unreadCount, 0);
 });
 
+test('a thread in the list reads as it does alone, its last message naming its sender whoever sent it', async (t) => {
+  const { body } = await start(ada, ben, { subject: 'Named senders' });
+  const id = body.data.id;
+  for (const [sender, text] of [
+    [ada, 'from the reader'],
+    [ben, 'from the other one'],
+  ] as const) {
+    await call('POST', ol(`/conversations/${id}/messages`), { token: sender.accessToken, json: { body: text } });
+    for (const reader of [ada, ben]) {
+      const listed = await call('GET', ol('/conversations?q=named%20senders'), { token: reader.accessToken });
+      const alone = await call('GET', ol(`/conversations/${id}`), { token: reader.accessToken });
+      t.deepEqual(listed.body.data, [alone.body.data]);
+      t.like(alone.body.data.lastMessage, { body: text, senderId: sender.userId, senderName: sender.email });
+    }
+  }
+});
+
 test('threads list most recently active first, search by q, and page with a cursor', async (t) => {
   const dee = await signUp(platform);
   const a = (await start(dee, ada, { subject: 'Alpha' })).body.data.id;

@@ -5,4 +5,6 @@
 export const accountsSql = {
   /** The email of the user whose id is the SQL expression `userId`, or null. */
   email: (userId: string) => `(SELECT u.email FROM ol.users u WHERE u.id = ${userId})`,
+  /** A LEFT JOIN of the user whose id is the SQL expression `userId`, as `alias` (`alias.email`: null without one). */
+  joinUser: (alias: string, userId: string) => `LEFT JOIN ol.users ${alias} ON ${alias}.id = ${userId}`,
 };

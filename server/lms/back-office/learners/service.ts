@@ -1,5 +1,6 @@
 import { parse } from 'csv-parse/sync';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { isoTime } from '../../../platform/db/iso-time.ts';
 import { containing } from '../../../platform/db/like.ts';
 import type { ServiceEvents } from '../../../platform/events/types.ts';
 import { GrpcCallError } from '../../../platform/grpc/errors.ts';
@@ -49,7 +50,7 @@ interface LearnerRow {
   email: string | null;
   courses_taken: number;
   completion_rate: number;
-  joined_at: Date;
+  joinedAt: string;
   status: 'active' | 'suspended';
 }
 
@@ -65,7 +66,8 @@ const sortKeys = {
 /** A learner is an LMS user with a learner onboarding (started or completed: an invited learner has one started for them), an enrollment or a seat. */
 // The enrollment counts are one lateral read per learner: as an EXISTS beside subselects, PostgreSQL
 // hashed every enrollment to test the first page's learners (9 ms at 10,000 learners, against 0.2 ms).
-const learnersSql = `SELECT u.id, u.email, u.learner_status AS status, u.created_at AS joined_at,
+// `joined_at` is the sort key; the reply shows `joinedAt`, the same time as the wire writes it (no Date a row).
+const learnersSql = `SELECT u.id, u.email, u.learner_status AS status, u.created_at AS joined_at, ${isoTime('u.created_at')} AS "joinedAt",
          COALESCE(NULLIF(trim(concat_ws(' ', o.data->'personalDetails'->>'firstName', o.data->'personalDetails'->>'lastName')), ''),
                   u.display_name, split_part(u.email, '@', 1), '') AS name,
          e.taken AS courses_taken, COALESCE(100 * e.completed / NULLIF(e.taken, 0), 0) AS completion_rate
@@ -127,7 +129,7 @@ export function createLearners(
       );
     }
     return {
-      select: 'x.*',
+      select: 'x.id, x.email, x.status, x."joinedAt", x.name, x.courses_taken, x.completion_rate',
       from: `(${learnersSql}) x`,
       where,
       key: sortKeys[filters.sort ?? 'createdAt'],
@@ -154,7 +156,7 @@ export function createLearners(
     email: row.email,
     coursesTaken: row.courses_taken,
     completionRate: row.completion_rate,
-    joinedAt: new Date(row.joined_at).toISOString(),
+    joinedAt: row.joinedAt,
     status: row.status,
   });
 

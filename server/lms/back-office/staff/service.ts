@@ -144,13 +144,16 @@ export function createStaff(sequelize: Sequelize, entitlements: Entitlements) {
       key: 'x.id',
       desc: true,
     });
-    const data = items.map(({ id, lmsUserId, displayName, email, photoAssetId, ...member }: StaffListRow) => ({
-      lmsUserId,
-      displayName,
-      email,
-      photoAssetId,
-      photo: photoAssetId ? { assetId: photoAssetId, url: null } : null,
-      ...member,
+    // Each field written out: a rest and a spread per row cost list pages their share (bench/NOTES.md).
+    const data = items.map((row: StaffListRow) => ({
+      lmsUserId: row.lmsUserId,
+      displayName: row.displayName,
+      email: row.email,
+      photoAssetId: row.photoAssetId,
+      photo: row.photoAssetId ? { assetId: row.photoAssetId, url: null } : null,
+      role: row.role,
+      status: row.status,
+      createdAt: row.createdAt,
     }));
     return { data, meta };
   }
