@@ -77,7 +77,7 @@ const ava = spawn(
       TEST_DATABASE_URL: database.url,
       TEST_TEMPLATE_DATABASE: template,
       TEST_PG_PID: pgPid,
-      ...(testBuild ? { TEST_BUILD_DIR: testBuild } : {}),
+      ...(testBuild ? { TEST_BUILD_DIR: testBuild, CAPCTL_BUILD_CHECKED: '1' } : {}),
     },
   },
 );

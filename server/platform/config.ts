@@ -168,6 +168,7 @@ const envNames: Partial<Record<keyof PlatformConfig, string>> = {
   logLevel: 'LOG_LEVEL',
   bodyLimitBytes: 'BODY_LIMIT_BYTES',
   httpKeepAliveTimeoutSeconds: 'HTTP_KEEP_ALIVE_TIMEOUT_SECONDS',
+  eventPollingSeconds: 'EVENT_POLLING_SECONDS',
   trustProxy: 'TRUST_PROXY',
   corsOrigins: 'CORS_ORIGINS',
   serviceApiKey: 'ORCHESTRATOR_SERVICE_API_KEY',

@@ -48,6 +48,7 @@ if (log) {
     const [u, s, cu, cs] = stat('self');
     const row = {
       file,
+      pid: process.pid,
       cpu: +(u + s).toFixed(2),
       children: +(cu + cs).toFixed(2),
       postgres: +(postgresCpu() - pgStart).toFixed(2),

@@ -27,7 +27,7 @@ const writeMain = (dir: string, word: string) =>
 function capctl(dir: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [path.join(dir, 'bin', 'capctl')], {
-      env: { ...process.env, CAPCTL_FROM_SOURCE: '' },
+      env: { ...process.env, CAPCTL_FROM_SOURCE: '', CAPCTL_BUILD_CHECKED: '' },
     });
     let stdout = '';
     let stderr = '';

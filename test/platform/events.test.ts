@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import type { Sequelize } from 'sequelize';
+import { ConfigError, resolveConfig } from '../../server/platform/config.ts';
 import { createDatabase, createSequelize, dropDatabase } from '../../server/platform/db/database.ts';
 import { createDatabaseWatch } from '../../server/platform/db/watch.ts';
 import {
@@ -440,4 +441,13 @@ test("recording a delivery's outcome never rejects: a failing statement or a clo
   await db.close();
   await t.notThrowsAsync(boss.complete('outcomes', id));
   await t.notThrowsAsync(boss.fail('outcomes', id));
+});
+
+test('EVENT_POLLING_SECONDS is how often an idle worker looks for jobs: 0.5 s unless set, never less', (t) => {
+  t.is(resolveConfig({}, {}).eventPollingSeconds, 0.5);
+  t.is(resolveConfig({}, { EVENT_POLLING_SECONDS: '2' }).eventPollingSeconds, 2);
+  t.throws(() => resolveConfig({}, { EVENT_POLLING_SECONDS: '0.1' }), {
+    instanceOf: ConfigError,
+    message: /eventPollingSeconds/,
+  });
 });
