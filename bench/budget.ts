@@ -10,9 +10,10 @@
 //
 // with NODE_ENV=production, against the goals, and in development mode (the default: every reply checked
 // against its document), against production: the checks may cost at most 30 % on top of production's
-// time. Each request figure is taken in three rounds, each a load of the hello and then of the figure,
-// and the round with the median ratio is reported. Loopback only; about six minutes.
-// `node --import=tsx bench/budget.ts [--seconds 5] [--rounds 3]`
+// time. Each request figure is taken in five rounds, each a load of the hello and one of the figure in
+// turn (bench/measure.ts, `paired`), and the round with the median ratio is reported. Loopback only;
+// about six minutes.
+// `node --import=tsx bench/budget.ts [--seconds 3] [--rounds 5]`
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -40,7 +41,7 @@ import {
 } from './measure.ts';
 
 const { values } = parseArgs({
-  options: { seconds: { type: 'string', default: '5' }, rounds: { type: 'string', default: '3' } },
+  options: { seconds: { type: 'string', default: '3' }, rounds: { type: 'string', default: '5' } },
 });
 const loadSeconds = Number(values.seconds);
 const rounds = Number(values.rounds);

@@ -1,6 +1,6 @@
 // Every list family of the three services, first page (20 rows) with 10,000 rows behind it, in
 // production mode, against the bare Express hello in the same run (bench/measure.ts): each figure in
-// rounds of a load of the hello and then of the list, the round with the median ratio reported.
+// rounds of a load of the hello and one of the list in turn, the round with the median ratio reported.
 //
 // The data: one real row of each kind is made through the platform's provider states (development
 // mode, the API as a client uses it), then copied 10,000 times in SQL with new ids and new values for

@@ -137,9 +137,10 @@ export interface Paired {
 }
 
 /**
- * A figure loaded in rounds, each a load of the hello and then of the figure, after a short warm-up
- * of each: the machine's speed drifts within a run by more than the differences measured, so the
- * round with the median ratio is reported, and every round's ratio printed.
+ * A figure loaded in rounds, each a load of the hello and one of the figure back to back, after a short
+ * warm-up of each: the machine's speed drifts within a run by more than the differences measured, so
+ * the rounds take the two in turn (hello first, then the figure first, ...) so that a steady drift
+ * favours neither, the round with the median ratio is reported, and every round's ratio printed.
  */
 export async function paired(
   helloUrl: string,
@@ -150,8 +151,15 @@ export async function paired(
   await load(helloUrl, {}, 2);
   await load(url, headers, 2);
   const pairs: Array<{ hello: Load; figure: Load }> = [];
-  for (let i = 0; i < options.rounds; i++)
-    pairs.push({ hello: await load(helloUrl, {}, options.seconds), figure: await load(url, headers, options.seconds) });
+  for (let i = 0; i < options.rounds; i++) {
+    const loadHello = () => load(helloUrl, {}, options.seconds);
+    const loadFigure = () => load(url, headers, options.seconds);
+    if (i % 2 === 0) pairs.push({ hello: await loadHello(), figure: await loadFigure() });
+    else {
+      const figure = await loadFigure();
+      pairs.push({ figure, hello: await loadHello() });
+    }
+  }
   const ratio = (pair: (typeof pairs)[number]) => pair.figure.perSecond / pair.hello.perSecond;
   const ratios = pairs.map(ratio);
   console.error(`    ${url.replace(/^.*\/v1/, '/v1')}: ratios ${ratios.map((r) => r.toFixed(2)).join(', ')}`);

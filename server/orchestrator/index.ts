@@ -1,4 +1,5 @@
 import { createGrpcServer, type GrpcServerHandle } from '../platform/grpc/server.ts';
+import { composeModules } from '../platform/modules.ts';
 import type { Service, ServiceDeps } from '../platform/service.ts';
 import { accountRoutes } from './accounts/routes.ts';
 import { createAccounts } from './accounts/service.ts';
@@ -71,6 +72,40 @@ export async function createOrchestrator(deps: ServiceDeps): Promise<Service> {
   });
   let grpcServer: GrpcServerHandle | undefined;
   let pruning: NodeJS.Timeout | undefined;
+  // The background work, started in this order and stopped in reverse (and what started is stopped
+  // when a later start fails).
+  const background = composeModules([
+    accounts.sessions,
+    { stop: () => notifications.stop() },
+    { start: async () => sandbox.start(), stop: () => sandbox.stop() },
+    {
+      async start() {
+        grpcServer = await createGrpcServer({
+          host: deps.config.host,
+          port: deps.config.grpcPort,
+          serviceKey: deps.config.serviceApiKey,
+          logger: deps.logger,
+          database: deps.database,
+          label: 'grpc',
+          services: [identityService({ identity, accounts }), paymentsService({ payments })],
+        });
+        return { grpc: grpcServer.address };
+      },
+      stop: async () => grpcServer?.stop(),
+    },
+    {
+      async start() {
+        pruning = setInterval(
+          () =>
+            void accounts
+              .pruneThrottle()
+              .catch((err) => deps.logger.warn({ err }, 'pruning the sign-in throttle failed')),
+          3600_000,
+        ).unref();
+      },
+      stop: async () => clearInterval(pruning),
+    },
+  ]);
   return {
     name: 'ol',
     handlers: {
@@ -92,39 +127,8 @@ export async function createOrchestrator(deps: ServiceDeps): Promise<Service> {
       paymentWebhookSignature: webhookSignatureAuth(paymentProvider),
       serviceKey: serviceKeyAuth(deps.config.serviceApiKey),
     },
-    async start() {
-      await accounts.sessions.start();
-      try {
-        grpcServer = await createGrpcServer({
-          host: deps.config.host,
-          port: deps.config.grpcPort,
-          serviceKey: deps.config.serviceApiKey,
-          logger: deps.logger,
-          database: deps.database,
-          label: 'grpc',
-          services: [identityService({ identity, accounts }), paymentsService({ payments })],
-        });
-      } catch (err) {
-        await accounts.sessions.stop();
-        throw err;
-      }
-      sandbox.start();
-      pruning = setInterval(
-        () =>
-          void accounts
-            .pruneThrottle()
-            .catch((err) => deps.logger.warn({ err }, 'pruning the sign-in throttle failed')),
-        3600_000,
-      ).unref();
-      return { grpc: grpcServer.address };
-    },
-    async stop() {
-      clearInterval(pruning);
-      await grpcServer?.stop();
-      await sandbox.stop();
-      await notifications.stop();
-      await accounts.sessions.stop();
-    },
-    settled: () => accounts.sessions.settled(),
+    start: background.start,
+    stop: background.stop,
+    settled: background.settled,
   };
 }

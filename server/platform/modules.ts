@@ -3,9 +3,10 @@ import type { Service } from './service.ts';
 /**
  * What one module of a service brings to it: the handlers of its operations and its background work
  * (a module subscribes to events itself, with the `events` it is given). A module's builder returns
- * this with the few functions other modules may call beside it.
+ * this with the few functions other modules may call beside it. A piece of background work alone (a
+ * listener, a timer) is a module without handlers.
  */
-export type ServiceModule = Pick<Service, 'handlers' | 'start' | 'stop' | 'settled'>;
+export type ServiceModule = Partial<Pick<Service, 'handlers'>> & Pick<Service, 'start' | 'stop' | 'settled'>;
 
 /**
  * The modules of a service as one: their handlers merged (an operationId handled by two modules is a
@@ -15,7 +16,7 @@ export type ServiceModule = Pick<Service, 'handlers' | 'start' | 'stop' | 'settl
 export function composeModules(modules: ServiceModule[]): Required<ServiceModule> {
   const handlers: Service['handlers'] = {};
   for (const [index, module] of modules.entries()) {
-    for (const [operationId, handler] of Object.entries(module.handlers)) {
+    for (const [operationId, handler] of Object.entries(module.handlers ?? {})) {
       if (Object.hasOwn(handlers, operationId))
         throw new Error(`the operation ${operationId} has a handler in two modules (the second is module ${index})`);
       handlers[operationId] = handler;
