@@ -35,6 +35,8 @@ const otherKey: SecurityHandler = (call) => {
   admittedBy(call, 'other');
 };
 let base: string;
+/** The query the last `listWidgets` call reached its handler with. */
+let listedWith: Record<string, unknown> | undefined;
 
 test.before(async () => {
   const doc = await loadApiDocument(fixture);
@@ -44,6 +46,7 @@ test.before(async () => {
     {
       createWidget: (c) => (c.body.name === 'broken' ? created({ nom: 1 }) : created({ name: c.body.name })),
       listWidgets: (c) => {
+        listedWith = c.query;
         const page = pageRequest(c.query);
         const after = page.cursor ? widgets.findIndex((w) => w.id === page.cursor) + 1 : 0;
         const { items, meta } = pageOf(widgets.slice(after, after + page.limit + 1), page.limit);
@@ -183,6 +186,16 @@ test('cursor pagination walks every row once, with meta.pagination on each page'
     widgets.map((w) => w.id),
   );
 });
+
+// Serial: the other tests list widgets too, and `listedWith` is the last call's.
+test.serial(
+  'a query parameter the document does not name is ignored: the call succeeds and the handler never sees it',
+  async (t) => {
+    const res = await call('GET', `${base}/widgets?limit=2&queue=new&constructor=1`);
+    t.is(res.status, 200);
+    t.deepEqual(listedWith, { limit: 2 });
+  },
+);
 
 test('the default page size comes from the document', async (t) => {
   const res = await call('GET', `${base}/widgets`);

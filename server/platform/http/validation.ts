@@ -11,11 +11,13 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 /**
  * What each validator does: bodies are typed JSON and must match exactly; path, query and header
  * values arrive as strings; a request's errors are all named to the client, while a reply's check only
- * has to find one and writes no defaults into what it checks.
+ * has to find one and writes no defaults into what it checks. A query parameter the operation does
+ * not document is dropped (its schema says `additionalProperties: false`): a client may send it, and
+ * no handler ever sees it.
  */
 const uses = {
   body: { allErrors: true, coerceTypes: false, useDefaults: true },
-  strings: { allErrors: true, coerceTypes: 'array', useDefaults: true },
+  strings: { allErrors: true, coerceTypes: 'array', useDefaults: true, removeAdditional: true },
   reply: { allErrors: false, coerceTypes: false, useDefaults: false },
 } as const;
 
@@ -95,7 +97,8 @@ export function compileOperation(op: Operation, { devMode = false }: { devMode?:
       properties[name] = p.schema ?? {};
       if (p.required || where === 'path') required.push(name);
     }
-    return compile('strings', devMode, { type: 'object', properties, required });
+    const documentedOnly = where === 'query' ? { additionalProperties: false } : {};
+    return compile('strings', devMode, { type: 'object', properties, required, ...documentedOnly });
   };
   const jsonBody = op.requestBody?.content['application/json']?.schema;
   const replies = new Map<string, ValidateFunction | null>();
