@@ -270,6 +270,16 @@ test("the list follows the acting persona: a candidate's own, the centre's; filt
   );
 });
 
+test("a page of applications names each one's centre, sector, trade and candidate as its detail does", async (t) => {
+  const user = await candidate();
+  const mine = await submitted(user);
+  const page = await cap(platform, owner, 'GET', '/applications?limit=100', { headers: asCentre() });
+  const listed = page.body.data.find((a: { id: string }) => a.id === mine.id);
+  const detail = (await cap(platform, owner, 'GET', `/applications/${mine.id}`, { headers: asCentre() })).body.data;
+  t.truthy(listed.centre.name && listed.sector.name && listed.trade.slug && listed.candidate.name);
+  t.like(detail, listed);
+});
+
 // Every move of the RPL table over HTTP: the application is placed at each stage, and each way of
 // moving it (submit by the candidate, approve and reject by the centre) is tried there.
 for (const stage of rplStages) {

@@ -18,7 +18,7 @@ import {
   type People,
 } from '../people/index.ts';
 import { handlerUserIdOf, staffQueues, type StaffQueue } from './handling.ts';
-import { presentedColumns, presentedRow, type Card, type PresentedRow } from './presented.ts';
+import { presentedAround, presentedColumns, presentedRow, type Card, type PresentedRow } from './presented.ts';
 import {
   enteredStatus,
   findMove,
@@ -532,13 +532,16 @@ export function createApplications(deps: {
       }
       // Sorted by submission: unsubmitted drafts last; ties by id. The cursor is the last row's id. One
       // statement with the assessors' and the catalogue's conditions, and the names it shows.
+      const key = query.sort === 'submittedAt' ? `coalesce(a.submitted_at, 'infinity'::timestamptz)` : 'a.id';
+      const direction = (query.order ?? 'desc') === 'desc' ? 'DESC' : 'ASC';
       const { items, meta } = await keysetRows<PresentedRow>(read, pageRequest(query as Record<string, unknown>), {
-        select: presentedColumns('a'),
+        select: `${presentedColumns('a')}, ${key} AS "sortKey"`,
         from: 'cap.applications a',
         alias: 'a',
         where,
-        key: query.sort === 'submittedAt' ? `coalesce(a.submitted_at, 'infinity'::timestamptz)` : 'a.id',
-        desc: (query.order ?? 'desc') === 'desc',
+        key,
+        desc: direction === 'DESC',
+        around: (rows) => presentedAround(rows, `p."sortKey" ${direction}, p.id ${direction}`),
       });
       return { items: items.map(presentedRow), meta };
     },

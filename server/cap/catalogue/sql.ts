@@ -20,6 +20,24 @@ export const catalogueSql = {
   /** The trade whose id is the SQL expression `tradeId` as `{ id, name, slug }` (JSON), or null. */
   tradeCard: (tradeId: string) => jsonObject('t.id, t.name, t.slug', `cap.trades t WHERE t.id = ${tradeId}`),
 
+  /**
+   * A LEFT JOIN of the sector whose id is the SQL expression `sectorId`, as `alias`, for `sectorCardOf`.
+   * Over a page's rows PostgreSQL reads each sector once (a memoized lookup), where `sectorCard`, a
+   * subquery, reads it once a row; likewise `joinTrade`.
+   */
+  joinSector: (alias: string, sectorId: string) => `LEFT JOIN cap.sectors ${alias} ON ${alias}.id = ${sectorId}`,
+
+  /** The sector joined as `alias` (`joinSector`) as `{ id, name, slug }` (JSON), or null. */
+  sectorCardOf: (alias: string) =>
+    `CASE WHEN ${alias}.id IS NOT NULL THEN ${jsonObject(`${alias}.id, ${alias}.name, ${alias}.slug`)} END`,
+
+  /** A LEFT JOIN of the trade whose id is the SQL expression `tradeId`, as `alias`, for `tradeCardOf`. */
+  joinTrade: (alias: string, tradeId: string) => `LEFT JOIN cap.trades ${alias} ON ${alias}.id = ${tradeId}`,
+
+  /** The trade joined as `alias` (`joinTrade`) as `tradeCard` writes it, or null. */
+  tradeCardOf: (alias: string) =>
+    `CASE WHEN ${alias}.id IS NOT NULL THEN ${jsonObject(`${alias}.id, ${alias}.name, ${alias}.slug`)} END`,
+
   /** The trade `tradeId` is active and of a sector the SQL subquery `sectorIds` lists. */
   activeTradeIn: (tradeId: string, sectorIds: string) =>
     `EXISTS (SELECT 1 FROM cap.trades t WHERE t.id = ${tradeId} AND t.status = 'active' AND t.sector_id IN (${sectorIds}))`,

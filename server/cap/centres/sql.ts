@@ -11,6 +11,9 @@ export const centresSql = {
   /** The name of the centre whose id is the SQL expression `centreId`, or null. */
   name: (centreId: string) => `(SELECT c.name FROM cap.centres c WHERE c.id = ${centreId})`,
 
+  /** A LEFT JOIN of the centre whose id is the SQL expression `centreId`, as `alias` (`alias.name`: null without one). */
+  joinCentre: (alias: string, centreId: string) => `LEFT JOIN cap.centres ${alias} ON ${alias}.id = ${centreId}`,
+
   /** The name the user `userId` has on the staff of the centre `centreId`, or null. */
   staffName: (userId: string, centreId: string) =>
     `(SELECT s.name FROM cap.centre_staff s WHERE s.user_id = ${userId} AND s.centre_id = ${centreId})`,

@@ -364,21 +364,24 @@ export function createInterviews(deps: {
     if (filter.to) where.add('x.scheduled_at <= ?', new Date(filter.to));
     if (filter.applicationIds) where.add('x.application_id = ANY(?)', filter.applicationIds);
     const page = { cursor: filter.cursor, limit: filter.limit };
-    // The page with each application's candidate, trade and stage (the Application shape's), then its
-    // panel's seats with their assessors' names and sectors, read once for the page (an assessor sits on
-    // many of a centre's panels): one statement whatever its length.
-    const booking = jsonObject(`p.id, p."applicationId", p.candidate, p.trade, p."currentStageKey", p."scheduledAt",
+    // The page with each application's candidate and stage (the Application shape's), then its trade and
+    // its panel's seats with their assessors' names and sectors, read once for the page (an assessor sits
+    // on many of a centre's panels, a trade has many bookings): one statement whatever its length.
+    const booking =
+      jsonObject(`p.id, p."applicationId", p.candidate, ${catalogueSql.tradeCardOf('t')} AS trade, p."currentStageKey", p."scheduledAt",
       p.status, p.mode, p.location, p.link, p."useCentreAddress", p."templateId", coalesce(m.members, '[]'::json) AS members`);
     return keysetRows<{ id: string; json: string }>(read, page, {
       select: `x.id, x.scheduled_at, x.application_id AS "applicationId", ${applicationsSql.candidateCard('a')} AS candidate,
-        ${catalogueSql.tradeCard('a.trade_id')} AS trade, a.current_stage_key AS "currentStageKey",
+        a.trade_id AS "tradeId", a.current_stage_key AS "currentStageKey",
         ${isoTime('x.scheduled_at')} AS "scheduledAt", x.status, x.mode, x.location, x.link,
         x.use_centre_address AS "useCentreAddress", x.template_id AS "templateId"`,
       from: 'cap.application_interviews x JOIN cap.applications a ON a.id = x.application_id',
       where,
       key: 'x.scheduled_at',
       desc: false,
-      around: (rows) => `SELECT p.id, ${booking}::text AS json FROM ${rows} p
+      around: (
+        rows,
+      ) => `SELECT p.id, ${booking}::text AS json FROM ${rows} p ${catalogueSql.joinTrade('t', 'p."tradeId"')}
         LEFT JOIN (${assessorsSql.panelsOf(`ARRAY(SELECT "applicationId" FROM ${rows})`)}) m ON m.application_id = p."applicationId"
         ORDER BY p.scheduled_at, p.id`,
     });

@@ -313,10 +313,11 @@ export function createCapPayments(deps: {
     if (query.status) where.add('p.status = ?', query.status);
     const { items, meta } = await keysetRows<PaymentListRow>(read, pageRequest(query as Record<string, unknown>), {
       select: `p.id, p.application_id AS "applicationId", p.centre_id AS "centreId",
-        coalesce(${centresSql.name('p.centre_id')}, '') AS "centreName", ${applicationsSql.candidateName('a')} AS "candidateName",
+        coalesce(c.name, '') AS "centreName", ${applicationsSql.candidateName('a')} AS "candidateName",
         a.type AS "applicationType", p.amount_minor, p.currency, p.status,
         ${isoTime('p.paid_at')} AS "paidAt", ${isoTime('p.initiated_at')} AS "initiatedAt"`,
-      from: 'cap.application_payments p JOIN cap.applications a ON a.id = p.application_id',
+      // The centre joined, not a subquery a row: PostgreSQL reads it once for the page (a memoized lookup).
+      from: `cap.application_payments p JOIN cap.applications a ON a.id = p.application_id ${centresSql.joinCentre('c', 'p.centre_id')}`,
       alias: 'p',
       where,
       key: 'p.id',
