@@ -21,7 +21,7 @@ export const presentedColumns = (a: string) => `${a}.id, ${a}.candidate_user_id 
  * row for each was a third of the page statement's time, bench/NOTES.md 2026-11-28).
  */
 export const presentedAround = (rows: string, orderBy: string) =>
-  `SELECT p.*, c.name AS "centreName", ${catalogueSql.sectorCardOf('s')} AS sector, ${catalogueSql.tradeCardOf('t')} AS trade
+  `SELECT p.*, c.name AS "centreName", ${catalogueSql.joinedCard('s')} AS sector, ${catalogueSql.joinedCard('t')} AS trade
      FROM ${rows} p ${centresSql.joinCentre('c', 'p."centreId"')} ${catalogueSql.joinSector('s', 'p."sectorId"')}
           ${catalogueSql.joinTrade('t', 'p."tradeId"')}
     ORDER BY ${orderBy}`;

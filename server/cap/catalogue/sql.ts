@@ -21,21 +21,17 @@ export const catalogueSql = {
   tradeCard: (tradeId: string) => jsonObject('t.id, t.name, t.slug', `cap.trades t WHERE t.id = ${tradeId}`),
 
   /**
-   * A LEFT JOIN of the sector whose id is the SQL expression `sectorId`, as `alias`, for `sectorCardOf`.
+   * A LEFT JOIN of the sector whose id is the SQL expression `sectorId`, as `alias`, for `joinedCard`.
    * Over a page's rows PostgreSQL reads each sector once (a memoized lookup), where `sectorCard`, a
    * subquery, reads it once a row; likewise `joinTrade`.
    */
   joinSector: (alias: string, sectorId: string) => `LEFT JOIN cap.sectors ${alias} ON ${alias}.id = ${sectorId}`,
 
-  /** The sector joined as `alias` (`joinSector`) as `{ id, name, slug }` (JSON), or null. */
-  sectorCardOf: (alias: string) =>
-    `CASE WHEN ${alias}.id IS NOT NULL THEN ${jsonObject(`${alias}.id, ${alias}.name, ${alias}.slug`)} END`,
-
-  /** A LEFT JOIN of the trade whose id is the SQL expression `tradeId`, as `alias`, for `tradeCardOf`. */
+  /** A LEFT JOIN of the trade whose id is the SQL expression `tradeId`, as `alias`, for `joinedCard`. */
   joinTrade: (alias: string, tradeId: string) => `LEFT JOIN cap.trades ${alias} ON ${alias}.id = ${tradeId}`,
 
-  /** The trade joined as `alias` (`joinTrade`) as `tradeCard` writes it, or null. */
-  tradeCardOf: (alias: string) =>
+  /** The sector or trade joined as `alias` (`joinSector`, `joinTrade`) as `{ id, name, slug }` (JSON), or null. */
+  joinedCard: (alias: string) =>
     `CASE WHEN ${alias}.id IS NOT NULL THEN ${jsonObject(`${alias}.id, ${alias}.name, ${alias}.slug`)} END`,
 
   /** The trade `tradeId` is active and of a sector the SQL subquery `sectorIds` lists. */

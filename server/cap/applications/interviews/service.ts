@@ -368,7 +368,7 @@ export function createInterviews(deps: {
     // its panel's seats with their assessors' names and sectors, read once for the page (an assessor sits
     // on many of a centre's panels, a trade has many bookings): one statement whatever its length.
     const booking =
-      jsonObject(`p.id, p."applicationId", p.candidate, ${catalogueSql.tradeCardOf('t')} AS trade, p."currentStageKey", p."scheduledAt",
+      jsonObject(`p.id, p."applicationId", p.candidate, ${catalogueSql.joinedCard('t')} AS trade, p."currentStageKey", p."scheduledAt",
       p.status, p.mode, p.location, p.link, p."useCentreAddress", p."templateId", coalesce(m.members, '[]'::json) AS members`);
     return keysetRows<{ id: string; json: string }>(read, page, {
       select: `x.id, x.scheduled_at, x.application_id AS "applicationId", ${applicationsSql.candidateCard('a')} AS candidate,
