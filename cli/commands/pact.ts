@@ -4,7 +4,6 @@
  * service's state endpoint (`POST /v1/<service>/dev/provider-states`); `publish` sends pacts to a Pact
  * Broker.
  */
-import { fork } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -95,7 +94,8 @@ const thisModule = fileURLToPath(import.meta.url);
  * Verifies pacts in a child process: the Pact verifier writes its report straight to the process's
  * standard output, which would mix with capctl's own (and its --json).
  */
-export function verifyPacts(options: VerifyOptions): Promise<VerifyReport> {
+export async function verifyPacts(options: VerifyOptions): Promise<VerifyReport> {
+  const { fork } = await import('node:child_process'); // not at the top: every command's start would load it
   const env: NodeJS.ProcessEnv = { ...process.env, PACT_DO_NOT_TRACK: 'true' };
   // The verifier adds this broker to every run when it is set: only a broker run may use it.
   if (!options.broker) delete env.PACT_BROKER_BASE_URL;
@@ -131,15 +131,24 @@ export function verifyPacts(options: VerifyOptions): Promise<VerifyReport> {
  */
 function messageProviders(baseUrl: string): NonNullable<VerifierOptions['messageProviders']> {
   const produce = async (request: { description?: string; providerStates?: unknown }) => {
-    const { request: send } = await import('undici');
-    const res = await send(`${baseUrl}/`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({ description: request.description, providerStates: request.providerStates ?? [] }),
-    });
-    const body = (await res.body.json().catch(() => undefined)) as Record<string, any> | undefined;
-    if (res.statusCode !== 200) throw new Error(body?.error?.message ?? `${baseUrl}/ answered ${res.statusCode}`);
-    return body;
+    const { createDispatcher, send } = await import('../scenarios/http.ts');
+    const dispatcher = createDispatcher();
+    try {
+      const res = await send(
+        {
+          method: 'POST',
+          url: `${baseUrl}/`,
+          headers: { 'content-type': 'application/json', accept: 'application/json' },
+          body: { description: request.description, providerStates: request.providerStates ?? [] },
+        },
+        dispatcher,
+      );
+      const body = typeof res.body === 'object' ? (res.body as Record<string, any> | null) : undefined;
+      if (res.status !== 200) throw new Error(body?.error?.message ?? `${baseUrl}/ answered ${res.status}`);
+      return body ?? undefined;
+    } finally {
+      await dispatcher.close();
+    }
   };
   // A handler under every name; not under `toJSON` or `then`, which JSON.stringify and await look up.
   return new Proxy(
