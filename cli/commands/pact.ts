@@ -4,6 +4,7 @@
  * service's state endpoint (`POST /v1/<service>/dev/provider-states`); `publish` sends pacts to a Pact
  * Broker.
  */
+import { fork } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -94,8 +95,7 @@ const thisModule = fileURLToPath(import.meta.url);
  * Verifies pacts in a child process: the Pact verifier writes its report straight to the process's
  * standard output, which would mix with capctl's own (and its --json).
  */
-export async function verifyPacts(options: VerifyOptions): Promise<VerifyReport> {
-  const { fork } = await import('node:child_process'); // not at the top: every command's start would load it
+export function verifyPacts(options: VerifyOptions): Promise<VerifyReport> {
   const env: NodeJS.ProcessEnv = { ...process.env, PACT_DO_NOT_TRACK: 'true' };
   // The verifier adds this broker to every run when it is set: only a broker run may use it.
   if (!options.broker) delete env.PACT_BROKER_BASE_URL;
@@ -143,9 +143,9 @@ function messageProviders(baseUrl: string): NonNullable<VerifierOptions['message
         },
         dispatcher,
       );
-      const body = typeof res.body === 'object' ? (res.body as Record<string, any> | null) : undefined;
+      const body = res.body as Record<string, any> | undefined;
       if (res.status !== 200) throw new Error(body?.error?.message ?? `${baseUrl}/ answered ${res.status}`);
-      return body ?? undefined;
+      return body;
     } finally {
       await dispatcher.close();
     }
