@@ -1,6 +1,6 @@
 // The compiled build: server/ and cli/ compiled by tsc (tsconfig.build.json) to dist/,
-// the server's own modules bundled into dist/server/services.js, and each service's OpenAPI document
-// loaded once into dist/openapi/<service>.json.
+// the server's own modules bundled into dist/server/services.js, capctl's into dist/capctl/ (what
+// bin/capctl runs), and each service's OpenAPI document loaded once into dist/openapi/<service>.json.
 // `node bin/build.mjs` builds when the build is missing or older than a source; `--force` always.
 // bin/capctl and `npm test` call ensureBuild() so a stale build is never run. Plain JavaScript on
 // purpose: it must run before anything is compiled.
@@ -76,6 +76,12 @@ export function ensureBuild({ force = false, quiet = false } = {}) {
     });
     if (result.status !== 0) throw new Error('the TypeScript build failed (see above)');
     bundleServices();
+    const cli = spawnSync(
+      process.execPath,
+      ['--input-type=module', '-e', `await (await import(${JSON.stringify(import.meta.url)})).bundleCli();`],
+      { stdio: 'inherit' },
+    );
+    if (cli.status !== 0) throw new Error('bundling the CLI failed (see above)');
     const openapiModule = path.join(dist, 'server', 'platform', 'http', 'openapi.js');
     if (fs.existsSync(openapiModule)) {
       const documents = spawnSync(
@@ -106,7 +112,7 @@ export function ensureBuild({ force = false, quiet = false } = {}) {
  * development machine (more on a slower one). The bundle is made from the TypeScript sources (as tsx
  * runs them) and replaces tsc's dist/server/services.js, the module a start imports; packages stay
  * outside it, loaded from node_modules as usual (so those imported lazily stay lazy), and so do the
- * other compiled files (the CLI's, and migrations, loaded by path).
+ * other compiled files (migrations, loaded by path; the CLI is bundled on its own, bundleCli).
  */
 function bundleServices() {
   const entry = path.join(root, 'server', 'services.ts');
@@ -126,6 +132,73 @@ function bundleServices() {
     sourcemap: true,
     logLevel: 'warning',
   });
+}
+
+/**
+ * capctl's own modules bundled the same way, into dist/capctl/main.js (tsc's files of cli/ in dist/cli
+ * are not run: a command's start loaded about 40 of them), with a chunk for each module imported
+ * lazily (a command's action, the HTTP client), so that a command still loads only what it runs. The
+ * server's modules stay tsc's files in dist/server (the services bundle among them), imported from the
+ * bundle by path: a process running both (serve, demo) has one copy of each, as before. Async for its
+ * plugin, so the build runs it in a process of its own.
+ */
+export async function bundleCli() {
+  const entry = path.join(root, 'cli', 'main.ts');
+  if (!fs.existsSync(entry)) return;
+  const outdir = path.join(dist, 'capctl');
+  const server = path.join(root, 'server') + path.sep;
+  const { outputFiles } = await createRequire(import.meta.url)('esbuild').build({
+    entryPoints: [entry],
+    outdir,
+    // Every output file in dist/capctl itself, so that a server module is `../server/...` from each.
+    chunkNames: '[name]-[hash]',
+    splitting: true,
+    bundle: true,
+    plugins: [
+      {
+        name: 'server-modules-and-packages-stay',
+        setup(build) {
+          // Packages load from node_modules, but the command-line parser and the HTTP client (undici,
+          // about 110 files) are bundled: loaded from one file, they cost about half as much CPU.
+          build.onResolve({ filter: /^[^./]/ }, (args) => {
+            if (!/^(undici|commander)(\/|$)/.test(args.path)) return { path: args.path, external: true };
+            // Bundled, a CommonJS package imported with import() has no named exports (only `default`).
+            if (args.kind === 'dynamic-import')
+              return {
+                errors: [{ text: `import ${args.path} statically, from a module that is itself imported lazily` }],
+              };
+            return undefined;
+          });
+          build.onResolve({ filter: /^\.\.?\// }, (args) => {
+            const file = path.resolve(args.resolveDir, args.path);
+            if (!file.startsWith(server)) return undefined;
+            const compiled = path.relative(root, file.replace(/\.ts$/, '.js'));
+            return { path: `../${compiled.split(path.sep).join('/')}`, external: true };
+          });
+        },
+      },
+    ],
+    platform: 'node',
+    format: 'esm',
+    // undici is CommonJS: its require() of Node's modules needs a require in an ES module.
+    banner: {
+      js: "import { createRequire as createRequireForBundle } from 'node:module';\nconst require = createRequireForBundle(import.meta.url);",
+    },
+    target: 'node20',
+    sourcemap: true,
+    logLevel: 'warning',
+    write: false,
+  });
+  // A capctl started meanwhile must find every chunk its main.js names: the chunks (named by their
+  // content) are written first, main.js last and whole (renamed into place), then older chunks go.
+  fs.mkdirSync(outdir, { recursive: true });
+  const main = path.join(outdir, 'main.js');
+  for (const file of outputFiles) if (file.path !== main) fs.writeFileSync(file.path, file.contents);
+  fs.writeFileSync(`${main}.next`, outputFiles.find((file) => file.path === main).contents);
+  fs.renameSync(`${main}.next`, main);
+  const written = new Set(outputFiles.map((file) => file.path));
+  for (const name of fs.readdirSync(outdir))
+    if (!written.has(path.join(outdir, name))) fs.rmSync(path.join(outdir, name));
 }
 
 /**

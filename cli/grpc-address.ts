@@ -3,7 +3,7 @@
  * wins; otherwise the platform says (`GET /v1/ol/.well-known/grpc-services`), so the HTTP base URL is
  * enough; a platform that does not (another implementation) is taken to listen on the default.
  */
-import type { Agent } from 'undici';
+import { Agent } from 'undici';
 import { isSuccess, send } from './scenarios/http.ts';
 import { UnreachableError } from './output.ts';
 
@@ -26,7 +26,7 @@ export const fixedGrpcAddress = (address: string): GrpcAddresses => ({ addressFo
  */
 export async function discoverGrpcAddresses(baseUrl: string, dispatcher?: Agent): Promise<GrpcAddresses> {
   const url = `${baseUrl.replace(/\/+$/, '')}${grpcServicesPath}`;
-  const own = dispatcher ? undefined : new (await import('undici')).Agent({ connect: { timeout: 5_000 } });
+  const own = dispatcher ? undefined : new Agent({ connect: { timeout: 5_000 } });
   let res;
   try {
     res = await send({ method: 'GET', url, headers: { accept: 'application/json' } }, (dispatcher ?? own)!);

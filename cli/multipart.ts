@@ -1,13 +1,6 @@
 /** multipart/form-data bodies of one file, the way the web client uploads to the Orchestrator. */
 import { createHash } from 'node:crypto';
-
-/** A body sent as given bytes with its own content type, instead of JSON. */
-export class RawBody {
-  constructor(
-    readonly contentType: string,
-    readonly bytes: Buffer,
-  ) {}
-}
+import { RawBody } from './session.ts';
 
 /**
  * One file in the part `file` (after the text fields, as browsers order a FormData). The file part's

@@ -5,7 +5,6 @@ import path from 'node:path';
 import type { Agent } from 'undici';
 import { defaultBaseUrl } from './options.ts';
 import { exitCodes, UnreachableError, UsageError } from './output.ts';
-import { RawBody } from './multipart.ts';
 import type { HttpResponse } from './scenarios/http.ts';
 
 /** A signed-in session, saved per profile name. */
@@ -103,6 +102,17 @@ export interface RequestOptions {
   token?: string;
   /** Further request headers, e.g. CAP's X-CAP-PERSONA. */
   headers?: Record<string, string>;
+}
+
+/**
+ * A body sent as given bytes with its own content type, instead of JSON (multipart.ts makes them; kept
+ * here so that a command's start does not load node:crypto for it).
+ */
+export class RawBody {
+  constructor(
+    readonly contentType: string,
+    readonly bytes: Buffer,
+  ) {}
 }
 
 /** Calls to one platform; `close()` when done so the process can exit. */

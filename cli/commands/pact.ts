@@ -131,15 +131,24 @@ export function verifyPacts(options: VerifyOptions): Promise<VerifyReport> {
  */
 function messageProviders(baseUrl: string): NonNullable<VerifierOptions['messageProviders']> {
   const produce = async (request: { description?: string; providerStates?: unknown }) => {
-    const { request: send } = await import('undici');
-    const res = await send(`${baseUrl}/`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({ description: request.description, providerStates: request.providerStates ?? [] }),
-    });
-    const body = (await res.body.json().catch(() => undefined)) as Record<string, any> | undefined;
-    if (res.statusCode !== 200) throw new Error(body?.error?.message ?? `${baseUrl}/ answered ${res.statusCode}`);
-    return body;
+    const { createDispatcher, send } = await import('../scenarios/http.ts');
+    const dispatcher = createDispatcher();
+    try {
+      const res = await send(
+        {
+          method: 'POST',
+          url: `${baseUrl}/`,
+          headers: { 'content-type': 'application/json', accept: 'application/json' },
+          body: { description: request.description, providerStates: request.providerStates ?? [] },
+        },
+        dispatcher,
+      );
+      const body = res.body as Record<string, any> | undefined;
+      if (res.status !== 200) throw new Error(body?.error?.message ?? `${baseUrl}/ answered ${res.status}`);
+      return body;
+    } finally {
+      await dispatcher.close();
+    }
   };
   // A handler under every name; not under `toJSON` or `then`, which JSON.stringify and await look up.
   return new Proxy(

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { setFlagsFromString } from 'node:v8';
 import { configFromOptions, startFailure, withPlatformOptions } from '../platform.ts';
 import { onEveryWayOut } from '../lifetime.ts';
 import { exitCodes, UsageError } from '../output.ts';
@@ -9,7 +8,7 @@ export function registerServe(program: Command): void {
     .description('Start the platform (CAP, Orchestrator, LMS) and keep it running until SIGINT, SIGTERM or SIGHUP')
     .action(async (options: Record<string, unknown>) => {
       const config = configFromOptions(options);
-      boundHeapGrowth();
+      await boundHeapGrowth();
       // A stop asked for (SIGINT, SIGTERM, SIGHUP) ends with 0, a closed output with 1; before the
       // platform is ready, at once (the embedded PostgreSQL's exit hook stops what had started).
       const lifetime = onEveryWayOut({
@@ -55,9 +54,10 @@ export function registerServe(program: Command): void {
  * at every collection, so setting it here (this process is the server's own) takes effect; a node
  * started with its own --heap-growing-percent keeps it.
  */
-function boundHeapGrowth(): void {
+async function boundHeapGrowth(): Promise<void> {
   if (process.execArgv.some((arg) => /^--heap[-_]growing[-_]percent/.test(arg))) return;
-  setFlagsFromString('--heap-growing-percent=100');
+  // node:v8 is imported here, not at the top: every other command's start would pay for it.
+  (await import('node:v8')).setFlagsFromString('--heap-growing-percent=100');
 }
 
 /**

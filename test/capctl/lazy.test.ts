@@ -3,17 +3,19 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { buildProgram } from '../../cli/main.ts';
 
 // capctl loads a command's heavy modules (database, gRPC, Pact, the server, HTTP clients) only when
 // that command runs, so `--help` and small commands start fast. These tests run the compiled capctl
-// with module hooks that record every package it resolves.
+// with module hooks that record every module it resolves: a package from node_modules, or a file of
+// the build, whose source map names the packages bundled into it (undici).
 const hooks = path.resolve('test/fixtures/import-log.mjs');
 const capctl = path.resolve('bin/capctl');
 const each = path.resolve('test/fixtures/capctl-each.mjs');
 
-/** Runs node with the hooks and `args`; resolves to the lines of the import log. */
-async function importLog(args: string[]): Promise<string[]> {
+/** Runs node with the hooks and `args`, which must exit with `expectedCode`; resolves to the lines of the import log. */
+async function importLog(args: string[], expectedCode = 0): Promise<string[]> {
   const log = path.join(await mkdtemp(path.join(os.tmpdir(), 'capctl-imports-')), 'imports.txt');
   const code = await new Promise<number | null>((resolve) => {
     const child = spawn(process.execPath, ['--import', hooks, ...args], {
@@ -22,20 +24,29 @@ async function importLog(args: string[]): Promise<string[]> {
     });
     child.on('close', resolve);
   });
-  if (code !== 0) throw new Error(`${args.join(' ')} exited ${code}`);
+  if (code !== expectedCode) throw new Error(`${args.join(' ')} exited ${code}`);
   return (await readFile(log, 'utf8').catch(() => '')).split('\n');
 }
 
-/** The packages (node_modules/<name>) among these module URLs, sorted. */
-function packages(urls: string[]): string[] {
-  const names = urls
-    .map((url) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1])
+/** The packages (node_modules/<name>) among these module URLs and the sources bundled into them, sorted. */
+async function packages(urls: string[]): Promise<string[]> {
+  const paths = await Promise.all(
+    urls.map(async (url) => {
+      if (!/\/dist\/.*\.js$/.test(url)) return [url];
+      const map = await readFile(`${fileURLToPath(url)}.map`, 'utf8').catch(() => undefined);
+      return [url, ...(map ? (JSON.parse(map) as { sources: string[] }).sources : [])];
+    }),
+  );
+  const names = paths
+    .flat()
+    .map((file) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(file)?.[1])
     .filter((name): name is string => Boolean(name));
   return [...new Set(names)].sort();
 }
 
 /** The packages `capctl <args>` resolves, in a process of its own. */
-const packagesLoaded = async (args: string[]) => packages(await importLog([capctl, ...args]));
+const packagesLoaded = async (args: string[], expectedCode = 0) =>
+  packages(await importLog([capctl, ...args], expectedCode));
 
 /**
  * The packages each command line resolves first when they all run in one process, one after the other
@@ -50,7 +61,7 @@ async function packagesLoadedByEach(lines: string[][]): Promise<{ start: string[
   }
   if (sections.length !== lines.length + 1)
     throw new Error(`${sections.length - 1} of ${lines.length} command lines ran`);
-  return { start: packages(sections[0]!), each: sections.slice(1).map(packages) };
+  return { start: await packages(sections[0]!), each: await Promise.all(sections.slice(1).map(packages)) };
 }
 
 /** Every command path of the program, e.g. ['keys', 'rotate']. */
@@ -84,4 +95,10 @@ test('a command that runs loads what it needs only then (grpc methods reads the 
   const loaded = await packagesLoaded(['grpc', 'methods']);
   t.true(loaded.includes('@grpc/proto-loader'));
   t.false(loaded.includes('sequelize'));
+});
+
+test('a command that sends a request loads the HTTP client only then, bundled or not', async (t) => {
+  // Nothing listens on port 9: the command fails as unreachable (exit 3) after loading its client.
+  const args = ['login', '--base-url', 'http://127.0.0.1:9', '--email', 'a@example.com', '--password', 'x'];
+  t.deepEqual(await packagesLoaded(args, 3), ['commander', 'undici']);
 });

@@ -43,7 +43,7 @@ test('capctl builds when there is no build, then runs the build without compilin
   t.is(first.code, 0);
   t.is(first.stdout, 'first\n');
   t.regex(first.stderr, /compiling the TypeScript sources/);
-  t.true((await readFile(path.join(dir, 'dist', 'cli', 'main.js'), 'utf8')).includes('first'));
+  t.true((await readFile(path.join(dir, 'dist', 'capctl', 'main.js'), 'utf8')).includes('first'));
 
   const second = await capctl(dir);
   t.is(second.stdout, 'first\n');
