@@ -34,7 +34,9 @@ export function scormContentTokenAuth(player: Player): SecurityHandler {
     const token = presentedToken(call);
     const found = token ? await player.sessionOfToken(token) : undefined;
     if (!found) throw player.unauthenticated();
-    call.principal = { kind: 'user', userId: found.userId, claims: { scormSessionId: found.sessionId } };
+    // The token itself goes with the session: the player page keeps the one it was opened with (`ct` is
+    // the scheme's, not a documented parameter, so the handler's query no longer holds it).
+    call.principal = { kind: 'user', userId: found.userId, claims: { scormSessionId: found.sessionId, token } };
   };
 }
 
@@ -74,7 +76,10 @@ export function playerRoutes(player: Player, users: Users, config: PlatformConfi
     getScormPlayer: async (call): Promise<Reply> => {
       const who = await caller(call);
       const session = await player.allowedSession(who, call.params.sessionId);
-      const view = await player.playerFor(session, who.scormSessionId ? presentedToken(call) : undefined);
+      const view = await player.playerFor(
+        session,
+        who.scormSessionId ? String(call.principal!.claims!.token) : undefined,
+      );
       const { html, nonce } = playerPage({
         title: view.title,
         scoUrl: `content/${session.sco_href}`,
