@@ -443,8 +443,8 @@ test("recording a delivery's outcome never rejects: a failing statement or a clo
   await t.notThrowsAsync(boss.fail('outcomes', id));
 });
 
-test('EVENT_POLLING_SECONDS is how often an idle worker looks for jobs: 0.5 s unless set, never less', (t) => {
-  t.is(resolveConfig({}, {}).eventPollingSeconds, 0.5);
+test('EVENT_POLLING_SECONDS is how often an idle worker looks for jobs: 5 s unless set, never less than 0.5', (t) => {
+  t.is(resolveConfig({}, {}).eventPollingSeconds, 5);
   t.is(resolveConfig({}, { EVENT_POLLING_SECONDS: '2' }).eventPollingSeconds, 2);
   t.throws(() => resolveConfig({}, { EVENT_POLLING_SECONDS: '0.1' }), {
     instanceOf: ConfigError,
