@@ -27,8 +27,8 @@ export interface EventRuntimeOptions {
    */
   pollingIntervalSeconds?: number;
   /**
-   * How often the relay looks at every outbox; a commit that published, in this process or another,
-   * wakes it at once. Half the workers' polling interval unless given.
+   * How often the relay looks at every outbox; a commit that published in this process, or in one
+   * whose relay is not running, wakes it at once. Half the workers' polling interval unless given.
    */
   relayIntervalMs?: number;
   /** The dead-letter workers' polling (a delivery dead-lettered here wakes them); the workers' unless given. */
@@ -368,22 +368,18 @@ export function createEventRuntime(
       return {
         async publish(transaction, type, data) {
           const event = { id: newId(), type, occurredAt: new Date().toISOString(), source: service, data };
-          // Other processes' relays hear of it when it commits (this one's is woken below).
           await preparedIn(
             transaction,
-            `INSERT INTO "${schema}".outbox (id, type, occurred_at, source, data) VALUES ($1, $2, $3, $4, $5)
-             RETURNING pg_notify($6, $7)`,
-            [
-              event.id,
-              type,
-              event.occurredAt,
-              service,
-              JSON.stringify(data),
-              channel,
-              wakePayload({ process: processId, outbox: schema }),
-            ],
+            `INSERT INTO "${schema}".outbox (id, type, occurred_at, source, data) VALUES ($1, $2, $3, $4, $5)`,
+            [event.id, type, event.occurredAt, service, JSON.stringify(data)],
           );
-          transaction.afterCommit(() => relay?.wake(schema));
+          // This process's relay, or when it has none running, the other processes' relays. Not notified
+          // inside the transaction: a NOTIFY serialises the commits of every notifying transaction.
+          transaction.afterCommit(() => {
+            if (relay) return relay.wake(schema);
+            const payload = wakePayload({ process: processId, outbox: schema });
+            sequelize.query('SELECT pg_notify($1, $2)', { bind: [channel, payload] }).catch(() => undefined);
+          });
           return event;
         },
         subscribe(type, name, handler) {
