@@ -319,6 +319,45 @@ test("a process that starts leaves a live peer's deliveries alone, and takes ove
   t.is(deliveries, 1);
 });
 
+test("jobs another process queued wake this process's workers at once, not at their next poll", async (t) => {
+  const database = await createEventDatabase(t);
+  const slowPolling = { ...testSettings, pollingIntervalSeconds: 30, relayIntervalMs: 30_000 };
+  const consumer = await startBus(t, database, (bus) => subscribeCapAndLms(bus), slowPolling);
+  const producer = await startBus(t, database, () => undefined, slowPolling);
+  const started = Date.now();
+  const event = await publishCommitted(producer, { userId: 'u-wake' });
+  await eventually(
+    'the other process delivered it',
+    async () => (await effects(consumer, 'cap', event.id)) === 1 && (await effects(consumer, 'lms', event.id)) === 1,
+    25_000,
+  );
+  const tookMs = Date.now() - started;
+  t.log(`delivered by the other process ${tookMs} ms after commit`);
+  t.true(tookMs < 20_000, `${tookMs} ms`);
+});
+
+test('a retry wakes a worker when it is due, not at its next poll', async (t) => {
+  const attempts: number[] = [];
+  const bus = await startBus(
+    t,
+    await createEventDatabase(t),
+    (bus) => {
+      const record = recordEffect(bus, 'cap', 'cap.flaky');
+      bus.events.cap.subscribe('user.created', 'cap.flaky', async (event, transaction) => {
+        attempts.push(Date.now());
+        await record(event, transaction);
+        if (attempts.length === 1) throw new Error('the first attempt fails');
+      });
+    },
+    { ...testSettings, retryDelaySeconds: 1, pollingIntervalSeconds: 30, relayIntervalMs: 30_000 },
+  );
+  const event = await publishCommitted(bus, { userId: 'u-retry' });
+  await eventually('the retry succeeds', async () => (await effects(bus, 'cap', event.id)) === 1, 25_000);
+  const apartMs = attempts[1]! - attempts[0]!;
+  t.log(`retried ${apartMs} ms after the first attempt (retry delay 1 s)`);
+  t.true(apartMs >= 900 && apartMs < 20_000, `${apartMs} ms`);
+});
+
 test('processes starting on one database at the same moment all start: queue declarations do not deadlock', async (t) => {
   const database = await createEventDatabase(t);
   const buses = await Promise.all(
