@@ -336,6 +336,35 @@ test("jobs another process queued wake this process's workers at once, not at th
   t.true(tookMs < 20_000, `${tookMs} ms`);
 });
 
+test('after its listening connection is lost, a process looks at every queue once it listens again: what was queued meanwhile is not left to the next poll', async (t) => {
+  const database = await createEventDatabase(t);
+  const slowPolling = { ...testSettings, pollingIntervalSeconds: 30, relayIntervalMs: 30_000 };
+  const consumer = await startBus(t, database, (bus) => subscribeCapAndLms(bus), slowPolling);
+  const producer = await startBus(t, database, () => undefined, slowPolling);
+  const listening = async () =>
+    (
+      (
+        await database.db.ol.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'capctl-events-wake' AND datname = current_database()`,
+        )
+      )[0] as Array<{ n: number }>
+    )[0]!.n;
+  await database.db.ol.query(
+    `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'capctl-events-wake' AND datname = current_database()`,
+  );
+  await eventually('nobody listens', async () => (await listening()) === 0);
+  const event = await publishCommitted(producer, { userId: 'u-relisten' });
+  const published = Date.now();
+  await eventually(
+    'the event is delivered',
+    async () => (await effects(consumer, 'cap', event.id)) === 1 && (await effects(consumer, 'lms', event.id)) === 1,
+    25_000,
+  );
+  const tookMs = Date.now() - published;
+  t.log(`delivered ${tookMs} ms after it was published while nobody listened`);
+  t.true(tookMs < 20_000, `${tookMs} ms`);
+});
+
 test('a retry wakes a worker when it is due, not at its next poll', async (t) => {
   const attempts: number[] = [];
   const bus = await startBus(
