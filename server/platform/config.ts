@@ -38,10 +38,11 @@ export interface PlatformConfig {
   passwordHashCost: PasswordHashCost;
   logLevel: string;
   /**
-   * How often an idle event worker looks for jobs (default 0.5 s, pg-boss's least). Events relayed by
-   * the process itself wake its workers at once, and a worker that found a job looks again at once;
-   * polling finds retries and other processes' events. Not read from the environment: the tests'
-   * platforms set it (test/helpers/platform.ts).
+   * How often an idle event worker looks for jobs (default 5 s; 0.5 s, pg-boss's least, at the
+   * lowest). Jobs queued and events published by any process wake the workers and relays concerned at
+   * once (a NOTIFY), a worker that found a job looks again at once and a retry wakes one when due;
+   * polling bounds only what those miss (events/runtime.ts). The tests' platforms set it
+   * (test/helpers/platform.ts).
    */
   eventPollingSeconds: number;
   /** Largest accepted JSON body, in bytes. */
@@ -377,7 +378,7 @@ export function resolveConfig(input: ConfigInput = {}, env: NodeJS.ProcessEnv = 
     throw new ConfigError('passwordHashCost', 'only production is allowed when NODE_ENV=production');
   }
 
-  const eventPollingSeconds = Number(pick('eventPollingSeconds') ?? 0.5);
+  const eventPollingSeconds = Number(pick('eventPollingSeconds') ?? 5);
   if (!(eventPollingSeconds >= 0.5))
     throw new ConfigError('eventPollingSeconds', 'expected a number of seconds, 0.5 or more');
 

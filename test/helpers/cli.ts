@@ -48,7 +48,7 @@ registerCompletionHandler(() => runningServes.forEach((child) => child.kill('SIG
 
 /**
  * Starts `capctl serve` and waits for its ready line (or rejects with what it printed). Its idle event
- * workers look for jobs every 2 s, as test platforms' do (test/helpers/platform.ts), unless `env`
+ * workers look for jobs every 10 s, as test platforms' do (test/helpers/platform.ts), unless `env`
  * says otherwise: at 0.5 s an idle serve costs about twice the CPU. `ownGroup`
  * starts it in a process group of its own, as a shell starts a foreground job: a signal to the group
  * (`process.kill(-pid, ...)`) is what Ctrl-C in a terminal sends.
@@ -60,7 +60,7 @@ export function startServe(
 ): Promise<RunningServe> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [capctl, 'serve', ...args], {
-      env: { ...process.env, LOG_LEVEL: 'warn', EVENT_POLLING_SECONDS: '2', ...env },
+      env: { ...process.env, LOG_LEVEL: 'warn', EVENT_POLLING_SECONDS: '10', ...env },
       detached: options.ownGroup ?? false,
     });
     let stdout = '';

@@ -319,6 +319,74 @@ test("a process that starts leaves a live peer's deliveries alone, and takes ove
   t.is(deliveries, 1);
 });
 
+test("jobs another process queued wake this process's workers at once, not at their next poll", async (t) => {
+  const database = await createEventDatabase(t);
+  const slowPolling = { ...testSettings, pollingIntervalSeconds: 30, relayIntervalMs: 30_000 };
+  const consumer = await startBus(t, database, (bus) => subscribeCapAndLms(bus), slowPolling);
+  const producer = await startBus(t, database, () => undefined, slowPolling);
+  const started = Date.now();
+  const event = await publishCommitted(producer, { userId: 'u-wake' });
+  await eventually(
+    'the other process delivered it',
+    async () => (await effects(consumer, 'cap', event.id)) === 1 && (await effects(consumer, 'lms', event.id)) === 1,
+    25_000,
+  );
+  const tookMs = Date.now() - started;
+  t.log(`delivered by the other process ${tookMs} ms after commit`);
+  t.true(tookMs < 20_000, `${tookMs} ms`);
+});
+
+test('after its listening connection is lost, a process looks at every queue once it listens again: what was queued meanwhile is not left to the next poll', async (t) => {
+  const database = await createEventDatabase(t);
+  const slowPolling = { ...testSettings, pollingIntervalSeconds: 30, relayIntervalMs: 30_000 };
+  const consumer = await startBus(t, database, (bus) => subscribeCapAndLms(bus), slowPolling);
+  const producer = await startBus(t, database, () => undefined, slowPolling);
+  const listening = async () =>
+    (
+      (
+        await database.db.ol.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'capctl-events-wake' AND datname = current_database()`,
+        )
+      )[0] as Array<{ n: number }>
+    )[0]!.n;
+  await database.db.ol.query(
+    `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'capctl-events-wake' AND datname = current_database()`,
+  );
+  await eventually('nobody listens', async () => (await listening()) === 0);
+  const event = await publishCommitted(producer, { userId: 'u-relisten' });
+  const published = Date.now();
+  await eventually(
+    'the event is delivered',
+    async () => (await effects(consumer, 'cap', event.id)) === 1 && (await effects(consumer, 'lms', event.id)) === 1,
+    25_000,
+  );
+  const tookMs = Date.now() - published;
+  t.log(`delivered ${tookMs} ms after it was published while nobody listened`);
+  t.true(tookMs < 20_000, `${tookMs} ms`);
+});
+
+test('a retry wakes a worker when it is due, not at its next poll', async (t) => {
+  const attempts: number[] = [];
+  const bus = await startBus(
+    t,
+    await createEventDatabase(t),
+    (bus) => {
+      const record = recordEffect(bus, 'cap', 'cap.flaky');
+      bus.events.cap.subscribe('user.created', 'cap.flaky', async (event, transaction) => {
+        attempts.push(Date.now());
+        await record(event, transaction);
+        if (attempts.length === 1) throw new Error('the first attempt fails');
+      });
+    },
+    { ...testSettings, retryDelaySeconds: 1, pollingIntervalSeconds: 30, relayIntervalMs: 30_000 },
+  );
+  const event = await publishCommitted(bus, { userId: 'u-retry' });
+  await eventually('the retry succeeds', async () => (await effects(bus, 'cap', event.id)) === 1, 25_000);
+  const apartMs = attempts[1]! - attempts[0]!;
+  t.log(`retried ${apartMs} ms after the first attempt (retry delay 1 s)`);
+  t.true(apartMs >= 900 && apartMs < 20_000, `${apartMs} ms`);
+});
+
 test('processes starting on one database at the same moment all start: queue declarations do not deadlock', async (t) => {
   const database = await createEventDatabase(t);
   const buses = await Promise.all(
@@ -443,8 +511,8 @@ test("recording a delivery's outcome never rejects: a failing statement or a clo
   await t.notThrowsAsync(boss.fail('outcomes', id));
 });
 
-test('EVENT_POLLING_SECONDS is how often an idle worker looks for jobs: 0.5 s unless set, never less', (t) => {
-  t.is(resolveConfig({}, {}).eventPollingSeconds, 0.5);
+test('EVENT_POLLING_SECONDS is how often an idle worker looks for jobs: 5 s unless set, never less than 0.5', (t) => {
+  t.is(resolveConfig({}, {}).eventPollingSeconds, 5);
   t.is(resolveConfig({}, { EVENT_POLLING_SECONDS: '2' }).eventPollingSeconds, 2);
   t.throws(() => resolveConfig({}, { EVENT_POLLING_SECONDS: '0.1' }), {
     instanceOf: ConfigError,

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
 import type { Sequelize } from 'sequelize';
 import type { Logger } from '../logger.ts';
+import { createListener } from './listen.ts';
 import { watchSessions } from './sessions.ts';
 import type { DatabaseWatch } from './watch.ts';
 
 const everyone = '*';
-const relistenMs = 1_000;
 
 /** The NOTICE a change raises to the session making it, and the channel notified when it commits. */
 const noticeOf = (schema: string) => `${schema}.caller_changed`;
@@ -90,11 +89,8 @@ export function createCallerCache<T>(sequelize: Sequelize, options: CallerCacheO
     [...changing.values()].some((users) => users.has(userId) || users.has(everyone));
   /** The reads under way: a change to their user (or to everyone) spoils them for keeping. */
   const reads = new Set<{ userId: string; spoiled: boolean }>();
-  let listener: pg.Client | undefined;
   /** Marks sent by `settled`, waiting to come back on the listening connection. */
   const marks = new Map<string, () => void>();
-  let closing = false;
-  const closed = new AbortController();
 
   function dropUser(userId: string): void {
     const entries = kept.get(userId);
@@ -138,76 +134,39 @@ export function createCallerCache<T>(sequelize: Sequelize, options: CallerCacheO
     },
   });
 
-  function lost(client: pg.Client, err?: Error): void {
-    if (listener !== client) return;
-    listener = undefined;
-    forget(everyone);
-    for (const back of marks.values()) back();
-    if (closing) return;
-    // An outage is logged once, by the watch.
-    if (!database?.report(err))
-      logger.warn(
-        { err },
-        'lost the connection that hears caller changes; callers are read on every call until it is back',
-      );
-    relisten();
-  }
-
-  /** Listens again once the database answers, and at most once a `relistenMs`. */
-  function relisten(): void {
-    if (closing) return;
-    const again = async () => {
-      await database?.whenUp(closed.signal);
-      if (closing) return;
-      await listen().catch((err: Error) => {
-        if (!database?.report(err)) logger.warn({ err }, 'cannot listen for caller changes yet');
-        relisten();
-      });
-    };
-    setTimeout(() => void again(), relistenMs).unref();
-  }
-
-  async function listen(): Promise<void> {
-    const { host, port, username, password, database } = sequelize.config;
-    const client = new pg.Client({
+  const { host, port, username, password, database: name } = sequelize.config;
+  const listener = createListener({
+    connection: {
       host,
       port: Number(port),
       user: username,
       password: password ?? undefined,
-      database,
+      database: name,
       application_name: `${schema}-callers`,
-    });
-    client.on('notification', ({ payload }) => {
+    },
+    channels: [channel],
+    logger,
+    database,
+    lostMessage: 'lost the connection that hears caller changes; callers are read on every call until it is back',
+    notification(_channel, payload) {
       if (!payload) return;
       const mark = marks.get(payload);
       if (mark) mark();
       else forget(payload);
-    });
-    client.on('error', (err) => lost(client, err));
-    client.on('end', () => lost(client));
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${channel}`);
-    } catch (err) {
-      await client.end().catch(() => undefined);
-      throw err;
-    }
-    if (closing) return void (await client.end());
-    listener = client;
-  }
+    },
+    lost() {
+      forget(everyone);
+      for (const back of marks.values()) back();
+    },
+  });
 
   return {
     /** Starts listening; reads are kept from then on. */
-    start: listen,
+    start: listener.start,
 
     async stop(): Promise<void> {
-      closing = true;
-      closed.abort();
       unwatch();
-      const client = listener;
-      listener = undefined;
-      forget(everyone);
-      await client?.end();
+      await listener.stop();
     },
 
     /**
@@ -216,7 +175,7 @@ export function createCallerCache<T>(sequelize: Sequelize, options: CallerCacheO
      * made outside the service (tests, seeds written straight to the database) that the next call must see.
      */
     async settled(): Promise<void> {
-      if (!listener) return;
+      if (!listener.listening) return;
       const mark = `settled:${randomUUID()}`;
       const back = new Promise<void>((resolve) => marks.set(mark, resolve));
       try {
@@ -245,7 +204,8 @@ export function createCallerCache<T>(sequelize: Sequelize, options: CallerCacheO
       } finally {
         reads.delete(read);
       }
-      if (value !== undefined && listener && !read.spoiled && !beingChanged(userId)) keep(userId, part, value);
+      if (value !== undefined && listener.listening && !read.spoiled && !beingChanged(userId))
+        keep(userId, part, value);
       return value;
     },
   };

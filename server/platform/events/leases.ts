@@ -11,7 +11,10 @@ export interface LeaseScope {
 }
 
 export interface LeaseTimes {
-  /** How often a process renews its lease (and looks for orphaned deliveries). */
+  /**
+   * How often a process renews its lease (and looks for orphaned deliveries) while it holds
+   * deliveries; an idle one renews every `leaseSeconds`, as its lease then protects nothing.
+   */
   renewMs: number;
   /** A process whose lease is older than this is taken for dead. */
   leaseSeconds: number;
@@ -25,7 +28,8 @@ export interface LeaseTimes {
  * on its own, a job cut off by a crash waits for its expiry (the 30 s delivery time limit, then the
  * next maintenance pass). So each process keeps a lease per service schema, a row of
  * `<schema>.event_workers` renewed every `renewMs` with the ids of the jobs it is delivering (and
- * those it finished a moment ago, whose completion pg-boss may still be writing). On each renewal
+ * those it finished a moment ago, whose completion pg-boss may still be writing); a process holding
+ * none renews every lease, and its first delivery brings the next renewal forward. On each renewal
  * it also puts back to `retry` the active jobs of its own queues that no live lease holds and that
  * started more than a lease ago (a job fetched since its holder's last renewal is not listed yet).
  * A starting process does the same and nothing more: it never takes a job a live peer holds. After
@@ -40,6 +44,9 @@ export class DeliveryLeases {
   private readonly stopped = new AbortController();
   private loop: Promise<void> | undefined;
   private wakeUp: (() => void) | undefined;
+  private lastRenewal = 0;
+  /** Sleeping as an idle process: set to bring the next renewal forward to `renewMs` after the last. */
+  private hurry: (() => void) | undefined;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -55,6 +62,7 @@ export class DeliveryLeases {
   /** Runs a delivery of these jobs under the lease. */
   async hold<T>(jobIds: string[], work: () => Promise<T>): Promise<T> {
     for (const id of jobIds) this.held.set(id, undefined);
+    this.hurry?.();
     try {
       return await work();
     } finally {
@@ -90,16 +98,24 @@ export class DeliveryLeases {
       }
       if (this.stopped.signal.aborted) break;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.times.renewMs);
+        let timer = setTimeout(resolve, this.held.size > 0 ? this.times.renewMs : this.times.leaseSeconds * 1000);
         this.wakeUp = () => (clearTimeout(timer), resolve());
+        if (this.held.size === 0)
+          this.hurry = () => {
+            this.hurry = undefined;
+            clearTimeout(timer);
+            timer = setTimeout(resolve, Math.max(0, this.lastRenewal + this.times.renewMs - Date.now()));
+          };
       });
       this.wakeUp = undefined;
+      this.hurry = undefined;
     }
   }
 
   /** Renews this process's leases and puts back the orphaned deliveries of its queues. */
   private async renew(): Promise<void> {
     const now = Date.now();
+    this.lastRenewal = now;
     // A finished job stays listed for a lease more: pg-boss completes it after the handler returns.
     for (const [id, finishedAt] of this.held)
       if (finishedAt !== undefined && now - finishedAt > this.times.leaseSeconds * 1000) this.held.delete(id);

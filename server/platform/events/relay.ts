@@ -23,13 +23,40 @@ interface OutboxRow {
 const batchSize = 100;
 
 /**
+ * What a process tells the others on the events channel (a NOTIFY, sent when its transaction commits):
+ * the jobs it queued (`<process> jobs <queue>:<count> ...`), or that it published to a schema's outbox
+ * (`<process> outbox <schema>`).
+ */
+export type WakeMessage = { process: string } & ({ jobs: Map<string, number> } | { outbox: string });
+
+export function wakePayload(message: WakeMessage): string {
+  if ('outbox' in message) return `${message.process} outbox ${message.outbox}`;
+  return [message.process, 'jobs', ...[...message.jobs].map(([queue, count]) => `${queue}:${count}`)].join(' ');
+}
+
+export function parseWake(payload: string): WakeMessage | undefined {
+  const [process, kind, ...rest] = payload.split(' ');
+  if (!process) return undefined;
+  if (kind === 'outbox' && rest.length === 1) return { process, outbox: rest[0]! };
+  if (kind !== 'jobs') return undefined;
+  const jobs = new Map<string, number>();
+  for (const item of rest) {
+    const at = item.lastIndexOf(':');
+    const count = Number(item.slice(at + 1));
+    if (at > 0 && count > 0) jobs.set(item.slice(0, at), count);
+  }
+  return { process, jobs };
+}
+
+/**
  * Moves undelivered outbox rows of the producing schemas to the consumers' pg-boss queues. One pass
  * per schema runs in a single transaction: it locks a batch (`SKIP LOCKED`, so two processes never
  * relay the same rows) and marks it dispatched, and inserts one job per subscribed queue, so the
  * jobs and the mark commit together. The loop polls every schema every `intervalMs`; `wake(schema)`
  * (a commit in this process that published) runs a pass at once over the schemas woken, so a
  * publish does not also cost a locking read of every other outbox. While the database cannot be
- * reached it waits for it to come back instead.
+ * reached it waits for it to come back instead. The jobs a pass queued are announced on `channel`
+ * with its COMMIT (one round trip), so that other processes' workers of those queues wake at once.
  */
 export class Relay {
   private stopping = false;
@@ -49,6 +76,9 @@ export class Relay {
     private readonly database: DatabaseWatch,
     /** Called after a pass committed jobs, with how many per queue (to wake this process's workers). */
     private readonly onQueued: (queues: Map<string, number>) => void,
+    /** The events channel and this process's id on it. */
+    private readonly channel: string,
+    private readonly processId: string,
   ) {}
 
   start(): void {
@@ -147,11 +177,17 @@ export class Relay {
         };
         for (const name of row.queues) jobs.push({ name, data: { consumer: name, event } });
       }
-      if (jobs.length > 0) {
-        await this.boss.insert(jobs, { db: { executeSql: (text, values) => client.query(text, values) } });
+      if (jobs.length === 0) {
+        await client.query('COMMIT');
+        return rows.length;
       }
-      await client.query('COMMIT');
-      if (jobs.length > 0) this.onQueued(countBy(jobs.map((job) => job.name)));
+      await this.boss.insert(jobs, { db: { executeSql: (text, values) => client.query(text, values) } });
+      const queued = countBy(jobs.map((job) => job.name));
+      const payload = wakePayload({ process: this.processId, jobs: queued });
+      await client.query(
+        `SELECT pg_notify(${client.escapeLiteral(this.channel)}, ${client.escapeLiteral(payload)}); COMMIT`,
+      );
+      this.onQueued(queued);
       return rows.length;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);

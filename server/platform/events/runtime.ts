@@ -4,11 +4,12 @@ import pg from 'pg';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { newId } from '../ids.ts';
 import { guardedClient } from '../db/database.ts';
+import { createListener, type Listener } from '../db/listen.ts';
 import { preparedIn } from '../db/prepared.ts';
 import { createDatabaseWatch, type DatabaseWatch } from '../db/watch.ts';
 import type { Logger } from '../logger.ts';
 import { DeliveryLeases } from './leases.ts';
-import { Relay, type DeliveryJob } from './relay.ts';
+import { parseWake, Relay, wakePayload, type DeliveryJob } from './relay.ts';
 import type { EventHandler, EventType, PlatformEvent, ServiceEvents } from './types.ts';
 
 export interface EventRuntimeOptions {
@@ -18,15 +19,19 @@ export interface EventRuntimeOptions {
   retryDelaySeconds?: number;
   retryBackoff?: boolean;
   /**
-   * How often an idle worker looks for jobs (pg-boss allows 0.5 at least). Events relayed by this
-   * process wake its workers at once, so this bounds retries and events relayed by other processes.
+   * How often an idle worker looks for jobs (pg-boss allows 0.5 at least). Jobs queued by any process
+   * on the database wake the workers of their queues at once (a NOTIFY on the events channel), and a
+   * retry this process scheduled wakes a worker when it is due, so this only bounds what those miss:
+   * deliveries failed by pg-boss's expiry, and notifications sent while the listening connection was
+   * down (a full look is made when it is back).
    */
   pollingIntervalSeconds?: number;
   /**
-   * How often the relay looks at the outboxes; a commit that published in this process wakes it at
-   * once. Half the workers' polling interval unless given (250 ms at the default 0.5 s).
+   * How often the relay looks at every outbox; a commit that published in this process, or in one
+   * whose relay is not running, wakes it at once. Half the workers' polling interval unless given.
    */
   relayIntervalMs?: number;
+  /** The dead-letter workers' polling (a delivery dead-lettered here wakes them); the workers' unless given. */
   deadLetterPollingSeconds?: number;
   /**
    * Workers per consumer: deliveries of one consumer run this many at a time (each in its own
@@ -81,12 +86,11 @@ interface Consumer {
 
 const deliveryTimeLimitSeconds = 30;
 
-const defaults: Required<Omit<EventRuntimeOptions, 'database' | 'relayIntervalMs'>> = {
+const defaults: Required<Omit<EventRuntimeOptions, 'database' | 'relayIntervalMs' | 'deadLetterPollingSeconds'>> = {
   retryLimit: 8,
   retryDelaySeconds: 2,
   retryBackoff: true,
-  pollingIntervalSeconds: 0.5,
-  deadLetterPollingSeconds: 2,
+  pollingIntervalSeconds: 5,
   workersPerConsumer: 2,
   bossSchema: 'pgboss',
   leaseRenewMs: 1000,
@@ -117,6 +121,14 @@ export function createEventRuntime(
   let pool: pg.Pool | undefined;
   let relay: Relay | undefined;
   let leases: DeliveryLeases | undefined;
+  let listener: Listener | undefined;
+  /** This process on the events channel, where every process hears what the others queued and published. */
+  const processId = newId();
+  const channel = `${settings.bossSchema}_events`;
+  /** Timers that wake a worker when a retry of this process is due. */
+  const retryTimers = new Set<NodeJS.Timeout>();
+  /** Told of every delivery pg-boss failed (once delivery started). */
+  let failed: ((queue: string, jobIds: string[]) => Promise<void>) | undefined;
 
   const deadLetterQueue = (scope: ServiceScope) => `dead-letters.${scope.service}`;
 
@@ -229,6 +241,50 @@ export function createEventRuntime(
         for (const workerId of idle.slice(0, jobs)) started.notifyWorker(workerId);
       }
     };
+    // Listening before anything is fetched or relayed: what was queued or published before is found by
+    // the first looks, what comes after is heard.
+    listener = createListener({
+      connection: { connectionString: databaseUrl, application_name: 'capctl-events-wake' },
+      channels: [channel],
+      logger,
+      database,
+      lostMessage: "lost the connection that hears other processes' events; they are found by polling until it is back",
+      notification(_channel, payload) {
+        const message = parseWake(payload);
+        if (!message || message.process === processId) return;
+        if ('jobs' in message) wake(message.jobs);
+        else if (scopes.some((scope) => scope.schema === message.outbox)) relay?.wake(message.outbox);
+      },
+      // What was notified while not listening is looked for everywhere.
+      relistened() {
+        for (const ids of workers.values()) for (const workerId of ids) started.notifyWorker(workerId);
+        for (const scope of scopes) relay?.wake(scope.schema);
+      },
+    });
+    await listener.start();
+    // A delivery pg-boss failed wakes a worker when its retry is due, or the dead-letter worker.
+    failed = async (queue, jobIds) => {
+      const consumer = consumers.get(queue);
+      if (!consumer) return;
+      try {
+        const { rows } = await pool!.query<{ state: string; due_ms: number }>(
+          `SELECT state, GREATEST(0, ceil(EXTRACT(EPOCH FROM start_after - now()) * 1000))::int AS due_ms
+             FROM ${settings.bossSchema}.job WHERE name = $1 AND id = ANY($2::uuid[])`,
+          [queue, jobIds],
+        );
+        for (const job of rows) {
+          if (job.state === 'failed') wake(new Map([[deadLetterQueue(consumer.scope), 1]]));
+          if (job.state !== 'retry') continue;
+          const timer = setTimeout(() => {
+            retryTimers.delete(timer);
+            wake(new Map([[queue, 1]]));
+          }, job.due_ms).unref();
+          retryTimers.add(timer);
+        }
+      } catch (err) {
+        if (!database.report(err)) logger.warn({ err }, 'a failed delivery is left to polling for its retry');
+      }
+    };
     leases = new DeliveryLeases(
       pool!,
       settings.bossSchema,
@@ -250,7 +306,11 @@ export function createEventRuntime(
       workers.set(queue, [
         await started.work<DeliveryJob>(
           queue,
-          { includeMetadata: true, batchSize: 10, pollingIntervalSeconds: settings.deadLetterPollingSeconds },
+          {
+            includeMetadata: true,
+            batchSize: 10,
+            pollingIntervalSeconds: settings.deadLetterPollingSeconds ?? settings.pollingIntervalSeconds,
+          },
           (jobs) =>
             held.hold(
               jobs.map((job) => job.id),
@@ -295,6 +355,8 @@ export function createEventRuntime(
       logger,
       database,
       wake,
+      channel,
+      processId,
     );
     relay.start();
   }
@@ -311,7 +373,13 @@ export function createEventRuntime(
             `INSERT INTO "${schema}".outbox (id, type, occurred_at, source, data) VALUES ($1, $2, $3, $4, $5)`,
             [event.id, type, event.occurredAt, service, JSON.stringify(data)],
           );
-          transaction.afterCommit(() => relay?.wake(schema));
+          // This process's relay, or when it has none running, the other processes' relays. Not notified
+          // inside the transaction: a NOTIFY serialises the commits of every notifying transaction.
+          transaction.afterCommit(() => {
+            if (relay) return relay.wake(schema);
+            const payload = wakePayload({ process: processId, outbox: schema });
+            sequelize.query('SELECT pg_notify($1, $2)', { bind: [channel, payload] }).catch(() => undefined);
+          });
           return event;
         },
         subscribe(type, name, handler) {
@@ -329,7 +397,7 @@ export function createEventRuntime(
     async start() {
       if (boss) throw new Error('event delivery already started');
       // Maintenance (which fails deliveries past their time limit) every 10 s instead of pg-boss's 2 minutes.
-      bossDb = bossDatabase(databaseUrl, logger, database);
+      bossDb = bossDatabase(databaseUrl, logger, database, (queue, jobIds) => void failed?.(queue, jobIds));
       boss = new PgBoss({ db: bossDb, schema: settings.bossSchema, schedule: false, maintenanceIntervalSeconds: 10 });
       // An unreachable database is logged once by the watch, not once per worker and connection.
       boss.on('error', (err) => database.report(err) || logger.error({ err }, 'event bus error'));
@@ -350,6 +418,10 @@ export function createEventRuntime(
 
     async stop() {
       bossDb?.stopWaiting();
+      failed = undefined;
+      for (const timer of retryTimers) clearTimeout(timer);
+      retryTimers.clear();
+      await listener?.stop();
       await relay?.stop();
       await boss?.stop({ graceful: true, wait: true, timeout: 10_000 });
       await leases?.stop();
@@ -357,6 +429,7 @@ export function createEventRuntime(
       await pool?.end();
       relay = undefined;
       leases = undefined;
+      listener = undefined;
       bossDb = undefined;
       pool = undefined;
       workers.clear();
@@ -396,6 +469,9 @@ export function createEventRuntime(
  * instead; the delivery then expires and is made again, and the consumer's inbox keeps it to one effect.
  */
 const recordsOutcome = (text: string) => /\bSELECT COUNT\(\*\) FROM results\s*$/i.test(text);
+/** pg-boss failing deliveries by id (its `fail`; expiry fails them without values). */
+const failsJobs = (text: string, values: unknown[] | undefined) =>
+  values?.length === 3 && /\bWITH deleted_jobs AS\b/.test(text);
 const nothingRecorded = { rows: [{ count: '0' }] };
 
 export interface BossDatabase extends PgBoss.Db {
@@ -415,8 +491,15 @@ export interface BossDatabase extends PgBoss.Db {
  * process; and its workers, waiting here, do not poll a database that is down. What pg-boss runs
  * is safe to run twice: a fetch whose answer was lost leaves its jobs active until they are
  * recovered like those of a process that died, and completing or failing a job again changes nothing.
+ * `onFailed` hears of the deliveries failed (pg-boss's `fail`, which answers only a count).
  */
-export function bossDatabase(databaseUrl: string, logger: Logger, database: DatabaseWatch): BossDatabase {
+export function bossDatabase(
+  databaseUrl: string,
+  logger: Logger,
+  database: DatabaseWatch,
+  /** Called once a statement failing deliveries (retried later or dead-lettered) has run. */
+  onFailed?: (queue: string, jobIds: string[]) => void,
+): BossDatabase {
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: 4,
@@ -436,7 +519,9 @@ export function bossDatabase(databaseUrl: string, logger: Logger, database: Data
       try {
         for (;;) {
           try {
-            return await pool.query(text, values);
+            const result = await pool.query(text, values);
+            if (onFailed && failsJobs(text, values)) onFailed(values![0] as string, values![1] as string[]);
+            return result;
           } catch (err) {
             if (database.report(err)) {
               if (!giveUp.signal.aborted) await database.whenUp(giveUp.signal);

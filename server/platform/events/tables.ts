@@ -58,8 +58,8 @@ export function eventTablesMigration(schema: string): Migration {
 
 /**
  * `event_workers`: one row per running process that delivers this service's events, renewed every
- * second with the deliveries it holds (pg-boss job ids), so that the deliveries of a process that
- * died are found by those still alive (events/leases.ts).
+ * second while it holds deliveries (pg-boss job ids), so that the deliveries of a process that died
+ * are found by those still alive (events/leases.ts).
  */
 export const eventWorkersMigration = (schema: string): Migration => ({
   up: async ({ context }) => {
