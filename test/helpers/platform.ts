@@ -43,7 +43,7 @@ function endIfLingering(): void {
 /**
  * Starts the real platform for one test file on its own database (on the run's embedded PostgreSQL,
  * see test/run.ts), every listener on a free port. `stop` drops the database. The database is a copy
- * of the run's migrated template: the same schema a fresh start migrates to, without the wait.
+ * of the run's template: the database a first start leaves (test/run.ts), without the wait.
  */
 export async function startTestPlatform(
   overrides: ConfigInput = {},

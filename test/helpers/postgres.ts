@@ -15,8 +15,8 @@ export interface TestDatabase {
 }
 
 /**
- * A new database on the run's PostgreSQL: a copy of the run's migrated template (the schema a fresh
- * start migrates to, without the wait), or an empty one with `empty` (for a start that migrates it).
+ * A new database on the run's PostgreSQL: a copy of the run's template (the database a first start
+ * leaves, without the wait), or an empty one with `empty` (for a start that migrates it).
  */
 export async function testDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
   const adminUrl = process.env.TEST_DATABASE_URL;

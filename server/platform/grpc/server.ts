@@ -1,9 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import * as grpc from '@grpc/grpc-js';
 import protoLoader from '@grpc/proto-loader';
 import type { PackageDefinition, ServiceDefinition } from '@grpc/proto-loader';
-import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-check';
 import type { ServingStatusMap } from 'grpc-health-check';
 import type { Logger } from 'pino';
@@ -131,6 +132,67 @@ function reflectionPackageDefinition(): PackageDefinition {
   return reflectionDefinition;
 }
 
+let reflectionServices: ServiceDefinition[] | undefined;
+
+/**
+ * The definitions of the two reflection services @grpc/reflection serves (v1 and v1alpha), read once
+ * per process from its protos with its loading options, so that a server registers them without
+ * loading the library.
+ */
+function reflectionServiceDefinitions(): ServiceDefinition[] {
+  if (reflectionServices) return reflectionServices;
+  const protoDir = path.join(
+    path.dirname(createRequire(import.meta.url).resolve('@grpc/reflection/package.json')),
+    'build/proto/grpc/reflection',
+  );
+  reflectionServices = ['v1', 'v1alpha'].map(
+    (version) =>
+      protoLoader.loadSync(path.join(protoDir, version, 'reflection.proto'), {
+        longs: String,
+        enums: String,
+        bytes: Array,
+        defaults: true,
+        oneofs: true,
+      })[`grpc.reflection.${version}.ServerReflection`] as ServiceDefinition,
+  );
+  return reflectionServices;
+}
+
+/**
+ * Server reflection for `services`, made when its first call arrives: describing the services (decoding
+ * and indexing every descriptor, for each of the two versions) was a fifth of a gRPC server's start,
+ * and most servers are never asked. The library registers its handlers on a stand-in for the server;
+ * each call is handed to the one of its method.
+ */
+function addReflection(server: grpc.Server, services: string[], logger: Logger): void {
+  let handlers: Promise<Map<string, grpc.handleBidiStreamingCall<object, object>>> | undefined;
+  const load = () =>
+    (handlers ??= import('@grpc/reflection').then(({ ReflectionService }) => {
+      const byPath = new Map<string, grpc.handleBidiStreamingCall<object, object>>();
+      new ReflectionService(reflectionPackageDefinition(), { services }).addToServer({
+        addService: (definition, implementation) => {
+          for (const [name, method] of Object.entries(definition))
+            byPath.set(method.path, implementation[name] as grpc.handleBidiStreamingCall<object, object>);
+        },
+      });
+      return byPath;
+    }));
+  for (const definition of reflectionServiceDefinitions()) {
+    const implementation: grpc.UntypedServiceImplementation = {};
+    for (const [name, method] of Object.entries(definition)) {
+      implementation[name] = (call: grpc.ServerDuplexStream<object, object>) =>
+        void load().then(
+          (loaded) => loaded.get(method.path)!(call),
+          (err: unknown) => {
+            logger.error({ err }, 'grpc reflection could not be loaded');
+            call.emit('error', { code: grpc.status.INTERNAL, details: 'internal error' });
+          },
+        );
+    }
+    server.addService(definition, implementation);
+  }
+}
+
 function formatAddress(host: string, port: number): string {
   return host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`;
 }
@@ -203,9 +265,7 @@ export async function createGrpcServer(options: GrpcServerOptions): Promise<Grpc
   for (const name of served) statuses[name] = 'SERVING';
   const health = new HealthImplementation(statuses);
   health.addToServer(server);
-  new ReflectionService(reflectionPackageDefinition(), { services: [...served, healthServiceName] }).addToServer(
-    server,
-  );
+  addReflection(server, [...served, healthServiceName], logger);
 
   let boundPort: number;
   try {
